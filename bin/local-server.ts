@@ -1,0 +1,149 @@
+/**
+ * `npm start`: DynamoDB Local + the API's Lambda handlers behind a local HTTP server.
+ *   npm start                  data kept in .local/dynamodb, seeded once
+ *   npm start -- --in-memory   nothing kept, seeded afresh on every start
+ * PORT (default 3000) and HOST (default 127.0.0.1) choose where the API listens.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import type { Server } from 'node:net'
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb'
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
+import { hashApiKey } from '../functions/shared/api-key'
+import { LocalSetupError, type RunningDynamoDb, startDynamoDbLocal } from '../local/dynamodb-local'
+import { createLocalApi, loadRouteHandlers } from '../local/http-server'
+import { functionEnvironment, LOCAL_TABLES, localPaths } from '../local/local-env'
+import { type Seed, seed } from '../local/seed'
+import { ensureTables } from '../local/tables'
+
+const args = process.argv.slice(2)
+const unknown = args.filter((arg) => arg !== '--in-memory')
+const inMemory = args.includes('--in-memory')
+const port = Number(process.env.PORT ?? 3000)
+const host = process.env.HOST ?? '127.0.0.1'
+const paths = localPaths()
+
+const fail = (message: string): never => {
+  console.error(`error: ${message}`)
+  process.exit(1)
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Binds the API port before anything slow starts, so a busy port fails in a second. */
+const listen = (server: Server) =>
+  new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+
+const reuseSeed = async (client: DynamoDBClient, baseUrl: string): Promise<Seed | undefined> => {
+  if (inMemory || !existsSync(paths.seedFile)) return undefined
+  const previous = JSON.parse(readFileSync(paths.seedFile, 'utf8')) as Seed
+  const { Item } = await client.send(
+    new GetItemCommand({
+      TableName: LOCAL_TABLES.apiKeys,
+      Key: { keyHash: { S: hashApiKey(previous.keys.TEST) } },
+    }),
+  )
+  return Item ? { ...previous, baseUrl } : undefined
+}
+
+const main = async () => {
+  if (unknown.length > 0) fail(`unknown option ${unknown.join(' ')} (only --in-memory is known)`)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be 0-65535, got ${process.env.PORT}`)
+  mkdirSync(paths.dir, { recursive: true })
+  if (existsSync(paths.endpointFile)) {
+    const running = JSON.parse(readFileSync(paths.endpointFile, 'utf8')) as { serverPid: number }
+    if (isAlive(running.serverPid)) {
+      fail(
+        `npm start is already running for this checkout (pid ${running.serverPid}, ${paths.endpointFile}). Stop it with Ctrl-C first.`,
+      )
+    }
+  }
+
+  // The handlers are imported only once the environment is set: config.ts reads it at import.
+  const handlers = new Map()
+  const server = createLocalApi(handlers)
+  await listen(server).catch((error: NodeJS.ErrnoException) =>
+    fail(
+      error.code === 'EADDRINUSE'
+        ? `port ${port} on ${host} is already in use. Stop whatever uses it or choose another: PORT=3001 npm start`
+        : `cannot listen on ${host}:${port}: ${error.message}`,
+    ),
+  )
+  const address = server.address()
+  const actualPort = typeof address === 'object' && address ? address.port : port
+  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`
+
+  let dynamo: RunningDynamoDb | undefined
+  const shutdown = async (code: number) => {
+    server.close()
+    await dynamo?.stop()
+    rmSync(paths.endpointFile, { force: true })
+    process.exit(code)
+  }
+  process.once('SIGINT', () => void shutdown(0))
+  process.once('SIGTERM', () => void shutdown(0))
+
+  try {
+    dynamo = await startDynamoDbLocal(inMemory ? {} : { dataDir: paths.data })
+    writeFileSync(
+      paths.endpointFile,
+      `${JSON.stringify({ endpoint: dynamo.endpoint, dynamoPid: dynamo.pid, serverPid: process.pid, baseUrl, inMemory, tables: LOCAL_TABLES }, null, 2)}\n`,
+    )
+    Object.assign(process.env, functionEnvironment(dynamo.endpoint))
+    const client = new DynamoDBClient({
+      endpoint: dynamo.endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    })
+    await ensureTables(client, LOCAL_TABLES)
+    let current = await reuseSeed(client, baseUrl)
+    if (!current) current = await seed(DynamoDBDocumentClient.from(client), LOCAL_TABLES, baseUrl)
+    writeFileSync(paths.seedFile, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 })
+    client.destroy()
+
+    for (const [routeKey, handler] of await loadRouteHandlers()) handlers.set(routeKey, handler)
+    printBanner(current, dynamo.endpoint)
+  } catch (error) {
+    console.error(
+      `error: ${error instanceof LocalSetupError ? error.message : `start-up failed: ${(error as Error).message}`}`,
+    )
+    await shutdown(1)
+  }
+}
+
+const printBanner = (s: Seed, endpoint: string) => {
+  const body = JSON.stringify({
+    recipient: { email: 'ann@example.com' },
+    reason: 'Referral bonus',
+    amount: 1,
+  })
+  console.log(`
+Virtual-share grant API listening on ${s.baseUrl}
+DynamoDB Local on ${endpoint} (${inMemory ? 'in memory' : `data in ${paths.data}`})
+Seeded issuer ${s.issuerId}, written to ${paths.seedFile}:
+  TEST program ${s.programs.TEST}   key ${s.keys.TEST}
+  LIVE program ${s.programs.LIVE}   key ${s.keys.LIVE}
+
+Try it:
+curl -i -X POST ${s.baseUrl}/programs/${s.programs.TEST}/grant-tokens \\
+  -H 'x-api-key: ${s.keys.TEST}' \\
+  -H 'Content-Type: application/json' \\
+  -H "Idempotency-Key: $(uuidgen 2>/dev/null || date +%s%N)" \\
+  -d '${body}'
+
+Ctrl-C stops the API and DynamoDB Local.`)
+}
+
+main().catch((error) => fail(error instanceof Error ? error.message : String(error)))

@@ -1,0 +1,174 @@
+/**
+ * Typed domain errors. Each carries its HTTP status and a stable machine `code`; the mapping to a
+ * response happens in one place (problem.ts). Codes are part of the public contract: never rename.
+ */
+export type FieldError = { field: string; message: string }
+
+export abstract class DomainError extends Error {
+  abstract readonly status: number
+  abstract readonly code: string
+  abstract readonly title: string
+  /** Seconds the client should wait before retrying; set only on retryable errors. */
+  readonly retryAfterSeconds?: number
+  readonly errors?: FieldError[]
+
+  constructor(readonly detail: string) {
+    super(detail)
+    this.name = new.target.name
+  }
+}
+
+export class ValidationFailed extends DomainError {
+  readonly status = 400
+  readonly code = 'validation_failed'
+  readonly title = 'Request validation failed'
+  constructor(override readonly errors: FieldError[]) {
+    super(errors.map((e) => `${e.field}: ${e.message}`).join('; '))
+  }
+}
+
+export class MalformedJson extends DomainError {
+  readonly status = 400
+  readonly code = 'malformed_json'
+  readonly title = 'Malformed JSON body'
+}
+
+export class InvalidIdempotencyKey extends DomainError {
+  readonly status = 400
+  readonly code = 'invalid_idempotency_key'
+  readonly title = 'Invalid Idempotency-Key header'
+}
+
+export class MissingApiKey extends DomainError {
+  readonly status = 401
+  readonly code = 'missing_api_key'
+  readonly title = 'API key required'
+  constructor() {
+    super('Send your API key in the x-api-key header.')
+  }
+}
+
+/** One error for unknown, malformed, revoked and expired keys: the answer must not tell them apart. */
+export class InvalidApiKey extends DomainError {
+  readonly status = 401
+  readonly code = 'invalid_api_key'
+  readonly title = 'Invalid API key'
+  constructor() {
+    super('The API key is not valid. Check that it is complete, active and not expired.')
+  }
+}
+
+export class ModeMismatch extends DomainError {
+  readonly status = 403
+  readonly code = 'mode_mismatch'
+  readonly title = 'API key mode does not match the program'
+  constructor(programMode: string, keyMode: string) {
+    super(
+      `This program is in ${programMode} mode but the request used a ${keyMode} key. Use a ${programMode} key (vs_${programMode.toLowerCase()}_...) for this program.`,
+    )
+  }
+}
+
+/** Also the answer for another issuer's program, so ids of other tenants cannot be probed. */
+export class ProgramNotFound extends DomainError {
+  readonly status = 404
+  readonly code = 'program_not_found'
+  readonly title = 'Program not found'
+  constructor(programId: string) {
+    super(`No program ${JSON.stringify(programId)} is visible to this API key.`)
+  }
+}
+
+export class GrantNotFound extends DomainError {
+  readonly status = 404
+  readonly code = 'grant_not_found'
+  readonly title = 'Grant not found'
+  constructor(grantId: string) {
+    super(`No grant ${JSON.stringify(grantId)} exists in this program for this API key.`)
+  }
+}
+
+export class RouteNotFound extends DomainError {
+  readonly status = 404
+  readonly code = 'route_not_found'
+  readonly title = 'Route not found'
+  constructor(method: string, path: string) {
+    super(
+      `No route for ${method} ${path}. Grants are made with POST /programs/{programId}/grant-tokens.`,
+    )
+  }
+}
+
+export class PayloadTooLarge extends DomainError {
+  readonly status = 413
+  readonly code = 'payload_too_large'
+  readonly title = 'Request body too large'
+  constructor(limitBytes: number) {
+    super(`The request body exceeds the limit of ${limitBytes} bytes.`)
+  }
+}
+
+export class UnsupportedMediaType extends DomainError {
+  readonly status = 415
+  readonly code = 'unsupported_media_type'
+  readonly title = 'Unsupported media type'
+  constructor() {
+    super('Send the body as JSON with the header Content-Type: application/json.')
+  }
+}
+
+export class ProgramInactive extends DomainError {
+  readonly status = 409
+  readonly code = 'program_inactive'
+  readonly title = 'Program is not active'
+  constructor(programStatus: string) {
+    super(`The program is ${programStatus} and does not accept grants.`)
+  }
+}
+
+export class PoolExhausted extends DomainError {
+  readonly status = 409
+  readonly code = 'pool_exhausted'
+  readonly title = 'Program pool exhausted'
+  constructor(remaining: number, requested: number) {
+    super(
+      `The program has ${remaining} shares left in its pool; this grant asks for ${requested}.`,
+    )
+  }
+}
+
+/** Another request on the same program or Idempotency-Key was committing at the same moment. */
+export class RequestConflict extends DomainError {
+  readonly status = 409
+  readonly code = 'request_conflict'
+  readonly title = 'Concurrent request conflict'
+  override readonly retryAfterSeconds = 1
+  constructor() {
+    super(
+      'A concurrent request on the same program or Idempotency-Key was being committed. Retry with the same Idempotency-Key.',
+    )
+  }
+}
+
+export class IdempotencyKeyReused extends DomainError {
+  readonly status = 422
+  readonly code = 'idempotency_key_reused'
+  readonly title = 'Idempotency-Key reused with a different request'
+  constructor() {
+    super(
+      'This Idempotency-Key was already used with a different request. Use a new key for a new grant.',
+    )
+  }
+}
+
+export class ServiceUnavailable extends DomainError {
+  readonly status = 503
+  readonly code = 'service_unavailable'
+  readonly title = 'Service temporarily unavailable'
+  override readonly retryAfterSeconds = 1
+  constructor() {
+    super(
+      'The database is temporarily unavailable or throttled. Nothing was written; retry with the same Idempotency-Key.',
+    )
+  }
+}

@@ -1,0 +1,32 @@
+import type { GrantRecord } from '../stores/grants.store'
+
+/** The public JSON shape of a grant; the same for a creation, its replay and a GET. */
+export type GrantResource = {
+  id: string
+  object: 'grant'
+  programId: string
+  mode: GrantRecord['mode']
+  recipient: { email: string; name?: string }
+  reason: string
+  amount: number
+  status: GrantRecord['status']
+  createdAt: string
+}
+
+export const toGrantResource = (record: GrantRecord): GrantResource => ({
+  id: record.grantId,
+  object: 'grant',
+  programId: record.programId,
+  mode: record.mode,
+  recipient:
+    record.recipient.name === undefined
+      ? { email: record.recipient.email }
+      : { email: record.recipient.email, name: record.recipient.name },
+  reason: record.reason,
+  amount: record.amount,
+  status: record.status,
+  createdAt: record.createdAt,
+})
+
+export const grantLocation = (record: Pick<GrantRecord, 'programId' | 'grantId'>) =>
+  `/programs/${record.programId}/grants/${record.grantId}`

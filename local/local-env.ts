@@ -1,0 +1,30 @@
+import { resolve } from 'node:path'
+import type { TableNames } from '../functions/stores/grants.dynamodb'
+
+/**
+ * Locally, this file plays the part the CDK stack plays in AWS: it names the tables and hands
+ * the names and the DynamoDB Local endpoint to the function through its environment.
+ */
+export const LOCAL_TABLES: TableNames = {
+  apiKeys: 'vs-api-keys',
+  programs: 'vs-programs',
+  grants: 'vs-grants',
+}
+
+/** Where `npm start` keeps data, the endpoint record and the seed; VS_LOCAL_DIR moves it. */
+export const localDir = () => resolve(process.env.VS_LOCAL_DIR ?? '.local')
+
+export const localPaths = (dir = localDir()) => ({
+  dir,
+  data: resolve(dir, 'dynamodb'),
+  endpointFile: resolve(dir, 'dynamodb-endpoint.json'),
+  seedFile: resolve(dir, 'seed.json'),
+})
+
+export const functionEnvironment = (endpoint: string, tables: TableNames = LOCAL_TABLES) => ({
+  API_KEYS_TABLE: tables.apiKeys,
+  PROGRAMS_TABLE: tables.programs,
+  GRANTS_TABLE: tables.grants,
+  DYNAMODB_ENDPOINT: endpoint,
+  AWS_REGION: 'local',
+})

@@ -1,0 +1,144 @@
+import type { AddressInfo } from 'node:net'
+import { ScanCommand } from '@aws-sdk/lib-dynamodb'
+import { AdminStore } from '../../functions/admin/admin.store'
+import { config } from '../../functions/config'
+import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
+import { newId } from '../../functions/shared/ids'
+import type { GrantRecord, ProgramRecord } from '../../functions/stores/grants.store'
+import { createLocalApi, loadRouteHandlers } from '../../local/http-server'
+
+/**
+ * The local server, in this test process, on a free port: real HTTP in front of the same
+ * handlers `npm start` and Lambda run, backed by the run's DynamoDB Local.
+ */
+export const startApi = async () => {
+  const server = createLocalApi(await loadRouteHandlers())
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+export const admin = new AdminStore(documentClient, config.tables)
+
+/** A fresh issuer with one program and one key per mode, so tests never share state. */
+export const newIssuer = async (options: { pool?: number } = {}) => {
+  const issuerId = newId('issuer')
+  const [test, live, testKey, liveKey] = await Promise.all([
+    admin.createProgram({ issuerId, mode: 'TEST', name: 'test program', ...options }),
+    admin.createProgram({ issuerId, mode: 'LIVE', name: 'live program', ...options }),
+    admin.createApiKey({ issuerId, mode: 'TEST' }),
+    admin.createApiKey({ issuerId, mode: 'LIVE' }),
+  ])
+  return {
+    issuerId,
+    programs: { TEST: test.programId, LIVE: live.programId },
+    keys: { TEST: testKey.secret, LIVE: liveKey.secret },
+    keyRecords: { TEST: testKey.record, LIVE: liveKey.record },
+  }
+}
+
+export type Issuer = Awaited<ReturnType<typeof newIssuer>>
+
+/** Everything the database holds for a program, read directly and strongly consistent. */
+export const programState = async (programId: string) => {
+  const grants: GrantRecord[] = []
+  let start: Record<string, unknown> | undefined
+  do {
+    const page = await documentClient.send(
+      new ScanCommand({
+        TableName: config.tables.grants,
+        FilterExpression: 'programId = :p',
+        ExpressionAttributeValues: { ':p': programId },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    )
+    grants.push(...((page.Items ?? []) as GrantRecord[]))
+    start = page.LastEvaluatedKey
+  } while (start)
+  const program = (
+    await documentClient.send(
+      new ScanCommand({
+        TableName: config.tables.programs,
+        FilterExpression: 'programId = :p',
+        ExpressionAttributeValues: { ':p': programId },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items?.[0] as ProgramRecord | undefined
+  return { grants, issued: program?.issued ?? 0, program }
+}
+
+export const grantBody = (overrides: Record<string, unknown> = {}) => ({
+  recipient: { email: 'ann@example.com' },
+  reason: 'Referral bonus',
+  amount: 1,
+  ...overrides,
+})
+
+export type Call = {
+  status: number
+  headers: Headers
+  body: Record<string, unknown>
+  text: string
+}
+
+export const request = async (
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<Call> => {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: options.headers,
+    body: options.body,
+  })
+  const text = await response.text()
+  let body: Record<string, unknown> = {}
+  try {
+    body = JSON.parse(text)
+  } catch {}
+  return { status: response.status, headers: response.headers, body, text }
+}
+
+export const postGrant = (
+  baseUrl: string,
+  programId: string,
+  apiKey: string | undefined,
+  body: unknown = grantBody(),
+  headers: Record<string, string> = {},
+) =>
+  request(baseUrl, 'POST', `/programs/${programId}/grant-tokens`, {
+    headers: {
+      'content-type': 'application/json',
+      ...(apiKey === undefined ? {} : { 'x-api-key': apiKey }),
+      ...headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
+
+/** Counts the requests the process's DynamoDB client sends (after SDK retries, one per wire call). */
+export const countRoundTrips = () => {
+  const calls: string[] = []
+  const name = `round-trip-counter-${Math.random()}`
+  dynamodb.middlewareStack.add(
+    (next, context) => async (args) => {
+      calls.push(context.commandName ?? 'unknown')
+      return next(args)
+    },
+    { step: 'finalizeRequest', name },
+  )
+  return {
+    calls,
+    reset: () => calls.splice(0),
+    stop: () => dynamodb.middlewareStack.remove(name),
+  }
+}

@@ -1,0 +1,31 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { startDynamoDbLocal } from '../../local/dynamodb-local'
+import { functionEnvironment } from '../../local/local-env'
+import { ensureTables } from '../../local/tables'
+
+/**
+ * Starts one in-memory DynamoDB Local for the run, on a free port, with table names of its own,
+ * so a test run never touches (or collides with) a developer's `npm start`.
+ */
+export default async function globalSetup() {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'
+  const dynamo = await startDynamoDbLocal()
+  ;(globalThis as { __dynamo?: typeof dynamo }).__dynamo = dynamo
+  const suffix = `test-${process.pid}`
+  const tables = {
+    apiKeys: `vs-api-keys-${suffix}`,
+    programs: `vs-programs-${suffix}`,
+    grants: `vs-grants-${suffix}`,
+  }
+  // Workers are forked after this, so they inherit the environment the handlers' config reads.
+  Object.assign(process.env, functionEnvironment(dynamo.endpoint, tables), {
+    POWERTOOLS_SERVICE_NAME: 'virtual-share-grants-test',
+  })
+  const client = new DynamoDBClient({
+    endpoint: dynamo.endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  })
+  await ensureTables(client, tables)
+  client.destroy()
+}

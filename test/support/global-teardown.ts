@@ -1,0 +1,3 @@
+export default async function globalTeardown() {
+  await (globalThis as { __dynamo?: { stop(): Promise<void> } }).__dynamo?.stop()
+}
