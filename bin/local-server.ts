@@ -60,7 +60,8 @@ const reuseSeed = async (client: DynamoDBClient, baseUrl: string): Promise<Seed 
 
 const main = async () => {
   if (unknown.length > 0) fail(`unknown option ${unknown.join(' ')} (only --in-memory is known)`)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be 0-65535, got ${process.env.PORT}`)
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    fail(`PORT must be 0-65535, got ${process.env.PORT}`)
   mkdirSync(paths.dir, { recursive: true })
   if (existsSync(paths.endpointFile)) {
     const running = JSON.parse(readFileSync(paths.endpointFile, 'utf8')) as { serverPid: number }

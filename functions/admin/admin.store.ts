@@ -1,8 +1,8 @@
-import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
-import { generateApiKey, hashApiKey, maskApiKey, type Mode } from '../shared/api-key'
+import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { generateApiKey, hashApiKey, type Mode, maskApiKey } from '../shared/api-key'
 import { newId } from '../shared/ids'
-import type { ApiKeyRecord, ProgramRecord, ProgramStatus } from '../stores/grants.store'
 import type { TableNames } from '../stores/grants.dynamodb'
+import type { ApiKeyRecord, ProgramRecord, ProgramStatus } from '../stores/grants.store'
 
 /**
  * Writes done by issuers outside the grant API (programs, keys). Used by the local seed and the

@@ -1,6 +1,6 @@
+import { type GrantStore, isKeyUsable, type KeyIdentity } from '../stores/grants.store'
 import { hashApiKey, type Mode, parseApiKey } from './api-key'
 import { InvalidApiKey, MissingApiKey } from './errors'
-import { type GrantStore, isKeyUsable, type KeyIdentity } from '../stores/grants.store'
 
 /** A key that passed the offline checks (present, well-formed, checksum right). */
 export type Credential = { keyHash: string; mode: Mode }

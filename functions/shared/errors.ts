@@ -131,9 +131,7 @@ export class PoolExhausted extends DomainError {
   readonly code = 'pool_exhausted'
   readonly title = 'Program pool exhausted'
   constructor(remaining: number, requested: number) {
-    super(
-      `The program has ${remaining} shares left in its pool; this grant asks for ${requested}.`,
-    )
+    super(`The program has ${remaining} shares left in its pool; this grant asks for ${requested}.`)
   }
 }
 

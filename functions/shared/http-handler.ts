@@ -26,7 +26,11 @@ export const httpHandler = <E extends APIGatewayProxyEventV2 | JsonEvent>(
     .handler((event, context) => handle(event as E, context))
 }
 
-export const json = (statusCode: number, body: unknown, headers: Record<string, string> = {}): Result => ({
+export const json = (
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Result => ({
   statusCode,
   headers: { 'content-type': 'application/json', ...headers },
   body: JSON.stringify(body),

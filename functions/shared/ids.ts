@@ -32,7 +32,8 @@ type IdKind = keyof typeof ID_PREFIX
 export const newId = (kind: IdKind): string =>
   `${ID_PREFIX[kind]}_${base32(randomBytes(17), ID_LENGTH)}`
 
-export const idPattern = (kind: IdKind) => new RegExp(`^${ID_PREFIX[kind]}_[${BASE32}]{${ID_LENGTH}}$`)
+export const idPattern = (kind: IdKind) =>
+  new RegExp(`^${ID_PREFIX[kind]}_[${BASE32}]{${ID_LENGTH}}$`)
 
 /**
  * The grant id for a request carrying an Idempotency-Key. Being a pure function of issuer, mode and

@@ -1,5 +1,5 @@
-import type { MiddlewareObj } from '@middy/core'
 import type { Logger } from '@aws-lambda-powertools/logger'
+import type { MiddlewareObj } from '@middy/core'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
 import { MalformedJson, PayloadTooLarge, UnsupportedMediaType } from './errors'
 import { problemResponse } from './problem'
@@ -7,7 +7,8 @@ import { problemResponse } from './problem'
 export type JsonEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body: unknown }
 type Result = APIGatewayProxyStructuredResultV2
 
-const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i
+const JSON_CONTENT_TYPE =
+  /^application\/(?:[\w.+-]+\+)?json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i
 
 export const requestIdOf = (event: { requestContext?: { requestId?: string } }, context: Context) =>
   event.requestContext?.requestId ?? context.awsRequestId
@@ -29,11 +30,10 @@ export const jsonBody = ({
       throw new UnsupportedMediaType()
     }
     const raw = event.body ?? ''
-    const bytes = event.isBase64Encoded
-      ? Buffer.from(raw, 'base64')
-      : Buffer.from(raw, 'utf8')
+    const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8')
     if (bytes.length > maxBytes) throw new PayloadTooLarge(maxBytes)
-    if (bytes.length === 0) throw new MalformedJson('The request body is empty; send a JSON object.')
+    if (bytes.length === 0)
+      throw new MalformedJson('The request body is empty; send a JSON object.')
     let parsed: unknown
     try {
       // fatal: invalid UTF-8 is malformed input, not something to repair silently.

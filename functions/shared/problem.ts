@@ -31,7 +31,10 @@ const TRANSIENT_AWS_ERRORS = new Set([
   'RequestTimeoutException',
 ])
 /** Another transaction held the item; the same request can succeed a moment later. */
-const CONFLICT_AWS_ERRORS = new Set(['TransactionConflictException', 'TransactionInProgressException'])
+const CONFLICT_AWS_ERRORS = new Set([
+  'TransactionConflictException',
+  'TransactionInProgressException',
+])
 const TRANSIENT_NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -56,8 +59,7 @@ export const isTransientAwsError = (error: unknown): boolean => {
   return status !== undefined && status >= 500
 }
 
-const fieldName = (path: PropertyKey[]) =>
-  path.length > 0 ? path.map(String).join('.') : '(body)'
+const fieldName = (path: PropertyKey[]) => (path.length > 0 ? path.map(String).join('.') : '(body)')
 
 /** One entry per failing field; an unknown key is named as a field of its own. */
 export const zodIssuesToFieldErrors = (error: z.ZodError) =>

@@ -1,7 +1,4 @@
-import {
-  type CancellationReason,
-  TransactionCanceledException,
-} from '@aws-sdk/client-dynamodb'
+import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
@@ -21,7 +18,11 @@ import type {
 
 export type TableNames = { apiKeys: string; programs: string; grants: string }
 
-const THROTTLED = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded'])
+const THROTTLED = new Set([
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'RequestLimitExceeded',
+])
 
 export class DynamoDbGrantStore implements GrantStore {
   constructor(

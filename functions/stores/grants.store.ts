@@ -64,7 +64,11 @@ export interface GrantStore {
    * One atomic write: the key is still active, the program belongs to the key's issuer and mode,
    * is active and has room in its pool (its counters move by `amount`), and the grant is new.
    */
-  createGrant(input: { key: KeyIdentity; grant: GrantRecord; now: number }): Promise<CreateGrantOutcome>
+  createGrant(input: {
+    key: KeyIdentity
+    grant: GrantRecord
+    now: number
+  }): Promise<CreateGrantOutcome>
   /** The key and the grant in one round trip. */
   findGrantWithKey(
     keyHash: string,

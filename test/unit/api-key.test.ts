@@ -1,4 +1,10 @@
-import { generateApiKey, hashApiKey, keyPrefix, maskApiKey, parseApiKey } from '../../functions/shared/api-key'
+import {
+  generateApiKey,
+  hashApiKey,
+  keyPrefix,
+  maskApiKey,
+  parseApiKey,
+} from '../../functions/shared/api-key'
 
 describe('API key format', () => {
   it('carries its mode in a readable prefix and parses back to it', () => {
@@ -38,12 +44,16 @@ describe('API key format', () => {
     expect(parseApiKey(key.replace('vs_live_', 'vs_test_'))).toBeUndefined()
   })
 
-  it.each(['', 'vs_test_', 'sk_test_abc', 'VS_TEST_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', ' vs_test_x', 'a'.repeat(5000)])(
-    'rejects %j as malformed',
-    (candidate) => {
-      expect(parseApiKey(candidate)).toBeUndefined()
-    },
-  )
+  it.each([
+    '',
+    'vs_test_',
+    'sk_test_abc',
+    'VS_TEST_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    ' vs_test_x',
+    'a'.repeat(5000),
+  ])('rejects %j as malformed', (candidate) => {
+    expect(parseApiKey(candidate)).toBeUndefined()
+  })
 
   it('hashes with SHA-256 and masks to prefix and last four', () => {
     const key = generateApiKey('TEST')

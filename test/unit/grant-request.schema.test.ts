@@ -1,4 +1,8 @@
-import { GrantRequestSchema, IdempotencyKeySchema, LIMITS } from '../../functions/grant-tokens/grant-request.schema'
+import {
+  GrantRequestSchema,
+  IdempotencyKeySchema,
+  LIMITS,
+} from '../../functions/grant-tokens/grant-request.schema'
 import { zodIssuesToFieldErrors } from '../../functions/shared/problem'
 
 const valid = { recipient: { email: 'ann@example.com' }, reason: 'Referral bonus', amount: 1 }
@@ -12,7 +16,10 @@ const errorsOf = (body: unknown) => {
 describe('grant request schema', () => {
   it('accepts the reference call and normalises the e-mail', () => {
     expect(
-      GrantRequestSchema.parse({ ...valid, recipient: { email: '  Ann@Example.COM ', name: 'Ann' } }),
+      GrantRequestSchema.parse({
+        ...valid,
+        recipient: { email: '  Ann@Example.COM ', name: 'Ann' },
+      }),
     ).toEqual({ ...valid, recipient: { email: 'ann@example.com', name: 'Ann' } })
   })
 
@@ -41,11 +48,27 @@ describe('grant request schema', () => {
     [{ ...valid, amount: LIMITS.maxAmount + 1 }, 'amount', 'amount must be at most 1000000'],
     [{ ...valid, amount: JSON.parse('1e309') }, 'amount', 'amount must be a JSON number'],
     [{ ...valid, amount: undefined }, 'amount', 'amount is required'],
-    [{ ...valid, recipient: { email: 'not-an-address' } }, 'recipient.email', 'recipient.email must be a valid e-mail address'],
-    [{ ...valid, recipient: { email: `${'a'.repeat(250)}@x.io` } }, 'recipient.email', 'recipient.email must be at most 254 characters'],
+    [
+      { ...valid, recipient: { email: 'not-an-address' } },
+      'recipient.email',
+      'recipient.email must be a valid e-mail address',
+    ],
+    [
+      { ...valid, recipient: { email: `${'a'.repeat(250)}@x.io` } },
+      'recipient.email',
+      'recipient.email must be at most 254 characters',
+    ],
     [{ ...valid, recipient: {} }, 'recipient.email', 'recipient.email is required'],
-    [{ ...valid, recipient: 'ann@example.com' }, 'recipient', 'recipient must be an object with an email'],
-    [{ ...valid, recipient: { email: 'a@b.co', name: '' } }, 'recipient.name', 'recipient.name must not be blank'],
+    [
+      { ...valid, recipient: 'ann@example.com' },
+      'recipient',
+      'recipient must be an object with an email',
+    ],
+    [
+      { ...valid, recipient: { email: 'a@b.co', name: '' } },
+      'recipient.name',
+      'recipient.name must not be blank',
+    ],
     [{ ...valid, reason: '' }, 'reason', 'reason must not be blank'],
     [{ ...valid, reason: '   ' }, 'reason', 'reason must not be blank'],
     [{ ...valid, reason: 'tab\there' }, 'reason', 'reason must not contain control characters'],
@@ -55,7 +78,11 @@ describe('grant request schema', () => {
     [{ ...valid, reason: 'r'.repeat(501) }, 'reason', 'reason must be at most 500 characters'],
     [{ ...valid, reason: 42 }, 'reason', 'reason must be a string'],
     [{ ...valid, ammount: 1 }, 'ammount', 'unknown field "ammount"'],
-    [{ ...valid, recipient: { email: 'a@b.co', emial: 'x' } }, 'recipient.emial', 'unknown field "emial"'],
+    [
+      { ...valid, recipient: { email: 'a@b.co', emial: 'x' } },
+      'recipient.emial',
+      'unknown field "emial"',
+    ],
     [[valid], '(body)', 'The body must be a JSON object'],
     [null, '(body)', 'The body must be a JSON object'],
   ])('rejects %j naming %s', (body, field, message) => {

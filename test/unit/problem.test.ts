@@ -39,9 +39,15 @@ describe('error mapping', () => {
   })
 
   it('gives retryable errors a Retry-After header and no others', () => {
-    expect(problemResponse(new errors.ServiceUnavailable(), 'r').response.headers?.['retry-after']).toBe('1')
-    expect(problemResponse(new errors.RequestConflict(), 'r').response.headers?.['retry-after']).toBe('1')
-    expect(problemResponse(new errors.PoolExhausted(0, 1), 'r').response.headers?.['retry-after']).toBeUndefined()
+    expect(
+      problemResponse(new errors.ServiceUnavailable(), 'r').response.headers?.['retry-after'],
+    ).toBe('1')
+    expect(
+      problemResponse(new errors.RequestConflict(), 'r').response.headers?.['retry-after'],
+    ).toBe('1')
+    expect(
+      problemResponse(new errors.PoolExhausted(0, 1), 'r').response.headers?.['retry-after'],
+    ).toBeUndefined()
   })
 
   it('turns a ZodError into a 400 listing each field, never a 500', () => {

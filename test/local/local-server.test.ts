@@ -1,0 +1,154 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import type { Seed } from '../../local/seed'
+import { grantBody, postGrant, request } from '../support/api'
+
+/** `npm start` as a user runs it: a child process, its own .local folder, real HTTP. */
+const ROOT = resolve(__dirname, '../..')
+const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs')
+
+type Started = { child: ChildProcess; output: () => string; exited: Promise<number | null> }
+
+const launch = (localDir: string, args: string[], env: Record<string, string> = {}): Started => {
+  const child = spawn(process.execPath, [TSX, 'bin/local-server.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, VS_LOCAL_DIR: localDir, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout?.on('data', (d) => {
+    output += d
+  })
+  child.stderr?.on('data', (d) => {
+    output += d
+  })
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+  return { child, output: () => output, exited }
+}
+
+const waitFor = async (condition: () => boolean, what: string, started: Started) => {
+  const deadline = Date.now() + 60_000
+  while (!condition()) {
+    if (started.child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`gave up waiting for ${what}; output:\n${started.output()}`)
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+const startServer = async (localDir: string, args: string[] = []) => {
+  const started = launch(localDir, args)
+  await waitFor(() => started.output().includes('Ctrl-C stops'), 'the ready banner', started)
+  const seed = JSON.parse(readFileSync(join(localDir, 'seed.json'), 'utf8')) as Seed
+  return { ...started, seed }
+}
+
+const stop = async (started: Started) => {
+  started.child.kill('SIGINT')
+  return started.exited
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe('npm start', () => {
+  it('--in-memory: seeds, prints a working curl, serves grants, and Ctrl-C stops both processes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vs-local-'))
+    const server = await startServer(dir, ['--in-memory'])
+    const { seed } = server
+    expect(seed).toEqual({
+      baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      issuerId: expect.stringMatching(/^iss_/),
+      programs: { TEST: expect.stringMatching(/^prg_/), LIVE: expect.stringMatching(/^prg_/) },
+      keys: { TEST: expect.stringMatching(/^vs_test_/), LIVE: expect.stringMatching(/^vs_live_/) },
+    })
+    expect(server.output()).toContain(
+      `curl -i -X POST ${seed.baseUrl}/programs/${seed.programs.TEST}/grant-tokens`,
+    )
+    const endpoint = JSON.parse(readFileSync(join(dir, 'dynamodb-endpoint.json'), 'utf8'))
+    expect(endpoint.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+
+    for (const mode of ['TEST', 'LIVE'] as const) {
+      const call = await postGrant(seed.baseUrl, seed.programs[mode], seed.keys[mode])
+      expect(call.status).toBe(201)
+      expect(call.body.mode).toBe(mode)
+    }
+
+    expect(await stop(server)).toBe(0)
+    expect(isAlive(endpoint.dynamoPid)).toBe(false)
+    expect(existsSync(join(dir, 'dynamodb-endpoint.json'))).toBe(false)
+  })
+
+  it('keeps data and the seed across a restart without --in-memory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vs-local-'))
+    const first = await startServer(dir)
+    const created = await postGrant(
+      first.seed.baseUrl,
+      first.seed.programs.LIVE,
+      first.seed.keys.LIVE,
+      grantBody({ amount: 9 }),
+    )
+    expect(created.status).toBe(201)
+    expect(await stop(first)).toBe(0)
+
+    const second = await startServer(dir)
+    try {
+      expect(second.seed.keys).toEqual(first.seed.keys)
+      const fetched = await request(
+        second.seed.baseUrl,
+        'GET',
+        created.headers.get('location') as string,
+        {
+          headers: { 'x-api-key': second.seed.keys.LIVE },
+        },
+      )
+      expect(fetched.status).toBe(200)
+      expect(fetched.body).toEqual(created.body)
+    } finally {
+      await stop(second)
+    }
+  })
+
+  it('explains a port already in use in one line', async () => {
+    const blocker = createServer()
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r))
+    const port = (blocker.address() as { port: number }).port
+    try {
+      const started = launch(mkdtempSync(join(tmpdir(), 'vs-local-')), ['--in-memory'], {
+        PORT: String(port),
+      })
+      expect(await started.exited).toBe(1)
+      const lines = started
+        .output()
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('error:'))
+      expect(lines).toEqual([
+        `error: port ${port} on 127.0.0.1 is already in use. Stop whatever uses it or choose another: PORT=3001 npm start`,
+      ])
+      expect(started.output()).not.toMatch(/\n\s+at /)
+    } finally {
+      blocker.close()
+    }
+  })
+
+  it('explains missing Java in one line', async () => {
+    const started = launch(mkdtempSync(join(tmpdir(), 'vs-local-')), ['--in-memory'], {
+      PATH: mkdtempSync(join(tmpdir(), 'empty-path-')),
+    })
+    expect(await started.exited).toBe(1)
+    expect(started.output()).toMatch(
+      /^error: Java 17 or newer is needed to run DynamoDB Local.*openjdk-17-jre-headless/m,
+    )
+    expect(started.output()).not.toMatch(/\n\s+at /)
+  })
+})
