@@ -6,8 +6,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:net'
-import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb'
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
+import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb'
 import { hashApiKey } from '../functions/shared/api-key'
 import { LocalSetupError, type RunningDynamoDb, startDynamoDbLocal } from '../local/dynamodb-local'
 import { createLocalApi, loadRouteHandlers } from '../local/http-server'
@@ -103,16 +102,12 @@ const main = async () => {
       `${JSON.stringify({ endpoint: dynamo.endpoint, dynamoPid: dynamo.pid, serverPid: process.pid, baseUrl, inMemory, tables: LOCAL_TABLES }, null, 2)}\n`,
     )
     Object.assign(process.env, functionEnvironment(dynamo.endpoint))
-    const client = new DynamoDBClient({
-      endpoint: dynamo.endpoint,
-      region: 'local',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    })
-    await ensureTables(client, LOCAL_TABLES)
-    let current = await reuseSeed(client, baseUrl)
-    if (!current) current = await seed(DynamoDBDocumentClient.from(client), LOCAL_TABLES, baseUrl)
+    // The function's own client, now that its environment points at DynamoDB Local.
+    const { dynamodb, documentClient } = await import('../functions/shared/dynamodb')
+    await ensureTables(dynamodb, LOCAL_TABLES)
+    let current = await reuseSeed(dynamodb, baseUrl)
+    if (!current) current = await seed(documentClient, LOCAL_TABLES, baseUrl)
     writeFileSync(paths.seedFile, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 })
-    client.destroy()
 
     for (const [routeKey, handler] of await loadRouteHandlers()) handlers.set(routeKey, handler)
     printBanner(current, dynamo.endpoint)

@@ -26,10 +26,6 @@ export class Authenticator {
     private readonly maxEntries = 10_000,
   ) {}
 
-  cached(credential: Credential): KeyIdentity | undefined {
-    return this.cache.get(credential.keyHash)
-  }
-
   async resolve(credential: Credential, now: number): Promise<KeyIdentity> {
     const hit = this.cache.get(credential.keyHash)
     if (hit) return hit

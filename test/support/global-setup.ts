@@ -1,4 +1,3 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { startDynamoDbLocal } from '../../local/dynamodb-local'
 import { functionEnvironment } from '../../local/local-env'
 import { ensureTables } from '../../local/tables'
@@ -21,11 +20,7 @@ export default async function globalSetup() {
   Object.assign(process.env, functionEnvironment(dynamo.endpoint, tables), {
     POWERTOOLS_SERVICE_NAME: 'virtual-share-grants-test',
   })
-  const client = new DynamoDBClient({
-    endpoint: dynamo.endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  })
-  await ensureTables(client, tables)
-  client.destroy()
+  const { dynamodb } = await import('../../functions/shared/dynamodb')
+  await ensureTables(dynamodb, tables)
+  dynamodb.destroy()
 }
