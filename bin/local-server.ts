@@ -2,7 +2,8 @@
  * `npm start`: DynamoDB Local + the API's Lambda handlers behind a local HTTP server.
  *   npm start                  data kept in .local/dynamodb, seeded once
  *   npm start -- --in-memory   nothing kept, seeded afresh on every start
- * PORT (default 3000) and HOST (default 127.0.0.1) choose where the API listens.
+ * PORT (default 3000) and HOST (default 127.0.0.1) choose where the API listens; DYNAMODB_PORT
+ * pins DynamoDB Local's port (otherwise any free one) for `sam local`.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:net'
@@ -19,6 +20,9 @@ const unknown = args.filter((arg) => arg !== '--in-memory')
 const inMemory = args.includes('--in-memory')
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? '127.0.0.1'
+// Pinned only for `sam local`, whose container needs a known address (events/env.json uses 8000).
+const dynamoPort =
+  process.env.DYNAMODB_PORT === undefined ? undefined : Number(process.env.DYNAMODB_PORT)
 const paths = localPaths()
 
 const fail = (message: string): never => {
@@ -61,6 +65,12 @@ const main = async () => {
   if (unknown.length > 0) fail(`unknown option ${unknown.join(' ')} (only --in-memory is known)`)
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     fail(`PORT must be 0-65535, got ${process.env.PORT}`)
+  if (
+    dynamoPort !== undefined &&
+    (!Number.isInteger(dynamoPort) || dynamoPort < 1 || dynamoPort > 65535)
+  ) {
+    fail(`DYNAMODB_PORT must be 1-65535, got ${process.env.DYNAMODB_PORT}`)
+  }
   mkdirSync(paths.dir, { recursive: true })
   if (existsSync(paths.endpointFile)) {
     const running = JSON.parse(readFileSync(paths.endpointFile, 'utf8')) as { serverPid: number }
@@ -96,7 +106,10 @@ const main = async () => {
   process.once('SIGTERM', () => void shutdown(0))
 
   try {
-    dynamo = await startDynamoDbLocal(inMemory ? {} : { dataDir: paths.data })
+    dynamo = await startDynamoDbLocal({
+      ...(inMemory ? {} : { dataDir: paths.data }),
+      ...(dynamoPort === undefined ? {} : { port: dynamoPort }),
+    })
     writeFileSync(
       paths.endpointFile,
       `${JSON.stringify({ endpoint: dynamo.endpoint, dynamoPid: dynamo.pid, serverPid: process.pid, baseUrl, inMemory, tables: LOCAL_TABLES }, null, 2)}\n`,

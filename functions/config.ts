@@ -1,3 +1,5 @@
+import { ENV } from './env-names'
+
 /**
  * The only module that reads the environment. Everything is read once, at cold start, and a
  * missing variable stops the function before it serves a request: a misconfigured deployment
@@ -17,17 +19,6 @@ const optional = (name: string): string | undefined => {
   const value = process.env[name]
   return value === undefined || value.trim() === '' ? undefined : value
 }
-
-/** Names of the variables the function reads; the CDK stack test compares them with what it sets. */
-export const ENV = {
-  apiKeysTable: 'API_KEYS_TABLE',
-  programsTable: 'PROGRAMS_TABLE',
-  grantsTable: 'GRANTS_TABLE',
-  dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
-  awsRegion: 'AWS_REGION',
-} as const
-
-export const REQUIRED_ENV = [ENV.apiKeysTable, ENV.programsTable, ENV.grantsTable] as const
 
 export const config = {
   tables: {

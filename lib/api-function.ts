@@ -1,0 +1,65 @@
+import { join } from 'node:path'
+import type { Duration } from 'aws-cdk-lib'
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
+import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda'
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs'
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs'
+import { Construct } from 'constructs'
+import { FUNCTION_BUNDLING, NODE_OPTIONS } from './function-bundling'
+
+export type ApiFunctionProps = {
+  projectRoot: string
+  /** Handler module, relative to the project root (from functions/routes.ts). */
+  entry: string
+  environment: Record<string, string>
+  memorySize: number
+  timeout: Duration
+  logRetention: RetentionDays
+  logLevel: string
+  serviceName: string
+  /** Fixed CloudFormation logical id, so `sam local invoke <id>` commands stay the same. */
+  logicalId: string
+}
+
+/**
+ * One route's Lambda function: Node.js 22 on arm64, ESM bundle, its own log group with a
+ * retention, and a role that can write to that log group and nothing else until the stack grants
+ * it exact DynamoDB actions.
+ */
+export class ApiFunction extends Construct {
+  readonly fn: NodejsFunction
+  readonly role: Role
+  readonly logGroup: LogGroup
+
+  constructor(scope: Construct, id: string, props: ApiFunctionProps) {
+    super(scope, id)
+    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention })
+    // No AWSLambdaBasicExecutionRole: it allows writing to every log group in the account.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs ${props.entry}`,
+    })
+    this.logGroup.grantWrite(this.role)
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: join(props.projectRoot, props.entry),
+      handler: 'handler',
+      projectRoot: props.projectRoot,
+      depsLockFilePath: join(props.projectRoot, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      bundling: FUNCTION_BUNDLING,
+      environment: {
+        ...props.environment,
+        NODE_OPTIONS,
+        POWERTOOLS_SERVICE_NAME: props.serviceName,
+        POWERTOOLS_LOG_LEVEL: props.logLevel,
+      },
+    })
+    this.fn.node.addDependency(this.logGroup)
+    ;(this.fn.node.defaultChild as CfnFunction).overrideLogicalId(props.logicalId)
+  }
+}

@@ -1,0 +1,69 @@
+import { RetentionDays } from 'aws-cdk-lib/aws-logs'
+
+/** What `-c key=value` may set; everything else has a documented default. */
+export type StageConfig = {
+  stage: string
+  ephemeral: boolean
+  throttling: { rateLimit: number; burstLimit: number }
+  alarmEmail?: string
+  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'
+  logRetention: RetentionDays
+  latencyAlarmMs: number
+}
+
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const
+
+/**
+ * Reads the stage's settings from CDK context (`cdk deploy -c stage=dev -c ephemeral=true`).
+ * Invalid values stop the synth with a message instead of deploying something surprising.
+ */
+export const stageConfig = (context: (key: string) => unknown): StageConfig => {
+  const text = (key: string) => {
+    const value = context(key)
+    return value === undefined || value === null || value === '' ? undefined : String(value)
+  }
+  const positiveInt = (key: string, fallback: number) => {
+    const raw = text(key)
+    if (raw === undefined) return fallback
+    const value = Number(raw)
+    if (!Number.isInteger(value) || value <= 0) {
+      throw new Error(`Context ${key} must be a positive whole number, got ${JSON.stringify(raw)}`)
+    }
+    return value
+  }
+  const stage = text('stage') ?? 'prod'
+  if (!/^[a-z][a-z0-9-]{0,20}$/.test(stage)) {
+    throw new Error(
+      `Context stage must be lower-case letters, digits and dashes (got ${JSON.stringify(stage)})`,
+    )
+  }
+  const ephemeralRaw = text('ephemeral') ?? 'false'
+  if (ephemeralRaw !== 'true' && ephemeralRaw !== 'false') {
+    throw new Error(`Context ephemeral must be true or false, got ${JSON.stringify(ephemeralRaw)}`)
+  }
+  if (stage === 'prod' && ephemeralRaw === 'true') {
+    throw new Error('The prod stage cannot be ephemeral: its tables are always retained.')
+  }
+  const logLevel = (text('logLevel') ?? 'INFO').toUpperCase()
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new Error(`Context logLevel must be one of ${LOG_LEVELS.join(', ')}, got ${logLevel}`)
+  }
+  const alarmEmail = text('alarmEmail')
+  if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
+    throw new Error(`Context alarmEmail is not an e-mail address: ${alarmEmail}`)
+  }
+  return {
+    stage,
+    ephemeral: ephemeralRaw === 'true',
+    throttling: {
+      rateLimit: positiveInt('throttleRate', 100),
+      burstLimit: positiveInt('throttleBurst', 200),
+    },
+    ...(alarmEmail === undefined ? {} : { alarmEmail }),
+    logLevel: logLevel as StageConfig['logLevel'],
+    logRetention: ephemeralRaw === 'true' ? RetentionDays.ONE_WEEK : RetentionDays.THREE_MONTHS,
+    latencyAlarmMs: positiveInt('latencyAlarmMs', 1000),
+  }
+}
+
+export const stackName = (stage: string) => `VirtualShares-${stage}`

@@ -1,0 +1,375 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { App, Stack } from 'aws-cdk-lib'
+import { Annotations, Match } from 'aws-cdk-lib/assertions'
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
+import { ENV } from '../../functions/env-names'
+import { ROUTES } from '../../functions/routes'
+import { TABLES } from '../../functions/shared/table-schema'
+import { checkAwsSolutions } from '../../lib/nag'
+import { type CfnTemplate, PROJECT_ROOT, resource, resourcesOfType, synth } from '../support/synth'
+
+// Two stages, as `cdk deploy` and `cdk deploy -c stage=dev -c ephemeral=true ...` build them.
+const prod = synth()
+const dev = synth({
+  stage: 'dev',
+  ephemeral: 'true',
+  throttleRate: '25',
+  throttleBurst: '50',
+  alarmEmail: 'ops@example.com',
+  logLevel: 'debug',
+})
+
+const FUNCTION_IDS = ROUTES.map((r) => `${r.id}Function`)
+const logicalIdOfTable = (template: CfnTemplate, key: keyof typeof TABLES) => {
+  const match = resourcesOfType(template, 'AWS::DynamoDB::Table').find(([id]) =>
+    id.startsWith(`Tables${key[0]?.toUpperCase()}${key.slice(1)}`),
+  )
+  if (!match) throw new Error(`no table ${key}`)
+  return match[0]
+}
+
+describe('HTTP API', () => {
+  const t = prod.json
+
+  it('is an HTTP API (not REST) routing each route of functions/routes.ts to its own function, payload 2.0', () => {
+    const apis = resourcesOfType(t, 'AWS::ApiGatewayV2::Api')
+    expect(apis.map(([, api]) => api.Properties.ProtocolType)).toEqual(['HTTP'])
+    const routes = resourcesOfType(t, 'AWS::ApiGatewayV2::Route').map(([, r]) => {
+      const target = r.Properties.Target as { 'Fn::Join': [string, [string, { Ref: string }]] }
+      const integration = t.Resources[target['Fn::Join'][1][1].Ref]?.Properties as {
+        IntegrationUri: { 'Fn::GetAtt': [string, string] }
+        PayloadFormatVersion: string
+        IntegrationType: string
+      }
+      return {
+        routeKey: r.Properties.RouteKey,
+        fn: integration.IntegrationUri['Fn::GetAtt'][0],
+        payload: integration.PayloadFormatVersion,
+        type: integration.IntegrationType,
+      }
+    })
+    expect(routes.sort((a, b) => String(a.routeKey).localeCompare(String(b.routeKey)))).toEqual(
+      ROUTES.map((r) => ({
+        routeKey: r.routeKey,
+        fn: `${r.id}Function`,
+        payload: '2.0',
+        type: 'AWS_PROXY',
+      })).sort((a, b) => a.routeKey.localeCompare(b.routeKey)),
+    )
+  })
+
+  it('throttles the stage from context and writes JSON access logs without headers to a retained log group', () => {
+    const stage = (template: CfnTemplate) =>
+      resourcesOfType(template, 'AWS::ApiGatewayV2::Stage')[0]?.[1].Properties as {
+        StageName: string
+        AutoDeploy: boolean
+        DefaultRouteSettings: { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }
+        AccessLogSettings: { DestinationArn: { 'Fn::GetAtt': [string, string] }; Format: string }
+      }
+    expect(stage(prod.json)).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
+    })
+    expect(stage(dev.json).DefaultRouteSettings).toEqual({
+      ThrottlingRateLimit: 25,
+      ThrottlingBurstLimit: 50,
+    })
+    const logs = stage(prod.json).AccessLogSettings
+    const format = JSON.parse(logs.Format) as Record<string, string>
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      routeKey: '$context.routeKey',
+    })
+    expect(logs.Format).not.toMatch(/header|x-api-key|authorizer/i)
+    const logGroup = t.Resources[logs.DestinationArn['Fn::GetAtt'][0]]
+    expect(logGroup?.Type).toBe('AWS::Logs::LogGroup')
+    expect(logGroup?.Properties.RetentionInDays).toBe(90)
+  })
+})
+
+describe('Lambda functions', () => {
+  const t = prod.json
+
+  it.each(FUNCTION_IDS)(
+    '%s: nodejs22.x on arm64, explicit memory, timeout and log group with retention',
+    (id) => {
+      const fn = resource(t, id)
+      expect(fn.Type).toBe('AWS::Lambda::Function')
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: 512,
+        Timeout: 10,
+      })
+      const logGroupId = (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref
+      expect(resource(t, logGroupId).Properties.RetentionInDays).toBe(90)
+      expect(resource(dev.json, id).Properties.FunctionName).toBeUndefined()
+    },
+  )
+
+  it('sets exactly the variables config.ts reads, with the generated table names, plus Powertools and source maps', () => {
+    const configSource = readFileSync(join(PROJECT_ROOT, 'functions/config.ts'), 'utf8')
+    const read = [...configSource.matchAll(/ENV\.(\w+)/g)].map((m) => ENV[m[1] as keyof typeof ENV])
+    // Every name config.ts reads is set by the stack, except AWS_REGION, which Lambda sets.
+    const expected = new Set(read.filter((name) => name !== ENV.awsRegion))
+    expect(expected).toEqual(
+      new Set([ENV.apiKeysTable, ENV.programsTable, ENV.grantsTable, ENV.dynamodbEndpoint]),
+    )
+    for (const id of FUNCTION_IDS) {
+      const variables = (
+        resource(t, id).Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables
+      expect(new Set(Object.keys(variables))).toEqual(
+        new Set([...expected, 'NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL']),
+      )
+      expect(variables).toMatchObject({
+        [ENV.apiKeysTable]: { Ref: logicalIdOfTable(t, 'apiKeys') },
+        [ENV.programsTable]: { Ref: logicalIdOfTable(t, 'programs') },
+        [ENV.grantsTable]: { Ref: logicalIdOfTable(t, 'grants') },
+        [ENV.dynamodbEndpoint]: '',
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'virtual-share-grants',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+      })
+      expect(
+        (resource(dev.json, id).Properties.Environment as { Variables: Record<string, unknown> })
+          .Variables.POWERTOOLS_LOG_LEVEL,
+      ).toBe('DEBUG')
+    }
+  })
+})
+
+describe('least privilege', () => {
+  const t = prod.json
+  /** Every (action, resource) pair a function's role is allowed. */
+  const grantsOf = (fnId: string) => {
+    const roleId = (resource(t, fnId).Properties.Role as { 'Fn::GetAtt': [string] })[
+      'Fn::GetAtt'
+    ][0]
+    const pairs: string[] = []
+    for (const [, policy] of resourcesOfType(t, 'AWS::IAM::Policy')) {
+      const roles = policy.Properties.Roles as { Ref: string }[]
+      if (!roles.some((r) => r.Ref === roleId)) continue
+      const doc = policy.Properties.PolicyDocument as {
+        Statement: { Action: string | string[]; Resource: unknown; Effect: string }[]
+      }
+      for (const s of doc.Statement) {
+        expect(s.Effect).toBe('Allow')
+        for (const action of [s.Action].flat()) {
+          for (const resource of [s.Resource].flat()) {
+            pairs.push(
+              `${action} ${(resource as { 'Fn::GetAtt': [string] })['Fn::GetAtt']?.[0] ?? JSON.stringify(resource)}`,
+            )
+          }
+        }
+      }
+    }
+    const role = t.Resources[roleId]
+    expect(role?.Properties.ManagedPolicyArns).toBeUndefined()
+    expect(role?.Properties.Policies).toBeUndefined()
+    return pairs.sort()
+  }
+  const logs = (fnId: string) => {
+    const group = (resource(t, fnId).Properties.LoggingConfig as { LogGroup: { Ref: string } })
+      .LogGroup.Ref
+    return [`logs:CreateLogStream ${group}`, `logs:PutLogEvents ${group}`]
+  }
+
+  it('lets the grant function do only the transaction items and the error-path reads', () => {
+    const keys = logicalIdOfTable(t, 'apiKeys')
+    const programs = logicalIdOfTable(t, 'programs')
+    const grants = logicalIdOfTable(t, 'grants')
+    expect(grantsOf('GrantTokensFunction')).toEqual(
+      [
+        ...logs('GrantTokensFunction'),
+        `dynamodb:ConditionCheckItem ${keys}`,
+        `dynamodb:GetItem ${keys}`,
+        `dynamodb:UpdateItem ${programs}`,
+        `dynamodb:GetItem ${programs}`,
+        `dynamodb:PutItem ${grants}`,
+        `dynamodb:GetItem ${grants}`,
+      ].sort(),
+    )
+  })
+
+  it('lets the read function only batch-get keys and grants, and the catch-all function nothing', () => {
+    expect(grantsOf('GetGrantFunction')).toEqual(
+      [
+        ...logs('GetGrantFunction'),
+        `dynamodb:BatchGetItem ${logicalIdOfTable(t, 'apiKeys')}`,
+        `dynamodb:BatchGetItem ${logicalIdOfTable(t, 'grants')}`,
+      ].sort(),
+    )
+    expect(grantsOf('NotFoundFunction')).toEqual(logs('NotFoundFunction').sort())
+  })
+
+  it('grants no Scan, no wildcard action and no wildcard resource anywhere', () => {
+    const text = JSON.stringify(resourcesOfType(t, 'AWS::IAM::Policy'))
+    expect(text).not.toMatch(/dynamodb:Scan|dynamodb:Query|dynamodb:\*|"\*"/)
+  })
+})
+
+describe('DynamoDB tables', () => {
+  it.each(Object.keys(TABLES) as (keyof typeof TABLES)[])(
+    '%s: on-demand, PITR, encrypted, generated name, key schema from table-schema.ts',
+    (key) => {
+      const table = resource(prod.json, logicalIdOfTable(prod.json, key)).Properties as Record<
+        string,
+        unknown
+      >
+      expect(table).toMatchObject({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+        KeySchema: [{ AttributeName: TABLES[key].partitionKey.name, KeyType: 'HASH' }],
+      })
+      expect(table.TableName).toBeUndefined()
+      const indexes = (table.GlobalSecondaryIndexes as { IndexName: string }[]).map(
+        (i) => i.IndexName,
+      )
+      expect(indexes.sort()).toEqual(
+        TABLES[key].globalSecondaryIndexes.map((i) => i.indexName).sort(),
+      )
+    },
+  )
+
+  it('retains data with deletion protection on a production stage', () => {
+    for (const [, table] of resourcesOfType(prod.json, 'AWS::DynamoDB::Table')) {
+      expect(table.DeletionPolicy).toBe('Retain')
+      expect(table.UpdateReplacePolicy).toBe('Retain')
+      expect(table.Properties.DeletionProtectionEnabled).toBe(true)
+    }
+  })
+
+  it('lets only an ephemeral stage destroy its tables', () => {
+    for (const [, table] of resourcesOfType(dev.json, 'AWS::DynamoDB::Table')) {
+      expect(table.DeletionPolicy).toBe('Delete')
+      expect(table.Properties.DeletionProtectionEnabled).toBe(false)
+    }
+    expect(() => synth({ stage: 'prod', ephemeral: 'true' })).toThrow(
+      /prod stage cannot be ephemeral/,
+    )
+    expect(() => synth({ stage: 'Dev Stage' })).toThrow(/Context stage/)
+    expect(() => synth({ throttleRate: '-1' })).toThrow(/throttleRate/)
+  })
+})
+
+describe('alarms', () => {
+  type AlarmProps = {
+    MetricName?: string
+    Namespace?: string
+    ExtendedStatistic?: string
+    Metrics?: {
+      Expression?: string
+      MetricStat?: { Metric: { MetricName: string; Namespace: string } }
+    }[]
+    AlarmActions?: unknown[]
+    Threshold: number
+  }
+  const alarms = (t: CfnTemplate) =>
+    resourcesOfType(t, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties as AlarmProps)
+  const metricsOf = (a: AlarmProps) =>
+    a.MetricName
+      ? [`${a.Namespace}/${a.MetricName}`]
+      : (a.Metrics ?? []).flatMap((m) =>
+          m.MetricStat
+            ? [`${m.MetricStat.Metric.Namespace}/${m.MetricStat.Metric.MetricName}`]
+            : [],
+        )
+
+  it('watches 5xx rate, p99 latency, Lambda errors and throttles, DynamoDB throttles and system errors', () => {
+    const all = alarms(prod.json)
+    const watched = all.flatMap(metricsOf)
+    expect(
+      all.find((a) => a.Metrics?.some((m) => m.Expression?.includes('100 * errors / requests'))),
+    ).toBeDefined()
+    expect(watched).toEqual(
+      expect.arrayContaining([
+        'AWS/ApiGateway/5xx',
+        'AWS/ApiGateway/Count',
+        'AWS/ApiGateway/Latency',
+      ]),
+    )
+    expect(all.find((a) => a.MetricName === 'Latency')?.ExtendedStatistic).toBe('p99')
+    expect(watched.filter((m) => m === 'AWS/Lambda/Errors')).toHaveLength(ROUTES.length)
+    expect(watched.filter((m) => m === 'AWS/Lambda/Throttles')).toHaveLength(ROUTES.length)
+    // Per table and per operation the functions use.
+    expect(
+      watched.filter((m) => m === 'AWS/DynamoDB/ThrottledRequests').length,
+    ).toBeGreaterThanOrEqual(3 * 5)
+    expect(watched.filter((m) => m === 'AWS/DynamoDB/SystemErrors').length).toBeGreaterThanOrEqual(
+      3 * 5,
+    )
+  })
+
+  it('notifies an SNS e-mail subscription only when alarmEmail is given', () => {
+    expect(resourcesOfType(prod.json, 'AWS::SNS::Topic')).toHaveLength(0)
+    expect(alarms(prod.json).every((a) => a.AlarmActions === undefined)).toBe(true)
+    const topics = resourcesOfType(dev.json, 'AWS::SNS::Topic').map(([id]) => id)
+    expect(topics).toHaveLength(1)
+    const topicId = topics[0]
+    dev.template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    })
+    expect(
+      alarms(dev.json).every(
+        (a) => JSON.stringify(a.AlarmActions) === JSON.stringify([{ Ref: topicId }]),
+      ),
+    ).toBe(true)
+  })
+})
+
+describe('outputs and stages', () => {
+  it('outputs the API URL, the table names and the function names', () => {
+    const outputs = prod.json.Outputs
+    expect(Object.keys(outputs).sort()).toEqual(
+      [
+        'ApiUrl',
+        'ApiKeysTable',
+        'ProgramsTable',
+        'GrantsTable',
+        ...ROUTES.map((r) => `${r.id}FunctionName`),
+      ].sort(),
+    )
+    expect(outputs.ApiKeysTable?.Value).toEqual({ Ref: logicalIdOfTable(prod.json, 'apiKeys') })
+    expect(outputs.GrantTokensFunctionName?.Value).toEqual({ Ref: 'GrantTokensFunction' })
+  })
+
+  it('gives each stage its own stack name and no fixed physical names, so stages coexist', () => {
+    expect(prod.stack.stackName).toBe('VirtualShares-prod')
+    expect(dev.stack.stackName).toBe('VirtualShares-dev')
+    const named = JSON.stringify(dev.json).match(
+      /"(TableName|FunctionName|LogGroupName|TopicName)":\s*"/g,
+    )
+    expect(named).toBeNull()
+  })
+})
+
+describe('cdk-nag AwsSolutions', () => {
+  it.each([
+    ['prod', prod],
+    ['dev with alarm e-mail', dev],
+  ])('%s: no unacknowledged finding', (_, { stack }) => {
+    const report = checkAwsSolutions(stack)
+    expect(
+      report.violations.map(
+        (v) => `${v.ruleName} ${v.violatingResources.map((r) => r.constructPath)}`,
+      ),
+    ).toEqual([])
+  })
+
+  it('would fail the synth on an unacknowledged error (the check is live)', () => {
+    const stack = new Stack(new App(), 'Bad')
+    const role = new Role(stack, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    })
+    role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:*'], resources: ['*'] }))
+    checkAwsSolutions(stack)
+    Annotations.fromStack(stack).hasError('*', Match.stringLikeRegexp('AwsSolutions-IAM5'))
+  })
+})

@@ -1,0 +1,49 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { App } from 'aws-cdk-lib'
+import { Template } from 'aws-cdk-lib/assertions'
+import { GrantServiceStack } from '../../lib/grant-service-stack'
+import { stackName, stageConfig } from '../../lib/stage-config'
+
+export const PROJECT_ROOT = resolve(__dirname, '../..')
+
+/**
+ * Synthesizes the stack as bin/app.ts does, from CDK context (`-c key=value`), into a temporary
+ * cloud assembly. Bundling runs the real esbuild.
+ */
+export const synth = (context: Record<string, string> = {}) => {
+  const app = new App({
+    outdir: mkdtempSync(join(tmpdir(), 'cdk-out-')),
+    // The CDK CLI sets this; SAM finds each function's bundle through the metadata it adds.
+    context: { 'aws:cdk:enable-asset-metadata': true, ...context },
+  })
+  const config = stageConfig((key) => app.node.tryGetContext(key))
+  const stack = new GrantServiceStack(app, stackName(config.stage), {
+    ...config,
+    projectRoot: PROJECT_ROOT,
+  })
+  const template = Template.fromStack(stack)
+  return { app, stack, template, json: template.toJSON() as CfnTemplate }
+}
+
+export type CfnResource = {
+  Type: string
+  Properties: Record<string, unknown>
+  Metadata?: Record<string, unknown>
+  DeletionPolicy?: string
+  UpdateReplacePolicy?: string
+}
+export type CfnTemplate = {
+  Resources: Record<string, CfnResource>
+  Outputs: Record<string, { Value: unknown }>
+}
+
+export const resourcesOfType = (template: CfnTemplate, type: string) =>
+  Object.entries(template.Resources).filter(([, r]) => r.Type === type)
+
+export const resource = (template: CfnTemplate, logicalId: string): CfnResource => {
+  const found = template.Resources[logicalId]
+  if (!found) throw new Error(`no resource ${logicalId} in the template`)
+  return found
+}
