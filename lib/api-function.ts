@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import type { Duration } from 'aws-cdk-lib'
+import { type Duration, RemovalPolicy } from 'aws-cdk-lib'
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
 import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda'
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs'
@@ -15,6 +15,8 @@ export type ApiFunctionProps = {
   memorySize: number
   timeout: Duration
   logRetention: RetentionDays
+  /** Ephemeral stages drop their logs with the stack; others keep them. */
+  ephemeral: boolean
   logLevel: string
   serviceName: string
   /** Fixed CloudFormation logical id, so `sam local invoke <id>` commands stay the same. */
@@ -33,7 +35,10 @@ export class ApiFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     super(scope, id)
-    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention })
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: props.ephemeral ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    })
     // No AWSLambdaBasicExecutionRole: it allows writing to every log group in the account.
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),

@@ -1,4 +1,11 @@
-import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib'
+import {
+  CfnOutput,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib'
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway'
 import {
   HttpApi,
@@ -81,6 +88,7 @@ export class GrantServiceStack extends Stack {
           memorySize: 512,
           timeout: Duration.seconds(10),
           logRetention: props.logRetention,
+          ephemeral: props.ephemeral,
           logLevel: props.logLevel,
           serviceName: SERVICE_NAME,
           logicalId: `${route.id}Function`,
@@ -121,7 +129,10 @@ export class GrantServiceStack extends Stack {
       })
     }
 
-    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention })
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention,
+      removalPolicy: props.ephemeral ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    })
     const stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,
       stageName: '$default',

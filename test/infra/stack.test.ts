@@ -245,6 +245,14 @@ describe('DynamoDB tables', () => {
     }
   })
 
+  it('keeps log groups with a production stage and drops them with an ephemeral one', () => {
+    const policies = (t: CfnTemplate) =>
+      new Set(resourcesOfType(t, 'AWS::Logs::LogGroup').map(([, g]) => g.DeletionPolicy))
+    expect(policies(prod.json)).toEqual(new Set(['Retain']))
+    expect(policies(dev.json)).toEqual(new Set(['Delete']))
+    expect(resourcesOfType(dev.json, 'AWS::Logs::LogGroup')).toHaveLength(ROUTES.length + 1)
+  })
+
   it('lets only an ephemeral stage destroy its tables', () => {
     for (const [, table] of resourcesOfType(dev.json, 'AWS::DynamoDB::Table')) {
       expect(table.DeletionPolicy).toBe('Delete')
