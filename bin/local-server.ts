@@ -15,6 +15,9 @@ import { functionEnvironment, LOCAL_TABLES, localPaths } from '../local/local-en
 import { type Seed, seed } from '../local/seed'
 import { ensureTables } from '../local/tables'
 
+// The SDK's notice that Node.js 20 support ends in 2027 is in the README; keep tool output clean.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
+
 const args = process.argv.slice(2)
 const unknown = args.filter((arg) => arg !== '--in-memory')
 const inMemory = args.includes('--in-memory')

@@ -170,6 +170,8 @@ export class GrantServiceStack extends Stack {
     })
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the grant API' })
+    // The admin CLI finds the tables of a deployed stage through these outputs.
+    new CfnOutput(this, 'IssuersTable', { value: this.tables.issuers.tableName })
     new CfnOutput(this, 'ApiKeysTable', { value: this.tables.apiKeys.tableName })
     new CfnOutput(this, 'ProgramsTable', { value: this.tables.programs.tableName })
     new CfnOutput(this, 'GrantsTable', { value: this.tables.grants.tableName })

@@ -18,11 +18,12 @@ export type GrantTablesProps = {
 }
 
 /**
- * The three tables, built from the same key schemas the local table creator uses. No physical
+ * The service's tables, built from the same key schemas the local table creator uses. No physical
  * names: CloudFormation generates them and the stack hands them to the functions, so two stages
  * live side by side in one account.
  */
 export class GrantTables extends Construct {
+  readonly issuers: Table
   readonly apiKeys: Table
   readonly programs: Table
   readonly grants: Table
@@ -48,12 +49,13 @@ export class GrantTables extends Construct {
       }
       return table
     }
+    this.issuers = make('issuers', 'Issuers')
     this.apiKeys = make('apiKeys', 'ApiKeys')
     this.programs = make('programs', 'Programs')
     this.grants = make('grants', 'Grants')
   }
 
   all(): Table[] {
-    return [this.apiKeys, this.programs, this.grants]
+    return [this.issuers, this.apiKeys, this.programs, this.grants]
   }
 }

@@ -1,11 +1,13 @@
 import { resolve } from 'node:path'
+import type { AdminTableNames } from '../functions/admin/admin.store'
 import type { TableNames } from '../functions/stores/grants.dynamodb'
 
 /**
  * Locally, this file plays the part the CDK stack plays in AWS: it names the tables and hands
  * the names and the DynamoDB Local endpoint to the function through its environment.
  */
-export const LOCAL_TABLES: TableNames = {
+export const LOCAL_TABLES: AdminTableNames = {
+  issuers: 'vs-issuers',
   apiKeys: 'vs-api-keys',
   programs: 'vs-programs',
   grants: 'vs-grants',

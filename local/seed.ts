@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
-import { AdminStore } from '../functions/admin/admin.store'
-import { newId } from '../functions/shared/ids'
-import type { TableNames } from '../functions/stores/grants.dynamodb'
+import { DynamoDbAdminStore } from '../functions/admin/admin.dynamodb'
+import type { AdminTableNames } from '../functions/admin/admin.store'
+import { makeAdmin } from '../functions/admin/admin.use-cases'
 
 /** The shape of `.local/seed.json`, which tests and tools read to find a working key. */
 export type Seed = {
@@ -14,16 +14,17 @@ export type Seed = {
 /** One issuer with a TEST and a LIVE program (pool 1,000,000 each) and a key per mode. */
 export const seed = async (
   client: DynamoDBDocumentClient,
-  tables: TableNames,
+  tables: AdminTableNames,
   baseUrl: string,
 ): Promise<Seed> => {
-  const admin = new AdminStore(client, tables)
-  const issuerId = newId('issuer')
+  const admin = makeAdmin(new DynamoDbAdminStore(client, tables))
+  const { issuerId } = await admin.createIssuer({ name: 'Demo issuer' })
+  const pool = '1000000'
   const [testProgram, liveProgram, testKey, liveKey] = await Promise.all([
-    admin.createProgram({ issuerId, mode: 'TEST', name: 'Demo TEST program', pool: 1_000_000 }),
-    admin.createProgram({ issuerId, mode: 'LIVE', name: 'Demo LIVE program', pool: 1_000_000 }),
-    admin.createApiKey({ issuerId, mode: 'TEST' }),
-    admin.createApiKey({ issuerId, mode: 'LIVE' }),
+    admin.createProgram({ issuer: issuerId, mode: 'TEST', name: 'Demo TEST program', pool }),
+    admin.createProgram({ issuer: issuerId, mode: 'LIVE', name: 'Demo LIVE program', pool }),
+    admin.createKey({ issuer: issuerId, mode: 'TEST' }),
+    admin.createKey({ issuer: issuerId, mode: 'LIVE' }),
   ])
   return {
     baseUrl,

@@ -4,7 +4,7 @@ import {
   type DynamoDBClient,
   ListTablesCommand,
 } from '@aws-sdk/client-dynamodb'
-import { TABLES, type TableKey } from '../functions/shared/table-schema'
+import { type IndexSchema, TABLES, type TableKey } from '../functions/shared/table-schema'
 
 /** Creates whichever of the service's tables do not exist yet, from the shared key schemas. */
 export const ensureTables = async (
@@ -27,9 +27,10 @@ export const ensureTables = async (
     const add = (a: { name: string; type: 'S' | 'N' }) =>
       attributes.set(a.name, { AttributeName: a.name, AttributeType: a.type })
     add(schema.partitionKey)
-    for (const index of schema.globalSecondaryIndexes) {
+    const indexes: readonly IndexSchema[] = schema.globalSecondaryIndexes
+    for (const index of indexes) {
       add(index.partitionKey)
-      if ('sortKey' in index) add(index.sortKey)
+      if (index.sortKey) add(index.sortKey)
     }
     await client.send(
       new CreateTableCommand({
@@ -37,16 +38,20 @@ export const ensureTables = async (
         BillingMode: 'PAY_PER_REQUEST',
         AttributeDefinitions: [...attributes.values()],
         KeySchema: [{ AttributeName: schema.partitionKey.name, KeyType: 'HASH' }],
-        GlobalSecondaryIndexes: schema.globalSecondaryIndexes.map((index) => ({
-          IndexName: index.indexName,
-          KeySchema: [
-            { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
-            ...('sortKey' in index
-              ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' as const }]
-              : []),
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        })),
+        // DynamoDB refuses an empty index list: leave the property out instead.
+        GlobalSecondaryIndexes:
+          indexes.length === 0
+            ? undefined
+            : indexes.map((index) => ({
+                IndexName: index.indexName,
+                KeySchema: [
+                  { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+                  ...(index.sortKey
+                    ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' as const }]
+                    : []),
+                ],
+                Projection: { ProjectionType: 'ALL' },
+              })),
       }),
     )
     created.push(name)

@@ -1,96 +1,48 @@
-import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
-import { generateApiKey, hashApiKey, type Mode, maskApiKey } from '../shared/api-key'
-import { newId } from '../shared/ids'
+import type { Mode } from '../shared/api-key'
 import type { TableNames } from '../stores/grants.dynamodb'
-import type { ApiKeyRecord, ProgramRecord, ProgramStatus } from '../stores/grants.store'
+import type {
+  ApiKeyRecord,
+  GrantRecord,
+  ProgramRecord,
+  ProgramStatus,
+} from '../stores/grants.store'
 
-/**
- * Writes done by issuers outside the grant API (programs, keys). Used by the local seed and the
- * tests now, and by the admin CLI.
- */
-export class AdminStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tables: TableNames,
-    private readonly clock: () => number = Date.now,
-  ) {}
+export type AdminTableNames = TableNames & { issuers: string }
 
-  async createProgram(input: {
-    issuerId: string
-    mode: Mode
-    name: string
-    pool?: number
-  }): Promise<ProgramRecord> {
-    const program: ProgramRecord = {
-      programId: newId('program'),
-      issuerId: input.issuerId,
-      mode: input.mode,
-      name: input.name,
-      status: 'active',
-      issued: 0,
-      ...(input.pool === undefined ? {} : { pool: input.pool, remaining: input.pool }),
-      createdAt: new Date(this.clock()).toISOString(),
-    }
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tables.programs,
-        Item: program,
-        ConditionExpression: 'attribute_not_exists(programId)',
-      }),
-    )
-    return program
-  }
+export type IssuerRecord = { issuerId: string; name: string; createdAt: string }
 
-  async setProgramStatus(programId: string, status: ProgramStatus): Promise<void> {
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tables.programs,
-        Key: { programId },
-        UpdateExpression: 'SET #status = :status',
-        ConditionExpression: 'attribute_exists(programId)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':status': status },
-      }),
-    )
-  }
+/** Raised for anything an operator asked for that cannot be done; the CLI prints the message. */
+export class AdminError extends Error {}
 
-  /** Returns the secret once; only its hash is stored. */
-  async createApiKey(input: {
-    issuerId: string
-    mode: Mode
-    expiresAt?: number
-  }): Promise<{ secret: string; record: ApiKeyRecord }> {
-    const secret = generateApiKey(input.mode)
-    const record: ApiKeyRecord = {
-      keyHash: hashApiKey(secret),
-      keyId: newId('apiKey'),
-      issuerId: input.issuerId,
-      mode: input.mode,
-      status: 'active',
-      createdAt: new Date(this.clock()).toISOString(),
-      ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
-      ...maskApiKey(secret),
-    }
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tables.apiKeys,
-        Item: record,
-        ConditionExpression: 'attribute_not_exists(keyHash)',
-      }),
-    )
-    return { secret, record }
-  }
+export type Page<T> = { items: T[]; nextCursor?: string }
 
-  async revokeApiKey(keyHash: string): Promise<void> {
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tables.apiKeys,
-        Key: { keyHash },
-        UpdateExpression: 'SET #status = :revoked',
-        ConditionExpression: 'attribute_exists(keyHash)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':revoked': 'revoked' },
-      }),
-    )
-  }
+/** What issuers do outside the grant API: issuers, programs, keys, and reading grants. */
+export interface AdminStore {
+  createIssuer(issuer: IssuerRecord): Promise<void>
+  listIssuers(): Promise<IssuerRecord[]>
+  /** Fails with AdminError when the issuer does not exist. */
+  createProgram(program: ProgramRecord): Promise<void>
+  getProgram(programId: string): Promise<ProgramRecord | undefined>
+  listPrograms(filter: { issuerId?: string; mode?: Mode }): Promise<ProgramRecord[]>
+  /** Moves the status only from one of `from`; false when the program was in another status. */
+  setProgramStatus(programId: string, to: ProgramStatus, from: ProgramStatus[]): Promise<boolean>
+  /** Fails with AdminError when the issuer does not exist. */
+  createApiKey(key: ApiKeyRecord): Promise<void>
+  findApiKeyById(keyId: string): Promise<ApiKeyRecord | undefined>
+  listApiKeys(filter: { issuerId?: string }): Promise<ApiKeyRecord[]>
+  revokeApiKey(keyHash: string): Promise<void>
+  /** Atomically: the new key exists, and the old one (still usable at `now`) expires at `oldExpiresAt`. */
+  rollApiKey(input: {
+    old: ApiKeyRecord
+    next: ApiKeyRecord
+    oldExpiresAt: number
+    now: number
+  }): Promise<boolean>
+  /** Newest first. */
+  listGrants(input: {
+    programId: string
+    recipientEmail?: string
+    limit: number
+    cursor?: string
+  }): Promise<Page<GrantRecord>>
 }

@@ -1,11 +1,15 @@
 import { config } from '../config'
+import { clock } from '../shared/clock'
 import { documentClient } from '../shared/dynamodb'
 import { toGrantResource } from '../shared/grant-resource'
 import { httpHandler, json } from '../shared/http-handler'
 import { DynamoDbGrantStore } from '../stores/grants.dynamodb'
 import { makeGetGrant } from './get-grant.use-case'
 
-const getGrant = makeGetGrant({ store: new DynamoDbGrantStore(documentClient, config.tables) })
+const getGrant = makeGetGrant({
+  store: new DynamoDbGrantStore(documentClient, config.tables),
+  clock: () => clock.now(),
+})
 
 export const handler = httpHandler(async (event) =>
   json(

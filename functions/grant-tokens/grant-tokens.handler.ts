@@ -1,5 +1,6 @@
 import { config } from '../config'
 import { Authenticator } from '../shared/authenticator'
+import { clock } from '../shared/clock'
 import { documentClient } from '../shared/dynamodb'
 import { grantLocation, toGrantResource } from '../shared/grant-resource'
 import { httpHandler, json } from '../shared/http-handler'
@@ -9,7 +10,11 @@ import { LIMITS } from './grant-request.schema'
 import { makeGrantTokens } from './grant-tokens.use-case'
 
 const store = new DynamoDbGrantStore(documentClient, config.tables)
-const grantTokens = makeGrantTokens({ store, authenticator: new Authenticator(store) })
+const grantTokens = makeGrantTokens({
+  store,
+  authenticator: new Authenticator(store),
+  clock: () => clock.now(),
+})
 
 export const handler = httpHandler<JsonEvent>(
   async (event) => {

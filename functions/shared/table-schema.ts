@@ -1,5 +1,5 @@
 /**
- * Key schemas of the three tables, the single source for the CDK stack and for the local
+ * Key schemas of the tables, the single source for the CDK stack and for the local
  * table creator, so the tables in AWS and on a laptop cannot drift. Pure data: no SDK imports.
  */
 export type AttributeType = 'S' | 'N'
@@ -21,6 +21,11 @@ export const INDEX = {
 } as const
 
 export const TABLES = {
+  /** Issuers: read and written only by the admin CLI; the functions never touch it. */
+  issuers: {
+    partitionKey: { name: 'issuerId', type: 'S' },
+    globalSecondaryIndexes: [],
+  },
   apiKeys: {
     partitionKey: { name: 'keyHash', type: 'S' },
     globalSecondaryIndexes: [

@@ -2,14 +2,16 @@ import { LIMITS } from '../../functions/grant-tokens/grant-request.schema'
 import { generateApiKey } from '../../functions/shared/api-key'
 import { newId } from '../../functions/shared/ids'
 import {
-  admin,
   type Call,
+  createKey,
   grantBody,
   type Issuer,
   newIssuer,
   postGrant,
   programState,
   request,
+  revokeKey,
+  setProgramStatus,
   startApi,
 } from '../support/api'
 
@@ -295,11 +297,11 @@ describe('authentication', () => {
   })
 
   it('answers malformed, unknown, revoked and expired keys with the same 401 body', async () => {
-    const revoked = await admin.createApiKey({ issuerId: issuer.issuerId, mode: 'TEST' })
+    const revoked = await createKey({ issuerId: issuer.issuerId, mode: 'TEST' })
     // Warm the key first, so the revocation must be seen despite anything cached.
     expect((await postGrant(api.baseUrl, issuer.programs.TEST, revoked.secret)).status).toBe(201)
-    await admin.revokeApiKey(revoked.record.keyHash)
-    const expired = await admin.createApiKey({
+    await revokeKey(revoked.record.keyHash)
+    const expired = await createKey({
       issuerId: issuer.issuerId,
       mode: 'TEST',
       expiresAt: Date.now() - 1_000,
@@ -376,13 +378,13 @@ describe('program state', () => {
     'rejects grants to a %s program with 409 program_inactive',
     async (status) => {
       const own = await newIssuer()
-      await admin.setProgramStatus(own.programs.TEST, status)
+      await setProgramStatus(own.programs.TEST, status)
       await expectNothingWritten(own.programs.TEST, async () => {
         const call = await postGrant(api.baseUrl, own.programs.TEST, own.keys.TEST)
         expectProblem(call, 409, 'program_inactive')
         expect(call.body.detail).toContain(status)
       })
-      await admin.setProgramStatus(own.programs.TEST, 'active')
+      await setProgramStatus(own.programs.TEST, 'active')
       expect((await postGrant(api.baseUrl, own.programs.TEST, own.keys.TEST)).status).toBe(201)
     },
   )

@@ -1,10 +1,11 @@
 import {
-  admin,
   countRoundTrips,
+  createKey,
   grantBody,
   newIssuer,
   postGrant,
   request,
+  revokeKey,
   startApi,
 } from '../support/api'
 
@@ -88,9 +89,9 @@ describe('DynamoDB round trips per request', () => {
 
   it('rejects a revoked key on the next request although it is cached, in the same round trip', async () => {
     const issuer = await newIssuer()
-    const key = await admin.createApiKey({ issuerId: issuer.issuerId, mode: 'TEST' })
+    const key = await createKey({ issuerId: issuer.issuerId, mode: 'TEST' })
     await postGrant(api.baseUrl, issuer.programs.TEST, key.secret)
-    await admin.revokeApiKey(key.record.keyHash)
+    await revokeKey(key.record.keyHash)
     const calls = await roundTrips(async () => {
       expect((await postGrant(api.baseUrl, issuer.programs.TEST, key.secret)).status).toBe(401)
     })

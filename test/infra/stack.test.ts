@@ -228,7 +228,7 @@ describe('DynamoDB tables', () => {
         KeySchema: [{ AttributeName: TABLES[key].partitionKey.name, KeyType: 'HASH' }],
       })
       expect(table.TableName).toBeUndefined()
-      const indexes = (table.GlobalSecondaryIndexes as { IndexName: string }[]).map(
+      const indexes = ((table.GlobalSecondaryIndexes ?? []) as { IndexName: string }[]).map(
         (i) => i.IndexName,
       )
       expect(indexes.sort()).toEqual(
@@ -338,6 +338,7 @@ describe('outputs and stages', () => {
     expect(Object.keys(outputs).sort()).toEqual(
       [
         'ApiUrl',
+        'IssuersTable',
         'ApiKeysTable',
         'ProgramsTable',
         'GrantsTable',

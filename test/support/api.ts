@@ -1,10 +1,17 @@
 import type { AddressInfo } from 'node:net'
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
-import { AdminStore } from '../../functions/admin/admin.store'
+import { DynamoDbAdminStore } from '../../functions/admin/admin.dynamodb'
+import { makeAdmin } from '../../functions/admin/admin.use-cases'
 import { config } from '../../functions/config'
+import { generateApiKey, hashApiKey, type Mode, maskApiKey } from '../../functions/shared/api-key'
 import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
 import { newId } from '../../functions/shared/ids'
-import type { GrantRecord, ProgramRecord } from '../../functions/stores/grants.store'
+import type {
+  ApiKeyRecord,
+  GrantRecord,
+  ProgramRecord,
+  ProgramStatus,
+} from '../../functions/stores/grants.store'
 import { createLocalApi, loadRouteHandlers } from '../../local/http-server'
 
 /**
@@ -25,16 +32,41 @@ export const startApi = async () => {
   }
 }
 
-export const admin = new AdminStore(documentClient, config.tables)
+export const adminTables = { ...config.tables, issuers: process.env.TEST_ISSUERS_TABLE as string }
+export const adminStore = new DynamoDbAdminStore(documentClient, adminTables)
+export const admin = makeAdmin(adminStore)
+
+/** A key written straight to the table, for states the admin use cases refuse to create. */
+export const createKey = async (input: { issuerId: string; mode: Mode; expiresAt?: number }) => {
+  const secret = generateApiKey(input.mode)
+  const record: ApiKeyRecord = {
+    keyHash: hashApiKey(secret),
+    keyId: newId('apiKey'),
+    issuerId: input.issuerId,
+    mode: input.mode,
+    status: 'active',
+    createdAt: new Date().toISOString(),
+    ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
+    ...maskApiKey(secret),
+  }
+  await adminStore.createApiKey(record)
+  return { secret, record }
+}
+
+export const revokeKey = (keyHash: string) => adminStore.revokeApiKey(keyHash)
+
+export const setProgramStatus = (programId: string, status: ProgramStatus) =>
+  adminStore.setProgramStatus(programId, status, ['active', 'paused', 'closed'])
 
 /** A fresh issuer with one program and one key per mode, so tests never share state. */
 export const newIssuer = async (options: { pool?: number } = {}) => {
-  const issuerId = newId('issuer')
+  const { issuerId } = await admin.createIssuer({ name: 'Test issuer' })
+  const pool = options.pool === undefined ? {} : { pool: String(options.pool) }
   const [test, live, testKey, liveKey] = await Promise.all([
-    admin.createProgram({ issuerId, mode: 'TEST', name: 'test program', ...options }),
-    admin.createProgram({ issuerId, mode: 'LIVE', name: 'live program', ...options }),
-    admin.createApiKey({ issuerId, mode: 'TEST' }),
-    admin.createApiKey({ issuerId, mode: 'LIVE' }),
+    admin.createProgram({ issuer: issuerId, mode: 'TEST', name: 'test program', ...pool }),
+    admin.createProgram({ issuer: issuerId, mode: 'LIVE', name: 'live program', ...pool }),
+    createKey({ issuerId, mode: 'TEST' }),
+    createKey({ issuerId, mode: 'LIVE' }),
   ])
   return {
     issuerId,

@@ -12,6 +12,7 @@ export default async function globalSetup() {
   ;(globalThis as { __dynamo?: typeof dynamo }).__dynamo = dynamo
   const suffix = `test-${process.pid}`
   const tables = {
+    issuers: `vs-issuers-${suffix}`,
     apiKeys: `vs-api-keys-${suffix}`,
     programs: `vs-programs-${suffix}`,
     grants: `vs-grants-${suffix}`,
@@ -19,6 +20,8 @@ export default async function globalSetup() {
   // Workers are forked after this, so they inherit the environment the handlers' config reads.
   Object.assign(process.env, functionEnvironment(dynamo.endpoint, tables), {
     POWERTOOLS_SERVICE_NAME: 'virtual-share-grants-test',
+    // Only the admin side reads the issuers table; the functions never see it.
+    TEST_ISSUERS_TABLE: tables.issuers,
   })
   const { dynamodb } = await import('../../functions/shared/dynamodb')
   await ensureTables(dynamodb, tables)

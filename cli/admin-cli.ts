@@ -1,0 +1,394 @@
+import { parseArgs } from 'node:util'
+import { AdminError } from '../functions/admin/admin.store'
+import type { Admin, KeyView } from '../functions/admin/admin.use-cases'
+import type { GrantRecord, ProgramRecord } from '../functions/stores/grants.store'
+import { csv, table, when } from './format'
+
+export type Io = { out: (text: string) => void; err: (text: string) => void }
+
+type Values = Record<string, string | boolean | undefined>
+type Command = {
+  usage: string
+  summary: string
+  options: string[]
+  /** Name of the one positional argument, if the command takes one. */
+  positional?: string
+  run: (admin: Admin, args: { id: string; values: Values; json: boolean }, io: Io) => Promise<void>
+}
+
+const str = (values: Values, key: string) => values[key] as string | undefined
+
+const GLOBAL_HELP = `Global options:
+  --json               machine-readable output
+  --stack <name>       work on a deployed stack's tables (read from its CloudFormation outputs)
+  --region <region>    region of --stack (default: your AWS configuration)
+  --help               help for a command
+Without --stack, commands use the local database of \`npm start\` in this checkout.`
+
+const programRow = (p: ProgramRecord) => [
+  p.programId,
+  p.issuerId,
+  p.mode,
+  p.status,
+  String(p.issued),
+  p.pool === undefined ? 'unlimited' : String(p.pool),
+  p.name,
+]
+const keyRow = (k: KeyView) => [
+  k.keyId,
+  k.issuerId,
+  k.mode,
+  `${k.prefix}…${k.last4}`,
+  k.state,
+  k.createdAt,
+  when(k.expiresAt),
+]
+const publicKey = (k: KeyView) => ({
+  keyId: k.keyId,
+  issuerId: k.issuerId,
+  mode: k.mode,
+  prefix: k.prefix,
+  last4: k.last4,
+  status: k.state,
+  createdAt: k.createdAt,
+  expiresAt: k.expiresAt === undefined ? null : when(k.expiresAt),
+})
+const SECRET_WARNING =
+  'This secret is shown once and cannot be shown again: only its SHA-256 hash is stored. Put it in your secret manager now.'
+const GRANT_COLUMNS = ['id', 'createdAt', 'email', 'name', 'amount', 'reason', 'status']
+const grantRow = (g: GrantRecord) => [
+  g.grantId,
+  g.createdAt,
+  g.recipient.email,
+  g.recipient.name ?? '',
+  String(g.amount),
+  g.reason,
+  g.status,
+]
+
+const COMMANDS: Record<string, Command> = {
+  'issuer create': {
+    usage: 'issuer create --name <name>',
+    summary: 'Create an issuer (a company that runs programs).',
+    options: ['name'],
+    run: async (admin, { values, json }, io) => {
+      const issuer = await admin.createIssuer({ name: str(values, 'name') })
+      io.out(json ? JSON.stringify(issuer) : `Created issuer ${issuer.issuerId} (${issuer.name})`)
+    },
+  },
+  'issuer list': {
+    usage: 'issuer list',
+    summary: 'List issuers.',
+    options: [],
+    run: async (admin, { json }, io) => {
+      const issuers = await admin.listIssuers()
+      io.out(
+        json
+          ? JSON.stringify(issuers)
+          : table(
+              ['ID', 'NAME', 'CREATED'],
+              issuers.map((i) => [i.issuerId, i.name, i.createdAt]),
+            ),
+      )
+    },
+  },
+  'program create': {
+    usage: 'program create --issuer <issuerId> --mode TEST|LIVE --name <name> [--pool N]',
+    summary: 'Create a program. Its mode never changes; without --pool it has no limit.',
+    options: ['issuer', 'mode', 'name', 'pool'],
+    run: async (admin, { values, json }, io) => {
+      const p = await admin.createProgram({
+        issuer: str(values, 'issuer'),
+        mode: str(values, 'mode'),
+        name: str(values, 'name'),
+        pool: str(values, 'pool'),
+      })
+      io.out(
+        json
+          ? JSON.stringify(p)
+          : `Created ${p.mode} program ${p.programId} "${p.name}" for ${p.issuerId}, pool ${p.pool ?? 'unlimited'}`,
+      )
+    },
+  },
+  'program list': {
+    usage: 'program list [--issuer <issuerId>] [--mode TEST|LIVE]',
+    summary: 'List programs.',
+    options: ['issuer', 'mode'],
+    run: async (admin, { values, json }, io) => {
+      const programs = await admin.listPrograms({
+        issuer: str(values, 'issuer'),
+        mode: str(values, 'mode'),
+      })
+      io.out(
+        json
+          ? JSON.stringify(programs)
+          : table(
+              ['ID', 'ISSUER', 'MODE', 'STATUS', 'ISSUED', 'POOL', 'NAME'],
+              programs.map(programRow),
+            ),
+      )
+    },
+  },
+  'program show': {
+    usage: 'program show <programId>',
+    summary: 'Show a program: status, issued, pool and what remains of it.',
+    options: [],
+    positional: 'programId',
+    run: async (admin, { id, json }, io) => {
+      const p = await admin.showProgram(id)
+      io.out(
+        json
+          ? JSON.stringify(p)
+          : [
+              `id         ${p.programId}`,
+              `issuer     ${p.issuerId}`,
+              `mode       ${p.mode}`,
+              `name       ${p.name}`,
+              `status     ${p.status}`,
+              `issued     ${p.issued}`,
+              `pool       ${p.pool ?? 'unlimited'}`,
+              `remaining  ${p.remaining ?? 'unlimited'}`,
+              `created    ${p.createdAt}`,
+            ].join('\n'),
+      )
+    },
+  },
+  ...Object.fromEntries(
+    (['pause', 'resume', 'close'] as const).map((action) => [
+      `program ${action}`,
+      {
+        usage: `program ${action} <programId>`,
+        summary: {
+          pause: 'Pause a program: grants are refused (409 program_inactive) until it is resumed.',
+          resume: 'Resume a paused program.',
+          close: 'Close a program for good: grants are refused from now on.',
+        }[action],
+        options: [],
+        positional: 'programId',
+        run: async (admin: Admin, { id, json }: { id: string; json: boolean }, io: Io) => {
+          const p = await admin.changeProgramStatus(id, action)
+          io.out(json ? JSON.stringify(p) : `Program ${p.programId} is now ${p.status}`)
+        },
+      } satisfies Command,
+    ]),
+  ),
+  'key create': {
+    usage: 'key create --issuer <issuerId> --mode TEST|LIVE [--expires-in 90d]',
+    summary: 'Create an API key. The secret is printed once; only its hash is stored.',
+    options: ['issuer', 'mode', 'expires-in'],
+    run: async (admin, { values, json }, io) => {
+      const { secret, record } = await admin.createKey({
+        issuer: str(values, 'issuer'),
+        mode: str(values, 'mode'),
+        expiresIn: str(values, 'expires-in'),
+      })
+      if (json) {
+        io.out(
+          JSON.stringify({
+            ...publicKey({ ...record, state: 'active' }),
+            secret,
+            warning: SECRET_WARNING,
+          }),
+        )
+        return
+      }
+      io.err(`WARNING: ${SECRET_WARNING}`)
+      io.out(
+        [
+          `Created ${record.mode} key ${record.keyId} for ${record.issuerId} (expires ${when(record.expiresAt)})`,
+          secret,
+        ].join('\n'),
+      )
+    },
+  },
+  'key list': {
+    usage: 'key list [--issuer <issuerId>]',
+    summary: 'List keys: id, mode, prefix and last 4 characters, status, dates. Never the secret.',
+    options: ['issuer'],
+    run: async (admin, { values, json }, io) => {
+      const keys = await admin.listKeys({ issuer: str(values, 'issuer') })
+      io.out(
+        json
+          ? JSON.stringify(keys.map(publicKey))
+          : table(
+              ['ID', 'ISSUER', 'MODE', 'KEY', 'STATUS', 'CREATED', 'EXPIRES'],
+              keys.map(keyRow),
+            ),
+      )
+    },
+  },
+  'key revoke': {
+    usage: 'key revoke <keyId>',
+    summary: 'Revoke a key; the very next request with it is refused.',
+    options: [],
+    positional: 'keyId',
+    run: async (admin, { id, json }, io) => {
+      const key = await admin.revokeKey(id)
+      io.out(
+        json ? JSON.stringify(publicKey(key)) : `Revoked ${key.keyId} (${key.prefix}…${key.last4})`,
+      )
+    },
+  },
+  'key roll': {
+    usage: 'key roll <keyId> [--grace 24h]',
+    summary:
+      'Replace a key: a new secret now; the old one keeps working for the grace period (0 for none).',
+    options: ['grace'],
+    positional: 'keyId',
+    run: async (admin, { id, values, json }, io) => {
+      const { secret, record, old } = await admin.rollKey(id, str(values, 'grace'))
+      if (json) {
+        io.out(
+          JSON.stringify({
+            ...publicKey({ ...record, state: 'active' }),
+            secret,
+            warning: SECRET_WARNING,
+            old: publicKey(old),
+          }),
+        )
+        return
+      }
+      io.err(`WARNING: ${SECRET_WARNING}`)
+      io.out(
+        [
+          `Rolled ${old.keyId}: it keeps working until ${when(old.expiresAt)}.`,
+          `New ${record.mode} key ${record.keyId}:`,
+          secret,
+        ].join('\n'),
+      )
+    },
+  },
+  'grant list': {
+    usage:
+      'grant list --program <programId> [--recipient <email>] [--limit N] [--cursor C] [--format table|json|csv]',
+    summary: "List a program's grants, newest first, a page at a time (default 50).",
+    options: ['program', 'recipient', 'limit', 'cursor', 'format'],
+    run: async (admin, { values, json }, io) => {
+      const format = json ? 'json' : (str(values, 'format') ?? 'table')
+      if (!['table', 'json', 'csv'].includes(format)) {
+        throw new AdminError(`--format must be table, json or csv, got ${JSON.stringify(format)}.`)
+      }
+      const page = await admin.listGrants({
+        program: str(values, 'program'),
+        recipient: str(values, 'recipient'),
+        limit: str(values, 'limit'),
+        cursor: str(values, 'cursor'),
+      })
+      if (format === 'json') {
+        io.out(
+          JSON.stringify({
+            grants: page.items.map((g) =>
+              Object.fromEntries(GRANT_COLUMNS.map((c, i) => [c, grantRow(g)[i]])),
+            ),
+            nextCursor: page.nextCursor ?? null,
+          }),
+        )
+        return
+      }
+      const headers =
+        format === 'csv'
+          ? GRANT_COLUMNS
+          : GRANT_COLUMNS.map((c) => (c === 'createdAt' ? 'CREATED' : c.toUpperCase()))
+      io.out(
+        format === 'csv'
+          ? csv(headers, page.items.map(grantRow))
+          : table(headers, page.items.map(grantRow)),
+      )
+      if (page.nextCursor) io.err(`More grants: add --cursor ${page.nextCursor}`)
+    },
+  },
+}
+
+const ALL_OPTIONS = {
+  name: { type: 'string' },
+  issuer: { type: 'string' },
+  mode: { type: 'string' },
+  pool: { type: 'string' },
+  'expires-in': { type: 'string' },
+  grace: { type: 'string' },
+  program: { type: 'string' },
+  recipient: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+  format: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  stack: { type: 'string' },
+  region: { type: 'string' },
+} as const
+const GLOBAL_OPTIONS = ['json', 'help', 'stack', 'region']
+
+export const usage = () =>
+  [
+    'Usage: npm run admin -- <noun> <verb> [options]',
+    '',
+    ...Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${c.summary}`),
+    '',
+    GLOBAL_HELP,
+  ].join('\n')
+
+export type Parsed =
+  | { kind: 'help'; text: string }
+  | { kind: 'run'; command: Command; id: string; values: Values; stack?: string; region?: string }
+
+/** Parses argv; throws AdminError with a one-line message on any mistake. */
+export const parseCommand = (argv: string[]): Parsed => {
+  let parsed: ReturnType<
+    typeof parseArgs<{ options: typeof ALL_OPTIONS; allowPositionals: true; strict: true }>
+  >
+  try {
+    parsed = parseArgs({ args: argv, options: ALL_OPTIONS, allowPositionals: true, strict: true })
+  } catch (error) {
+    throw new AdminError(`${(error as Error).message.split('\n')[0]} (see --help)`)
+  }
+  const { values, positionals } = parsed
+  const [noun, verb, ...rest] = positionals
+  if (noun === undefined || noun === 'help') return { kind: 'help', text: usage() }
+  const key = `${noun} ${verb ?? ''}`.trim()
+  const command = COMMANDS[key]
+  if (!command) {
+    const verbs = Object.keys(COMMANDS).filter((k) => k.startsWith(`${noun} `))
+    throw new AdminError(
+      verbs.length > 0
+        ? `Unknown command "${key}". ${noun} takes: ${verbs.map((v) => v.split(' ')[1]).join(', ')}.`
+        : `Unknown command "${key}". Nouns: issuer, program, key, grant (see --help).`,
+    )
+  }
+  if (values.help) {
+    return {
+      kind: 'help',
+      text: `Usage: npm run admin -- ${command.usage}\n${command.summary}\n\n${GLOBAL_HELP}`,
+    }
+  }
+  const unexpected = Object.keys(values).filter(
+    (k) => !command.options.includes(k) && !GLOBAL_OPTIONS.includes(k),
+  )
+  if (unexpected.length > 0) {
+    throw new AdminError(
+      `"${key}" does not take --${unexpected.join(', --')} (usage: ${command.usage}).`,
+    )
+  }
+  const expected = command.positional === undefined ? 0 : 1
+  if (rest.length !== expected) {
+    throw new AdminError(
+      expected === 0
+        ? `"${key}" takes no argument ${JSON.stringify(rest[0])} (usage: ${command.usage}).`
+        : `"${key}" needs exactly one <${command.positional}> (usage: ${command.usage}).`,
+    )
+  }
+  return {
+    kind: 'run',
+    command,
+    id: rest[0] ?? '',
+    values,
+    ...(values.stack === undefined ? {} : { stack: values.stack }),
+    ...(values.region === undefined ? {} : { region: values.region }),
+  }
+}
+
+export const runParsed = (admin: Admin, parsed: Extract<Parsed, { kind: 'run' }>, io: Io) =>
+  parsed.command.run(
+    admin,
+    { id: parsed.id, values: parsed.values, json: parsed.values.json === true },
+    io,
+  )

@@ -1,0 +1,78 @@
+import { existsSync, readFileSync } from 'node:fs'
+import type { DescribeStacksCommandOutput } from '@aws-sdk/client-cloudformation'
+import { AdminError, type AdminTableNames } from '../functions/admin/admin.store'
+
+/** Where the admin CLI works: the DynamoDB Local of `npm start`, or a deployed stack's tables. */
+export type Target =
+  | { kind: 'local'; endpoint: string; tables: AdminTableNames }
+  | { kind: 'stack'; stackName: string; region?: string; tables: AdminTableNames }
+
+/** Stack output key for each table (lib/grant-service-stack.ts writes them). */
+export const TABLE_OUTPUTS: Record<keyof AdminTableNames, string> = {
+  issuers: 'IssuersTable',
+  apiKeys: 'ApiKeysTable',
+  programs: 'ProgramsTable',
+  grants: 'GrantsTable',
+}
+
+/** Reads the table names from a DescribeStacks answer; anything missing is a clear error. */
+export const tablesFromStackOutputs = (
+  response: Pick<DescribeStacksCommandOutput, 'Stacks'>,
+  stackName: string,
+): AdminTableNames => {
+  const stack = response.Stacks?.find((s) => s.StackName === stackName) ?? response.Stacks?.[0]
+  if (!stack) throw new AdminError(`Stack ${stackName} was not found.`)
+  const outputs = new Map((stack.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]))
+  const missing = Object.values(TABLE_OUTPUTS).filter((key) => !outputs.get(key))
+  if (missing.length > 0) {
+    throw new AdminError(
+      `Stack ${stackName} has no output ${missing.join(', ')}: is it a virtual-share grant stack deployed from this version?`,
+    )
+  }
+  return Object.fromEntries(
+    Object.entries(TABLE_OUTPUTS).map(([table, key]) => [table, outputs.get(key) as string]),
+  ) as AdminTableNames
+}
+
+export const describeStackTables = async (stackName: string, region?: string) => {
+  const { CloudFormationClient, DescribeStacksCommand } = await import(
+    '@aws-sdk/client-cloudformation'
+  )
+  const client = new CloudFormationClient(region === undefined ? {} : { region })
+  try {
+    return tablesFromStackOutputs(
+      await client.send(new DescribeStacksCommand({ StackName: stackName })),
+      stackName,
+    )
+  } catch (error) {
+    if (error instanceof AdminError) throw error
+    const e = error as Error
+    throw new AdminError(
+      e.name === 'ValidationError'
+        ? `Stack ${stackName} does not exist in ${region ?? 'the default region'}.`
+        : `Cannot read stack ${stackName} (${e.name}: ${e.message}). Check your AWS credentials and --region.`,
+    )
+  } finally {
+    client.destroy()
+  }
+}
+
+/** The local database recorded by `npm start`; says how to start it when it is not running. */
+export const localTarget = async (endpointFile: string): Promise<Target> => {
+  const hint = 'Start it with `npm start` in this checkout (or use --stack for a deployed stage).'
+  if (!existsSync(endpointFile)) {
+    throw new AdminError(
+      `The local database is not running: ${endpointFile} does not exist. ${hint}`,
+    )
+  }
+  const running = JSON.parse(readFileSync(endpointFile, 'utf8')) as {
+    endpoint: string
+    tables: AdminTableNames
+  }
+  try {
+    await fetch(running.endpoint, { signal: AbortSignal.timeout(2_000) })
+  } catch {
+    throw new AdminError(`The local database at ${running.endpoint} does not answer. ${hint}`)
+  }
+  return { kind: 'local', endpoint: running.endpoint, tables: running.tables }
+}

@@ -1,0 +1,385 @@
+import { execFile } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { promisify } from 'node:util'
+import { ScanCommand } from '@aws-sdk/lib-dynamodb'
+import type { AdminTableNames } from '../../functions/admin/admin.store'
+import { clock } from '../../functions/shared/clock'
+import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
+import { ensureTables } from '../../local/tables'
+import { adminTables, grantBody, postGrant, programState, startApi } from '../support/api'
+
+/**
+ * The admin CLI as an operator runs it: a child process (`npm run admin -- ...` runs the same
+ * file), on the local target recorded by `npm start` (here: the test run's DynamoDB Local), and
+ * then real HTTP calls to the API with what it printed.
+ */
+const ROOT = resolve(__dirname, '../..')
+const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs')
+const run = promisify(execFile)
+
+/** A folder like `.local/` of a running `npm start`, pointing at the given tables. */
+const localDirFor = (tables: AdminTableNames) => {
+  const dir = mkdtempSync(join(tmpdir(), 'vs-admin-'))
+  writeFileSync(
+    join(dir, 'dynamodb-endpoint.json'),
+    JSON.stringify({ endpoint: process.env.DYNAMODB_ENDPOINT, tables }),
+  )
+  return dir
+}
+// The tables the in-process API reads, so it sees what the CLI creates.
+const localDir = localDirFor(adminTables)
+
+type Result = { code: number; stdout: string; stderr: string }
+const cli = async (args: string[], dir = localDir): Promise<Result> => {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [TSX, 'bin/admin.ts', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, VS_LOCAL_DIR: dir },
+    })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+const json = async (args: string[], dir = localDir) => {
+  const result = await cli([...args, '--json'], dir)
+  if (result.code !== 0) throw new Error(`${args.join(' ')} failed: ${result.stderr}`)
+  return JSON.parse(result.stdout)
+}
+
+const counts = async (tables: AdminTableNames) => {
+  const count = async (table: string) =>
+    (
+      await documentClient.send(
+        new ScanCommand({ TableName: table, Select: 'COUNT', ConsistentRead: true }),
+      )
+    ).Count
+  return {
+    issuers: await count(tables.issuers),
+    programs: await count(tables.programs),
+    keys: await count(tables.apiKeys),
+    grants: await count(tables.grants),
+  }
+}
+
+let api: Awaited<ReturnType<typeof startApi>>
+beforeAll(async () => {
+  api = await startApi()
+})
+afterAll(() => api.close())
+
+describe('admin CLI walkthrough', () => {
+  it('issuer, LIVE program, LIVE key, grant, list grants, revoke: the key is refused at once', async () => {
+    const issuer = await json(['issuer', 'create', '--name', 'Acme Corp'])
+    expect(issuer).toMatchObject({ issuerId: expect.stringMatching(/^iss_/), name: 'Acme Corp' })
+    const listed = await cli(['issuer', 'list'])
+    expect(listed.stdout).toMatch(new RegExp(`${issuer.issuerId}\\s+Acme Corp`))
+
+    const program = await json([
+      'program',
+      'create',
+      '--issuer',
+      issuer.issuerId,
+      '--mode',
+      'LIVE',
+      '--name',
+      'Referrals',
+      '--pool',
+      '10',
+    ])
+    expect(program).toMatchObject({ mode: 'LIVE', status: 'active', pool: 10, issued: 0 })
+
+    const created = await cli(['key', 'create', '--issuer', issuer.issuerId, '--mode', 'LIVE'])
+    expect(created.code).toBe(0)
+    expect(created.stderr).toContain('shown once and cannot be shown again')
+    const secret = created.stdout.trim().split('\n').at(-1) as string
+    expect(secret).toMatch(/^vs_live_/)
+
+    const grants = [3, 2]
+    for (const amount of grants) {
+      const call = await postGrant(
+        api.baseUrl,
+        program.programId,
+        secret,
+        grantBody({ amount, recipient: { email: `r${amount}@example.com` } }),
+      )
+      expect(call.status).toBe(201)
+    }
+    const shown = await json(['program', 'show', program.programId])
+    expect(shown).toMatchObject({ issued: 5, pool: 10, remaining: 5, status: 'active' })
+    expect(shown.issued).toBe(
+      (await programState(program.programId)).grants.reduce((a, g) => a + g.amount, 0),
+    )
+    expect((await cli(['program', 'show', program.programId])).stdout).toMatch(/remaining\s+5/)
+
+    const listedGrants = await json(['grant', 'list', '--program', program.programId])
+    expect(listedGrants.grants.map((g: { amount: string }) => g.amount)).toEqual(['2', '3'])
+    const asCsv = await cli(['grant', 'list', '--program', program.programId, '--format', 'csv'])
+    expect(asCsv.stdout.split('\n')[0]).toBe('id,createdAt,email,name,amount,reason,status')
+    expect(asCsv.stdout).toContain('r2@example.com,,2,Referral bonus,reserved')
+    expect((await cli(['grant', 'list', '--program', program.programId])).stdout).toMatch(
+      /^ID\s+CREATED\s+EMAIL/,
+    )
+
+    const keys = await cli(['key', 'list', '--issuer', issuer.issuerId])
+    expect(keys.stdout).not.toContain(secret)
+    expect(keys.stdout).toContain(`vs_live_…${secret.slice(-4)}`)
+    const [key] = await json(['key', 'list', '--issuer', issuer.issuerId])
+    expect(JSON.stringify(key)).not.toContain(secret.slice(8, -4))
+
+    expect((await cli(['key', 'revoke', key.keyId])).code).toBe(0)
+    const refused = await postGrant(api.baseUrl, program.programId, secret)
+    expect(refused.status).toBe(401)
+    expect((await json(['key', 'list', '--issuer', issuer.issuerId]))[0].status).toBe('revoked')
+  })
+
+  it('rolls a key: the old secret works through the grace period and fails after it', async () => {
+    const issuer = await json(['issuer', 'create', '--name', 'Roller'])
+    const program = await json([
+      'program',
+      'create',
+      '--issuer',
+      issuer.issuerId,
+      '--mode',
+      'TEST',
+      '--name',
+      'P',
+    ])
+    const old = await json(['key', 'create', '--issuer', issuer.issuerId, '--mode', 'test'])
+    expect((await postGrant(api.baseUrl, program.programId, old.secret)).status).toBe(201)
+
+    const rolled = await json(['key', 'roll', old.keyId, '--grace', '24h'])
+    expect(rolled.secret).toMatch(/^vs_test_/)
+    expect(rolled.old.keyId).toBe(old.keyId)
+    expect(Date.parse(rolled.old.expiresAt) - Date.now()).toBeGreaterThan(23.9 * 3_600_000)
+
+    expect((await postGrant(api.baseUrl, program.programId, old.secret)).status).toBe(201)
+    expect((await postGrant(api.baseUrl, program.programId, rolled.secret)).status).toBe(201)
+    const realNow = clock.now
+    try {
+      // The service's clock, 25 hours on: past the grace period, with the old key still cached.
+      clock.now = () => realNow() + 25 * 3_600_000
+      expect((await postGrant(api.baseUrl, program.programId, old.secret)).status).toBe(401)
+      expect((await postGrant(api.baseUrl, program.programId, rolled.secret)).status).toBe(201)
+    } finally {
+      clock.now = realNow
+    }
+    const again = await cli(['key', 'roll', old.keyId, '--grace', '0'])
+    expect(again.code).toBe(0)
+    expect((await postGrant(api.baseUrl, program.programId, old.secret)).status).toBe(401)
+  })
+
+  it('pauses, resumes and closes a program; grants follow its status', async () => {
+    const issuer = await json(['issuer', 'create', '--name', 'Pauser'])
+    const program = await json([
+      'program',
+      'create',
+      '--issuer',
+      issuer.issuerId,
+      '--mode',
+      'TEST',
+      '--name',
+      'P',
+    ])
+    const key = await json(['key', 'create', '--issuer', issuer.issuerId, '--mode', 'TEST'])
+    expect((await cli(['program', 'pause', program.programId])).stdout).toContain('is now paused')
+    expect((await postGrant(api.baseUrl, program.programId, key.secret)).body.code).toBe(
+      'program_inactive',
+    )
+    expect((await cli(['program', 'resume', program.programId])).code).toBe(0)
+    expect((await postGrant(api.baseUrl, program.programId, key.secret)).status).toBe(201)
+    expect((await cli(['program', 'close', program.programId])).code).toBe(0)
+    expect((await postGrant(api.baseUrl, program.programId, key.secret)).body.code).toBe(
+      'program_inactive',
+    )
+    const reopen = await cli(['program', 'resume', program.programId])
+    expect(reopen.code).toBe(1)
+    expect(reopen.stderr.trim()).toBe(
+      `error: Program ${program.programId} is closed; closing is final.`,
+    )
+    const listed = await json(['program', 'list', '--issuer', issuer.issuerId, '--mode', 'TEST'])
+    expect(listed.map((p: { status: string }) => p.status)).toEqual(['closed'])
+  })
+
+  it('pages through grants newest first and filters by recipient', async () => {
+    const issuer = await json(['issuer', 'create', '--name', 'Pager'])
+    const program = await json([
+      'program',
+      'create',
+      '--issuer',
+      issuer.issuerId,
+      '--mode',
+      'TEST',
+      '--name',
+      'P',
+    ])
+    const key = await json(['key', 'create', '--issuer', issuer.issuerId, '--mode', 'TEST'])
+    for (let i = 1; i <= 5; i++) {
+      const email = i % 2 === 0 ? 'even@example.com' : 'odd@example.com'
+      await postGrant(
+        api.baseUrl,
+        program.programId,
+        key.secret,
+        grantBody({ amount: i, recipient: { email } }),
+      )
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    const first = await json(['grant', 'list', '--program', program.programId, '--limit', '2'])
+    expect(first.grants.map((g: { amount: string }) => g.amount)).toEqual(['5', '4'])
+    const second = await json([
+      'grant',
+      'list',
+      '--program',
+      program.programId,
+      '--limit',
+      '2',
+      '--cursor',
+      first.nextCursor,
+    ])
+    expect(second.grants.map((g: { amount: string }) => g.amount)).toEqual(['3', '2'])
+    const third = await json([
+      'grant',
+      'list',
+      '--program',
+      program.programId,
+      '--limit',
+      '2',
+      '--cursor',
+      second.nextCursor,
+    ])
+    expect(third.grants.map((g: { amount: string }) => g.amount)).toEqual(['1'])
+    const even = await json([
+      'grant',
+      'list',
+      '--program',
+      program.programId,
+      '--recipient',
+      'EVEN@example.com',
+    ])
+    expect(even.grants.map((g: { amount: string }) => g.amount)).toEqual(['4', '2'])
+    const table = await cli(['grant', 'list', '--program', program.programId, '--limit', '2'])
+    expect(table.stderr).toMatch(/More grants: add --cursor \S+/)
+  })
+})
+
+describe('admin CLI bad input', () => {
+  // Tables of its own, so "changes nothing" can be checked on whole tables while other test
+  // files write to the shared ones.
+  const suffix = `cli-${process.pid}`
+  const tables: AdminTableNames = {
+    issuers: `vs-issuers-${suffix}`,
+    apiKeys: `vs-api-keys-${suffix}`,
+    programs: `vs-programs-${suffix}`,
+    grants: `vs-grants-${suffix}`,
+  }
+  const dir = localDirFor(tables)
+  let issuerId: string
+  beforeAll(async () => {
+    await ensureTables(dynamodb, tables)
+    issuerId = (await json(['issuer', 'create', '--name', 'Bad input'], dir)).issuerId
+  })
+
+  it.each([
+    [
+      ['program', 'create', '--issuer', 'ISSUER', '--mode', 'FOO', '--name', 'x'],
+      '--mode must be TEST or LIVE, got "FOO".',
+    ],
+    [
+      ['program', 'create', '--issuer', 'ISSUER', '--mode', 'TEST', '--name', 'x', '--pool=-5'],
+      '--pool must be a whole number from 1 to 1000000000000, got "-5".',
+    ],
+    [
+      ['program', 'create', '--issuer', 'ISSUER', '--mode', 'TEST', '--name', 'x', '--pool', '2.5'],
+      '--pool must be a whole number',
+    ],
+    [
+      [
+        'program',
+        'create',
+        '--issuer',
+        'iss_00000000000000000000000000',
+        '--mode',
+        'TEST',
+        '--name',
+        'x',
+      ],
+      'No issuer iss_00000000000000000000000000.',
+    ],
+    [
+      ['program', 'create', '--issuer', 'ISSUER', '--mode', 'TEST'],
+      '--name must be 1 to 100 characters',
+    ],
+    [
+      ['key', 'create', '--issuer', 'ISSUER', '--mode', 'LIVE', '--expires-in', '9x'],
+      '--expires-in must look like 90d, 24h, 30m or 45s (or 0), got "9x".',
+    ],
+    [['key', 'create', '--issuer', 'nope', '--mode', 'LIVE'], 'Issuer "nope" is not a valid id.'],
+    [['key', 'revoke', 'key_00000000000000000000000000'], 'No key key_00000000000000000000000000.'],
+    [
+      ['key', 'roll', 'key_00000000000000000000000000', '--grace', '1y'],
+      '--grace must look like 90d',
+    ],
+    [
+      ['program', 'pause', 'prg_00000000000000000000000000'],
+      'No program prg_00000000000000000000000000.',
+    ],
+    [['program', 'show'], '"program show" needs exactly one <programId>'],
+    [
+      ['grant', 'list', '--program', 'prg_00000000000000000000000000', '--limit', '0'],
+      '--limit must be a whole number from 1 to 1000',
+    ],
+    [
+      ['grant', 'list', '--program', 'prg_00000000000000000000000000', '--format', 'xml'],
+      '--format must be table, json or csv',
+    ],
+    [['key', 'frob'], 'Unknown command "key frob". key takes: create, list, revoke, roll.'],
+    [['issuer', 'list', '--pool', '3'], '"issuer list" does not take --pool'],
+    [['issuer', 'create', '--nmae', 'x'], "Unknown option '--nmae'"],
+  ])('%j fails with one clear line and changes nothing', async (args, message) => {
+    const before = await counts(tables)
+    const result = await cli(
+      args.map((a) => (a === 'ISSUER' ? issuerId : a)),
+      dir,
+    )
+    expect(result.code).toBe(1)
+    const lines = result.stderr.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^error: /)
+    expect(lines[0]).toContain(message)
+    expect(result.stdout).toBe('')
+    expect(await counts(tables)).toEqual(before)
+    expect(before.issuers).toBe(1)
+  })
+
+  it('says the local database is not running, and how to start it', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'vs-admin-empty-'))
+    const result = await cli(['issuer', 'list'], empty)
+    expect(result.code).toBe(1)
+    expect(result.stderr.trim()).toMatch(
+      /^error: The local database is not running: .* Start it with `npm start`/,
+    )
+    const stale = mkdtempSync(join(tmpdir(), 'vs-admin-stale-'))
+    writeFileSync(
+      join(stale, 'dynamodb-endpoint.json'),
+      JSON.stringify({ endpoint: 'http://127.0.0.1:9', tables: adminTables }),
+    )
+    expect((await cli(['issuer', 'list'], stale)).stderr).toMatch(
+      /does not answer\. Start it with `npm start`/,
+    )
+  })
+
+  it('has --help for every command', async () => {
+    const top = await cli(['--help'])
+    expect(top.code).toBe(0)
+    const commands = [...top.stdout.matchAll(/^ {2}(\w+ \w+)/gm)].map((m) => m[1] as string)
+    expect(commands).toHaveLength(13)
+    for (const command of commands) {
+      const help = await cli([...command.split(' '), '--help'])
+      expect(help.code).toBe(0)
+      expect(help.stdout).toContain(`Usage: npm run admin -- ${command}`)
+    }
+  })
+})

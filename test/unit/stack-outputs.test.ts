@@ -1,0 +1,33 @@
+import type { DescribeStacksCommandOutput } from '@aws-sdk/client-cloudformation'
+import { tablesFromStackOutputs } from '../../cli/targets'
+import fixture from '../fixtures/describe-stacks.json'
+
+// A real DescribeStacks answer, as the SDK returns it (dates arrive as Date objects).
+const recorded = fixture as unknown as DescribeStacksCommandOutput
+
+describe('admin CLI --stack: table names from DescribeStacks', () => {
+  it('reads the four table names from a recorded DescribeStacks response', () => {
+    expect(tablesFromStackOutputs(recorded, 'VirtualShares-dev')).toEqual({
+      issuers: 'VirtualShares-dev-TablesIssuers5C1F3A2B-1A2B3C4D5E6F',
+      apiKeys: 'VirtualShares-dev-TablesApiKeys330F873D-7G8H9I0J1K2L',
+      programs: 'VirtualShares-dev-TablesProgramsF3FA1F10-3M4N5O6P7Q8R',
+      grants: 'VirtualShares-dev-TablesGrantsA53A3550-9S0T1U2V3W4X',
+    })
+  })
+
+  it('names the outputs a stack lacks', () => {
+    const [stack] = recorded.Stacks ?? []
+    const partial = {
+      Stacks: [{ ...stack, Outputs: stack?.Outputs?.filter((o) => o.OutputKey !== 'GrantsTable') }],
+    }
+    expect(() =>
+      tablesFromStackOutputs(partial as DescribeStacksCommandOutput, 'VirtualShares-dev'),
+    ).toThrow(/no output GrantsTable/)
+  })
+
+  it('says when the stack is not there', () => {
+    expect(() => tablesFromStackOutputs({ Stacks: [] }, 'VirtualShares-x')).toThrow(
+      'Stack VirtualShares-x was not found.',
+    )
+  })
+})
