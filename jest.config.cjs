@@ -19,5 +19,6 @@ module.exports = {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/quiet-logs.ts'],
   maxWorkers: 2,
-  testTimeout: 60_000,
+  // Generous: some tests start Java or spawn the CLI, and CI shares two cores with them.
+  testTimeout: 180_000,
 }

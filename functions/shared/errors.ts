@@ -166,7 +166,7 @@ export class ServiceUnavailable extends DomainError {
   override readonly retryAfterSeconds = 1
   constructor() {
     super(
-      'The database is temporarily unavailable or throttled. Nothing was written; retry with the same Idempotency-Key.',
+      'The database is throttled or did not answer in time. Retry with the same Idempotency-Key: a grant is made at most once.',
     )
   }
 }
