@@ -36,10 +36,30 @@ const fail = (message: string): never => {
 const isAlive = (pid: number) => {
   try {
     process.kill(pid, 0)
-    return true
   } catch {
     return false
   }
+  try {
+    // A killed process nobody has reaped yet (containers often lack an init) is a zombie: dead.
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return true
+  }
+}
+
+/** Stops a DynamoDB Local left behind by a killed `npm start` (and only that). */
+const stopOrphan = async (pid: number) => {
+  let cmdline = ''
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+  } catch {
+    return // gone, or no /proc (macOS): nothing we can safely identify
+  }
+  if (!cmdline.includes('DynamoDBLocal.jar')) return
+  console.error(`Stopping DynamoDB Local left running by an earlier npm start (pid ${pid}).`)
+  process.kill(pid, 'SIGTERM')
+  for (let i = 0; i < 50 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100))
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL')
 }
 
 /** Binds the API port before anything slow starts, so a busy port fails in a second. */
@@ -76,12 +96,17 @@ const main = async () => {
   }
   mkdirSync(paths.dir, { recursive: true })
   if (existsSync(paths.endpointFile)) {
-    const running = JSON.parse(readFileSync(paths.endpointFile, 'utf8')) as { serverPid: number }
+    const running = JSON.parse(readFileSync(paths.endpointFile, 'utf8')) as {
+      serverPid: number
+      dynamoPid: number
+    }
     if (isAlive(running.serverPid)) {
       fail(
         `npm start is already running for this checkout (pid ${running.serverPid}, ${paths.endpointFile}). Stop it with Ctrl-C first.`,
       )
     }
+    // The last run was killed without cleaning up: its DynamoDB Local may still hold the data.
+    await stopOrphan(running.dynamoPid)
   }
 
   // The handlers are imported only once the environment is set: config.ts reads it at import.
