@@ -1,4 +1,5 @@
-import * as z from 'zod'
+// zod/mini: the same validation as classic zod at a fraction of the bundle (cold start matters).
+import * as z from 'zod/mini'
 
 /** Documented limits of the grant contract (README "API contract"). */
 export const LIMITS = {
@@ -17,46 +18,56 @@ const CONTROL_CHARACTERS = /\p{Cc}/u
 const expected = (field: string, what: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? `${field} is required` : `${field} must be ${what}`
 
-const text = (field: string, max: number) =>
-  z
-    .string({ error: expected(field, 'a string') })
-    .max(max, { error: `${field} must be at most ${max} characters` })
-    .refine((value) => value.trim().length > 0, { error: `${field} must not be blank` })
-    .refine((value) => !CONTROL_CHARACTERS.test(value), {
-      error: `${field} must not contain control characters`,
-    })
-    // A lone UTF-16 surrogate cannot be stored as UTF-8 without being silently replaced.
-    .refine((value) => value.isWellFormed(), { error: `${field} must be valid Unicode` })
-
 // Only for a wrong type: other issues of an object (unknown keys) keep their own messages.
 const typeError =
   (message: (issue: { input?: unknown }) => string) => (issue: { code: string; input?: unknown }) =>
     issue.code === 'invalid_type' ? message(issue) : undefined
 
-export const EmailSchema = z
-  .string({ error: expected('recipient.email', 'a string') })
-  .trim()
-  .toLowerCase()
-  .max(LIMITS.maxEmailLength, {
-    error: `recipient.email must be at most ${LIMITS.maxEmailLength} characters`,
-  })
-  .pipe(z.email({ error: 'recipient.email must be a valid e-mail address' }))
+const text = (field: string, max: number) =>
+  z.string({ error: expected(field, 'a string') }).check(
+    z.maxLength(max, { error: `${field} must be at most ${max} characters` }),
+    z.refine((value) => value.trim().length > 0, { error: `${field} must not be blank` }),
+    z.refine((value) => !CONTROL_CHARACTERS.test(value), {
+      error: `${field} must not contain control characters`,
+    }),
+    // A lone UTF-16 surrogate cannot be stored as UTF-8 without being silently replaced.
+    z.refine((value) => value.isWellFormed(), { error: `${field} must be valid Unicode` }),
+  )
+
+export const EmailSchema = z.pipe(
+  z.string({ error: expected('recipient.email', 'a string') }).check(
+    z.trim(),
+    z.toLowerCase(),
+    z.maxLength(LIMITS.maxEmailLength, {
+      error: `recipient.email must be at most ${LIMITS.maxEmailLength} characters`,
+    }),
+  ),
+  z.email({ error: 'recipient.email must be a valid e-mail address' }),
+)
 
 export const GrantRequestSchema = z.strictObject(
   {
     recipient: z.strictObject(
       {
         email: EmailSchema,
-        name: text('recipient.name', LIMITS.maxNameLength).optional(),
+        name: z.optional(text('recipient.name', LIMITS.maxNameLength)),
       },
       { error: typeError(expected('recipient', 'an object with an email')) },
     ),
     reason: text('reason', LIMITS.maxReasonLength),
     amount: z
-      .number({ error: expected('amount', 'a JSON number') })
-      .int({ error: 'amount must be a whole number' })
-      .positive({ error: 'amount must be greater than zero' })
-      .max(LIMITS.maxAmount, { error: `amount must be at most ${LIMITS.maxAmount}` }),
+      .int({
+        error: (issue) =>
+          issue.input === undefined
+            ? 'amount is required'
+            : typeof issue.input === 'number' && Number.isFinite(issue.input)
+              ? 'amount must be a whole number'
+              : 'amount must be a JSON number',
+      })
+      .check(
+        z.positive({ error: 'amount must be greater than zero' }),
+        z.maximum(LIMITS.maxAmount, { error: `amount must be at most ${LIMITS.maxAmount}` }),
+      ),
   },
   { error: typeError(() => 'The body must be a JSON object') },
 )
@@ -66,6 +77,4 @@ export type GrantRequest = z.output<typeof GrantRequestSchema>
 // Printable ASCII, as Stripe and the IETF Idempotency-Key draft allow.
 export const IdempotencyKeySchema = z
   .string()
-  .min(1)
-  .max(LIMITS.maxIdempotencyKeyLength)
-  .regex(/^[\x20-\x7e]+$/)
+  .check(z.minLength(1), z.maxLength(LIMITS.maxIdempotencyKeyLength), z.regex(/^[\x20-\x7e]+$/))

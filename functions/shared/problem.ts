@@ -1,5 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
-import * as z from 'zod'
+// The error class alone: the zod/mini namespace object would drag every locale into the bundle.
+import { $ZodError } from 'zod/v4/core'
 import { DomainError, RequestConflict, ServiceUnavailable, ValidationFailed } from './errors'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
@@ -62,7 +63,7 @@ export const isTransientAwsError = (error: unknown): boolean => {
 const fieldName = (path: PropertyKey[]) => (path.length > 0 ? path.map(String).join('.') : '(body)')
 
 /** One entry per failing field; an unknown key is named as a field of its own. */
-export const zodIssuesToFieldErrors = (error: z.ZodError) =>
+export const zodIssuesToFieldErrors = (error: $ZodError) =>
   error.issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
       ? issue.keys.map((key) => ({
@@ -75,7 +76,7 @@ export const zodIssuesToFieldErrors = (error: z.ZodError) =>
 /** Turns anything thrown by a handler into a DomainError; unknown errors become undefined (500). */
 export const toDomainError = (error: unknown): DomainError | undefined => {
   if (error instanceof DomainError) return error
-  if (error instanceof z.ZodError) return new ValidationFailed(zodIssuesToFieldErrors(error))
+  if (error instanceof $ZodError) return new ValidationFailed(zodIssuesToFieldErrors(error))
   if (error instanceof Error && CONFLICT_AWS_ERRORS.has(error.name)) return new RequestConflict()
   if (isTransientAwsError(error)) return new ServiceUnavailable()
   return undefined

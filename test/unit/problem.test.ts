@@ -1,4 +1,4 @@
-import * as z from 'zod'
+import * as z from 'zod/mini'
 import * as errors from '../../functions/shared/errors'
 import { problemResponse } from '../../functions/shared/problem'
 
