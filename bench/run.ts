@@ -1,0 +1,513 @@
+/**
+ * `npm run bench`: every figure measured side by side with its baseline in one run, on this
+ * machine, against DynamoDB Local. Prints a table and writes bench/results.json.
+ * Not a test: nothing here fails a build; the targets are reported as met or missed.
+ */
+import { execFile, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { cpus, tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { gzipSync } from 'node:zlib'
+import { build } from 'esbuild'
+import { esbuildOptions } from '../lib/esbuild-options'
+import { startDynamoDbLocal } from '../local/dynamodb-local'
+import { functionEnvironment } from '../local/local-env'
+import { ensureTables } from '../local/tables'
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const started = Date.now()
+const log = (text: string) => process.stderr.write(`${text}\n`)
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number
+}
+const median = (values: number[]) => percentile(values, 50)
+const round = (n: number, digits = 2) => Number(n.toFixed(digits))
+
+type Row = {
+  metric: string
+  value: string
+  baseline?: string
+  ratio?: number
+  target?: string
+  met?: boolean
+}
+const rows: Row[] = []
+const results: Record<string, unknown> = {}
+
+// ---------------------------------------------------------------- setup
+const dynamo = await startDynamoDbLocal()
+const tables = {
+  issuers: 'bench-issuers',
+  apiKeys: 'bench-api-keys',
+  programs: 'bench-programs',
+  grants: 'bench-grants',
+}
+Object.assign(process.env, functionEnvironment(dynamo.endpoint, tables), {
+  POWERTOOLS_LOG_LEVEL: 'INFO', // what the stack deploys
+  POWERTOOLS_SERVICE_NAME: 'virtual-share-grants',
+})
+const { dynamodb, documentClient } = await import('../functions/shared/dynamodb')
+await ensureTables(dynamodb, tables)
+const { DynamoDbAdminStore } = await import('../functions/admin/admin.dynamodb')
+const { makeAdmin } = await import('../functions/admin/admin.use-cases')
+const admin = makeAdmin(new DynamoDbAdminStore(documentClient, tables))
+const { issuerId } = await admin.createIssuer({ name: 'Bench' })
+const programs = await Promise.all(
+  Array.from({ length: 16 }, (_, i) =>
+    admin.createProgram({ issuer: issuerId, mode: 'TEST', name: `bench ${i}` }),
+  ),
+)
+const programIds = programs.map((p) => p.programId)
+const { secret: apiKey } = await admin.createKey({ issuer: issuerId, mode: 'TEST' })
+const { loadRouteHandlers, createLocalApi } = await import('../local/http-server')
+const { eventValues, sampleEvents } = await import('../local/sam-events')
+const handlers = await loadRouteHandlers()
+const grantHandler = handlers.get('POST /programs/{programId}/grant-tokens') as NonNullable<
+  ReturnType<typeof handlers.get>
+>
+
+// Request logs go to stdout in Lambda; here they are formatted as usual and then dropped.
+const realStdout = process.stdout.write.bind(process.stdout)
+let logBytes = 0
+const muteLogs = () => {
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    logBytes += chunk.length
+    return true
+  }) as typeof process.stdout.write
+}
+const unmuteLogs = () => {
+  process.stdout.write = realStdout
+}
+
+const template = sampleEvents(
+  join(ROOT, 'events'),
+  eventValues({
+    issuerId,
+    programs: { TEST: programIds[0] as string, LIVE: '' },
+    keys: { TEST: apiKey, LIVE: '' },
+  }),
+).find((e) => e.file === 'grant.json')?.event as Parameters<typeof grantHandler>[0]
+let sequence = 0
+const grantEvent = (key = apiKey, programId = programIds[0] as string) => ({
+  ...template,
+  headers: {
+    ...template.headers,
+    'x-api-key': key,
+    'idempotency-key': `bench-${started}-${sequence++}`,
+  },
+  pathParameters: { programId },
+  rawPath: `/programs/${programId}/grant-tokens`,
+  requestContext: { ...template.requestContext, requestId: `bench-${sequence}` },
+})
+const context = {
+  awsRequestId: 'bench',
+  functionName: 'bench',
+  getRemainingTimeInMillis: () => 10_000,
+} as never
+const invoke = async (event = grantEvent()) => {
+  const result = await grantHandler(event, context)
+  if (result.statusCode !== 201)
+    throw new Error(`handler answered ${result.statusCode}: ${result.body}`)
+}
+
+// DynamoDB calls: counted and timed by an SDK middleware around each whole call.
+let dbCalls: string[] = []
+let dbMs = 0
+let conflicts = 0
+dynamodb.middlewareStack.add(
+  (next, ctx) => async (args) => {
+    dbCalls.push(ctx.commandName ?? '?')
+    const t0 = performance.now()
+    try {
+      return await next(args)
+    } catch (error) {
+      const reasons =
+        (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []
+      if (reasons.some((r) => r.Code === 'TransactionConflict')) conflicts++
+      throw error
+    } finally {
+      dbMs += performance.now() - t0
+    }
+  },
+  { step: 'initialize', name: 'bench-meter' },
+)
+
+// ---------------------------------------------------------------- 1. round trips
+log('1/6 round trips')
+muteLogs()
+const { secret: coldKey } = await admin.createKey({ issuer: issuerId, mode: 'TEST' })
+const trips = async (event: ReturnType<typeof grantEvent>, expectCreated = true) => {
+  dbCalls = []
+  const result = await grantHandler(event, context)
+  if (expectCreated && result.statusCode !== 201) throw new Error(result.body)
+  return [...dbCalls]
+}
+const cold = await trips(grantEvent(coldKey))
+const warm = await trips(grantEvent(coldKey))
+const malformed = await trips(
+  grantEvent(`${coldKey.slice(0, -1)}${coldKey.endsWith('A') ? 'B' : 'A'}`),
+  false,
+)
+unmuteLogs()
+results.roundTrips = { cold, warm, malformed }
+rows.push(
+  {
+    metric: 'round trips, warm key',
+    value: String(warm.length),
+    target: '1',
+    met: warm.length === 1,
+  },
+  {
+    metric: 'round trips, key not cached',
+    value: String(cold.length),
+    target: '2',
+    met: cold.length === 2,
+  },
+  {
+    metric: 'round trips, malformed key',
+    value: String(malformed.length),
+    target: '0',
+    met: malformed.length === 0,
+  },
+)
+
+// ---------------------------------------------------------------- 2. handler vs database floor
+log('2/6 handler latency against the bare TransactWriteItems')
+// The floor: the very TransactWriteItems the hot path sends (the store's own call, same items
+// and expressions), without middy, parsing, validation, authentication, mapping or logging.
+const { DynamoDbGrantStore } = await import('../functions/stores/grants.dynamodb')
+const { hashApiKey } = await import('../functions/shared/api-key')
+const store = new DynamoDbGrantStore(documentClient, tables)
+const keyRecord = await store.findApiKey(hashApiKey(apiKey))
+if (!keyRecord) throw new Error('bench key missing')
+const floor = async () => {
+  const grantId = `gr_bench${String(sequence++).padStart(18, '0')}`
+  const outcome = await store.createGrant({
+    key: keyRecord,
+    now: Date.now(),
+    grant: {
+      grantId,
+      programId: programIds[0] as string,
+      issuerId,
+      mode: 'TEST',
+      recipient: { email: 'ann@example.com' },
+      reason: 'Referral bonus',
+      amount: 1,
+      status: 'reserved',
+      createdAt: new Date().toISOString(),
+      requestHash: 'f'.repeat(64),
+      idempotencyKey: grantId,
+      keyId: keyRecord.keyId,
+    },
+  })
+  if (outcome.kind !== 'created') throw new Error(`floor: ${outcome.kind}`)
+}
+muteLogs()
+for (let i = 0; i < 150; i++) {
+  await invoke()
+  await floor()
+}
+const ROUNDS = 5
+const PAIRS = 200
+const latency = {
+  handler: [] as { p50: number; p99: number }[],
+  floor: [] as { p50: number; p99: number }[],
+}
+for (let r = 0; r < ROUNDS; r++) {
+  const h: number[] = []
+  const f: number[] = []
+  for (let i = 0; i < PAIRS; i++) {
+    // Interleaved, order alternating, so drift and noise hit both sides alike.
+    const first = i % 2 === 0
+    for (const side of first ? ['h', 'f'] : ['f', 'h']) {
+      const t0 = performance.now()
+      if (side === 'h') await invoke()
+      else await floor()
+      ;(side === 'h' ? h : f).push(performance.now() - t0)
+    }
+  }
+  latency.handler.push({ p50: percentile(h, 50), p99: percentile(h, 99) })
+  latency.floor.push({ p50: percentile(f, 50), p99: percentile(f, 99) })
+}
+unmuteLogs()
+const lat = {
+  handlerP50: median(latency.handler.map((x) => x.p50)),
+  handlerP99: median(latency.handler.map((x) => x.p99)),
+  floorP50: median(latency.floor.map((x) => x.p50)),
+  floorP99: median(latency.floor.map((x) => x.p99)),
+}
+results.latency = { rounds: ROUNDS, pairsPerRound: PAIRS, perRound: latency, medians: lat }
+const p50Ratio = lat.handlerP50 / lat.floorP50
+const p99Ratio = lat.handlerP99 / lat.floorP99
+rows.push(
+  {
+    metric: 'handler p50 (ms)',
+    value: String(round(lat.handlerP50)),
+    baseline: String(round(lat.floorP50)),
+    ratio: round(p50Ratio),
+    target: '<= 1.15',
+    met: p50Ratio <= 1.15,
+  },
+  {
+    metric: 'handler p99 (ms)',
+    value: String(round(lat.handlerP99)),
+    baseline: String(round(lat.floorP99)),
+    ratio: round(p99Ratio),
+    target: '<= 1.3',
+    met: p99Ratio <= 1.3,
+  },
+)
+
+// ---------------------------------------------------------------- 3. cold start
+log('3/6 bundle size and import time')
+const out = mkdtempSync(join(tmpdir(), 'vs-bench-'))
+const bundle = async (entry: string, name: string) => {
+  const outfile = join(out, name, 'index.mjs')
+  await build(esbuildOptions(resolve(ROOT, entry), outfile))
+  const code = readFileSync(outfile)
+  return { outfile, bytes: statSync(outfile).size, gzip: gzipSync(code).length }
+}
+const production = await bundle('functions/grant-tokens/grant-tokens.handler.ts', 'grant')
+const baseline = await bundle('bench/baseline-handler.ts', 'baseline')
+const importMs = (file: string) => {
+  const script = `const t=performance.now();await import(${JSON.stringify(`file://${file}`)});process.stdout.write(String(performance.now()-t))`
+  const run = spawnSync(
+    process.execPath,
+    ['--enable-source-maps', '--input-type=module', '-e', script],
+    {
+      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'INFO', AWS_REGION: 'eu-west-1' },
+      encoding: 'utf8',
+    },
+  )
+  if (run.status !== 0) throw new Error(run.stderr)
+  return Number(run.stdout)
+}
+const imports = { production: [] as number[], baseline: [] as number[] }
+for (let i = 0; i < 17; i++) {
+  for (const side of i % 2 === 0
+    ? (['production', 'baseline'] as const)
+    : (['baseline', 'production'] as const)) {
+    imports[side].push(importMs(side === 'production' ? production.outfile : baseline.outfile))
+  }
+}
+const sizeRatio = production.bytes / baseline.bytes
+const gzipRatio = production.gzip / baseline.gzip
+const importRatio = median(imports.production) / median(imports.baseline)
+results.coldStart = {
+  production: { bytes: production.bytes, gzip: production.gzip },
+  baseline: { bytes: baseline.bytes, gzip: baseline.gzip },
+  importMs: imports,
+}
+rows.push(
+  {
+    metric: 'bundle, minified (KB)',
+    value: String(round(production.bytes / 1024, 1)),
+    baseline: String(round(baseline.bytes / 1024, 1)),
+    ratio: round(sizeRatio),
+    target: '<= 1.3',
+    met: sizeRatio <= 1.3,
+  },
+  {
+    metric: 'bundle, gzip (KB)',
+    value: String(round(production.gzip / 1024, 1)),
+    baseline: String(round(baseline.gzip / 1024, 1)),
+    ratio: round(gzipRatio),
+    target: '<= 1.3',
+    met: gzipRatio <= 1.3,
+  },
+  {
+    metric: 'import time, median of 17 (ms)',
+    value: String(round(median(imports.production), 1)),
+    baseline: String(round(median(imports.baseline), 1)),
+    ratio: round(importRatio),
+    target: '<= 1.25',
+    met: importRatio <= 1.25,
+  },
+)
+
+// ---------------------------------------------------------------- 4. throughput over HTTP
+log('4/6 throughput through the local HTTP server (autocannon)')
+let handlerMs = 0
+let handled = 0
+const timed = new Map(
+  [...handlers].map(([key, handler]) => [
+    key,
+    (async (event, ctx) => {
+      const t0 = performance.now()
+      try {
+        return await handler(event, ctx)
+      } finally {
+        handlerMs += performance.now() - t0
+        handled++
+      }
+    }) as typeof handler,
+  ]),
+)
+const server = createLocalApi(timed)
+await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+const body = JSON.stringify({
+  recipient: { email: 'ann@example.com' },
+  reason: 'Benchmark',
+  amount: 1,
+})
+// Asynchronous on purpose: the server shares this process's event loop.
+const load = async (paths: string[], connections: number, duration: number) => {
+  handlerMs = 0
+  handled = 0
+  dbMs = 0
+  dbCalls = []
+  conflicts = 0
+  const config = {
+    url: baseUrl,
+    paths,
+    connections,
+    duration,
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    body,
+  }
+  const { stdout: raw } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'bench/load.ts'), JSON.stringify(config)],
+    { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  )
+  const r = JSON.parse(raw) as {
+    requests: { average: number }
+    latency: { p50: number; p99: number }
+    errors: number
+    timeouts: number
+    non2xx: number
+    '2xx': number
+  }
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts + r.non2xx,
+    ok: r['2xx'],
+    handlerMsPerRequest: handled ? handlerMs / handled : 0,
+    dbMsPerRequest: handled ? dbMs / handled : 0,
+    conflicts,
+  }
+}
+const spread = programIds.map((id) => `/programs/${id}/grant-tokens`)
+muteLogs()
+const throughput: Record<string, Awaited<ReturnType<typeof load>>> = {}
+for (const c of [1, 16, 64]) throughput[`c${c}`] = await load(spread, c, 5)
+const rssAfterLoad = process.resourceUsage().maxRSS
+unmuteLogs()
+results.throughput = throughput
+for (const [c, t] of Object.entries(throughput)) {
+  rows.push({
+    metric: `HTTP ${c.replace('c', 'concurrency ')}: req/s, p50/p99 ms, errors`,
+    value: `${round(t.rps, 0)} req/s, ${t.p50}/${t.p99} ms, ${t.errors} errors`,
+    baseline: `handler ${round(t.handlerMsPerRequest)} ms of which DynamoDB ${round(t.dbMsPerRequest)} ms`,
+    target: '0 errors',
+    met: t.errors === 0,
+  })
+}
+
+// ---------------------------------------------------------------- 5. one hot program
+log('5/6 one hot program versus 16 programs')
+muteLogs()
+const hot = await load([spread[0] as string], 32, 5)
+const wide = await load(spread, 32, 5)
+unmuteLogs()
+results.hotProgram = { hot, spread: wide }
+rows.push({
+  metric: 'one program vs 16, concurrency 32 (req/s)',
+  value: `${round(hot.rps, 0)} (conflicts ${hot.conflicts}, 409s ${hot.errors})`,
+  baseline: `${round(wide.rps, 0)} (conflicts ${wide.conflicts}, 409s ${wide.errors})`,
+  ratio: round(hot.rps / wide.rps),
+})
+server.close()
+
+// ---------------------------------------------------------------- 6. memory
+log('6/6 heap over 20,000 grants')
+const gc = (globalThis as { gc?: () => void }).gc
+const heap = () => {
+  gc?.()
+  return process.memoryUsage().heapUsed / 1024 / 1024
+}
+muteLogs()
+const samples: { grants: number; heapMB: number }[] = []
+let done = 0
+const worker = async (n: number) => {
+  for (let i = 0; i < n; i++) {
+    await invoke(grantEvent(apiKey, programIds[(done + i) % 16]))
+  }
+}
+const MEMORY_WORKERS = 32
+for (const checkpoint of [2_000, 5_000, 10_000, 15_000, 20_000]) {
+  const batch = checkpoint - done
+  await Promise.all(
+    Array.from({ length: 16 }, (_, w) => worker(Math.floor(batch / 16) + (w < batch % 16 ? 1 : 0))),
+  )
+  done = checkpoint
+  samples.push({ grants: done, heapMB: round(heap(), 1) })
+}
+unmuteLogs()
+const afterWarmup = samples[1]?.heapMB ?? 0
+const growth = (samples.at(-1)?.heapMB ?? 0) - afterWarmup
+results.memory = {
+  peakRssMB: round(rssAfterLoad / 1024, 1),
+  heap: samples,
+  growthAfterWarmupMB: round(growth, 1),
+  gcExposed: gc !== undefined,
+}
+rows.push(
+  { metric: 'peak RSS of the server process (MB)', value: String(round(rssAfterLoad / 1024, 1)) },
+  {
+    metric: 'heap after GC at 5k/10k/15k/20k grants (MB)',
+    value: samples
+      .slice(1)
+      .map((s) => s.heapMB)
+      .join(' / '),
+    target: 'flat after warm-up',
+    met: growth < 5,
+  },
+)
+
+await dynamo.stop()
+
+// ---------------------------------------------------------------- report
+const environment = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpu: cpus()[0]?.model ?? 'unknown',
+  cores: cpus().length,
+  seconds: round((Date.now() - started) / 1000, 0),
+  logBytesDropped: logBytes,
+}
+writeFileSync(
+  join(ROOT, 'bench/results.json'),
+  `${JSON.stringify({ environment, rows, results }, null, 2)}\n`,
+)
+const widths = [46, 36, 40, 6, 18]
+const cell = (s: string | undefined, w: number) => (s ?? '').padEnd(w)
+const lines = [
+  `Benchmark ${environment.date} - Node ${environment.node} - ${environment.cpu} x${environment.cores} - ${environment.seconds}s`,
+  ['metric', 'value', 'baseline (same run)', 'ratio', 'target']
+    .map((h, i) => cell(h, widths[i] as number))
+    .join(' '),
+  ...rows.map((r) =>
+    [
+      r.metric,
+      r.value,
+      r.baseline,
+      r.ratio === undefined ? '' : String(r.ratio),
+      r.target === undefined ? '' : `${r.target} ${r.met ? 'met' : 'MISSED'}`,
+    ]
+      .map((s, i) => cell(s, widths[i] as number))
+      .join(' ')
+      .trimEnd(),
+  ),
+]
+realStdout(`${lines.join('\n')}\n`)
+process.exit(0)
