@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { join } from 'node:path'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
+import { getAbsoluteFSPath } from 'swagger-ui-dist'
 import { ROUTES } from '../functions/routes'
+import { buildOpenApi } from '../lib/openapi'
 
 export type LambdaHandler = (
   event: APIGatewayProxyEventV2,
@@ -126,6 +130,31 @@ const lambdaContext = (requestId: string, functionName: string): Context => ({
   succeed: () => {},
 })
 
+const DOCS_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Virtual-share grant API</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css"></head>
+<body><div id="docs"></div><script src="/docs/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({ url: '/openapi.json', dom_id: '#docs' })</script></body></html>`
+
+const DOCS_ASSETS: Record<string, string> = {
+  '/docs/swagger-ui.css': 'text/css; charset=utf-8',
+  '/docs/swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+}
+
+/** The contract and its rendered docs, served from node_modules (no CDN), local server only. */
+const serveDocs = (method: string, path: string) => {
+  if (method !== 'GET') return undefined
+  if (path === '/openapi.json') {
+    return { type: 'application/json', body: JSON.stringify(buildOpenApi(), null, 2) }
+  }
+  if (path === '/docs' || path === '/docs/')
+    return { type: 'text/html; charset=utf-8', body: DOCS_PAGE }
+  const type = DOCS_ASSETS[path]
+  if (type)
+    return { type, body: readFileSync(join(getAbsoluteFSPath(), path.slice('/docs/'.length))) }
+  return undefined
+}
+
 /**
  * A plain node:http server that does what API Gateway does in front of the Lambda: match the
  * route, build the event, call the handler, and write back its result.
@@ -148,6 +177,12 @@ export const createLocalApi = (handlers: RouteHandlers): Server => {
     }
     const method = req.method ?? 'GET'
     const path = new URL(req.url ?? '/', 'http://localhost').pathname
+    const docs = serveDocs(method, path)
+    if (docs) {
+      res.writeHead(200, { 'content-type': docs.type })
+      res.end(docs.body)
+      return
+    }
     let routeKey = '$default'
     let pathParameters: Record<string, string> | undefined
     for (const route of routes) {

@@ -25,6 +25,7 @@ const typeError =
 
 const text = (field: string, max: number) =>
   z.string({ error: expected(field, 'a string') }).check(
+    z.minLength(1, { error: `${field} must not be blank`, abort: true }),
     z.maxLength(max, { error: `${field} must be at most ${max} characters` }),
     z.refine((value) => value.trim().length > 0, { error: `${field} must not be blank` }),
     z.refine((value) => !CONTROL_CHARACTERS.test(value), {

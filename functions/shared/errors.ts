@@ -4,6 +4,32 @@
  */
 export type FieldError = { field: string; message: string }
 
+/**
+ * Every `code` the API can answer with, and its status: the public catalogue (README, OpenAPI).
+ * test/unit/problem.test.ts checks each error class against it.
+ */
+export const ERROR_CODES = {
+  validation_failed: 400,
+  malformed_json: 400,
+  invalid_idempotency_key: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  mode_mismatch: 403,
+  program_not_found: 404,
+  grant_not_found: 404,
+  route_not_found: 404,
+  program_inactive: 409,
+  pool_exhausted: 409,
+  request_conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
 export abstract class DomainError extends Error {
   abstract readonly status: number
   abstract readonly code: string

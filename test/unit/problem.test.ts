@@ -28,6 +28,8 @@ describe('error mapping', () => {
     expect(response.statusCode).toBe(status)
     expect(response.headers?.['content-type']).toBe('application/problem+json')
     expect(JSON.parse(response.body as string)).toEqual(problem)
+    // The public catalogue (README, OpenAPI) knows this code, with this status.
+    expect(errors.ERROR_CODES[code as errors.ErrorCode]).toBe(status)
     expect(problem).toMatchObject({
       type: `urn:virtual-shares:problem:${code}`,
       status,
