@@ -14,6 +14,8 @@ module.exports = {
   transform: { '^.+\\.(ts|js|mjs)$': swc },
   // middy ships ESM only; everything else in node_modules is left alone.
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  // The client package imports its siblings as ./x.js, as Node ESM requires.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   // One DynamoDB Local for the whole run.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -443,7 +443,6 @@ const worker = async (n: number) => {
     await invoke(grantEvent(apiKey, programIds[(done + i) % 16]))
   }
 }
-const MEMORY_WORKERS = 32
 for (const checkpoint of [2_000, 5_000, 10_000, 15_000, 20_000]) {
   const batch = checkpoint - done
   await Promise.all(

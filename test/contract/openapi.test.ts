@@ -13,7 +13,6 @@ import {
   setProgramStatus,
   startApi,
 } from '../support/api'
-import { injectFaults } from '../support/fault-injector'
 import { PROJECT_ROOT } from '../support/synth'
 
 type Doc = ReturnType<typeof buildOpenApi>
@@ -199,7 +198,6 @@ describe('the contract and the behaviour agree', () => {
         () => read(location, k),
       ),
     )
-    void injectFaults
 
     // Every documented status was produced and matched; nothing was produced undocumented.
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto'
+import { GrantApiError } from './errors.js'
+
+export type Mode = 'TEST' | 'LIVE'
+export type GrantRequest = {
+  recipient: { email: string; name?: string }
+  reason: string
+  amount: number
+}
+export type Grant = {
+  id: string
+  object: 'grant'
+  programId: string
+  mode: Mode
+  recipient: { email: string; name?: string }
+  reason: string
+  amount: number
+  status: 'reserved'
+  createdAt: string
+}
+export type GrantResult = {
+  grant: Grant
+  /** True when the API replayed an earlier delivery of this Idempotency-Key. */
+  replayed: boolean
+  idempotencyKey: string
+  requestId?: string
+  attempts: number
+}
+
+export type RetryPolicy = {
+  maxAttempts: number
+  baseDelayMs: number
+  maxDelayMs: number
+  /** Each HTTP attempt is aborted after this long. */
+  attemptTimeoutMs: number
+  /** No attempt starts after this long from the first one. */
+  deadlineMs: number
+}
+
+export type GrantClientOptions = {
+  apiKey: string
+  baseUrl: string
+  retry?: Partial<RetryPolicy>
+  /** For tests: how to wait, and the source of jitter. */
+  sleep?: (ms: number) => Promise<void>
+  random?: () => number
+}
+
+const DEFAULT_RETRY: RetryPolicy = {
+  maxAttempts: 8,
+  baseDelayMs: 100,
+  maxDelayMs: 5_000,
+  attemptTimeoutMs: 10_000,
+  deadlineMs: 60_000,
+}
+
+/** 429, 503, other 5xx and a 409 request_conflict may succeed later; other 4xx never will. */
+const isRetryable = (status: number, code: string) =>
+  status === 429 || status >= 500 || (status === 409 && code === 'request_conflict')
+
+const retryAfterMs = (header: string | null): number | undefined => {
+  if (header === null) return undefined
+  const seconds = Number(header)
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
+  const date = Date.parse(header)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
+}
+
+/**
+ * The grant API, called the way the contract recommends: one Idempotency-Key per logical grant,
+ * reused across its retries; exponential backoff with full jitter; Retry-After honoured; a
+ * timeout per attempt and a deadline overall; no retry of a 4xx that cannot succeed.
+ */
+export class GrantClient {
+  readonly mode: Mode
+  private readonly retry: RetryPolicy
+  private readonly baseUrl: string
+
+  constructor(private readonly options: GrantClientOptions) {
+    const match = /^vs_(test|live)_/.exec(options.apiKey)
+    if (!match) throw new TypeError('apiKey must be a vs_test_... or vs_live_... key')
+    this.mode = match[1] === 'live' ? 'LIVE' : 'TEST'
+    this.retry = { ...DEFAULT_RETRY, ...options.retry }
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '')
+  }
+
+  async grantTokens(
+    programId: string,
+    request: GrantRequest,
+    { idempotencyKey = randomUUID() }: { idempotencyKey?: string } = {},
+  ): Promise<GrantResult> {
+    const { body, response, attempts } = await this.send(
+      'POST',
+      `/programs/${encodeURIComponent(programId)}/grant-tokens`,
+      { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+      JSON.stringify(request),
+    )
+    return {
+      grant: body as Grant,
+      replayed: response.headers.get('idempotent-replayed') === 'true',
+      idempotencyKey,
+      requestId: response.headers.get('x-request-id') ?? undefined,
+      attempts,
+    }
+  }
+
+  async getGrant(programId: string, grantId: string): Promise<Grant> {
+    const path = `/programs/${encodeURIComponent(programId)}/grants/${encodeURIComponent(grantId)}`
+    return (await this.send('GET', path, {})).body as Grant
+  }
+
+  private async send(method: string, path: string, headers: Record<string, string>, body?: string) {
+    const sleep = this.options.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)))
+    const random = this.options.random ?? Math.random
+    const started = Date.now()
+    for (let attempt = 1; ; attempt++) {
+      let error: GrantApiError
+      let wait: number | undefined
+      try {
+        const response = await fetch(`${this.baseUrl}${path}`, {
+          method,
+          headers: { ...headers, 'x-api-key': this.options.apiKey },
+          body,
+          signal: AbortSignal.timeout(this.retry.attemptTimeoutMs),
+        })
+        const text = await response.text()
+        const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {}
+        if (response.ok) return { body: parsed, response, attempts: attempt }
+        const code = typeof parsed.code === 'string' ? parsed.code : `http_${response.status}`
+        error = new GrantApiError(
+          response.status,
+          code,
+          typeof parsed.detail === 'string' ? parsed.detail : response.statusText,
+          isRetryable(response.status, code),
+          typeof parsed.requestId === 'string'
+            ? parsed.requestId
+            : (response.headers.get('x-request-id') ?? undefined),
+          Array.isArray(parsed.errors) ? (parsed.errors as GrantApiError['errors']) : undefined,
+        )
+        wait = retryAfterMs(response.headers.get('retry-after'))
+      } catch (caught) {
+        const timedOut = (caught as Error).name === 'TimeoutError'
+        error = new GrantApiError(
+          0,
+          timedOut ? 'attempt_timeout' : 'network_error',
+          (caught as Error).message,
+          true,
+        )
+      }
+      if (!error.retryable || attempt >= this.retry.maxAttempts) throw error
+      const backoff =
+        random() * Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** attempt)
+      const delay = Math.max(backoff, wait ?? 0)
+      if (Date.now() - started + delay > this.retry.deadlineMs) {
+        throw new GrantApiError(
+          error.status,
+          'deadline_exceeded',
+          `Gave up after ${attempt} attempts: ${error.message}`,
+          true,
+          error.requestId,
+        )
+      }
+      await sleep(delay)
+    }
+  }
+}

@@ -1,0 +1,17 @@
+export { GrantApiError } from './errors.js'
+export {
+  type Grant,
+  GrantClient,
+  type GrantClientOptions,
+  type GrantRequest,
+  type GrantResult,
+  type Mode,
+  type RetryPolicy,
+} from './grant-client.js'
+export {
+  type DeadLetter,
+  GrantQueue,
+  JsonlFileStore,
+  type QueueRecord,
+  type QueueStore,
+} from './queue.js'

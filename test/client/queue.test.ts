@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { GrantClient, GrantQueue, JsonlFileStore } from '../../client/src'
+import { dynamodb } from '../../functions/shared/dynamodb'
+import { newIssuer, programState, startApi } from '../support/api'
+import { injectFaults } from '../support/fault-injector'
+
+const ROOT = resolve(__dirname, '../..')
+let api: Awaited<ReturnType<typeof startApi>>
+beforeAll(async () => {
+  api = await startApi()
+})
+afterAll(() => api.close())
+
+const request = (i: number) => ({
+  recipient: { email: `q${i}@example.com` },
+  reason: 'Queued',
+  amount: 1 + (i % 4),
+})
+
+it('enqueue returns at once, delivers in the background under faults, and dead-letters what cannot succeed', async () => {
+  const issuer = await newIssuer()
+  const journal = join(mkdtempSync(join(tmpdir(), 'vs-queue-')), 'grants.jsonl')
+  const client = new GrantClient({
+    apiKey: issuer.keys.TEST,
+    baseUrl: api.baseUrl,
+    retry: { baseDelayMs: 5, maxDelayMs: 50 },
+  })
+  const queue = new GrantQueue({ client, store: new JsonlFileStore(journal), retryPauseMs: 20 })
+  await queue.start()
+  const faults = injectFaults(dynamodb, { rate: 0.4, seed: 11 })
+  try {
+    for (let i = 0; i < 30; i++) await queue.enqueue(issuer.programs.TEST, request(i))
+    await queue.enqueue(issuer.programs.TEST, { ...request(99), amount: 0 })
+    // Stored durably before delivery: every enqueued grant is already in the journal.
+    expect(
+      readFileSync(journal, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"enqueued"')),
+    ).toHaveLength(31)
+    await queue.drain()
+  } finally {
+    faults.stop()
+    await queue.stop()
+  }
+  expect(queue.counts()).toEqual({ pending: 0, delivered: 30, failed: 1 })
+  expect(queue.deadLetters()).toEqual([
+    expect.objectContaining({
+      request: { ...request(99), amount: 0 },
+      error: expect.objectContaining({ status: 400, code: 'validation_failed' }),
+    }),
+  ])
+  const state = await programState(issuer.programs.TEST)
+  expect(state.grants).toHaveLength(30)
+  expect(state.issued).toBe(
+    Array.from({ length: 30 }, (_, i) => request(i).amount).reduce((a, b) => a + b, 0),
+  )
+})
+
+it('survives being killed mid-delivery: after a restart every grant is delivered exactly once', async () => {
+  const issuer = await newIssuer()
+  const journal = join(mkdtempSync(join(tmpdir(), 'vs-queue-')), 'grants.jsonl')
+  const TOTAL = 60
+  // Lost responses make the killed process leave grants that were made but not recorded.
+  const faults = injectFaults(dynamodb, { rate: 0.3, seed: 3, kinds: ['lost-response'] })
+  const child = spawn(
+    process.execPath,
+    [
+      resolve(ROOT, 'node_modules/tsx/dist/cli.mjs'),
+      'test/client/queue-child.ts',
+      api.baseUrl,
+      issuer.keys.TEST,
+      issuer.programs.TEST,
+      journal,
+      String(TOTAL),
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  let output = ''
+  child.stdout?.on('data', (d) => {
+    output += d
+  })
+  const exited = new Promise<void>((r) => child.once('exit', () => r()))
+  try {
+    while (!/"delivered":(1\d|[2-9]\d)/.test(output)) {
+      if (child.exitCode !== null) throw new Error(output)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    child.kill('SIGKILL')
+    await exited
+  } finally {
+    faults.stop()
+  }
+  const before = (await programState(issuer.programs.TEST)).grants.length
+  expect(before).toBeLessThan(TOTAL)
+
+  const queue = new GrantQueue({
+    client: new GrantClient({ apiKey: issuer.keys.TEST, baseUrl: api.baseUrl }),
+    store: new JsonlFileStore(journal),
+  })
+  await queue.start()
+  expect(queue.counts().pending).toBeGreaterThan(0)
+  await queue.drain()
+  await queue.stop()
+  expect(queue.counts()).toEqual({ pending: 0, delivered: TOTAL, failed: 0 })
+  const state = await programState(issuer.programs.TEST)
+  expect(state.grants).toHaveLength(TOTAL)
+  expect(new Set(state.grants.map((g) => g.idempotencyKey)).size).toBe(TOTAL)
+  expect(state.issued).toBe(
+    Array.from({ length: TOTAL }, (_, i) => request(i).amount).reduce((a, b) => a + b, 0),
+  )
+})
