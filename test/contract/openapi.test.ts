@@ -32,6 +32,24 @@ describe('the contract and the behaviour agree', () => {
   })
   afterAll(() => api.close())
 
+  it('is served by the local server at /openapi.json, rendered at /docs without any CDN', async () => {
+    const served = await request(api.baseUrl, 'GET', '/openapi.json')
+    expect(served.status).toBe(200)
+    expect(served.body).toEqual(JSON.parse(JSON.stringify(doc)))
+    const page = await request(api.baseUrl, 'GET', '/docs')
+    expect(page.headers.get('content-type')).toContain('text/html')
+    const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] as string)
+    expect(assets.every((a) => a.startsWith('/'))).toBe(true)
+    for (const asset of assets) {
+      const fetched = await request(api.baseUrl, 'GET', asset)
+      expect({ asset, status: fetched.status, size: fetched.text.length > 1000 }).toEqual({
+        asset,
+        status: 200,
+        size: true,
+      })
+    }
+  })
+
   const resolve = (node: unknown): Record<string, unknown> => {
     let current = node as Record<string, unknown>
     while (typeof current?.$ref === 'string') {
