@@ -15,27 +15,20 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2'
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations'
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs'
+import { LogGroup } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
 import { ENV } from '../functions/env-names'
 import { ROUTES } from '../functions/routes'
 import { ApiFunction } from './api-function'
 import { GrantTables } from './grant-tables'
 import { ServiceAlarms } from './service-alarms'
+import type { StageConfig } from './stage-config'
 
-export type GrantServiceStackProps = StackProps & {
-  /** Absolute path of the project (where package-lock.json is). */
-  projectRoot: string
-  stage: string
-  /** Only an ephemeral stage's tables are destroyed with the stack. */
-  ephemeral: boolean
-  throttling: { rateLimit: number; burstLimit: number }
-  alarmEmail?: string
-  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'
-  logRetention: RetentionDays
-  /** p99 latency of the API, in milliseconds, above which the latency alarm fires. */
-  latencyAlarmMs: number
-}
+export type GrantServiceStackProps = StackProps &
+  StageConfig & {
+    /** Absolute path of the project (where package-lock.json is). */
+    projectRoot: string
+  }
 
 /**
  * Exactly the DynamoDB actions each route needs, hot path and error path, on exact tables.

@@ -3,11 +3,13 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs'
 /** What `-c key=value` may set; everything else has a documented default. */
 export type StageConfig = {
   stage: string
+  /** Only an ephemeral stage's tables and logs are destroyed with the stack. */
   ephemeral: boolean
   throttling: { rateLimit: number; burstLimit: number }
   alarmEmail?: string
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'
   logRetention: RetentionDays
+  /** p99 latency of the API, in milliseconds, above which the latency alarm fires. */
   latencyAlarmMs: number
 }
 
