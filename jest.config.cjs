@@ -9,6 +9,8 @@ const swc = [
 
 module.exports = {
   testEnvironment: 'node',
+  // Powertools keeps an invocation store on globalThis by design; keep it between test files.
+  testEnvironmentOptions: { globalsCleanup: 'off' },
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(ts|js|mjs)$': swc },
