@@ -65,10 +65,12 @@ it('survives being killed mid-delivery: after a restart every grant is delivered
   const TOTAL = 60
   // Lost responses make the killed process leave grants that were made but not recorded.
   const faults = injectFaults(dynamodb, { rate: 0.3, seed: 3, kinds: ['lost-response'] })
+  // `node --import tsx`: one process, so SIGKILL really ends it (the tsx CLI would fork a child).
   const child = spawn(
     process.execPath,
     [
-      resolve(ROOT, 'node_modules/tsx/dist/cli.mjs'),
+      '--import',
+      'tsx',
       'test/client/queue-child.ts',
       api.baseUrl,
       issuer.keys.TEST,
