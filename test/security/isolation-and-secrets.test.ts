@@ -4,7 +4,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { ROUTES } from '../../functions/routes'
 import { generateApiKey, hashApiKey } from '../../functions/shared/api-key'
 import { clock } from '../../functions/shared/clock'
-import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
+import { documentClient } from '../../functions/shared/dynamodb'
 import { newId } from '../../functions/shared/ids'
 import { createLocalApi, type LambdaHandler } from '../../local/http-server'
 import {
@@ -192,17 +192,25 @@ describe('no secret leaks', () => {
         () => fetchGrant(bGrant.headers.get('location') as string, a.keys.TEST),
       ]
       for (const call of calls) answers.push((await call()).text)
-      // An unexpected failure is logged in full (stack and all): still no key in it.
-      const faults = injectFaults(dynamodb, {
+      // Failures are logged too (an unexpected one in full, stack and all): still no key in them.
+      const faults = injectFaults(isolated.client, {
         rate: 1,
         kinds: ['before', 'throttle', 'lost-response'],
       })
       try {
-        for (let i = 0; i < 6; i++)
-          answers.push((await postGrant(api.baseUrl, a.programs.TEST, a.keys.TEST)).text)
+        for (let i = 0; i < 6; i++) answers.push((await post(a.programs.TEST, a.keys.TEST)).text)
       } finally {
         faults.stop()
       }
+      isolated.client.middlewareStack.add(
+        () => async () => {
+          throw Object.assign(new Error('Unexpected failure'), { name: 'ValidationException' })
+        },
+        { step: 'initialize', name: 'unexpected-failure' },
+      )
+      const unexpected = await post(a.programs.TEST, a.keys.TEST)
+      expect(unexpected.status).toBe(500)
+      answers.push(unexpected.text)
     } finally {
       server.close()
       process.stdout.write = original.out
@@ -211,6 +219,7 @@ describe('no secret leaks', () => {
 
     const logs = captured.join('')
     expect(logs).toContain('"message":"request"')
+    expect(logs).toContain('"message":"unhandled error"')
     for (const secret of secrets) {
       expect(logs).not.toContain(secret)
       expect(logs).not.toContain(secret.slice(8, 32)) // the random part alone
