@@ -6,7 +6,7 @@ import { describeStackTables, localTarget, type Target } from '../cli/targets'
  * Works on the local database of `npm start`, or with --stack on a deployed stage.
  */
 import { AdminError } from '../functions/admin/admin.store'
-import { localPaths } from '../local/local-env'
+import { functionEnvironment, localPaths, tableEnvironment } from '../local/local-env'
 
 // The SDK's notice that Node.js 20 support ends in 2027 is in the README; keep tool output clean.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
@@ -31,13 +31,15 @@ const main = async () => {
       }
     : await localTarget(localPaths().endpointFile)
   // The functions' own DynamoDB client, pointed at the target through the variables it reads.
-  Object.assign(process.env, {
-    API_KEYS_TABLE: target.tables.apiKeys,
-    PROGRAMS_TABLE: target.tables.programs,
-    GRANTS_TABLE: target.tables.grants,
-    ...(target.kind === 'local' ? { DYNAMODB_ENDPOINT: target.endpoint, AWS_REGION: 'local' } : {}),
-    ...(target.kind === 'stack' && target.region ? { AWS_REGION: target.region } : {}),
-  })
+  Object.assign(
+    process.env,
+    target.kind === 'local'
+      ? functionEnvironment(target.endpoint, target.tables)
+      : {
+          ...tableEnvironment(target.tables),
+          ...(target.region ? { AWS_REGION: target.region } : {}),
+        },
+  )
   const { documentClient } = await import('../functions/shared/dynamodb')
   const { DynamoDbAdminStore } = await import('../functions/admin/admin.dynamodb')
   const { makeAdmin } = await import('../functions/admin/admin.use-cases')

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
 import type { AdminTableNames } from '../functions/admin/admin.store'
+import { ENV } from '../functions/env-names'
 import type { TableNames } from '../functions/stores/grants.dynamodb'
 
 /**
@@ -23,10 +24,15 @@ export const localPaths = (dir = localDir()) => ({
   seedFile: resolve(dir, 'seed.json'),
 })
 
+/** The table variables config.ts reads, as the stack sets them. */
+export const tableEnvironment = (tables: TableNames) => ({
+  [ENV.apiKeysTable]: tables.apiKeys,
+  [ENV.programsTable]: tables.programs,
+  [ENV.grantsTable]: tables.grants,
+})
+
 export const functionEnvironment = (endpoint: string, tables: TableNames = LOCAL_TABLES) => ({
-  API_KEYS_TABLE: tables.apiKeys,
-  PROGRAMS_TABLE: tables.programs,
-  GRANTS_TABLE: tables.grants,
-  DYNAMODB_ENDPOINT: endpoint,
-  AWS_REGION: 'local',
+  ...tableEnvironment(tables),
+  [ENV.dynamodbEndpoint]: endpoint,
+  [ENV.awsRegion]: 'local',
 })

@@ -252,24 +252,24 @@ export class DynamoDbAdminStore implements AdminStore {
     return start === undefined ? { items } : { items, nextCursor: encodeCursor(start) }
   }
 
-  private async scanAll<T>(input: ScanCommandInput): Promise<T[]> {
-    const items: T[] = []
-    let start: Record<string, unknown> | undefined
-    do {
-      const page = await this.client.send(new ScanCommand({ ...input, ExclusiveStartKey: start }))
-      items.push(...((page.Items ?? []) as T[]))
-      start = page.LastEvaluatedKey
-    } while (start)
-    return items
+  private scanAll<T>(input: ScanCommandInput): Promise<T[]> {
+    return this.allPages<T>((start) => new ScanCommand({ ...input, ExclusiveStartKey: start }))
   }
 
-  private async queryAll<T>(input: QueryCommandInput): Promise<T[]> {
+  private queryAll<T>(input: QueryCommandInput): Promise<T[]> {
+    return this.allPages<T>((start) => new QueryCommand({ ...input, ExclusiveStartKey: start }))
+  }
+
+  /** Follows LastEvaluatedKey to the end. */
+  private async allPages<T>(
+    page: (start: Record<string, unknown> | undefined) => ScanCommand | QueryCommand,
+  ): Promise<T[]> {
     const items: T[] = []
     let start: Record<string, unknown> | undefined
     do {
-      const page = await this.client.send(new QueryCommand({ ...input, ExclusiveStartKey: start }))
-      items.push(...((page.Items ?? []) as T[]))
-      start = page.LastEvaluatedKey
+      const result = await this.client.send(page(start) as ScanCommand)
+      items.push(...((result.Items ?? []) as T[]))
+      start = result.LastEvaluatedKey
     } while (start)
     return items
   }
