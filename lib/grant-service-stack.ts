@@ -18,7 +18,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import { LogGroup } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
 import { ENV } from '../functions/env-names'
-import { ROUTES } from '../functions/routes'
+import { FUNCTION_TIMEOUT_SECONDS, ROUTES } from '../functions/routes'
 import { ApiFunction } from './api-function'
 import { GrantTables } from './grant-tables'
 import { ServiceAlarms } from './service-alarms'
@@ -79,7 +79,7 @@ export class GrantServiceStack extends Stack {
           entry: route.entry,
           environment,
           memorySize: 512,
-          timeout: Duration.seconds(10),
+          timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
           logRetention: props.logRetention,
           ephemeral: props.ephemeral,
           logLevel: props.logLevel,
