@@ -1,4 +1,5 @@
 import { readCredential } from '../shared/authenticator'
+import type { Deadline } from '../shared/deadline'
 import { GrantNotFound, InvalidApiKey, ModeMismatch } from '../shared/errors'
 import { idPattern } from '../shared/ids'
 import { type GrantRecord, type GrantStore, isKeyUsable } from '../stores/grants.store'
@@ -7,6 +8,7 @@ export type GetGrantInput = {
   apiKey: string | undefined
   programId: string | undefined
   grantId: string | undefined
+  deadline?: Deadline
 }
 
 const PROGRAM_ID = idPattern('program')
@@ -26,7 +28,9 @@ export const makeGetGrant = ({
     if (!PROGRAM_ID.test(programId) || !GRANT_ID.test(grantId)) throw new GrantNotFound(grantId)
 
     // Key and grant in one round trip; the key's status is read fresh on every call.
-    const { key, grant } = await store.findGrantWithKey(credential.keyHash, grantId)
+    const { key, grant } = await store.findGrantWithKey(credential.keyHash, grantId, {
+      signal: input.deadline?.signal,
+    })
     if (!key || key.mode !== credential.mode || !isKeyUsable(key, clock())) {
       throw new InvalidApiKey()
     }

@@ -13,6 +13,11 @@ export const LIMITS = {
 
 // Control characters (C0, DEL, C1) have no place in a reason or a name and break logs and CSVs.
 const CONTROL_CHARACTERS = /\p{Cc}/u
+// Blank: nothing but white space and characters that render as nothing (zero-width space, word
+// joiner, BOM, Hangul fillers, soft hyphen: Unicode's default-ignorable code points) or as an
+// empty cell (braille blank). "\u200b" looks like an empty reason, and is refused as one.
+const BLANK = /^[\s\p{Default_Ignorable_Code_Point}\u2800]*$/u
+export const isBlank = (value: string) => BLANK.test(value)
 
 // "is required" for an absent field, "must be a ..." for a present one of the wrong type.
 const expected = (field: string, what: string) => (issue: { input?: unknown }) =>
@@ -23,11 +28,13 @@ const typeError =
   (message: (issue: { input?: unknown }) => string) => (issue: { code: string; input?: unknown }) =>
     issue.code === 'invalid_type' ? message(issue) : undefined
 
-const text = (field: string, max: number) =>
+const text = (field: string, max: number, { allowEmpty = false } = {}) =>
   z.string({ error: expected(field, 'a string') }).check(
-    z.minLength(1, { error: `${field} must not be blank`, abort: true }),
+    z.minLength(allowEmpty ? 0 : 1, { error: `${field} must not be blank`, abort: true }),
     z.maxLength(max, { error: `${field} must be at most ${max} characters` }),
-    z.refine((value) => value.trim().length > 0, { error: `${field} must not be blank` }),
+    z.refine((value) => (allowEmpty && value === '') || !isBlank(value), {
+      error: `${field} must not be blank`,
+    }),
     z.refine((value) => !CONTROL_CHARACTERS.test(value), {
       error: `${field} must not contain control characters`,
     }),
@@ -51,7 +58,11 @@ export const GrantRequestSchema = z.strictObject(
     recipient: z.strictObject(
       {
         email: EmailSchema,
-        name: z.optional(text('recipient.name', LIMITS.maxNameLength)),
+        // "" and null mean "no name": integrations written for the reference product send them
+        // (a default argument, Python's None). Any other blank or non-string is refused.
+        name: z.optional(
+          z.nullable(text('recipient.name', LIMITS.maxNameLength, { allowEmpty: true })),
+        ),
       },
       { error: typeError(expected('recipient', 'an object with an email')) },
     ),

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { type Authenticator, readCredential } from '../shared/authenticator'
+import { type Deadline, DYNAMODB_TIMEOUTS, NO_DEADLINE } from '../shared/deadline'
 import {
   IdempotencyKeyReused,
   InvalidApiKey,
@@ -13,6 +14,7 @@ import {
 } from '../shared/errors'
 import { idempotentGrantId, idPattern, newId } from '../shared/ids'
 import { zodIssuesToFieldErrors } from '../shared/problem'
+import { sleep } from '../shared/sleep'
 import type { GrantRecord, GrantStore, KeyIdentity, ProgramRecord } from '../stores/grants.store'
 import { GrantRequestSchema, IdempotencyKeySchema, LIMITS } from './grant-request.schema'
 
@@ -21,6 +23,8 @@ export type GrantTokensInput = {
   programId: string | undefined
   idempotencyKey: string | undefined
   body: unknown
+  /** The request's time budget; without one (CLI, tests) nothing is cut short. */
+  deadline?: Deadline
 }
 
 export type GrantTokensResult = { grant: GrantRecord; replayed: boolean }
@@ -59,11 +63,14 @@ export const makeGrantTokens = ({
     // An id we could never have issued cannot exist: answer as for any unknown program.
     if (!PROGRAM_ID.test(programId)) throw new ProgramNotFound(programId)
 
-    const key = await authenticator.resolve(credential, clock())
+    const deadline = input.deadline ?? NO_DEADLINE
+    const key = await authenticator.resolve(credential, clock(), deadline.signal)
+    // "" and null are how existing integrations say "no name": stored as no name at all.
+    const name = request.recipient.name || undefined
     const recipient =
-      request.recipient.name === undefined
+      name === undefined
         ? { email: request.recipient.email }
-        : { email: request.recipient.email, name: request.recipient.name }
+        : { email: request.recipient.email, name }
     const grant: GrantRecord = {
       grantId:
         input.idempotencyKey === undefined
@@ -83,7 +90,12 @@ export const makeGrantTokens = ({
     }
 
     for (let attempt = 1; ; attempt++) {
-      const outcome = await store.createGrant({ key, grant, now: clock() })
+      const outcome = await store.createGrant({
+        key,
+        grant,
+        now: clock(),
+        signal: deadline.signal,
+      })
       switch (outcome.kind) {
         case 'created':
           return { grant, replayed: false }
@@ -95,9 +107,14 @@ export const makeGrantTokens = ({
           return { grant: outcome.existing, replayed: true }
         case 'program_rejected':
           throw programError(programId, outcome.program, key, grant.amount)
-        case 'conflict':
-          if (attempt >= maxAttempts) throw new RequestConflict()
-          await backoff(attempt)
+        case 'conflict': {
+          const pause = backoffMs(attempt)
+          // Another attempt only while it can still finish before the deadline.
+          if (attempt >= maxAttempts || deadline.remainingMs() < pause + CONFLICT_ATTEMPT_MS) {
+            throw new RequestConflict()
+          }
+          await sleep(pause, deadline.signal)
+        }
       }
     }
   }
@@ -130,5 +147,7 @@ const requestHash = (
     .digest('hex')
 
 // Full jitter: conflicting requests spread out instead of colliding again in lockstep.
-const backoff = (attempt: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * 15 * 2 ** attempt))
+const backoffMs = (attempt: number) => Math.random() * 15 * 2 ** attempt
+
+/** Time one more transaction attempt needs to be worth starting: one SDK attempt's timeout. */
+const CONFLICT_ATTEMPT_MS = DYNAMODB_TIMEOUTS.attemptTimeoutMs

@@ -26,10 +26,10 @@ export class Authenticator {
     private readonly maxEntries = 10_000,
   ) {}
 
-  async resolve(credential: Credential, now: number): Promise<KeyIdentity> {
+  async resolve(credential: Credential, now: number, signal?: AbortSignal): Promise<KeyIdentity> {
     const hit = this.cache.get(credential.keyHash)
     if (hit) return hit
-    const record = await this.store.findApiKey(credential.keyHash)
+    const record = await this.store.findApiKey(credential.keyHash, { signal })
     if (!record || record.mode !== credential.mode || !isKeyUsable(record, now)) {
       throw new InvalidApiKey()
     }

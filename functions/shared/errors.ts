@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   program_not_found: 404,
   grant_not_found: 404,
   route_not_found: 404,
+  method_not_allowed: 405,
   program_inactive: 409,
   pool_exhausted: 409,
   request_conflict: 409,
@@ -37,9 +38,15 @@ export abstract class DomainError extends Error {
   /** Seconds the client should wait before retrying; set only on retryable errors. */
   readonly retryAfterSeconds?: number
   readonly errors?: FieldError[]
+  /** Extra response headers the answer must carry (for example `Allow` on a 405). */
+  readonly headers?: Record<string, string>
 
-  constructor(readonly detail: string) {
-    super(detail)
+  /** `cause`: the error behind this answer (a timeout, a throttle), for the log, never the caller. */
+  constructor(
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(detail, options)
     this.name = new.target.name
   }
 }
@@ -125,6 +132,21 @@ export class RouteNotFound extends DomainError {
   }
 }
 
+/**
+ * A path the API has, with a method it has no route for. The `Allow` header lists the methods the
+ * path does have (RFC 9110 15.5.6).
+ */
+export class MethodNotAllowed extends DomainError {
+  readonly status = 405
+  readonly code = 'method_not_allowed'
+  readonly title = 'Method not allowed'
+  override readonly headers: Record<string, string>
+  constructor(method: string, path: string, allowed: readonly string[]) {
+    super(`No route for ${method} ${path}; this path accepts ${allowed.join(', ')}.`)
+    this.headers = { allow: allowed.join(', ') }
+  }
+}
+
 export class PayloadTooLarge extends DomainError {
   readonly status = 413
   readonly code = 'payload_too_large'
@@ -167,9 +189,10 @@ export class RequestConflict extends DomainError {
   readonly code = 'request_conflict'
   readonly title = 'Concurrent request conflict'
   override readonly retryAfterSeconds = 1
-  constructor() {
+  constructor(options?: { cause?: unknown }) {
     super(
       'A concurrent request on the same program or Idempotency-Key was being committed. Retry with the same Idempotency-Key.',
+      options,
     )
   }
 }
@@ -190,9 +213,10 @@ export class ServiceUnavailable extends DomainError {
   readonly code = 'service_unavailable'
   readonly title = 'Service temporarily unavailable'
   override readonly retryAfterSeconds = 1
-  constructor() {
+  constructor(options?: { cause?: unknown }) {
     super(
       'The database is throttled or did not answer in time. Retry with the same Idempotency-Key: a grant is made at most once.',
+      options,
     )
   }
 }

@@ -2,6 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware'
 import middy from '@middy/core'
 import httpHeaderNormalizer from '@middy/http-header-normalizer'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
+import { BUDGET, type Deadline, startDeadline } from './deadline'
 import { logger } from './logger'
 import { type JsonEvent, jsonBody, problemDetails } from './middleware'
 
@@ -9,21 +10,27 @@ type Result = APIGatewayProxyStructuredResultV2
 
 /**
  * The middleware chain every route shares, in the order middy's docs give: header normalizer
- * first, error handler last.
+ * first, error handler last. Each request gets its own deadline (deadline.ts), handed to the route
+ * so every DynamoDB call it makes is abandoned in time; middy's early timeout stays as the last net.
  */
 export const httpHandler = <E extends APIGatewayProxyEventV2 | JsonEvent>(
-  handle: (event: E, context: Context) => Promise<Result>,
+  handle: (event: E, deadline: Deadline, context: Context) => Promise<Result>,
   options: { jsonBodyMaxBytes?: number } = {},
 ) => {
-  const chain = middy<APIGatewayProxyEventV2, Result>()
+  const chain = middy<APIGatewayProxyEventV2, Result>({ timeoutEarlyInMillis: BUDGET.lastNetMs })
     .use(httpHeaderNormalizer())
     .use(injectLambdaContext(logger, { resetKeys: true }))
   if (options.jsonBodyMaxBytes !== undefined) {
     chain.use(jsonBody({ maxBytes: options.jsonBodyMaxBytes }))
   }
-  return chain
-    .use(problemDetails({ logger }))
-    .handler((event, context) => handle(event as E, context))
+  return chain.use(problemDetails({ logger })).handler(async (event, context) => {
+    const deadline = startDeadline(context)
+    try {
+      return await handle(event as E, deadline, context)
+    } finally {
+      deadline.dispose()
+    }
+  })
 }
 
 export const json = (

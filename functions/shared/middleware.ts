@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger'
 import type { MiddlewareObj } from '@middy/core'
+import httpJsonBodyParser from '@middy/http-json-body-parser'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
 import { MalformedJson, PayloadTooLarge, UnsupportedMediaType } from './errors'
 import { problemResponse } from './problem'
@@ -14,11 +15,14 @@ export const requestIdOf = (event: { requestContext?: { requestId?: string } }, 
   event.requestContext?.requestId ?? context.awsRequestId
 
 /**
- * Parses a JSON body with the errors the contract promises: 415 for another media type, 413 past
- * the size cap, 400 for malformed JSON. (@middy/http-json-body-parser answers malformed JSON with
- * 415/422 and has no size cap, hence this small replacement.)
+ * What the contract promises about a JSON body and @middy/http-json-body-parser does not check,
+ * enforced before it runs: 415 for another media type (its own pattern is case-sensitive and
+ * refuses `application/json ; charset=utf-8`), 413 past the size cap (it has none), 400 for an
+ * empty body (it answers 415) and for bytes that are not UTF-8 (it decodes base64 lossily, so
+ * `R\xffferral` would be stored as `R\uFFFDferral`). It hands the package the decoded text, so
+ * whatever the package then refuses can only be malformed JSON (problem.ts maps it to 400).
  */
-export const jsonBody = ({
+export const jsonBodyGuard = ({
   maxBytes,
 }: {
   maxBytes: number
@@ -34,16 +38,26 @@ export const jsonBody = ({
     if (bytes.length > maxBytes) throw new PayloadTooLarge(maxBytes)
     if (bytes.length === 0)
       throw new MalformedJson('The request body is empty; send a JSON object.')
-    let parsed: unknown
     try {
-      // fatal: invalid UTF-8 is malformed input, not something to repair silently.
-      parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes))
-    } catch {
-      throw new MalformedJson('The request body is not valid JSON.')
+      // fatal: invalid UTF-8 is malformed input, not something to repair silently. ignoreBOM keeps
+      // a BOM in the text, where JSON.parse refuses it.
+      event.body = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
+    } catch (error) {
+      throw new MalformedJson('The request body is not valid UTF-8.', { cause: error })
     }
-    ;(event as unknown as JsonEvent).body = parsed
+    event.isBase64Encoded = false
   },
 })
+
+/** The design card's body parser behind its guard: the body arrives as the parsed JSON value. */
+export const jsonBody = ({ maxBytes }: { maxBytes: number }) => [
+  jsonBodyGuard({ maxBytes }),
+  // The guard has checked the content type, with the contract's rules. 6.4.x reads
+  // `disableContentTypeCheck` (index.js) but its index.d.ts does not declare it.
+  httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<
+    typeof httpJsonBodyParser
+  >[0]) as MiddlewareObj<APIGatewayProxyEventV2, Result>,
+]
 
 // One line per request; deliberately without headers or body, which carry the API key.
 const logRequest = (
@@ -85,6 +99,12 @@ export const problemDetails = ({
     const { response, problem, known } = problemResponse(request.error, requestId)
     if (!known) {
       logger.error('unhandled error', request.error as Error)
+    } else if (problem.status >= 500) {
+      // A 503 says in the log what caused it (a timeout, a throttle, the deadline); never the caller.
+      logger.warn('answered with a server error', {
+        code: problem.code,
+        cause: (request.error as Error).cause,
+      })
     }
     response.headers = { ...response.headers, 'x-request-id': requestId }
     request.response = response

@@ -1,7 +1,13 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
 // The error class alone: the zod/mini namespace object would drag every locale into the bundle.
 import { $ZodError } from 'zod/v4/core'
-import { DomainError, RequestConflict, ServiceUnavailable, ValidationFailed } from './errors'
+import {
+  DomainError,
+  MalformedJson,
+  RequestConflict,
+  ServiceUnavailable,
+  ValidationFailed,
+} from './errors'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 export const problemType = (code: string) => `urn:virtual-shares:problem:${code}`
@@ -73,12 +79,30 @@ export const zodIssuesToFieldErrors = (error: $ZodError) =>
       : [{ field: fieldName(issue.path), message: issue.message }],
   )
 
+/**
+ * An error raised by @middy/http-json-body-parser. Our guard before it (middleware.ts) has already
+ * answered every other case (media type, size, empty body, invalid UTF-8), so it can only mean
+ * that the body is not JSON.
+ */
+const isBodyParserError = (error: unknown) =>
+  error instanceof Error &&
+  (error.cause as { package?: unknown } | undefined)?.package === '@middy/http-json-body-parser'
+
 /** Turns anything thrown by a handler into a DomainError; unknown errors become undefined (500). */
 export const toDomainError = (error: unknown): DomainError | undefined => {
   if (error instanceof DomainError) return error
   if (error instanceof $ZodError) return new ValidationFailed(zodIssuesToFieldErrors(error))
-  if (error instanceof Error && CONFLICT_AWS_ERRORS.has(error.name)) return new RequestConflict()
-  if (isTransientAwsError(error)) return new ServiceUnavailable()
+  if (isBodyParserError(error)) {
+    return new MalformedJson('The request body is not valid JSON.', { cause: error })
+  }
+  if (error instanceof Error && CONFLICT_AWS_ERRORS.has(error.name)) {
+    return new RequestConflict({ cause: error })
+  }
+  // The request's deadline (deadline.ts) aborted a DynamoDB call: answer before Lambda's timeout.
+  if (error instanceof Error && error.name === 'AbortError') {
+    return new ServiceUnavailable({ cause: error })
+  }
+  if (isTransientAwsError(error)) return new ServiceUnavailable({ cause: error })
   return undefined
 }
 
@@ -107,7 +131,10 @@ export const problemResponse = (
         code: 'internal_error',
         requestId,
       }
-  const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE }
+  const headers: Record<string, string> = {
+    ...domain?.headers,
+    'content-type': PROBLEM_CONTENT_TYPE,
+  }
   if (domain?.retryAfterSeconds !== undefined) {
     headers['retry-after'] = String(domain.retryAfterSeconds)
   }

@@ -7,8 +7,10 @@ import {
 } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb'
 import { ServiceUnavailable } from '../shared/errors'
+import { sleep } from '../shared/sleep'
 import type {
   ApiKeyRecord,
+  CallOptions,
   CreateGrantOutcome,
   GrantRecord,
   GrantStore,
@@ -30,9 +32,13 @@ export class DynamoDbGrantStore implements GrantStore {
     private readonly tables: TableNames,
   ) {}
 
-  async findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
+  async findApiKey(
+    keyHash: string,
+    { signal }: CallOptions = {},
+  ): Promise<ApiKeyRecord | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tables.apiKeys, Key: { keyHash }, ConsistentRead: true }),
+      { abortSignal: signal },
     )
     return Item as ApiKeyRecord | undefined
   }
@@ -41,11 +47,12 @@ export class DynamoDbGrantStore implements GrantStore {
     key,
     grant,
     now,
+    signal,
   }: {
     key: KeyIdentity
     grant: GrantRecord
     now: number
-  }): Promise<CreateGrantOutcome> {
+  } & CallOptions): Promise<CreateGrantOutcome> {
     try {
       await this.client.send(
         new TransactWriteCommand({
@@ -100,11 +107,12 @@ export class DynamoDbGrantStore implements GrantStore {
             },
           ],
         }),
+        { abortSignal: signal },
       )
       return { kind: 'created' }
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error
-      return this.decodeCancellation(error.CancellationReasons ?? [], grant)
+      return this.decodeCancellation(error.CancellationReasons ?? [], grant, signal)
     }
   }
 
@@ -115,23 +123,26 @@ export class DynamoDbGrantStore implements GrantStore {
   private async decodeCancellation(
     reasons: CancellationReason[],
     grant: GrantRecord,
+    signal: AbortSignal | undefined,
   ): Promise<CreateGrantOutcome> {
     const [keyReason, programReason, grantReason] = reasons
     if (reasons.some((reason) => reason.Code !== undefined && THROTTLED.has(reason.Code))) {
-      throw new ServiceUnavailable()
+      throw new ServiceUnavailable({
+        cause: new Error(`Transaction cancelled: ${reasons.map((r) => r.Code).join(',')}`),
+      })
     }
     if (keyReason?.Code === 'ConditionalCheckFailed') return { kind: 'key_rejected' }
     if (grantReason?.Code === 'ConditionalCheckFailed') {
       const existing = grantReason.Item
         ? (unmarshall(grantReason.Item) as GrantRecord)
-        : await this.getGrant(grant.grantId)
+        : await this.getGrant(grant.grantId, signal)
       // Deleted between the failed write and this read: let the caller try again.
       return existing ? { kind: 'grant_exists', existing } : { kind: 'conflict' }
     }
     if (programReason?.Code === 'ConditionalCheckFailed') {
       const program = programReason.Item
         ? (unmarshall(programReason.Item) as ProgramRecord)
-        : await this.getProgram(grant.programId)
+        : await this.getProgram(grant.programId, signal)
       return { kind: 'program_rejected', program }
     }
     if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return { kind: 'conflict' }
@@ -143,6 +154,7 @@ export class DynamoDbGrantStore implements GrantStore {
   async findGrantWithKey(
     keyHash: string,
     grantId: string,
+    { signal }: CallOptions = {},
   ): Promise<{ key: ApiKeyRecord | undefined; grant: GrantRecord | undefined }> {
     let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }> = {
       [this.tables.apiKeys]: { Keys: [{ keyHash }], ConsistentRead: true },
@@ -152,31 +164,38 @@ export class DynamoDbGrantStore implements GrantStore {
     let grant: GrantRecord | undefined
     // BatchGet may hand back keys it did not get to; ask again for those only.
     for (let attempt = 0; attempt < 5; attempt++) {
-      const result = await this.client.send(new BatchGetCommand({ RequestItems: request }))
+      const result = await this.client.send(new BatchGetCommand({ RequestItems: request }), {
+        abortSignal: signal,
+      })
       key ??= result.Responses?.[this.tables.apiKeys]?.[0] as ApiKeyRecord | undefined
       grant ??= result.Responses?.[this.tables.grants]?.[0] as GrantRecord | undefined
       const unprocessed = result.UnprocessedKeys ?? {}
       if (Object.keys(unprocessed).length === 0) return { key, grant }
       request = unprocessed as typeof request
-      await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt))
+      await sleep(20 * 2 ** attempt, signal)
     }
-    throw new ServiceUnavailable()
+    throw new ServiceUnavailable({ cause: new Error('BatchGetItem left keys unprocessed 5 times') })
   }
 
-  private async getGrant(grantId: string): Promise<GrantRecord | undefined> {
+  private async getGrant(grantId: string, signal?: AbortSignal): Promise<GrantRecord | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tables.grants, Key: { grantId }, ConsistentRead: true }),
+      { abortSignal: signal },
     )
     return Item as GrantRecord | undefined
   }
 
-  private async getProgram(programId: string): Promise<ProgramRecord | undefined> {
+  private async getProgram(
+    programId: string,
+    signal?: AbortSignal,
+  ): Promise<ProgramRecord | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({
         TableName: this.tables.programs,
         Key: { programId },
         ConsistentRead: true,
       }),
+      { abortSignal: signal },
     )
     return Item as ProgramRecord | undefined
   }

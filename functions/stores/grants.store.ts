@@ -57,22 +57,24 @@ export type CreateGrantOutcome =
   | { kind: 'program_rejected'; program: ProgramRecord | undefined }
   | { kind: 'conflict' }
 
+/** `signal` aborts the call (the request's deadline): the store then throws an AbortError. */
+export type CallOptions = { signal?: AbortSignal | undefined }
+
 export interface GrantStore {
   /** Strongly consistent, so a key revoked a moment ago is seen as revoked. */
-  findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined>
+  findApiKey(keyHash: string, options?: CallOptions): Promise<ApiKeyRecord | undefined>
   /**
    * One atomic write: the key is still active, the program belongs to the key's issuer and mode,
    * is active and has room in its pool (its counters move by `amount`), and the grant is new.
    */
-  createGrant(input: {
-    key: KeyIdentity
-    grant: GrantRecord
-    now: number
-  }): Promise<CreateGrantOutcome>
+  createGrant(
+    input: { key: KeyIdentity; grant: GrantRecord; now: number } & CallOptions,
+  ): Promise<CreateGrantOutcome>
   /** The key and the grant in one round trip. */
   findGrantWithKey(
     keyHash: string,
     grantId: string,
+    options?: CallOptions,
   ): Promise<{ key: ApiKeyRecord | undefined; grant: GrantRecord | undefined }>
 }
 

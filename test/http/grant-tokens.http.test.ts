@@ -82,6 +82,26 @@ describe('POST /programs/{programId}/grant-tokens: success', () => {
     expect(stored).toMatchObject({ issuerId: issuer.issuerId, keyId: issuer.keyRecords.TEST.keyId })
   })
 
+  // Two public Python integrations written for the reference product send these exact bodies when
+  // the name is unknown (a default argument, Python's None). They must keep working here.
+  it.each([
+    ['{"recipient":{"email":"ann@example.com","name":""},"reason":"Test","amount":1}'],
+    ['{"recipient":{"email":"ann@example.com","name":null},"reason":"Test","amount":1}'],
+  ])('accepts %s as a grant without a name', async (body) => {
+    const before = await programState(issuer.programs.TEST)
+    const call = await postGrant(api.baseUrl, issuer.programs.TEST, issuer.keys.TEST, body)
+    expect(call.status).toBe(201)
+    expect(call.body.recipient).toEqual({ email: 'ann@example.com' })
+    const after = await programState(issuer.programs.TEST)
+    const stored = after.grants.find((g) => g.grantId === call.body.id)
+    expect(stored?.recipient).toEqual({ email: 'ann@example.com' })
+    expect(after.grants.length).toBe(before.grants.length + 1)
+    const read = await request(api.baseUrl, 'GET', call.headers.get('location') as string, {
+      headers: { 'x-api-key': issuer.keys.TEST },
+    })
+    expect(read.body.recipient).toEqual({ email: 'ann@example.com' })
+  })
+
   it('returns the same grant from GET at its Location', async () => {
     const created = await postGrant(api.baseUrl, issuer.programs.LIVE, issuer.keys.LIVE)
     expect(created.status).toBe(201)
@@ -208,6 +228,9 @@ describe('request validation', () => {
     [grantBody({ amount: LIMITS.maxAmount + 1 }), ['amount']],
     [grantBody({ recipient: { email: 'nope' } }), ['recipient.email']],
     [grantBody({ reason: '' }), ['reason']],
+    [grantBody({ reason: '\u200b' }), ['reason']],
+    [grantBody({ recipient: { email: 'ann@example.com', name: 0 } }), ['recipient.name']],
+    [grantBody({ recipient: { email: 'ann@example.com', name: ' ' } }), ['recipient.name']],
     [grantBody({ reason: 'bell\u0007' }), ['reason']],
     [grantBody({ reason: 'x'.repeat(LIMITS.maxReasonLength + 1) }), ['reason']],
     [{ recipient: 'ann@example.com', reason: 1 }, ['recipient', 'reason', 'amount']],
@@ -237,6 +260,8 @@ describe('request validation', () => {
     ['malformed JSON', '{"recipient":', 400, 'malformed_json'],
     ['an empty body', '', 400, 'malformed_json'],
     ['a byte-order mark', `\ufeff${JSON.stringify(grantBody())}`, 400, 'malformed_json'],
+    ['a JSON string', '"grant"', 400, 'validation_failed'],
+    ['trailing junk', `${JSON.stringify(grantBody())}x`, 400, 'malformed_json'],
   ])('answers %s with %s', async (_, body, status, code) => {
     await expectNothingWritten(issuer.programs.TEST, async () => {
       expectProblem(
@@ -266,9 +291,15 @@ describe('request validation', () => {
     })
   })
 
-  it('accepts application/json with a UTF-8 charset', async () => {
+  it.each([
+    ['application/json; charset=UTF-8'],
+    // @middy/http-json-body-parser's own pattern refuses these; the contract accepts them.
+    ['application/json ; charset=utf-8'],
+    ['Application/JSON'],
+    ['application/vnd.api+json'],
+  ])('accepts Content-Type %s', async (contentType) => {
     const call = await postGrant(api.baseUrl, issuer.programs.TEST, issuer.keys.TEST, grantBody(), {
-      'content-type': 'application/json; charset=UTF-8',
+      'content-type': contentType,
     })
     expect(call.status).toBe(201)
   })

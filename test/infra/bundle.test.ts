@@ -1,6 +1,8 @@
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
+import { createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
 import { ROUTES } from '../../functions/routes'
 import { ESM_REQUIRE_BANNER } from '../../lib/function-bundling'
@@ -152,5 +154,59 @@ describe('the deployed bundle', () => {
     const result = invokeBundle('$default', { ...event, routeKey: '$default', rawPath: '/nowhere' })
     expect(result.statusCode).toBe(404)
     expect(result.headers?.['content-type']).toBe('application/problem+json')
+  })
+})
+
+describe('the deployed bundle against a DynamoDB that never answers', () => {
+  it('answers 503 + Retry-After in problem+json inside the budget, after more than one connection', async () => {
+    let connections = 0
+    const sockets = new Set<Socket>()
+    // Accepts, reads, never answers: a connection that hangs, as a broken path to DynamoDB does.
+    const hung = createServer((socket) => {
+      connections++
+      sockets.add(socket)
+      socket.on('error', () => {})
+    })
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve))
+    const { port } = hung.address() as { port: number }
+    const event = sampleEvents(
+      join(PROJECT_ROOT, 'events'),
+      eventValues(await newIssuer()),
+    ).find((e) => e.file === 'grant.json')?.event as APIGatewayProxyEventV2
+    // Lambda's context: the remaining time counts down from 10,000 ms.
+    const script = `
+      const { handler } = await import(${JSON.stringify(`file://${bundleOf('GrantTokens')}`)})
+      const start = Date.now()
+      const context = { awsRequestId: 'bundle-deadline', functionName: 'bundle',
+        getRemainingTimeInMillis: () => Math.max(0, 10000 - (Date.now() - start)) }
+      const result = await handler(JSON.parse(process.argv[1]), context)
+      process.stdout.write(JSON.stringify({ result, elapsedMs: Date.now() - start }))`
+    try {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--enable-source-maps', '--input-type=module', '-e', script, JSON.stringify(event)],
+        {
+          env: {
+            ...process.env,
+            POWERTOOLS_LOG_LEVEL: 'SILENT',
+            DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}`,
+          },
+        },
+      )
+      const { result, elapsedMs } = JSON.parse(stdout) as {
+        result: APIGatewayProxyStructuredResultV2
+        elapsedMs: number
+      }
+      expect(result.statusCode).toBe(503)
+      expect(result.headers?.['content-type']).toBe('application/problem+json')
+      expect(result.headers?.['retry-after']).toBe('1')
+      expect(JSON.parse(result.body ?? '{}').code).toBe('service_unavailable')
+      expect(connections).toBeGreaterThan(1)
+      // Well before Lambda would stop it at 10,000 ms (the deadline is 7,500 ms).
+      expect(elapsedMs).toBeLessThan(8_000)
+    } finally {
+      for (const socket of sockets) socket.destroy()
+      hung.close()
+    }
   })
 })

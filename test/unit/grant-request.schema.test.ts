@@ -65,12 +65,32 @@ describe('grant request schema', () => {
       'recipient must be an object with an email',
     ],
     [
-      { ...valid, recipient: { email: 'a@b.co', name: '' } },
+      { ...valid, recipient: { email: 'a@b.co', name: '  ' } },
       'recipient.name',
       'recipient.name must not be blank',
     ],
+    [
+      { ...valid, recipient: { email: 'a@b.co', name: '\u200b' } },
+      'recipient.name',
+      'recipient.name must not be blank',
+    ],
+    [
+      { ...valid, recipient: { email: 'a@b.co', name: 5 } },
+      'recipient.name',
+      'recipient.name must be a string',
+    ],
+    [
+      { ...valid, recipient: { email: 'a@b.co', name: false } },
+      'recipient.name',
+      'recipient.name must be a string',
+    ],
     [{ ...valid, reason: '' }, 'reason', 'reason must not be blank'],
     [{ ...valid, reason: '   ' }, 'reason', 'reason must not be blank'],
+    // Invisible characters only: zero-width space, word joiner, BOM, Hangul filler, braille blank.
+    [{ ...valid, reason: '\u200b' }, 'reason', 'reason must not be blank'],
+    [{ ...valid, reason: ' \u2060\ufeff ' }, 'reason', 'reason must not be blank'],
+    [{ ...valid, reason: '\u3164\u2800\u00ad' }, 'reason', 'reason must not be blank'],
+    [{ ...valid, reason: null }, 'reason', 'reason must be a string'],
     [{ ...valid, reason: 'tab\there' }, 'reason', 'reason must not contain control characters'],
     [{ ...valid, reason: 'nul\u0000' }, 'reason', 'reason must not contain control characters'],
     [{ ...valid, reason: 'c1\u0085' }, 'reason', 'reason must not contain control characters'],
@@ -87,6 +107,18 @@ describe('grant request schema', () => {
     [null, '(body)', 'The body must be a JSON object'],
   ])('rejects %j naming %s', (body, field, message) => {
     expect(errorsOf(body)).toContainEqual({ field, message })
+  })
+
+  it.each([
+    ['""', ''],
+    ['null', null],
+  ])('accepts recipient.name %s as "no name" (what existing integrations send)', (_, name) => {
+    const parsed = GrantRequestSchema.parse({ ...valid, recipient: { email: 'a@b.co', name } })
+    expect(parsed.recipient.name || undefined).toBeUndefined()
+  })
+
+  it('keeps visible text with invisible characters in it', () => {
+    expect(GrantRequestSchema.safeParse({ ...valid, reason: 'Ref\u200berral' }).success).toBe(true)
   })
 
   it('reports every failing field at once', () => {
