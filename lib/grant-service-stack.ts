@@ -1,6 +1,8 @@
 import {
+  Aws,
   CfnOutput,
   Duration,
+  Fn,
   RemovalPolicy,
   Stack,
   type StackProps,
@@ -123,6 +125,13 @@ export class GrantServiceStack extends Stack {
     }
 
     const accessLogs = new LogGroup(this, 'AccessLogs', {
+      // Under /aws/vendedlogs/: otherwise API Gateway adds every stage's log group to the
+      // account-wide CloudWatch Logs resource policy, whose 5,120 characters repeated deploys use
+      // up. The stack's own id makes the name unique, so a retained group never blocks a redeploy.
+      logGroupName: Fn.join('', [
+        `/aws/vendedlogs/apigateway/${this.stackName}-`,
+        Fn.select(2, Fn.split('/', Aws.STACK_ID)),
+      ]),
       retention: props.logRetention,
       removalPolicy: props.ephemeral ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     })
@@ -148,16 +157,25 @@ export class GrantServiceStack extends Stack {
             integrationLatencyMs: '$context.integrationLatency',
             integrationStatus: '$context.integrationStatus',
             integrationError: '$context.integrationErrorMessage',
+            // What API Gateway itself answered with (throttling, a failed or timed-out function).
+            error: '$context.error.message',
+            errorType: '$context.error.responseType',
             userAgent: '$context.identity.userAgent',
           }),
         ),
       },
     })
 
+    // Alarms on the tables some function touches (ACCESS), not on the admin-only issuers table.
+    const touched = Object.keys(tableOf).filter((table) =>
+      Object.values(ACCESS).some((access) => access[table as keyof typeof tableOf].length > 0),
+    ) as (keyof typeof tableOf)[]
     new ServiceAlarms(this, 'Alarms', {
       api: this.api,
-      functions: Object.values(this.functions).map((f) => f.fn),
-      tables: this.tables.all(),
+      functions: Object.fromEntries(Object.entries(this.functions).map(([id, f]) => [id, f.fn])),
+      tables: Object.fromEntries(touched.map((table) => [table, tableOf[table]])),
+      // Every item of a grant's TransactWriteItems lives in one of these.
+      transactionTables: ['apiKeys', 'programs', 'grants'],
       latencyAlarmMs: props.latencyAlarmMs,
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     })

@@ -16,8 +16,15 @@ import { Construct } from 'constructs'
 
 export type ServiceAlarmsProps = {
   api: HttpApi
-  functions: IFunction[]
-  tables: Table[]
+  /** By route id: construct ids come from the names, never from positions in a list. */
+  functions: Record<string, IFunction>
+  /**
+   * The tables the functions touch, by name. The issuers table is not here: only the admin CLI
+   * uses it, and a throttle there reaches the operator as an error on the spot, not a caller.
+   */
+  tables: Record<string, Table>
+  /** Tables whose items grant transactions hold: conflicts there mean serialised grants. */
+  transactionTables: string[]
   latencyAlarmMs: number
   alarmEmail?: string
 }
@@ -30,6 +37,9 @@ const OPERATIONS = [
   Operation.BATCH_GET_ITEM,
   Operation.TRANSACT_WRITE_ITEMS,
 ]
+
+/** Conflicts on one table in 5 minutes, in each of 3 periods running, that raise the alarm. */
+export const TRANSACTION_CONFLICT_THRESHOLD = 100
 
 /**
  * What should wake someone: server errors seen by callers, function errors and throttles, slow
@@ -82,34 +92,45 @@ export class ServiceAlarms extends Construct {
       `API p99 latency at or above ${props.latencyAlarmMs} ms for 15 minutes.`,
       3,
     )
-    props.functions.forEach((fn, i) => {
+    for (const [name, fn] of Object.entries(props.functions)) {
       alarm(
-        `FunctionErrors${i}`,
+        `${name}Errors`,
         fn.metricErrors({ period, statistic: 'Sum' }),
         1,
         'A Lambda function failed (unhandled error or timeout).',
       )
       alarm(
-        `FunctionThrottles${i}`,
+        `${name}Throttles`,
         fn.metricThrottles({ period, statistic: 'Sum' }),
         1,
         'A Lambda function was throttled: concurrency limit reached.',
       )
-    })
-    props.tables.forEach((table, i) => {
+    }
+    for (const [name, table] of Object.entries(props.tables)) {
       alarm(
-        `TableThrottles${i}`,
+        `${name}TableThrottles`,
         table.metricThrottledRequestsForOperations({ operations: OPERATIONS, period }),
         1,
         'DynamoDB throttled requests: callers got 503 and must retry.',
       )
       alarm(
-        `TableSystemErrors${i}`,
+        `${name}TableSystemErrors`,
         table.metricSystemErrorsForOperations({ operations: OPERATIONS, period }),
         1,
         'DynamoDB returned system errors (HTTP 500).',
       )
-    })
+      if (props.transactionTables.includes(name)) {
+        // Conflicts are retried inside the function, so a few are normal; sustained ones mean
+        // grants on one program or one key are being serialised (README "Capacity").
+        alarm(
+          `${name}TableTransactionConflicts`,
+          table.metric('TransactionConflict', { period, statistic: 'Sum' }),
+          TRANSACTION_CONFLICT_THRESHOLD,
+          `At least ${TRANSACTION_CONFLICT_THRESHOLD} transaction conflicts in 5 minutes, 3 periods running: grants on one program or one key are contending (callers may get 409 request_conflict).`,
+          3,
+        )
+      }
+    }
 
     if (props.alarmEmail) {
       this.topic = new Topic(this, 'Topic', {
