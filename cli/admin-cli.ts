@@ -56,6 +56,16 @@ const publicKey = (k: KeyView) => ({
 const SECRET_WARNING =
   'This secret is shown once and cannot be shown again: only its SHA-256 hash is stored. Put it in your secret manager now.'
 const GRANT_COLUMNS = ['id', 'createdAt', 'email', 'name', 'amount', 'reason', 'status']
+/** As the grant API's resource has it (grant-resource.ts): amount a number, no name when none. */
+const grantJson = (g: GrantRecord) => ({
+  id: g.grantId,
+  createdAt: g.createdAt,
+  email: g.recipient.email,
+  ...(g.recipient.name === undefined ? {} : { name: g.recipient.name }),
+  amount: g.amount,
+  reason: g.reason,
+  status: g.status,
+})
 const grantRow = (g: GrantRecord) => [
   g.grantId,
   g.createdAt,
@@ -277,9 +287,7 @@ const COMMANDS: Record<string, Command> = {
       if (format === 'json') {
         io.out(
           JSON.stringify({
-            grants: page.items.map((g) =>
-              Object.fromEntries(GRANT_COLUMNS.map((c, i) => [c, grantRow(g)[i]])),
-            ),
+            grants: page.items.map(grantJson),
             nextCursor: page.nextCursor ?? null,
           }),
         )
@@ -317,6 +325,45 @@ const ALL_OPTIONS = {
   region: { type: 'string' },
 } as const
 const GLOBAL_OPTIONS = ['json', 'help', 'stack', 'region']
+const NOUNS = [...new Set(Object.keys(COMMANDS).map((k) => k.split(' ')[0] as string))]
+
+/**
+ * `--pool -1` as `--pool=-1`: node's parseArgs takes any value starting with a dash for a
+ * forgotten value ("argument is ambiguous"), so a negative number never reached the validator and
+ * its range message. A value starting with `--`, or `-` and a letter (an option), is left alone.
+ */
+const joinDashValues = (argv: string[]): string[] => {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined
+    const next = argv[i + 1]
+    const option = name === undefined ? undefined : ALL_OPTIONS[name as keyof typeof ALL_OPTIONS]
+    if (
+      option?.type === 'string' &&
+      next !== undefined &&
+      next.startsWith('-') &&
+      !/^--?[a-zA-Z]/.test(next)
+    ) {
+      out.push(`${arg}=${next}`)
+      i++
+    } else {
+      out.push(arg)
+    }
+  }
+  return out
+}
+
+const groupHelp = (noun: string) =>
+  [
+    `Usage: npm run admin -- ${noun} <verb> [options]`,
+    '',
+    ...Object.entries(COMMANDS)
+      .filter(([k]) => k.startsWith(`${noun} `))
+      .map(([, c]) => `  ${c.usage}\n      ${c.summary}`),
+    '',
+    GLOBAL_HELP,
+  ].join('\n')
 
 export const usage = () =>
   [
@@ -337,13 +384,21 @@ export const parseCommand = (argv: string[]): Parsed => {
     typeof parseArgs<{ options: typeof ALL_OPTIONS; allowPositionals: true; strict: true }>
   >
   try {
-    parsed = parseArgs({ args: argv, options: ALL_OPTIONS, allowPositionals: true, strict: true })
+    parsed = parseArgs({
+      args: joinDashValues(argv),
+      options: ALL_OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    })
   } catch (error) {
     throw new AdminError(`${(error as Error).message.split('\n')[0]} (see --help)`)
   }
   const { values, positionals } = parsed
   const [noun, verb, ...rest] = positionals
   if (noun === undefined || noun === 'help') return { kind: 'help', text: usage() }
+  if (values.help && verb === undefined && NOUNS.includes(noun)) {
+    return { kind: 'help', text: groupHelp(noun) }
+  }
   const key = `${noun} ${verb ?? ''}`.trim()
   const command = COMMANDS[key]
   if (!command) {

@@ -1,12 +1,42 @@
 import {
   type AttributeDefinition,
   CreateTableCommand,
+  DescribeTableCommand,
   type DynamoDBClient,
+  type GlobalSecondaryIndex,
   ListTablesCommand,
+  UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb'
 import { type IndexSchema, TABLES, type TableKey } from '../functions/shared/table-schema'
 
-/** Creates whichever of the service's tables do not exist yet, from the shared key schemas. */
+const attributeDefinitions = (keys: { name: string; type: 'S' | 'N' }[]): AttributeDefinition[] => [
+  ...new Map(
+    keys.map((k) => [k.name, { AttributeName: k.name, AttributeType: k.type }] as const),
+  ).values(),
+]
+
+const indexKeys = (index: IndexSchema) => [
+  index.partitionKey,
+  ...(index.sortKey ? [index.sortKey] : []),
+]
+
+const toIndex = (index: IndexSchema): GlobalSecondaryIndex => ({
+  IndexName: index.indexName,
+  KeySchema: [
+    { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+    ...(index.sortKey ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' as const }] : []),
+  ],
+  Projection:
+    index.projection.type === 'INCLUDE'
+      ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.nonKeyAttributes] }
+      : { ProjectionType: index.projection.type },
+})
+
+/**
+ * Creates whichever of the service's tables do not exist yet, from the shared schemas, and adds
+ * the indexes a table made by an earlier version lacks (a `.local/dynamodb` kept across an
+ * upgrade). Legacy indexes are never created, and left alone where they exist.
+ */
 export const ensureTables = async (
   client: DynamoDBClient,
   names: Record<TableKey, string>,
@@ -22,39 +52,53 @@ export const ensureTables = async (
   const created: string[] = []
   for (const [key, schema] of Object.entries(TABLES) as [TableKey, (typeof TABLES)[TableKey]][]) {
     const name = names[key]
-    if (existing.has(name)) continue
-    const attributes = new Map<string, AttributeDefinition>()
-    const add = (a: { name: string; type: 'S' | 'N' }) =>
-      attributes.set(a.name, { AttributeName: a.name, AttributeType: a.type })
-    add(schema.partitionKey)
     const indexes: readonly IndexSchema[] = schema.globalSecondaryIndexes
-    for (const index of indexes) {
-      add(index.partitionKey)
-      if (index.sortKey) add(index.sortKey)
+    if (existing.has(name)) {
+      await addMissingIndexes(client, name, indexes)
+      continue
     }
     await client.send(
       new CreateTableCommand({
         TableName: name,
         BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [...attributes.values()],
+        AttributeDefinitions: attributeDefinitions([
+          schema.partitionKey,
+          ...indexes.flatMap(indexKeys),
+        ]),
         KeySchema: [{ AttributeName: schema.partitionKey.name, KeyType: 'HASH' }],
         // DynamoDB refuses an empty index list: leave the property out instead.
-        GlobalSecondaryIndexes:
-          indexes.length === 0
-            ? undefined
-            : indexes.map((index) => ({
-                IndexName: index.indexName,
-                KeySchema: [
-                  { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
-                  ...(index.sortKey
-                    ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' as const }]
-                    : []),
-                ],
-                Projection: { ProjectionType: 'ALL' },
-              })),
+        GlobalSecondaryIndexes: indexes.length === 0 ? undefined : indexes.map(toIndex),
       }),
     )
     created.push(name)
   }
   return created
+}
+
+/** One index per UpdateTable, as DynamoDB requires, each waited for until it is ACTIVE. */
+const addMissingIndexes = async (
+  client: DynamoDBClient,
+  name: string,
+  indexes: readonly IndexSchema[],
+) => {
+  const describe = async () =>
+    (await client.send(new DescribeTableCommand({ TableName: name }))).Table
+      ?.GlobalSecondaryIndexes ?? []
+  const present = new Set((await describe()).map((i) => i.IndexName))
+  for (const index of indexes) {
+    if (present.has(index.indexName)) continue
+    await client.send(
+      new UpdateTableCommand({
+        TableName: name,
+        AttributeDefinitions: attributeDefinitions(indexKeys(index)),
+        GlobalSecondaryIndexUpdates: [{ Create: toIndex(index) }],
+      }),
+    )
+    for (let i = 0; ; i++) {
+      const status = (await describe()).find((g) => g.IndexName === index.indexName)?.IndexStatus
+      if (status === 'ACTIVE') break
+      if (i >= 300) throw new Error(`Index ${index.indexName} of ${name} did not become ACTIVE`)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
 }

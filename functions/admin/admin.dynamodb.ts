@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import {
+  BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -8,10 +9,11 @@ import {
   ScanCommand,
   type ScanCommandInput,
   TransactWriteCommand,
+  type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
 import type { Mode } from '../shared/api-key'
-import { INDEX } from '../shared/table-schema'
+import { INDEX, KEY_ID_POINTER } from '../shared/table-schema'
 import type {
   ApiKeyRecord,
   GrantRecord,
@@ -24,65 +26,142 @@ import {
   type AdminTableNames,
   type IssuerRecord,
   type Page,
+  WriteConflictError,
 } from './admin.store'
+
+type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>
+
+const reasonsOf = (error: unknown) =>
+  error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : []
 
 const isConditionFailure = (error: unknown) =>
   (error as Error).name === 'ConditionalCheckFailedException' ||
-  (error instanceof TransactionCanceledException &&
-    (error.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed'))
+  reasonsOf(error).some((r) => r.Code === 'ConditionalCheckFailed')
+
+/**
+ * A write refused because a transaction in flight holds the item: a plain write answered
+ * TransactionConflictException (which the SDK does not retry), or a transaction cancelled for a
+ * conflict and nothing else. Either way nothing was written, so the write may be sent again.
+ */
+export const isTransactionConflict = (error: unknown) => {
+  if ((error as Error).name === 'TransactionConflictException') return true
+  const reasons = reasonsOf(error)
+  return (
+    reasons.some((r) => r.Code === 'TransactionConflict') &&
+    !reasons.some((r) => r.Code === 'ConditionalCheckFailed')
+  )
+}
+
+export type ConflictRetry = {
+  /** Sends in all, the first included. */
+  attempts: number
+  /** Delay before the first retry; it doubles each time up to maxDelayMs. */
+  baseDelayMs: number
+  maxDelayMs: number
+}
+
+/**
+ * Grants hold the program item (and condition-check the key item) in their transactions, so an
+ * operator's write on a busy program or key meets conflicts. 8 attempts wait 1.8 to 3.6 s in all
+ * (equal jitter: half of each delay fixed, half random, so concurrent writers spread out).
+ */
+export const DEFAULT_CONFLICT_RETRY: ConflictRetry = {
+  attempts: 8,
+  baseDelayMs: 50,
+  maxDelayMs: 1_000,
+}
+
+/** The key of the pointer item that finds a key by its id (see KEY_ID_POINTER). */
+export const keyIdPointer = (keyId: string) => `${KEY_ID_POINTER.prefix}${keyId}`
 
 export class DynamoDbAdminStore implements AdminStore {
+  private readonly retry: ConflictRetry
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: AdminTableNames,
-  ) {}
+    options: { conflictRetry?: ConflictRetry } = {},
+  ) {
+    this.retry = options.conflictRetry ?? DEFAULT_CONFLICT_RETRY
+  }
+
+  /** Sends a write again while DynamoDB refuses it for a transaction conflict, up to the bound. */
+  private async write<T>(send: () => Promise<T>): Promise<T> {
+    const started = Date.now()
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send()
+      } catch (error) {
+        if (!isTransactionConflict(error)) throw error
+        if (attempt >= this.retry.attempts) {
+          throw new WriteConflictError(attempt, Date.now() - started)
+        }
+        const delay = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1))
+        await new Promise((resolve) => setTimeout(resolve, delay / 2 + (Math.random() * delay) / 2))
+      }
+    }
+  }
 
   async createIssuer(issuer: IssuerRecord): Promise<void> {
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tables.issuers,
-        Item: issuer,
-        ConditionExpression: 'attribute_not_exists(issuerId)',
-      }),
+    await this.write(() =>
+      this.client.send(
+        new PutCommand({
+          TableName: this.tables.issuers,
+          Item: issuer,
+          ConditionExpression: 'attribute_not_exists(issuerId)',
+        }),
+      ),
     )
   }
 
   listIssuers(): Promise<IssuerRecord[]> {
-    return this.scanAll<IssuerRecord>({ TableName: this.tables.issuers })
+    return this.scanAll<IssuerRecord>({ TableName: this.tables.issuers, ConsistentRead: true })
   }
 
-  /** The issuer check and the write in one transaction, so no program is ever orphaned. */
-  private async putForIssuer(table: string, item: { issuerId: string }, key: string) {
+  /**
+   * The issuer check and the writes in one transaction, so no program or key is ever orphaned.
+   * `items` are put on condition that they do not exist yet.
+   */
+  private async putForIssuer(
+    issuerId: string,
+    items: { table: string; item: object; key: string }[],
+  ) {
     try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: this.tables.issuers,
-                Key: { issuerId: item.issuerId },
-                ConditionExpression: 'attribute_exists(issuerId)',
+      await this.write(() =>
+        this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                ConditionCheck: {
+                  TableName: this.tables.issuers,
+                  Key: { issuerId },
+                  ConditionExpression: 'attribute_exists(issuerId)',
+                },
               },
-            },
-            {
-              Put: {
-                TableName: table,
-                Item: item,
-                ConditionExpression: 'attribute_not_exists(#key)',
-                ExpressionAttributeNames: { '#key': key },
-              },
-            },
-          ],
-        }),
+              ...items.map(({ table, item, key }) => ({
+                Put: {
+                  TableName: table,
+                  Item: item,
+                  ConditionExpression: 'attribute_not_exists(#key)',
+                  ExpressionAttributeNames: { '#key': key },
+                },
+              })),
+            ],
+          }),
+        ),
       )
     } catch (error) {
-      if (isConditionFailure(error)) throw new AdminError(`No issuer ${item.issuerId}.`)
+      if (reasonsOf(error)[0]?.Code === 'ConditionalCheckFailed') {
+        throw new AdminError(`No issuer ${issuerId}.`)
+      }
       throw error
     }
   }
 
   createProgram(program: ProgramRecord): Promise<void> {
-    return this.putForIssuer(this.tables.programs, program, 'programId')
+    return this.putForIssuer(program.issuerId, [
+      { table: this.tables.programs, item: program, key: 'programId' },
+    ])
   }
 
   async getProgram(programId: string): Promise<ProgramRecord | undefined> {
@@ -92,33 +171,54 @@ export class DynamoDbAdminStore implements AdminStore {
     return Item as ProgramRecord | undefined
   }
 
+  /**
+   * By issuer: the index holds only the keys and the mode (never written by a grant), so it finds
+   * the programs and filters the mode; their counters and status come from one consistent
+   * BatchGetItem per 100 programs.
+   */
   async listPrograms(filter: { issuerId?: string; mode?: Mode }): Promise<ProgramRecord[]> {
+    const byMode = filter.mode === undefined ? {} : { ':mode': filter.mode }
+    const modeFilter =
+      filter.mode === undefined
+        ? {}
+        : { FilterExpression: '#mode = :mode', ExpressionAttributeNames: { '#mode': 'mode' } }
     const programs =
       filter.issuerId === undefined
-        ? await this.scanAll<ProgramRecord>({ TableName: this.tables.programs })
-        : await this.queryAll<ProgramRecord>({
+        ? await this.scanAll<ProgramRecord>({
             TableName: this.tables.programs,
-            IndexName: INDEX.programsByIssuer,
-            KeyConditionExpression: 'issuerId = :issuer',
-            ExpressionAttributeValues: { ':issuer': filter.issuerId },
+            ConsistentRead: true,
+            ...modeFilter,
+            ...(filter.mode === undefined ? {} : { ExpressionAttributeValues: byMode }),
           })
-    return programs
-      .filter((p) => filter.mode === undefined || p.mode === filter.mode)
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+        : await this.batchGet<ProgramRecord>(
+            this.tables.programs,
+            (
+              await this.queryAll<Pick<ProgramRecord, 'programId'>>({
+                TableName: this.tables.programs,
+                IndexName: INDEX.programsByIssuer,
+                KeyConditionExpression: 'issuerId = :issuer',
+                ...modeFilter,
+                ExpressionAttributeValues: { ':issuer': filter.issuerId, ...byMode },
+              }).catch(missingIndex(this.tables.programs, INDEX.programsByIssuer))
+            ).map((p) => ({ programId: p.programId })),
+          )
+    return programs.sort((a, b) => a.createdAt.localeCompare(b.createdAt))
   }
 
   async setProgramStatus(programId: string, to: ProgramStatus, from: ProgramStatus[]) {
     const values = Object.fromEntries(from.map((status, i) => [`:from${i}`, status]))
     try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tables.programs,
-          Key: { programId },
-          UpdateExpression: 'SET #status = :to',
-          ConditionExpression: `attribute_exists(programId) AND #status IN (${Object.keys(values).join(', ')})`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':to': to, ...values },
-        }),
+      await this.write(() =>
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.tables.programs,
+            Key: { programId },
+            UpdateExpression: 'SET #status = :to',
+            ConditionExpression: `attribute_exists(programId) AND #status IN (${Object.keys(values).join(', ')})`,
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':to': to, ...values },
+          }),
+        ),
       )
       return true
     } catch (error) {
@@ -127,24 +227,64 @@ export class DynamoDbAdminStore implements AdminStore {
     }
   }
 
-  createApiKey(key: ApiKeyRecord): Promise<void> {
-    return this.putForIssuer(this.tables.apiKeys, key, 'keyHash')
+  /** The pointer that finds a key by id (see KEY_ID_POINTER), put in the key's transaction. */
+  private pointerPut(key: ApiKeyRecord) {
+    return {
+      table: this.tables.apiKeys,
+      item: { keyHash: keyIdPointer(key.keyId), [KEY_ID_POINTER.target]: key.keyHash },
+      key: 'keyHash',
+    }
   }
 
+  createApiKey(key: ApiKeyRecord): Promise<void> {
+    return this.putForIssuer(key.issuerId, [
+      { table: this.tables.apiKeys, item: key, key: 'keyHash' },
+      this.pointerPut(key),
+    ])
+  }
+
+  /**
+   * The pointer, then the key, both strongly consistent: found even a moment after it was
+   * created or rolled, which the `byKeyId` index (eventually consistent) does not promise.
+   */
   async findApiKeyById(keyId: string): Promise<ApiKeyRecord | undefined> {
-    const [key] = await this.queryAll<ApiKeyRecord>({
-      TableName: this.tables.apiKeys,
-      IndexName: INDEX.keysById,
-      KeyConditionExpression: 'keyId = :id',
-      ExpressionAttributeValues: { ':id': keyId },
-    })
-    return key
+    const { Item: pointer } = await this.client.send(
+      new GetCommand({
+        TableName: this.tables.apiKeys,
+        Key: { keyHash: keyIdPointer(keyId) },
+        ConsistentRead: true,
+      }),
+    )
+    let keyHash = pointer?.[KEY_ID_POINTER.target] as string | undefined
+    if (keyHash === undefined) {
+      // Keys created before pointers existed have none: the index finds them. They were written
+      // long before this version ran, so the index has them; the read below is consistent.
+      const [indexed] = await this.queryAll<ApiKeyRecord>({
+        TableName: this.tables.apiKeys,
+        IndexName: INDEX.keysById,
+        KeyConditionExpression: 'keyId = :id',
+        ExpressionAttributeValues: { ':id': keyId },
+      })
+      keyHash = indexed?.keyHash
+    }
+    if (keyHash === undefined) return undefined
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tables.apiKeys, Key: { keyHash }, ConsistentRead: true }),
+    )
+    return Item as ApiKeyRecord | undefined
   }
 
   async listApiKeys(filter: { issuerId?: string }): Promise<ApiKeyRecord[]> {
     const keys =
       filter.issuerId === undefined
-        ? await this.scanAll<ApiKeyRecord>({ TableName: this.tables.apiKeys })
+        ? await this.scanAll<ApiKeyRecord>({
+            TableName: this.tables.apiKeys,
+            ConsistentRead: true,
+            // Pointer items are not keys. (They are in neither index: they have no keyId,
+            // issuerId or createdAt.)
+            FilterExpression: 'NOT begins_with(keyHash, :pointer)',
+            ExpressionAttributeValues: { ':pointer': KEY_ID_POINTER.prefix },
+          })
         : await this.queryAll<ApiKeyRecord>({
             TableName: this.tables.apiKeys,
             IndexName: INDEX.keysByIssuer,
@@ -155,15 +295,17 @@ export class DynamoDbAdminStore implements AdminStore {
   }
 
   async revokeApiKey(keyHash: string): Promise<void> {
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tables.apiKeys,
-        Key: { keyHash },
-        UpdateExpression: 'SET #status = :revoked',
-        ConditionExpression: 'attribute_exists(keyHash)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':revoked': 'revoked' },
-      }),
+    await this.write(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.apiKeys,
+          Key: { keyHash },
+          UpdateExpression: 'SET #status = :revoked',
+          ConditionExpression: 'attribute_exists(keyHash)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':revoked': 'revoked' },
+        }),
+      ),
     )
   }
 
@@ -178,36 +320,41 @@ export class DynamoDbAdminStore implements AdminStore {
     oldExpiresAt: number
     now: number
   }): Promise<boolean> {
+    const pointer = this.pointerPut(next)
+    const items: TransactItems = [
+      {
+        Update: {
+          TableName: this.tables.apiKeys,
+          Key: { keyHash: old.keyHash },
+          UpdateExpression: 'SET #expires = :expires, rolledTo = :next',
+          ConditionExpression:
+            '#status = :active AND (attribute_not_exists(#expires) OR #expires > :now)',
+          ExpressionAttributeNames: { '#status': 'status', '#expires': 'expiresAt' },
+          ExpressionAttributeValues: {
+            ':expires': oldExpiresAt,
+            ':next': next.keyId,
+            ':active': 'active',
+            ':now': now,
+          },
+        },
+      },
+      {
+        Put: {
+          TableName: this.tables.apiKeys,
+          Item: next,
+          ConditionExpression: 'attribute_not_exists(keyHash)',
+        },
+      },
+      {
+        Put: {
+          TableName: pointer.table,
+          Item: pointer.item,
+          ConditionExpression: 'attribute_not_exists(keyHash)',
+        },
+      },
+    ]
     try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tables.apiKeys,
-                Key: { keyHash: old.keyHash },
-                UpdateExpression: 'SET #expires = :expires, rolledTo = :next',
-                ConditionExpression:
-                  '#status = :active AND (attribute_not_exists(#expires) OR #expires > :now)',
-                ExpressionAttributeNames: { '#status': 'status', '#expires': 'expiresAt' },
-                ExpressionAttributeValues: {
-                  ':expires': oldExpiresAt,
-                  ':next': next.keyId,
-                  ':active': 'active',
-                  ':now': now,
-                },
-              },
-            },
-            {
-              Put: {
-                TableName: this.tables.apiKeys,
-                Item: next,
-                ConditionExpression: 'attribute_not_exists(keyHash)',
-              },
-            },
-          ],
-        }),
-      )
+      await this.write(() => this.client.send(new TransactWriteCommand({ TransactItems: items })))
       return true
     } catch (error) {
       if (isConditionFailure(error)) return false
@@ -273,6 +420,39 @@ export class DynamoDbAdminStore implements AdminStore {
     } while (start)
     return items
   }
+
+  /** Strongly consistent, 100 keys a call; asks again for what DynamoDB left unprocessed. */
+  private async batchGet<T>(table: string, keys: Record<string, unknown>[]): Promise<T[]> {
+    const items: T[] = []
+    for (let i = 0; i < keys.length; i += 100) {
+      let pending: Record<string, unknown>[] = keys.slice(i, i + 100)
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt === 8) {
+          throw new AdminError('DynamoDB kept some reads unprocessed (throttled); try again.')
+        }
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt))
+        const result = await this.client.send(
+          new BatchGetCommand({
+            RequestItems: { [table]: { Keys: pending, ConsistentRead: true } },
+          }),
+        )
+        items.push(...((result.Responses?.[table] ?? []) as T[]))
+        pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[]
+      }
+    }
+    return items
+  }
+}
+
+/** A stage deployed from an earlier release lacks the index: say what to do. */
+const missingIndex = (table: string, index: string) => (error: unknown) => {
+  const e = error as Error
+  if (e.name === 'ValidationException' && /specified index|backfilling/i.test(e.message)) {
+    throw new AdminError(
+      `Table ${table} has no usable index ${index} (${e.message}): deploy this release to the stage first (npx cdk deploy), or wait until the index has been built.`,
+    )
+  }
+  throw error
 }
 
 const encodeCursor = (key: Record<string, unknown>) =>

@@ -1,7 +1,7 @@
 import { generateApiKey, hashApiKey, MODES, type Mode, maskApiKey } from '../shared/api-key'
 import { idPattern, newId } from '../shared/ids'
 import type { ApiKeyRecord, ProgramRecord, ProgramStatus } from '../stores/grants.store'
-import { AdminError, type AdminStore, type IssuerRecord } from './admin.store'
+import { AdminError, type AdminStore, type IssuerRecord, WriteConflictError } from './admin.store'
 
 // Operator input is checked here, once, whatever the front end (CLI now, web console later).
 const CONTROL = /\p{Cc}/u
@@ -41,18 +41,25 @@ export const parsePositiveInt = (value: string | undefined, what: string, max: n
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
 
-/** `90d`, `24h`, `30m`, `45s`, or `0` for none; at most ten years. */
-export const parseDuration = (value: string, what: string): number => {
+/**
+ * `90d`, `24h`, `30m`, `45s` (or `0` for none where `zero` allows it); at most ten years. A
+ * negative or malformed value gets the range in its message.
+ */
+export const parseDuration = (value: string, what: string, { zero }: { zero: boolean }): number => {
   const match = /^(\d{1,6})([smhd])?$/.exec(value.trim())
   const amount = Number(match?.[1])
   const unit = match?.[2] as keyof typeof UNIT_MS | undefined
-  if (!match || (unit === undefined && amount !== 0)) {
+  const ms = unit === undefined ? 0 : amount * UNIT_MS[unit]
+  if (
+    !match ||
+    (unit === undefined && amount !== 0) ||
+    (ms === 0 && !zero) ||
+    ms > 3650 * UNIT_MS.d
+  ) {
     throw new AdminError(
-      `${what} must look like 90d, 24h, 30m or 45s (or 0), got ${JSON.stringify(value)}.`,
+      `${what} must be ${zero ? '0 (none) or ' : ''}a duration from 1s to 3650d, like 90d, 24h, 30m or 45s, got ${JSON.stringify(value)}.`,
     )
   }
-  const ms = unit === undefined ? 0 : amount * UNIT_MS[unit]
-  if (ms > 3650 * UNIT_MS.d) throw new AdminError(`${what} must be at most ten years.`)
   return ms
 }
 
@@ -71,6 +78,20 @@ const TRANSITIONS: Record<
   resume: { to: 'active', from: ['paused'] },
   close: { to: 'closed', from: ['active', 'paused'] },
 }
+
+/** A write that ran out of conflict retries, told as the change the operator asked for. */
+const orBusy = async <T>(change: string, write: () => Promise<T>): Promise<T> => {
+  try {
+    return await write()
+  } catch (error) {
+    if (!(error instanceof WriteConflictError)) throw error
+    throw new AdminError(
+      `${change} did NOT take effect: grants in flight kept it busy (DynamoDB transaction conflict, ${error.attempts} attempts in ${(error.elapsedMs / 1000).toFixed(1)} s). Run the command again.`,
+    )
+  }
+}
+
+const GERUND = { pause: 'Pausing', resume: 'Resuming', close: 'Closing' } as const
 
 export type KeyView = ApiKeyRecord & { state: 'active' | 'revoked' | 'expired' }
 
@@ -121,7 +142,7 @@ export const makeAdmin = (store: AdminStore, clock: () => number = Date.now) => 
         name: parseName(input.name, '--name'),
         createdAt: iso(),
       }
-      await store.createIssuer(issuer)
+      await orBusy('Creating the issuer', () => store.createIssuer(issuer))
       return issuer
     },
 
@@ -141,7 +162,7 @@ export const makeAdmin = (store: AdminStore, clock: () => number = Date.now) => 
         ...(pool === undefined ? {} : { pool, remaining: pool }),
         createdAt: iso(),
       }
-      await store.createProgram(program)
+      await orBusy('Creating the program', () => store.createProgram(program))
       return program
     },
 
@@ -166,7 +187,12 @@ export const makeAdmin = (store: AdminStore, clock: () => number = Date.now) => 
     async changeProgramStatus(programId: string, action: keyof typeof TRANSITIONS) {
       const program = await requireProgram(programId)
       const { to, from } = TRANSITIONS[action]
-      if (!from.includes(program.status) || !(await store.setProgramStatus(programId, to, from))) {
+      if (
+        !from.includes(program.status) ||
+        !(await orBusy(`${GERUND[action]} program ${programId}`, () =>
+          store.setProgramStatus(programId, to, from),
+        ))
+      ) {
         const current = (await store.getProgram(programId))?.status ?? program.status
         throw new AdminError(
           current === 'closed'
@@ -181,10 +207,11 @@ export const makeAdmin = (store: AdminStore, clock: () => number = Date.now) => 
       const issuerId = checkId('issuer', input.issuer, 'Issuer')
       const mode = parseMode(input.mode)
       const ttl =
-        input.expiresIn === undefined ? undefined : parseDuration(input.expiresIn, '--expires-in')
-      if (ttl === 0) throw new AdminError('--expires-in must be longer than 0.')
+        input.expiresIn === undefined
+          ? undefined
+          : parseDuration(input.expiresIn, '--expires-in', { zero: false })
       const key = newKey(issuerId, mode, ttl === undefined ? undefined : clock() + ttl)
-      await store.createApiKey(key.record)
+      await orBusy('Creating the key', () => store.createApiKey(key.record))
       return key
     },
 
@@ -199,7 +226,7 @@ export const makeAdmin = (store: AdminStore, clock: () => number = Date.now) => 
 
     async revokeKey(keyId: string) {
       const key = await requireKey(keyId)
-      await store.revokeApiKey(key.keyHash)
+      await orBusy(`Revoking key ${keyId}`, () => store.revokeApiKey(key.keyHash))
       return keyView({ ...key, status: 'revoked' })
     },
 
@@ -208,7 +235,7 @@ export const makeAdmin = (store: AdminStore, clock: () => number = Date.now) => 
      * stops (never later than it would have anyway).
      */
     async rollKey(keyId: string, grace = '24h') {
-      const graceMs = parseDuration(grace, '--grace')
+      const graceMs = parseDuration(grace, '--grace', { zero: true })
       const old = await requireKey(keyId)
       if (keyView(old).state !== 'active')
         throw new AdminError(
@@ -217,7 +244,10 @@ export const makeAdmin = (store: AdminStore, clock: () => number = Date.now) => 
       const now = clock()
       const oldExpiresAt = Math.min(old.expiresAt ?? Number.POSITIVE_INFINITY, now + graceMs)
       const next = newKey(old.issuerId, old.mode, old.expiresAt)
-      if (!(await store.rollApiKey({ old, next: next.record, oldExpiresAt, now }))) {
+      const rolled = await orBusy(`Rolling key ${keyId}`, () =>
+        store.rollApiKey({ old, next: next.record, oldExpiresAt, now }),
+      )
+      if (!rolled) {
         throw new AdminError(`Key ${keyId} changed while rolling it; run the command again.`)
       }
       return {
@@ -238,6 +268,8 @@ export const makeAdmin = (store: AdminStore, clock: () => number = Date.now) => 
     }) {
       const programId = checkId('program', input.program, 'Program')
       const limit = input.limit === undefined ? 50 : parsePositiveInt(input.limit, '--limit', 1000)
+      // An unknown program is an error, as for `program show`, not an empty list.
+      await requireProgram(programId)
       const recipient = input.recipient?.trim().toLowerCase()
       return store.listGrants({
         programId,

@@ -1,41 +1,80 @@
 /**
- * Key schemas of the tables, the single source for the CDK stack and for the local
- * table creator, so the tables in AWS and on a laptop cannot drift. Pure data: no SDK imports.
+ * Key schemas and index projections of the tables, the single source for the CDK stack and for
+ * the local table creator, so the tables in AWS and on a laptop cannot drift. Pure data: no SDK
+ * imports.
  */
 export type AttributeType = 'S' | 'N'
+/**
+ * What an index copies from the base item. Every write that changes a projected attribute (or a
+ * key attribute of the index) is also a write to the index, paid in write units.
+ */
+export type Projection =
+  | { type: 'ALL' }
+  | { type: 'KEYS_ONLY' }
+  | { type: 'INCLUDE'; nonKeyAttributes: readonly string[] }
 export type IndexSchema = {
   indexName: string
   partitionKey: { name: string; type: AttributeType }
   sortKey?: { name: string; type: AttributeType }
+  projection: Projection
 }
 export type TableSchema = {
   partitionKey: { name: string; type: AttributeType }
-  globalSecondaryIndexes: IndexSchema[]
+  globalSecondaryIndexes: readonly IndexSchema[]
+  /**
+   * Indexes an earlier release deployed and this one no longer reads. CloudFormation can create
+   * or delete only one global secondary index per table per update, so a stage that has one keeps
+   * it beside its replacement until it is deployed with `-c dropLegacyIndexes=true` (see
+   * lib/grant-tables.ts). New stages and local tables never get them.
+   */
+  legacyIndexes: readonly IndexSchema[]
 }
 
 export const INDEX = {
+  /** Fallback only, for keys created before key-id pointers existed (see KEY_ID_POINTER). */
   keysById: 'byKeyId',
   keysByIssuer: 'byIssuer',
-  programsByIssuer: 'byIssuer',
+  /** Replaces `byIssuer` (ALL), which every grant wrote because it held `issued`/`remaining`. */
+  programsByIssuer: 'byIssuerV2',
   grantsByProgram: 'byProgram',
 } as const
+
+/**
+ * Besides the keys, the API keys table holds one pointer item per key, written in the same
+ * transaction as the key: `{ keyHash: "keyId#<keyId>", pointsTo: "<keyHash of the key>" }`, so
+ * the admin side finds a key by its id with a strongly consistent GetItem instead of the
+ * eventually consistent `byKeyId` index. A real `keyHash` is 64 lower-case hex characters (the
+ * SHA-256 of the secret), so it can never start with `keyId#`: the grant path, which looks keys up
+ * by that hash only, can never read a pointer. A pointer has no `keyId`, `issuerId`, `createdAt`
+ * or `status`, so it is in neither index of the table, and a condition on `status` fails on it.
+ */
+export const KEY_ID_POINTER = { prefix: 'keyId#', target: 'pointsTo' } as const
 
 export const TABLES = {
   /** Issuers: read and written only by the admin CLI; the functions never touch it. */
   issuers: {
     partitionKey: { name: 'issuerId', type: 'S' },
     globalSecondaryIndexes: [],
+    legacyIndexes: [],
   },
   apiKeys: {
     partitionKey: { name: 'keyHash', type: 'S' },
+    // A grant only condition-checks a key item and never writes it, so these indexes are written
+    // only when a key is created, revoked or rolled: ALL costs nothing on the hot path.
     globalSecondaryIndexes: [
-      { indexName: INDEX.keysById, partitionKey: { name: 'keyId', type: 'S' } },
+      {
+        indexName: INDEX.keysById,
+        partitionKey: { name: 'keyId', type: 'S' },
+        projection: { type: 'ALL' },
+      },
       {
         indexName: INDEX.keysByIssuer,
         partitionKey: { name: 'issuerId', type: 'S' },
         sortKey: { name: 'createdAt', type: 'S' },
+        projection: { type: 'ALL' },
       },
     ],
+    legacyIndexes: [],
   },
   programs: {
     partitionKey: { name: 'programId', type: 'S' },
@@ -44,18 +83,32 @@ export const TABLES = {
         indexName: INDEX.programsByIssuer,
         partitionKey: { name: 'issuerId', type: 'S' },
         sortKey: { name: 'createdAt', type: 'S' },
+        // Only what never changes after creation: a grant (which moves `issued` and `remaining`)
+        // or a pause never writes this index. Listings read the rest from the base table.
+        projection: { type: 'INCLUDE', nonKeyAttributes: ['mode'] },
+      },
+    ],
+    legacyIndexes: [
+      {
+        indexName: 'byIssuer',
+        partitionKey: { name: 'issuerId', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: { type: 'ALL' },
       },
     ],
   },
   grants: {
     partitionKey: { name: 'grantId', type: 'S' },
+    // Written by every grant (a new item), whatever the projection; `grant list` reads it all.
     globalSecondaryIndexes: [
       {
         indexName: INDEX.grantsByProgram,
         partitionKey: { name: 'programId', type: 'S' },
         sortKey: { name: 'createdAt', type: 'S' },
+        projection: { type: 'ALL' },
       },
     ],
+    legacyIndexes: [],
   },
 } as const satisfies Record<string, TableSchema>
 

@@ -101,11 +101,15 @@ describe('admin CLI walkthrough', () => {
 
     const grants = [3, 2]
     for (const amount of grants) {
+      const recipient = {
+        email: `r${amount}@example.com`,
+        ...(amount === 3 ? { name: 'Ann' } : {}),
+      }
       const call = await postGrant(
         api.baseUrl,
         program.programId,
         secret,
-        grantBody({ amount, recipient: { email: `r${amount}@example.com` } }),
+        grantBody({ amount, recipient }),
       )
       expect(call.status).toBe(201)
     }
@@ -117,7 +121,14 @@ describe('admin CLI walkthrough', () => {
     expect((await cli(['program', 'show', program.programId])).stdout).toMatch(/remaining\s+5/)
 
     const listedGrants = await json(['grant', 'list', '--program', program.programId])
-    expect(listedGrants.grants.map((g: { amount: string }) => g.amount)).toEqual(['2', '3'])
+    expect(listedGrants.grants.map((g: { amount: number }) => g.amount)).toEqual([2, 3])
+    // As the grant API's resource: amount a JSON number, no name when the grant has none.
+    expect(listedGrants.grants[0]).not.toHaveProperty('name')
+    expect(listedGrants.grants[1]).toMatchObject({
+      amount: 3,
+      name: 'Ann',
+      email: 'r3@example.com',
+    })
     const asCsv = await cli(['grant', 'list', '--program', program.programId, '--format', 'csv'])
     expect(asCsv.stdout.split('\n')[0]).toBe('id,createdAt,email,name,amount,reason,status')
     expect(asCsv.stdout).toContain('r2@example.com,,2,Referral bonus,reserved')
@@ -125,6 +136,11 @@ describe('admin CLI walkthrough', () => {
       /^ID\s+CREATED\s+EMAIL/,
     )
 
+    // Each key has a pointer item beside it (keyId -> keyHash); no listing shows one.
+    const everyKey = (await json(['key', 'list'])) as { keyId?: string }[]
+    expect(everyKey.length).toBeGreaterThan(0)
+    expect(everyKey.every((k) => /^key_/.test(k.keyId ?? ''))).toBe(true)
+    expect((await cli(['key', 'list'])).stdout).not.toMatch(/keyId#|undefined/)
     const keys = await cli(['key', 'list', '--issuer', issuer.issuerId])
     expect(keys.stdout).not.toContain(secret)
     expect(keys.stdout).toContain(`vs_live_…${secret.slice(-4)}`)
@@ -229,7 +245,7 @@ describe('admin CLI walkthrough', () => {
       await new Promise((r) => setTimeout(r, 5))
     }
     const first = await json(['grant', 'list', '--program', program.programId, '--limit', '2'])
-    expect(first.grants.map((g: { amount: string }) => g.amount)).toEqual(['5', '4'])
+    expect(first.grants.map((g: { amount: number }) => g.amount)).toEqual([5, 4])
     const second = await json([
       'grant',
       'list',
@@ -240,7 +256,7 @@ describe('admin CLI walkthrough', () => {
       '--cursor',
       first.nextCursor,
     ])
-    expect(second.grants.map((g: { amount: string }) => g.amount)).toEqual(['3', '2'])
+    expect(second.grants.map((g: { amount: number }) => g.amount)).toEqual([3, 2])
     const third = await json([
       'grant',
       'list',
@@ -251,7 +267,7 @@ describe('admin CLI walkthrough', () => {
       '--cursor',
       second.nextCursor,
     ])
-    expect(third.grants.map((g: { amount: string }) => g.amount)).toEqual(['1'])
+    expect(third.grants.map((g: { amount: number }) => g.amount)).toEqual([1])
     const even = await json([
       'grant',
       'list',
@@ -260,7 +276,7 @@ describe('admin CLI walkthrough', () => {
       '--recipient',
       'EVEN@example.com',
     ])
-    expect(even.grants.map((g: { amount: string }) => g.amount)).toEqual(['4', '2'])
+    expect(even.grants.map((g: { amount: number }) => g.amount)).toEqual([4, 2])
     const table = await cli(['grant', 'list', '--program', program.programId, '--limit', '2'])
     expect(table.stderr).toMatch(/More grants: add --cursor \S+/)
   })
@@ -315,13 +331,13 @@ describe('admin CLI bad input', () => {
     ],
     [
       ['key', 'create', '--issuer', 'ISSUER', '--mode', 'LIVE', '--expires-in', '9x'],
-      '--expires-in must look like 90d, 24h, 30m or 45s (or 0), got "9x".',
+      '--expires-in must be a duration from 1s to 3650d, like 90d, 24h, 30m or 45s, got "9x".',
     ],
     [['key', 'create', '--issuer', 'nope', '--mode', 'LIVE'], 'Issuer "nope" is not a valid id.'],
     [['key', 'revoke', 'key_00000000000000000000000000'], 'No key key_00000000000000000000000000.'],
     [
       ['key', 'roll', 'key_00000000000000000000000000', '--grace', '1y'],
-      '--grace must look like 90d',
+      '--grace must be 0 (none) or a duration from 1s to 3650d',
     ],
     [
       ['program', 'pause', 'prg_00000000000000000000000000'],
@@ -336,6 +352,32 @@ describe('admin CLI bad input', () => {
       ['grant', 'list', '--program', 'prg_00000000000000000000000000', '--format', 'xml'],
       '--format must be table, json or csv',
     ],
+    [
+      ['grant', 'list', '--program', 'prg_00000000000000000000000000'],
+      'No program prg_00000000000000000000000000.',
+    ],
+    // Negative values reach the validators (node's parseArgs alone calls them "ambiguous").
+    [
+      ['program', 'create', '--issuer', 'ISSUER', '--mode', 'TEST', '--name', 'x', '--pool', '-1'],
+      '--pool must be a whole number from 1 to 1000000000000, got "-1".',
+    ],
+    [
+      ['key', 'create', '--issuer', 'ISSUER', '--mode', 'LIVE', '--expires-in', '-5d'],
+      '--expires-in must be a duration from 1s to 3650d, like 90d, 24h, 30m or 45s, got "-5d".',
+    ],
+    [
+      ['key', 'create', '--issuer', 'ISSUER', '--mode', 'LIVE', '--expires-in', '0'],
+      '--expires-in must be a duration from 1s to 3650d',
+    ],
+    [
+      ['key', 'roll', 'key_00000000000000000000000000', '--grace', '-5h'],
+      '--grace must be 0 (none) or a duration from 1s to 3650d, like 90d, 24h, 30m or 45s, got "-5h".',
+    ],
+    [
+      ['grant', 'list', '--program', 'prg_00000000000000000000000000', '--limit', '-1'],
+      '--limit must be a whole number from 1 to 1000, got "-1".',
+    ],
+    [['program', 'list', '--mode', '-1'], '--mode must be TEST or LIVE, got "-1".'],
     [['key', 'frob'], 'Unknown command "key frob". key takes: create, list, revoke, roll.'],
     [['issuer', 'list', '--pool', '3'], '"issuer list" does not take --pool'],
     [['issuer', 'create', '--nmae', 'x'], "Unknown option '--nmae'"],
@@ -385,5 +427,20 @@ describe('admin CLI bad input', () => {
       const help = parseCommand([...command.split(' '), '--help'])
       expect(help.kind === 'help' && help.text).toContain(`Usage: npm run admin -- ${command}`)
     }
+  })
+
+  it.each([
+    ['issuer', 2],
+    ['program', 6],
+    ['key', 4],
+    ['grant', 1],
+  ])('"%s --help" prints the help of its %i commands and exits 0', async (noun, count) => {
+    const help = await cli([noun, '--help'])
+    expect(help.code).toBe(0)
+    expect(help.stderr).toBe('')
+    expect(help.stdout).toContain(`Usage: npm run admin -- ${noun} <verb> [options]`)
+    const listed = [...help.stdout.matchAll(/^ {2}(\w+) \w+/gm)].map((m) => m[1])
+    expect(listed).toEqual(Array(count).fill(noun))
+    expect(help.stdout).toContain('--stack <name>')
   })
 })

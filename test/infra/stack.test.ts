@@ -5,8 +5,9 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions'
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
 import { ENV } from '../../functions/env-names'
 import { ROUTES } from '../../functions/routes'
-import { TABLES } from '../../functions/shared/table-schema'
+import { type IndexSchema, TABLES } from '../../functions/shared/table-schema'
 import { checkAwsSolutions } from '../../lib/nag'
+import { TRANSACTION_CONFLICT_THRESHOLD } from '../../lib/service-alarms'
 import { type CfnTemplate, PROJECT_ROOT, resource, resourcesOfType, synth } from '../support/synth'
 
 // Two stages, as `cdk deploy` and `cdk deploy -c stage=dev -c ephemeral=true ...` build them.
@@ -20,6 +21,9 @@ const dev = synth({
   logLevel: 'debug',
 })
 
+// The second deploy of an upgrade, and what a new stage may deploy from the start.
+const dropped = synth({ dropLegacyIndexes: 'true' })
+
 const FUNCTION_IDS = ROUTES.map((r) => `${r.id}Function`)
 const logicalIdOfTable = (template: CfnTemplate, key: keyof typeof TABLES) => {
   const match = resourcesOfType(template, 'AWS::DynamoDB::Table').find(([id]) =>
@@ -28,6 +32,30 @@ const logicalIdOfTable = (template: CfnTemplate, key: keyof typeof TABLES) => {
   if (!match) throw new Error(`no table ${key}`)
   return match[0]
 }
+
+type CfnIndex = {
+  KeySchema: { AttributeName: string; KeyType: string }[]
+  Projection: { ProjectionType: string; NonKeyAttributes?: string[] }
+}
+/** A table's global secondary indexes in the template, by name. */
+const indexesOf = (template: CfnTemplate, key: keyof typeof TABLES): Record<string, CfnIndex> =>
+  Object.fromEntries(
+    (
+      (resource(template, logicalIdOfTable(template, key)).Properties.GlobalSecondaryIndexes ??
+        []) as (CfnIndex & { IndexName: string })[]
+    ).map(({ IndexName, KeySchema, Projection }) => [IndexName, { KeySchema, Projection }]),
+  )
+/** What table-schema.ts says an index should be, in CloudFormation's terms. */
+const cfnIndex = (index: IndexSchema): CfnIndex => ({
+  KeySchema: [
+    { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+    ...(index.sortKey ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' }] : []),
+  ],
+  Projection:
+    index.projection.type === 'INCLUDE'
+      ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.nonKeyAttributes] }
+      : { ProjectionType: index.projection.type },
+})
 
 describe('HTTP API', () => {
   const t = prod.json
@@ -82,11 +110,25 @@ describe('HTTP API', () => {
       requestId: '$context.requestId',
       status: '$context.status',
       routeKey: '$context.routeKey',
+      // Why API Gateway itself answered (throttled, function failed or timed out).
+      error: '$context.error.message',
+      errorType: '$context.error.responseType',
     })
     expect(logs.Format).not.toMatch(/header|x-api-key|authorizer/i)
     const logGroup = t.Resources[logs.DestinationArn['Fn::GetAtt'][0]]
     expect(logGroup?.Type).toBe('AWS::Logs::LogGroup')
     expect(logGroup?.Properties.RetentionInDays).toBe(90)
+    // Under /aws/vendedlogs/, so it stays out of the account's 5,120-character Logs resource
+    // policy; unique per stack through the stack id's UUID.
+    expect(logGroup?.Properties.LogGroupName).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          '/aws/vendedlogs/apigateway/VirtualShares-prod-',
+          { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] },
+        ],
+      ],
+    })
   })
 })
 
@@ -228,14 +270,101 @@ describe('DynamoDB tables', () => {
         KeySchema: [{ AttributeName: TABLES[key].partitionKey.name, KeyType: 'HASH' }],
       })
       expect(table.TableName).toBeUndefined()
-      const indexes = ((table.GlobalSecondaryIndexes ?? []) as { IndexName: string }[]).map(
-        (i) => i.IndexName,
+      // This release keeps the indexes it replaced until `-c dropLegacyIndexes=true`.
+      const expected: readonly IndexSchema[] = [
+        ...TABLES[key].globalSecondaryIndexes,
+        ...TABLES[key].legacyIndexes,
+      ]
+      expect(indexesOf(prod.json, key)).toEqual(
+        Object.fromEntries(expected.map((i) => [i.indexName, cfnIndex(i)])),
       )
-      expect(indexes.sort()).toEqual(
-        TABLES[key].globalSecondaryIndexes.map((i) => i.indexName).sort(),
+      expect(indexesOf(dev.json, key)).toEqual(indexesOf(prod.json, key))
+      expect(indexesOf(dropped.json, key)).toEqual(
+        Object.fromEntries(
+          TABLES[key].globalSecondaryIndexes.map((i) => [i.indexName, cfnIndex(i)]),
+        ),
       )
     },
   )
+
+  it('lists programs by issuer through byIssuerV2, which projects only the mode, so grants never write it', () => {
+    expect(indexesOf(dropped.json, 'programs')).toEqual({
+      byIssuerV2: {
+        KeySchema: [
+          { AttributeName: 'issuerId', KeyType: 'HASH' },
+          { AttributeName: 'createdAt', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['mode'] },
+      },
+    })
+    // A grant updates `issued` and `remaining` on the program item (and nothing else of it).
+    for (const template of [prod.json, dropped.json]) {
+      const current = indexesOf(template, 'programs').byIssuerV2
+      expect(current?.Projection.ProjectionType).not.toBe('ALL')
+      expect(current?.Projection.NonKeyAttributes ?? []).not.toEqual(
+        expect.arrayContaining(['issued']),
+      )
+      expect(current?.Projection.NonKeyAttributes ?? []).not.toEqual(
+        expect.arrayContaining(['remaining']),
+      )
+    }
+    // The legacy index, kept until the second deploy, is the one that projected everything.
+    expect(indexesOf(prod.json, 'programs').byIssuer?.Projection).toEqual({ ProjectionType: 'ALL' })
+    expect(indexesOf(dropped.json, 'programs').byIssuer).toBeUndefined()
+  })
+
+  it('upgrades a stage in two deploys, each creating or deleting at most one index per table', () => {
+    // The indexes the previous release deployed (all projecting ALL).
+    const previous: Record<keyof typeof TABLES, string[]> = {
+      issuers: [],
+      apiKeys: ['byKeyId', 'byIssuer'],
+      programs: ['byIssuer'],
+      grants: ['byProgram'],
+    }
+    const changes = (from: Record<string, string[]>, to: CfnTemplate) =>
+      Object.fromEntries(
+        (Object.keys(TABLES) as (keyof typeof TABLES)[]).map((key) => {
+          const after = Object.keys(indexesOf(to, key))
+          const before = from[key] ?? []
+          return [
+            key,
+            {
+              created: after.filter((i) => !before.includes(i)),
+              deleted: before.filter((i) => !after.includes(i)),
+            },
+          ]
+        }),
+      )
+    const none = { created: [], deleted: [] }
+    // 1. `cdk deploy`: the new index is added beside the old one.
+    expect(changes(previous, prod.json)).toEqual({
+      issuers: none,
+      apiKeys: none,
+      programs: { created: ['byIssuerV2'], deleted: [] },
+      grants: none,
+    })
+    // 2. `cdk deploy -c dropLegacyIndexes=true`: the old one goes.
+    const afterFirst = Object.fromEntries(
+      (Object.keys(TABLES) as (keyof typeof TABLES)[]).map((key) => [
+        key,
+        Object.keys(indexesOf(prod.json, key)),
+      ]),
+    )
+    expect(changes(afterFirst, dropped.json)).toEqual({
+      issuers: none,
+      apiKeys: none,
+      programs: { created: [], deleted: ['byIssuer'] },
+      grants: none,
+    })
+    // Both at once is what CloudFormation refuses (one GSI creation or deletion per update).
+    expect(changes(previous, dropped.json).programs).toEqual({
+      created: ['byIssuerV2'],
+      deleted: ['byIssuer'],
+    })
+    expect(() => synth({ dropLegacyIndexes: 'yes' })).toThrow(
+      /dropLegacyIndexes must be true or false/,
+    )
+  })
 
   it('retains data with deletion protection on a production stage', () => {
     for (const [, table] of resourcesOfType(prod.json, 'AWS::DynamoDB::Table')) {
@@ -312,6 +441,74 @@ describe('alarms', () => {
     expect(watched.filter((m) => m === 'AWS/DynamoDB/SystemErrors').length).toBeGreaterThanOrEqual(
       3 * 5,
     )
+  })
+
+  const tableAlarms = (t: CfnTemplate) =>
+    resourcesOfType(t, 'AWS::CloudWatch::Alarm').map(([id, a]) => ({
+      id,
+      props: a.Properties as AlarmProps & {
+        Dimensions?: { Name: string; Value: unknown }[]
+        EvaluationPeriods: number
+      },
+    }))
+  const tableOfAlarm = (props: { Dimensions?: { Name: string; Value: unknown }[] }) =>
+    (props.Dimensions ?? []).find((d) => d.Name === 'TableName')?.Value
+  const dimensionsOf = (a: AlarmProps & { Dimensions?: { Name: string; Value: unknown }[] }) => [
+    ...(a.Dimensions ?? []),
+    ...(a.Metrics ?? []).flatMap(
+      (m) =>
+        (m.MetricStat?.Metric as { Dimensions?: { Name: string; Value: unknown }[] } | undefined)
+          ?.Dimensions ?? [],
+    ),
+  ]
+
+  it('alarms on sustained TransactionConflict for each table a grant transaction holds', () => {
+    const conflicts = tableAlarms(prod.json).filter(
+      (a) => a.props.MetricName === 'TransactionConflict',
+    )
+    expect(
+      conflicts
+        .map((a) => tableOfAlarm(a.props))
+        .sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
+    ).toEqual(
+      (['apiKeys', 'grants', 'programs'] as const)
+        .map((table) => ({ Ref: logicalIdOfTable(prod.json, table) }))
+        .sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
+    )
+    for (const { props } of conflicts) {
+      expect(props).toMatchObject({
+        Namespace: 'AWS/DynamoDB',
+        Threshold: TRANSACTION_CONFLICT_THRESHOLD,
+        EvaluationPeriods: 3,
+      })
+    }
+  })
+
+  it('sets no alarm on the issuers table, which no function touches', () => {
+    const issuers = { Ref: logicalIdOfTable(prod.json, 'issuers') }
+    const onIssuers = tableAlarms(prod.json).filter(({ props }) =>
+      dimensionsOf(props).some((d) => JSON.stringify(d.Value) === JSON.stringify(issuers)),
+    )
+    expect(onIssuers).toEqual([])
+    // ...while each table the functions use has its throttle alarm.
+    for (const table of ['apiKeys', 'programs', 'grants'] as const) {
+      const ref = { Ref: logicalIdOfTable(prod.json, table) }
+      expect(
+        tableAlarms(prod.json).some(({ props }) =>
+          dimensionsOf(props).some((d) => JSON.stringify(d.Value) === JSON.stringify(ref)),
+        ),
+      ).toBe(true)
+    }
+  })
+
+  it('names alarms after what they watch, not after positions in a list', () => {
+    const ids = resourcesOfType(prod.json, 'AWS::CloudWatch::Alarm').map(([id]) => id)
+    for (const route of ROUTES) {
+      expect(ids.some((id) => id.startsWith(`Alarms${route.id}Errors`))).toBe(true)
+    }
+    expect(
+      ids.some((id) => /Alarms(Function|Table)\w*\d/.test(id.replace(/[A-F0-9]{8}$/, ''))),
+    ).toBe(false)
   })
 
   it('notifies an SNS e-mail subscription only when alarmEmail is given', () => {

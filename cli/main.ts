@@ -1,0 +1,63 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
+import { AdminError } from '../functions/admin/admin.store'
+import { functionEnvironment, localPaths, tableEnvironment } from '../local/local-env'
+import { type Io, parseCommand, runParsed } from './admin-cli'
+import { describeStackTables, localTarget, type Target } from './targets'
+
+export type CliOptions = {
+  /**
+   * The DynamoDB document client to use. Default: the functions' own client, pointed at the
+   * target through the variables it reads. Tests pass one with SDK middleware on it.
+   */
+  documentClient?: DynamoDBDocumentClient
+  /** Where `npm start` records its database. Default: in `.local/` (or VS_LOCAL_DIR). */
+  endpointFile?: string
+}
+
+/**
+ * The admin CLI, given its arguments: prints to `io` and resolves to the exit code (0, or 1 after
+ * one `error: ...` line). bin/admin.ts runs it on process.argv.
+ */
+export const runCli = async (argv: string[], io: Io, options: CliOptions = {}): Promise<number> => {
+  try {
+    const parsed = parseCommand(argv)
+    if (parsed.kind === 'help') {
+      io.out(parsed.text)
+      return 0
+    }
+    const target: Target = parsed.stack
+      ? {
+          kind: 'stack',
+          stackName: parsed.stack,
+          ...(parsed.region === undefined ? {} : { region: parsed.region }),
+          tables: await describeStackTables(parsed.stack, parsed.region),
+        }
+      : await localTarget(options.endpointFile ?? localPaths().endpointFile)
+    let client = options.documentClient
+    if (client === undefined) {
+      // The functions' own DynamoDB client reads these variables when it is first imported.
+      Object.assign(
+        process.env,
+        target.kind === 'local'
+          ? functionEnvironment(target.endpoint, target.tables)
+          : {
+              ...tableEnvironment(target.tables),
+              ...(target.region ? { AWS_REGION: target.region } : {}),
+            },
+      )
+      client = (await import('../functions/shared/dynamodb')).documentClient
+    }
+    const { DynamoDbAdminStore } = await import('../functions/admin/admin.dynamodb')
+    const { makeAdmin } = await import('../functions/admin/admin.use-cases')
+    await runParsed(makeAdmin(new DynamoDbAdminStore(client, target.tables)), parsed, io)
+    return 0
+  } catch (error) {
+    const e = error as Error
+    io.err(
+      error instanceof AdminError
+        ? `error: ${e.message}`
+        : `error: ${e.name}: ${String(e.message).split('\n')[0]}`,
+    )
+    return 1
+  }
+}

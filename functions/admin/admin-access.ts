@@ -1,0 +1,44 @@
+import { INDEX, type TableKey } from '../shared/table-schema'
+
+/**
+ * Every AWS action the admin CLI uses against a deployed stage: the IAM an operator's role needs,
+ * and the source of the README's list. test/cli/admin-iam.test.ts runs every command, records each
+ * DynamoDB call on the wire (each item of a TransactWriteItems as the action IAM checks for it:
+ * ConditionCheckItem, PutItem or UpdateItem) and requires exactly this.
+ * There is no TransactWriteItems action in IAM: a transaction is authorised item by item.
+ */
+export const ADMIN_DYNAMODB_ACCESS = {
+  issuers: {
+    table: ['ConditionCheckItem', 'PutItem', 'Scan'],
+    indexes: {},
+  },
+  apiKeys: {
+    table: ['GetItem', 'PutItem', 'Scan', 'UpdateItem'],
+    indexes: { [INDEX.keysByIssuer]: ['Query'], [INDEX.keysById]: ['Query'] },
+  },
+  programs: {
+    table: ['BatchGetItem', 'GetItem', 'PutItem', 'Scan', 'UpdateItem'],
+    indexes: { [INDEX.programsByIssuer]: ['Query'] },
+  },
+  grants: {
+    table: [],
+    indexes: { [INDEX.grantsByProgram]: ['Query'] },
+  },
+} as const satisfies Record<
+  TableKey,
+  { table: readonly string[]; indexes: Record<string, readonly string[]> }
+>
+
+/** `--stack` reads the table names from the stack's outputs. */
+export const ADMIN_OTHER_ACCESS = ['cloudformation:DescribeStacks'] as const
+
+/** `table Action` and `table/index/name Action` lines, sorted: the form the test compares. */
+export const adminAccessLines = (): string[] =>
+  Object.entries(ADMIN_DYNAMODB_ACCESS)
+    .flatMap(([table, access]) => [
+      ...access.table.map((action) => `${table} ${action}`),
+      ...Object.entries(access.indexes as Record<string, readonly string[]>).flatMap(
+        ([index, actions]) => actions.map((action) => `${table}/index/${index} ${action}`),
+      ),
+    ])
+    .sort()

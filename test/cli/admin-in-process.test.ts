@@ -1,0 +1,540 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import {
+  DynamoDBClient,
+  TransactionCanceledException,
+  TransactionConflictException,
+} from '@aws-sdk/client-dynamodb'
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb'
+import type { Io } from '../../cli/admin-cli'
+import { runCli } from '../../cli/main'
+import { keyIdPointer } from '../../functions/admin/admin.dynamodb'
+import type { AdminTableNames } from '../../functions/admin/admin.store'
+import { ADMIN_OTHER_ACCESS, adminAccessLines } from '../../functions/admin/admin-access'
+import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/shared/api-key'
+import { dynamodb } from '../../functions/shared/dynamodb'
+import { newId } from '../../functions/shared/ids'
+import { INDEX, KEY_ID_POINTER } from '../../functions/shared/table-schema'
+import type { ApiKeyRecord } from '../../functions/stores/grants.store'
+import { ensureTables } from '../../local/tables'
+
+/**
+ * The admin CLI in this process (cli/main.ts, which bin/admin.ts runs on process.argv), on the
+ * run's DynamoDB Local, with a DynamoDB client of the test's own so SDK middleware can stand in
+ * for what DynamoDB Local never does: a transaction conflict, or an index that lags its table.
+ */
+const suffix = `cli-inproc-${process.pid}`
+const tables: AdminTableNames = {
+  issuers: `vs-issuers-${suffix}`,
+  apiKeys: `vs-api-keys-${suffix}`,
+  programs: `vs-programs-${suffix}`,
+  grants: `vs-grants-${suffix}`,
+}
+const dir = mkdtempSync(join(tmpdir(), 'vs-admin-inproc-'))
+const endpointFile = join(dir, 'dynamodb-endpoint.json')
+writeFileSync(endpointFile, JSON.stringify({ endpoint: process.env.DYNAMODB_ENDPOINT, tables }))
+
+const base = new DynamoDBClient({
+  endpoint: process.env.DYNAMODB_ENDPOINT,
+  region: 'local',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+})
+const client = DynamoDBDocumentClient.from(base, {
+  marshallOptions: { removeUndefinedValues: true },
+})
+
+type Run = { code: number; out: string; err: string[] }
+const cli = async (...args: string[]): Promise<Run> => {
+  const out: string[] = []
+  const err: string[] = []
+  const io: Io = { out: (t) => out.push(t), err: (t) => err.push(t) }
+  const code = await runCli(args, io, { documentClient: client, endpointFile })
+  return { code, out: out.join('\n'), err }
+}
+const json = async (...args: string[]) => {
+  const run = await cli(...args, '--json')
+  if (run.code !== 0) throw new Error(`${args.join(' ')}: ${run.err.join('\n')}`)
+  return JSON.parse(run.out)
+}
+
+/** A middleware on the test's client, outside the SDK's retries; removed by the returned stop. */
+const intercept = (
+  handler: (
+    command: string,
+    input: Record<string, unknown>,
+    next: () => Promise<unknown>,
+  ) => Promise<unknown>,
+) => {
+  const name = `intercept-${Math.random()}`
+  base.middlewareStack.add(
+    (next, context) => async (args) =>
+      handler(context.commandName ?? '', args.input as Record<string, unknown>, () =>
+        next(args),
+      ) as ReturnType<typeof next>,
+    { step: 'initialize', name },
+  )
+  return () => base.middlewareStack.remove(name)
+}
+
+const conflict = () =>
+  new TransactionConflictException({
+    message: 'Transaction is ongoing for the item',
+    $metadata: { httpStatusCode: 400 },
+  })
+const cancelledForConflict = () =>
+  new TransactionCanceledException({
+    message:
+      'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict, None, None]',
+    $metadata: { httpStatusCode: 400 },
+    CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }, { Code: 'None' }],
+  })
+
+/** The first `times` sends of `command` fail with `error()`; the rest reach DynamoDB Local. */
+const failFirst = (command: string, times: number, error: () => Error) => {
+  const sent = { failed: 0, passed: 0 }
+  const stop = intercept(async (name, _input, next) => {
+    if (name !== command) return next()
+    if (sent.failed < times) {
+      sent.failed++
+      throw error()
+    }
+    sent.passed++
+    return next()
+  })
+  return { sent, stop }
+}
+
+const readKey = async (keyHash: string) =>
+  (
+    await client.send(
+      new GetCommand({ TableName: tables.apiKeys, Key: { keyHash }, ConsistentRead: true }),
+    )
+  ).Item as (ApiKeyRecord & { rolledTo?: string }) | undefined
+const readProgram = async (programId: string) =>
+  (
+    await client.send(
+      new GetCommand({ TableName: tables.programs, Key: { programId }, ConsistentRead: true }),
+    )
+  ).Item
+const keyHashOf = async (keyId: string) =>
+  (
+    await client.send(
+      new GetCommand({
+        TableName: tables.apiKeys,
+        Key: { keyHash: keyIdPointer(keyId) },
+        ConsistentRead: true,
+      }),
+    )
+  ).Item?.[KEY_ID_POINTER.target] as string
+
+/** A key as the version before pointers wrote it: the key item alone. */
+const legacyKey = async (issuerId: string) => {
+  const secret = generateApiKey('TEST')
+  const record: ApiKeyRecord = {
+    keyHash: hashApiKey(secret),
+    keyId: newId('apiKey'),
+    issuerId,
+    mode: 'TEST',
+    status: 'active',
+    createdAt: new Date().toISOString(),
+    ...maskApiKey(secret),
+  }
+  await client.send(new PutCommand({ TableName: tables.apiKeys, Item: record }))
+  return record
+}
+
+let issuerId: string
+let programId: string
+beforeAll(async () => {
+  await ensureTables(dynamodb, tables)
+  issuerId = (await json('issuer', 'create', '--name', 'In process')).issuerId
+  programId = (
+    await json('program', 'create', '--issuer', issuerId, '--mode', 'TEST', '--name', 'P')
+  ).programId
+})
+afterAll(() => base.destroy())
+
+describe('finding a key by id (a pointer item read consistently, not the lagging index)', () => {
+  /** The `byKeyId` index as real DynamoDB may show it just after a write: without the key. */
+  const laggingIndex = () =>
+    intercept(async (name, input, next) =>
+      name === 'QueryCommand' && input.IndexName === INDEX.keysById
+        ? { output: { Items: [], Count: 0, ScannedCount: 0, $metadata: {} }, response: {} }
+        : next(),
+    )
+
+  it('revokes and rolls a key the moment it is created, and the key it was rolled to', async () => {
+    const stop = laggingIndex()
+    try {
+      const created = await json('key', 'create', '--issuer', issuerId, '--mode', 'TEST')
+      const revoked = await cli('key', 'revoke', created.keyId)
+      expect(revoked).toMatchObject({ code: 0, err: [] })
+      expect((await readKey(hashApiKey(created.secret)))?.status).toBe('revoked')
+
+      const other = await json('key', 'create', '--issuer', issuerId, '--mode', 'TEST')
+      const rolled = await json('key', 'roll', other.keyId, '--grace', '0')
+      expect(rolled.old.keyId).toBe(other.keyId)
+      expect(await keyHashOf(rolled.keyId)).toBe(hashApiKey(rolled.secret))
+      const again = await json('key', 'roll', rolled.keyId)
+      expect(again.old.keyId).toBe(rolled.keyId)
+      expect((await cli('key', 'revoke', again.keyId)).code).toBe(0)
+    } finally {
+      stop()
+    }
+  })
+
+  it('falls back to the index for a key created before pointers existed', async () => {
+    const old = await legacyKey(issuerId)
+    const stop = laggingIndex()
+    try {
+      // The simulation bites: without a pointer, a lagging index cannot find the key.
+      expect((await cli('key', 'revoke', old.keyId)).err).toEqual([`error: No key ${old.keyId}.`])
+    } finally {
+      stop()
+    }
+    expect((await cli('key', 'revoke', old.keyId)).code).toBe(0)
+    expect((await readKey(old.keyHash))?.status).toBe('revoked')
+    const legacy = await legacyKey(issuerId)
+    const rolled = await json('key', 'roll', legacy.keyId, '--grace', '1h')
+    expect((await readKey(legacy.keyHash))?.rolledTo).toBe(rolled.keyId)
+  })
+
+  it('keeps pointers out of every listing and out of reach of the grant path', async () => {
+    const created = await json('key', 'create', '--issuer', issuerId, '--mode', 'LIVE')
+    const pointer = (
+      await client.send(
+        new GetCommand({
+          TableName: tables.apiKeys,
+          Key: { keyHash: keyIdPointer(created.keyId) },
+          ConsistentRead: true,
+        }),
+      )
+    ).Item
+    // Only the two attributes: no keyId, issuerId or createdAt (so in no index), no status (so
+    // the grant's condition on the key would fail on it).
+    expect(pointer).toEqual({
+      keyHash: `keyId#${created.keyId}`,
+      [KEY_ID_POINTER.target]: hashApiKey(created.secret),
+    })
+    const all = (await json('key', 'list')) as { keyId: string }[]
+    const byIssuer = (await json('key', 'list', '--issuer', issuerId)) as { keyId: string }[]
+    const scanned = (
+      await client.send(new ScanCommand({ TableName: tables.apiKeys, ConsistentRead: true }))
+    ).Items as { keyHash: string }[]
+    const keyItems = scanned.filter((i) => !i.keyHash.startsWith('keyId#'))
+    expect(all.map((k) => k.keyId).sort()).toEqual(
+      keyItems.map((k) => (k as unknown as ApiKeyRecord).keyId).sort(),
+    )
+    expect(byIssuer.map((k) => k.keyId).sort()).toEqual(all.map((k) => k.keyId).sort())
+    expect(all.every((k) => /^key_/.test(k.keyId))).toBe(true)
+    expect(scanned.length).toBeGreaterThan(keyItems.length)
+    // The grant path looks keys up by SHA-256 hex only, which never starts with "keyId#".
+    for (let i = 0; i < 200; i++) {
+      expect(hashApiKey(generateApiKey(i % 2 ? 'LIVE' : 'TEST'))).toMatch(/^[0-9a-f]{64}$/)
+    }
+  })
+})
+
+describe('writes retried on transaction conflicts (grants in flight hold the item)', () => {
+  it('revokes a key after 5 conflicts', async () => {
+    const created = await json('key', 'create', '--issuer', issuerId, '--mode', 'TEST')
+    const { sent, stop } = failFirst('UpdateItemCommand', 5, conflict)
+    try {
+      const run = await cli('key', 'revoke', created.keyId)
+      expect(run).toMatchObject({ code: 0, err: [] })
+      expect(run.out).toContain(`Revoked ${created.keyId}`)
+    } finally {
+      stop()
+    }
+    expect(sent).toEqual({ failed: 5, passed: 1 })
+    expect((await readKey(hashApiKey(created.secret)))?.status).toBe('revoked')
+  })
+
+  it.each([
+    ['pause', 'paused'],
+    ['resume', 'active'],
+    ['close', 'closed'],
+  ])('%ss a program after 3 conflicts', async (action, status) => {
+    const { sent, stop } = failFirst('UpdateItemCommand', 3, conflict)
+    try {
+      expect(await cli('program', action, programId)).toMatchObject({ code: 0, err: [] })
+    } finally {
+      stop()
+    }
+    expect(sent).toEqual({ failed: 3, passed: 1 })
+    expect((await readProgram(programId))?.status).toBe(status)
+  })
+
+  it('rolls a key after 2 cancelled transactions', async () => {
+    const created = await json('key', 'create', '--issuer', issuerId, '--mode', 'TEST')
+    const { sent, stop } = failFirst('TransactWriteItemsCommand', 2, cancelledForConflict)
+    try {
+      expect((await cli('key', 'roll', created.keyId)).code).toBe(0)
+    } finally {
+      stop()
+    }
+    expect(sent).toEqual({ failed: 2, passed: 1 })
+    expect((await readKey(hashApiKey(created.secret)))?.rolledTo).toMatch(/^key_/)
+  })
+
+  it('gives up after 8 attempts: one line, exit 1, nothing changed', async () => {
+    const created = await json('key', 'create', '--issuer', issuerId, '--mode', 'TEST')
+    const { sent, stop } = failFirst('UpdateItemCommand', Number.POSITIVE_INFINITY, conflict)
+    const started = Date.now()
+    let run: Run
+    try {
+      run = await cli('key', 'revoke', created.keyId)
+    } finally {
+      stop()
+    }
+    const elapsed = Date.now() - started
+    expect(run.code).toBe(1)
+    expect(run.out).toBe('')
+    expect(run.err).toHaveLength(1)
+    expect(run.err[0]).toMatch(
+      new RegExp(
+        `^error: Revoking key ${created.keyId} did NOT take effect: grants in flight kept it busy \\(DynamoDB transaction conflict, 8 attempts in \\d+\\.\\d s\\)\\. Run the command again\\.$`,
+      ),
+    )
+    expect(sent).toEqual({ failed: 8, passed: 0 })
+    // Equal jitter: at least half of 50+100+...+1000 ms, at most all of it (3.55 s).
+    expect(elapsed).toBeGreaterThanOrEqual(1_700)
+    expect(elapsed).toBeLessThan(5_000)
+    expect((await readKey(hashApiKey(created.secret)))?.status).toBe('active')
+  })
+
+  it('gives up on a program and on a roll the same way, nothing changed', async () => {
+    const program = (
+      await json('program', 'create', '--issuer', issuerId, '--mode', 'TEST', '--name', 'Busy')
+    ).programId
+    const before = await readProgram(program)
+    const update = failFirst('UpdateItemCommand', Number.POSITIVE_INFINITY, conflict)
+    let pause: Run
+    try {
+      pause = await cli('program', 'pause', program)
+    } finally {
+      update.stop()
+    }
+    expect(pause.code).toBe(1)
+    expect(pause.err).toEqual([
+      `error: Pausing program ${program} did NOT take effect: grants in flight kept it busy (DynamoDB transaction conflict, 8 attempts in ${pause.err[0]?.match(/in (\d+\.\d) s/)?.[1]} s). Run the command again.`,
+    ])
+    expect(await readProgram(program)).toEqual(before)
+
+    const created = await json('key', 'create', '--issuer', issuerId, '--mode', 'TEST')
+    const keysBefore = (await json('key', 'list', '--issuer', issuerId)).length
+    const roll = failFirst(
+      'TransactWriteItemsCommand',
+      Number.POSITIVE_INFINITY,
+      cancelledForConflict,
+    )
+    let rolled: Run
+    try {
+      rolled = await cli('key', 'roll', created.keyId)
+    } finally {
+      roll.stop()
+    }
+    expect(rolled.code).toBe(1)
+    expect(rolled.err).toEqual([
+      expect.stringMatching(
+        /^error: Rolling key \S+ did NOT take effect: .* Run the command again\.$/,
+      ),
+    ])
+    expect(rolled.out).toBe('')
+    expect(await readKey(hashApiKey(created.secret))).not.toHaveProperty('rolledTo')
+    expect((await json('key', 'list', '--issuer', issuerId)).length).toBe(keysBefore)
+  })
+
+  it('does not retry a refusal that is not a conflict', async () => {
+    const program = (
+      await json('program', 'create', '--issuer', issuerId, '--mode', 'LIVE', '--name', 'C')
+    ).programId
+    let updates = 0
+    const stop = intercept(async (name, input, next) => {
+      if (name !== 'UpdateItemCommand' || input.UpdateExpression === 'SET #s = :closed') {
+        return next()
+      }
+      updates++
+      // Someone closes the program between the CLI's read and its write.
+      await client.send(
+        new UpdateCommand({
+          TableName: tables.programs,
+          Key: { programId: program },
+          UpdateExpression: 'SET #s = :closed',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':closed': 'closed' },
+        }),
+      )
+      return next()
+    })
+    try {
+      const run = await cli('program', 'pause', program)
+      expect(run.err).toEqual([`error: Program ${program} is closed; closing is final.`])
+    } finally {
+      stop()
+    }
+    expect(updates).toBe(1)
+  })
+})
+
+describe('program list reads counters from the base table, not from the index', () => {
+  it('finds programs through byIssuerV2 (keys and mode only) and shows current counters', async () => {
+    const issuer = (await json('issuer', 'create', '--name', 'Lister')).issuerId
+    const live = await json(
+      'program',
+      'create',
+      '--issuer',
+      issuer,
+      '--mode',
+      'LIVE',
+      '--name',
+      'L',
+      '--pool',
+      '9',
+    )
+    const test = await json(
+      'program',
+      'create',
+      '--issuer',
+      issuer,
+      '--mode',
+      'TEST',
+      '--name',
+      'T',
+    )
+    // What a grant does to the program item: counters move (and nothing else).
+    await client.send(
+      new UpdateCommand({
+        TableName: tables.programs,
+        Key: { programId: live.programId },
+        UpdateExpression: 'SET issued = :i, remaining = :r',
+        ExpressionAttributeValues: { ':i': 4, ':r': 5 },
+      }),
+    )
+    const { Items } = await client.send(
+      new QueryCommand({
+        TableName: tables.programs,
+        IndexName: INDEX.programsByIssuer,
+        KeyConditionExpression: 'issuerId = :i',
+        ExpressionAttributeValues: { ':i': issuer },
+      }),
+    )
+    for (const item of Items ?? []) {
+      expect(Object.keys(item).sort()).toEqual(['createdAt', 'issuerId', 'mode', 'programId'])
+    }
+    expect(Items).toHaveLength(2)
+
+    const calls: string[] = []
+    const stop = intercept(async (name, input, next) => {
+      calls.push(`${name} ${input.IndexName ?? ''}`.trim())
+      return next()
+    })
+    let listed: { programId: string; issued: number; pool?: number; name: string }[]
+    let liveOnly: { programId: string }[]
+    try {
+      listed = await json('program', 'list', '--issuer', issuer)
+      liveOnly = await json('program', 'list', '--issuer', issuer, '--mode', 'LIVE')
+    } finally {
+      stop()
+    }
+    expect(listed.map((p) => [p.programId, p.issued, p.name])).toEqual([
+      [live.programId, 4, 'L'],
+      [test.programId, 0, 'T'],
+    ])
+    expect(liveOnly.map((p) => p.programId)).toEqual([live.programId])
+    expect(calls).toEqual([
+      `QueryCommand ${INDEX.programsByIssuer}`,
+      'BatchGetItemCommand',
+      `QueryCommand ${INDEX.programsByIssuer}`,
+      'BatchGetItemCommand',
+    ])
+    const table = await cli('program', 'list', '--issuer', issuer)
+    expect(table.out).toMatch(
+      new RegExp(`${live.programId}\\s+${issuer}\\s+LIVE\\s+active\\s+4\\s+9\\s+L`),
+    )
+  })
+})
+
+describe('IAM for the admin CLI (functions/admin/admin-access.ts)', () => {
+  it('is exactly what every command sends, per table and index', async () => {
+    const tableKey = new Map(Object.entries(tables).map(([key, name]) => [name, key]))
+    const used = new Set<string>()
+    const record = (table: unknown, action: string, index?: unknown) =>
+      used.add(
+        `${tableKey.get(table as string) ?? `?${table}`}${index ? `/index/${index}` : ''} ${action}`,
+      )
+    const stop = intercept(async (name, input, next) => {
+      const action = name.replace(/Command$/, '')
+      if (action === 'TransactWriteItems') {
+        for (const item of input.TransactItems as Record<string, { TableName: string }>[]) {
+          for (const [kind, body] of Object.entries(item)) {
+            record(body.TableName, kind === 'ConditionCheck' ? 'ConditionCheckItem' : `${kind}Item`)
+          }
+        }
+      } else if (action === 'BatchGetItem') {
+        for (const table of Object.keys(input.RequestItems as object)) record(table, action)
+      } else {
+        record(input.TableName, action, input.IndexName)
+      }
+      return next()
+    })
+    const legacy = await legacyKey(issuerId)
+    try {
+      const issuer = (await json('issuer', 'create', '--name', 'IAM')).issuerId
+      await json('issuer', 'list')
+      const program = (
+        await json(
+          'program',
+          'create',
+          '--issuer',
+          issuer,
+          '--mode',
+          'TEST',
+          '--name',
+          'P',
+          '--pool',
+          '5',
+        )
+      ).programId
+      await json('program', 'list')
+      await json('program', 'list', '--issuer', issuer, '--mode', 'TEST')
+      await json('program', 'show', program)
+      for (const action of ['pause', 'resume', 'close']) await json('program', action, program)
+      const key = await json(
+        'key',
+        'create',
+        '--issuer',
+        issuer,
+        '--mode',
+        'TEST',
+        '--expires-in',
+        '90d',
+      )
+      await json('key', 'list')
+      await json('key', 'list', '--issuer', issuer)
+      const rolled = await json('key', 'roll', key.keyId)
+      await json('key', 'revoke', rolled.keyId)
+      await json('key', 'revoke', legacy.keyId)
+      await json('grant', 'list', '--program', program, '--recipient', 'a@example.com')
+    } finally {
+      stop()
+    }
+    expect([...used].sort()).toEqual(adminAccessLines())
+  })
+
+  it('calls CloudFormation only for DescribeStacks', () => {
+    const source = readFileSync(resolve(__dirname, '../../cli/targets.ts'), 'utf8')
+    const commands = [...source.matchAll(/\b(\w+)Command\b/g)].map((m) => m[1] as string)
+    expect([...new Set(commands)].map((c) => `cloudformation:${c}`)).toEqual([
+      ...ADMIN_OTHER_ACCESS,
+    ])
+  })
+})

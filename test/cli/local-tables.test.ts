@@ -1,0 +1,100 @@
+import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb'
+import { DynamoDbAdminStore } from '../../functions/admin/admin.dynamodb'
+import type { AdminTableNames } from '../../functions/admin/admin.store'
+import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
+import { type IndexSchema, TABLES, type TableKey } from '../../functions/shared/table-schema'
+import { ensureTables } from '../../local/tables'
+
+/** local/tables.ts on the run's DynamoDB Local: the schema of table-schema.ts, and upgrades. */
+const tablesFor = (tag: string): AdminTableNames => ({
+  issuers: `vs-issuers-${tag}-${process.pid}`,
+  apiKeys: `vs-api-keys-${tag}-${process.pid}`,
+  programs: `vs-programs-${tag}-${process.pid}`,
+  grants: `vs-grants-${tag}-${process.pid}`,
+})
+
+const indexesOf = async (name: string) =>
+  Object.fromEntries(
+    (
+      (await dynamodb.send(new DescribeTableCommand({ TableName: name }))).Table
+        ?.GlobalSecondaryIndexes ?? []
+    ).map((i) => [
+      i.IndexName,
+      {
+        keys: i.KeySchema?.map((k) => `${k.AttributeName} ${k.KeyType}`),
+        projection: i.Projection?.ProjectionType,
+        include: i.Projection?.NonKeyAttributes ?? [],
+        status: i.IndexStatus,
+      },
+    ]),
+  )
+
+const expected = (index: IndexSchema) => ({
+  keys: [
+    `${index.partitionKey.name} HASH`,
+    ...(index.sortKey ? [`${index.sortKey.name} RANGE`] : []),
+  ],
+  projection: index.projection.type,
+  include: index.projection.type === 'INCLUDE' ? [...index.projection.nonKeyAttributes] : [],
+  status: 'ACTIVE',
+})
+
+it('creates each table with the indexes and projections of table-schema.ts, and no legacy index', async () => {
+  const tables = tablesFor('fresh')
+  expect((await ensureTables(dynamodb, tables)).sort()).toEqual(Object.values(tables).sort())
+  for (const key of Object.keys(TABLES) as TableKey[]) {
+    const indexes: readonly IndexSchema[] = TABLES[key].globalSecondaryIndexes
+    expect(await indexesOf(tables[key])).toEqual(
+      Object.fromEntries(indexes.map((i) => [i.indexName, expected(i)])),
+    )
+  }
+  expect(await ensureTables(dynamodb, tables)).toEqual([])
+})
+
+it('adds byIssuerV2 to a programs table made by the previous version (a kept .local/dynamodb)', async () => {
+  const tables = tablesFor('upgrade')
+  await dynamodb.send(
+    new CreateTableCommand({
+      TableName: tables.programs,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: 'programId', AttributeType: 'S' },
+        { AttributeName: 'issuerId', AttributeType: 'S' },
+        { AttributeName: 'createdAt', AttributeType: 'S' },
+      ],
+      KeySchema: [{ AttributeName: 'programId', KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'byIssuer',
+          KeySchema: [
+            { AttributeName: 'issuerId', KeyType: 'HASH' },
+            { AttributeName: 'createdAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    }),
+  )
+  // The CLI of this release on a stage not yet upgraded says what to do.
+  await expect(
+    new DynamoDbAdminStore(documentClient, tables).listPrograms({
+      issuerId: 'iss_00000000000000000000000000',
+    }),
+  ).rejects.toThrow(
+    new RegExp(
+      `^Table ${tables.programs} has no usable index byIssuerV2 \\(.*\\): deploy this release to the stage first`,
+    ),
+  )
+  const created = await ensureTables(dynamodb, tables)
+  expect(created).not.toContain(tables.programs)
+  const [current] = TABLES.programs.globalSecondaryIndexes
+  expect(await indexesOf(tables.programs)).toEqual({
+    byIssuer: {
+      keys: ['issuerId HASH', 'createdAt RANGE'],
+      projection: 'ALL',
+      include: [],
+      status: 'ACTIVE',
+    },
+    [current.indexName]: expected(current),
+  })
+})
