@@ -132,6 +132,17 @@ const main = async () => {
   }
   process.once('SIGINT', () => void shutdown(0))
   process.once('SIGTERM', () => void shutdown(0))
+  // The server answers every client without throwing (local/http-server.ts). Should anything
+  // still escape, stop DynamoDB Local and clean up on the way out rather than leave it running.
+  const crash = (error: unknown) => {
+    console.error(
+      `error: the local server failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    )
+    void shutdown(1)
+  }
+  process.once('uncaughtException', crash)
+  process.once('unhandledRejection', crash)
+  server.on('error', crash)
 
   try {
     dynamo = await startDynamoDbLocal({

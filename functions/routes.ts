@@ -34,3 +34,55 @@ export const ROUTES = [
  * down from it as Lambda's does, and each request's deadline is what remains of it less a margin.
  */
 export const FUNCTION_TIMEOUT_SECONDS = 10
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/** Each route with a path, compiled once: `{name}` is exactly one non-empty segment. */
+const COMPILED = ROUTES.filter((route) => route.routeKey !== '$default').map((route) => {
+  const [method = '', path = ''] = route.routeKey.split(' ')
+  const params: string[] = []
+  const source = path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{(\w+)\}$/.exec(segment)
+      if (!param) return escapeRegExp(segment)
+      params.push(param[1] as string)
+      return '([^/]+)'
+    })
+    .join('/')
+  return { route, method, pattern: new RegExp(`^${source}$`), params }
+})
+
+const decodeSegment = (value: string) => {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return value
+  }
+}
+
+/**
+ * The route API Gateway picks for a request, or undefined when only `$default` takes it. `rawPath`
+ * is the path exactly as sent (no query string, nothing resolved or normalised): `//host/...` or
+ * `/a/../b` never match a route. Path parameters arrive URL-decoded, as API Gateway passes them.
+ */
+export const matchRoute = (method: string, rawPath: string) => {
+  for (const compiled of COMPILED) {
+    if (compiled.method !== method) continue
+    const match = compiled.pattern.exec(rawPath)
+    if (!match) continue
+    const pathParameters = Object.fromEntries(
+      compiled.params.map((name, i) => [name, decodeSegment(match[i + 1] as string)]),
+    )
+    return { route: compiled.route, pathParameters }
+  }
+  return undefined
+}
+
+/**
+ * The methods that have a route for this raw path, sorted (`[]` for an unknown path): the `Allow`
+ * header of a 405. API Gateway has no HEAD or OPTIONS of its own without CORS, so they are only
+ * listed when a route declares them.
+ */
+export const methodsForPath = (rawPath: string): string[] =>
+  [...new Set(COMPILED.filter((c) => c.pattern.test(rawPath)).map((c) => c.method))].sort()

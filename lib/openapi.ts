@@ -47,6 +47,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'The API key is missing, or malformed, unknown, revoked or expired',
   403: 'The key is of the other mode (TEST/LIVE) than the program',
   404: 'No such program, grant or route for this key',
+  405: 'The path exists, but not with this method (HEAD and OPTIONS included); `Allow` lists its methods',
   409: 'The program refuses the grant, or a concurrent request holds it',
   413: 'The body is larger than 16 KiB',
   415: 'The body is not JSON',
@@ -61,6 +62,15 @@ const problemResponse = (status: number) => {
     description: `${STATUS_TEXT[status]}. Codes: ${here.map((c) => `\`${c}\``).join(', ')}.`,
     headers: {
       'x-request-id': { $ref: '#/components/headers/RequestId' },
+      ...(status === 405
+        ? {
+            Allow: {
+              description: 'The methods the path has, comma-separated (RFC 9110).',
+              required: true,
+              schema: { type: 'string', example: 'POST' },
+            },
+          }
+        : {}),
       ...(status === 503 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
       ...(here.includes('request_conflict')
         ? {
@@ -92,6 +102,20 @@ const problems = (statuses: number[]) =>
     statuses.map((s) => [String(s), { $ref: `#/components/responses/Problem${s}` }]),
   )
 
+/** The schema says what `""` and `null` mean; the runtime schema carries no prose (bundle size). */
+const describeName = (schema: Record<string, unknown>) => {
+  const recipient = (schema.properties as Record<string, { properties: Record<string, object> }>)
+    .recipient
+  if (recipient?.properties.name) {
+    recipient.properties.name = {
+      ...recipient.properties.name,
+      description:
+        'Optional. "" and null mean "no name": the grant is stored and answered without one (integrations written for the reference product send them when the name is unknown).',
+    }
+  }
+  return schema
+}
+
 export const buildOpenApi = () => ({
   openapi: '3.1.0',
   info: {
@@ -105,6 +129,13 @@ export const buildOpenApi = () => ({
   servers: [{ url: 'http://localhost:3000', description: 'npm start' }],
   security: [{ apiKey: [] }],
   tags: [{ name: 'Grants', description: 'Grant virtual shares and read grants back.' }],
+  // OpenAPI has no place for "any other method": a path below asked with a method it does not
+  // list is answered by API Gateway's $default route (the NotFound function) with this.
+  'x-method-not-allowed': {
+    description:
+      'A path below asked with a method it does not list (HEAD and OPTIONS included) is answered 405 `method_not_allowed`, with an `Allow` header listing the methods it has.',
+    response: { $ref: '#/components/responses/Problem405' },
+  },
   paths: {
     '/programs/{programId}/grant-tokens': {
       post: {
@@ -221,7 +252,7 @@ export const buildOpenApi = () => ({
       },
     },
     schemas: {
-      GrantRequest: jsonSchema(GrantRequestSchema, 'input'),
+      GrantRequest: describeName(jsonSchema(GrantRequestSchema, 'input')),
       Grant: jsonSchema(GrantSchema, 'output'),
       Problem: jsonSchema(ProblemSchema, 'output'),
     },

@@ -1,10 +1,18 @@
+import { isUtf8 } from 'node:buffer'
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { createServer, type IncomingMessage, type Server } from 'node:http'
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http'
 import { join } from 'node:path'
+import type { Duplex } from 'node:stream'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
 import { getAbsoluteFSPath } from 'swagger-ui-dist'
-import { ROUTES } from '../functions/routes'
+import { FUNCTION_TIMEOUT_SECONDS, matchRoute, ROUTES } from '../functions/routes'
 import { buildOpenApi } from '../lib/openapi'
 
 export type LambdaHandler = (
@@ -15,7 +23,32 @@ export type LambdaHandler = (
 export type RouteHandlers = Map<string, LambdaHandler>
 
 /** API Gateway HTTP APIs refuse payloads above 10 MB before the function is called. */
-const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024
+export const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024
+
+/**
+ * How long a client may take to send a request. Generous for real clients (the headers of any
+ * real request arrive in one packet; 10 MB at 35 kB/s fits in 5 minutes), yet a client that stops
+ * half-way is answered 408 and disconnected instead of holding its socket forever.
+ */
+export const GATEWAY_TIMEOUTS = {
+  /** The request line and every header. */
+  headersMs: 30_000,
+  /** The whole request, body included. */
+  requestMs: 300_000,
+  /** How often Node.js looks for requests past these limits. */
+  checkEveryMs: 5_000,
+  /** After a 413, how long the rest of the body is read and dropped before the connection goes. */
+  lingerMs: 5_000,
+} as const
+
+export type LocalApiOptions = {
+  /** The clock the Lambda context counts down with (tests move it). Default `Date.now`. */
+  now?: () => number
+  headersTimeoutMs?: number
+  requestTimeoutMs?: number
+  timeoutCheckEveryMs?: number
+  lingerMs?: number
+}
 
 /** Imports the very handlers the stack deploys, one per route. Call after the environment is set. */
 export const loadRouteHandlers = async (): Promise<RouteHandlers> => {
@@ -28,32 +61,12 @@ export const loadRouteHandlers = async (): Promise<RouteHandlers> => {
   return handlers
 }
 
-type CompiledRoute = { routeKey: string; method: string; pattern: RegExp; params: string[] }
-
-const compileRoutes = (routeKeys: Iterable<string>): CompiledRoute[] =>
-  [...routeKeys]
-    .filter((key) => key !== '$default')
-    .map((routeKey) => {
-      const [method = '', path = ''] = routeKey.split(' ')
-      const params: string[] = []
-      const source = path
-        .split('/')
-        .map((segment) => {
-          const param = /^\{(\w+)\}$/.exec(segment)
-          if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-          params.push(param[1] as string)
-          return '([^/]+)'
-        })
-        .join('/')
-      return { routeKey, method, pattern: new RegExp(`^${source}$`), params }
-    })
-
-const safeDecode = (value: string) => {
-  try {
-    return decodeURIComponent(value)
-  } catch {
-    return value
-  }
+/** The request target as sent, split at the first `?`: no host is ever read out of it. */
+export const splitTarget = (target: string) => {
+  const mark = target.indexOf('?')
+  return mark === -1
+    ? { rawPath: target, rawQueryString: '' }
+    : { rawPath: target.slice(0, mark), rawQueryString: target.slice(mark + 1) }
 }
 
 const TEXT_CONTENT =
@@ -62,11 +75,12 @@ const TEXT_CONTENT =
 /** Builds the payload-2.0 event API Gateway would send for this request. */
 const toEvent = (
   req: IncomingMessage,
+  target: { rawPath: string; rawQueryString: string },
   body: Buffer,
   routeKey: string,
   pathParameters: Record<string, string> | undefined,
+  now: number,
 ): APIGatewayProxyEventV2 => {
-  const url = new URL(req.url ?? '/', 'http://localhost')
   const headers: Record<string, string> = {}
   let cookies: string[] | undefined
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
@@ -80,14 +94,17 @@ const toEvent = (
     headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`
   }
   const query: Record<string, string> = {}
-  for (const [k, v] of url.searchParams) query[k] = query[k] === undefined ? v : `${query[k]},${v}`
-  const now = new Date()
-  const textual = TEXT_CONTENT.test(headers['content-type'] ?? '')
+  for (const [k, v] of new URLSearchParams(target.rawQueryString)) {
+    query[k] = query[k] === undefined ? v : `${query[k]},${v}`
+  }
+  // Text that is valid UTF-8 travels as a string; anything else as base64, so no byte is lost
+  // (or silently replaced with U+FFFD) on the way to the function.
+  const asText = TEXT_CONTENT.test(headers['content-type'] ?? '') && isUtf8(body)
   return {
     version: '2.0',
     routeKey,
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
+    rawPath: target.rawPath,
+    rawQueryString: target.rawQueryString,
     ...(cookies ? { cookies } : {}),
     headers,
     ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
@@ -98,7 +115,7 @@ const toEvent = (
       domainPrefix: (headers.host ?? 'localhost').split('.')[0] ?? 'localhost',
       http: {
         method: req.method ?? 'GET',
-        path: url.pathname,
+        path: target.rawPath,
         protocol: `HTTP/${req.httpVersion}`,
         sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
         userAgent: headers['user-agent'] ?? '',
@@ -106,29 +123,41 @@ const toEvent = (
       requestId: randomUUID(),
       routeKey,
       stage: '$default',
-      time: now.toISOString(),
-      timeEpoch: now.getTime(),
+      time: new Date(now).toISOString(),
+      timeEpoch: now,
     },
     ...(pathParameters ? { pathParameters } : {}),
-    ...(body.length > 0 ? { body: textual ? body.toString('utf8') : body.toString('base64') } : {}),
-    isBase64Encoded: body.length > 0 && !textual,
+    ...(body.length > 0 ? { body: asText ? body.toString('utf8') : body.toString('base64') } : {}),
+    isBase64Encoded: body.length > 0 && !asText,
   }
 }
 
-const lambdaContext = (requestId: string, functionName: string): Context => ({
-  callbackWaitsForEmptyEventLoop: false,
-  functionName,
-  functionVersion: '$LATEST',
-  invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-  memoryLimitInMB: '256',
-  awsRequestId: requestId,
-  logGroupName: `/aws/lambda/${functionName}`,
-  logStreamName: 'local',
-  getRemainingTimeInMillis: () => 10_000,
-  done: () => {},
-  fail: () => {},
-  succeed: () => {},
-})
+/**
+ * The context Lambda hands a function. Its remaining time counts down from the function's
+ * timeout (FUNCTION_TIMEOUT_SECONDS, what the stack configures) from the moment the invocation
+ * starts, never below zero.
+ */
+export const lambdaContext = (
+  requestId: string,
+  functionName: string,
+  now: () => number = Date.now,
+): Context => {
+  const deadline = now() + FUNCTION_TIMEOUT_SECONDS * 1000
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '256',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - now()),
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  }
+}
 
 const DOCS_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Virtual-share grant API</title>
@@ -155,46 +184,160 @@ const serveDocs = (method: string, path: string) => {
   return undefined
 }
 
+/** The answers API Gateway gives itself, without calling a function: `{"message": ...}` JSON. */
+const GATEWAY_MESSAGES: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  413: 'Request Entity Too Large',
+  431: 'Request Header Fields Too Large',
+  500: 'Internal Server Error',
+}
+
+const gatewayBody = (status: number) =>
+  JSON.stringify({ message: GATEWAY_MESSAGES[status] ?? STATUS_CODES[status] })
+
+/** A gateway answer through the request's response; `close` when the connection cannot go on. */
+const gatewayAnswer = (res: ServerResponse, status: number, close = false) => {
+  const body = gatewayBody(status)
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'apigw-requestid': randomUUID(),
+    ...(close ? { connection: 'close' } : {}),
+  })
+  res.end(body)
+}
+
+/** A gateway answer written straight to the socket, for what never became a request, then closed. */
+const answerOnSocket = (socket: Duplex, status: number) => {
+  if (socket.writable) {
+    const body = gatewayBody(status)
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\napigw-requestid: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy()
+}
+
+/** What Node's HTTP parser reports, as the gateway's status (everything else is 400). */
+const statusOfClientError = (code: string | undefined) => {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408
+  if (code === 'HPE_HEADER_OVERFLOW') return 431
+  return 400
+}
+
+type Body = Buffer | 'too-large' | 'gone'
+
 /**
- * A plain node:http server that does what API Gateway does in front of the Lambda: match the
- * route, build the event, call the handler, and write back its result.
+ * Reads a request body, keeping at most `limit` bytes: past it, stops keeping and says so at once.
+ * A client that goes away mid-body (reset, closed, timed out) is 'gone', never an exception.
  */
-export const createLocalApi = (handlers: RouteHandlers): Server => {
-  const routes = compileRoutes(ROUTES.map((route) => route.routeKey))
-  return createServer(async (req, res) => {
+const readBody = (req: IncomingMessage, limit: number) =>
+  new Promise<Body>((resolve) => {
     const chunks: Buffer[] = []
     let size = 0
-    let tooLarge = false
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length
-      if (size > GATEWAY_MAX_BODY_BYTES) tooLarge = true
-      else chunks.push(chunk as Buffer)
+    const finish = (result: Body) => {
+      req.off('data', onData)
+      req.off('end', onEnd)
+      req.off('error', onGone)
+      req.off('close', onGone)
+      resolve(result)
     }
-    if (tooLarge) {
-      res.writeHead(413, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ message: 'Request Entity Too Large' }))
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) finish('too-large')
+      else chunks.push(chunk)
+    }
+    const onEnd = () => finish(Buffer.concat(chunks, size))
+    // 'close' before 'end' (or an 'error'): the request was destroyed, its client is gone.
+    const onGone = () => finish('gone')
+    req.on('data', onData)
+    req.once('end', onEnd)
+    req.once('error', onGone)
+    req.once('close', onGone)
+  })
+
+const ignore = () => {}
+
+/** Ends our side of a connection now, and destroys it once the client is done or `ms` passed. */
+const lingeringClose = (socket: Duplex, ms: number) => {
+  socket.end()
+  const timer = setTimeout(() => socket.destroy(), ms)
+  timer.unref()
+  socket.once('close', () => clearTimeout(timer))
+}
+
+/**
+ * A plain node:http server that does what API Gateway does in front of the Lambda: match the
+ * route on the raw path, build the event, call the handler, and write back its result. Whatever a
+ * client does (broken HTTP, a body that never ends, a socket closed at any moment) ends that
+ * request only, never the process.
+ */
+export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions = {}): Server => {
+  const now = options.now ?? Date.now
+  const lingerMs = options.lingerMs ?? GATEWAY_TIMEOUTS.lingerMs
+  /** Responses not yet finished, per connection (pipelined requests queue several). */
+  const open = new WeakMap<Duplex, Set<ServerResponse>>()
+
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
+    // A request whose client vanishes emits 'error' (ECONNRESET, "aborted"); unheard, it would be
+    // an uncaught exception. The same for a response written to a closed socket.
+    req.on('error', ignore)
+    res.on('error', ignore)
+    const socket = req.socket
+    const responses = open.get(socket) ?? new Set()
+    open.set(socket, responses.add(res))
+    let gone = false
+    res.once('close', () => {
+      gone = !res.writableFinished
+      responses.delete(res)
+    })
+
+    /**
+     * A gateway refusal before the function: the rest of the body is read and dropped (nothing
+     * kept). Once the answer is out, the connection is closed our way (FIN), and for good when the
+     * client is done or after `lingerMs`: closing at once, with the client still sending, would
+     * reset the connection and could destroy the answer before the client reads it.
+     */
+    const refuse = (status: 400 | 413) => {
+      req.resume()
+      res.once('finish', () => lingeringClose(socket, lingerMs))
+      gatewayAnswer(res, status)
+    }
+    const target = req.url ?? ''
+    // Only HTTP/1.0 and 1.1 (Node's parser also takes an HTTP/0.9 request line); HTTP/1.1 requires
+    // Host (RFC 9112 3.2). Only the origin form (`/path?query`) is a request for this API: the
+    // absolute form (`http://host/path`) and `*` are refused, so no host is read from the target.
+    if (
+      (req.httpVersion !== '1.1' && req.httpVersion !== '1.0') ||
+      (req.httpVersion === '1.1' && req.headers.host === undefined) ||
+      !target.startsWith('/')
+    ) {
+      refuse(400)
       return
     }
+    if (Number(req.headers['content-length'] ?? 0) > GATEWAY_MAX_BODY_BYTES) {
+      refuse(413)
+      return
+    }
+    const body = await readBody(req, GATEWAY_MAX_BODY_BYTES)
+    if (body === 'too-large') {
+      refuse(413)
+      return
+    }
+    // The client left before its request was complete: API Gateway would never call the function.
+    if (body === 'gone' || gone) return
+
     const method = req.method ?? 'GET'
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname
-    const docs = serveDocs(method, path)
+    const raw = splitTarget(target)
+    const docs = serveDocs(method, raw.rawPath)
     if (docs) {
       res.writeHead(200, { 'content-type': docs.type })
       res.end(docs.body)
       return
     }
-    let routeKey = '$default'
-    let pathParameters: Record<string, string> | undefined
-    for (const route of routes) {
-      if (route.method !== method) continue
-      const match = route.pattern.exec(path)
-      if (!match) continue
-      routeKey = route.routeKey
-      pathParameters = Object.fromEntries(
-        route.params.map((name, i) => [name, safeDecode(match[i + 1] as string)]),
-      )
-      break
-    }
+    const matched = matchRoute(method, raw.rawPath)
+    const routeKey = matched?.route.routeKey ?? '$default'
     const handler = handlers.get(routeKey)
     if (!handler) {
       // Handlers load once DynamoDB Local is up; until then, say so rather than 404.
@@ -202,19 +345,82 @@ export const createLocalApi = (handlers: RouteHandlers): Server => {
       res.end(JSON.stringify({ message: 'Starting' }))
       return
     }
-    const event = toEvent(req, Buffer.concat(chunks), routeKey, pathParameters)
+    const started = now()
+    const event = toEvent(req, raw, body, routeKey, matched?.pathParameters, started)
+    const context = lambdaContext(event.requestContext.requestId, routeKey, now)
+    let timer: NodeJS.Timeout | undefined
+    // Lambda stops a function at its timeout; here it runs on, but its answer is no longer taken.
+    const timedOut = new Promise<'failed'>((resolve) => {
+      timer = setTimeout(() => resolve('failed'), context.getRemainingTimeInMillis())
+      timer.unref()
+    })
+    let result: APIGatewayProxyStructuredResultV2 | 'failed'
     try {
-      const result = await handler(event, lambdaContext(event.requestContext.requestId, routeKey))
-      const body = result.body ?? ''
+      result = await Promise.race([handler(event, context), timedOut])
+    } catch {
+      result = 'failed'
+    } finally {
+      clearTimeout(timer)
+    }
+    if (result === 'failed') {
+      // What API Gateway answers when the function throws or times out.
+      if (!gone) gatewayAnswer(res, 500)
+      return
+    }
+    // The client left while the function ran: the function's work stands (as in AWS), but
+    // there is nobody to answer.
+    if (gone) return
+    try {
+      const responseBody = result.body ?? ''
       res.writeHead(result.statusCode ?? 200, {
         ...result.headers,
+        ...(result.cookies?.length ? { 'set-cookie': result.cookies } : {}),
         'apigw-requestid': event.requestContext.requestId,
       })
-      res.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body)
+      res.end(result.isBase64Encoded ? Buffer.from(responseBody, 'base64') : responseBody)
     } catch {
-      // What API Gateway answers when the function itself fails.
-      res.writeHead(500, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ message: 'Internal Server Error' }))
+      // A result Node refuses to send (a bad status or header value): the function's fault.
+      if (res.headersSent) res.destroy()
+      else gatewayAnswer(res, 500)
     }
+  }
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    serve(req, res).catch(() => {
+      // Nothing above should throw; if something does, this request ends, and only this one.
+      if (!res.headersSent && !res.destroyed) gatewayAnswer(res, 500, true)
+      else res.destroy()
+    })
+  }
+
+  const server = createServer(
+    {
+      headersTimeout: options.headersTimeoutMs ?? GATEWAY_TIMEOUTS.headersMs,
+      requestTimeout: options.requestTimeoutMs ?? GATEWAY_TIMEOUTS.requestMs,
+      connectionsCheckingInterval: options.timeoutCheckEveryMs ?? GATEWAY_TIMEOUTS.checkEveryMs,
+      // A missing Host is answered above, in the gateway's JSON, instead of Node's empty 400.
+      requireHostHeader: false,
+    },
+    onRequest,
+  )
+  // `Expect: 100-continue`: a body declared too large is refused before the client sends it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (Number(req.headers['content-length'] ?? 0) <= GATEWAY_MAX_BODY_BYTES) res.writeContinue()
+    onRequest(req, res)
   })
+  // Broken HTTP (bad request line, bad or conflicting Content-Length, Content-Length with
+  // Transfer-Encoding, a bad chunk, headers too large), and requests too slow to arrive.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const writing = [...(open.get(socket) ?? [])].some((res) => res.headersSent)
+    // A response already under way cannot be followed by another one on the same connection.
+    if (error.code === 'ECONNRESET' || writing) socket.destroy()
+    else answerOnSocket(socket, statusOfClientError(error.code))
+  })
+  // CONNECT asks for a tunnel; API Gateway is no proxy.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    req.on('error', ignore)
+    socket.on('error', ignore)
+    answerOnSocket(socket, 400)
+  })
+  return server
 }

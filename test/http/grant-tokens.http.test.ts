@@ -495,12 +495,14 @@ describe('GET /programs/{programId}/grants/{grantId}', () => {
 })
 
 describe('routing', () => {
-  it('answers unknown routes and methods with a problem+json 404', async () => {
+  it('answers unknown routes with a problem+json 404, and another method on a known path with 405 + Allow', async () => {
     expectProblem(await request(api.baseUrl, 'GET', '/nowhere'), 404, 'route_not_found')
-    expectProblem(
-      await request(api.baseUrl, 'DELETE', `/programs/${issuer.programs.TEST}/grant-tokens`),
-      404,
-      'route_not_found',
+    const wrongMethod = await request(
+      api.baseUrl,
+      'DELETE',
+      `/programs/${issuer.programs.TEST}/grant-tokens`,
     )
+    expectProblem(wrongMethod, 405, 'method_not_allowed')
+    expect(wrongMethod.headers.get('allow')).toBe('POST')
   })
 })

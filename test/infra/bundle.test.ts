@@ -52,6 +52,7 @@ const EXPECTED: Record<string, number> = {
   'get-grant.json': 200,
   'grant-bad-body.json': 400,
   'grant-missing-key.json': 401,
+  'method-not-allowed.json': 405,
 }
 
 describe('the deployed bundle', () => {
@@ -169,10 +170,9 @@ describe('the deployed bundle against a DynamoDB that never answers', () => {
     })
     await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve))
     const { port } = hung.address() as { port: number }
-    const event = sampleEvents(
-      join(PROJECT_ROOT, 'events'),
-      eventValues(await newIssuer()),
-    ).find((e) => e.file === 'grant.json')?.event as APIGatewayProxyEventV2
+    const event = sampleEvents(join(PROJECT_ROOT, 'events'), eventValues(await newIssuer())).find(
+      (e) => e.file === 'grant.json',
+    )?.event as APIGatewayProxyEventV2
     // Lambda's context: the remaining time counts down from 10,000 ms.
     const script = `
       const { handler } = await import(${JSON.stringify(`file://${bundleOf('GrantTokens')}`)})

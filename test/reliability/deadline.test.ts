@@ -78,7 +78,11 @@ const grantEvent = (programId: string, apiKey: string): APIGatewayProxyEventV2 =
       http: { method: 'POST', path: `/programs/${programId}/grant-tokens` },
     },
     pathParameters: { programId },
-    body: JSON.stringify({ recipient: { email: 'ann@example.com' }, reason: 'Deadline', amount: 1 }),
+    body: JSON.stringify({
+      recipient: { email: 'ann@example.com' },
+      reason: 'Deadline',
+      amount: 1,
+    }),
     isBase64Encoded: false,
   }) as unknown as APIGatewayProxyEventV2
 

@@ -16,6 +16,7 @@ describe('error mapping', () => {
     [new errors.ProgramNotFound('prg_x'), 404, 'program_not_found'],
     [new errors.GrantNotFound('gr_x'), 404, 'grant_not_found'],
     [new errors.RouteNotFound('GET', '/x'), 404, 'route_not_found'],
+    [new errors.MethodNotAllowed('PUT', '/x', ['POST']), 405, 'method_not_allowed'],
     [new errors.ProgramInactive('paused'), 409, 'program_inactive'],
     [new errors.PoolExhausted(0, 1), 409, 'pool_exhausted'],
     [new errors.RequestConflict(), 409, 'request_conflict'],

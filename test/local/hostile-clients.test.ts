@@ -1,0 +1,466 @@
+import type { Server } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { FUNCTION_TIMEOUT_SECONDS } from '../../functions/routes'
+import {
+  createLocalApi,
+  GATEWAY_MAX_BODY_BYTES,
+  type LambdaHandler,
+  loadRouteHandlers,
+  type RouteHandlers,
+} from '../../local/http-server'
+import { grantBody, type Issuer, newIssuer, postGrant, programState } from '../support/api'
+import { exchange, openRaw, type RawAnswer, sleep } from './raw-client'
+
+/**
+ * The local server survives any client: broken HTTP, bad framing, bodies that never end, sockets
+ * closed or reset at every stage. Each case ends its own request only; after each one the same
+ * server still makes a normal grant (201). Raw sockets against the real server and handlers.
+ */
+const TIMEOUTS = {
+  headersTimeoutMs: 1_000,
+  requestTimeoutMs: 2_000,
+  timeoutCheckEveryMs: 100,
+  lingerMs: 1_000,
+}
+
+let server: Server
+let port: number
+let baseUrl: string
+let issuer: Issuer
+/** Every invocation of a handler, in order, and how many are running. */
+const invoked: string[] = []
+let running = 0
+/** A request carrying `x-test-hold: <id>` waits in its handler until the test releases it. */
+const holds = new Map<
+  string,
+  { started: () => void; release: Promise<void>; finished: (status?: number) => void }
+>()
+/** The server's side of each connection, by the client's port. */
+const serverSockets = new Map<number, Socket>()
+
+const wrap =
+  (routeKey: string, handler: LambdaHandler): LambdaHandler =>
+  async (event, context) => {
+    invoked.push(routeKey)
+    running++
+    try {
+      if (event.headers['x-test-crash'] !== undefined) throw new Error('the function crashed')
+      const hold = holds.get(event.headers['x-test-hold'] ?? '')
+      if (!hold) return await handler(event, context)
+      hold.started()
+      await hold.release
+      const result = await handler(event, context)
+      hold.finished(result.statusCode)
+      return result
+    } finally {
+      running--
+    }
+  }
+
+/** Waits until no handler runs and none has started for a while: the last case is over. */
+const settle = async () => {
+  for (let seen = -1; seen !== invoked.length || running > 0; ) {
+    seen = invoked.length
+    await sleep(150)
+  }
+}
+
+beforeAll(async () => {
+  const real = await loadRouteHandlers()
+  const handlers: RouteHandlers = new Map(
+    [...real].map(([routeKey, handler]) => [routeKey, wrap(routeKey, handler)]),
+  )
+  server = createLocalApi(handlers, TIMEOUTS)
+  server.on('connection', (socket) => {
+    serverSockets.set(socket.remotePort as number, socket)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  port = (server.address() as AddressInfo).port
+  baseUrl = `http://127.0.0.1:${port}`
+  issuer = await newIssuer()
+})
+afterAll(
+  () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    }),
+)
+
+const path = () => `/programs/${issuer.programs.TEST}/grant-tokens`
+const BODY = JSON.stringify(grantBody())
+
+/** The head of a grant request, everything valid but what `extra` says. */
+const head = (extra: string[] = [], contentLength: number | null = BODY.length) =>
+  [
+    `POST ${path()} HTTP/1.1`,
+    `Host: 127.0.0.1:${port}`,
+    `x-api-key: ${issuer.keys.TEST}`,
+    'Content-Type: application/json',
+    ...(contentLength === null ? [] : [`Content-Length: ${contentLength}`]),
+    ...extra,
+    '',
+    '',
+  ].join('\r\n')
+
+const gatewayAnswer = (answer: RawAnswer, status: number, message: string) => {
+  expect({ status: answer.status, closedByServer: answer.closedByServer }).toEqual({
+    status,
+    closedByServer: true,
+  })
+  expect(answer.headers['content-type']).toBe('application/json')
+  expect(JSON.parse(answer.body)).toEqual({ message })
+}
+
+/**
+ * Runs a hostile case, then proves it ran no handler (unless `handlerRuns`), wrote nothing, and
+ * left the server answering a normal grant with 201.
+ */
+const survives = async (act: () => Promise<void>, options: { handlerRuns?: boolean } = {}) => {
+  const before = await programState(issuer.programs.TEST)
+  const calls = invoked.length
+  await act()
+  // Whatever the client did, let the server finish with it.
+  await settle()
+  if (!options.handlerRuns) {
+    expect(invoked.length).toBe(calls)
+    const after = await programState(issuer.programs.TEST)
+    expect(after.grants.length).toBe(before.grants.length)
+    expect(after.issued).toBe(before.issued)
+  }
+  const normal = await postGrant(baseUrl, issuer.programs.TEST, issuer.keys.TEST)
+  expect(normal.status).toBe(201)
+  expect(server.listening).toBe(true)
+}
+
+describe('a client that goes away', () => {
+  it('the reproduction: Content-Length 200, a 78-byte body, the client gives up after a while', async () => {
+    expect(Buffer.byteLength(BODY)).toBe(78)
+    for (const close of ['end', 'reset'] as const) {
+      await survives(async () => {
+        const client = await openRaw(port)
+        await client.write(head([], 200) + BODY)
+        await sleep(300)
+        client[close]()
+        const answer = await client.closed
+        expect(answer.text).toBe('')
+      })
+    }
+  })
+
+  it.each([
+    ['in the request line', `POST ${'/programs/'}`],
+    ['between headers', `POST /x HTTP/1.1\r\nHost: a\r\n`],
+    ['in a header', `POST /x HTTP/1.1\r\nHost: a\r\nContent-Len`],
+  ])('closed before the headers end (%s): nothing else happens', async (_, partial) => {
+    for (const close of ['end', 'reset'] as const) {
+      await survives(async () => {
+        const client = await openRaw(port)
+        await client.write(partial)
+        await sleep(50)
+        client[close]()
+        await client.closed
+      })
+    }
+  })
+
+  it('closed mid-body (chunked too): the handler never runs', async () => {
+    for (const close of ['end', 'reset'] as const) {
+      await survives(async () => {
+        const client = await openRaw(port)
+        await client.write(head() + BODY.slice(0, 30))
+        await sleep(50)
+        client[close]()
+        await client.closed
+      })
+      await survives(async () => {
+        const client = await openRaw(port)
+        await client.write(
+          `${head(['Transfer-Encoding: chunked'], null)}1e\r\n${BODY.slice(0, 30)}\r\n`,
+        )
+        await sleep(50)
+        client[close]()
+        await client.closed
+      })
+    }
+  })
+
+  it('reset while the handler runs: the grant is made (as in AWS) and the answer goes nowhere', async () => {
+    for (const wait of ['server saw the reset', 'no wait'] as const) {
+      const id = `hold-${Math.random()}`
+      let started = () => {}
+      let release = () => {}
+      let finished: (status?: number) => void = () => {}
+      const hasStarted = new Promise<void>((r) => {
+        started = r
+      })
+      const hasFinished = new Promise<number | undefined>((r) => {
+        finished = r
+      })
+      holds.set(id, {
+        started,
+        release: new Promise<void>((r) => {
+          release = r
+        }),
+        finished,
+      })
+      const before = await programState(issuer.programs.TEST)
+      await survives(
+        async () => {
+          const client = await openRaw(port)
+          const serverSide = new Promise<void>((r) => {
+            const poll = () => {
+              const socket = serverSockets.get(client.socket.localPort as number)
+              if (socket) socket.once('close', () => r())
+              else setTimeout(poll, 5)
+            }
+            poll()
+          })
+          await client.write(head([`x-test-hold: ${id}`, `Idempotency-Key: ${id}`]) + BODY)
+          await hasStarted
+          client.reset()
+          expect((await client.closed).text).toBe('')
+          // Before the response is written: the handler returns after the socket is gone.
+          if (wait === 'server saw the reset') await serverSide
+          release()
+          expect(await hasFinished).toBe(201)
+        },
+        { handlerRuns: true },
+      )
+      const after = await programState(issuer.programs.TEST)
+      // This grant, and the normal one `survives` made.
+      expect(after.grants.length).toBe(before.grants.length + 2)
+      holds.delete(id)
+    }
+  })
+
+  it('many clients resetting at random moments of a grant do not disturb the others', async () => {
+    await survives(
+      async () => {
+        const bytes = head() + BODY
+        await Promise.all(
+          Array.from({ length: 30 }, async (_, i) => {
+            const client = await openRaw(port)
+            await client.write(bytes.slice(0, (i * 37) % bytes.length))
+            await sleep(i % 5)
+            await client.write(bytes.slice((i * 37) % bytes.length))
+            await sleep(i % 7)
+            client.reset()
+            await client.closed
+          }),
+        )
+      },
+      { handlerRuns: true },
+    )
+  })
+})
+
+describe('broken HTTP is answered 400 {"message":"Bad Request"}, as API Gateway does', () => {
+  const H = () => `Host: 127.0.0.1:${port}\r\n`
+  it.each([
+    [
+      'a non-numeric Content-Length',
+      () => head([], null).replace('\r\n\r\n', '\r\nContent-Length: abc\r\n\r\n') + BODY,
+    ],
+    [
+      'a negative Content-Length',
+      () => head([], null).replace('\r\n\r\n', '\r\nContent-Length: -78\r\n\r\n') + BODY,
+    ],
+    ['two different Content-Lengths', () => head(['Content-Length: 79']) + BODY],
+    ['the same Content-Length twice', () => head(['Content-Length: 78']) + BODY],
+    [
+      'a Content-Length list',
+      () => head([], null).replace('\r\n\r\n', '\r\nContent-Length: 78, 78\r\n\r\n') + BODY,
+    ],
+    [
+      'Content-Length and Transfer-Encoding',
+      () => `${head(['Transfer-Encoding: chunked'])}4e\r\n${BODY}\r\n0\r\n\r\n`,
+    ],
+    ['an unknown Transfer-Encoding', () => head(['Transfer-Encoding: gzip'], null) + BODY],
+    [
+      'a bad chunk size',
+      () => `${head(['Transfer-Encoding: chunked'], null)}zz\r\n${BODY}\r\n0\r\n\r\n`,
+    ],
+    ['a garbage request line', () => 'GARBAGE\r\n\r\n'],
+    ['a request line without a version', () => `POST ${path()}\r\n${H()}\r\n`],
+    ['a space in the target', () => `GET /programs/a b HTTP/1.1\r\n${H()}\r\n`],
+    ['an unknown HTTP version', () => `GET / HTTP/9.9\r\n${H()}\r\n`],
+    ['a lower-case method', () => `post ${path()} HTTP/1.1\r\n${H()}\r\n`],
+    ['an unknown method', () => `FROBNICATE / HTTP/1.1\r\n${H()}\r\n`],
+    ['a header without a colon', () => `GET / HTTP/1.1\r\n${H()}nonsense\r\n\r\n`],
+    ['bare LF line ends', () => `GET / HTTP/1.1\n${H().trim()}\n\n`],
+    ['an HTTP/2 preface on HTTP/1.1', () => 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'],
+    ['HTTP/1.1 without Host', () => 'GET /programs HTTP/1.1\r\n\r\n'],
+    [
+      'an absolute-form target',
+      () => head().replace(`POST ${path()}`, `POST http://evil.example${path()}`) + BODY,
+    ],
+    ['an asterisk target', () => `OPTIONS * HTTP/1.1\r\n${H()}\r\n`],
+    ['CONNECT', () => `CONNECT evil.example:443 HTTP/1.1\r\n${H()}\r\n`],
+  ])('%s', async (_, request) => {
+    await survives(async () => gatewayAnswer(await exchange(port, request()), 400, 'Bad Request'))
+  })
+
+  it('headers larger than the server takes: 431', async () => {
+    await survives(async () =>
+      gatewayAnswer(
+        await exchange(port, `GET / HTTP/1.1\r\nHost: a\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`),
+        431,
+        'Request Header Fields Too Large',
+      ),
+    )
+  })
+})
+
+describe('a client too slow to send its request gets 408 and is disconnected', () => {
+  it.each([
+    ['half-sent headers', () => head().slice(0, 40)],
+    ['headers without their blank line', () => head().slice(0, -2)],
+    ['a body shorter than its Content-Length', () => head([], 200) + BODY],
+    [
+      'a chunked body without its last chunk',
+      () => `${head(['Transfer-Encoding: chunked'], null)}4e\r\n${BODY}\r\n`,
+    ],
+  ])('%s', async (_, request) => {
+    await survives(async () => {
+      const started = Date.now()
+      gatewayAnswer(await exchange(port, request()), 408, 'Request Timeout')
+      expect(Date.now() - started).toBeLessThan(TIMEOUTS.requestTimeoutMs + 1_500)
+    })
+  })
+})
+
+describe('bodies above 10 MB: 413 {"message":"Request Entity Too Large"} and the connection closed', () => {
+  it('a declared Content-Length above 10 MB is refused before any of the body is read', async () => {
+    await survives(async () => {
+      // The server closes the connection after its answer; the client only waits.
+      gatewayAnswer(
+        await exchange(port, head([], GATEWAY_MAX_BODY_BYTES + 1) + BODY),
+        413,
+        'Request Entity Too Large',
+      )
+    })
+  })
+
+  it('with Expect: 100-continue, the body is refused without a 100 Continue', async () => {
+    await survives(async () => {
+      const answer = await exchange(
+        port,
+        head(['Expect: 100-continue'], GATEWAY_MAX_BODY_BYTES + 1),
+      )
+      expect(answer.text).not.toContain('100 Continue')
+      gatewayAnswer(answer, 413, 'Request Entity Too Large')
+    })
+  })
+
+  /** Sends a chunked body until `stop` says so or the connection is gone (at most 15 s). */
+  const sendHugeChunkedBody = async (
+    stop: (received: number) => boolean,
+    options: { allowHalfOpen?: boolean } = {},
+  ) => {
+    const client = await openRaw(port, options)
+    let received = 0
+    client.socket.on('data', (chunk: Buffer) => {
+      received += chunk.length
+    })
+    await client.write(head(['Transfer-Encoding: chunked'], null))
+    const piece = Buffer.alloc(256 * 1024, 0x20)
+    const frame = Buffer.concat([
+      Buffer.from(`${piece.length.toString(16)}\r\n`),
+      piece,
+      Buffer.from('\r\n'),
+    ])
+    let sent = 0
+    const started = Date.now()
+    while (!client.socket.destroyed && !stop(received) && Date.now() - started < 15_000) {
+      await client.write(frame)
+      sent += piece.length
+    }
+    return { client, sent, started }
+  }
+
+  it('a chunked body that grows past 10 MB is answered at once, then the server closes', async () => {
+    await survives(async () => {
+      // A client like curl: it stops sending when an answer comes, reads it, and sees the close.
+      const { client, sent } = await sendHugeChunkedBody((received) => received > 0)
+      gatewayAnswer(await client.closed, 413, 'Request Entity Too Large')
+      expect(sent).toBeGreaterThan(GATEWAY_MAX_BODY_BYTES)
+      // Answered while the client was still sending (socket buffers hold a few MB more).
+      expect(sent).toBeLessThan(30 * 1024 * 1024)
+    })
+  })
+
+  it('a client that ignores the 413 and the close, and keeps sending, is cut off after lingerMs', async () => {
+    await survives(async () => {
+      const memory = () => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers
+      const memoryBefore = memory()
+      const { client, sent, started } = await sendHugeChunkedBody(() => false, {
+        allowHalfOpen: true,
+      })
+      const answer = await client.closed
+      const elapsed = Date.now() - started
+      gatewayAnswer(answer, 413, 'Request Entity Too Large')
+      expect(elapsed).toBeGreaterThanOrEqual(TIMEOUTS.lingerMs - 100)
+      expect(elapsed).toBeLessThan(TIMEOUTS.lingerMs + 5_000)
+      // It sent far more than 10 MB; the server kept 10 MB at most, and dropped the rest.
+      expect(sent).toBeGreaterThan(2 * GATEWAY_MAX_BODY_BYTES)
+      expect(memory() - memoryBefore).toBeLessThan(sent / 2)
+    })
+  })
+
+  it('a body of exactly 10 MB passes the gateway; the function refuses it (problem+json)', async () => {
+    await survives(
+      async () => {
+        const answer = await postGrant(
+          baseUrl,
+          issuer.programs.TEST,
+          issuer.keys.TEST,
+          `{"reason":"${'x'.repeat(GATEWAY_MAX_BODY_BYTES - 13)}"}`,
+        )
+        expect(answer.status).toBe(413)
+        expect(answer.body.code).toBe('payload_too_large')
+      },
+      { handlerRuns: true },
+    )
+  })
+})
+
+describe('a function that fails: 500 {"message":"Internal Server Error"}, as API Gateway answers', () => {
+  it('when it throws', async () => {
+    await survives(
+      async () => {
+        gatewayAnswer(
+          await exchange(port, head(['x-test-crash: 1', 'Connection: close']) + BODY),
+          500,
+          'Internal Server Error',
+        )
+      },
+      { handlerRuns: true },
+    )
+  })
+
+  it(`when it runs past its timeout (${FUNCTION_TIMEOUT_SECONDS} s)`, async () => {
+    const id = `slow-${Math.random()}`
+    let release = () => {}
+    holds.set(id, {
+      started: () => {},
+      release: new Promise<void>((r) => {
+        release = r
+      }),
+      finished: () => {},
+    })
+    const started = Date.now()
+    const answer = await exchange(
+      port,
+      head([`x-test-hold: ${id}`, 'Connection: close']) + BODY,
+      FUNCTION_TIMEOUT_SECONDS * 1000 + 5_000,
+    )
+    const elapsed = Date.now() - started
+    gatewayAnswer(answer, 500, 'Internal Server Error')
+    expect(elapsed).toBeGreaterThanOrEqual(FUNCTION_TIMEOUT_SECONDS * 1000 - 50)
+    // Lambda would have stopped it; here it runs on, and its late answer goes nowhere.
+    release()
+    await survives(async () => {}, { handlerRuns: true })
+    holds.delete(id)
+  })
+})
