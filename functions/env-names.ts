@@ -11,3 +11,13 @@ export const ENV = {
   /** Set by the Lambda runtime itself; never by the stack. */
   awsRegion: 'AWS_REGION',
 } as const
+
+/**
+ * The table each table variable names, for the tables the functions use (the issuers table is the
+ * admin CLI's alone). The stack and the local server set the variables from this map.
+ */
+export const TABLE_ENV = {
+  apiKeys: ENV.apiKeysTable,
+  programs: ENV.programsTable,
+  grants: ENV.grantsTable,
+} as const

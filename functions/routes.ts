@@ -1,6 +1,9 @@
+import type { TableKey } from './shared/table-schema'
+
 /**
- * The API's routes, the one list both the CDK stack (one function per route) and the local server
- * read. Pure data, so importing it loads no handler code.
+ * The API's routes, the one list the CDK stack (one function per route, its authorizer, its IAM)
+ * and the local server (routing, the authorizer's checks) both read. Pure data, so importing it
+ * loads no handler code.
  */
 export type Route = {
   /** Stable id: the function's construct id and the local server's handler name. */
@@ -9,6 +12,18 @@ export type Route = {
   routeKey: string
   /** Handler module, relative to the project root. */
   entry: string
+  /**
+   * Who may call it, checked before the function runs. `function`: nothing at the gateway; the
+   * function checks the caller itself (the grant API's `x-api-key`, checked inside the grant
+   * transaction).
+   */
+  auth: 'function'
+  /**
+   * Exactly the DynamoDB actions the function needs, hot path and error path, per table: the
+   * stack grants these and nothing else. TransactWriteItems is authorised per item through these
+   * actions; no Scan, no Query, no wildcard.
+   */
+  access: Partial<Record<TableKey, readonly string[]>>
 }
 
 export const ROUTES = [
@@ -16,18 +31,33 @@ export const ROUTES = [
     id: 'GrantTokens',
     routeKey: 'POST /programs/{programId}/grant-tokens',
     entry: 'functions/grant-tokens/grant-tokens.handler.ts',
+    auth: 'function',
+    access: {
+      apiKeys: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem'],
+      programs: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+      grants: ['dynamodb:PutItem', 'dynamodb:GetItem'],
+    },
   },
   {
     id: 'GetGrant',
     routeKey: 'GET /programs/{programId}/grants/{grantId}',
     entry: 'functions/get-grant/get-grant.handler.ts',
+    auth: 'function',
+    access: {
+      apiKeys: ['dynamodb:BatchGetItem'],
+      grants: ['dynamodb:BatchGetItem'],
+    },
   },
   {
     id: 'NotFound',
     routeKey: '$default',
     entry: 'functions/not-found/not-found.handler.ts',
+    auth: 'function',
+    access: {},
   },
 ] as const satisfies readonly Route[]
+
+export type RouteId = (typeof ROUTES)[number]['id']
 
 /**
  * Every function's timeout. The stack sets it on each function, the local adapter's context counts

@@ -19,8 +19,9 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import { LogGroup } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
-import { ENV } from '../functions/env-names'
-import { FUNCTION_TIMEOUT_SECONDS, ROUTES } from '../functions/routes'
+import { ENV, TABLE_ENV } from '../functions/env-names'
+import { FUNCTION_TIMEOUT_SECONDS, ROUTES, type RouteId } from '../functions/routes'
+import type { TableKey } from '../functions/shared/table-schema'
 import { ApiFunction } from './api-function'
 import { GrantTables } from './grant-tables'
 import { ServiceAlarms } from './service-alarms'
@@ -32,43 +33,24 @@ export type GrantServiceStackProps = StackProps &
     projectRoot: string
   }
 
-/**
- * Exactly the DynamoDB actions each route needs, hot path and error path, on exact tables.
- * TransactWriteItems is authorised per item through these actions; no Scan, no Query, no wildcard.
- */
-const ACCESS = {
-  GrantTokens: {
-    apiKeys: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem'],
-    programs: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
-    grants: ['dynamodb:PutItem', 'dynamodb:GetItem'],
-  },
-  GetGrant: {
-    apiKeys: ['dynamodb:BatchGetItem'],
-    programs: [],
-    grants: ['dynamodb:BatchGetItem'],
-  },
-  NotFound: { apiKeys: [], programs: [], grants: [] },
-} as const satisfies Record<(typeof ROUTES)[number]['id'], Record<string, readonly string[]>>
-
 export const SERVICE_NAME = 'virtual-share-grants'
 
 export class GrantServiceStack extends Stack {
   readonly api: HttpApi
   readonly tables: GrantTables
-  readonly functions: Record<(typeof ROUTES)[number]['id'], ApiFunction>
+  readonly functions: Record<RouteId, ApiFunction>
 
   constructor(scope: Construct, id: string, props: GrantServiceStackProps) {
     super(scope, id, props)
     this.tables = new GrantTables(this, 'Tables', { ephemeral: props.ephemeral })
-    const tableOf = {
-      apiKeys: this.tables.apiKeys,
-      programs: this.tables.programs,
-      grants: this.tables.grants,
-    }
+    const tableOf = this.tables.byKey
     const environment = {
-      [ENV.apiKeysTable]: this.tables.apiKeys.tableName,
-      [ENV.programsTable]: this.tables.programs.tableName,
-      [ENV.grantsTable]: this.tables.grants.tableName,
+      ...Object.fromEntries(
+        Object.entries(TABLE_ENV).map(([table, name]) => [
+          name,
+          tableOf[table as keyof typeof TABLE_ENV].tableName,
+        ]),
+      ),
       // Declared empty so `sam local --env-vars` can point it at DynamoDB Local: SAM only
       // overrides variables the template declares. config.ts treats empty as unset.
       [ENV.dynamodbEndpoint]: '',
@@ -88,13 +70,12 @@ export class GrantServiceStack extends Stack {
           serviceName: SERVICE_NAME,
           logicalId: `${route.id}Function`,
         })
-        for (const [table, actions] of Object.entries(ACCESS[route.id])) {
+        // Exactly the actions the route declares (functions/routes.ts), on exactly its tables.
+        const access: Partial<Record<TableKey, readonly string[]>> = route.access
+        for (const [table, actions] of Object.entries(access) as [TableKey, string[]][]) {
           if (actions.length === 0) continue
           fn.role.addToPolicy(
-            new PolicyStatement({
-              actions: [...actions],
-              resources: [tableOf[table as keyof typeof tableOf].tableArn],
-            }),
+            new PolicyStatement({ actions: [...actions], resources: [tableOf[table].tableArn] }),
           )
         }
         return [route.id, fn]
@@ -167,9 +148,11 @@ export class GrantServiceStack extends Stack {
     })
 
     // Alarms on the tables some function touches (ACCESS), not on the admin-only issuers table.
-    const touched = Object.keys(tableOf).filter((table) =>
-      Object.values(ACCESS).some((access) => access[table as keyof typeof tableOf].length > 0),
-    ) as (keyof typeof tableOf)[]
+    const touched = (Object.keys(tableOf) as TableKey[]).filter((table) =>
+      ROUTES.some(
+        (route) => ((route.access as Partial<Record<TableKey, unknown[]>>)[table] ?? []).length > 0,
+      ),
+    )
     new ServiceAlarms(this, 'Alarms', {
       api: this.api,
       functions: Object.fromEntries(Object.entries(this.functions).map(([id, f]) => [id, f.fn])),
@@ -182,10 +165,12 @@ export class GrantServiceStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the grant API' })
     // The admin CLI finds the tables of a deployed stage through these outputs.
-    new CfnOutput(this, 'IssuersTable', { value: this.tables.issuers.tableName })
-    new CfnOutput(this, 'ApiKeysTable', { value: this.tables.apiKeys.tableName })
-    new CfnOutput(this, 'ProgramsTable', { value: this.tables.programs.tableName })
-    new CfnOutput(this, 'GrantsTable', { value: this.tables.grants.tableName })
+    for (const [table, resource] of Object.entries(tableOf)) {
+      // IssuersTable, ApiKeysTable, ...: the names cli/targets.ts reads.
+      new CfnOutput(this, `${table[0]?.toUpperCase()}${table.slice(1)}Table`, {
+        value: resource.tableName,
+      })
+    }
     for (const route of ROUTES) {
       new CfnOutput(this, `${route.id}FunctionName`, {
         value: this.functions[route.id].fn.functionName,

@@ -56,15 +56,15 @@ export type GrantTablesProps = {
  * one stays (the default), the second, with `-c dropLegacyIndexes=true`, deletes the legacy one.
  */
 export class GrantTables extends Construct {
-  readonly issuers: Table
-  readonly apiKeys: Table
-  readonly programs: Table
-  readonly grants: Table
+  /** Every table of table-schema.ts, by its key: a new table there is a new table here. */
+  readonly byKey: Record<TableKey, Table>
 
   constructor(scope: Construct, id: string, props: GrantTablesProps) {
     super(scope, id)
     const dropLegacy = props.dropLegacyIndexes ?? legacyIndexesDropped(this)
-    const make = (key: TableKey, constructId: string) => {
+    const make = (key: TableKey) => {
+      // Construct id from the key (apiKeys -> ApiKeys): logical ids stay as they were.
+      const constructId = `${key[0]?.toUpperCase()}${key.slice(1)}`
       const schema = TABLES[key]
       const table = new Table(this, constructId, {
         partitionKey: attribute(schema.partitionKey),
@@ -88,14 +88,9 @@ export class GrantTables extends Construct {
       }
       return table
     }
-    this.issuers = make('issuers', 'Issuers')
-    this.apiKeys = make('apiKeys', 'ApiKeys')
-    this.programs = make('programs', 'Programs')
-    this.grants = make('grants', 'Grants')
-  }
-
-  all(): Table[] {
-    return [this.issuers, this.apiKeys, this.programs, this.grants]
+    this.byKey = Object.fromEntries(
+      (Object.keys(TABLES) as TableKey[]).map((key) => [key, make(key)]),
+    ) as Record<TableKey, Table>
   }
 }
 

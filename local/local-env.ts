@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import type { AdminTableNames } from '../functions/admin/admin.store'
-import { ENV } from '../functions/env-names'
+import { ENV, TABLE_ENV } from '../functions/env-names'
 import type { TableNames } from '../functions/stores/grants.dynamodb'
 
 /**
@@ -25,11 +25,10 @@ export const localPaths = (dir = localDir()) => ({
 })
 
 /** The table variables config.ts reads, as the stack sets them. */
-export const tableEnvironment = (tables: TableNames) => ({
-  [ENV.apiKeysTable]: tables.apiKeys,
-  [ENV.programsTable]: tables.programs,
-  [ENV.grantsTable]: tables.grants,
-})
+export const tableEnvironment = (tables: TableNames) =>
+  Object.fromEntries(
+    Object.entries(TABLE_ENV).map(([table, name]) => [name, tables[table as keyof TableNames]]),
+  )
 
 export const functionEnvironment = (endpoint: string, tables: TableNames = LOCAL_TABLES) => ({
   ...tableEnvironment(tables),
