@@ -4,6 +4,8 @@ import { newId } from '../../functions/shared/ids'
 import {
   type Call,
   createKey,
+  expectNothingWritten,
+  expectProblem,
   grantBody,
   type Issuer,
   newIssuer,
@@ -24,29 +26,6 @@ beforeAll(async () => {
   ;[issuer, other] = await Promise.all([newIssuer({ pool: 1_000 }), newIssuer()])
 })
 afterAll(() => api.close())
-
-const expectProblem = (call: Call, status: number, code: string) => {
-  expect({ status: call.status, code: call.body.code }).toEqual({ status, code })
-  expect(call.headers.get('content-type')).toBe('application/problem+json')
-  expect(call.body).toMatchObject({
-    type: `urn:virtual-shares:problem:${code}`,
-    title: expect.any(String),
-    status,
-    detail: expect.any(String),
-    code,
-    requestId: call.headers.get('x-request-id'),
-  })
-  expect(call.text).not.toMatch(/\n\s+at |Error:|ZodError|arn:aws/)
-}
-
-/** Runs `act` and asserts it left the program's grants and counter exactly as they were. */
-const expectNothingWritten = async (programId: string, act: () => Promise<void>) => {
-  const before = await programState(programId)
-  await act()
-  const after = await programState(programId)
-  expect(after.grants.length).toBe(before.grants.length)
-  expect(after.issued).toBe(before.issued)
-}
 
 describe('POST /programs/{programId}/grant-tokens: success', () => {
   it('creates a grant: 201, Location, request id, normalised e-mail, stored once', async () => {

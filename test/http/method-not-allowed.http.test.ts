@@ -6,12 +6,12 @@ import { ERROR_CODES, MethodNotAllowed } from '../../functions/shared/errors'
 import { newId } from '../../functions/shared/ids'
 import { problemResponse } from '../../functions/shared/problem'
 import {
-  type Call,
+  expectNothingWritten,
+  expectProblem,
   grantBody,
   type Issuer,
   newIssuer,
   postGrant,
-  programState,
   request,
   startApi,
 } from '../support/api'
@@ -33,28 +33,6 @@ beforeAll(async () => {
   grantId = created.body.id as string
 })
 afterAll(() => api.close())
-
-const expectProblem = (call: Call, status: number, code: string) => {
-  expect({ status: call.status, code: call.body.code }).toEqual({ status, code })
-  expect(call.headers.get('content-type')).toBe('application/problem+json')
-  expect(call.body).toMatchObject({
-    type: `urn:virtual-shares:problem:${code}`,
-    title: expect.any(String),
-    status,
-    detail: expect.any(String),
-    code,
-    requestId: call.headers.get('x-request-id'),
-  })
-  expect(call.text).not.toMatch(/\n\s+at |Error:|ZodError|arn:aws/)
-}
-
-const expectNothingWritten = async (act: () => Promise<void>) => {
-  const before = await programState(issuer.programs.TEST)
-  await act()
-  const after = await programState(issuer.programs.TEST)
-  expect(after.grants.length).toBe(before.grants.length)
-  expect(after.issued).toBe(before.issued)
-}
 
 const grantPath = () => `/programs/${issuer.programs.TEST}/grant-tokens`
 const grantReadPath = () => `/programs/${issuer.programs.TEST}/grants/${grantId}`
@@ -94,7 +72,7 @@ describe('405 method_not_allowed', () => {
   it.each(['PUT', 'DELETE', 'GET', 'PATCH', 'OPTIONS'])(
     '%s on /programs/{programId}/grant-tokens: 405, Allow: POST, nothing written',
     async (method) => {
-      await expectNothingWritten(async () => {
+      await expectNothingWritten(issuer.programs.TEST, async () => {
         const body =
           method === 'GET' || method === 'OPTIONS' ? undefined : JSON.stringify(grantBody())
         const call = await request(api.baseUrl, method, grantPath(), withKey(body))
@@ -108,7 +86,7 @@ describe('405 method_not_allowed', () => {
   it.each(['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])(
     '%s on /programs/{programId}/grants/{grantId}: 405, Allow: GET, nothing written',
     async (method) => {
-      await expectNothingWritten(async () => {
+      await expectNothingWritten(issuer.programs.TEST, async () => {
         const body = method === 'OPTIONS' ? undefined : JSON.stringify(grantBody())
         const call = await request(api.baseUrl, method, grantReadPath(), withKey(body))
         expectProblem(call, 405, 'method_not_allowed')

@@ -1,16 +1,17 @@
-import type { Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
 import { FUNCTION_TIMEOUT_SECONDS } from '../../functions/routes'
+import { type LambdaHandler, lambdaContext, splitTarget } from '../../local/http-server'
 import {
-  createLocalApi,
-  type LambdaHandler,
-  lambdaContext,
-  loadRouteHandlers,
-  type RouteHandlers,
-  splitTarget,
-} from '../../local/http-server'
-import { type Call, grantBody, type Issuer, newIssuer, programState, request } from '../support/api'
+  type Call,
+  expectNothingWritten,
+  expectProblem,
+  grantBody,
+  type Issuer,
+  newIssuer,
+  programState,
+  request,
+  startApi,
+} from '../support/api'
 import { exchange, type RawAnswer } from './raw-client'
 
 /**
@@ -18,7 +19,6 @@ import { exchange, type RawAnswer } from './raw-client'
  * routing on the raw path, raw path and query in the event, bytes that are not UTF-8 passed as
  * base64, and a context whose remaining time counts down from the function's timeout.
  */
-let server: Server
 let port: number
 let baseUrl: string
 let issuer: Issuer
@@ -45,43 +45,17 @@ const record =
     return handler(event, context)
   }
 
+let api: Awaited<ReturnType<typeof startApi>>
 beforeAll(async () => {
-  const real = await loadRouteHandlers()
-  const handlers: RouteHandlers = new Map([...real].map(([key, h]) => [key, record(h)]))
-  server = createLocalApi(handlers, { now })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  port = (server.address() as AddressInfo).port
-  baseUrl = `http://127.0.0.1:${port}`
+  api = await startApi({ wrap: (_, handler) => record(handler), options: { now } })
+  ;({ port, baseUrl } = api)
   issuer = await newIssuer()
 })
-afterAll(
-  () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
-)
+afterAll(() => api.close())
 beforeEach(() => {
   seen.splice(0)
   advanceDuringHandler = 0
 })
-
-const expectProblem = (
-  call: { status: number; body: Record<string, unknown> },
-  status: number,
-  code: string,
-) => {
-  expect({ status: call.status, code: call.body.code }).toEqual({ status, code })
-  expect(call.body).toMatchObject({ type: `urn:virtual-shares:problem:${code}`, status, code })
-}
-
-const expectNothingWritten = async (act: () => Promise<void>) => {
-  const before = await programState(issuer.programs.TEST)
-  await act()
-  const after = await programState(issuer.programs.TEST)
-  expect(after.grants.length).toBe(before.grants.length)
-  expect(after.issued).toBe(before.issued)
-}
 
 /** A grant request with a raw request target, sent byte for byte; `body` as given. */
 const rawGrant = (target: string, body: string | Buffer = JSON.stringify(grantBody())) =>
@@ -121,7 +95,7 @@ describe('routing on the raw path', () => {
 
   it('//evil.example/programs/<id>/grant-tokens is no grant: the $default route answers 404', async () => {
     const path = `//evil.example/programs/${issuer.programs.TEST}/grant-tokens`
-    await expectNothingWritten(async () => {
+    await expectNothingWritten(issuer.programs.TEST, async () => {
       expectProblem(json(await rawGrant(path)), 404, 'route_not_found')
     })
     expect(seen.map((s) => s.event.routeKey)).toEqual(['$default'])
@@ -141,14 +115,14 @@ describe('routing on the raw path', () => {
     ['a leading doubled slash', (id: string) => `//programs/${id}/grant-tokens`],
   ])('%s is not resolved into the grant route: 404, nothing written', async (_, make) => {
     const path = make(issuer.programs.TEST)
-    await expectNothingWritten(async () => {
+    await expectNothingWritten(issuer.programs.TEST, async () => {
       expectProblem(json(await rawGrant(path)), 404, 'route_not_found')
     })
     expect(seen.map((s) => [s.event.routeKey, s.event.rawPath])).toEqual([['$default', path]])
   })
 
   it('an absolute-form target (POST http://evil.example/...) is refused 400 before any function', async () => {
-    await expectNothingWritten(async () => {
+    await expectNothingWritten(issuer.programs.TEST, async () => {
       const answer = await rawGrant(
         `http://evil.example/programs/${issuer.programs.TEST}/grant-tokens`,
       )
@@ -213,7 +187,7 @@ describe('bodies that are not UTF-8', () => {
         Buffer.from('","amount":1}'),
       ])
       let call: Call | undefined
-      await expectNothingWritten(async () => {
+      await expectNothingWritten(issuer.programs.TEST, async () => {
         call = await post(bytes)
       })
       expectProblem(call as Call, 400, 'malformed_json')

@@ -1,14 +1,15 @@
 import type { Server } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import { FUNCTION_TIMEOUT_SECONDS } from '../../functions/routes'
+import { GATEWAY_MAX_BODY_BYTES, type LambdaHandler } from '../../local/http-server'
 import {
-  createLocalApi,
-  GATEWAY_MAX_BODY_BYTES,
-  type LambdaHandler,
-  loadRouteHandlers,
-  type RouteHandlers,
-} from '../../local/http-server'
-import { grantBody, type Issuer, newIssuer, postGrant, programState } from '../support/api'
+  grantBody,
+  type Issuer,
+  newIssuer,
+  postGrant,
+  programState,
+  startApi,
+} from '../support/api'
 import { exchange, openRaw, type RawAnswer, sleep } from './raw-client'
 
 /**
@@ -65,27 +66,16 @@ const settle = async () => {
   }
 }
 
+let api: Awaited<ReturnType<typeof startApi>>
 beforeAll(async () => {
-  const real = await loadRouteHandlers()
-  const handlers: RouteHandlers = new Map(
-    [...real].map(([routeKey, handler]) => [routeKey, wrap(routeKey, handler)]),
-  )
-  server = createLocalApi(handlers, TIMEOUTS)
+  api = await startApi({ wrap, options: TIMEOUTS })
+  ;({ server, port, baseUrl } = api)
   server.on('connection', (socket) => {
     serverSockets.set(socket.remotePort as number, socket)
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  port = (server.address() as AddressInfo).port
-  baseUrl = `http://127.0.0.1:${port}`
   issuer = await newIssuer()
 })
-afterAll(
-  () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
-)
+afterAll(() => api.close())
 
 const path = () => `/programs/${issuer.programs.TEST}/grant-tokens`
 const BODY = JSON.stringify(grantBody())

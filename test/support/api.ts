@@ -12,17 +12,36 @@ import type {
   ProgramRecord,
   ProgramStatus,
 } from '../../functions/stores/grants.store'
-import { createLocalApi, loadRouteHandlers } from '../../local/http-server'
+import {
+  createLocalApi,
+  type LambdaHandler,
+  type LocalApiOptions,
+  loadRouteHandlers,
+  type RouteHandlers,
+} from '../../local/http-server'
 
 /**
  * The local server, in this test process, on a free port: real HTTP in front of the same
- * handlers `npm start` and Lambda run, backed by the run's DynamoDB Local.
+ * handlers `npm start` and Lambda run, backed by the run's DynamoDB Local. Tests that watch or
+ * hold the handlers pass their own wrapped ones, and the adapter's options (clock, timeouts).
  */
-export const startApi = async () => {
-  const server = createLocalApi(await loadRouteHandlers())
+export const startApi = async (
+  setup: { wrap?: (routeKey: string, handler: LambdaHandler) => LambdaHandler } & {
+    options?: LocalApiOptions
+  } = {},
+) => {
+  const handlers: RouteHandlers = new Map(
+    [...(await loadRouteHandlers())].map(([routeKey, handler]) => [
+      routeKey,
+      setup.wrap ? setup.wrap(routeKey, handler) : handler,
+    ]),
+  )
+  const server = createLocalApi(handlers, setup.options)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
+    server,
+    port,
     baseUrl: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
@@ -173,4 +192,36 @@ export const countRoundTrips = () => {
     reset: () => calls.splice(0),
     stop: () => dynamodb.middlewareStack.remove(name),
   }
+}
+
+/** The contract of every error answer: problem+json with its code, and nothing internal. */
+export const expectProblem = (
+  call: Pick<Call, 'status' | 'body'> & Partial<Pick<Call, 'headers' | 'text'>>,
+  status: number,
+  code: string,
+) => {
+  expect({ status: call.status, code: call.body.code }).toEqual({ status, code })
+  expect(call.body).toMatchObject({
+    type: `urn:virtual-shares:problem:${code}`,
+    title: expect.any(String),
+    status,
+    detail: expect.any(String),
+    code,
+    requestId: expect.any(String),
+  })
+  // Raw-socket tests have no parsed headers; everything else checks them too.
+  if (call.headers) {
+    expect(call.headers.get('content-type')).toBe('application/problem+json')
+    expect(call.body.requestId).toBe(call.headers.get('x-request-id'))
+  }
+  if (call.text !== undefined) expect(call.text).not.toMatch(/\n\s+at |Error:|ZodError|arn:aws/)
+}
+
+/** Runs `act` and asserts it left the program's grants and counter exactly as they were. */
+export const expectNothingWritten = async (programId: string, act: () => Promise<void>) => {
+  const before = await programState(programId)
+  await act()
+  const after = await programState(programId)
+  expect(after.grants.length).toBe(before.grants.length)
+  expect(after.issued).toBe(before.issued)
 }
