@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Seed } from '../../local/seed'
 import { grantBody, postGrant, request } from '../support/api'
+import { isAlive } from '../support/process'
 
 /** `npm start` as a user runs it: a child process, its own .local folder, real HTTP. */
 const ROOT = resolve(__dirname, '../..')
@@ -49,15 +50,6 @@ const startServer = async (localDir: string, args: string[] = []) => {
 const stop = async (started: Started) => {
   started.child.kill('SIGINT')
   return started.exited
-}
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 describe('npm start', () => {

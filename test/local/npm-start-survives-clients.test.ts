@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Seed } from '../../local/seed'
 import { grantBody, postGrant } from '../support/api'
+import { isAlive } from '../support/process'
 import { exchange, openRaw, sleep } from './raw-client'
 
 /**
@@ -21,15 +22,6 @@ let exited: Promise<number | null>
 let seed: Seed
 let port: number
 let pids: { serverPid: number; dynamoPid: number }
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'vs-survives-'))
