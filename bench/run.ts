@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
+import { tableNames } from '../functions/shared/table-schema'
 import { esbuildOptions } from '../lib/esbuild-options'
 import { startDynamoDbLocal } from '../local/dynamodb-local'
 import { functionEnvironment } from '../local/local-env'
@@ -42,12 +43,7 @@ const results: Record<string, unknown> = {}
 
 // ---------------------------------------------------------------- setup
 const dynamo = await startDynamoDbLocal()
-const tables = {
-  issuers: 'bench-issuers',
-  apiKeys: 'bench-api-keys',
-  programs: 'bench-programs',
-  grants: 'bench-grants',
-}
+const tables = tableNames('bench')
 Object.assign(process.env, functionEnvironment(dynamo.endpoint, tables), {
   POWERTOOLS_LOG_LEVEL: 'INFO', // what the stack deploys
   POWERTOOLS_SERVICE_NAME: 'virtual-share-grants',

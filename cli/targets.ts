@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import type { DescribeStacksCommandOutput } from '@aws-sdk/client-cloudformation'
 import { AdminError, type AdminTableNames } from '../functions/admin/admin.store'
+import { TABLES, type TableKey, tableOutputKey } from '../functions/shared/table-schema'
 
 /** Where the admin CLI works: the DynamoDB Local of `npm start`, or a deployed stack's tables. */
 export type Target =
@@ -8,12 +9,9 @@ export type Target =
   | { kind: 'stack'; stackName: string; region?: string; tables: AdminTableNames }
 
 /** Stack output key for each table (lib/grant-service-stack.ts writes them). */
-export const TABLE_OUTPUTS: Record<keyof AdminTableNames, string> = {
-  issuers: 'IssuersTable',
-  apiKeys: 'ApiKeysTable',
-  programs: 'ProgramsTable',
-  grants: 'GrantsTable',
-}
+export const TABLE_OUTPUTS = Object.fromEntries(
+  (Object.keys(TABLES) as TableKey[]).map((key) => [key, tableOutputKey(key)]),
+) as Record<keyof AdminTableNames, string>
 
 /** Reads the table names from a DescribeStacks answer; anything missing is a clear error. */
 export const tablesFromStackOutputs = (

@@ -1,35 +1,37 @@
-import { ENV } from './env-names'
+import { ENV, TABLE_ENV } from './env-names'
+import type { TableKey } from './shared/table-schema'
 
 /**
- * The only module that reads the environment. Everything is read once, at cold start, and a
- * missing variable stops the function before it serves a request: a misconfigured deployment
- * should fail loudly at init, not answer 500 on every call.
+ * The functions' configuration, read from an environment passed in (Lambda's and `npm start`'s
+ * `process.env`, or a test's own). A missing variable stops the function at init, before it
+ * serves a request: a misconfigured deployment should fail loudly, not answer 500 on every call.
  */
-const required = (name: string): string => {
-  const value = process.env[name]
-  if (value === undefined || value.trim() === '') {
-    throw new Error(
-      `Missing required environment variable ${name}. The CDK stack sets it on the function; locally, npm start sets it.`,
-    )
+export const loadConfig = (env: Record<string, string | undefined>) => {
+  const optional = (name: string): string | undefined => {
+    const value = env[name]
+    return value === undefined || value.trim() === '' ? undefined : value
   }
-  return value
+  const required = (name: string): string => {
+    const value = optional(name)
+    if (value === undefined) {
+      throw new Error(
+        `Missing required environment variable ${name}. The CDK stack sets it on the function; locally, npm start sets it.`,
+      )
+    }
+    return value
+  }
+  return {
+    tables: Object.fromEntries(
+      Object.entries(TABLE_ENV).map(([table, name]) => [table, required(name)]),
+    ) as Record<TableKey, string>,
+    /** Set only by the local server and tests, to reach DynamoDB Local. Never set in AWS. */
+    dynamodbEndpoint: optional(ENV.dynamodbEndpoint),
+    /** Set by the Lambda runtime; locally any name does for DynamoDB Local. */
+    awsRegion: optional(ENV.awsRegion),
+  }
 }
 
-const optional = (name: string): string | undefined => {
-  const value = process.env[name]
-  return value === undefined || value.trim() === '' ? undefined : value
-}
+export type Config = ReturnType<typeof loadConfig>
 
-export const config = {
-  tables: {
-    apiKeys: required(ENV.apiKeysTable),
-    programs: required(ENV.programsTable),
-    grants: required(ENV.grantsTable),
-  },
-  /** Set only by the local server and tests, to reach DynamoDB Local. Never set in AWS. */
-  dynamodbEndpoint: optional(ENV.dynamodbEndpoint),
-  /** Set by the Lambda runtime; locally any name does for DynamoDB Local. */
-  awsRegion: optional(ENV.awsRegion),
-} as const
-
-export type Config = typeof config
+/** This process's configuration: the entry points (handlers, local server, tests) read it. */
+export const config: Config = loadConfig(process.env)

@@ -1,11 +1,16 @@
+import type { TableKey } from './shared/table-schema'
+
 /**
  * Names of the environment variables the functions read (config.ts reads them). Pure data, so the
  * CDK stack can import it to set them, and its test can check the two agree.
  */
 export const ENV = {
+  issuersTable: 'ISSUERS_TABLE',
   apiKeysTable: 'API_KEYS_TABLE',
   programsTable: 'PROGRAMS_TABLE',
   grantsTable: 'GRANTS_TABLE',
+  membershipsTable: 'MEMBERSHIPS_TABLE',
+  auditTable: 'AUDIT_TABLE',
   /** Only for DynamoDB Local (npm start, sam local); empty in AWS. */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   /** Set by the Lambda runtime itself; never by the stack. */
@@ -13,11 +18,15 @@ export const ENV = {
 } as const
 
 /**
- * The table each table variable names, for the tables the functions use (the issuers table is the
- * admin CLI's alone). The stack and the local server set the variables from this map.
+ * The variable that names each table. Every function gets all of them (names are not secrets);
+ * what a function may do with each table is its route's `access` in routes.ts, which the stack
+ * turns into IAM. The stack and the local server set the variables from this map.
  */
 export const TABLE_ENV = {
+  issuers: ENV.issuersTable,
   apiKeys: ENV.apiKeysTable,
   programs: ENV.programsTable,
   grants: ENV.grantsTable,
-} as const
+  memberships: ENV.membershipsTable,
+  audit: ENV.auditTable,
+} as const satisfies Record<TableKey, string>

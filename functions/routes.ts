@@ -1,3 +1,4 @@
+import type { Role } from './model/people'
 import type { TableKey } from './shared/table-schema'
 
 /**
@@ -13,11 +14,17 @@ export type Route = {
   /** Handler module, relative to the project root. */
   entry: string
   /**
-   * Who may call it, checked before the function runs. `function`: nothing at the gateway; the
-   * function checks the caller itself (the grant API's `x-api-key`, checked inside the grant
-   * transaction).
+   * Who may call it. `function`: nothing at the gateway; the function checks the caller itself
+   * (the grant API's `x-api-key`, checked inside the grant transaction). `user`: the gateway's JWT
+   * authorizer first (a Cognito access token: signature, issuer, client, expiry, and the scope
+   * USER_SCOPE), then the function checks the person's role in the issuer on every request.
    */
-  auth: 'function'
+  auth: 'function' | 'user'
+  /**
+   * For `user` routes: the lowest role in the path's issuer that may call it, or `signed-in` for
+   * routes about the person themself (`GET /manage/me`).
+   */
+  role?: Role | 'signed-in'
   /**
    * Exactly the DynamoDB actions the function needs, hot path and error path, per table: the
    * stack grants these and nothing else. TransactWriteItems is authorised per item through these
@@ -58,6 +65,20 @@ export const ROUTES = [
 ] as const satisfies readonly Route[]
 
 export type RouteId = (typeof ROUTES)[number]['id']
+
+/**
+ * The scope every `user` route requires. Cognito puts it in access tokens and not in ID tokens,
+ * and API Gateway's JWT authorizer does not check `token_use`: requiring the scope is what keeps
+ * ID tokens out.
+ */
+export const USER_SCOPE = 'aws.cognito.signin.user.admin'
+
+/** The route with this id (pure data, for handlers that read their own role). */
+export const routeById = (id: string): Route => {
+  const route = (ROUTES as readonly Route[]).find((r) => r.id === id)
+  if (!route) throw new Error(`No route ${id} in functions/routes.ts`)
+  return route
+}
 
 /**
  * Every function's timeout. The stack sets it on each function, the local adapter's context counts

@@ -21,9 +21,10 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
 import { ENV, TABLE_ENV } from '../functions/env-names'
 import { FUNCTION_TIMEOUT_SECONDS, ROUTES, type RouteId } from '../functions/routes'
-import type { TableKey } from '../functions/shared/table-schema'
+import { type TableKey, tableOutputKey } from '../functions/shared/table-schema'
 import { ApiFunction } from './api-function'
 import { GrantTables } from './grant-tables'
+import { Identity } from './identity'
 import { ServiceAlarms } from './service-alarms'
 import type { StageConfig } from './stage-config'
 
@@ -39,6 +40,7 @@ export class GrantServiceStack extends Stack {
   readonly api: HttpApi
   readonly tables: GrantTables
   readonly functions: Record<RouteId, ApiFunction>
+  readonly identity: Identity
 
   constructor(scope: Construct, id: string, props: GrantServiceStackProps) {
     super(scope, id, props)
@@ -163,11 +165,30 @@ export class GrantServiceStack extends Stack {
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     })
 
+    // Who may use the management console: Cognito user pool, app client, invitation e-mails.
+    this.identity = new Identity(this, 'Identity', {
+      projectRoot: props.projectRoot,
+      ephemeral: props.ephemeral,
+      logRetention: props.logRetention,
+      logLevel: props.logLevel,
+      serviceName: SERVICE_NAME,
+      consoleUrl: props.consoleUrl,
+      ...(props.ses ? { ses: props.ses } : {}),
+    })
+    new CfnOutput(this, 'UserPoolId', { value: this.identity.userPool.userPoolId })
+    new CfnOutput(this, 'UserPoolClientId', {
+      value: this.identity.userPoolClient.userPoolClientId,
+    })
+    new CfnOutput(this, 'UserPoolIssuer', {
+      value: this.identity.issuerUrl,
+      description: 'Issuer (iss) of the user pool tokens, for JWT authorizers and the console',
+    })
+
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the grant API' })
     // The admin CLI finds the tables of a deployed stage through these outputs.
     for (const [table, resource] of Object.entries(tableOf)) {
       // IssuersTable, ApiKeysTable, ...: the names cli/targets.ts reads.
-      new CfnOutput(this, `${table[0]?.toUpperCase()}${table.slice(1)}Table`, {
+      new CfnOutput(this, tableOutputKey(table as TableKey), {
         value: resource.tableName,
       })
     }

@@ -68,6 +68,7 @@ export class GrantTables extends Construct {
       const schema = TABLES[key]
       const table = new Table(this, constructId, {
         partitionKey: attribute(schema.partitionKey),
+        ...('sortKey' in schema ? { sortKey: attribute(schema.sortKey) } : {}),
         billingMode: BillingMode.PAY_PER_REQUEST,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         encryption: TableEncryption.AWS_MANAGED,

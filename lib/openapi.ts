@@ -1,6 +1,6 @@
 import * as z from 'zod/mini'
 import { GrantRequestSchema, LIMITS } from '../functions/grant-tokens/grant-request.schema'
-import { ERROR_CODES, type ErrorCode } from '../functions/shared/errors'
+import { ERROR_CODES, type ErrorCode, MANAGEMENT_ONLY_CODES } from '../functions/shared/errors'
 import { problemType } from '../functions/shared/problem'
 
 /**
@@ -23,7 +23,10 @@ const GrantSchema = z.object({
   createdAt: z.iso.datetime(),
 })
 
-const codes = Object.keys(ERROR_CODES) as ErrorCode[]
+// The integrators' contract: the management API's own codes are not part of it.
+const codes = (Object.keys(ERROR_CODES) as ErrorCode[]).filter(
+  (code) => !MANAGEMENT_ONLY_CODES.includes(code),
+)
 const ProblemSchema = z.object({
   type: z.string(),
   title: z.string(),
@@ -257,7 +260,7 @@ export const buildOpenApi = () => ({
       Problem: jsonSchema(ProblemSchema, 'output'),
     },
     responses: Object.fromEntries(
-      [...new Set(Object.values(ERROR_CODES))].map((status) => [
+      [...new Set(codes.map((code) => ERROR_CODES[code]))].map((status) => [
         `Problem${status}`,
         problemResponse(status),
       ]),

@@ -1,4 +1,5 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs'
+import { CONSOLE_URL_PLACEHOLDER, parseConsoleUrl } from '../functions/identity/identity-settings'
 
 /** What `-c key=value` may set; everything else has a documented default. */
 export type StageConfig = {
@@ -11,6 +12,10 @@ export type StageConfig = {
   logRetention: RetentionDays
   /** p99 latency of the API, in milliseconds, above which the latency alarm fires. */
   latencyAlarmMs: number
+  /** The management console's address, linked from invitation e-mails (`-c consoleUrl=...`). */
+  consoleUrl: string
+  /** Cognito e-mails through SES (`-c sesFromEmail=... [-c sesRegion=...]`); its own sender otherwise. */
+  ses?: { fromEmail: string; region?: string }
 }
 
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const
@@ -54,6 +59,24 @@ export const stageConfig = (context: (key: string) => unknown): StageConfig => {
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
     throw new Error(`Context alarmEmail is not an e-mail address: ${alarmEmail}`)
   }
+  const consoleUrl = (() => {
+    try {
+      return parseConsoleUrl(text('consoleUrl') ?? CONSOLE_URL_PLACEHOLDER)
+    } catch (error) {
+      throw new Error(`Context ${(error as Error).message}`)
+    }
+  })()
+  const sesFromEmail = text('sesFromEmail')
+  const sesRegion = text('sesRegion')
+  if (sesFromEmail !== undefined && !/^[^@\s<>",]+@[^@\s<>",]+\.[^@\s<>",]+$/.test(sesFromEmail)) {
+    throw new Error(`Context sesFromEmail is not an e-mail address: ${sesFromEmail}`)
+  }
+  if (sesRegion !== undefined && sesFromEmail === undefined) {
+    throw new Error('Context sesRegion needs sesFromEmail: it is the region of that SES identity')
+  }
+  if (sesRegion !== undefined && !/^[a-z]{2}(-[a-z]+)+-\d$/.test(sesRegion)) {
+    throw new Error(`Context sesRegion is not an AWS region name: ${sesRegion}`)
+  }
   return {
     stage,
     ephemeral: ephemeralRaw === 'true',
@@ -65,6 +88,15 @@ export const stageConfig = (context: (key: string) => unknown): StageConfig => {
     logLevel: logLevel as StageConfig['logLevel'],
     logRetention: ephemeralRaw === 'true' ? RetentionDays.ONE_WEEK : RetentionDays.THREE_MONTHS,
     latencyAlarmMs: positiveInt('latencyAlarmMs', 1000),
+    consoleUrl,
+    ...(sesFromEmail === undefined
+      ? {}
+      : {
+          ses: {
+            fromEmail: sesFromEmail,
+            ...(sesRegion === undefined ? {} : { region: sesRegion }),
+          },
+        }),
   }
 }
 

@@ -29,20 +29,26 @@ export const assertJava = () => {
   }
 }
 
-/** A port that was free a moment ago on 127.0.0.1. */
-export const freePort = () =>
-  new Promise<number>((resolvePort, reject) => {
+/**
+ * A port that was free a moment ago on 127.0.0.1, drawn at random below Linux's ephemeral range
+ * (32768 and up). Java takes a second or two to bind it; a port from `listen(0)` is drawn from the
+ * ephemeral range, where the next `listen(0)` of another process (a second `npm start`, a test
+ * server) may be handed the same port in that window, and two DynamoDB Locals then fight for it.
+ */
+export const freePort = async (): Promise<number> => {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    if (await isPortFree(port)) return port
+  }
+  throw new LocalSetupError('No free port between 20000 and 32000 for DynamoDB Local.')
+}
+
+const isPortFree = (port: number) =>
+  new Promise<boolean>((resolvePort) => {
     const server = createServer()
     server.unref()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() =>
-        typeof address === 'object' && address
-          ? resolvePort(address.port)
-          : reject(new Error('no port')),
-      )
-    })
+    server.once('error', () => resolvePort(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => resolvePort(true)))
   })
 
 const assertPortFree = (port: number) =>

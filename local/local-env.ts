@@ -1,18 +1,14 @@
 import { resolve } from 'node:path'
 import type { AdminTableNames } from '../functions/admin/admin.store'
 import { ENV, TABLE_ENV } from '../functions/env-names'
+import { tableNames } from '../functions/shared/table-schema'
 import type { TableNames } from '../functions/stores/grants.dynamodb'
 
 /**
  * Locally, this file plays the part the CDK stack plays in AWS: it names the tables and hands
  * the names and the DynamoDB Local endpoint to the function through its environment.
  */
-export const LOCAL_TABLES: AdminTableNames = {
-  issuers: 'vs-issuers',
-  apiKeys: 'vs-api-keys',
-  programs: 'vs-programs',
-  grants: 'vs-grants',
-}
+export const LOCAL_TABLES: AdminTableNames = tableNames('vs')
 
 /** Where `npm start` keeps data, the endpoint record and the seed; VS_LOCAL_DIR moves it. */
 export const localDir = () => resolve(process.env.VS_LOCAL_DIR ?? '.local')

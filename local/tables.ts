@@ -63,9 +63,15 @@ export const ensureTables = async (
         BillingMode: 'PAY_PER_REQUEST',
         AttributeDefinitions: attributeDefinitions([
           schema.partitionKey,
+          ...('sortKey' in schema ? [schema.sortKey] : []),
           ...indexes.flatMap(indexKeys),
         ]),
-        KeySchema: [{ AttributeName: schema.partitionKey.name, KeyType: 'HASH' }],
+        KeySchema: [
+          { AttributeName: schema.partitionKey.name, KeyType: 'HASH' },
+          ...('sortKey' in schema
+            ? [{ AttributeName: schema.sortKey.name, KeyType: 'RANGE' as const }]
+            : []),
+        ],
         // DynamoDB refuses an empty index list: leave the property out instead.
         GlobalSecondaryIndexes: indexes.length === 0 ? undefined : indexes.map(toIndex),
       }),

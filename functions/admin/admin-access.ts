@@ -24,6 +24,8 @@ export const ADMIN_DYNAMODB_ACCESS = {
     table: [],
     indexes: { [INDEX.grantsByProgram]: ['Query'] },
   },
+  memberships: { table: [], indexes: {} },
+  audit: { table: [], indexes: {} },
 } as const satisfies Record<
   TableKey,
   { table: readonly string[]; indexes: Record<string, readonly string[]> }

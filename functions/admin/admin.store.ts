@@ -1,5 +1,5 @@
 import type { Mode } from '../shared/api-key'
-import type { TableNames } from '../stores/grants.dynamodb'
+import type { TableKey } from '../shared/table-schema'
 import type {
   ApiKeyRecord,
   GrantRecord,
@@ -7,7 +7,8 @@ import type {
   ProgramStatus,
 } from '../stores/grants.store'
 
-export type AdminTableNames = TableNames & { issuers: string }
+/** Every table's physical name: the admin side (CLI, management API) may touch any of them. */
+export type AdminTableNames = Record<TableKey, string>
 
 export type IssuerRecord = { issuerId: string; name: string; createdAt: string }
 

@@ -14,7 +14,12 @@ export const ERROR_CODES = {
   invalid_idempotency_key: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
+  unauthenticated: 401,
   mode_mismatch: 403,
+  forbidden: 403,
+  issuer_not_found: 404,
+  key_not_found: 404,
+  member_not_found: 404,
   program_not_found: 404,
   grant_not_found: 404,
   route_not_found: 404,
@@ -22,6 +27,7 @@ export const ERROR_CODES = {
   program_inactive: 409,
   pool_exhausted: 409,
   request_conflict: 409,
+  last_owner: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
@@ -30,6 +36,19 @@ export const ERROR_CODES = {
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES
+
+/**
+ * Codes only the management API (the console's, behind sign-in) answers with. The integrators'
+ * contract (openapi.json) leaves them out.
+ */
+export const MANAGEMENT_ONLY_CODES: readonly ErrorCode[] = [
+  'unauthenticated',
+  'forbidden',
+  'issuer_not_found',
+  'key_not_found',
+  'member_not_found',
+  'last_owner',
+]
 
 export abstract class DomainError extends Error {
   abstract readonly status: number
@@ -88,6 +107,66 @@ export class InvalidApiKey extends DomainError {
   readonly title = 'Invalid API key'
   constructor() {
     super('The API key is not valid. Check that it is complete, active and not expired.')
+  }
+}
+
+/** A management route reached without a signed-in person (API Gateway's authorizer lets none through). */
+export class Unauthenticated extends DomainError {
+  readonly status = 401
+  readonly code = 'unauthenticated'
+  readonly title = 'Sign-in required'
+  constructor() {
+    super('Send an access token from the sign-in in the Authorization header: Bearer <token>.')
+  }
+}
+
+/** A member whose role does not allow this; nothing was written. */
+export class Forbidden extends DomainError {
+  readonly status = 403
+  readonly code = 'forbidden'
+  readonly title = 'Not allowed for your role'
+  constructor(role: string, needed: string) {
+    super(`Your role in this issuer is ${role}; this needs ${needed} or above.`)
+  }
+}
+
+/** Also the answer for an issuer the person is not a member of, so issuers cannot be probed. */
+export class IssuerNotFound extends DomainError {
+  readonly status = 404
+  readonly code = 'issuer_not_found'
+  readonly title = 'Issuer not found'
+  constructor(issuerId: string) {
+    super(`No issuer ${JSON.stringify(issuerId)} is visible to you.`)
+  }
+}
+
+export class KeyNotFound extends DomainError {
+  readonly status = 404
+  readonly code = 'key_not_found'
+  readonly title = 'API key not found'
+  constructor(keyId: string) {
+    super(`No API key ${JSON.stringify(keyId)} exists in this issuer.`)
+  }
+}
+
+export class MemberNotFound extends DomainError {
+  readonly status = 404
+  readonly code = 'member_not_found'
+  readonly title = 'Member not found'
+  constructor(memberId: string) {
+    super(`No member ${JSON.stringify(memberId)} exists in this issuer.`)
+  }
+}
+
+/** An issuer always keeps at least one owner. */
+export class LastOwner extends DomainError {
+  readonly status = 409
+  readonly code = 'last_owner'
+  readonly title = 'An issuer needs an owner'
+  constructor() {
+    super(
+      "This is the issuer's last owner: make another member owner first, then change or remove this one.",
+    )
   }
 }
 

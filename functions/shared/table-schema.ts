@@ -20,6 +20,7 @@ export type IndexSchema = {
 }
 export type TableSchema = {
   partitionKey: { name: string; type: AttributeType }
+  sortKey?: { name: string; type: AttributeType }
   globalSecondaryIndexes: readonly IndexSchema[]
   /**
    * Indexes an earlier release deployed and this one no longer reads. CloudFormation can create
@@ -37,6 +38,8 @@ export const INDEX = {
   /** Replaces `byIssuer` (ALL), which every grant wrote because it held `issued`/`remaining`. */
   programsByIssuer: 'byIssuerV2',
   grantsByProgram: 'byProgram',
+  /** A person's memberships across issuers (`GET /manage/me`). */
+  membershipsBySub: 'bySub',
 } as const
 
 /**
@@ -110,6 +113,48 @@ export const TABLES = {
     ],
     legacyIndexes: [],
   },
+  /**
+   * Who belongs to an issuer, and with which role: one item per (issuer, person). The person is
+   * their Cognito `sub`, which exists from the invitation on (AdminCreateUser returns it). Read
+   * with a strongly consistent GetItem on every management request, so a removal or a new role
+   * takes effect on the very next call.
+   */
+  memberships: {
+    partitionKey: { name: 'issuerId', type: 'S' },
+    sortKey: { name: 'sub', type: 'S' },
+    globalSecondaryIndexes: [
+      {
+        indexName: INDEX.membershipsBySub,
+        partitionKey: { name: 'sub', type: 'S' },
+        sortKey: { name: 'issuerId', type: 'S' },
+        projection: { type: 'INCLUDE', nonKeyAttributes: ['role', 'email'] },
+      },
+    ],
+    legacyIndexes: [],
+  },
+  /**
+   * The audit log, append-only: one item per change, written in the same transaction as the
+   * change. `entryId` sorts by time (ISO time, then a random suffix), so newest first is a
+   * Query with ScanIndexForward false.
+   */
+  audit: {
+    partitionKey: { name: 'issuerId', type: 'S' },
+    sortKey: { name: 'entryId', type: 'S' },
+    globalSecondaryIndexes: [],
+    legacyIndexes: [],
+  },
 } as const satisfies Record<string, TableSchema>
 
 export type TableKey = keyof typeof TABLES
+
+/** A physical name for every table: `<prefix>-<table>` (apiKeys -> api-keys), then the suffix. */
+export const tableNames = (prefix: string, suffix = ''): Record<TableKey, string> =>
+  Object.fromEntries(
+    (Object.keys(TABLES) as TableKey[]).map((key) => [
+      key,
+      `${prefix}-${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}${suffix}`,
+    ]),
+  ) as Record<TableKey, string>
+
+/** The stack output that names each table (IssuersTable, ApiKeysTable, ...): the CLI reads them. */
+export const tableOutputKey = (key: TableKey) => `${key[0]?.toUpperCase()}${key.slice(1)}Table`

@@ -8,6 +8,7 @@ import { parseCommand } from '../../cli/admin-cli'
 import type { AdminTableNames } from '../../functions/admin/admin.store'
 import { clock } from '../../functions/shared/clock'
 import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
+import { tableNames } from '../../functions/shared/table-schema'
 import { ensureTables } from '../../local/tables'
 import { adminTables, grantBody, postGrant, programState, startApi } from '../support/api'
 
@@ -286,12 +287,7 @@ describe('admin CLI bad input', () => {
   // Tables of its own, so "changes nothing" can be checked on whole tables while other test
   // files write to the shared ones.
   const suffix = `cli-${process.pid}`
-  const tables: AdminTableNames = {
-    issuers: `vs-issuers-${suffix}`,
-    apiKeys: `vs-api-keys-${suffix}`,
-    programs: `vs-programs-${suffix}`,
-    grants: `vs-grants-${suffix}`,
-  }
+  const tables: AdminTableNames = tableNames('vs', `-${suffix}`)
   const dir = localDirFor(tables)
   let issuerId: string
   beforeAll(async () => {

@@ -22,7 +22,7 @@ import { ADMIN_OTHER_ACCESS, adminAccessLines } from '../../functions/admin/admi
 import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/shared/api-key'
 import { dynamodb } from '../../functions/shared/dynamodb'
 import { newId } from '../../functions/shared/ids'
-import { INDEX, KEY_ID_POINTER } from '../../functions/shared/table-schema'
+import { INDEX, KEY_ID_POINTER, tableNames } from '../../functions/shared/table-schema'
 import type { ApiKeyRecord } from '../../functions/stores/grants.store'
 import { ensureTables } from '../../local/tables'
 
@@ -32,12 +32,7 @@ import { ensureTables } from '../../local/tables'
  * for what DynamoDB Local never does: a transaction conflict, or an index that lags its table.
  */
 const suffix = `cli-inproc-${process.pid}`
-const tables: AdminTableNames = {
-  issuers: `vs-issuers-${suffix}`,
-  apiKeys: `vs-api-keys-${suffix}`,
-  programs: `vs-programs-${suffix}`,
-  grants: `vs-grants-${suffix}`,
-}
+const tables: AdminTableNames = tableNames('vs', `-${suffix}`)
 const dir = mkdtempSync(join(tmpdir(), 'vs-admin-inproc-'))
 const endpointFile = join(dir, 'dynamodb-endpoint.json')
 writeFileSync(endpointFile, JSON.stringify({ endpoint: process.env.DYNAMODB_ENDPOINT, tables }))

@@ -2,16 +2,16 @@ import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamo
 import { DynamoDbAdminStore } from '../../functions/admin/admin.dynamodb'
 import type { AdminTableNames } from '../../functions/admin/admin.store'
 import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
-import { type IndexSchema, TABLES, type TableKey } from '../../functions/shared/table-schema'
+import {
+  type IndexSchema,
+  TABLES,
+  type TableKey,
+  tableNames,
+} from '../../functions/shared/table-schema'
 import { ensureTables } from '../../local/tables'
 
 /** local/tables.ts on the run's DynamoDB Local: the schema of table-schema.ts, and upgrades. */
-const tablesFor = (tag: string): AdminTableNames => ({
-  issuers: `vs-issuers-${tag}-${process.pid}`,
-  apiKeys: `vs-api-keys-${tag}-${process.pid}`,
-  programs: `vs-programs-${tag}-${process.pid}`,
-  grants: `vs-grants-${tag}-${process.pid}`,
-})
+const tablesFor = (tag: string): AdminTableNames => tableNames('vs', `-${tag}-${process.pid}`)
 
 const indexesOf = async (name: string) =>
   Object.fromEntries(

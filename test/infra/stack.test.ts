@@ -1,14 +1,18 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { App, Stack } from 'aws-cdk-lib'
 import { Annotations, Match } from 'aws-cdk-lib/assertions'
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
-import { ENV } from '../../functions/env-names'
+import { loadConfig } from '../../functions/config'
+import { ENV, TABLE_ENV } from '../../functions/env-names'
 import { ROUTES } from '../../functions/routes'
-import { type IndexSchema, TABLES } from '../../functions/shared/table-schema'
+import {
+  type IndexSchema,
+  TABLES,
+  type TableSchema,
+  tableOutputKey,
+} from '../../functions/shared/table-schema'
 import { checkAwsSolutions } from '../../lib/nag'
 import { TRANSACTION_CONFLICT_THRESHOLD } from '../../lib/service-alarms'
-import { type CfnTemplate, PROJECT_ROOT, resource, resourcesOfType, synth } from '../support/synth'
+import { type CfnTemplate, resource, resourcesOfType, synth } from '../support/synth'
 
 // Two stages, as `cdk deploy` and `cdk deploy -c stage=dev -c ephemeral=true ...` build them.
 const prod = synth()
@@ -25,6 +29,8 @@ const dev = synth({
 const dropped = synth({ dropLegacyIndexes: 'true' })
 
 const FUNCTION_IDS = ROUTES.map((r) => `${r.id}Function`)
+const sortKeyOf = (key: keyof typeof TABLES) => (TABLES[key] as TableSchema).sortKey?.name
+
 const logicalIdOfTable = (template: CfnTemplate, key: keyof typeof TABLES) => {
   const match = resourcesOfType(template, 'AWS::DynamoDB::Table').find(([id]) =>
     id.startsWith(`Tables${key[0]?.toUpperCase()}${key.slice(1)}`),
@@ -154,13 +160,19 @@ describe('Lambda functions', () => {
   )
 
   it('sets exactly the variables config.ts reads, with the generated table names, plus Powertools and source maps', () => {
-    const configSource = readFileSync(join(PROJECT_ROOT, 'functions/config.ts'), 'utf8')
-    const read = [...configSource.matchAll(/ENV\.(\w+)/g)].map((m) => ENV[m[1] as keyof typeof ENV])
-    // Every name config.ts reads is set by the stack, except AWS_REGION, which Lambda sets.
-    const expected = new Set(read.filter((name) => name !== ENV.awsRegion))
-    expect(expected).toEqual(
-      new Set([ENV.apiKeysTable, ENV.programsTable, ENV.grantsTable, ENV.dynamodbEndpoint]),
+    // The variables loadConfig reads, recorded by an environment that answers every name.
+    const read = new Set<string>()
+    loadConfig(
+      new Proxy({} as Record<string, string>, {
+        get: (_, name) => {
+          read.add(String(name))
+          return 'x'
+        },
+      }),
     )
+    // Every name config.ts reads is set by the stack, except AWS_REGION, which Lambda sets.
+    const expected = new Set([...read].filter((name) => name !== ENV.awsRegion))
+    expect(expected).toEqual(new Set([...Object.values(TABLE_ENV), ENV.dynamodbEndpoint]))
     for (const id of FUNCTION_IDS) {
       const variables = (
         resource(t, id).Properties.Environment as { Variables: Record<string, unknown> }
@@ -169,9 +181,12 @@ describe('Lambda functions', () => {
         new Set([...expected, 'NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL']),
       )
       expect(variables).toMatchObject({
-        [ENV.apiKeysTable]: { Ref: logicalIdOfTable(t, 'apiKeys') },
-        [ENV.programsTable]: { Ref: logicalIdOfTable(t, 'programs') },
-        [ENV.grantsTable]: { Ref: logicalIdOfTable(t, 'grants') },
+        ...Object.fromEntries(
+          Object.entries(TABLE_ENV).map(([table, name]) => [
+            name,
+            { Ref: logicalIdOfTable(t, table as keyof typeof TABLES) },
+          ]),
+        ),
         [ENV.dynamodbEndpoint]: '',
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'virtual-share-grants',
@@ -267,7 +282,10 @@ describe('DynamoDB tables', () => {
         BillingMode: 'PAY_PER_REQUEST',
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         SSESpecification: { SSEEnabled: true },
-        KeySchema: [{ AttributeName: TABLES[key].partitionKey.name, KeyType: 'HASH' }],
+        KeySchema: [
+          { AttributeName: TABLES[key].partitionKey.name, KeyType: 'HASH' },
+          ...(sortKeyOf(key) ? [{ AttributeName: sortKeyOf(key), KeyType: 'RANGE' }] : []),
+        ],
       })
       expect(table.TableName).toBeUndefined()
       // This release keeps the indexes it replaced until `-c dropLegacyIndexes=true`.
@@ -320,6 +338,9 @@ describe('DynamoDB tables', () => {
       apiKeys: ['byKeyId', 'byIssuer'],
       programs: ['byIssuer'],
       grants: ['byProgram'],
+      // New tables: created with their indexes, which CloudFormation allows in one update.
+      memberships: ['bySub'],
+      audit: [],
     }
     const changes = (from: Record<string, string[]>, to: CfnTemplate) =>
       Object.fromEntries(
@@ -342,6 +363,8 @@ describe('DynamoDB tables', () => {
       apiKeys: none,
       programs: { created: ['byIssuerV2'], deleted: [] },
       grants: none,
+      memberships: none,
+      audit: none,
     })
     // 2. `cdk deploy -c dropLegacyIndexes=true`: the old one goes.
     const afterFirst = Object.fromEntries(
@@ -355,6 +378,8 @@ describe('DynamoDB tables', () => {
       apiKeys: none,
       programs: { created: [], deleted: ['byIssuer'] },
       grants: none,
+      memberships: none,
+      audit: none,
     })
     // Both at once is what CloudFormation refuses (one GSI creation or deletion per update).
     expect(changes(previous, dropped.json).programs).toEqual({
@@ -379,7 +404,8 @@ describe('DynamoDB tables', () => {
       new Set(resourcesOfType(t, 'AWS::Logs::LogGroup').map(([, g]) => g.DeletionPolicy))
     expect(policies(prod.json)).toEqual(new Set(['Retain']))
     expect(policies(dev.json)).toEqual(new Set(['Delete']))
-    expect(resourcesOfType(dev.json, 'AWS::Logs::LogGroup')).toHaveLength(ROUTES.length + 1)
+    // One per route, the API's access logs, and the Cognito CustomMessage trigger's.
+    expect(resourcesOfType(dev.json, 'AWS::Logs::LogGroup')).toHaveLength(ROUTES.length + 2)
   })
 
   it('lets only an ephemeral stage destroy its tables', () => {
@@ -535,11 +561,12 @@ describe('outputs and stages', () => {
     expect(Object.keys(outputs).sort()).toEqual(
       [
         'ApiUrl',
-        'IssuersTable',
-        'ApiKeysTable',
-        'ProgramsTable',
-        'GrantsTable',
+        ...Object.keys(TABLES).map((key) => tableOutputKey(key as keyof typeof TABLES)),
         ...ROUTES.map((r) => `${r.id}FunctionName`),
+        // The user pool (test/infra/identity.test.ts checks their values).
+        'UserPoolId',
+        'UserPoolClientId',
+        'UserPoolIssuer',
       ].sort(),
     )
     expect(outputs.ApiKeysTable?.Value).toEqual({ Ref: logicalIdOfTable(prod.json, 'apiKeys') })

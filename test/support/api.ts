@@ -51,7 +51,7 @@ export const startApi = async (
   }
 }
 
-export const adminTables = { ...config.tables, issuers: process.env.TEST_ISSUERS_TABLE as string }
+export const adminTables = config.tables
 export const adminStore = new DynamoDbAdminStore(documentClient, adminTables)
 export const admin = makeAdmin(adminStore)
 

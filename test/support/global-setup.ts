@@ -1,3 +1,4 @@
+import { tableNames } from '../../functions/shared/table-schema'
 import { startDynamoDbLocal } from '../../local/dynamodb-local'
 import { functionEnvironment } from '../../local/local-env'
 import { ensureTables } from '../../local/tables'
@@ -11,17 +12,10 @@ export default async function globalSetup() {
   const dynamo = await startDynamoDbLocal()
   ;(globalThis as { __dynamo?: typeof dynamo }).__dynamo = dynamo
   const suffix = `test-${process.pid}`
-  const tables = {
-    issuers: `vs-issuers-${suffix}`,
-    apiKeys: `vs-api-keys-${suffix}`,
-    programs: `vs-programs-${suffix}`,
-    grants: `vs-grants-${suffix}`,
-  }
+  const tables = tableNames('vs', `-${suffix}`)
   // Workers are forked after this, so they inherit the environment the handlers' config reads.
   Object.assign(process.env, functionEnvironment(dynamo.endpoint, tables), {
     POWERTOOLS_SERVICE_NAME: 'virtual-share-grants-test',
-    // Only the admin side reads the issuers table; the functions never see it.
-    TEST_ISSUERS_TABLE: tables.issuers,
   })
   const { dynamodb } = await import('../../functions/shared/dynamodb')
   await ensureTables(dynamodb, tables)

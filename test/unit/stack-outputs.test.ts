@@ -6,17 +6,40 @@ import fixture from '../fixtures/describe-stacks.json'
 const recorded = fixture as unknown as DescribeStacksCommandOutput
 
 describe('admin CLI --stack: table names from DescribeStacks', () => {
-  it('reads the four table names from a recorded DescribeStacks response', () => {
-    expect(tablesFromStackOutputs(recorded, 'VirtualShares-dev')).toEqual({
+  // The recording is of a stack of the previous release; this one adds two tables and outputs.
+  const [recordedStack] = recorded.Stacks ?? []
+  const current = {
+    Stacks: [
+      {
+        ...recordedStack,
+        Outputs: [
+          ...(recordedStack?.Outputs ?? []),
+          { OutputKey: 'MembershipsTable', OutputValue: 'VirtualShares-dev-TablesMemberships-X1' },
+          { OutputKey: 'AuditTable', OutputValue: 'VirtualShares-dev-TablesAudit-X2' },
+        ],
+      },
+    ],
+  } as DescribeStacksCommandOutput
+
+  it('reads every table name from a DescribeStacks response', () => {
+    expect(tablesFromStackOutputs(current, 'VirtualShares-dev')).toEqual({
       issuers: 'VirtualShares-dev-TablesIssuers5C1F3A2B-1A2B3C4D5E6F',
       apiKeys: 'VirtualShares-dev-TablesApiKeys330F873D-7G8H9I0J1K2L',
       programs: 'VirtualShares-dev-TablesProgramsF3FA1F10-3M4N5O6P7Q8R',
       grants: 'VirtualShares-dev-TablesGrantsA53A3550-9S0T1U2V3W4X',
+      memberships: 'VirtualShares-dev-TablesMemberships-X1',
+      audit: 'VirtualShares-dev-TablesAudit-X2',
     })
   })
 
+  it('tells a stack of the previous release to be deployed first', () => {
+    expect(() => tablesFromStackOutputs(recorded, 'VirtualShares-dev')).toThrow(
+      /no output MembershipsTable, AuditTable: is it a virtual-share grant stack deployed from this version\?/,
+    )
+  })
+
   it('names the outputs a stack lacks', () => {
-    const [stack] = recorded.Stacks ?? []
+    const [stack] = current.Stacks ?? []
     const partial = {
       Stacks: [{ ...stack, Outputs: stack?.Outputs?.filter((o) => o.OutputKey !== 'GrantsTable') }],
     }
