@@ -15,12 +15,19 @@ import {
   HttpStage,
   LogGroupLogDestination,
 } from 'aws-cdk-lib/aws-apigatewayv2'
+import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers'
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations'
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import { LogGroup } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
 import { ENV, TABLE_ENV } from '../functions/env-names'
-import { FUNCTION_TIMEOUT_SECONDS, ROUTES, type RouteId } from '../functions/routes'
+import {
+  FUNCTION_TIMEOUT_SECONDS,
+  ROUTES,
+  type Route,
+  type RouteId,
+  USER_SCOPE,
+} from '../functions/routes'
 import { type TableKey, tableOutputKey } from '../functions/shared/table-schema'
 import { ApiFunction } from './api-function'
 import { GrantTables } from './grant-tables'
@@ -94,7 +101,23 @@ export class GrantServiceStack extends Stack {
         this.functions.NotFound.fn,
       ),
     })
-    for (const route of ROUTES) {
+    // Who may use the management console: Cognito user pool, app client, invitation e-mails.
+    this.identity = new Identity(this, 'Identity', {
+      projectRoot: props.projectRoot,
+      ephemeral: props.ephemeral,
+      logRetention: props.logRetention,
+      logLevel: props.logLevel,
+      serviceName: SERVICE_NAME,
+      consoleUrl: props.consoleUrl,
+      ...(props.ses ? { ses: props.ses } : {}),
+    })
+    // The management routes: a Cognito access token, checked by API Gateway before the function
+    // runs (signature, issuer, expiry, audience = the app client). The authorizer does not look at
+    // `token_use`, so the routes require the scope only access tokens carry.
+    const people = new HttpJwtAuthorizer('PeopleAuthorizer', this.identity.issuerUrl, {
+      jwtAudience: [this.identity.userPoolClient.userPoolClientId],
+    })
+    for (const route of ROUTES as readonly Route[]) {
       if (route.routeKey === '$default') continue
       const [method, path] = route.routeKey.split(' ') as [HttpMethod, string]
       this.api.addRoutes({
@@ -102,8 +125,9 @@ export class GrantServiceStack extends Stack {
         methods: [method],
         integration: new HttpLambdaIntegration(
           `${route.id}Integration`,
-          this.functions[route.id].fn,
+          this.functions[route.id as RouteId].fn,
         ),
+        ...(route.auth === 'user' ? { authorizer: people, authorizationScopes: [USER_SCOPE] } : {}),
       })
     }
 
@@ -165,16 +189,6 @@ export class GrantServiceStack extends Stack {
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     })
 
-    // Who may use the management console: Cognito user pool, app client, invitation e-mails.
-    this.identity = new Identity(this, 'Identity', {
-      projectRoot: props.projectRoot,
-      ephemeral: props.ephemeral,
-      logRetention: props.logRetention,
-      logLevel: props.logLevel,
-      serviceName: SERVICE_NAME,
-      consoleUrl: props.consoleUrl,
-      ...(props.ses ? { ses: props.ses } : {}),
-    })
     new CfnOutput(this, 'UserPoolId', { value: this.identity.userPool.userPoolId })
     new CfnOutput(this, 'UserPoolClientId', {
       value: this.identity.userPoolClient.userPoolClientId,
