@@ -1,17 +1,35 @@
 /**
- * `npm start`: DynamoDB Local + the API's Lambda handlers behind a local HTTP server.
- *   npm start                  data kept in .local/dynamodb, seeded once
+ * `npm start`: DynamoDB Local + the embedded Cognito emulator + the API's Lambda handlers behind a
+ * local HTTP server.
+ *   npm start                  data kept in .local/dynamodb and .local/cognito, seeded once
  *   npm start -- --in-memory   nothing kept, seeded afresh on every start
  * PORT (default 3000) and HOST (default 127.0.0.1) choose where the API listens; DYNAMODB_PORT
- * pins DynamoDB Local's port (otherwise any free one) for `sam local`.
+ * pins DynamoDB Local's port (otherwise any free one) for `sam local`; CONSOLE_URL is the address
+ * invitation e-mails link to (default: this server).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:net'
+import { fileURLToPath } from 'node:url'
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb'
+import { IDENTITY_ENV, parseConsoleUrl } from '../functions/identity/identity-settings'
 import { hashApiKey } from '../functions/shared/api-key'
+import {
+  ensureUserPool,
+  HOST_SCRIPT,
+  jwksUri,
+  type LocalIdentity,
+  type RunningCognito,
+  startCognitoLocal,
+} from '../local/cognito-local'
 import { LocalSetupError, type RunningDynamoDb, startDynamoDbLocal } from '../local/dynamodb-local'
-import { createLocalApi, loadRouteHandlers } from '../local/http-server'
-import { functionEnvironment, LOCAL_TABLES, localPaths } from '../local/local-env'
+import { createLocalApi, type LocalApiOptions, loadRouteHandlers } from '../local/http-server'
+import {
+  functionEnvironment,
+  identityEnvironment,
+  LOCAL_TABLES,
+  localPaths,
+} from '../local/local-env'
+import { formatMailForTerminal } from '../local/mail-sink'
 import { type Seed, seed } from '../local/seed'
 import { ensureTables } from '../local/tables'
 
@@ -27,6 +45,7 @@ const host = process.env.HOST ?? '127.0.0.1'
 const dynamoPort =
   process.env.DYNAMODB_PORT === undefined ? undefined : Number(process.env.DYNAMODB_PORT)
 const paths = localPaths()
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
 const fail = (message: string): never => {
   console.error(`error: ${message}`)
@@ -47,16 +66,21 @@ const isAlive = (pid: number) => {
   }
 }
 
-/** Stops a DynamoDB Local left behind by a killed `npm start` (and only that). */
-const stopOrphan = async (pid: number) => {
+/**
+ * Stops a DynamoDB Local (or a Cognito emulator) left behind by a killed `npm start`, and only that:
+ * the process must still be what its command line says it is. (The emulator exits by itself when
+ * the server that started it goes; this is for the odd one that did not.)
+ */
+const stopOrphan = async (pid: number | undefined, marker: string, name: string) => {
+  if (pid === undefined) return
   let cmdline = ''
   try {
     cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
   } catch {
     return // gone, or no /proc (macOS): nothing we can safely identify
   }
-  if (!cmdline.includes('DynamoDBLocal.jar')) return
-  console.error(`Stopping DynamoDB Local left running by an earlier npm start (pid ${pid}).`)
+  if (!cmdline.includes(marker)) return
+  console.error(`Stopping ${name} left running by an earlier npm start (pid ${pid}).`)
   process.kill(pid, 'SIGTERM')
   for (let i = 0; i < 50 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100))
   if (isAlive(pid)) process.kill(pid, 'SIGKILL')
@@ -99,6 +123,7 @@ const main = async () => {
     const running = JSON.parse(readFileSync(paths.endpointFile, 'utf8')) as {
       serverPid: number
       dynamoPid: number
+      cognitoPid?: number
     }
     if (isAlive(running.serverPid)) {
       fail(
@@ -106,12 +131,26 @@ const main = async () => {
       )
     }
     // The last run was killed without cleaning up: its DynamoDB Local may still hold the data.
-    await stopOrphan(running.dynamoPid)
+    await stopOrphan(running.dynamoPid, 'DynamoDBLocal.jar', 'DynamoDB Local')
+    await stopOrphan(running.cognitoPid, HOST_SCRIPT, 'the Cognito emulator')
+  }
+  const configuredConsoleUrl = process.env[IDENTITY_ENV.consoleUrl]
+  if (configuredConsoleUrl) {
+    try {
+      parseConsoleUrl(configuredConsoleUrl)
+    } catch (error) {
+      fail(`${IDENTITY_ENV.consoleUrl}: ${(error as Error).message}`)
+    }
   }
 
   // The handlers are imported only once the environment is set: config.ts reads it at import.
+  // The authorizer and the mail sink are set once the emulator is up (the adapter reads them then).
   const handlers = new Map()
-  const server = createLocalApi(handlers)
+  const apiOptions: LocalApiOptions = {
+    onAuthorizerRefusal: ({ routeKey, status, reason }) =>
+      console.error(`authorizer: ${status} for ${routeKey}: ${reason}`),
+  }
+  const server = createLocalApi(handlers, apiOptions)
   await listen(server).catch((error: NodeJS.ErrnoException) =>
     fail(
       error.code === 'EADDRINUSE'
@@ -123,11 +162,18 @@ const main = async () => {
   const actualPort = typeof address === 'object' && address ? address.port : port
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`
 
+  // Invitations link to the console; until it exists, to this server (a loopback http address).
+  const consoleUrl = configuredConsoleUrl
+    ? parseConsoleUrl(configuredConsoleUrl)
+    : `http://localhost:${actualPort}/`
+
   let dynamo: RunningDynamoDb | undefined
+  let cognito: RunningCognito | undefined
   const shutdown = async (code: number) => {
     server.close()
-    await dynamo?.stop()
+    await Promise.all([dynamo?.stop(), cognito?.stop()])
     rmSync(paths.endpointFile, { force: true })
+    rmSync(paths.identityFile, { force: true })
     process.exit(code)
   }
   process.once('SIGINT', () => void shutdown(0))
@@ -145,15 +191,40 @@ const main = async () => {
   server.on('error', crash)
 
   try {
-    dynamo = await startDynamoDbLocal({
-      ...(inMemory ? {} : { dataDir: paths.data }),
-      ...(dynamoPort === undefined ? {} : { port: dynamoPort }),
-    })
+    // Both at once; whichever fails first, the other is stopped by shutdown below.
+    const starting = await Promise.allSettled([
+      startDynamoDbLocal({
+        ...(inMemory ? {} : { dataDir: paths.data }),
+        ...(dynamoPort === undefined ? {} : { port: dynamoPort }),
+      }).then((running) => {
+        dynamo = running
+      }),
+      startCognitoLocal({
+        root: ROOT,
+        ...(inMemory ? {} : { dataDir: paths.cognito }),
+        consoleUrl,
+        onMail: (mail) => console.log(formatMailForTerminal(mail)),
+        onLog: (line) => console.error(`cognito-local: ${line}`),
+      }).then((running) => {
+        cognito = running
+      }),
+    ])
+    const failed = starting.find((result) => result.status === 'rejected')
+    if (failed) throw (failed as PromiseRejectedResult).reason
+    if (!dynamo || !cognito) throw new Error('DynamoDB Local or the Cognito emulator did not start')
     writeFileSync(
       paths.endpointFile,
-      `${JSON.stringify({ endpoint: dynamo.endpoint, dynamoPid: dynamo.pid, serverPid: process.pid, baseUrl, inMemory, tables: LOCAL_TABLES }, null, 2)}\n`,
+      `${JSON.stringify({ endpoint: dynamo.endpoint, dynamoPid: dynamo.pid, cognitoPid: cognito.pid, serverPid: process.pid, baseUrl, inMemory, tables: LOCAL_TABLES }, null, 2)}\n`,
     )
-    Object.assign(process.env, functionEnvironment(dynamo.endpoint))
+    const identity = await ensureUserPool(cognito.endpoint)
+    writeFileSync(paths.identityFile, `${JSON.stringify(identity, null, 2)}\n`)
+    apiOptions.authorizer = {
+      issuer: identity.issuer,
+      audience: [identity.clientId],
+      jwksUri: jwksUri(identity),
+    }
+    apiOptions.mailFile = cognito.mailFile
+    Object.assign(process.env, functionEnvironment(dynamo.endpoint), identityEnvironment(identity))
     // The function's own client, now that its environment points at DynamoDB Local.
     const { dynamodb, documentClient } = await import('../functions/shared/dynamodb')
     await ensureTables(dynamodb, LOCAL_TABLES)
@@ -162,7 +233,7 @@ const main = async () => {
     writeFileSync(paths.seedFile, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 })
 
     for (const [routeKey, handler] of await loadRouteHandlers()) handlers.set(routeKey, handler)
-    printBanner(current, dynamo.endpoint)
+    printBanner(current, dynamo.endpoint, identity)
   } catch (error) {
     console.error(
       `error: ${error instanceof LocalSetupError ? error.message : `start-up failed: ${(error as Error).message}`}`,
@@ -171,7 +242,7 @@ const main = async () => {
   }
 }
 
-const printBanner = (s: Seed, endpoint: string) => {
+const printBanner = (s: Seed, endpoint: string, identity: LocalIdentity) => {
   const body = JSON.stringify({
     recipient: { email: 'ann@example.com' },
     reason: 'Referral bonus',
@@ -183,6 +254,10 @@ DynamoDB Local on ${endpoint} (${inMemory ? 'in memory' : `data in ${paths.data}
 Seeded issuer ${s.issuerId}, written to ${paths.seedFile}:
   TEST program ${s.programs.TEST}   key ${s.keys.TEST}
   LIVE program ${s.programs.LIVE}   key ${s.keys.LIVE}
+Cognito emulator on ${identity.endpoint} (${inMemory ? 'in memory' : `data in ${paths.cognito}`}), written to ${paths.identityFile}:
+  user pool ${identity.userPoolId}   app client ${identity.clientId}
+  token issuer ${identity.issuer}
+  invitations and other mail: ${s.baseUrl}/_local/mail (and printed here)
 
 Try it:
 curl -i -X POST ${s.baseUrl}/programs/${s.programs.TEST}/grant-tokens \\
@@ -191,7 +266,7 @@ curl -i -X POST ${s.baseUrl}/programs/${s.programs.TEST}/grant-tokens \\
   -H "Idempotency-Key: $(uuidgen 2>/dev/null || date +%s%N)" \\
   -d '${body}'
 
-Ctrl-C stops the API and DynamoDB Local.`)
+Ctrl-C stops the API, DynamoDB Local and the Cognito emulator.`)
 }
 
 main().catch((error) => fail(error instanceof Error ? error.message : String(error)))

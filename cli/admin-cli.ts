@@ -3,6 +3,7 @@ import { AdminError } from '../functions/admin/admin.store'
 import type { Admin, KeyView } from '../functions/admin/admin.use-cases'
 import type { GrantRecord, ProgramRecord } from '../functions/stores/grants.store'
 import { csv, table, when } from './format'
+import { MEMBER_COMMANDS, MEMBER_OPTIONS } from './member-commands'
 
 export type Io = { out: (text: string) => void; err: (text: string) => void }
 
@@ -305,6 +306,7 @@ const COMMANDS: Record<string, Command> = {
       if (page.nextCursor) io.err(`More grants: add --cursor ${page.nextCursor}`)
     },
   },
+  ...MEMBER_COMMANDS,
 }
 
 const ALL_OPTIONS = {
@@ -323,6 +325,7 @@ const ALL_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   stack: { type: 'string' },
   region: { type: 'string' },
+  ...MEMBER_OPTIONS,
 } as const
 const GLOBAL_OPTIONS = ['json', 'help', 'stack', 'region']
 const NOUNS = [...new Set(Object.keys(COMMANDS).map((k) => k.split(' ')[0] as string))]
@@ -406,7 +409,7 @@ export const parseCommand = (argv: string[]): Parsed => {
     throw new AdminError(
       verbs.length > 0
         ? `Unknown command "${key}". ${noun} takes: ${verbs.map((v) => v.split(' ')[1]).join(', ')}.`
-        : `Unknown command "${key}". Nouns: issuer, program, key, grant (see --help).`,
+        : `Unknown command "${key}". Nouns: ${NOUNS.join(', ')} (see --help).`,
     )
   }
   if (values.help) {

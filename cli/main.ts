@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
-import { AdminError } from '../functions/admin/admin.store'
+import { AdminError, InvalidInput, WriteConflictError } from '../functions/admin/admin.store'
 import { functionEnvironment, localPaths, tableEnvironment } from '../local/local-env'
 import { type Io, parseCommand, runParsed } from './admin-cli'
 import { describeStackTables, localTarget, type Target } from './targets'
@@ -12,6 +12,20 @@ export type CliOptions = {
   documentClient?: DynamoDBDocumentClient
   /** Where `npm start` records its database. Default: in `.local/` (or VS_LOCAL_DIR). */
   endpointFile?: string
+}
+
+/**
+ * What the use cases report, in the CLI's words: a field is named as its flag (`expiresIn` is
+ * `--expires-in`), and a change that did not take effect says to run the command again.
+ */
+export const cliMessage = (error: AdminError) => {
+  if (error instanceof InvalidInput) {
+    return error.problems
+      .map((p) => `--${p.field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${p.rule}.`)
+      .join(' ')
+  }
+  if (error instanceof WriteConflictError) return `${error.message} Run the command again.`
+  return error.message
 }
 
 /**
@@ -55,7 +69,7 @@ export const runCli = async (argv: string[], io: Io, options: CliOptions = {}): 
     const e = error as Error
     io.err(
       error instanceof AdminError
-        ? `error: ${e.message}`
+        ? `error: ${cliMessage(error)}`
         : `error: ${e.name}: ${String(e.message).split('\n')[0]}`,
     )
     return 1

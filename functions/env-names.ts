@@ -11,6 +11,20 @@ export const ENV = {
   grantsTable: 'GRANTS_TABLE',
   membershipsTable: 'MEMBERSHIPS_TABLE',
   auditTable: 'AUDIT_TABLE',
+  /**
+   * The Cognito user pool the member routes invite people into (InviteMember, ResendInvitation,
+   * ListMembers): the stack sets it from the pool; locally, the emulator's pool.
+   */
+  userPoolId: 'USER_POOL_ID',
+  /** Only for the local Cognito emulator (npm start, tests); never set in AWS. */
+  cognitoEndpoint: 'COGNITO_ENDPOINT',
+  /**
+   * The batch worker's function name (send to many): the stack sets it on the function that
+   * commits a batch (CreateGrantBatch), which invokes the worker asynchronously. Unset outside
+   * Lambda (npm start, tests): the same worker runs in-process. The worker invokes itself by its
+   * own name (the runtime's AWS_LAMBDA_FUNCTION_NAME), so it does not need this one.
+   */
+  grantBatchWorkerFunction: 'GRANT_BATCH_WORKER_FUNCTION',
   /** Only for DynamoDB Local (npm start, sam local); empty in AWS. */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   /** Set by the Lambda runtime itself; never by the stack. */

@@ -1,5 +1,5 @@
 import type { Role } from './model/people'
-import type { TableKey } from './shared/table-schema'
+import { INDEX, type TableKey } from './shared/table-schema'
 
 /**
  * The API's routes, the one list the CDK stack (one function per route, its authorizer, its IAM)
@@ -28,9 +28,20 @@ export type Route = {
   /**
    * Exactly the DynamoDB actions the function needs, hot path and error path, per table: the
    * stack grants these and nothing else. TransactWriteItems is authorised per item through these
-   * actions; no Scan, no Query, no wildcard.
+   * actions; no Scan, no wildcard; a Query here reads one partition of the table itself.
    */
   access: Partial<Record<TableKey, readonly string[]>>
+  /**
+   * Actions on a table's global secondary indexes, by index name (a Query on an index is
+   * authorised on `<table ARN>/index/<name>`, not on the table): the stack grants each on exactly
+   * that index.
+   */
+  indexes?: Partial<Record<TableKey, Readonly<Record<string, readonly string[]>>>>
+  /**
+   * The Cognito actions the function needs, on the stack's user pool only (the stack grants them
+   * on the pool's ARN, and sets USER_POOL_ID on the function). Absent: none.
+   */
+  cognito?: readonly string[]
 }
 
 export const ROUTES = [
@@ -55,12 +66,309 @@ export const ROUTES = [
       grants: ['dynamodb:BatchGetItem'],
     },
   },
+  // Reads for integrators (x-api-key), with the GET of a grant's rules: key and program in one
+  // BatchGetItem, read fresh.
+  {
+    id: 'GetProgramByKey',
+    routeKey: 'GET /programs/{programId}',
+    entry: 'functions/get-program/get-program.handler.ts',
+    auth: 'function',
+    access: {
+      apiKeys: ['dynamodb:BatchGetItem'],
+      programs: ['dynamodb:BatchGetItem'],
+    },
+  },
+  {
+    id: 'ListGrantsByKey',
+    routeKey: 'GET /programs/{programId}/grants',
+    entry: 'functions/list-grants/list-grants.handler.ts',
+    auth: 'function',
+    access: {
+      apiKeys: ['dynamodb:BatchGetItem'],
+      programs: ['dynamodb:BatchGetItem'],
+    },
+    indexes: { grants: { [INDEX.grantsByProgram]: ['dynamodb:Query'] } },
+  },
   {
     id: 'NotFound',
     routeKey: '$default',
     entry: 'functions/not-found/not-found.handler.ts',
     auth: 'function',
     access: {},
+  },
+  // Programs, keys and the audit log of an issuer, for its people (functions/manage). Every one
+  // reads the caller's membership (memberships GetItem) first; each change and its audit entry
+  // are one transaction (audit PutItem).
+  {
+    id: 'ManageMe',
+    routeKey: 'GET /manage/me',
+    entry: 'functions/manage/me.handler.ts',
+    auth: 'user',
+    role: 'signed-in',
+    access: { issuers: ['dynamodb:BatchGetItem'] },
+    indexes: { memberships: { [INDEX.membershipsBySub]: ['dynamodb:Query'] } },
+  },
+  {
+    id: 'ListPrograms',
+    routeKey: 'GET /manage/issuers/{issuerId}/programs',
+    entry: 'functions/manage/programs-list.handler.ts',
+    auth: 'user',
+    role: 'viewer',
+    access: { memberships: ['dynamodb:GetItem'], programs: ['dynamodb:BatchGetItem'] },
+    indexes: { programs: { [INDEX.programsByIssuer]: ['dynamodb:Query'] } },
+  },
+  {
+    id: 'CreateProgram',
+    routeKey: 'POST /manage/issuers/{issuerId}/programs',
+    entry: 'functions/manage/program-create.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      issuers: ['dynamodb:ConditionCheckItem'],
+      programs: ['dynamodb:PutItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    id: 'GetProgram',
+    routeKey: 'GET /manage/issuers/{issuerId}/programs/{programId}',
+    entry: 'functions/manage/program-get.handler.ts',
+    auth: 'user',
+    role: 'viewer',
+    access: { memberships: ['dynamodb:GetItem'], programs: ['dynamodb:GetItem'] },
+  },
+  {
+    id: 'PauseProgram',
+    routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/pause',
+    entry: 'functions/manage/program-pause.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    id: 'ResumeProgram',
+    routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/resume',
+    entry: 'functions/manage/program-resume.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    id: 'CloseProgram',
+    routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/close',
+    entry: 'functions/manage/program-close.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    id: 'ListKeys',
+    routeKey: 'GET /manage/issuers/{issuerId}/keys',
+    entry: 'functions/manage/keys-list.handler.ts',
+    auth: 'user',
+    role: 'viewer',
+    access: { memberships: ['dynamodb:GetItem'], apiKeys: ['dynamodb:BatchGetItem'] },
+    indexes: { apiKeys: { [INDEX.keysByIssuer]: ['dynamodb:Query'] } },
+  },
+  {
+    id: 'CreateKey',
+    routeKey: 'POST /manage/issuers/{issuerId}/keys',
+    entry: 'functions/manage/key-create.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      issuers: ['dynamodb:ConditionCheckItem'],
+      apiKeys: ['dynamodb:PutItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    id: 'RollKey',
+    routeKey: 'POST /manage/issuers/{issuerId}/keys/{keyId}/roll',
+    entry: 'functions/manage/key-roll.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      apiKeys: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+    // Only for keys made before key-id pointers existed (admin.dynamodb.ts findApiKeyById).
+    indexes: { apiKeys: { [INDEX.keysById]: ['dynamodb:Query'] } },
+  },
+  {
+    id: 'RevokeKey',
+    routeKey: 'POST /manage/issuers/{issuerId}/keys/{keyId}/revoke',
+    entry: 'functions/manage/key-revoke.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      apiKeys: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+    indexes: { apiKeys: { [INDEX.keysById]: ['dynamodb:Query'] } },
+  },
+  {
+    id: 'ListAudit',
+    routeKey: 'GET /manage/issuers/{issuerId}/audit',
+    entry: 'functions/manage/audit-list.handler.ts',
+    auth: 'user',
+    role: 'viewer',
+    access: { memberships: ['dynamodb:GetItem'], audit: ['dynamodb:Query'] },
+  },
+  // The members of an issuer (functions/manage/members, use cases in functions/people). Every one
+  // reads the caller's membership (memberships GetItem) first; each change and its audit entry
+  // are one transaction (audit PutItem).
+  {
+    id: 'ListMembers',
+    routeKey: 'GET /manage/issuers/{issuerId}/members',
+    entry: 'functions/manage/members/list-members.handler.ts',
+    auth: 'user',
+    role: 'viewer',
+    access: {
+      // Query: the issuer's memberships (its partition, strongly consistent). UpdateItem: a
+      // pending invitation that the pool now reports active is recorded as such.
+      memberships: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+    },
+    // The status of each pending invitation.
+    cognito: ['cognito-idp:AdminGetUser'],
+  },
+  {
+    id: 'InviteMember',
+    routeKey: 'POST /manage/issuers/{issuerId}/members',
+    entry: 'functions/manage/members/invite-member.handler.ts',
+    auth: 'user',
+    role: 'owner',
+    access: {
+      // Query: is the address already a member. PutItem: the membership.
+      memberships: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
+      // The issuer's name, for the invitation e-mail.
+      issuers: ['dynamodb:GetItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+    // AdminCreateUser: the account and its invitation. AdminGetUser: an existing account's sub
+    // and status.
+    cognito: ['cognito-idp:AdminCreateUser', 'cognito-idp:AdminGetUser'],
+  },
+  {
+    id: 'ChangeMemberRole',
+    routeKey: 'PATCH /manage/issuers/{issuerId}/members/{memberId}',
+    entry: 'functions/manage/members/change-member-role.handler.ts',
+    auth: 'user',
+    role: 'owner',
+    access: {
+      // GetItem: the member. Query: another owner, when an owner is demoted. UpdateItem: the
+      // role. ConditionCheckItem: that other owner is still one, in the same transaction.
+      memberships: [
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'dynamodb:ConditionCheckItem',
+      ],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    id: 'RemoveMember',
+    routeKey: 'DELETE /manage/issuers/{issuerId}/members/{memberId}',
+    entry: 'functions/manage/members/remove-member.handler.ts',
+    auth: 'user',
+    role: 'owner',
+    access: {
+      // As ChangeMemberRole, with DeleteItem instead of UpdateItem.
+      memberships: [
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:DeleteItem',
+        'dynamodb:ConditionCheckItem',
+      ],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    id: 'ResendInvitation',
+    routeKey: 'POST /manage/issuers/{issuerId}/members/{memberId}/resend',
+    entry: 'functions/manage/members/resend-invitation.handler.ts',
+    auth: 'user',
+    role: 'owner',
+    access: {
+      // GetItem: the member. ConditionCheckItem: still pending, in the transaction with the audit
+      // entry. UpdateItem: recorded active when the pool says the person has signed in.
+      memberships: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:UpdateItem'],
+      // The issuer's name, for the invitation e-mail.
+      issuers: ['dynamodb:GetItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+    // AdminGetUser: still pending? AdminCreateUser with MessageAction RESEND: the new password.
+    cognito: ['cognito-idp:AdminCreateUser', 'cognito-idp:AdminGetUser'],
+  },
+  // A program's grants, for its issuer's people (functions/manage/grants): the program must be the
+  // path issuer's (programs GetItem, strongly consistent).
+  {
+    id: 'ListGrants',
+    routeKey: 'GET /manage/issuers/{issuerId}/programs/{programId}/grants',
+    entry: 'functions/manage/grants/grants-list.handler.ts',
+    auth: 'user',
+    role: 'viewer',
+    access: { memberships: ['dynamodb:GetItem'], programs: ['dynamodb:GetItem'] },
+    indexes: { grants: { [INDEX.grantsByProgram]: ['dynamodb:Query'] } },
+  },
+  {
+    id: 'SendGrant',
+    routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/grants',
+    entry: 'functions/manage/grants/grants-send.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    // The grant API's transaction without the key check (program UpdateItem, grant PutItem), plus
+    // the audit entry; GetItem: the program's issuer and mode first, and the refusal's reasons.
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      grants: ['dynamodb:PutItem', 'dynamodb:GetItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    // Also lambda:InvokeFunction on the batch worker (functions/batches/worker-function.ts),
+    // whose name it reads from GRANT_BATCH_WORKER_FUNCTION.
+    id: 'CreateGrantBatch',
+    routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/grant-batches',
+    entry: 'functions/manage/grants/grant-batch-create.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    // grants: the batch (GetItem; PutItem with its audit entry) and its rows' chunks (BatchWriteItem).
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      programs: ['dynamodb:GetItem'],
+      grants: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    id: 'GetGrantBatch',
+    routeKey: 'GET /manage/issuers/{issuerId}/programs/{programId}/grant-batches/{batchId}',
+    entry: 'functions/manage/grants/grant-batch-get.handler.ts',
+    auth: 'user',
+    role: 'viewer',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      grants: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+    },
   },
 ] as const satisfies readonly Route[]
 

@@ -65,12 +65,25 @@ export class GrantServiceStack extends Stack {
       [ENV.dynamodbEndpoint]: '',
     }
 
+    // Who may use the management console: Cognito user pool, app client, invitation e-mails.
+    this.identity = new Identity(this, 'Identity', {
+      projectRoot: props.projectRoot,
+      ephemeral: props.ephemeral,
+      logRetention: props.logRetention,
+      logLevel: props.logLevel,
+      serviceName: SERVICE_NAME,
+      consoleUrl: props.consoleUrl,
+      ...(props.ses ? { ses: props.ses } : {}),
+    })
     this.functions = Object.fromEntries(
-      ROUTES.map((route) => {
+      (ROUTES as readonly Route[]).map((route) => {
         const fn = new ApiFunction(this, route.id, {
           projectRoot: props.projectRoot,
           entry: route.entry,
-          environment,
+          // The pool id only where the function calls Cognito (inviting people).
+          environment: route.cognito
+            ? { ...environment, [ENV.userPoolId]: this.identity.userPool.userPoolId }
+            : environment,
           memorySize: 512,
           timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
           logRetention: props.logRetention,
@@ -87,6 +100,31 @@ export class GrantServiceStack extends Stack {
             new PolicyStatement({ actions: [...actions], resources: [tableOf[table].tableArn] }),
           )
         }
+        // ...and on exactly the indexes it declares: a Query on an index is authorised on
+        // `<table ARN>/index/<name>`, never on the table's ARN.
+        const indexes: Route['indexes'] = (route as Route).indexes ?? {}
+        for (const [table, byIndex] of Object.entries(indexes) as [
+          TableKey,
+          Record<string, readonly string[]>,
+        ][]) {
+          for (const [index, actions] of Object.entries(byIndex)) {
+            fn.role.addToPolicy(
+              new PolicyStatement({
+                actions: [...actions],
+                resources: [`${tableOf[table].tableArn}/index/${index}`],
+              }),
+            )
+          }
+        }
+        // ...and the Cognito actions it declares, on this stack's user pool only.
+        if (route.cognito && route.cognito.length > 0) {
+          fn.role.addToPolicy(
+            new PolicyStatement({
+              actions: [...route.cognito],
+              resources: [this.identity.userPool.userPoolArn],
+            }),
+          )
+        }
         return [route.id, fn]
       }),
     ) as GrantServiceStack['functions']
@@ -100,16 +138,6 @@ export class GrantServiceStack extends Stack {
         'NotFoundIntegration',
         this.functions.NotFound.fn,
       ),
-    })
-    // Who may use the management console: Cognito user pool, app client, invitation e-mails.
-    this.identity = new Identity(this, 'Identity', {
-      projectRoot: props.projectRoot,
-      ephemeral: props.ephemeral,
-      logRetention: props.logRetention,
-      logLevel: props.logLevel,
-      serviceName: SERVICE_NAME,
-      consoleUrl: props.consoleUrl,
-      ...(props.ses ? { ses: props.ses } : {}),
     })
     // The management routes: a Cognito access token, checked by API Gateway before the function
     // runs (signature, issuer, expiry, audience = the app client). The authorizer does not look at
@@ -175,8 +203,10 @@ export class GrantServiceStack extends Stack {
 
     // Alarms on the tables some function touches (ACCESS), not on the admin-only issuers table.
     const touched = (Object.keys(tableOf) as TableKey[]).filter((table) =>
-      ROUTES.some(
-        (route) => ((route.access as Partial<Record<TableKey, unknown[]>>)[table] ?? []).length > 0,
+      (ROUTES as readonly Route[]).some(
+        (route) =>
+          (route.access[table] ?? []).length > 0 ||
+          Object.keys(route.indexes?.[table] ?? {}).length > 0,
       ),
     )
     new ServiceAlarms(this, 'Alarms', {

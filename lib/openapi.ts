@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import { GrantRequestSchema, LIMITS } from '../functions/grant-tokens/grant-request.schema'
+import { GRANT_PAGE } from '../functions/list-grants/grant-list-query'
 import { ERROR_CODES, type ErrorCode, MANAGEMENT_ONLY_CODES } from '../functions/shared/errors'
 import { problemType } from '../functions/shared/problem'
 
@@ -22,6 +23,29 @@ const GrantSchema = z.object({
   status: z.literal('reserved'),
   createdAt: z.iso.datetime(),
 })
+
+const ProgramSchema = z.object({
+  id: z.string().check(z.regex(/^prg_[0-9a-z]{26}$/)),
+  object: z.literal('program'),
+  mode: z.enum(['TEST', 'LIVE']),
+  name: z.string(),
+  status: z.enum(['active', 'paused', 'closed']),
+  pool: z.nullable(z.int().check(z.positive())),
+  issued: z.int().check(z.nonnegative()),
+  remaining: z.nullable(z.int().check(z.nonnegative())),
+})
+
+const GRANT_EXAMPLE = {
+  id: 'gr_5k2x9q8w7e6r5t4y3v2j1h0p9a',
+  object: 'grant',
+  programId: 'prg_0h7d3k9m2n4p6q8r1s3t5v7w9x',
+  mode: 'TEST',
+  recipient: { email: 'ann@example.com', name: 'Ann' },
+  reason: 'Referral bonus',
+  amount: 1,
+  status: 'reserved',
+  createdAt: '2026-11-26T09:30:00.000Z',
+}
 
 // The integrators' contract: the management API's own codes are not part of it.
 const codes = (Object.keys(ERROR_CODES) as ErrorCode[]).filter(
@@ -131,7 +155,13 @@ export const buildOpenApi = () => ({
   },
   servers: [{ url: 'http://localhost:3000', description: 'npm start' }],
   security: [{ apiKey: [] }],
-  tags: [{ name: 'Grants', description: 'Grant virtual shares and read grants back.' }],
+  tags: [
+    { name: 'Grants', description: 'Grant virtual shares and read grants back.' },
+    {
+      name: 'Programs',
+      description: 'Read a program: its mode, status and what is left of its pool.',
+    },
+  ],
   // OpenAPI has no place for "any other method": a path below asked with a method it does not
   // list is answered by API Gateway's $default route (the NotFound function) with this.
   'x-method-not-allowed': {
@@ -199,6 +229,95 @@ export const buildOpenApi = () => ({
         },
       },
     },
+    '/programs/{programId}': {
+      get: {
+        operationId: 'getProgram',
+        tags: ['Programs'],
+        summary: 'Read a program',
+        description:
+          "The program of the key's issuer, in the key's mode: its name, status, pool and what is left of it (`pool` and `remaining` are null for a program without a pool). Another issuer's program answers exactly like one that does not exist (404); a key of the other mode is 403.",
+        parameters: [{ $ref: '#/components/parameters/ProgramId' }],
+        responses: {
+          '200': {
+            description: 'The program.',
+            headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/Program' },
+                example: {
+                  id: 'prg_0h7d3k9m2n4p6q8r1s3t5v7w9x',
+                  object: 'program',
+                  mode: 'TEST',
+                  name: 'Referral programme',
+                  status: 'active',
+                  pool: 10000,
+                  issued: 1250,
+                  remaining: 8750,
+                },
+              },
+            },
+          },
+          ...problems([401, 403, 404, 500, 503]),
+        },
+      },
+    },
+    '/programs/{programId}/grants': {
+      get: {
+        operationId: 'listGrants',
+        tags: ['Grants'],
+        summary: "List a program's grants",
+        description:
+          "Newest first, a page at a time: pass `nextCursor` back as `cursor` for the next page; the last page has `nextCursor: null`. With `recipient`, only that recipient's grants (the address is normalised as `recipient.email` is); such a page may hold fewer than `limit` grants, even none, and still have a `nextCursor`. The same key rules as reading a grant.",
+        parameters: [
+          { $ref: '#/components/parameters/ProgramId' },
+          {
+            name: 'recipient',
+            in: 'query',
+            required: false,
+            description: 'Only grants to this address (trimmed and lower-cased before comparing).',
+            schema: { type: 'string', format: 'email', maxLength: LIMITS.maxEmailLength },
+          },
+          {
+            name: 'cursor',
+            in: 'query',
+            required: false,
+            description:
+              'The `nextCursor` of the previous page, as it was given (opaque; anything else is 400).',
+            schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$' },
+          },
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            description: `Grants per page, 1 to ${GRANT_PAGE.max} (default ${GRANT_PAGE.default}).`,
+            schema: {
+              type: 'integer',
+              minimum: 1,
+              maximum: GRANT_PAGE.max,
+              default: GRANT_PAGE.default,
+            },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'A page of grants, newest first.',
+            headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/GrantList' },
+                example: {
+                  object: 'list',
+                  data: [GRANT_EXAMPLE],
+                  nextCursor:
+                    'MjAyNi0xMS0yNlQwOTozMDowMC4wMDBaIGdyXzVrMng5cTh3N2U2cjV0NHkzdjJqMWgwcDlh',
+                },
+              },
+            },
+          },
+          ...problems([400, 401, 403, 404, 500, 503]),
+        },
+      },
+    },
   },
   components: {
     securitySchemes: {
@@ -257,6 +376,20 @@ export const buildOpenApi = () => ({
     schemas: {
       GrantRequest: describeName(jsonSchema(GrantRequestSchema, 'input')),
       Grant: jsonSchema(GrantSchema, 'output'),
+      GrantList: {
+        type: 'object',
+        properties: {
+          object: { type: 'string', const: 'list' },
+          data: { type: 'array', items: { $ref: '#/components/schemas/Grant' } },
+          nextCursor: {
+            description: 'Pass as `cursor` for the next page; null on the last page.',
+            anyOf: [{ type: 'string' }, { type: 'null' }],
+          },
+        },
+        required: ['object', 'data', 'nextCursor'],
+        additionalProperties: false,
+      },
+      Program: jsonSchema(ProgramSchema, 'output'),
       Problem: jsonSchema(ProblemSchema, 'output'),
     },
     responses: Object.fromEntries(

@@ -12,8 +12,16 @@ import { join } from 'node:path'
 import type { Duplex } from 'node:stream'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
 import { getAbsoluteFSPath } from 'swagger-ui-dist'
-import { FUNCTION_TIMEOUT_SECONDS, matchRoute, ROUTES } from '../functions/routes'
+import {
+  FUNCTION_TIMEOUT_SECONDS,
+  matchRoute,
+  ROUTES,
+  type Route,
+  USER_SCOPE,
+} from '../functions/routes'
 import { buildOpenApi } from '../lib/openapi'
+import { createJwtAuthorizer, type JwtAuthorizer, type JwtAuthorizerConfig } from './jwt-authorizer'
+import { mailPage, readMail } from './mail-sink'
 
 export type LambdaHandler = (
   event: APIGatewayProxyEventV2,
@@ -48,6 +56,24 @@ export type LocalApiOptions = {
   requestTimeoutMs?: number
   timeoutCheckEveryMs?: number
   lingerMs?: number
+  /**
+   * The JWT authorizer in front of `user` routes: the pool's issuer and app client (npm start: the
+   * embedded emulator's; tests: the run's). Without it every `user` route answers 401, as a gateway
+   * that cannot verify a token lets nothing through. It reads the clock `now`.
+   */
+  authorizer?: JwtAuthorizerConfig
+  /** Told why the authorizer refused a request (what API Gateway logs as its error). */
+  onAuthorizerRefusal?: (refusal: { routeKey: string; status: number; reason: string }) => void
+  /** The mail sink `GET /_local/mail` and `/_local/mail.json` show (npm start and tests only). */
+  mailFile?: string
+  /**
+   * Routing: functions/routes.ts's routes, unless a test adds some of its own (a `user` route with
+   * a fake handler, say); their handlers go in `handlers` under their route keys.
+   */
+  matchRoute?: (
+    method: string,
+    rawPath: string,
+  ) => { route: Route; pathParameters: Record<string, string> } | undefined
 }
 
 /** Imports the very handlers the stack deploys, one per route. Call after the environment is set. */
@@ -184,9 +210,26 @@ const serveDocs = (method: string, path: string) => {
   return undefined
 }
 
+/**
+ * The local server's own pages, never in the stack: the mail sink (local/mail-sink.ts), newest
+ * first, as a page and as JSON (`to`, `subject`, `text`, `sentAt`).
+ */
+const serveLocal = (method: string, path: string, mailFile: string | undefined) => {
+  if (method !== 'GET' || mailFile === undefined) return undefined
+  if (path === '/_local/mail.json') {
+    return { type: 'application/json', body: JSON.stringify(readMail(mailFile), null, 2) }
+  }
+  if (path === '/_local/mail') {
+    return { type: 'text/html; charset=utf-8', body: mailPage(readMail(mailFile)) }
+  }
+  return undefined
+}
+
 /** The answers API Gateway gives itself, without calling a function: `{"message": ...}` JSON. */
 const GATEWAY_MESSAGES: Record<number, string> = {
   400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
   408: 'Request Timeout',
   413: 'Request Entity Too Large',
   431: 'Request Header Fields Too Large',
@@ -197,9 +240,15 @@ const gatewayBody = (status: number) =>
   JSON.stringify({ message: GATEWAY_MESSAGES[status] ?? STATUS_CODES[status] })
 
 /** A gateway answer through the request's response; `close` when the connection cannot go on. */
-const gatewayAnswer = (res: ServerResponse, status: number, close = false) => {
+const gatewayAnswer = (
+  res: ServerResponse,
+  status: number,
+  close = false,
+  headers: Record<string, string> = {},
+) => {
   const body = gatewayBody(status)
   res.writeHead(status, {
+    ...headers,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
     'apigw-requestid': randomUUID(),
@@ -276,6 +325,18 @@ const lingeringClose = (socket: Duplex, ms: number) => {
 export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions = {}): Server => {
   const now = options.now ?? Date.now
   const lingerMs = options.lingerMs ?? GATEWAY_TIMEOUTS.lingerMs
+  const route = options.matchRoute ?? matchRoute
+  // `authorizer` and `mailFile` are read on each request: npm start sets them once the emulator is
+  // up, as it fills `handlers` once DynamoDB Local is.
+  let authorizer: { config: JwtAuthorizerConfig; verify: JwtAuthorizer } | undefined
+  const authorizerNow = () => {
+    const config = options.authorizer
+    if (!config) return undefined
+    if (authorizer?.config !== config) {
+      authorizer = { config, verify: createJwtAuthorizer(config, { now }) }
+    }
+    return authorizer.verify
+  }
   /** Responses not yet finished, per connection (pipelined requests queue several). */
   const open = new WeakMap<Duplex, Set<ServerResponse>>()
 
@@ -336,7 +397,13 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
       res.end(docs.body)
       return
     }
-    const matched = matchRoute(method, raw.rawPath)
+    const local = serveLocal(method, raw.rawPath, options.mailFile)
+    if (local) {
+      res.writeHead(200, { 'content-type': local.type, 'cache-control': 'no-store' })
+      res.end(local.body)
+      return
+    }
+    const matched = route(method, raw.rawPath)
     const routeKey = matched?.route.routeKey ?? '$default'
     const handler = handlers.get(routeKey)
     if (!handler) {
@@ -345,8 +412,31 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
       res.end(JSON.stringify({ message: 'Starting' }))
       return
     }
+    // The route's authorizer, before the function: a refused request never reaches it.
+    let jwt: { claims: Record<string, string>; scopes: string[] | null } | undefined
+    if (matched?.route.auth === 'user') {
+      const verifier = authorizerNow()
+      const verdict = verifier
+        ? await verifier.authorize(req.headers.authorization, [USER_SCOPE])
+        : ({ ok: false, status: 401, reason: 'no authorizer is configured' } as const)
+      if (gone) return
+      if (!verdict.ok) {
+        options.onAuthorizerRefusal?.({ routeKey, status: verdict.status, reason: verdict.reason })
+        const challenge = 'wwwAuthenticate' in verdict ? verdict.wwwAuthenticate : undefined
+        gatewayAnswer(
+          res,
+          verdict.status,
+          false,
+          challenge ? { 'www-authenticate': challenge } : {},
+        )
+        return
+      }
+      jwt = { claims: verdict.claims, scopes: verdict.scopes }
+    }
     const started = now()
     const event = toEvent(req, raw, body, routeKey, matched?.pathParameters, started)
+    // Where API Gateway puts what its JWT authorizer verified (APIGatewayProxyEventV2WithJWTAuthorizer).
+    if (jwt) Object.assign(event.requestContext, { authorizer: { jwt } })
     const context = lambdaContext(event.requestContext.requestId, routeKey, now)
     let timer: NodeJS.Timeout | undefined
     // Lambda stops a function at its timeout; here it runs on, but its answer is no longer taken.

@@ -18,6 +18,10 @@ export const localPaths = (dir = localDir()) => ({
   data: resolve(dir, 'dynamodb'),
   endpointFile: resolve(dir, 'dynamodb-endpoint.json'),
   seedFile: resolve(dir, 'seed.json'),
+  /** The Cognito emulator's working and data directory: its pools (`db/`) and the mail sink. */
+  cognito: resolve(dir, 'cognito'),
+  /** The running emulator, its pool and app client (LocalIdentity), for the CLI and the console. */
+  identityFile: resolve(dir, 'identity.json'),
 })
 
 /** The table variables config.ts reads, as the stack sets them. */
@@ -30,4 +34,19 @@ export const functionEnvironment = (endpoint: string, tables: TableNames = LOCAL
   ...tableEnvironment(tables),
   [ENV.dynamodbEndpoint]: endpoint,
   [ENV.awsRegion]: 'local',
+})
+
+/**
+ * The variables that point the functions (and the CLI) at the local user pool: its id, as the stack
+ * sets it from the pool, and the emulator's address (never set in AWS). Until config.ts reads them,
+ * setting them changes nothing.
+ */
+export const IDENTITY_ENV_NAMES = {
+  userPoolId: 'USER_POOL_ID',
+  cognitoEndpoint: 'COGNITO_ENDPOINT',
+} as const
+
+export const identityEnvironment = (identity: { endpoint: string; userPoolId: string }) => ({
+  [IDENTITY_ENV_NAMES.userPoolId]: identity.userPoolId,
+  [IDENTITY_ENV_NAMES.cognitoEndpoint]: identity.endpoint,
 })

@@ -13,7 +13,7 @@ export const ADMIN_DYNAMODB_ACCESS = {
     indexes: {},
   },
   apiKeys: {
-    table: ['GetItem', 'PutItem', 'Scan', 'UpdateItem'],
+    table: ['BatchGetItem', 'GetItem', 'PutItem', 'Scan', 'UpdateItem'],
     indexes: { [INDEX.keysByIssuer]: ['Query'], [INDEX.keysById]: ['Query'] },
   },
   programs: {
@@ -25,7 +25,8 @@ export const ADMIN_DYNAMODB_ACCESS = {
     indexes: { [INDEX.grantsByProgram]: ['Query'] },
   },
   memberships: { table: [], indexes: {} },
-  audit: { table: [], indexes: {} },
+  // Every change's audit entry, in the change's own transaction.
+  audit: { table: ['PutItem'], indexes: {} },
 } as const satisfies Record<
   TableKey,
   { table: readonly string[]; indexes: Record<string, readonly string[]> }

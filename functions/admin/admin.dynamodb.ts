@@ -1,19 +1,21 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
+import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
-  PutCommand,
   QueryCommand,
   type QueryCommandInput,
   ScanCommand,
   type ScanCommandInput,
   TransactWriteCommand,
   type TransactWriteCommandInput,
-  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
+import { unmarshall } from '@aws-sdk/util-dynamodb'
+import type { AuditEntry } from '../model/people'
 import type { Mode } from '../shared/api-key'
+import { sleep } from '../shared/sleep'
 import { INDEX, KEY_ID_POINTER } from '../shared/table-schema'
+import { auditPut } from '../stores/audit'
 import type {
   ApiKeyRecord,
   GrantRecord,
@@ -22,10 +24,16 @@ import type {
 } from '../stores/grants.store'
 import {
   AdminError,
+  type AdminKeyRecord,
   type AdminStore,
   type AdminTableNames,
+  type ChangeOptions,
   type IssuerRecord,
+  type KeyRevocation,
+  type KeyRoll,
   type Page,
+  type ProgramChange,
+  StoreUnavailable,
   WriteConflictError,
 } from './admin.store'
 
@@ -34,9 +42,13 @@ type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>
 const reasonsOf = (error: unknown) =>
   error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : []
 
-const isConditionFailure = (error: unknown) =>
-  (error as Error).name === 'ConditionalCheckFailedException' ||
-  reasonsOf(error).some((r) => r.Code === 'ConditionalCheckFailed')
+/** Cancellation codes that mean "DynamoDB is busy", never "the condition failed". */
+const THROTTLED = new Set([
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'RequestLimitExceeded',
+  'ThrottlingException',
+])
 
 /**
  * A write refused because a transaction in flight holds the item: a plain write answered
@@ -71,51 +83,114 @@ export const DEFAULT_CONFLICT_RETRY: ConflictRetry = {
   maxDelayMs: 1_000,
 }
 
+/**
+ * A management request has a deadline (7.5 s of a 10 s function): 4 attempts wait at most 350 ms,
+ * then the route answers `409 request_conflict` with Retry-After and the person tries again.
+ */
+export const REQUEST_CONFLICT_RETRY: ConflictRetry = {
+  attempts: 4,
+  baseDelayMs: 50,
+  maxDelayMs: 400,
+}
+
 /** The key of the pointer item that finds a key by its id (see KEY_ID_POINTER). */
 export const keyIdPointer = (keyId: string) => `${KEY_ID_POINTER.prefix}${keyId}`
 
+type Options = { conflictRetry?: ConflictRetry; signal?: AbortSignal | undefined }
+
+/** Every change is one TransactWriteItems: its items, then its audit entry (see ChangeOptions). */
 export class DynamoDbAdminStore implements AdminStore {
   private readonly retry: ConflictRetry
+  private readonly signal: AbortSignal | undefined
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: AdminTableNames,
-    options: { conflictRetry?: ConflictRetry } = {},
+    private readonly options: Options = {},
   ) {
     this.retry = options.conflictRetry ?? DEFAULT_CONFLICT_RETRY
+    this.signal = options.signal
   }
 
-  /** Sends a write again while DynamoDB refuses it for a transaction conflict, up to the bound. */
-  private async write<T>(send: () => Promise<T>): Promise<T> {
+  withSignal(signal: AbortSignal | undefined): DynamoDbAdminStore {
+    return new DynamoDbAdminStore(this.client, this.tables, { ...this.options, signal })
+  }
+
+  /** Every call of this store: abandoned when its signal aborts (a request's deadline). */
+  private send<T>(command: { readonly input: object }): Promise<T> {
+    return this.client.send(command as never, { abortSignal: this.signal }) as Promise<T>
+  }
+
+  /**
+   * Sends the change's items and its audit entry as one transaction, again while DynamoDB
+   * refuses it for a transaction conflict, up to the bound. Returns undefined when it was
+   * written, or the per-item reasons when a condition refused it (nothing written then).
+   */
+  private async transact(
+    items: TransactItems,
+    options: ChangeOptions | undefined,
+  ): Promise<CancellationReason[] | undefined> {
+    const all: TransactItems = [
+      ...items,
+      ...(options?.audit ? [auditPut(this.tables.audit, options.audit)] : []),
+    ]
     const started = Date.now()
     for (let attempt = 1; ; attempt++) {
       try {
-        return await send()
+        await this.send(new TransactWriteCommand({ TransactItems: all }))
+        return undefined
       } catch (error) {
-        if (!isTransactionConflict(error)) throw error
+        const reasons = reasonsOf(error)
+        if (reasons.some((r) => r.Code !== undefined && THROTTLED.has(r.Code))) {
+          throw new StoreUnavailable('a cancelled transaction')
+        }
+        if (!isTransactionConflict(error)) {
+          if (reasons.some((r) => r.Code === 'ConditionalCheckFailed')) {
+            // The audit entry's own condition (a unique id) never fails in practice; if it did,
+            // the change was not made either, and saying so beats a wrong outcome.
+            if (options?.audit && reasons[all.length - 1]?.Code === 'ConditionalCheckFailed') {
+              throw new AdminError('The audit entry could not be written; nothing was changed.')
+            }
+            return reasons
+          }
+          throw error
+        }
         if (attempt >= this.retry.attempts) {
           throw new WriteConflictError(attempt, Date.now() - started)
         }
         const delay = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1))
-        await new Promise((resolve) => setTimeout(resolve, delay / 2 + (Math.random() * delay) / 2))
+        await sleep(delay / 2 + (Math.random() * delay) / 2, this.signal)
       }
     }
   }
 
-  async createIssuer(issuer: IssuerRecord): Promise<void> {
-    await this.write(() =>
-      this.client.send(
-        new PutCommand({
-          TableName: this.tables.issuers,
-          Item: issuer,
-          ConditionExpression: 'attribute_not_exists(issuerId)',
-        }),
-      ),
+  async createIssuer(issuer: IssuerRecord, options?: ChangeOptions): Promise<void> {
+    const refused = await this.transact(
+      [
+        {
+          Put: {
+            TableName: this.tables.issuers,
+            Item: issuer,
+            ConditionExpression: 'attribute_not_exists(issuerId)',
+          },
+        },
+      ],
+      options,
     )
+    if (refused) throw new AdminError(`Issuer id ${issuer.issuerId} exists already.`)
   }
 
   listIssuers(): Promise<IssuerRecord[]> {
     return this.scanAll<IssuerRecord>({ TableName: this.tables.issuers, ConsistentRead: true })
+  }
+
+  async issuerNames(issuerIds: string[]): Promise<Map<string, string>> {
+    const issuers = await this.batchGet<Pick<IssuerRecord, 'issuerId' | 'name'>>(
+      this.tables.issuers,
+      [...new Set(issuerIds)].map((issuerId) => ({ issuerId })),
+      { ProjectionExpression: 'issuerId, #name', ExpressionAttributeNames: { '#name': 'name' } },
+    )
+    return new Map(issuers.map((i) => [i.issuerId, i.name]))
   }
 
   /**
@@ -125,50 +200,46 @@ export class DynamoDbAdminStore implements AdminStore {
   private async putForIssuer(
     issuerId: string,
     items: { table: string; item: object; key: string }[],
-  ) {
-    try {
-      await this.write(() =>
-        this.client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                ConditionCheck: {
-                  TableName: this.tables.issuers,
-                  Key: { issuerId },
-                  ConditionExpression: 'attribute_exists(issuerId)',
-                },
-              },
-              ...items.map(({ table, item, key }) => ({
-                Put: {
-                  TableName: table,
-                  Item: item,
-                  ConditionExpression: 'attribute_not_exists(#key)',
-                  ExpressionAttributeNames: { '#key': key },
-                },
-              })),
-            ],
-          }),
-        ),
-      )
-    } catch (error) {
-      if (reasonsOf(error)[0]?.Code === 'ConditionalCheckFailed') {
-        throw new AdminError(`No issuer ${issuerId}.`)
-      }
-      throw error
-    }
+    options: ChangeOptions | undefined,
+  ): Promise<'created' | 'issuer_not_found'> {
+    const refused = await this.transact(
+      [
+        {
+          ConditionCheck: {
+            TableName: this.tables.issuers,
+            Key: { issuerId },
+            ConditionExpression: 'attribute_exists(issuerId)',
+          },
+        },
+        ...items.map(({ table, item, key }) => ({
+          Put: {
+            TableName: table,
+            Item: item,
+            ConditionExpression: 'attribute_not_exists(#key)',
+            ExpressionAttributeNames: { '#key': key },
+          },
+        })),
+      ],
+      options,
+    )
+    if (!refused) return 'created'
+    if (refused[0]?.Code === 'ConditionalCheckFailed') return 'issuer_not_found'
+    throw new AdminError('A new id clashed with an existing item; nothing was written. Try again.')
   }
 
-  createProgram(program: ProgramRecord): Promise<void> {
-    return this.putForIssuer(program.issuerId, [
-      { table: this.tables.programs, item: program, key: 'programId' },
-    ])
+  createProgram(program: ProgramRecord, options?: ChangeOptions) {
+    return this.putForIssuer(
+      program.issuerId,
+      [{ table: this.tables.programs, item: program, key: 'programId' }],
+      options,
+    )
   }
 
   async getProgram(programId: string): Promise<ProgramRecord | undefined> {
-    const { Item } = await this.client.send(
+    const { Item } = await this.send<{ Item?: ProgramRecord }>(
       new GetCommand({ TableName: this.tables.programs, Key: { programId }, ConsistentRead: true }),
     )
-    return Item as ProgramRecord | undefined
+    return Item
   }
 
   /**
@@ -205,26 +276,40 @@ export class DynamoDbAdminStore implements AdminStore {
     return programs.sort((a, b) => a.createdAt.localeCompare(b.createdAt))
   }
 
-  async setProgramStatus(programId: string, to: ProgramStatus, from: ProgramStatus[]) {
+  async setProgramStatus(
+    programId: string,
+    to: ProgramStatus,
+    from: ProgramStatus[],
+    options?: ChangeOptions,
+  ): Promise<ProgramChange> {
     const values = Object.fromEntries(from.map((status, i) => [`:from${i}`, status]))
-    try {
-      await this.write(() =>
-        this.client.send(
-          new UpdateCommand({
+    const issuer = options?.issuerId
+    const refused = await this.transact(
+      [
+        {
+          Update: {
             TableName: this.tables.programs,
             Key: { programId },
             UpdateExpression: 'SET #status = :to',
-            ConditionExpression: `attribute_exists(programId) AND #status IN (${Object.keys(values).join(', ')})`,
+            ConditionExpression: `attribute_exists(programId) AND #status IN (${Object.keys(values).join(', ')})${issuer === undefined ? '' : ' AND issuerId = :issuer'}`,
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':to': to, ...values },
-          }),
-        ),
-      )
-      return true
-    } catch (error) {
-      if (isConditionFailure(error)) return false
-      throw error
+            ExpressionAttributeValues: {
+              ':to': to,
+              ...values,
+              ...(issuer === undefined ? {} : { ':issuer': issuer }),
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+      ],
+      options,
+    )
+    if (!refused) return { kind: 'changed' }
+    const current = itemOf<ProgramRecord>(refused[0])
+    if (!current || (issuer !== undefined && current.issuerId !== issuer)) {
+      return { kind: 'not_found' }
     }
+    return { kind: 'refused', current }
   }
 
   /** The pointer that finds a key by id (see KEY_ID_POINTER), put in the key's transaction. */
@@ -236,19 +321,20 @@ export class DynamoDbAdminStore implements AdminStore {
     }
   }
 
-  createApiKey(key: ApiKeyRecord): Promise<void> {
-    return this.putForIssuer(key.issuerId, [
-      { table: this.tables.apiKeys, item: key, key: 'keyHash' },
-      this.pointerPut(key),
-    ])
+  createApiKey(key: AdminKeyRecord, options?: ChangeOptions) {
+    return this.putForIssuer(
+      key.issuerId,
+      [{ table: this.tables.apiKeys, item: key, key: 'keyHash' }, this.pointerPut(key)],
+      options,
+    )
   }
 
   /**
    * The pointer, then the key, both strongly consistent: found even a moment after it was
    * created or rolled, which the `byKeyId` index (eventually consistent) does not promise.
    */
-  async findApiKeyById(keyId: string): Promise<ApiKeyRecord | undefined> {
-    const { Item: pointer } = await this.client.send(
+  async findApiKeyById(keyId: string): Promise<AdminKeyRecord | undefined> {
+    const { Item: pointer } = await this.send<{ Item?: Record<string, unknown> }>(
       new GetCommand({
         TableName: this.tables.apiKeys,
         Key: { keyHash: keyIdPointer(keyId) },
@@ -268,16 +354,21 @@ export class DynamoDbAdminStore implements AdminStore {
       keyHash = indexed?.keyHash
     }
     if (keyHash === undefined) return undefined
-    const { Item } = await this.client.send(
+    const { Item } = await this.send<{ Item?: AdminKeyRecord }>(
       new GetCommand({ TableName: this.tables.apiKeys, Key: { keyHash }, ConsistentRead: true }),
     )
-    return Item as ApiKeyRecord | undefined
+    return Item
   }
 
-  async listApiKeys(filter: { issuerId?: string }): Promise<ApiKeyRecord[]> {
+  /**
+   * By issuer: the `byIssuer` index finds the keys (a key created a moment ago may show a little
+   * late), and one consistent BatchGetItem per 100 reads them, so a key revoked or rolled a moment
+   * ago shows as it is now.
+   */
+  async listApiKeys(filter: { issuerId?: string; mode?: Mode }): Promise<AdminKeyRecord[]> {
     const keys =
       filter.issuerId === undefined
-        ? await this.scanAll<ApiKeyRecord>({
+        ? await this.scanAll<AdminKeyRecord>({
             TableName: this.tables.apiKeys,
             ConsistentRead: true,
             // Pointer items are not keys. (They are in neither index: they have no keyId,
@@ -285,81 +376,103 @@ export class DynamoDbAdminStore implements AdminStore {
             FilterExpression: 'NOT begins_with(keyHash, :pointer)',
             ExpressionAttributeValues: { ':pointer': KEY_ID_POINTER.prefix },
           })
-        : await this.queryAll<ApiKeyRecord>({
+        : await this.batchGet<AdminKeyRecord>(
+            this.tables.apiKeys,
+            (
+              await this.queryAll<Pick<ApiKeyRecord, 'keyHash'>>({
+                TableName: this.tables.apiKeys,
+                IndexName: INDEX.keysByIssuer,
+                KeyConditionExpression: 'issuerId = :issuer',
+                ExpressionAttributeValues: { ':issuer': filter.issuerId },
+                ProjectionExpression: 'keyHash',
+              })
+            ).map((k) => ({ keyHash: k.keyHash })),
+          )
+    return keys
+      .filter((k) => filter.mode === undefined || k.mode === filter.mode)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+  }
+
+  async revokeApiKey(keyHash: string, options?: ChangeOptions): Promise<KeyRevocation> {
+    const issuer = options?.issuerId
+    const refused = await this.transact(
+      [
+        {
+          Update: {
             TableName: this.tables.apiKeys,
-            IndexName: INDEX.keysByIssuer,
-            KeyConditionExpression: 'issuerId = :issuer',
-            ExpressionAttributeValues: { ':issuer': filter.issuerId },
-          })
-    return keys.sort((a, b) => a.createdAt.localeCompare(b.createdAt))
-  }
-
-  async revokeApiKey(keyHash: string): Promise<void> {
-    await this.write(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tables.apiKeys,
-          Key: { keyHash },
-          UpdateExpression: 'SET #status = :revoked',
-          ConditionExpression: 'attribute_exists(keyHash)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':revoked': 'revoked' },
-        }),
-      ),
-    )
-  }
-
-  async rollApiKey({
-    old,
-    next,
-    oldExpiresAt,
-    now,
-  }: {
-    old: ApiKeyRecord
-    next: ApiKeyRecord
-    oldExpiresAt: number
-    now: number
-  }): Promise<boolean> {
-    const pointer = this.pointerPut(next)
-    const items: TransactItems = [
-      {
-        Update: {
-          TableName: this.tables.apiKeys,
-          Key: { keyHash: old.keyHash },
-          UpdateExpression: 'SET #expires = :expires, rolledTo = :next',
-          ConditionExpression:
-            '#status = :active AND (attribute_not_exists(#expires) OR #expires > :now)',
-          ExpressionAttributeNames: { '#status': 'status', '#expires': 'expiresAt' },
-          ExpressionAttributeValues: {
-            ':expires': oldExpiresAt,
-            ':next': next.keyId,
-            ':active': 'active',
-            ':now': now,
+            Key: { keyHash },
+            UpdateExpression: 'SET #status = :revoked',
+            // keyId: a key, not a pointer item. Already revoked: nothing to write, nor to audit.
+            ConditionExpression: `attribute_exists(keyId) AND #status <> :revoked${issuer === undefined ? '' : ' AND issuerId = :issuer'}`,
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':revoked': 'revoked',
+              ...(issuer === undefined ? {} : { ':issuer': issuer }),
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
-      },
-      {
-        Put: {
-          TableName: this.tables.apiKeys,
-          Item: next,
-          ConditionExpression: 'attribute_not_exists(keyHash)',
-        },
-      },
-      {
-        Put: {
-          TableName: pointer.table,
-          Item: pointer.item,
-          ConditionExpression: 'attribute_not_exists(keyHash)',
-        },
-      },
-    ]
-    try {
-      await this.write(() => this.client.send(new TransactWriteCommand({ TransactItems: items })))
-      return true
-    } catch (error) {
-      if (isConditionFailure(error)) return false
-      throw error
+      ],
+      options,
+    )
+    if (!refused) return { kind: 'revoked' }
+    const current = itemOf<AdminKeyRecord>(refused[0])
+    if (!current?.keyId || (issuer !== undefined && current.issuerId !== issuer)) {
+      return { kind: 'not_found' }
     }
+    return { kind: 'already_revoked' }
+  }
+
+  async rollApiKey(
+    {
+      old,
+      next,
+      oldExpiresAt,
+      now,
+    }: { old: ApiKeyRecord; next: AdminKeyRecord; oldExpiresAt: number; now: number },
+    options?: ChangeOptions,
+  ): Promise<KeyRoll> {
+    const issuer = options?.issuerId
+    const pointer = this.pointerPut(next)
+    const refused = await this.transact(
+      [
+        {
+          Update: {
+            TableName: this.tables.apiKeys,
+            Key: { keyHash: old.keyHash },
+            UpdateExpression: 'SET #expires = :expires, rolledTo = :next',
+            ConditionExpression: `#status = :active AND (attribute_not_exists(#expires) OR #expires > :now)${issuer === undefined ? '' : ' AND issuerId = :issuer'}`,
+            ExpressionAttributeNames: { '#status': 'status', '#expires': 'expiresAt' },
+            ExpressionAttributeValues: {
+              ':expires': oldExpiresAt,
+              ':next': next.keyId,
+              ':active': 'active',
+              ':now': now,
+              ...(issuer === undefined ? {} : { ':issuer': issuer }),
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        {
+          Put: {
+            TableName: this.tables.apiKeys,
+            Item: next,
+            ConditionExpression: 'attribute_not_exists(keyHash)',
+          },
+        },
+        {
+          Put: {
+            TableName: pointer.table,
+            Item: pointer.item,
+            ConditionExpression: 'attribute_not_exists(keyHash)',
+          },
+        },
+      ],
+      options,
+    )
+    return refused
+      ? { kind: 'refused', current: itemOf<AdminKeyRecord>(refused[0]) }
+      : { kind: 'rolled' }
   }
 
   async listGrants({
@@ -377,7 +490,10 @@ export class DynamoDbAdminStore implements AdminStore {
     let start = cursor === undefined ? undefined : decodeCursor(cursor)
     // A filter applies after DynamoDB's page limit, so keep reading until the page is full.
     do {
-      const page = await this.client.send(
+      const page = await this.send<{
+        Items?: GrantRecord[]
+        LastEvaluatedKey?: Record<string, unknown>
+      }>(
         new QueryCommand({
           TableName: this.tables.grants,
           IndexName: INDEX.grantsByProgram,
@@ -393,10 +509,48 @@ export class DynamoDbAdminStore implements AdminStore {
           ExclusiveStartKey: start,
         }),
       )
-      items.push(...((page.Items ?? []) as GrantRecord[]))
+      items.push(...(page.Items ?? []))
       start = page.LastEvaluatedKey
     } while (start !== undefined && items.length < limit)
     return start === undefined ? { items } : { items, nextCursor: encodeCursor(start) }
+  }
+
+  /**
+   * Newest first. Asks for one entry more than the page, so `last` is set only when another page
+   * exists (a page that ends exactly at the end of the log has no next cursor).
+   */
+  async listAudit({
+    issuerId,
+    limit,
+    after,
+  }: {
+    issuerId: string
+    limit: number
+    after?: string
+  }): Promise<{ items: AuditEntry[]; last?: string }> {
+    const items: AuditEntry[] = []
+    let start: Record<string, unknown> | undefined =
+      after === undefined ? undefined : { issuerId, entryId: after }
+    do {
+      const page = await this.send<{
+        Items?: AuditEntry[]
+        LastEvaluatedKey?: Record<string, unknown>
+      }>(
+        new QueryCommand({
+          TableName: this.tables.audit,
+          KeyConditionExpression: 'issuerId = :issuer',
+          ExpressionAttributeValues: { ':issuer': issuerId },
+          ScanIndexForward: false,
+          Limit: limit + 1 - items.length,
+          ExclusiveStartKey: start,
+        }),
+      )
+      items.push(...(page.Items ?? []))
+      start = page.LastEvaluatedKey
+    } while (start !== undefined && items.length <= limit)
+    if (items.length <= limit) return { items }
+    const shown = items.slice(0, limit)
+    return { items: shown, last: (shown[shown.length - 1] as AuditEntry).entryId }
   }
 
   private scanAll<T>(input: ScanCommandInput): Promise<T[]> {
@@ -414,35 +568,49 @@ export class DynamoDbAdminStore implements AdminStore {
     const items: T[] = []
     let start: Record<string, unknown> | undefined
     do {
-      const result = await this.client.send(page(start) as ScanCommand)
-      items.push(...((result.Items ?? []) as T[]))
+      const result = await this.send<{ Items?: T[]; LastEvaluatedKey?: Record<string, unknown> }>(
+        page(start),
+      )
+      items.push(...(result.Items ?? []))
       start = result.LastEvaluatedKey
     } while (start)
     return items
   }
 
   /** Strongly consistent, 100 keys a call; asks again for what DynamoDB left unprocessed. */
-  private async batchGet<T>(table: string, keys: Record<string, unknown>[]): Promise<T[]> {
+  private async batchGet<T>(
+    table: string,
+    keys: Record<string, unknown>[],
+    projection: {
+      ProjectionExpression?: string
+      ExpressionAttributeNames?: Record<string, string>
+    } = {},
+  ): Promise<T[]> {
     const items: T[] = []
     for (let i = 0; i < keys.length; i += 100) {
       let pending: Record<string, unknown>[] = keys.slice(i, i + 100)
       for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt === 8) {
-          throw new AdminError('DynamoDB kept some reads unprocessed (throttled); try again.')
-        }
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt))
-        const result = await this.client.send(
+        if (attempt === 8) throw new StoreUnavailable('reads left unprocessed')
+        if (attempt > 0) await sleep(25 * 2 ** attempt, this.signal)
+        const result = await this.send<{
+          Responses?: Record<string, T[]>
+          UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }>
+        }>(
           new BatchGetCommand({
-            RequestItems: { [table]: { Keys: pending, ConsistentRead: true } },
+            RequestItems: { [table]: { Keys: pending, ConsistentRead: true, ...projection } },
           }),
         )
-        items.push(...((result.Responses?.[table] ?? []) as T[]))
-        pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[]
+        items.push(...(result.Responses?.[table] ?? []))
+        pending = result.UnprocessedKeys?.[table]?.Keys ?? []
       }
     }
     return items
   }
 }
+
+/** The item a refused condition returned (ReturnValuesOnConditionCheckFailure: ALL_OLD). */
+const itemOf = <T>(reason: CancellationReason | undefined): T | undefined =>
+  reason?.Item ? (unmarshall(reason.Item) as T) : undefined
 
 /** A stage deployed from an earlier release lacks the index: say what to do. */
 const missingIndex = (table: string, index: string) => (error: unknown) => {

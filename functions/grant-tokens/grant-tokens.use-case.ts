@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { Mode } from '../shared/api-key'
 import { type Authenticator, readCredential } from '../shared/authenticator'
 import { type Deadline, DYNAMODB_TIMEOUTS, NO_DEADLINE } from '../shared/deadline'
 import {
@@ -15,17 +16,50 @@ import {
 import { idempotentGrantId, idPattern, newId } from '../shared/ids'
 import { zodIssuesToFieldErrors } from '../shared/problem'
 import { sleep } from '../shared/sleep'
-import type { GrantRecord, GrantStore, KeyIdentity, ProgramRecord } from '../stores/grants.store'
+import { auditEntry } from '../stores/audit'
+import type {
+  GrantAuthority,
+  GrantRecord,
+  GrantSender,
+  GrantStore,
+  ProgramRecord,
+} from '../stores/grants.store'
 import { GrantRequestSchema, IdempotencyKeySchema, LIMITS } from './grant-request.schema'
 
-export type GrantTokensInput = {
-  apiKey: string | undefined
+type CommonInput = {
   programId: string | undefined
   idempotencyKey: string | undefined
   body: unknown
   /** The request's time budget; without one (CLI, tests) nothing is cut short. */
   deadline?: Deadline
 }
+
+/**
+ * A member of the issuer sending through the management API. The route has checked, on this
+ * request, that they belong to `issuerId` with a role that may send; the program must belong to
+ * that issuer (another issuer's answers as a missing one), and the Idempotency-Key is scoped to
+ * issuer and mode, exactly as the API's.
+ */
+export type MemberSender = {
+  issuerId: string
+  sentBy: GrantSender
+  /**
+   * The program's mode when the caller already knows it (a batch, from its program): no read.
+   * Otherwise the program is read first, for its issuer and mode.
+   */
+  mode?: Mode
+  /** The audit entry written in the grant's transaction (absent for the rows of a batch). */
+  audit?: { requestId?: string }
+  /** For the rows of a batch: the batch and the row, recorded on the grant. */
+  batch?: { batchId: string; row: number }
+}
+
+/** The grant API (`apiKey`) or a member through the management API (`member`): one use case. */
+export type GrantTokensInput = CommonInput &
+  (
+    | { apiKey: string | undefined; member?: undefined }
+    | { member: MemberSender; apiKey?: undefined }
+  )
 
 export type GrantTokensResult = { grant: GrantRecord; replayed: boolean }
 
@@ -45,9 +79,28 @@ export const makeGrantTokens = ({
   clock = Date.now,
   maxAttempts = 5,
 }: GrantTokensDeps) => {
+  /**
+   * The member's issuer and the program's mode. Without a known mode, the program is read
+   * (strongly consistent) for it: another issuer's program answers as a missing one. The grant's
+   * transaction then requires the same issuer and mode, so nothing read here can go stale.
+   */
+  const memberAuthority = async (
+    member: MemberSender,
+    programId: string,
+    deadline: Deadline,
+  ): Promise<GrantAuthority> => {
+    if (member.mode !== undefined) {
+      return { kind: 'issuer', issuerId: member.issuerId, mode: member.mode }
+    }
+    const program = await store.findProgram(programId, { signal: deadline.signal })
+    if (!program || program.issuerId !== member.issuerId) throw new ProgramNotFound(programId)
+    return { kind: 'issuer', issuerId: member.issuerId, mode: program.mode }
+  }
+
   return async (input: GrantTokensInput): Promise<GrantTokensResult> => {
     // Everything that needs no database comes first, so bad requests cost nothing.
-    const credential = readCredential(input.apiKey)
+    const member = input.member
+    const credential = member === undefined ? readCredential(input.apiKey) : undefined
     const parsed = GrantRequestSchema.safeParse(input.body)
     if (!parsed.success) throw new ValidationFailed(zodIssuesToFieldErrors(parsed.error))
     const request = parsed.data
@@ -64,7 +117,10 @@ export const makeGrantTokens = ({
     if (!PROGRAM_ID.test(programId)) throw new ProgramNotFound(programId)
 
     const deadline = input.deadline ?? NO_DEADLINE
-    const key = await authenticator.resolve(credential, clock(), deadline.signal)
+    const authority: GrantAuthority = credential
+      ? { kind: 'key', key: await authenticator.resolve(credential, clock(), deadline.signal) }
+      : await memberAuthority(member as MemberSender, programId, deadline)
+    const { issuerId, mode } = authority.kind === 'key' ? authority.key : authority
     // "" and null are how existing integrations say "no name": stored as no name at all.
     const name = request.recipient.name || undefined
     const recipient =
@@ -75,10 +131,10 @@ export const makeGrantTokens = ({
       grantId:
         input.idempotencyKey === undefined
           ? newId('grant')
-          : idempotentGrantId(key.issuerId, key.mode, input.idempotencyKey),
+          : idempotentGrantId(issuerId, mode, input.idempotencyKey),
       programId,
-      issuerId: key.issuerId,
-      mode: key.mode,
+      issuerId,
+      mode,
       recipient,
       reason: request.reason,
       amount: request.amount,
@@ -86,27 +142,43 @@ export const makeGrantTokens = ({
       createdAt: new Date(clock()).toISOString(),
       requestHash: requestHash(programId, recipient, request.reason, request.amount),
       ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
-      keyId: key.keyId,
+      ...(authority.kind === 'key' ? { keyId: authority.key.keyId } : {}),
+      ...(member === undefined ? {} : { sentBy: member.sentBy }),
+      ...(member?.batch === undefined ? {} : { batch: member.batch }),
     }
+    // One entry per send, in the grant's own transaction; a replay writes none.
+    const audit =
+      member?.audit === undefined
+        ? undefined
+        : auditEntry({
+            issuerId,
+            actor: { kind: 'person', ...member.sentBy },
+            action: 'grant.send',
+            target: { type: 'grant', id: grant.grantId },
+            now: clock(),
+            requestId: member.audit.requestId,
+            details: { programId, mode, amount: grant.amount, recipient: recipient.email },
+          })
 
     for (let attempt = 1; ; attempt++) {
       const outcome = await store.createGrant({
-        key,
+        authority,
         grant,
         now: clock(),
+        ...(audit === undefined ? {} : { audit }),
         signal: deadline.signal,
       })
       switch (outcome.kind) {
         case 'created':
           return { grant, replayed: false }
         case 'key_rejected':
-          authenticator.forget(credential)
+          if (credential) authenticator.forget(credential)
           throw new InvalidApiKey()
         case 'grant_exists':
           if (outcome.existing.requestHash !== grant.requestHash) throw new IdempotencyKeyReused()
           return { grant: outcome.existing, replayed: true }
         case 'program_rejected':
-          throw programError(programId, outcome.program, key, grant.amount)
+          throw programError(programId, outcome.program, { issuerId, mode }, grant.amount)
         case 'conflict': {
           const pause = backoffMs(attempt)
           // Another attempt only while it can still finish before the deadline.
@@ -123,7 +195,7 @@ export const makeGrantTokens = ({
 const programError = (
   programId: string,
   program: ProgramRecord | undefined,
-  key: KeyIdentity,
+  key: { issuerId: string; mode: Mode },
   amount: number,
 ) => {
   if (!program || program.issuerId !== key.issuerId) return new ProgramNotFound(programId)

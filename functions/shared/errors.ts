@@ -20,6 +20,7 @@ export const ERROR_CODES = {
   issuer_not_found: 404,
   key_not_found: 404,
   member_not_found: 404,
+  batch_not_found: 404,
   program_not_found: 404,
   grant_not_found: 404,
   route_not_found: 404,
@@ -28,6 +29,10 @@ export const ERROR_CODES = {
   pool_exhausted: 409,
   request_conflict: 409,
   last_owner: 409,
+  program_state_conflict: 409,
+  key_state_conflict: 409,
+  member_exists: 409,
+  member_active: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
@@ -47,7 +52,12 @@ export const MANAGEMENT_ONLY_CODES: readonly ErrorCode[] = [
   'issuer_not_found',
   'key_not_found',
   'member_not_found',
+  'batch_not_found',
   'last_owner',
+  'program_state_conflict',
+  'key_state_conflict',
+  'member_exists',
+  'member_active',
 ]
 
 export abstract class DomainError extends Error {
@@ -159,6 +169,16 @@ export class MemberNotFound extends DomainError {
 }
 
 /** An issuer always keeps at least one owner. */
+/** No such batch of this program in this issuer (another issuer's answers the same). */
+export class BatchNotFound extends DomainError {
+  readonly status = 404
+  readonly code = 'batch_not_found'
+  readonly title = 'Batch not found'
+  constructor(batchId: string) {
+    super(`No batch ${JSON.stringify(batchId)} exists in this program of this issuer.`)
+  }
+}
+
 export class LastOwner extends DomainError {
   readonly status = 409
   readonly code = 'last_owner'
@@ -168,6 +188,47 @@ export class LastOwner extends DomainError {
       "This is the issuer's last owner: make another member owner first, then change or remove this one.",
     )
   }
+}
+
+/** The address is already a member (or has a pending invitation) of this issuer; nothing was written. */
+export class MemberExists extends DomainError {
+  readonly status = 409
+  readonly code = 'member_exists'
+  readonly title = 'Already a member'
+  constructor(email: string) {
+    super(
+      `${email} is already a member of this issuer (or invited to it). Change their role instead, or resend a pending invitation.`,
+    )
+  }
+}
+
+/** A resend for a person who has already signed in and chosen a password; nothing was sent. */
+export class MemberActive extends DomainError {
+  readonly status = 409
+  readonly code = 'member_active'
+  readonly title = 'Invitation already accepted'
+  constructor() {
+    super(
+      'This person has already signed in and chosen a password: there is no invitation to resend. A forgotten password is reset from the sign-in page.',
+    )
+  }
+}
+
+/**
+ * A program state change its current status does not allow: pause needs an active program, resume
+ * a paused one, and a closed program stays closed. Nothing was written.
+ */
+export class ProgramStateConflict extends DomainError {
+  readonly status = 409
+  readonly code = 'program_state_conflict'
+  readonly title = 'Program state does not allow this'
+}
+
+/** A key change its state does not allow (only an active key can be rolled). Nothing was written. */
+export class KeyStateConflict extends DomainError {
+  readonly status = 409
+  readonly code = 'key_state_conflict'
+  readonly title = 'API key state does not allow this'
 }
 
 export class ModeMismatch extends DomainError {
@@ -188,6 +249,19 @@ export class ProgramNotFound extends DomainError {
   readonly title = 'Program not found'
   constructor(programId: string) {
     super(`No program ${JSON.stringify(programId)} is visible to this API key.`)
+  }
+}
+
+/**
+ * The management API's `program_not_found`: no such program in the path's issuer, which is also
+ * the answer for another issuer's program.
+ */
+export class IssuerProgramNotFound extends DomainError {
+  readonly status = 404
+  readonly code = 'program_not_found'
+  readonly title = 'Program not found'
+  constructor(programId: string) {
+    super(`No program ${JSON.stringify(programId)} exists in this issuer.`)
   }
 }
 

@@ -4,21 +4,26 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   TransactWriteCommand,
+  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb'
 import { ServiceUnavailable } from '../shared/errors'
 import { sleep } from '../shared/sleep'
+import { auditPut } from './audit'
 import type {
   ApiKeyRecord,
   CallOptions,
+  CreateGrantInput,
   CreateGrantOutcome,
   GrantRecord,
   GrantStore,
-  KeyIdentity,
   ProgramRecord,
 } from './grants.store'
 
-export type TableNames = { apiKeys: string; programs: string; grants: string }
+/** The tables the grant path uses; `audit` only where a management send writes its entry. */
+export type TableNames = { apiKeys: string; programs: string; grants: string; audit?: string }
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number]
 
 const THROTTLED = new Set([
   'ThrottlingError',
@@ -28,8 +33,8 @@ const THROTTLED = new Set([
 
 export class DynamoDbGrantStore implements GrantStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tables: TableNames,
+    protected readonly client: DynamoDBDocumentClient,
+    protected readonly tables: TableNames,
   ) {}
 
   async findApiKey(
@@ -45,74 +50,90 @@ export class DynamoDbGrantStore implements GrantStore {
 
   async createGrant({
     key,
+    authority = key === undefined ? undefined : { kind: 'key', key },
     grant,
     now,
+    audit,
     signal,
-  }: {
-    key: KeyIdentity
-    grant: GrantRecord
-    now: number
-  } & CallOptions): Promise<CreateGrantOutcome> {
+  }: CreateGrantInput): Promise<CreateGrantOutcome> {
+    if (authority === undefined) throw new Error('createGrant needs a key or an authority')
+    if (audit !== undefined && this.tables.audit === undefined) {
+      throw new Error('createGrant with an audit entry needs the audit table')
+    }
+    // The program's issuer and mode are the authority's: a key's, or the member's issuer with the
+    // program's mode. The grant record carries the same pair.
+    const { issuerId, mode } = authority.kind === 'key' ? authority.key : authority
+    const items: TransactItem[] = []
+    const at = { key: -1, program: -1, grant: -1 }
+    if (authority.kind === 'key') {
+      at.key = items.length
+      items.push({
+        ConditionCheck: {
+          TableName: this.tables.apiKeys,
+          Key: { keyHash: authority.key.keyHash },
+          ConditionExpression:
+            '#status = :active AND (attribute_not_exists(#expires) OR #expires > :now)',
+          ExpressionAttributeNames: { '#status': 'status', '#expires': 'expiresAt' },
+          ExpressionAttributeValues: { ':active': 'active', ':now': now },
+        },
+      })
+    }
+    at.program = items.length
+    items.push({
+      Update: {
+        TableName: this.tables.programs,
+        Key: { programId: grant.programId },
+        // `remaining` is only checked when the program has a pool; ADD keeps the
+        // expression the same for every program so the warm path needs no read.
+        UpdateExpression:
+          'SET #issued = if_not_exists(#issued, :zero) + :amount ADD #remaining :minus',
+        ConditionExpression:
+          '#issuer = :issuer AND #mode = :mode AND #status = :active AND (attribute_not_exists(#pool) OR #remaining >= :amount)',
+        ExpressionAttributeNames: {
+          '#issuer': 'issuerId',
+          '#mode': 'mode',
+          '#status': 'status',
+          '#pool': 'pool',
+          '#issued': 'issued',
+          '#remaining': 'remaining',
+        },
+        ExpressionAttributeValues: {
+          ':issuer': issuerId,
+          ':mode': mode,
+          ':active': 'active',
+          ':amount': grant.amount,
+          ':minus': -grant.amount,
+          ':zero': 0,
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    })
+    at.grant = items.length
+    items.push({
+      Put: {
+        TableName: this.tables.grants,
+        Item: grant,
+        ConditionExpression: 'attribute_not_exists(#id)',
+        ExpressionAttributeNames: { '#id': 'grantId' },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    })
+    // The audit entry of a management send: written with the grant, or not at all.
+    if (audit !== undefined) items.push(auditPut(this.tables.audit as string, audit))
     try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: this.tables.apiKeys,
-                Key: { keyHash: key.keyHash },
-                ConditionExpression:
-                  '#status = :active AND (attribute_not_exists(#expires) OR #expires > :now)',
-                ExpressionAttributeNames: { '#status': 'status', '#expires': 'expiresAt' },
-                ExpressionAttributeValues: { ':active': 'active', ':now': now },
-              },
-            },
-            {
-              Update: {
-                TableName: this.tables.programs,
-                Key: { programId: grant.programId },
-                // `remaining` is only checked when the program has a pool; ADD keeps the
-                // expression the same for every program so the warm path needs no read.
-                UpdateExpression:
-                  'SET #issued = if_not_exists(#issued, :zero) + :amount ADD #remaining :minus',
-                ConditionExpression:
-                  '#issuer = :issuer AND #mode = :mode AND #status = :active AND (attribute_not_exists(#pool) OR #remaining >= :amount)',
-                ExpressionAttributeNames: {
-                  '#issuer': 'issuerId',
-                  '#mode': 'mode',
-                  '#status': 'status',
-                  '#pool': 'pool',
-                  '#issued': 'issued',
-                  '#remaining': 'remaining',
-                },
-                ExpressionAttributeValues: {
-                  ':issuer': key.issuerId,
-                  ':mode': key.mode,
-                  ':active': 'active',
-                  ':amount': grant.amount,
-                  ':minus': -grant.amount,
-                  ':zero': 0,
-                },
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              },
-            },
-            {
-              Put: {
-                TableName: this.tables.grants,
-                Item: grant,
-                ConditionExpression: 'attribute_not_exists(#id)',
-                ExpressionAttributeNames: { '#id': 'grantId' },
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              },
-            },
-          ],
-        }),
-        { abortSignal: signal },
-      )
+      await this.client.send(new TransactWriteCommand({ TransactItems: items }), {
+        abortSignal: signal,
+      })
       return { kind: 'created' }
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error
-      return this.decodeCancellation(error.CancellationReasons ?? [], grant, signal)
+      const reasons = error.CancellationReasons ?? []
+      return this.decodeCancellation(
+        reasons,
+        { key: reasons[at.key], program: reasons[at.program], grant: reasons[at.grant] },
+        grant,
+        signal,
+      )
     }
   }
 
@@ -122,10 +143,14 @@ export class DynamoDbGrantStore implements GrantStore {
    */
   private async decodeCancellation(
     reasons: CancellationReason[],
+    {
+      key: keyReason,
+      program: programReason,
+      grant: grantReason,
+    }: Record<'key' | 'program' | 'grant', CancellationReason | undefined>,
     grant: GrantRecord,
     signal: AbortSignal | undefined,
   ): Promise<CreateGrantOutcome> {
-    const [keyReason, programReason, grantReason] = reasons
     if (reasons.some((reason) => reason.Code !== undefined && THROTTLED.has(reason.Code))) {
       throw new ServiceUnavailable({
         cause: new Error(`Transaction cancelled: ${reasons.map((r) => r.Code).join(',')}`),
@@ -142,7 +167,7 @@ export class DynamoDbGrantStore implements GrantStore {
     if (programReason?.Code === 'ConditionalCheckFailed') {
       const program = programReason.Item
         ? (unmarshall(programReason.Item) as ProgramRecord)
-        : await this.getProgram(grant.programId, signal)
+        : await this.findProgram(grant.programId, { signal })
       return { kind: 'program_rejected', program }
     }
     if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return { kind: 'conflict' }
@@ -154,23 +179,39 @@ export class DynamoDbGrantStore implements GrantStore {
   async findGrantWithKey(
     keyHash: string,
     grantId: string,
-    { signal }: CallOptions = {},
+    options: CallOptions = {},
   ): Promise<{ key: ApiKeyRecord | undefined; grant: GrantRecord | undefined }> {
+    const [key, grant] = await this.keyAnd<GrantRecord>(
+      keyHash,
+      this.tables.grants,
+      { grantId },
+      options,
+    )
+    return { key, grant }
+  }
+
+  /** The key and one item of another table in one BatchGetItem, both strongly consistent. */
+  protected async keyAnd<T>(
+    keyHash: string,
+    table: string,
+    itemKey: Record<string, string>,
+    { signal }: CallOptions,
+  ): Promise<[ApiKeyRecord | undefined, T | undefined]> {
     let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }> = {
       [this.tables.apiKeys]: { Keys: [{ keyHash }], ConsistentRead: true },
-      [this.tables.grants]: { Keys: [{ grantId }], ConsistentRead: true },
+      [table]: { Keys: [itemKey], ConsistentRead: true },
     }
     let key: ApiKeyRecord | undefined
-    let grant: GrantRecord | undefined
+    let item: T | undefined
     // BatchGet may hand back keys it did not get to; ask again for those only.
     for (let attempt = 0; attempt < 5; attempt++) {
       const result = await this.client.send(new BatchGetCommand({ RequestItems: request }), {
         abortSignal: signal,
       })
       key ??= result.Responses?.[this.tables.apiKeys]?.[0] as ApiKeyRecord | undefined
-      grant ??= result.Responses?.[this.tables.grants]?.[0] as GrantRecord | undefined
+      item ??= result.Responses?.[table]?.[0] as T | undefined
       const unprocessed = result.UnprocessedKeys ?? {}
-      if (Object.keys(unprocessed).length === 0) return { key, grant }
+      if (Object.keys(unprocessed).length === 0) return [key, item]
       request = unprocessed as typeof request
       await sleep(20 * 2 ** attempt, signal)
     }
@@ -185,9 +226,9 @@ export class DynamoDbGrantStore implements GrantStore {
     return Item as GrantRecord | undefined
   }
 
-  private async getProgram(
+  async findProgram(
     programId: string,
-    signal?: AbortSignal,
+    { signal }: CallOptions = {},
   ): Promise<ProgramRecord | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({

@@ -414,7 +414,8 @@ describe('admin CLI bad input', () => {
     const top = await cli(['--help'])
     expect(top.code).toBe(0)
     const commands = [...top.stdout.matchAll(/^ {2}(\w+ \w+)/gm)].map((m) => m[1] as string)
-    expect(commands).toHaveLength(13)
+    // issuer 2, program 6, key 4, grant 1, member 5.
+    expect(commands).toHaveLength(18)
     // One child process shows the wiring; the other commands' help is the same code path.
     expect((await cli(['key', 'roll', '--help'])).stdout).toContain(
       'Usage: npm run admin -- key roll <keyId> [--grace 24h]',
@@ -430,6 +431,7 @@ describe('admin CLI bad input', () => {
     ['program', 6],
     ['key', 4],
     ['grant', 1],
+    ['member', 5],
   ])('"%s --help" prints the help of its %i commands and exits 0', async (noun, count) => {
     const help = await cli([noun, '--help'])
     expect(help.code).toBe(0)

@@ -1,11 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import {
-  DynamoDBClient,
-  TransactionCanceledException,
-  TransactionConflictException,
-} from '@aws-sdk/client-dynamodb'
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import {
   DynamoDBDocumentClient,
   GetCommand,
@@ -19,6 +15,7 @@ import { runCli } from '../../cli/main'
 import { keyIdPointer } from '../../functions/admin/admin.dynamodb'
 import type { AdminTableNames } from '../../functions/admin/admin.store'
 import { ADMIN_OTHER_ACCESS, adminAccessLines } from '../../functions/admin/admin-access'
+import type { AuditEntry } from '../../functions/model/people'
 import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/shared/api-key'
 import { dynamodb } from '../../functions/shared/dynamodb'
 import { newId } from '../../functions/shared/ids'
@@ -79,11 +76,6 @@ const intercept = (
   return () => base.middlewareStack.remove(name)
 }
 
-const conflict = () =>
-  new TransactionConflictException({
-    message: 'Transaction is ongoing for the item',
-    $metadata: { httpStatusCode: 400 },
-  })
 const cancelledForConflict = () =>
   new TransactionCanceledException({
     message:
@@ -112,7 +104,7 @@ const readKey = async (keyHash: string) =>
     await client.send(
       new GetCommand({ TableName: tables.apiKeys, Key: { keyHash }, ConsistentRead: true }),
     )
-  ).Item as (ApiKeyRecord & { rolledTo?: string }) | undefined
+  ).Item as (ApiKeyRecord & { rolledTo?: string; createdBy?: string }) | undefined
 const readProgram = async (programId: string) =>
   (
     await client.send(
@@ -239,9 +231,10 @@ describe('finding a key by id (a pointer item read consistently, not the lagging
 })
 
 describe('writes retried on transaction conflicts (grants in flight hold the item)', () => {
+  // Every change is one transaction with its audit entry: a conflict cancels it whole.
   it('revokes a key after 5 conflicts', async () => {
     const created = await json('key', 'create', '--issuer', issuerId, '--mode', 'TEST')
-    const { sent, stop } = failFirst('UpdateItemCommand', 5, conflict)
+    const { sent, stop } = failFirst('TransactWriteItemsCommand', 5, cancelledForConflict)
     try {
       const run = await cli('key', 'revoke', created.keyId)
       expect(run).toMatchObject({ code: 0, err: [] })
@@ -258,7 +251,7 @@ describe('writes retried on transaction conflicts (grants in flight hold the ite
     ['resume', 'active'],
     ['close', 'closed'],
   ])('%ss a program after 3 conflicts', async (action, status) => {
-    const { sent, stop } = failFirst('UpdateItemCommand', 3, conflict)
+    const { sent, stop } = failFirst('TransactWriteItemsCommand', 3, cancelledForConflict)
     try {
       expect(await cli('program', action, programId)).toMatchObject({ code: 0, err: [] })
     } finally {
@@ -282,7 +275,11 @@ describe('writes retried on transaction conflicts (grants in flight hold the ite
 
   it('gives up after 8 attempts: one line, exit 1, nothing changed', async () => {
     const created = await json('key', 'create', '--issuer', issuerId, '--mode', 'TEST')
-    const { sent, stop } = failFirst('UpdateItemCommand', Number.POSITIVE_INFINITY, conflict)
+    const { sent, stop } = failFirst(
+      'TransactWriteItemsCommand',
+      Number.POSITIVE_INFINITY,
+      cancelledForConflict,
+    )
     const started = Date.now()
     let run: Run
     try {
@@ -311,7 +308,11 @@ describe('writes retried on transaction conflicts (grants in flight hold the ite
       await json('program', 'create', '--issuer', issuerId, '--mode', 'TEST', '--name', 'Busy')
     ).programId
     const before = await readProgram(program)
-    const update = failFirst('UpdateItemCommand', Number.POSITIVE_INFINITY, conflict)
+    const update = failFirst(
+      'TransactWriteItemsCommand',
+      Number.POSITIVE_INFINITY,
+      cancelledForConflict,
+    )
     let pause: Run
     try {
       pause = await cli('program', 'pause', program)
@@ -353,10 +354,8 @@ describe('writes retried on transaction conflicts (grants in flight hold the ite
       await json('program', 'create', '--issuer', issuerId, '--mode', 'LIVE', '--name', 'C')
     ).programId
     let updates = 0
-    const stop = intercept(async (name, input, next) => {
-      if (name !== 'UpdateItemCommand' || input.UpdateExpression === 'SET #s = :closed') {
-        return next()
-      }
+    const stop = intercept(async (name, _input, next) => {
+      if (name !== 'TransactWriteItemsCommand') return next()
       updates++
       // Someone closes the program between the CLI's read and its write.
       await client.send(
@@ -455,6 +454,91 @@ describe('program list reads counters from the base table, not from the index', 
     expect(table.out).toMatch(
       new RegExp(`${live.programId}\\s+${issuer}\\s+LIVE\\s+active\\s+4\\s+9\\s+L`),
     )
+  })
+})
+
+describe("the audit log of the operator's changes", () => {
+  it('writes one entry per change, as "operator CLI", in the transaction of the change, with no secret', async () => {
+    const transactions: string[][] = []
+    const stop = intercept(async (name, input, next) => {
+      if (name === 'TransactWriteItemsCommand') {
+        transactions.push(
+          (input.TransactItems as Record<string, { TableName: string }>[]).map(
+            (item) => `${Object.keys(item)[0]} ${Object.values(item)[0]?.TableName}`,
+          ),
+        )
+      }
+      return next()
+    })
+    let issuer: string
+    let program: string
+    let key: { keyId: string; secret: string }
+    let rolled: { keyId: string; secret: string }
+    try {
+      issuer = (await json('issuer', 'create', '--name', 'Audited')).issuerId
+      program = (
+        await json('program', 'create', '--issuer', issuer, '--mode', 'TEST', '--name', 'A')
+      ).programId
+      for (const action of ['pause', 'resume', 'close']) await json('program', action, program)
+      key = await json('key', 'create', '--issuer', issuer, '--mode', 'LIVE', '--expires-in', '30d')
+      rolled = await json('key', 'roll', key.keyId, '--grace', '1h')
+      await json('key', 'revoke', rolled.keyId)
+    } finally {
+      stop()
+    }
+    // Every change sent its items and its audit entry as one TransactWriteItems.
+    expect(transactions).toHaveLength(8)
+    for (const items of transactions) {
+      expect(items.filter((i) => i === `Put ${tables.audit}`)).toHaveLength(1)
+      expect(items.at(-1)).toBe(`Put ${tables.audit}`)
+      expect(items.length).toBeGreaterThan(1)
+    }
+    const entries = async () =>
+      ((
+        await client.send(
+          new QueryCommand({
+            TableName: tables.audit,
+            KeyConditionExpression: 'issuerId = :i',
+            ExpressionAttributeValues: { ':i': issuer },
+            ConsistentRead: true,
+          }),
+        )
+      ).Items ?? []) as AuditEntry[]
+    const log = await entries()
+    expect(log.map((e) => [e.action, e.target])).toEqual([
+      ['issuer.create', { type: 'issuer', id: issuer }],
+      ['program.create', { type: 'program', id: program }],
+      ['program.pause', { type: 'program', id: program }],
+      ['program.resume', { type: 'program', id: program }],
+      ['program.close', { type: 'program', id: program }],
+      ['key.create', { type: 'key', id: key.keyId }],
+      ['key.roll', { type: 'key', id: key.keyId }],
+      ['key.revoke', { type: 'key', id: rolled.keyId }],
+    ])
+    for (const entry of log) {
+      expect(entry.actor).toEqual({ kind: 'operator', label: 'operator CLI' })
+      expect(entry).not.toHaveProperty('requestId')
+      expect(entry.at).toBe(entry.entryId.split('#')[0])
+    }
+    expect(log[6]?.details).toEqual({
+      newKeyId: rolled.keyId,
+      oldExpiresAt: expect.stringMatching(/Z$/),
+    })
+    const text = JSON.stringify(log)
+    for (const secret of [key.secret, rolled.secret]) {
+      for (const form of [secret, secret.slice(8, 32), hashApiKey(secret)]) {
+        expect(text).not.toContain(form)
+      }
+    }
+    expect((await readKey(hashApiKey(key.secret)))?.createdBy).toBe('operator CLI')
+
+    // Refused changes write no entry: a closed program, a revoked key, a key revoked again.
+    expect((await cli('program', 'resume', program)).code).toBe(1)
+    expect((await cli('key', 'roll', rolled.keyId)).err).toEqual([
+      `error: Key ${rolled.keyId} is revoked; only an active key can be rolled.`,
+    ])
+    expect((await cli('key', 'revoke', rolled.keyId)).code).toBe(0)
+    expect(await entries()).toEqual(log)
   })
 })
 

@@ -17,7 +17,7 @@ import { PROJECT_ROOT, synth } from '../support/synth'
  * Local, with every sample event in events/, and compare it with the handler the local server
  * runs from source.
  */
-const { app, json } = synth({ stage: 'bundle', ephemeral: 'true' })
+const { app, json } = synth({ stage: 'bundle', ephemeral: 'true' }, { bundle: true })
 const assembly = app.synth()
 const bundleOf = (routeId: string) => {
   const path = json.Resources[`${routeId}Function`]?.Metadata?.['aws:asset:path'] as string

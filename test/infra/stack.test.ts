@@ -3,7 +3,7 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions'
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
 import { loadConfig } from '../../functions/config'
 import { ENV, TABLE_ENV } from '../../functions/env-names'
-import { ROUTES } from '../../functions/routes'
+import { ROUTES, type Route, USER_SCOPE } from '../../functions/routes'
 import {
   type IndexSchema,
   TABLES,
@@ -12,7 +12,13 @@ import {
 } from '../../functions/shared/table-schema'
 import { checkAwsSolutions } from '../../lib/nag'
 import { TRANSACTION_CONFLICT_THRESHOLD } from '../../lib/service-alarms'
-import { type CfnTemplate, resource, resourcesOfType, synth } from '../support/synth'
+import {
+  type CfnResource,
+  type CfnTemplate,
+  resource,
+  resourcesOfType,
+  synth,
+} from '../support/synth'
 
 // Two stages, as `cdk deploy` and `cdk deploy -c stage=dev -c ephemeral=true ...` build them.
 const prod = synth()
@@ -91,6 +97,48 @@ describe('HTTP API', () => {
         type: 'AWS_PROXY',
       })).sort((a, b) => a.routeKey.localeCompare(b.routeKey)),
     )
+  })
+
+  it('puts the JWT authorizer, with the access-token scope, on every management route and on no other', () => {
+    const authorizers = resourcesOfType(t, 'AWS::ApiGatewayV2::Authorizer')
+    expect(authorizers).toHaveLength(1)
+    const [authorizerId, authorizer] = authorizers[0] as [string, CfnResource]
+    expect(authorizer.Properties).toMatchObject({
+      AuthorizerType: 'JWT',
+      IdentitySource: ['$request.header.Authorization'],
+      JwtConfiguration: {
+        // The pool's issuer URL, and the app client as the audience (API Gateway checks
+        // `client_id` of access tokens against it).
+        Issuer: expect.objectContaining({ 'Fn::Join': expect.any(Array) }),
+        Audience: [{ Ref: expect.stringMatching(/ConsoleClient/) }],
+      },
+    })
+    expect(JSON.stringify(authorizer.Properties.JwtConfiguration)).toContain('cognito-idp.')
+    const byKey = new Map(
+      resourcesOfType(t, 'AWS::ApiGatewayV2::Route').map(([, r]) => [
+        r.Properties.RouteKey as string,
+        r.Properties,
+      ]),
+    )
+    const userRoutes = (ROUTES as readonly Route[]).filter((r) => r.auth === 'user')
+    expect(userRoutes.length).toBeGreaterThan(0)
+    for (const route of ROUTES as readonly Route[]) {
+      if (route.routeKey === '$default') continue
+      const cfn = byKey.get(route.routeKey)
+      if (route.auth === 'user') {
+        expect({ route: route.routeKey, ...cfn }).toMatchObject({
+          route: route.routeKey,
+          AuthorizationType: 'JWT',
+          AuthorizerId: { Ref: authorizerId },
+          AuthorizationScopes: [USER_SCOPE],
+        })
+      } else {
+        expect({ route: route.routeKey, type: cfn?.AuthorizationType ?? 'NONE' }).toEqual({
+          route: route.routeKey,
+          type: 'NONE',
+        })
+      }
+    }
   })
 
   it('throttles the stage from context and writes JSON access logs without headers to a retained log group', () => {
@@ -173,13 +221,27 @@ describe('Lambda functions', () => {
     // Every name config.ts reads is set by the stack, except AWS_REGION, which Lambda sets.
     const expected = new Set([...read].filter((name) => name !== ENV.awsRegion))
     expect(expected).toEqual(new Set([...Object.values(TABLE_ENV), ENV.dynamodbEndpoint]))
-    for (const id of FUNCTION_IDS) {
+    for (const route of ROUTES as readonly Route[]) {
+      const id = `${route.id}Function`
       const variables = (
         resource(t, id).Properties.Environment as { Variables: Record<string, unknown> }
       ).Variables
+      // The user pool's id only where the function calls Cognito.
+      const identity = route.cognito ? [ENV.userPoolId] : []
       expect(new Set(Object.keys(variables))).toEqual(
-        new Set([...expected, 'NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL']),
+        new Set([
+          ...expected,
+          ...identity,
+          'NODE_OPTIONS',
+          'POWERTOOLS_SERVICE_NAME',
+          'POWERTOOLS_LOG_LEVEL',
+        ]),
       )
+      if (route.cognito) {
+        expect(variables[ENV.userPoolId]).toEqual({
+          Ref: expect.stringMatching(/^IdentityUserPool/),
+        })
+      }
       expect(variables).toMatchObject({
         ...Object.fromEntries(
           Object.entries(TABLE_ENV).map(([table, name]) => [
@@ -264,9 +326,37 @@ describe('least privilege', () => {
     expect(grantsOf('NotFoundFunction')).toEqual(logs('NotFoundFunction').sort())
   })
 
+  it('gives every function exactly what its route declares in functions/routes.ts, and nothing else', () => {
+    const poolId = resourcesOfType(t, 'AWS::Cognito::UserPool')[0]?.[0]
+    for (const route of ROUTES as readonly Route[]) {
+      const fnId = `${route.id}Function`
+      const tables = Object.entries(route.access) as [keyof typeof TABLES, string[]][]
+      const indexes = Object.entries(route.indexes ?? {}) as [
+        keyof typeof TABLES,
+        Record<string, string[]>,
+      ][]
+      const expected = [
+        ...logs(fnId),
+        ...tables.flatMap(([table, actions]) =>
+          actions.map((action) => `${action} ${logicalIdOfTable(t, table)}`),
+        ),
+        ...indexes.flatMap(([table, byIndex]) =>
+          Object.entries(byIndex).flatMap(([index, actions]) =>
+            actions.map(
+              (action) =>
+                `${action} ${JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalIdOfTable(t, table), 'Arn'] }, `/index/${index}`]] })}`,
+            ),
+          ),
+        ),
+        ...(route.cognito ?? []).map((action) => `${action} ${poolId}`),
+      ]
+      expect({ fnId, grants: grantsOf(fnId) }).toEqual({ fnId, grants: expected.sort() })
+    }
+  })
+
   it('grants no Scan, no wildcard action and no wildcard resource anywhere', () => {
     const text = JSON.stringify(resourcesOfType(t, 'AWS::IAM::Policy'))
-    expect(text).not.toMatch(/dynamodb:Scan|dynamodb:Query|dynamodb:\*|"\*"/)
+    expect(text).not.toMatch(/dynamodb:Scan|dynamodb:\*|cognito-idp:\*|"\*"/)
   })
 })
 
@@ -510,20 +600,20 @@ describe('alarms', () => {
     }
   })
 
-  it('sets no alarm on the issuers table, which no function touches', () => {
-    const issuers = { Ref: logicalIdOfTable(prod.json, 'issuers') }
-    const onIssuers = tableAlarms(prod.json).filter(({ props }) =>
-      dimensionsOf(props).some((d) => JSON.stringify(d.Value) === JSON.stringify(issuers)),
+  it('sets throttle alarms on exactly the tables some function touches', () => {
+    const touched = (Object.keys(TABLES) as (keyof typeof TABLES)[]).filter((table) =>
+      (ROUTES as readonly Route[]).some(
+        (route) =>
+          (route.access[table] ?? []).length > 0 ||
+          Object.keys(route.indexes?.[table] ?? {}).length > 0,
+      ),
     )
-    expect(onIssuers).toEqual([])
-    // ...while each table the functions use has its throttle alarm.
-    for (const table of ['apiKeys', 'programs', 'grants'] as const) {
+    for (const table of Object.keys(TABLES) as (keyof typeof TABLES)[]) {
       const ref = { Ref: logicalIdOfTable(prod.json, table) }
-      expect(
-        tableAlarms(prod.json).some(({ props }) =>
-          dimensionsOf(props).some((d) => JSON.stringify(d.Value) === JSON.stringify(ref)),
-        ),
-      ).toBe(true)
+      const alarmed = tableAlarms(prod.json).some(({ props }) =>
+        dimensionsOf(props).some((d) => JSON.stringify(d.Value) === JSON.stringify(ref)),
+      )
+      expect({ table, alarmed }).toEqual({ table, alarmed: touched.includes(table) })
     }
   })
 

@@ -19,24 +19,32 @@ import {
   loadRouteHandlers,
   type RouteHandlers,
 } from '../../local/http-server'
+import { identity, testAuthorizer } from './identity'
 
 /**
  * The local server, in this test process, on a free port: real HTTP in front of the same
- * handlers `npm start` and Lambda run, backed by the run's DynamoDB Local. Tests that watch or
- * hold the handlers pass their own wrapped ones, and the adapter's options (clock, timeouts).
+ * handlers `npm start` and Lambda run, backed by the run's DynamoDB Local, with `user` routes behind
+ * the JWT authorizer of the run's Cognito emulator and its mail sink at `/_local/mail`. Tests that
+ * watch or hold the handlers pass their own wrapped ones; tests of routes of their own add
+ * `handlers` (and `options.matchRoute`); and the adapter's options (clock, timeouts).
  */
 export const startApi = async (
   setup: { wrap?: (routeKey: string, handler: LambdaHandler) => LambdaHandler } & {
+    handlers?: RouteHandlers
     options?: LocalApiOptions
   } = {},
 ) => {
   const handlers: RouteHandlers = new Map(
-    [...(await loadRouteHandlers())].map(([routeKey, handler]) => [
+    [...(await loadRouteHandlers()), ...(setup.handlers ?? [])].map(([routeKey, handler]) => [
       routeKey,
       setup.wrap ? setup.wrap(routeKey, handler) : handler,
     ]),
   )
-  const server = createLocalApi(handlers, setup.options)
+  const server = createLocalApi(handlers, {
+    authorizer: testAuthorizer(),
+    mailFile: identity().mailFile,
+    ...setup.options,
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {

@@ -1,21 +1,54 @@
+import { resolve } from 'node:path'
 import { tableNames } from '../../functions/shared/table-schema'
+import { ensureAppClient, ensureUserPool, startCognitoLocal } from '../../local/cognito-local'
 import { startDynamoDbLocal } from '../../local/dynamodb-local'
 import { functionEnvironment } from '../../local/local-env'
 import { ensureTables } from '../../local/tables'
+import { TEST_CONSOLE_URL, TEST_IDENTITY_ENV, type TestIdentity } from './identity'
 
 /**
  * Starts one in-memory DynamoDB Local for the run, on a free port, with table names of its own,
- * so a test run never touches (or collides with) a developer's `npm start`.
+ * so a test run never touches (or collides with) a developer's `npm start`; and one Cognito
+ * emulator, its data in a temporary directory, with the stack's pool and client, a second client
+ * and a second pool (for tokens of another client and another pool).
  */
 export default async function globalSetup() {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'
-  const dynamo = await startDynamoDbLocal()
-  ;(globalThis as { __dynamo?: typeof dynamo }).__dynamo = dynamo
+  const started = await Promise.allSettled([
+    startDynamoDbLocal(),
+    startCognitoLocal({ root: resolve(__dirname, '../..'), consoleUrl: TEST_CONSOLE_URL }),
+  ])
+  const dynamo = started[0].status === 'fulfilled' ? started[0].value : undefined
+  const cognito = started[1].status === 'fulfilled' ? started[1].value : undefined
+  const stopAll = () => Promise.all([dynamo?.stop(), cognito?.stop()])
+  const failed = started.find((s) => s.status === 'rejected')
+  if (!dynamo || !cognito) {
+    await stopAll()
+    throw (failed as PromiseRejectedResult).reason
+  }
+  const running = globalThis as { __dynamo?: typeof dynamo; __cognito?: typeof cognito }
+  running.__dynamo = dynamo
+  running.__cognito = cognito
   const suffix = `test-${process.pid}`
   const tables = tableNames('vs', `-${suffix}`)
+  let testIdentity: TestIdentity
+  try {
+    const main = await ensureUserPool(cognito.endpoint)
+    testIdentity = {
+      ...main,
+      mailFile: cognito.mailFile,
+      consoleUrl: TEST_CONSOLE_URL,
+      otherClientId: await ensureAppClient(cognito.endpoint, main.userPoolId, 'other-client'),
+      otherPool: await ensureUserPool(cognito.endpoint, { pool: 'other-pool' }),
+    }
+  } catch (error) {
+    await stopAll()
+    throw error
+  }
   // Workers are forked after this, so they inherit the environment the handlers' config reads.
   Object.assign(process.env, functionEnvironment(dynamo.endpoint, tables), {
     POWERTOOLS_SERVICE_NAME: 'virtual-share-grants-test',
+    [TEST_IDENTITY_ENV]: JSON.stringify(testIdentity),
   })
   const { dynamodb } = await import('../../functions/shared/dynamodb')
   await ensureTables(dynamodb, tables)

@@ -1,3 +1,6 @@
+type Running = { stop(): Promise<void> }
+
 export default async function globalTeardown() {
-  await (globalThis as { __dynamo?: { stop(): Promise<void> } }).__dynamo?.stop()
+  const running = globalThis as { __dynamo?: Running; __cognito?: Running }
+  await Promise.all([running.__dynamo?.stop(), running.__cognito?.stop()])
 }

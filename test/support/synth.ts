@@ -10,13 +10,20 @@ export const PROJECT_ROOT = resolve(__dirname, '../..')
 
 /**
  * Synthesizes the stack as bin/app.ts does, from CDK context (`-c key=value`), into a temporary
- * cloud assembly. Bundling runs the real esbuild.
+ * cloud assembly. With `bundle`, bundling runs the real esbuild for every function (what
+ * test/infra/bundle.test.ts runs); without it, the template is the same but no function is
+ * bundled (`aws:cdk:bundling-stacks` empty, as `cdk synth --exclusively` does for other stacks),
+ * which keeps template-only tests from bundling some thirty functions per synth.
  */
-export const synth = (context: Record<string, string> = {}) => {
+export const synth = (context: Record<string, string> = {}, { bundle = false } = {}) => {
   const app = new App({
     outdir: mkdtempSync(join(tmpdir(), 'cdk-out-')),
     // The CDK CLI sets this; SAM finds each function's bundle through the metadata it adds.
-    context: { 'aws:cdk:enable-asset-metadata': true, ...context },
+    context: {
+      'aws:cdk:enable-asset-metadata': true,
+      ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+      ...context,
+    },
   })
   const config = stageConfig((key) => app.node.tryGetContext(key))
   const stack = new GrantServiceStack(app, stackName(config.stage), {

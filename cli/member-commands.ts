@@ -1,0 +1,366 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { DescribeStacksCommandOutput } from '@aws-sdk/client-cloudformation'
+import { AdminError, type AdminTableNames } from '../functions/admin/admin.store'
+import type { IdentityProvider } from '../functions/identity/identity-provider'
+import { OPERATOR } from '../functions/model/people'
+import { MEMBER_ID, MemberEmailSchema } from '../functions/people/member-request.schema'
+import type { Members, MemberView } from '../functions/people/members.use-cases'
+import { DomainError, ValidationFailed } from '../functions/shared/errors'
+import { idPattern } from '../functions/shared/ids'
+import { localPaths, tableEnvironment } from '../local/local-env'
+import { table } from './format'
+import { localTarget, tablesFromStackOutputs } from './targets'
+
+/**
+ * The admin CLI's `member` commands: the operator's door to the same use cases the member routes
+ * run (functions/people/members.use-cases.ts), with the operator as the actor of every audit entry.
+ * They find their own target (local: `npm start`'s DynamoDB Local and Cognito emulator, from
+ * `.local/`; `--stack`: the stack's outputs, tables and `UserPoolId`), so they need nothing from the
+ * rest of the CLI but their registration in admin-cli.ts.
+ */
+
+type Values = Record<string, string | boolean | undefined>
+type Io = { out: (text: string) => void; err: (text: string) => void }
+
+/** The shape of admin-cli.ts's commands; `run` ignores the admin use cases it is handed. */
+type MemberCommand = {
+  usage: string
+  summary: string
+  options: string[]
+  positional?: string
+  run: (
+    admin: unknown,
+    args: { id: string; values: Values; json: boolean },
+    io: Io,
+  ) => Promise<void>
+}
+
+/** The options the member commands add to the CLI's (admin-cli.ts spreads them into its own). */
+export const MEMBER_OPTIONS = {
+  email: { type: 'string' },
+  role: { type: 'string' },
+  member: { type: 'string' },
+} as const
+
+/** The stack output that names the user pool (lib/identity.ts). */
+export const USER_POOL_OUTPUT = 'UserPoolId'
+
+/** Reads the user pool's id from a DescribeStacks answer. */
+export const userPoolFromStackOutputs = (
+  response: Pick<DescribeStacksCommandOutput, 'Stacks'>,
+  stackName: string,
+): string => {
+  const stack = response.Stacks?.find((s) => s.StackName === stackName) ?? response.Stacks?.[0]
+  const id = stack?.Outputs?.find((o) => o.OutputKey === USER_POOL_OUTPUT)?.OutputValue
+  if (!id) {
+    throw new AdminError(
+      `Stack ${stackName} has no output ${USER_POOL_OUTPUT}: deploy this version of the stack first (it adds the user pool).`,
+    )
+  }
+  return id
+}
+
+type Where = {
+  tables: AdminTableNames
+  /** DynamoDB Local's address; absent for a stack. */
+  dynamodbEndpoint?: string
+  region?: string
+  /** The pool, or why there is none (a local emulator that is not running). */
+  pool: { userPoolId: string; endpoint?: string } | { missing: string }
+  /** Where `npm start` serves its mail sink, when known. */
+  mailPage?: string
+}
+
+const hint = 'Start it with `npm start` in this checkout (or use --stack for a deployed stage).'
+
+const localWhere = async (): Promise<Where> => {
+  const paths = localPaths()
+  const target = await localTarget(paths.endpointFile)
+  const identityFile = join(paths.dir, 'identity.json')
+  const baseUrl = (() => {
+    try {
+      return (JSON.parse(readFileSync(paths.endpointFile, 'utf8')) as { baseUrl?: string }).baseUrl
+    } catch {
+      return undefined
+    }
+  })()
+  let pool: Where['pool'] = {
+    missing: `The local Cognito emulator is not running: ${identityFile} does not exist. ${hint}`,
+  }
+  if (existsSync(identityFile)) {
+    const recorded = JSON.parse(readFileSync(identityFile, 'utf8')) as {
+      endpoint: string
+      userPoolId: string
+    }
+    pool = { userPoolId: recorded.userPoolId, endpoint: recorded.endpoint }
+  }
+  return {
+    tables: target.tables,
+    ...(target.kind === 'local' ? { dynamodbEndpoint: target.endpoint } : {}),
+    pool,
+    ...(baseUrl === undefined ? {} : { mailPage: `${baseUrl}/_local/mail` }),
+  }
+}
+
+const stackWhere = async (stackName: string, region?: string): Promise<Where> => {
+  const { CloudFormationClient, DescribeStacksCommand } = await import(
+    '@aws-sdk/client-cloudformation'
+  )
+  const client = new CloudFormationClient(region === undefined ? {} : { region })
+  try {
+    const response = await client.send(new DescribeStacksCommand({ StackName: stackName }))
+    return {
+      tables: tablesFromStackOutputs(response, stackName),
+      pool: { userPoolId: userPoolFromStackOutputs(response, stackName) },
+      ...(region === undefined ? {} : { region }),
+    }
+  } catch (error) {
+    if (error instanceof AdminError) throw error
+    const e = error as Error
+    throw new AdminError(
+      e.name === 'ValidationError'
+        ? `Stack ${stackName} does not exist in ${region ?? 'the default region'}.`
+        : `Cannot read stack ${stackName} (${e.name}: ${e.message}). Check your AWS credentials and --region.`,
+    )
+  } finally {
+    client.destroy()
+  }
+}
+
+/** The member use cases over the target's tables and pool, with the operator as the actor. */
+const open = async (values: Values, io: Io) => {
+  const stack = values.stack as string | undefined
+  const region = values.region as string | undefined
+  const where = stack === undefined ? await localWhere() : await stackWhere(stack, region)
+  // The functions' modules read their table names from the environment when first imported
+  // (config.ts); main.ts sets it for the target, and this makes sure of it.
+  for (const [name, value] of Object.entries(tableEnvironment(where.tables))) {
+    process.env[name] ??= value
+  }
+  const [dynamoModule, { DynamoDbMembersStore }, { makeMembers }, cognito] = await Promise.all([
+    import('../functions/shared/dynamodb'),
+    import('../functions/people/members.dynamodb'),
+    import('../functions/people/members.use-cases'),
+    import('../functions/identity/cognito-identity-provider'),
+  ])
+  const dynamodb = dynamoModule.createDynamoDbClient({
+    ...(where.dynamodbEndpoint === undefined ? {} : { endpoint: where.dynamodbEndpoint }),
+    ...(where.region === undefined ? {} : { region: where.region }),
+  })
+  let provider: IdentityProvider | undefined
+  const identity = () => {
+    if ('missing' in where.pool) throw new AdminError(where.pool.missing)
+    const { userPoolId, endpoint } = where.pool
+    provider ??= new cognito.CognitoIdentityProvider(
+      cognito.createCognitoClient({
+        ...(endpoint === undefined ? {} : { endpoint }),
+        ...(where.region === undefined ? {} : { region: where.region }),
+      }),
+      userPoolId,
+    )
+    return provider
+  }
+  let warned = false
+  const members = makeMembers({
+    store: new DynamoDbMembersStore(dynamoModule.createDocumentClient(dynamodb), where.tables),
+    identity,
+    warn: () => {
+      if (warned) return
+      warned = true
+      io.err('warning: the user pool did not answer; statuses are as last recorded.')
+    },
+  })
+  return { members, where, close: () => dynamodb.destroy() }
+}
+
+const str = (values: Values, key: string) => values[key] as string | undefined
+
+const requireIssuer = async (members: Members, values: Values) => {
+  const issuerId = str(values, 'issuer')
+  if (issuerId === undefined) throw new AdminError('--issuer is required.')
+  if (!idPattern('issuer').test(issuerId)) {
+    throw new AdminError(`Issuer ${JSON.stringify(issuerId)} is not a valid id.`)
+  }
+  await members.issuerName(issuerId)
+  return issuerId
+}
+
+/** `--member <sub>` or `--email <address>`: exactly one. */
+const requireMemberId = async (members: Members, issuerId: string, values: Values) => {
+  const memberId = str(values, 'member')
+  const email = str(values, 'email')
+  if ((memberId === undefined) === (email === undefined)) {
+    throw new AdminError(
+      'Name the member with exactly one of --member <memberId> or --email <address>.',
+    )
+  }
+  if (memberId !== undefined) {
+    if (!MEMBER_ID.test(memberId)) {
+      throw new AdminError(
+        `Member ${JSON.stringify(memberId)} is not a valid member id (a UUID; see member list).`,
+      )
+    }
+    return memberId
+  }
+  const parsed = MemberEmailSchema.safeParse(email)
+  if (!parsed.success) throw new AdminError('--email must be a valid e-mail address.')
+  const found = (await members.list(issuerId)).find((m) => m.email === parsed.data)
+  if (!found) throw new AdminError(`${parsed.data} is not a member of ${issuerId}.`)
+  return found.memberId
+}
+
+/** What the use cases report, in the CLI's words: one line, flags named as flags. */
+const cliError = (error: unknown, values: Values): unknown => {
+  if (error instanceof ValidationFailed) {
+    return new AdminError(
+      (error.errors ?? []).map((e) => `--${e.message.replace(/\.$/, '')}.`).join(' '),
+    )
+  }
+  if (!(error instanceof DomainError)) return error
+  const issuer = str(values, 'issuer') ?? ''
+  switch (error.code) {
+    case 'issuer_not_found':
+      return new AdminError(`No issuer ${issuer}.`)
+    case 'member_not_found':
+      return new AdminError(`No member ${str(values, 'member') ?? ''} in ${issuer}.`)
+    case 'request_conflict':
+      return new AdminError(
+        'The change did NOT take effect: the member was being changed at the same moment. Run the command again.',
+      )
+    case 'service_unavailable':
+      return new AdminError(
+        'The change did NOT take effect: the database was throttled or did not answer. Run the command again.',
+      )
+    default:
+      return new AdminError(error.detail)
+  }
+}
+
+/** Runs a member command against its target; every failure is one line and exit 1. */
+const command =
+  (
+    work: (
+      context: Awaited<ReturnType<typeof open>>,
+      values: Values,
+      json: boolean,
+      io: Io,
+    ) => Promise<void>,
+  ): MemberCommand['run'] =>
+  async (_admin, { values, json }, io) => {
+    const context = await open(values, io)
+    try {
+      await work(context, values, json, io)
+    } catch (error) {
+      throw cliError(error, values)
+    } finally {
+      context.close()
+    }
+  }
+
+const memberRow = (m: MemberView) => [
+  m.memberId,
+  m.email,
+  m.role,
+  m.status,
+  m.createdAt,
+  m.invitedBy,
+]
+
+export const MEMBER_COMMANDS: Record<string, MemberCommand> = {
+  'member invite': {
+    usage: 'member invite --issuer <issuerId> --email <address> --role owner|admin|viewer',
+    summary:
+      'Invite a person: an account and an e-mail with a temporary password (7 days); an address that already has an account is added without one.',
+    options: ['issuer', 'email', 'role'],
+    run: command(async ({ members, where }, values, json, io) => {
+      const issuerId = await requireIssuer(members, values)
+      const { member, accountCreated } = await members.invite(
+        issuerId,
+        { email: str(values, 'email'), role: str(values, 'role') },
+        { actor: OPERATOR },
+      )
+      if (json) {
+        io.out(JSON.stringify({ issuerId, ...member, invitationSent: accountCreated }))
+        return
+      }
+      io.out(
+        accountCreated
+          ? `Invited ${member.email} to ${issuerId} as ${member.role} (member ${member.memberId}): an invitation e-mail with a temporary password, valid 7 days, is on its way.`
+          : `Added ${member.email} to ${issuerId} as ${member.role} (member ${member.memberId}): they already have an account, so no e-mail or password was sent.`,
+      )
+      if (accountCreated && where.mailPage) io.err(`Locally the e-mail is at ${where.mailPage}`)
+    }),
+  },
+  'member list': {
+    usage: 'member list --issuer <issuerId>',
+    summary: "List an issuer's members and pending invitations, oldest first.",
+    options: ['issuer'],
+    run: command(async ({ members }, values, json, io) => {
+      const issuerId = await requireIssuer(members, values)
+      const list = await members.list(issuerId)
+      io.out(
+        json
+          ? JSON.stringify(list)
+          : table(
+              ['MEMBER', 'EMAIL', 'ROLE', 'STATUS', 'CREATED', 'INVITED BY'],
+              list.map(memberRow),
+            ),
+      )
+    }),
+  },
+  'member role': {
+    usage:
+      'member role --issuer <issuerId> (--member <memberId> | --email <address>) --role owner|admin|viewer',
+    summary: "Change a member's role; the issuer's last owner stays an owner.",
+    options: ['issuer', 'member', 'email', 'role'],
+    run: command(async ({ members }, values, json, io) => {
+      const issuerId = await requireIssuer(members, values)
+      const memberId = await requireMemberId(members, issuerId, values)
+      const { member, changed } = await members.changeRole(
+        issuerId,
+        memberId,
+        { role: str(values, 'role') },
+        { actor: OPERATOR },
+      )
+      io.out(
+        json
+          ? JSON.stringify(member)
+          : `${member.email} ${changed ? 'is now' : 'already is'} ${member.role} in ${issuerId}`,
+      )
+    }),
+  },
+  'member remove': {
+    usage: 'member remove --issuer <issuerId> (--member <memberId> | --email <address>)',
+    summary:
+      'Remove a member or withdraw a pending invitation; their next call is refused. The last owner cannot be removed.',
+    options: ['issuer', 'member', 'email'],
+    run: command(async ({ members }, values, json, io) => {
+      const issuerId = await requireIssuer(members, values)
+      const memberId = await requireMemberId(members, issuerId, values)
+      const removed = await members.remove(issuerId, memberId, { actor: OPERATOR })
+      io.out(
+        json
+          ? JSON.stringify(removed)
+          : `Removed ${removed.email} (${removed.role}${removed.status === 'invited' ? ', invitation pending' : ''}) from ${issuerId}`,
+      )
+    }),
+  },
+  'member resend': {
+    usage: 'member resend --issuer <issuerId> (--member <memberId> | --email <address>)',
+    summary:
+      'Send a pending invitation again, with a new temporary password (also after the 7 days ran out).',
+    options: ['issuer', 'member', 'email'],
+    run: command(async ({ members, where }, values, json, io) => {
+      const issuerId = await requireIssuer(members, values)
+      const memberId = await requireMemberId(members, issuerId, values)
+      const member = await members.resend(issuerId, memberId, { actor: OPERATOR })
+      io.out(
+        json
+          ? JSON.stringify(member)
+          : `Sent ${member.email} a new invitation to ${issuerId}, with a new temporary password valid 7 days.`,
+      )
+      if (where.mailPage) io.err(`Locally the e-mail is at ${where.mailPage}`)
+    }),
+  },
+}

@@ -1,0 +1,27 @@
+import type { ProgramRecord } from '../stores/grants.store'
+
+/**
+ * The public JSON shape of a program (`GET /programs/{programId}`). `pool` and `remaining` are
+ * null for a program without a pool (unlimited).
+ */
+export type ProgramResource = {
+  id: string
+  object: 'program'
+  mode: ProgramRecord['mode']
+  name: string
+  status: ProgramRecord['status']
+  pool: number | null
+  issued: number
+  remaining: number | null
+}
+
+export const toProgramResource = (program: ProgramRecord): ProgramResource => ({
+  id: program.programId,
+  object: 'program',
+  mode: program.mode,
+  name: program.name,
+  status: program.status,
+  pool: program.pool ?? null,
+  issued: program.issued ?? 0,
+  remaining: program.pool === undefined ? null : Math.max(0, program.pool - (program.issued ?? 0)),
+})

@@ -1,0 +1,32 @@
+import { makeProgramReader, type ProgramReadInput } from '../get-program/get-program.use-case'
+import type { GrantPage, GrantReads } from '../stores/grants.store'
+import { type GrantListQuery, parseGrantListQuery } from './grant-list-query'
+
+/**
+ * `GET /programs/{programId}/grants` for an integrator: the program is checked exactly as by
+ * `GET /programs/{programId}` (key fresh, other issuer = missing, other mode = 403), then its
+ * grants are listed newest first, a page at a time.
+ */
+export const makeListGrants = ({
+  store,
+  clock = Date.now,
+}: {
+  store: GrantReads
+  clock?: () => number
+}) => {
+  const readProgram = makeProgramReader({ store, clock })
+  return async (
+    input: ProgramReadInput & { query: Record<string, string | undefined> | undefined },
+  ): Promise<GrantPage> => {
+    let query: GrantListQuery = { limit: 0 }
+    // The query is checked after the key's presence and format, before any read.
+    const program = await readProgram(input, () => {
+      query = parseGrantListQuery(input.query)
+    })
+    return store.listGrants({
+      programId: program.programId,
+      ...query,
+      signal: input.deadline?.signal,
+    })
+  }
+}

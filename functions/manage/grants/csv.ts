@@ -1,0 +1,112 @@
+/**
+ * CSV as RFC 4180 has it, both ways: the export of a program's grants (written) and the rows of a
+ * batch (read). Shared by the management routes; no dependency.
+ */
+
+/**
+ * Characters that make a spreadsheet read a cell as a formula (CSV injection, OWASP): `=`, `+`,
+ * `-`, `@`, and tab and carriage return, which some spreadsheets skip before looking.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/
+
+/**
+ * One cell: a text that starts like a formula gets a single quote in front (`=1+2` becomes
+ * `'=1+2`, shown as text by Excel, LibreOffice and Google Sheets); then, if it holds a quote, a
+ * comma or a line break, it is quoted with its quotes doubled. Numbers are written as they are.
+ */
+export const csvCell = (value: string | number | null | undefined): string => {
+  if (value === null || value === undefined) return ''
+  if (typeof value === 'number') return String(value)
+  const text = FORMULA_START.test(value) ? `'${value}` : value
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+}
+
+/** One record, CRLF-terminated as RFC 4180 says. */
+export const csvLine = (cells: readonly (string | number | null | undefined)[]) =>
+  `${cells.map(csvCell).join(',')}\r\n`
+
+export type CsvRecord = {
+  /** The record's number in the file, the header being 1: the row a spreadsheet shows. */
+  row: number
+  fields: string[]
+}
+
+/** A CSV that cannot be read as records at all (an unclosed quote, text after a closing quote). */
+export class CsvSyntaxError extends Error {
+  constructor(
+    readonly row: number,
+    message: string,
+  ) {
+    super(`row ${row}: ${message}`)
+  }
+}
+
+/**
+ * Reads RFC 4180 CSV: fields separated by commas, records by CRLF, LF or CR; a quoted field may hold
+ * commas, quotes (doubled) and line breaks. A leading byte order mark is dropped, and a line break
+ * at the very end makes no empty record. Lenient where spreadsheets are: a quote inside an
+ * unquoted field is kept as it is. Refused (CsvSyntaxError): a quoted field never closed, or
+ * anything but a comma or a line break right after a closing quote.
+ */
+export const parseCsv = (text: string): CsvRecord[] => {
+  const source = text.startsWith('\uFEFF') ? text.slice(1) : text
+  const records: CsvRecord[] = []
+  let fields: string[] = []
+  let field = ''
+  let row = 1
+  let i = 0
+  const endRecord = () => {
+    fields.push(field)
+    records.push({ row, fields })
+    fields = []
+    field = ''
+    row++
+  }
+  while (i < source.length) {
+    const c = source[i] as string
+    if (c === '"' && field === '') {
+      // A quoted field: up to the quote that is not doubled.
+      const started = row
+      i++
+      for (;;) {
+        if (i >= source.length) throw new CsvSyntaxError(started, 'a quoted field is not closed')
+        const q = source[i] as string
+        if (q === '"') {
+          if (source[i + 1] === '"') {
+            field += '"'
+            i += 2
+            continue
+          }
+          i++
+          break
+        }
+        field += q
+        i++
+      }
+      const next = source[i]
+      if (next !== undefined && next !== ',' && next !== '\n' && next !== '\r') {
+        throw new CsvSyntaxError(
+          started,
+          'after a closing quote comes a comma or the end of the line (a quote inside a quoted field is written "")',
+        )
+      }
+      continue
+    }
+    if (c === ',') {
+      fields.push(field)
+      field = ''
+      i++
+      continue
+    }
+    if (c === '\r' || c === '\n') {
+      endRecord()
+      i += c === '\r' && source[i + 1] === '\n' ? 2 : 1
+      continue
+    }
+    field += c
+    i++
+  }
+  // The last record, unless the text ended with a line break (or is empty).
+  if (field !== '' || fields.length > 0) endRecord()
+  return records
+}

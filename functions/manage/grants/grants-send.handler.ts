@@ -1,0 +1,70 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
+import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
+import { config } from '../../config'
+import { LIMITS } from '../../grant-tokens/grant-request.schema'
+import { makeGrantTokens } from '../../grant-tokens/grant-tokens.use-case'
+import { Authenticator } from '../../shared/authenticator'
+import { clock } from '../../shared/clock'
+import { documentClient } from '../../shared/dynamodb'
+import { IssuerProgramNotFound, ProgramNotFound } from '../../shared/errors'
+import { json } from '../../shared/http-handler'
+import type { JsonEvent } from '../../shared/middleware'
+import { DynamoDbGrantStore, type TableNames } from '../../stores/grants.dynamodb'
+import { DynamoDbMembershipReader } from '../../stores/memberships.dynamodb'
+import { manageHandler } from '../manage-handler'
+import { toManagedGrant } from './grant-view'
+import { checkProgramId, NO_STORE } from './program-of-issuer'
+
+type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
+
+/**
+ * `POST /manage/issuers/{issuerId}/programs/{programId}/grants` (admin): one grant, sent by a
+ * member. The grant API's use case, rules and transaction (functions/grant-tokens), with the
+ * member's issuer instead of an API key, the audit entry in the same transaction, and the sender
+ * recorded on the grant. The optional Idempotency-Key is scoped to issuer and mode, as the API's:
+ * a retry replays the first answer (`Idempotent-Replayed: true`) and writes nothing.
+ */
+export const makeSendGrantHandler = (
+  client: DynamoDBDocumentClient,
+  tables: TableNames & { memberships: string; audit: string },
+) => {
+  const memberships = new DynamoDbMembershipReader(client, tables)
+  const store = new DynamoDbGrantStore(client, tables)
+  const grantTokens = makeGrantTokens({
+    store,
+    authenticator: new Authenticator(store),
+    clock: () => clock.now(),
+  })
+  return manageHandler<Event>(
+    'SendGrant',
+    { memberships },
+    async ({ event, deadline, requestId, actor, membership }) => {
+      if (!actor || !membership) throw new Error('SendGrant needs the member who sends')
+      const programId = checkProgramId(event.pathParameters?.programId)
+      try {
+        const { grant, replayed } = await grantTokens({
+          member: {
+            issuerId: membership.issuerId,
+            sentBy: { sub: actor.sub, email: actor.email },
+            audit: { requestId },
+          },
+          programId,
+          idempotencyKey: event.headers['idempotency-key'],
+          body: event.body,
+          deadline,
+        })
+        return json(201, toManagedGrant(grant), {
+          ...NO_STORE,
+          ...(replayed ? { 'idempotent-replayed': 'true' } : {}),
+        })
+      } catch (error) {
+        // The management API's wording for the same 404: no such program in this issuer.
+        if (error instanceof ProgramNotFound) throw new IssuerProgramNotFound(programId)
+        throw error
+      }
+    },
+    { jsonBodyMaxBytes: LIMITS.maxBodyBytes },
+  )
+}
+
+export const handler = makeSendGrantHandler(documentClient, config.tables)

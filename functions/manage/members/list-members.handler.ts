@@ -1,0 +1,29 @@
+import { config } from '../../config'
+import { lazyIdentityProvider } from '../../people/identity-config'
+import { documentClient } from '../../shared/dynamodb'
+import { manageHandler } from '../manage-handler'
+import {
+  type MemberEvent,
+  type MemberRouteDeps,
+  memberJson,
+  memberRoute,
+  pathOf,
+  refuseQuery,
+} from './members-route'
+
+/** `GET /manage/issuers/{issuerId}/members` (viewer): members and pending invitations. */
+export const makeListMembersHandler = (deps: MemberRouteDeps) => {
+  const { reader, members } = memberRoute(deps)
+  return manageHandler<MemberEvent>('ListMembers', { memberships: reader }, async (request) => {
+    refuseQuery(request.event)
+    const { issuerId } = pathOf(request.event)
+    const list = await members.list(issuerId, { signal: request.deadline.signal })
+    return memberJson(200, { members: list })
+  })
+}
+
+export const handler = makeListMembersHandler({
+  client: documentClient,
+  tables: config.tables,
+  identity: lazyIdentityProvider(),
+})

@@ -1,0 +1,78 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
+import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
+import type { IdentityProvider } from '../../identity/identity-provider'
+import { DynamoDbMembersStore, type MembersTableNames } from '../../people/members.dynamodb'
+import { type Caller, makeMembers } from '../../people/members.use-cases'
+import { clock } from '../../shared/clock'
+import { ValidationFailed } from '../../shared/errors'
+import { json } from '../../shared/http-handler'
+import { logger } from '../../shared/logger'
+import type { JsonEvent } from '../../shared/middleware'
+import { DynamoDbMembershipReader } from '../../stores/memberships.dynamodb'
+import type { ManageRequest } from '../manage-handler'
+
+/** A member route's event: a JSON body (already parsed) or none, and the authorizer's claims. */
+export type MemberEvent = JsonEvent &
+  Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
+
+/** What a member route's function is built from: the Lambda's defaults, or a test's own. */
+export type MemberRouteDeps = {
+  client: DynamoDBDocumentClient
+  tables: MembersTableNames
+  /** Only the functions that invite, resend or list pending invitations are given one. */
+  identity?: () => IdentityProvider
+  now?: () => number
+}
+
+const NO_IDENTITY = () => {
+  throw new Error('This function has no identity provider: its route never needs one.')
+}
+
+/** The membership check's reader and the member use cases, over the same client and tables. */
+export const memberRoute = (deps: MemberRouteDeps) => ({
+  reader: new DynamoDbMembershipReader(deps.client, deps.tables),
+  members: makeMembers({
+    store: new DynamoDbMembersStore(deps.client, deps.tables),
+    identity: deps.identity ?? NO_IDENTITY,
+    now: deps.now ?? (() => clock.now()),
+    warn: (message, details) => logger.warn(message, details),
+  }),
+})
+
+/** The path's ids (the management handler has checked the issuer id and the caller's role). */
+export const pathOf = (event: MemberEvent) => ({
+  issuerId: event.pathParameters?.issuerId ?? '',
+  memberId: event.pathParameters?.memberId ?? '',
+})
+
+/** The signed-in person as the audit entry names them, this request's id and deadline. */
+export const callerOf = (request: ManageRequest<MemberEvent>): Caller => {
+  if (!request.actor) throw new Error('A member change needs the person who makes it')
+  return { actor: request.actor, requestId: request.requestId, signal: request.deadline.signal }
+}
+
+export const memberLocation = (issuerId: string, memberId: string) =>
+  `/manage/issuers/${encodeURIComponent(issuerId)}/members/${encodeURIComponent(memberId)}`
+
+/**
+ * The member routes take no query parameter: one sent is refused and named (as an unknown body
+ * field is, and as the other management routes do), before anything is read.
+ */
+export const refuseQuery = (event: MemberEvent) => {
+  const names = Object.keys(event.queryStringParameters ?? {})
+  if (names.length > 0) {
+    throw new ValidationFailed(
+      names.map((name) => ({
+        field: name,
+        message: `unknown query parameter ${JSON.stringify(name)}`,
+      })),
+    )
+  }
+}
+
+/** Answers about the people of an issuer, for one signed-in person: no shared cache keeps them. */
+export const memberJson = (
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) => json(statusCode, body, { 'cache-control': 'no-store', ...headers })

@@ -1,0 +1,36 @@
+import { config } from '../../config'
+import { lazyIdentityProvider } from '../../people/identity-config'
+import { documentClient } from '../../shared/dynamodb'
+import { manageHandler } from '../manage-handler'
+import {
+  callerOf,
+  type MemberEvent,
+  type MemberRouteDeps,
+  memberJson,
+  memberRoute,
+  pathOf,
+  refuseQuery,
+} from './members-route'
+
+/**
+ * `POST /manage/issuers/{issuerId}/members/{memberId}/resend` (owner): a new temporary password
+ * and invitation e-mail for a pending invitation -> `200` the membership. No body is read.
+ */
+export const makeResendInvitationHandler = (deps: MemberRouteDeps) => {
+  const { reader, members } = memberRoute(deps)
+  return manageHandler<MemberEvent>(
+    'ResendInvitation',
+    { memberships: reader },
+    async (request) => {
+      refuseQuery(request.event)
+      const { issuerId, memberId } = pathOf(request.event)
+      return memberJson(200, await members.resend(issuerId, memberId, callerOf(request)))
+    },
+  )
+}
+
+export const handler = makeResendInvitationHandler({
+  client: documentClient,
+  tables: config.tables,
+  identity: lazyIdentityProvider(),
+})

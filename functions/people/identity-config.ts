@@ -1,0 +1,52 @@
+import { ENV } from '../env-names'
+import { CognitoIdentityProvider, createCognitoClient } from '../identity/cognito-identity-provider'
+import type { IdentityProvider } from '../identity/identity-provider'
+
+/**
+ * Where the member functions find the people directory, read from an environment passed in (as
+ * config.ts reads the tables). `USER_POOL_ID` is set by the stack on the functions that invite
+ * (InviteMember, ResendInvitation, ListMembers); `COGNITO_ENDPOINT` only locally, for the emulator.
+ */
+export const loadIdentityConfig = (env: Record<string, string | undefined>) => {
+  const optional = (name: string) => {
+    const value = env[name]
+    return value === undefined || value.trim() === '' ? undefined : value
+  }
+  const userPoolId = optional(ENV.userPoolId)
+  if (userPoolId === undefined) {
+    throw new Error(
+      `Missing required environment variable ${ENV.userPoolId}. The CDK stack sets it on the member functions; locally, npm start sets it.`,
+    )
+  }
+  return {
+    userPoolId,
+    cognitoEndpoint: optional(ENV.cognitoEndpoint),
+    awsRegion: optional(ENV.awsRegion),
+  }
+}
+
+export type IdentityConfig = ReturnType<typeof loadIdentityConfig>
+
+export const createIdentityProvider = (config: IdentityConfig): IdentityProvider =>
+  new CognitoIdentityProvider(
+    createCognitoClient({
+      ...(config.cognitoEndpoint === undefined ? {} : { endpoint: config.cognitoEndpoint }),
+      ...(config.awsRegion === undefined ? {} : { region: config.awsRegion }),
+    }),
+    config.userPoolId,
+  )
+
+/**
+ * The identity provider of this process, created on first use from `env` and kept (a warm Lambda
+ * reuses its client). Lazy on purpose: every route's module is imported by the local server and
+ * by tests whether or not the pool is configured, and only inviting, resending and listing
+ * pending invitations need it; a missing variable fails the first such call, loudly (500 and the
+ * message in the log), never the import.
+ */
+export const lazyIdentityProvider = (env: Record<string, string | undefined> = process.env) => {
+  let provider: IdentityProvider | undefined
+  return () => {
+    provider ??= createIdentityProvider(loadIdentityConfig(env))
+    return provider
+  }
+}

@@ -1,0 +1,384 @@
+import Ajv2020 from 'ajv/dist/2020'
+import addFormats from 'ajv-formats'
+import { makeGrantTokens } from '../../functions/grant-tokens/grant-tokens.use-case'
+import { Authenticator } from '../../functions/shared/authenticator'
+import { clock } from '../../functions/shared/clock'
+import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
+import { newId } from '../../functions/shared/ids'
+import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
+import { buildOpenApi } from '../../lib/openapi'
+import { declaredAccess, recordAccess } from '../manage/grants-support'
+import {
+  adminTables,
+  type Call,
+  countRoundTrips,
+  createKey,
+  expectProblem,
+  grantBody,
+  type Issuer,
+  newIssuer,
+  postGrant,
+  request,
+  revokeKey,
+  startApi,
+} from '../support/api'
+
+/**
+ * The integrators' reads, through real HTTP: `GET /programs/{programId}` and
+ * `GET /programs/{programId}/grants`, with the rules of the GET of a grant (isolation, modes, a
+ * revoked or expired key refused at once), paging, the recipient filter, and the contract.
+ */
+let api: Awaited<ReturnType<typeof startApi>>
+let a: Issuer
+let b: Issuer
+beforeAll(async () => {
+  api = await startApi()
+  ;[a, b] = await Promise.all([newIssuer({ pool: 100 }), newIssuer()])
+})
+afterAll(() => api.close())
+
+const get = (path: string, key?: string) =>
+  request(api.baseUrl, 'GET', path, { headers: key === undefined ? {} : { 'x-api-key': key } })
+/** The answer with everything that names the requested id or the request taken out. */
+const shape = (call: Call) => ({
+  status: call.status,
+  type: call.body.type,
+  title: call.body.title,
+  code: call.body.code,
+  detail: String(call.body.detail).replace(/(prg|gr)_\w+/g, 'ID'),
+})
+
+describe('GET /programs/{programId}', () => {
+  it('answers the program of the key: mode, name, status, pool, issued, remaining', async () => {
+    const before = await get(`/programs/${a.programs.TEST}`, a.keys.TEST)
+    expect(before.status).toBe(200)
+    expect(before.headers.get('x-request-id')).toMatch(/\S{8,}/)
+    expect(before.body).toEqual({
+      id: a.programs.TEST,
+      object: 'program',
+      mode: 'TEST',
+      name: 'test program',
+      status: 'active',
+      pool: 100,
+      issued: expect.any(Number),
+      remaining: 100 - (before.body.issued as number),
+    })
+    expect(
+      (await postGrant(api.baseUrl, a.programs.TEST, a.keys.TEST, grantBody({ amount: 7 }))).status,
+    ).toBe(201)
+    const after = await get(`/programs/${a.programs.TEST}`, a.keys.TEST)
+    expect([after.body.issued, after.body.remaining]).toEqual([
+      (before.body.issued as number) + 7,
+      (before.body.remaining as number) - 7,
+    ])
+    // Without a pool, pool and remaining are null.
+    const unlimited = await get(`/programs/${b.programs.LIVE}`, b.keys.LIVE)
+    expect(unlimited.body).toMatchObject({ mode: 'LIVE', pool: null, remaining: null, issued: 0 })
+  })
+
+  it("answers another issuer's program exactly as one that does not exist", async () => {
+    for (const mode of ['TEST', 'LIVE'] as const) {
+      const foreign = await get(`/programs/${b.programs[mode]}`, a.keys[mode])
+      const missing = await get(`/programs/${newId('program')}`, a.keys[mode])
+      expectProblem(foreign, 404, 'program_not_found')
+      expect(shape(foreign)).toEqual(shape(missing))
+      expect(shape(await get('/programs/prg_notanid', a.keys[mode]))).toEqual(shape(missing))
+    }
+  })
+
+  it('refuses a key of the other mode with 403 mode_mismatch, both ways', async () => {
+    expectProblem(await get(`/programs/${a.programs.LIVE}`, a.keys.TEST), 403, 'mode_mismatch')
+    expectProblem(await get(`/programs/${a.programs.TEST}`, a.keys.LIVE), 403, 'mode_mismatch')
+  })
+
+  it('refuses a missing, malformed, revoked or expired key with 401, on the very next request', async () => {
+    const path = `/programs/${a.programs.TEST}`
+    expectProblem(await get(path), 401, 'missing_api_key')
+    expectProblem(await get(path, 'vs_test_nope'), 401, 'invalid_api_key')
+    const key = await createKey({ issuerId: a.issuerId, mode: 'TEST' })
+    expect((await get(path, key.secret)).status).toBe(200)
+    await revokeKey(key.record.keyHash)
+    expectProblem(await get(path, key.secret), 401, 'invalid_api_key')
+    expectProblem(await get(`${path}/grants`, key.secret), 401, 'invalid_api_key')
+
+    const expiring = await createKey({
+      issuerId: a.issuerId,
+      mode: 'TEST',
+      expiresAt: Date.now() + 60_000,
+    })
+    expect((await get(path, expiring.secret)).status).toBe(200)
+    const real = clock.now
+    clock.now = () => real() + 120_000
+    try {
+      expectProblem(await get(path, expiring.secret), 401, 'invalid_api_key')
+      expectProblem(await get(`${path}/grants`, expiring.secret), 401, 'invalid_api_key')
+    } finally {
+      clock.now = real
+    }
+  })
+
+  it('costs one round trip (key and program in one BatchGetItem) and exactly its declared IAM', async () => {
+    const trips = countRoundTrips()
+    const access = recordAccess(dynamodb)
+    try {
+      expect((await get(`/programs/${a.programs.LIVE}`, a.keys.LIVE)).status).toBe(200)
+      expect(trips.calls).toEqual(['BatchGetItemCommand'])
+    } finally {
+      trips.stop()
+      access.stop()
+    }
+    expect([...access.seen].sort()).toEqual([...declaredAccess('GetProgramByKey')].sort())
+  })
+})
+
+describe('GET /programs/{programId}/grants', () => {
+  let issuer: Issuer
+  const made: string[] = []
+  beforeAll(async () => {
+    issuer = await newIssuer()
+    // Seven grants, one at a time so their times differ; three of them to Ann.
+    for (let i = 0; i < 7; i++) {
+      const call = await postGrant(
+        api.baseUrl,
+        issuer.programs.TEST,
+        issuer.keys.TEST,
+        grantBody({
+          amount: i + 1,
+          recipient: { email: i % 3 === 0 ? 'ann@example.com' : `r${i}@example.com` },
+        }),
+      )
+      expect(call.status).toBe(201)
+      made.push(call.body.id as string)
+      await new Promise((r) => setTimeout(r, 3))
+    }
+  })
+  const list = (query: string, key = issuer.keys.TEST, program = issuer.programs.TEST) =>
+    get(`/programs/${program}/grants${query}`, key)
+
+  it('lists newest first, as the grant API shows a grant, with a last page that says so', async () => {
+    const page = await list('')
+    expect(page.status).toBe(200)
+    expect(page.body.object).toBe('list')
+    expect(page.body.nextCursor).toBeNull()
+    const data = page.body.data as Record<string, unknown>[]
+    expect(data.map((g) => g.id)).toEqual([...made].reverse())
+    expect(Object.keys(data[0] as object).sort()).toEqual(
+      [
+        'amount',
+        'createdAt',
+        'id',
+        'mode',
+        'object',
+        'programId',
+        'reason',
+        'recipient',
+        'status',
+      ].sort(),
+    )
+  })
+
+  it('pages with an opaque cursor: every grant once, in order, nothing after the last page', async () => {
+    const seen: string[] = []
+    let cursor: string | null = null
+    let pages = 0
+    do {
+      const page: Call = await list(`?limit=3${cursor ? `&cursor=${cursor}` : ''}`)
+      expect(page.status).toBe(200)
+      const data = page.body.data as { id: string }[]
+      expect(data.length).toBeLessThanOrEqual(3)
+      seen.push(...data.map((g) => g.id))
+      cursor = page.body.nextCursor as string | null
+      pages++
+    } while (cursor !== null)
+    expect(seen).toEqual([...made].reverse())
+    expect(pages).toBe(3)
+    // Exactly a page's worth: the next cursor is null, not a pointer at an empty page.
+    const seven = await list('?limit=7')
+    expect(seven.body.nextCursor).toBeNull()
+  })
+
+  it('filters by recipient, normalised like recipient.email', async () => {
+    const page = await list(`?recipient=${encodeURIComponent('  ANN@Example.com ')}`)
+    expect(page.status).toBe(200)
+    const data = page.body.data as { id: string; recipient: { email: string } }[]
+    expect(data.map((g) => g.id)).toEqual([made[6], made[3], made[0]])
+    expect(data.every((g) => g.recipient.email === 'ann@example.com')).toBe(true)
+    const paged = await list('?recipient=ann%40example.com&limit=2')
+    expect((paged.body.data as unknown[]).length).toBe(2)
+    const rest = await list(`?recipient=ann%40example.com&limit=2&cursor=${paged.body.nextCursor}`)
+    expect((rest.body.data as { id: string }[]).map((g) => g.id)).toEqual([made[0]])
+    expect(rest.body.nextCursor).toBeNull()
+    expect((await list('?recipient=nobody%40example.com')).body).toMatchObject({
+      data: [],
+      nextCursor: null,
+    })
+  })
+
+  it('refuses a bad query before reading anything: 400 naming each parameter', async () => {
+    const trips = countRoundTrips()
+    try {
+      for (const [query, field] of [
+        ['?limit=0', 'limit'],
+        ['?limit=101', 'limit'],
+        ['?limit=ten', 'limit'],
+        ['?cursor=not-a-cursor', 'cursor'],
+        [
+          `?cursor=${Buffer.from(`2026-01-01T00:00:00.000Z ${newId('program')}`).toString('base64url')}`,
+          'cursor',
+        ],
+        ['?recipient=not-an-address', 'recipient'],
+        ['?recipent=ann%40example.com', 'recipent'],
+      ] as const) {
+        const call = await list(query)
+        expectProblem(call, 400, 'validation_failed')
+        expect((call.body.errors as { field: string }[]).map((e) => e.field)).toEqual([field])
+      }
+      expect(trips.calls).toEqual([])
+    } finally {
+      trips.stop()
+    }
+  })
+
+  it("keeps issuers and modes apart: another issuer's program is 404, the other mode 403", async () => {
+    const foreign = await list('', a.keys.TEST, issuer.programs.TEST)
+    const missing = await list('', a.keys.TEST, newId('program'))
+    expectProblem(foreign, 404, 'program_not_found')
+    expect(shape(foreign)).toEqual(shape(missing))
+    expectProblem(await list('', issuer.keys.LIVE), 403, 'mode_mismatch')
+    // A cursor from one program cannot open another: the program is always the path's.
+    const first = await list('?limit=1')
+    const other = await list(
+      `?limit=1&cursor=${first.body.nextCursor}`,
+      issuer.keys.LIVE,
+      issuer.programs.LIVE,
+    )
+    expect(other.body).toMatchObject({ data: [], nextCursor: null })
+  })
+
+  it("never shows who sent a grant from the management API (the API's resource only)", async () => {
+    const store = new DynamoDbGrantStore(documentClient, adminTables)
+    const send = makeGrantTokens({ store, authenticator: new Authenticator(store) })
+    const { grant } = await send({
+      member: { issuerId: issuer.issuerId, sentBy: { sub: 'sub-1', email: 'boss@example.com' } },
+      programId: issuer.programs.LIVE,
+      idempotencyKey: undefined,
+      body: grantBody({ amount: 2 }),
+    })
+    expect(grant.sentBy).toEqual({ sub: 'sub-1', email: 'boss@example.com' })
+    const page = await list('', issuer.keys.LIVE, issuer.programs.LIVE)
+    expect(page.text).not.toContain('boss@example.com')
+    expect(page.text).not.toContain('sentBy')
+    expect((page.body.data as { id: string }[]).map((g) => g.id)).toContain(grant.grantId)
+  })
+
+  it('costs two round trips (key and program, then the index) and exactly its declared IAM', async () => {
+    const trips = countRoundTrips()
+    const access = recordAccess(dynamodb)
+    try {
+      expect((await list('?limit=2')).status).toBe(200)
+      expect(trips.calls).toEqual(['BatchGetItemCommand', 'QueryCommand'])
+    } finally {
+      trips.stop()
+      access.stop()
+    }
+    expect([...access.seen].sort()).toEqual([...declaredAccess('ListGrantsByKey')].sort())
+  })
+})
+
+describe('the contract (openapi.json) and these answers agree', () => {
+  const doc = buildOpenApi()
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  addFormats(ajv)
+  const resolve = (node: unknown): Record<string, unknown> => {
+    let current = node as Record<string, unknown>
+    while (typeof current?.$ref === 'string') {
+      current = (current.$ref as string)
+        .slice(2)
+        .split('/')
+        .reduce(
+          (o: Record<string, unknown>, k) => o[k] as Record<string, unknown>,
+          doc as unknown as Record<string, unknown>,
+        )
+    }
+    return current
+  }
+  /** The schema with every $ref replaced by what it points at (the list's items are a $ref). */
+  const inline = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inline)
+    if (node === null || typeof node !== 'object') return node
+    if (typeof (node as { $ref?: unknown }).$ref === 'string') return inline(resolve(node))
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)]))
+  }
+  const PATHS = ['/programs/{programId}', '/programs/{programId}/grants'] as const
+  const seen = new Set<string>()
+  const check = (path: (typeof PATHS)[number], call: Call) => {
+    const operation = (doc.paths[path] as { get: { responses: Record<string, unknown> } }).get
+    const response = resolve(operation.responses[String(call.status)])
+    expect({ status: call.status, documented: response !== undefined }).toEqual({
+      status: call.status,
+      documented: true,
+    })
+    const contentType = call.headers.get('content-type') as string
+    const content = resolve(response.content) as Record<
+      string,
+      { schema: unknown; example?: unknown }
+    >
+    expect(Object.keys(content)).toContain(contentType)
+    const validate = ajv.compile(inline(content[contentType]?.schema) as object)
+    if (!validate(call.body))
+      throw new Error(`${path} ${call.status}: ${ajv.errorsText(validate.errors)}`)
+    // The documented example is valid too.
+    const example = content[contentType]?.example
+    if (example !== undefined && call.status === 200 && !validate(example)) {
+      throw new Error(`${path} example: ${ajv.errorsText(validate.errors)}`)
+    }
+    for (const [header, spec] of Object.entries(resolve(response.headers) ?? {})) {
+      const { required } = resolve(spec) as { required?: boolean }
+      if (required) expect(call.headers.get(header)).not.toBeNull()
+    }
+    seen.add(`${path} ${call.status}`)
+  }
+
+  it('validates a real answer for every status the two reads document', async () => {
+    const program = '/programs/{programId}' as const
+    const grants = '/programs/{programId}/grants' as const
+    const p = `/programs/${a.programs.TEST}`
+    check(program, await get(p, a.keys.TEST))
+    check(program, await get(p))
+    check(program, await get(p, a.keys.LIVE))
+    check(program, await get(`/programs/${b.programs.TEST}`, a.keys.TEST))
+    check(grants, await get(`${p}/grants?limit=1`, a.keys.TEST))
+    check(grants, await get(`${p}/grants?limit=500`, a.keys.TEST))
+    check(grants, await get(`${p}/grants`))
+    check(grants, await get(`${p}/grants`, a.keys.LIVE))
+    check(grants, await get(`/programs/${b.programs.TEST}/grants`, a.keys.TEST))
+
+    const faulty = async (name: string, act: () => Promise<Call>) => {
+      const id = `reads-fault-${Math.random()}`
+      dynamodb.middlewareStack.add(
+        () => async () => {
+          throw Object.assign(new Error(name), { name, $metadata: { httpStatusCode: 400 } })
+        },
+        { step: 'initialize', name: id },
+      )
+      try {
+        return await act()
+      } finally {
+        dynamodb.middlewareStack.remove(id)
+      }
+    }
+    for (const [path, url] of [
+      [program, p],
+      [grants, `${p}/grants`],
+    ] as const) {
+      check(path, await faulty('ThrottlingException', () => get(url, a.keys.TEST)))
+      check(path, await faulty('ValidationException', () => get(url, a.keys.TEST)))
+    }
+    const documented = PATHS.flatMap((path) =>
+      Object.keys((doc.paths[path] as { get: { responses: object } }).get.responses).map(
+        (s) => `${path} ${s}`,
+      ),
+    )
+    expect([...seen].sort()).toEqual(documented.sort())
+  })
+})

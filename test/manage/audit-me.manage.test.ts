@@ -1,0 +1,565 @@
+import type { AddressInfo } from 'node:net'
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { ROUTES, type Route } from '../../functions/routes'
+import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/shared/api-key'
+import {
+  createDocumentClient,
+  createDynamoDbClient,
+  dynamodb,
+} from '../../functions/shared/dynamodb'
+import { newId } from '../../functions/shared/ids'
+import type { ApiKeyRecord } from '../../functions/stores/grants.store'
+import { createLocalApi, type LambdaHandler } from '../../local/http-server'
+import {
+  type Call,
+  expectProblem,
+  type Issuer,
+  newIssuer,
+  postGrant,
+  programState,
+  request,
+  startApi,
+} from '../support/api'
+import { bearer, idTokenFor, type Person, signUpPerson, testAuthorizer } from '../support/identity'
+import {
+  auditOf,
+  expectIssuersUnchanged,
+  expectNoSecret,
+  join,
+  leave,
+  manage,
+  setRole,
+  tables,
+} from './programs-keys.support'
+
+/**
+ * `GET /manage/me`, the audit log route, and what holds for every program and key route: each
+ * change and its audit entry are one transaction (a change refused by its condition leaves no
+ * entry), each route's function makes only the DynamoDB calls its IAM allows, and no log line
+ * holds a key. Through the local server with real access tokens from the run's Cognito emulator.
+ */
+
+let api: Awaited<ReturnType<typeof startApi>>
+let a: Issuer
+let b: Issuer
+let admin: Person
+let viewer: Person
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+
+/** The route key of the request the local server is running now (requests here go one by one). */
+let current: string | undefined
+beforeAll(async () => {
+  api = await startApi({
+    wrap: (routeKey, handler) => async (event, context) => {
+      current = routeKey
+      try {
+        return await handler(event, context)
+      } finally {
+        current = undefined
+      }
+    },
+  })
+  ;[a, b] = await Promise.all([newIssuer({ pool: 100 }), newIssuer()])
+  ;[admin, viewer] = (await Promise.all([signUpPerson(), signUpPerson()])) as [Person, Person]
+  await Promise.all([join(admin, a.issuerId, 'admin'), join(viewer, a.issuerId, 'viewer')])
+})
+afterAll(() => api.close())
+
+const call = (person: Person | undefined, method: string, path: string, body?: unknown) =>
+  manage(api.baseUrl, person, method, path, body)
+
+/** A middleware on the functions' DynamoDB client (the one the local server's handlers use). */
+const onDynamoDb = (
+  handler: (command: string, input: Record<string, unknown>) => Promise<void> | void,
+) => {
+  const name = `manage-test-${Math.random()}`
+  dynamodb.middlewareStack.add(
+    (next, context) => async (args) => {
+      await handler(context.commandName ?? '', args.input as Record<string, unknown>)
+      return next(args)
+    },
+    { step: 'initialize', name },
+  )
+  return () => dynamodb.middlewareStack.remove(name)
+}
+
+/** A client of the test's own: its writes pass no middleware of the functions' client. */
+const direct = createDocumentClient(
+  createDynamoDbClient({ endpoint: process.env.DYNAMODB_ENDPOINT }),
+)
+afterAll(() => direct.destroy())
+
+describe('GET /manage/me', () => {
+  it('answers the person, their issuers with names and roles; the e-mail from a membership', async () => {
+    const person = await signUpPerson()
+    const c = await newIssuer()
+    await Promise.all([join(person, a.issuerId, 'viewer'), join(person, c.issuerId, 'owner')])
+    const me = await call(person, 'GET', '/manage/me')
+    expect(me.status).toBe(200)
+    expect(me.headers.get('cache-control')).toBe('no-store')
+    const expected = [
+      { issuerId: a.issuerId, issuerName: 'Test issuer', role: 'viewer' },
+      { issuerId: c.issuerId, issuerName: 'Test issuer', role: 'owner' },
+    ].sort((x, y) => x.issuerId.localeCompare(y.issuerId))
+    expect(me.body).toEqual({ email: person.email, memberships: expected })
+
+    // A role change and a removal show on the very next call.
+    await setRole(person, a.issuerId, 'admin')
+    await leave(person, c.issuerId)
+    expect((await call(person, 'GET', '/manage/me')).body).toEqual({
+      email: person.email,
+      memberships: [{ issuerId: a.issuerId, issuerName: 'Test issuer', role: 'admin' }],
+    })
+    await leave(person, a.issuerId)
+    expect((await call(person, 'GET', '/manage/me')).body).toEqual({
+      email: null,
+      memberships: [],
+    })
+  })
+
+  it('refuses a request without a token (401) and an ID token (403) at the gateway', async () => {
+    const none = await call(undefined, 'GET', '/manage/me')
+    expect({ status: none.status, body: none.body }).toEqual({
+      status: 401,
+      body: { message: 'Unauthorized' },
+    })
+    const id = await request(api.baseUrl, 'GET', '/manage/me', {
+      headers: bearer(await idTokenFor(admin)),
+    })
+    expect({ status: id.status, body: id.body }).toEqual({
+      status: 403,
+      body: { message: 'Forbidden' },
+    })
+    expectProblem(await call(admin, 'GET', '/manage/me?x=1'), 400, 'validation_failed')
+  })
+})
+
+describe('GET /manage/issuers/{issuerId}/audit', () => {
+  it('shows every change newest first, with who, what, the target, when and the request id', async () => {
+    const c = await newIssuer()
+    await Promise.all([join(admin, c.issuerId, 'admin'), join(viewer, c.issuerId, 'viewer')])
+    const base = `/manage/issuers/${c.issuerId}`
+    const changes = [
+      await call(admin, 'POST', `${base}/programs`, { name: 'Audited', mode: 'TEST' }),
+    ]
+    const programId = changes[0]?.body.id as string
+    changes.push(await call(admin, 'POST', `${base}/programs/${programId}/pause`))
+    changes.push(await call(admin, 'POST', `${base}/keys`, { mode: 'LIVE' }))
+    const keyId = changes[2]?.body.id as string
+    changes.push(await call(admin, 'POST', `${base}/keys/${keyId}/roll`, { grace: '1h' }))
+    changes.push(await call(admin, 'POST', `${base}/keys/${keyId}/revoke`))
+    expect(changes.map((x) => x.status)).toEqual([201, 200, 201, 201, 200])
+    const [, , , roll] = changes as [Call, Call, Call, Call, Call]
+
+    const log = await call(viewer, 'GET', `${base}/audit`)
+    expect(log.status).toBe(200)
+    const person = { kind: 'person', sub: admin.sub, email: admin.email }
+    const operator = { kind: 'operator', label: 'operator CLI' }
+    const entry = (
+      change: number | undefined,
+      actor: object,
+      action: string,
+      target: object,
+      details: object,
+    ) => ({
+      id: expect.stringMatching(/Z#[0-9a-f]{8}$/),
+      at: expect.stringMatching(ISO),
+      actor,
+      action,
+      target,
+      requestId: change === undefined ? null : changes[change]?.headers.get('x-request-id'),
+      details,
+    })
+    const rolledTo = roll.body.id
+    expect(log.body).toEqual({
+      entries: [
+        entry(4, person, 'key.revoke', { type: 'key', id: keyId }, {}),
+        entry(
+          3,
+          person,
+          'key.roll',
+          { type: 'key', id: keyId },
+          {
+            newKeyId: rolledTo,
+            oldExpiresAt: (roll.body.old as { expiresAt: string }).expiresAt,
+          },
+        ),
+        entry(
+          2,
+          person,
+          'key.create',
+          { type: 'key', id: keyId },
+          { mode: 'LIVE', expiresAt: null },
+        ),
+        entry(
+          1,
+          person,
+          'program.pause',
+          { type: 'program', id: programId },
+          { from: 'active', to: 'paused' },
+        ),
+        entry(
+          0,
+          person,
+          'program.create',
+          { type: 'program', id: programId },
+          { mode: 'TEST', name: 'Audited', pool: null },
+        ),
+        // newIssuer's programs, made through the same use cases by the operator.
+        entry(
+          undefined,
+          operator,
+          'program.create',
+          { type: 'program', id: expect.any(String) },
+          expect.any(Object),
+        ),
+        entry(
+          undefined,
+          operator,
+          'program.create',
+          { type: 'program', id: expect.any(String) },
+          expect.any(Object),
+        ),
+        entry(
+          undefined,
+          operator,
+          'issuer.create',
+          { type: 'issuer', id: c.issuerId },
+          { name: 'Test issuer' },
+        ),
+      ],
+      nextCursor: null,
+    })
+    const ats = (log.body.entries as { at: string }[]).map((e) => e.at)
+    expect([...ats].sort().reverse()).toEqual(ats)
+  })
+
+  it('pages with an opaque cursor; the pages add up to the whole log', async () => {
+    const whole = await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/audit?limit=100`)
+    const all = whole.body.entries as { id: string }[]
+    expect(all.length).toBeGreaterThanOrEqual(3)
+    const paged: { id: string }[] = []
+    let cursor: string | null = null
+    let pages = 0
+    do {
+      const page: Awaited<ReturnType<typeof call>> = await call(
+        viewer,
+        'GET',
+        `/manage/issuers/${a.issuerId}/audit?limit=2${cursor === null ? '' : `&cursor=${cursor}`}`,
+      )
+      expect(page.status).toBe(200)
+      expect((page.body.entries as unknown[]).length).toBeLessThanOrEqual(2)
+      paged.push(...(page.body.entries as { id: string }[]))
+      cursor = page.body.nextCursor as string | null
+      if (cursor !== null) expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/)
+      pages++
+    } while (cursor !== null)
+    expect(paged).toEqual(all)
+    expect(pages).toBe(Math.ceil(all.length / 2))
+  })
+
+  it.each([
+    ['cursor=abc', 'cursor', 'cursor must be a cursor from a previous page'],
+    [
+      `cursor=${Buffer.from('{"issuerId":"iss_x"}').toString('base64url')}`,
+      'cursor',
+      'cursor must be a cursor from a previous page',
+    ],
+    ['limit=0', 'limit', 'limit must be a whole number from 1 to 100, got "0"'],
+    ['limit=101', 'limit', 'limit must be a whole number from 1 to 100, got "101"'],
+    ['after=x', 'after', 'unknown query parameter "after"'],
+  ])('refuses ?%s: 400 naming %s', async (query, field, message) => {
+    const answer = await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/audit?${query}`)
+    expectProblem(answer, 400, 'validation_failed')
+    expect(answer.body.errors).toEqual([{ field, message }])
+  })
+
+  it("is read only, and another issuer's log is not found", async () => {
+    for (const method of ['PUT', 'PATCH', 'DELETE', 'POST']) {
+      await expectIssuersUnchanged([a.issuerId], async () => {
+        const answer = await call(admin, method, `/manage/issuers/${a.issuerId}/audit`)
+        expectProblem(answer, 405, 'method_not_allowed')
+        expect(answer.headers.get('allow')).toBe('GET')
+      })
+    }
+    expectProblem(
+      await call(admin, 'GET', `/manage/issuers/${b.issuerId}/audit`),
+      404,
+      'issuer_not_found',
+    )
+  })
+})
+
+describe('a change and its audit entry are one transaction', () => {
+  it('a pause whose condition fails when it is written (closed in between) leaves no entry', async () => {
+    const created = await call(admin, 'POST', `/manage/issuers/${a.issuerId}/programs`, {
+      name: 'Raced',
+      mode: 'TEST',
+    })
+    const programId = created.body.id as string
+    let raced = 0
+    const stop = onDynamoDb(async (command, input) => {
+      if (command !== 'TransactWriteItemsCommand' || !JSON.stringify(input).includes(programId)) {
+        return
+      }
+      raced++
+      // Someone closes the program between the route's read and its write.
+      await direct.send(
+        new UpdateCommand({
+          TableName: tables.programs,
+          Key: { programId },
+          UpdateExpression: 'SET #s = :closed',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':closed': 'closed' },
+        }),
+      )
+    })
+    const before = await auditOf(a.issuerId)
+    let answer: Awaited<ReturnType<typeof call>>
+    try {
+      answer = await call(
+        admin,
+        'POST',
+        `/manage/issuers/${a.issuerId}/programs/${programId}/pause`,
+      )
+    } finally {
+      stop()
+    }
+    expect(raced).toBe(1)
+    expectProblem(answer, 409, 'program_state_conflict')
+    expect(answer.body.detail).toBe(`Program ${programId} is closed; closing is final.`)
+    expect(await auditOf(a.issuerId)).toEqual(before)
+    expect((await programState(programId)).program?.status).toBe('closed')
+  })
+
+  it('a roll of a key revoked in between writes neither the new key nor an entry', async () => {
+    const created = await call(admin, 'POST', `/manage/issuers/${a.issuerId}/keys`, {
+      mode: 'TEST',
+    })
+    const keyId = created.body.id as string
+    const secret = created.body.secret as string
+    const stop = onDynamoDb(async (command, input) => {
+      if (command !== 'TransactWriteItemsCommand' || !JSON.stringify(input).includes(keyId)) return
+      await direct.send(
+        new UpdateCommand({
+          TableName: tables.apiKeys,
+          Key: { keyHash: hashApiKey(secret) },
+          UpdateExpression: 'SET #s = :revoked',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':revoked': 'revoked' },
+        }),
+      )
+    })
+    const before = await auditOf(a.issuerId)
+    const keysBefore = (await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/keys`)).body
+      .keys as unknown[]
+    let answer: Awaited<ReturnType<typeof call>>
+    try {
+      answer = await call(admin, 'POST', `/manage/issuers/${a.issuerId}/keys/${keyId}/roll`)
+    } finally {
+      stop()
+    }
+    expectProblem(answer, 409, 'key_state_conflict')
+    expect(answer.body.detail).toBe(`Key ${keyId} is revoked; only an active key can be rolled.`)
+    expect(await auditOf(a.issuerId)).toEqual(before)
+    const keysAfter = (await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/keys`)).body
+      .keys as unknown[]
+    expect(keysAfter).toHaveLength(keysBefore.length)
+  })
+
+  it('every change route sends its items and exactly one audit entry in one TransactWriteItems', async () => {
+    const sent: { route: string | undefined; items: string[] }[] = []
+    const stop = onDynamoDb((command, input) => {
+      if (command !== 'TransactWriteItemsCommand') return
+      sent.push({
+        route: current,
+        items: (input.TransactItems as Record<string, { TableName: string }>[]).map(
+          (item) => `${Object.keys(item)[0]} ${tableKey(Object.values(item)[0]?.TableName)}`,
+        ),
+      })
+    })
+    const base = `/manage/issuers/${a.issuerId}`
+    try {
+      const program = await call(admin, 'POST', `${base}/programs`, { name: 'T', mode: 'LIVE' })
+      for (const action of ['pause', 'resume', 'close']) {
+        await call(admin, 'POST', `${base}/programs/${program.body.id}/${action}`)
+      }
+      const key = await call(admin, 'POST', `${base}/keys`, { mode: 'LIVE' })
+      await call(admin, 'POST', `${base}/keys/${key.body.id}/roll`)
+      await call(admin, 'POST', `${base}/keys/${key.body.id}/revoke`)
+    } finally {
+      stop()
+    }
+    const route = (id: string) => ROUTES.find((r) => r.id === id)?.routeKey
+    expect(sent).toEqual([
+      {
+        route: route('CreateProgram'),
+        items: ['ConditionCheck issuers', 'Put programs', 'Put audit'],
+      },
+      { route: route('PauseProgram'), items: ['Update programs', 'Put audit'] },
+      { route: route('ResumeProgram'), items: ['Update programs', 'Put audit'] },
+      { route: route('CloseProgram'), items: ['Update programs', 'Put audit'] },
+      {
+        route: route('CreateKey'),
+        items: ['ConditionCheck issuers', 'Put apiKeys', 'Put apiKeys', 'Put audit'],
+      },
+      {
+        route: route('RollKey'),
+        items: ['Update apiKeys', 'Put apiKeys', 'Put apiKeys', 'Put audit'],
+      },
+      { route: route('RevokeKey'), items: ['Update apiKeys', 'Put audit'] },
+    ])
+  })
+})
+
+const tableKey = (name: unknown) =>
+  Object.entries(tables).find(([, physical]) => physical === name)?.[0] ?? `?${String(name)}`
+
+/** A key as the version before key-id pointers wrote it: the key item alone. */
+const legacyKey = async (issuerId: string) => {
+  const secret = generateApiKey('TEST')
+  const record: ApiKeyRecord = {
+    keyHash: hashApiKey(secret),
+    keyId: newId('apiKey'),
+    issuerId,
+    mode: 'TEST',
+    status: 'active',
+    createdAt: new Date().toISOString(),
+    ...maskApiKey(secret),
+  }
+  await direct.send(new PutCommand({ TableName: tables.apiKeys, Item: record }))
+  return record
+}
+
+describe('IAM: each function makes exactly the DynamoDB calls its route declares', () => {
+  it('for every program, key, audit and me route, per table and index', async () => {
+    const used = new Map<string, Set<string>>()
+    const record = (table: unknown, action: string, index?: unknown) => {
+      if (current === undefined) return
+      const calls = used.get(current) ?? new Set<string>()
+      calls.add(`${tableKey(table)}${index ? `/index/${index}` : ''} dynamodb:${action}`)
+      used.set(current, calls)
+    }
+    const stop = onDynamoDb((command, input) => {
+      const action = command.replace(/Command$/, '')
+      if (action === 'TransactWriteItems') {
+        for (const item of input.TransactItems as Record<string, { TableName: string }>[]) {
+          for (const [kind, body] of Object.entries(item)) {
+            record(body.TableName, kind === 'ConditionCheck' ? 'ConditionCheckItem' : `${kind}Item`)
+          }
+        }
+      } else if (action === 'BatchGetItem') {
+        for (const table of Object.keys(input.RequestItems as object)) record(table, action)
+      } else {
+        record(input.TableName, action, input.IndexName)
+      }
+    })
+    const base = `/manage/issuers/${a.issuerId}`
+    const [oldKey, otherOldKey] = await Promise.all([legacyKey(a.issuerId), legacyKey(a.issuerId)])
+    try {
+      await call(admin, 'GET', '/manage/me')
+      await call(admin, 'GET', `${base}/programs`)
+      const program = await call(admin, 'POST', `${base}/programs`, { name: 'IAM', mode: 'TEST' })
+      await call(admin, 'GET', `${base}/programs/${program.body.id}`)
+      for (const action of ['pause', 'resume', 'close']) {
+        await call(admin, 'POST', `${base}/programs/${program.body.id}/${action}`)
+      }
+      await call(admin, 'GET', `${base}/keys`)
+      await call(admin, 'POST', `${base}/keys`, { mode: 'TEST' })
+      // Keys made before key-id pointers are found through the byKeyId index.
+      expect((await call(admin, 'POST', `${base}/keys/${oldKey.keyId}/roll`)).status).toBe(201)
+      expect((await call(admin, 'POST', `${base}/keys/${otherOldKey.keyId}/revoke`)).status).toBe(
+        200,
+      )
+      await call(admin, 'GET', `${base}/audit`)
+    } finally {
+      stop()
+    }
+    const ids = ['ManageMe', 'ListPrograms', 'CreateProgram', 'GetProgram', 'PauseProgram']
+    ids.push('ResumeProgram', 'CloseProgram', 'ListKeys', 'CreateKey', 'RollKey', 'RevokeKey')
+    ids.push('ListAudit')
+    const mine = (ROUTES as readonly Route[]).filter((r) => ids.includes(r.id))
+    expect(mine).toHaveLength(12)
+    for (const route of mine) {
+      const declared = [
+        ...Object.entries(route.access).flatMap(([table, actions]) =>
+          (actions ?? []).map((action) => `${table} ${action}`),
+        ),
+        ...Object.entries(route.indexes ?? {}).flatMap(([table, byIndex]) =>
+          Object.entries(byIndex ?? {}).flatMap(([index, actions]) =>
+            actions.map((action) => `${table}/index/${index} ${action}`),
+          ),
+        ),
+      ].sort()
+      expect({ route: route.id, calls: [...(used.get(route.routeKey) ?? [])].sort() }).toEqual({
+        route: route.id,
+        calls: declared,
+      })
+    }
+  })
+})
+
+describe('no key in any log line', () => {
+  it('logs no secret, no part of one and no hash of the keys the routes create and roll', async () => {
+    // A second copy of the handlers, loaded with DEBUG logging (the rest of the suite runs with
+    // logs off), behind its own local server with the same authorizer.
+    let handlers = new Map<string, LambdaHandler>()
+    let client = dynamodb
+    process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG'
+    jest.isolateModules(() => {
+      handlers = new Map(
+        ROUTES.map((r) => [r.routeKey, require(`../../${r.entry}`).handler as LambdaHandler]),
+      )
+      client = require('../../functions/shared/dynamodb').dynamodb
+    })
+    process.env.POWERTOOLS_LOG_LEVEL = 'SILENT'
+    const server = createLocalApi(handlers, { authorizer: testAuthorizer() })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const path = `/manage/issuers/${a.issuerId}`
+
+    const captured: string[] = []
+    const original = { out: process.stdout.write, err: process.stderr.write }
+    const capture = (stream: NodeJS.WriteStream) =>
+      ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        captured.push(String(chunk))
+        return (stream === process.stdout ? original.out : original.err).apply(stream, [
+          chunk,
+          ...rest,
+        ] as never)
+      }) as typeof process.stdout.write
+    process.stdout.write = capture(process.stdout)
+    process.stderr.write = capture(process.stderr)
+    const secrets: string[] = []
+    try {
+      const created = await manage(base, admin, 'POST', `${path}/keys`, { mode: 'TEST' })
+      secrets.push(created.body.secret as string)
+      const rolled = await manage(base, admin, 'POST', `${path}/keys/${created.body.id}/roll`)
+      secrets.push(rolled.body.secret as string)
+      await postGrant(base, a.programs.TEST, rolled.body.secret as string)
+      await manage(base, viewer, 'GET', `${path}/keys`)
+      await manage(base, viewer, 'GET', `${path}/audit`)
+      await manage(base, admin, 'POST', `${path}/keys/${rolled.body.id}/revoke`)
+      await manage(base, admin, 'POST', `${path}/keys`, { mode: 'TEST', secret: secrets[0] })
+      await manage(base, viewer, 'POST', `${path}/keys`, { mode: 'TEST' })
+      // An unexpected failure is logged in full, stack and all: still no key in it.
+      client.middlewareStack.add(
+        () => async () => {
+          throw Object.assign(new Error('Unexpected failure'), { name: 'ValidationException' })
+        },
+        { step: 'initialize', name: 'unexpected-failure' },
+      )
+      const failed = await manage(base, admin, 'POST', `${path}/keys`, { mode: 'LIVE' })
+      expect(failed.status).toBe(500)
+    } finally {
+      server.close()
+      process.stdout.write = original.out
+      process.stderr.write = original.err
+    }
+    const logs = captured.join('')
+    expect(logs).toContain('"message":"request"')
+    expect(logs).toContain('"message":"unhandled error"')
+    expect(secrets).toHaveLength(2)
+    expectNoSecret([logs], secrets)
+  })
+})

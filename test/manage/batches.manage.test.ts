@@ -1,0 +1,852 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb'
+import {
+  BATCH_LIMITS,
+  type BatchRecord,
+  batchIdFor,
+  batchStatus,
+  packChunks,
+  rowIdempotencyKey,
+} from '../../functions/batches/batch.model'
+import { LOCAL_WORKER, localWorkersIdle } from '../../functions/batches/worker-invoker'
+import { config } from '../../functions/config'
+import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
+import type { GrantRecord } from '../../functions/stores/grants.store'
+import {
+  type Call,
+  expectNothingWritten,
+  expectProblem,
+  type Issuer,
+  newIssuer,
+  programState,
+  setProgramStatus,
+  startApi,
+} from '../support/api'
+import { injectFaults } from '../support/fault-injector'
+import { type Person, signUpPerson } from '../support/identity'
+import {
+  addMember,
+  auditLog,
+  declaredAccess,
+  manageCall,
+  recordAccess,
+  sleep,
+} from './grants-support'
+
+/**
+ * Send to many, through the local server with real access tokens: the dry run (every row checked
+ * with the grant rules, duplicates, the pool), the commit (stored, then granted in the background
+ * by the worker, in-process here as under npm start), per-row results, and exactly once: a
+ * 5,000-row batch committed twice, and twice at the same moment, while DynamoDB calls fail.
+ */
+let api: Awaited<ReturnType<typeof startApi>>
+let admin: Person
+let viewer: Person
+let adminOfB: Person
+const saved = { ...LOCAL_WORKER, retryDelaysMs: [...LOCAL_WORKER.retryDelaysMs] }
+
+beforeAll(async () => {
+  // Short runs, so a batch is handed from run to run several times; quick retries of a failed run.
+  LOCAL_WORKER.timeoutMs = 8_000
+  LOCAL_WORKER.retryDelaysMs = [300, 600]
+  api = await startApi()
+  ;[admin, viewer, adminOfB] = (await Promise.all([
+    signUpPerson(),
+    signUpPerson(),
+    signUpPerson(),
+  ])) as [Person, Person, Person]
+})
+afterAll(async () => {
+  await localWorkersIdle()
+  Object.assign(LOCAL_WORKER, saved)
+  await api.close()
+})
+
+const issuerWith = async (options: { pool?: number } = {}) => {
+  const issuer = await newIssuer(options)
+  await Promise.all([
+    addMember(issuer.issuerId, admin, 'admin'),
+    addMember(issuer.issuerId, viewer, 'viewer'),
+  ])
+  return issuer
+}
+const batchesPath = (issuerId: string, programId: string) =>
+  `/manage/issuers/${issuerId}/programs/${programId}/grant-batches`
+const post = (
+  person: Person,
+  issuer: Issuer,
+  body: unknown,
+  key?: string,
+  programId = issuer.programs.TEST,
+) =>
+  manageCall(api.baseUrl, person, 'POST', batchesPath(issuer.issuerId, programId), {
+    body,
+    headers: key === undefined ? {} : { 'idempotency-key': key },
+  })
+const read = (
+  person: Person,
+  issuer: Issuer,
+  batchId: string,
+  query = '',
+  programId = issuer.programs.TEST,
+) =>
+  manageCall(
+    api.baseUrl,
+    person,
+    'GET',
+    `${batchesPath(issuer.issuerId, programId)}/${batchId}${query}`,
+  )
+
+const csvOf = (
+  rows: readonly (readonly (string | number)[])[],
+  header = 'email,amount,name,reason',
+) => `${[header, ...rows.map((r) => r.join(','))].join('\r\n')}\r\n`
+
+/** Until the worker has finished the batch (and no run is left); re-commits if it stalls. */
+const finished = async (
+  person: Person,
+  issuer: Issuer,
+  batchId: string,
+  recommit?: () => Promise<unknown>,
+) => {
+  const started = Date.now()
+  for (;;) {
+    await localWorkersIdle()
+    const call = await read(person, issuer, batchId)
+    if (call.status === 200 && call.body.status === 'done') return call
+    if (Date.now() - started > 480_000)
+      throw new Error(`batch ${batchId} not done: ${call.text.slice(0, 300)}`)
+    // Nothing runs and it is not done: the worker gave up (all its retries failed): resume it.
+    if (call.status === 200 && recommit) await recommit()
+    await sleep(200)
+  }
+}
+
+/** All rows of a batch, following the cursor. */
+const allRows = async (person: Person, issuer: Issuer, batchId: string, query = '') => {
+  const rows: Record<string, unknown>[] = []
+  let cursor: string | null = null
+  do {
+    const call: Call = await read(
+      person,
+      issuer,
+      batchId,
+      `?limit=500${query}${cursor ? `&cursor=${cursor}` : ''}`,
+    )
+    expect(call.status).toBe(200)
+    rows.push(...(call.body.rows as Record<string, unknown>[]))
+    cursor = call.body.nextCursor as string | null
+  } while (cursor !== null)
+  return rows
+}
+
+const batchItems = async (issuerId: string) =>
+  (
+    await documentClient.send(
+      new ScanCommand({
+        TableName: config.tables.grants,
+        FilterExpression: 'begins_with(grantId, :b) AND issuerId = :i',
+        ExpressionAttributeValues: { ':b': 'batch#', ':i': issuerId },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items ?? []
+
+/** Everything a refused or dry call must leave as it was: grants, counters, audit, batches. */
+const expectNoChange = async (issuer: Issuer, act: () => Promise<void>) => {
+  const [audit, batches] = [
+    (await auditLog(issuer.issuerId)).length,
+    (await batchItems(issuer.issuerId)).length,
+  ]
+  await expectNothingWritten(issuer.programs.TEST, act)
+  expect((await auditLog(issuer.issuerId)).length).toBe(audit)
+  expect((await batchItems(issuer.issuerId)).length).toBe(batches)
+}
+
+describe('dry run', () => {
+  it('checks every row with the grant rules, names each problem with its row, flags duplicates, checks the pool, writes nothing', async () => {
+    const issuer = await issuerWith({ pool: 12 })
+    const csv = [
+      'Email,AMOUNT,name,reason', // 1: the header, any case
+      'ann@example.com,5,Ann,', // 2: valid, the batch's reason
+      'not-an-email,1,,', // 3
+      'bob@example.com,0,,', // 4
+      'carol@example.com,1.5,,', // 5
+      'dave@example.com,abc,,', // 6
+      '', // 7: blank, skipped
+      ' ANN@Example.com ,5,Ann S.,', // 8: duplicate of 2 (same address, amount and reason)
+      'ann@example.com,5,,Other reason', // 9: valid, another reason
+      'erin@example.com,2,"Erin, ""E""",', // 10: valid, a name with a comma and quotes
+      'frank@example.com,3,,""', // 11: valid
+      ',,,', // 12: blank, skipped
+      'gina@example.com,1,x,y,extra', // 13: one value too many
+      `hank@example.com,1,${'n'.repeat(201)},`, // 14: name too long
+    ].join('\n')
+    let preview: Call | undefined
+    await expectNoChange(issuer, async () => {
+      preview = await post(admin, issuer, { csv, reason: 'Spring awards', dryRun: true })
+    })
+    const call = preview as Call
+    expect(call.status).toBe(200)
+    expect(call.body).toMatchObject({
+      object: 'grant_batch_preview',
+      dryRun: true,
+      programId: issuer.programs.TEST,
+      mode: 'TEST',
+      programStatus: 'active',
+      counts: { total: 11, valid: 4, invalid: 6, duplicates: 1 },
+      amount: 15,
+      pool: { limited: true, remaining: 12, enough: false, shortBy: 3 },
+    })
+    const problems = call.body.problems as {
+      row: number
+      code: string
+      errors?: { field: string; message: string }[]
+      duplicateOf?: number
+    }[]
+    expect(
+      problems.map((p) => [p.row, p.code, p.errors?.map((e) => e.field) ?? p.duplicateOf]),
+    ).toEqual([
+      [3, 'validation_failed', ['email']],
+      [4, 'validation_failed', ['amount']],
+      [5, 'validation_failed', ['amount']],
+      [6, 'validation_failed', ['amount']],
+      [8, 'duplicate_row', 2],
+      [13, 'validation_failed', ['csv']],
+      [14, 'validation_failed', ['name']],
+    ])
+    const message = (row: number) => problems.find((p) => p.row === row)?.errors?.[0]?.message
+    expect(message(3)).toBe('email must be a valid e-mail address')
+    expect(message(4)).toBe('amount must be greater than zero')
+    expect(message(5)).toBe('amount must be a whole number')
+    expect(message(6)).toBe('amount must be a whole number from 1 to 1000000')
+    expect(message(14)).toBe('name must be at most 200 characters')
+
+    // Within the pool: enough.
+    const fits = await post(admin, issuer, {
+      csv: csvOf([['ann@example.com', 12, '', '']]),
+      reason: 'R',
+      dryRun: true,
+    })
+    expect(fits.body.pool).toEqual({ limited: true, remaining: 12, enough: true, shortBy: 0 })
+  })
+
+  it('refuses rows without a reason when the batch has none, naming the rule', async () => {
+    const issuer = await issuerWith()
+    const call = await post(admin, issuer, {
+      csv: csvOf([
+        ['ann@example.com', 1, '', ''],
+        ['bob@example.com', 1, '', 'Own'],
+      ]),
+      dryRun: true,
+    })
+    expect(call.body.counts).toEqual({ total: 2, valid: 1, invalid: 1, duplicates: 0 })
+    expect(call.body.problems).toEqual([
+      {
+        row: 2,
+        code: 'validation_failed',
+        message: "reason is required: in the row's reason column, or the batch's reason",
+        errors: [
+          {
+            field: 'reason',
+            message: "reason is required: in the row's reason column, or the batch's reason",
+          },
+        ],
+      },
+    ])
+    expect(call.body.pool).toEqual({ limited: false, remaining: null, enough: true, shortBy: 0 })
+  })
+
+  it('refuses a CSV it cannot use at all with 400 on the field csv, and a malformed body, writing nothing', async () => {
+    const issuer = await issuerWith()
+    const many = csvOf(
+      Array.from({ length: BATCH_LIMITS.maxRows + 1 }, (_, i) => [`r${i}@example.com`, 1, '', 'R']),
+    )
+    const big = csvOf(
+      Array.from({ length: 4_000 }, (_, i) => [
+        `r${i}@example.com`,
+        1,
+        'n'.repeat(200),
+        'r'.repeat(100),
+      ]),
+    )
+    expect(Buffer.byteLength(big)).toBeGreaterThan(BATCH_LIMITS.maxCsvBytes)
+    await expectNoChange(issuer, async () => {
+      for (const [csv, text] of [
+        ['ann@example.com,1\n', 'unknown column'],
+        ['email,amount,notes\nann@example.com,1,x\n', 'unknown column "notes"'],
+        ['email,name\nann@example.com,Ann\n', 'the amount column is missing'],
+        ['email,amount,email\n', 'appears twice'],
+        ['email,amount\n', 'no rows'],
+        ['', 'empty'],
+        ['email,amount,name\nann@example.com,1,"Ann\n', 'row 2: a quoted field is not closed'],
+        ['email,amount,name\nann@example.com,1,"Ann"x\n', 'row 2: after a closing quote'],
+        [many, 'at most 5000'],
+        [big, 'at most 1048576 bytes'],
+      ] as const) {
+        for (const dryRun of [true, false]) {
+          const call = await post(admin, issuer, { csv, reason: 'R', dryRun }, 'k-structural')
+          expectProblem(call, 400, 'validation_failed')
+          expect(call.body.errors).toEqual([
+            { field: 'csv', message: expect.stringContaining(text) },
+          ])
+        }
+      }
+      const bad = await post(admin, issuer, {
+        csv: 1,
+        reason: '\u200b',
+        dryRun: 'yes',
+        extra: true,
+      })
+      expectProblem(bad, 400, 'validation_failed')
+      expect((bad.body.errors as { field: string }[]).map((e) => e.field).sort()).toEqual([
+        'csv',
+        'dryRun',
+        'extra',
+        'reason',
+      ])
+    })
+  })
+})
+
+describe('who may', () => {
+  it('lets only an admin dry-run or commit (a viewer: 403), requires an Idempotency-Key to commit, and hides other issuers (404)', async () => {
+    const issuer = await issuerWith()
+    const other = await newIssuer()
+    await addMember(other.issuerId, adminOfB, 'admin')
+    const body = { csv: csvOf([['ann@example.com', 1, '', '']]), reason: 'R', dryRun: false }
+    await expectNoChange(issuer, async () => {
+      expectProblem(await post(viewer, issuer, body, 'k-viewer'), 403, 'forbidden')
+      expectProblem(await post(viewer, issuer, { ...body, dryRun: true }), 403, 'forbidden')
+      const keyless = await post(admin, issuer, body)
+      expectProblem(keyless, 400, 'invalid_idempotency_key')
+      // Another issuer's program on this issuer's path, and this issuer's path for B's admin.
+      expectProblem(
+        await post(admin, issuer, body, 'k-foreign', other.programs.TEST),
+        404,
+        'program_not_found',
+      )
+      expectProblem(await post(adminOfB, issuer, body, 'k-stranger'), 404, 'issuer_not_found')
+    })
+  })
+})
+
+describe('commit', () => {
+  it('stores the batch, answers 202, and the worker grants every valid row once, each with its own key, the sender and the batch; counts, rows and audit', async () => {
+    const issuer = await issuerWith()
+    const csv = csvOf([
+      ['ann@example.com', 1, 'Ann', ''],
+      ['bob@example.com', 2, '', 'Own reason'],
+      ['bad', 1, '', ''],
+      ['ann@example.com', 1, 'Again', ''],
+      ['carol@example.com', 3, '"Carol, C."', ''],
+    ])
+    const key = `commit-${Math.random()}`
+    const call = await post(admin, issuer, { csv, reason: 'Launch', dryRun: false }, key)
+    expect(call.status).toBe(202)
+    const id = call.body.id as string
+    expect(id).toMatch(/^bat_[0-9a-z]{26}$/)
+    expect(call.headers.get('location')).toBe(
+      `${batchesPath(issuer.issuerId, issuer.programs.TEST)}/${id}`,
+    )
+    expect(call.body).toMatchObject({
+      object: 'grant_batch',
+      programId: issuer.programs.TEST,
+      mode: 'TEST',
+      status: 'queued',
+      reason: 'Launch',
+      createdBy: { sub: admin.sub, email: admin.email },
+      counts: { total: 5, granted: 0, failed: 2, pending: 3 },
+      amount: 6,
+    })
+
+    const done = await finished(viewer, issuer, id)
+    expect(done.body).toMatchObject({
+      status: 'done',
+      counts: { total: 5, granted: 3, failed: 2, pending: 0 },
+      finishedAt: expect.any(String),
+    })
+    const rows = done.body.rows as Record<string, unknown>[]
+    expect(rows.map((r) => [r.row, r.status, r.code ?? r.grantId])).toEqual([
+      [2, 'granted', expect.stringMatching(/^gr_/)],
+      [3, 'granted', expect.stringMatching(/^gr_/)],
+      [4, 'failed', 'validation_failed'],
+      [5, 'failed', 'duplicate_row'],
+      [6, 'granted', expect.stringMatching(/^gr_/)],
+    ])
+    expect(rows[0]).toMatchObject({
+      email: 'ann@example.com',
+      name: 'Ann',
+      amount: 1,
+      reason: 'Launch',
+    })
+    expect(rows[1]).toMatchObject({ reason: 'Own reason', name: null })
+    expect(rows[3]).toMatchObject({
+      duplicateOf: 2,
+      message: 'same e-mail, amount and reason as row 2',
+    })
+    expect(rows[4]).toMatchObject({ name: 'Carol, C.' })
+
+    const { grants, issued } = await programState(issuer.programs.TEST)
+    expect(grants).toHaveLength(3)
+    expect(issued).toBe(6)
+    for (const row of rows.filter((r) => r.status === 'granted')) {
+      const grant = grants.find((g) => g.grantId === row.grantId) as GrantRecord
+      expect(grant).toMatchObject({
+        idempotencyKey: `batch:${id}:row:${row.row}`,
+        batch: { batchId: id, row: row.row },
+        sentBy: { sub: admin.sub, email: admin.email },
+        amount: row.amount,
+        reason: row.reason,
+      })
+    }
+    // Paging and filtering the rows.
+    const page = await read(viewer, issuer, id, '?limit=2')
+    expect((page.body.rows as { row: number }[]).map((r) => r.row)).toEqual([2, 3])
+    const next = await read(viewer, issuer, id, `?limit=2&cursor=${page.body.nextCursor}`)
+    expect((next.body.rows as { row: number }[]).map((r) => r.row)).toEqual([4, 5])
+    expect((await allRows(viewer, issuer, id, '&status=failed')).map((r) => r.row)).toEqual([4, 5])
+    expectProblem(await read(viewer, issuer, id, '?status=lost'), 400, 'validation_failed')
+    expectProblem(await read(viewer, issuer, id, '?cursor=zzz'), 400, 'validation_failed')
+
+    // One entry for the commit, one when done; none per row.
+    const audit = (await auditLog(issuer.issuerId)).filter(
+      (e) => e.target.type === 'batch' || e.action === 'grant.send',
+    )
+    expect(audit.map((e) => [e.action, e.target.id, e.actor])).toEqual([
+      ['batch.commit', id, { kind: 'person', sub: admin.sub, email: admin.email }],
+      ['batch.finish', id, { kind: 'person', sub: admin.sub, email: admin.email }],
+    ])
+    expect(audit[0]?.details).toMatchObject({ rows: 5, valid: 3, refused: 2, amount: 6 })
+    expect(audit[1]?.details).toMatchObject({ granted: 3, failed: 2 })
+
+    // The commit again: the same batch, 200, nothing new.
+    await expectNothingWritten(issuer.programs.TEST, async () => {
+      const again = await post(admin, issuer, { csv, reason: 'Launch', dryRun: false }, key)
+      expect(again.status).toBe(200)
+      expect(again.headers.get('idempotent-replayed')).toBe('true')
+      expect(again.body).toMatchObject({ id, status: 'done' })
+      await localWorkersIdle()
+    })
+    // The same key with another CSV: 422.
+    expectProblem(
+      await post(
+        admin,
+        issuer,
+        { csv: csvOf([['x@example.com', 1, '', '']]), reason: 'Launch', dryRun: false },
+        key,
+      ),
+      422,
+      'idempotency_key_reused',
+    )
+  })
+
+  it('reports the rows after the pool ran out as pool_exhausted, and grants the others', async () => {
+    const issuer = await issuerWith({ pool: 10 })
+    const csv = csvOf(Array.from({ length: 15 }, (_, i) => [`p${i}@example.com`, 1, '', '']))
+    const call = await post(admin, issuer, { csv, reason: 'Pool', dryRun: false }, 'pool-run')
+    expect(call.status).toBe(202)
+    const done = await finished(viewer, issuer, call.body.id as string)
+    expect(done.body.counts).toEqual({ total: 15, granted: 10, failed: 5, pending: 0 })
+    const rows = done.body.rows as {
+      row: number
+      status: string
+      code?: string
+      message?: string
+    }[]
+    expect(rows.slice(0, 10).every((r) => r.status === 'granted')).toBe(true)
+    expect(rows.slice(10).map((r) => [r.row, r.code])).toEqual(
+      [12, 13, 14, 15, 16].map((n) => [n, 'pool_exhausted']),
+    )
+    expect(rows[10]?.message).toBe(
+      'The program has 0 shares left in its pool; this grant asks for 1.',
+    )
+    const state = await programState(issuer.programs.TEST)
+    expect([state.issued, state.program?.remaining, state.grants.length]).toEqual([10, 0, 10])
+  })
+
+  it("answers another issuer's batch, and a batch under another program, as missing (404)", async () => {
+    const issuer = await issuerWith()
+    const call = await post(
+      admin,
+      issuer,
+      { csv: csvOf([['ann@example.com', 1, '', '']]), reason: 'R', dryRun: false },
+      'k-404',
+    )
+    const id = call.body.id as string
+    await finished(viewer, issuer, id)
+    const other = await newIssuer()
+    await addMember(other.issuerId, adminOfB, 'admin')
+    expectProblem(await read(adminOfB, other, id), 404, 'batch_not_found')
+    expectProblem(await read(viewer, issuer, id, '', issuer.programs.LIVE), 404, 'batch_not_found')
+    expectProblem(await read(viewer, issuer, 'bat_nope'), 404, 'batch_not_found')
+    expectProblem(await read(adminOfB, issuer, id), 404, 'issuer_not_found')
+  })
+
+  it('calls only what the routes and the worker declare', async () => {
+    const issuer = await issuerWith()
+    const access = recordAccess(dynamodb)
+    let batchId = ''
+    try {
+      const call = await post(
+        admin,
+        issuer,
+        { csv: csvOf([['ann@example.com', 1, '', '']]), reason: 'R', dryRun: false },
+        'k-iam',
+      )
+      batchId = call.body.id as string
+      await finished(viewer, issuer, batchId)
+    } finally {
+      access.stop()
+    }
+    const { GRANT_BATCH_WORKER } = await import('../../functions/batches/worker-function')
+    const allowed = new Set([
+      ...declaredAccess('CreateGrantBatch'),
+      ...declaredAccess('GetGrantBatch'),
+      ...Object.entries(GRANT_BATCH_WORKER.access).flatMap(([table, actions]) =>
+        actions.map((a) => `${table} ${a}`),
+      ),
+    ])
+    for (const line of access.seen) expect(allowed).toContain(line)
+  })
+})
+
+describe('a program that is not active', () => {
+  it('refuses the commit (409 program_inactive, nothing written); the dry run says so', async () => {
+    const issuer = await issuerWith()
+    await setProgramStatus(issuer.programs.TEST, 'paused')
+    const body = { csv: csvOf([['ann@example.com', 1, '', '']]), reason: 'R' }
+    await expectNoChange(issuer, async () => {
+      expectProblem(
+        await post(admin, issuer, { ...body, dryRun: false }, 'k-paused'),
+        409,
+        'program_inactive',
+      )
+      const preview = await post(admin, issuer, { ...body, dryRun: true })
+      expect(preview.body.programStatus).toBe('paused')
+    })
+  })
+})
+
+describe('the batch model', () => {
+  it('packs rows into chunks of at most 100 rows and about 64 KB, whatever the rows', () => {
+    const small = Array.from({ length: 5_000 }, (_, i) => ({
+      row: i + 2,
+      email: `r${i}@example.com`,
+      amount: 1,
+    }))
+    const chunks = packChunks(small)
+    expect(chunks).toHaveLength(50)
+    const big = Array.from({ length: 500 }, (_, i) => ({
+      row: i + 2,
+      email: `${'e'.repeat(240)}@example.com`,
+      name: '\u{1F600}'.repeat(200),
+      reason: '\u{1F600}'.repeat(300),
+      amount: 1,
+    }))
+    for (const chunk of packChunks(big)) {
+      expect(chunk.length).toBeLessThanOrEqual(100)
+      expect(Buffer.byteLength(JSON.stringify(chunk))).toBeLessThan(70 * 1024)
+    }
+    expect(packChunks(big).flat()).toEqual(big)
+  })
+
+  it('calls a batch stalled when nothing holds it and nothing moved for a minute', () => {
+    const now = Date.parse('2026-11-26T10:00:00.000Z')
+    const batch = {
+      status: 'running',
+      leaseUntil: now - 1,
+      updatedAt: '2026-11-26T09:58:00.000Z',
+    } as BatchRecord
+    expect(batchStatus(batch, now)).toBe('stalled')
+    expect(batchStatus({ ...batch, leaseUntil: now + 1_000 }, now)).toBe('running')
+    expect(batchStatus({ ...batch, updatedAt: '2026-11-26T09:59:30.000Z' }, now)).toBe('running')
+    expect(batchStatus({ ...batch, status: 'done' }, now)).toBe('done')
+  })
+
+  it('derives one batch id per issuer and key, and one grant key per batch and row', () => {
+    expect(batchIdFor('iss_a', 'k')).toBe(batchIdFor('iss_a', 'k'))
+    expect(batchIdFor('iss_a', 'k')).not.toBe(batchIdFor('iss_b', 'k'))
+    expect(batchIdFor('iss_a', 'k')).toMatch(/^bat_[0-9a-z]{26}$/)
+    expect(rowIdempotencyKey('bat_x', 7)).toBe('batch:bat_x:row:7')
+  })
+})
+
+describe('exactly once', () => {
+  it('grants each valid row of a 5,000-row batch exactly once, committed twice at the same moment and once more, while DynamoDB calls fail', async () => {
+    const issuer = await issuerWith()
+    const rows: (string | number)[][] = []
+    const invalid = new Set<number>()
+    const duplicate = new Set<number>()
+    for (let i = 0; i < 5_000; i++) {
+      const row = i + 2
+      if (i % 500 === 7) {
+        invalid.add(row)
+        rows.push([`r${i}@example.com`, 0, '', ''])
+      } else if (i % 700 === 3 && i > 0) {
+        duplicate.add(row)
+        rows.push([...(rows[i - 1] as (string | number)[])])
+      } else {
+        rows.push([
+          `r${i}@example.com`,
+          1 + (i % 5),
+          i % 3 === 0 ? `"Name, ${i}"` : '',
+          i % 4 === 0 ? `Reason ${i % 7}` : '',
+        ])
+      }
+    }
+    const csv = csvOf(rows)
+    const valid = 5_000 - invalid.size - duplicate.size
+    const key = `five-thousand-${Math.random()}`
+    const body = { csv, reason: 'Bulk award', dryRun: false }
+
+    /** The console's commit: retried as the contract says (5xx, 409 request_conflict, no answer). */
+    const commit = async () => {
+      for (let attempt = 1; ; attempt++) {
+        const call = await post(admin, issuer, body, key).catch(() => undefined)
+        if (call && call.status < 500 && call.body.code !== 'request_conflict') return call
+        if (attempt === 40) throw new Error(`commit kept failing: ${call?.status} ${call?.text}`)
+        await sleep(Math.random() * 50 * Math.min(attempt, 8))
+      }
+    }
+    const faults = injectFaults(dynamodb, { rate: 0.2, seed: 20261126 })
+    let answers: Call[]
+    let done: Call
+    try {
+      const racing = await Promise.all([commit(), commit()])
+      const again = await commit()
+      answers = [...racing, again]
+      done = await finished(viewer, issuer, answers[0]?.body.id as string, commit)
+    } finally {
+      faults.stop()
+    }
+    const id = answers[0]?.body.id as string
+    // One batch for the one key: 202 for the commit that made it (unless its answer was lost to a
+    // fault), 200 replays for the others.
+    expect(answers.map((a) => a.body.id)).toEqual([id, id, id])
+    expect(
+      answers.every(
+        (a) =>
+          a.status === 202 || (a.status === 200 && a.headers.get('idempotent-replayed') === 'true'),
+      ),
+    ).toBe(true)
+    expect(answers.filter((a) => a.status === 202).length).toBeLessThanOrEqual(1)
+    expect(done.body.counts).toEqual({
+      total: 5_000,
+      granted: valid,
+      failed: invalid.size + duplicate.size,
+      pending: 0,
+    })
+
+    const state = await programState(issuer.programs.TEST)
+    const ofBatch = state.grants.filter((g) => g.batch?.batchId === id)
+    const perRow = new Map<number, number>()
+    for (const g of ofBatch)
+      perRow.set(g.batch?.row as number, (perRow.get(g.batch?.row as number) ?? 0) + 1)
+    expect([...perRow.values()].filter((n) => n !== 1)).toEqual([])
+    expect(ofBatch).toHaveLength(valid)
+    expect(state.grants).toHaveLength(valid)
+    expect(state.issued).toBe(state.grants.reduce((sum, g) => sum + g.amount, 0))
+    for (const row of [...invalid, ...duplicate]) expect(perRow.has(row)).toBe(false)
+
+    // Every row's result names its stored grant, and says why the others failed.
+    const results = await allRows(viewer, issuer, id)
+    expect(results).toHaveLength(5_000)
+    const stored = new Map(ofBatch.map((g) => [g.grantId, g]))
+    for (const r of results) {
+      if (invalid.has(r.row as number))
+        expect(r).toMatchObject({ status: 'failed', code: 'validation_failed' })
+      else if (duplicate.has(r.row as number))
+        expect(r).toMatchObject({ status: 'failed', code: 'duplicate_row' })
+      else {
+        expect(r.status).toBe('granted')
+        expect(stored.get(r.grantId as string)).toMatchObject({
+          batch: { row: r.row },
+          amount: r.amount,
+        })
+      }
+    }
+    expect(faults.stats['lost-response']).toBeGreaterThan(0)
+    const audit = (await auditLog(issuer.issuerId)).filter((e) => e.target.id === id)
+    expect(audit.map((e) => e.action)).toEqual(['batch.commit', 'batch.finish'])
+    process.stdout.write(
+      `\n5,000-row batch: ${valid} granted once each; DynamoDB calls ${faults.stats.calls}, injected before ${faults.stats.before}, lost response ${faults.stats['lost-response']}, throttle ${faults.stats.throttle}; answers ${answers.map((a) => a.status).join(', ')}\n`,
+    )
+  }, 900_000)
+})
+
+describe('the worker, run by hand as Lambda would run it', () => {
+  /** The commit route's handler with an invoker that starts nothing: the test runs the worker. */
+  const commitWithoutWorker = async (issuer: Issuer, csv: string, key: string) => {
+    const { makeCreateGrantBatchHandler } = await import(
+      '../../functions/manage/grants/grant-batch-create.handler'
+    )
+    const started: string[] = []
+    const handler = makeCreateGrantBatchHandler(
+      documentClient,
+      config.tables,
+      async ({ batchId }) => {
+        started.push(batchId)
+      },
+    )
+    const result = await handler(
+      {
+        version: '2.0',
+        routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/grant-batches',
+        rawPath: batchesPath(issuer.issuerId, issuer.programs.TEST),
+        rawQueryString: '',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        pathParameters: { issuerId: issuer.issuerId, programId: issuer.programs.TEST },
+        requestContext: {
+          requestId: `req-${Math.random()}`,
+          http: { method: 'POST' },
+          authorizer: { jwt: { claims: { sub: admin.sub }, scopes: [] } },
+        },
+        body: JSON.stringify({ csv, reason: 'By hand', dryRun: false }),
+        isBase64Encoded: false,
+      } as never,
+      { awsRequestId: 'local', getRemainingTimeInMillis: () => 10_000 } as never,
+    )
+    expect((result as { statusCode: number }).statusCode).toBe(202)
+    return { batchId: JSON.parse((result as { body: string }).body).id as string, started }
+  }
+  const context = (ms: number) => {
+    const end = Date.now() + ms
+    return {
+      awsRequestId: `run-${Math.random()}`,
+      functionName: 'GrantBatchWorker',
+      getRemainingTimeInMillis: () => Math.max(0, end - Date.now()),
+    }
+  }
+
+  it('a run that can grant nothing fails (for Lambda to retry) and gives the batch up; one run at a time; the next run finishes it', async () => {
+    const issuer = await issuerWith()
+    const csv = csvOf(Array.from({ length: 30 }, (_, i) => [`w${i}@example.com`, 1, '', '']))
+    const { batchId, started } = await commitWithoutWorker(issuer, csv, `by-hand-${Math.random()}`)
+    expect(started).toEqual([batchId])
+    const { handler: worker } = await import('../../functions/batches/grant-batch-worker.handler')
+
+    const faults = injectFaults(dynamodb, {
+      rate: 1,
+      kinds: ['throttle'],
+      commands: ['TransactWriteItemsCommand'],
+    })
+    try {
+      await expect(worker({ batchId }, context(2_000))).rejects.toThrow(/no row could be done/)
+    } finally {
+      faults.stop()
+    }
+    expect((await programState(issuer.programs.TEST)).grants).toHaveLength(0)
+
+    // Given up: the next run takes it at once. Two runs at the same moment: one works, one leaves.
+    const outcomes = await Promise.all([
+      worker({ batchId }, context(20_000)),
+      worker({ batchId }, context(20_000)),
+    ])
+    expect(outcomes.map((o) => (o as { outcome: string }).outcome).sort()).toEqual([
+      'done',
+      'not_claimed',
+    ])
+    const state = await programState(issuer.programs.TEST)
+    expect(state.grants).toHaveLength(30)
+    expect(state.issued).toBe(30)
+    const batch = await read(viewer, issuer, batchId)
+    expect(batch.body).toMatchObject({
+      status: 'done',
+      counts: { total: 30, granted: 30, failed: 0, pending: 0 },
+    })
+    // A done batch: a late or repeated event changes nothing.
+    expect(await worker({ batchId }, context(5_000))).toEqual({ outcome: 'not_claimed' })
+    expect(await worker({ batchId: 'nonsense' } as never, context(5_000))).toEqual({
+      outcome: 'ignored',
+    })
+  })
+
+  it('hands over to its next run when its time is short, and every row is still granted once', async () => {
+    const issuer = await issuerWith()
+    const csv = csvOf(Array.from({ length: 400 }, (_, i) => [`h${i}@example.com`, 1, '', '']))
+    const { batchId } = await commitWithoutWorker(issuer, csv, `handover-${Math.random()}`)
+    const { handler: worker } = await import('../../functions/batches/grant-batch-worker.handler')
+    // A 0.7 s run: well short of 400 rows; it starts the next run (in-process here).
+    const first = (await worker({ batchId }, context(700))) as { outcome: string; rows: number }
+    expect(first.outcome).toBe('handed_over')
+    expect(first.rows).toBeGreaterThan(0)
+    expect(first.rows).toBeLessThan(400)
+    const done = await finished(viewer, issuer, batchId)
+    expect(done.body.counts).toEqual({ total: 400, granted: 400, failed: 0, pending: 0 })
+    const state = await programState(issuer.programs.TEST)
+    expect(new Set(state.grants.map((g) => g.batch?.row)).size).toBe(400)
+    expect(state.grants).toHaveLength(400)
+  })
+})
+
+describe('starting the worker in AWS', () => {
+  it("uses Lambda's asynchronous Invoke, signed with SigV4, with only the batch id", async () => {
+    const { createServer } = await import('node:http')
+    const { lambdaInvoker, workerInvoker } = await import('../../functions/batches/worker-invoker')
+    const seen: {
+      method?: string
+      url?: string
+      headers: Record<string, unknown>
+      body: string
+    }[] = []
+    let status = 202
+    const server = createServer((req, res) => {
+      let body = ''
+      req.on('data', (c) => {
+        body += c
+      })
+      req.on('end', () => {
+        seen.push({ method: req.method, url: req.url, headers: req.headers, body })
+        res.writeHead(status, { 'content-type': 'application/json' })
+        res.end(status === 202 ? '' : '{"Message":"boom"}')
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as { port: number }
+    const invoke = lambdaInvoker({
+      functionName: 'vs-dev-GrantBatchWorker',
+      region: async () => 'eu-west-1',
+      credentials: async () => ({
+        accessKeyId: 'AKIDEXAMPLE',
+        secretAccessKey: 'secret',
+        sessionToken: 'token',
+      }),
+      sha256: dynamodb.config.sha256,
+      endpoint: `http://127.0.0.1:${port}`,
+    })
+    try {
+      await invoke({ batchId: 'bat_0123456789abcdefghjkmnpqrs' })
+      const [call] = seen
+      expect(call?.method).toBe('POST')
+      expect(call?.url).toBe('/2015-03-31/functions/vs-dev-GrantBatchWorker/invocations')
+      expect(call?.headers['x-amz-invocation-type']).toBe('Event')
+      expect(call?.headers['x-amz-security-token']).toBe('token')
+      expect(call?.headers['x-amz-date']).toMatch(/^\d{8}T\d{6}Z$/)
+      expect(call?.headers.authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/lambda\/aws4_request, SignedHeaders=[a-z0-9;-]*host[a-z0-9;-]*x-amz-invocation-type[a-z0-9;-]*, Signature=[0-9a-f]{64}$/,
+      )
+      expect(JSON.parse(call?.body ?? '')).toEqual({ batchId: 'bat_0123456789abcdefghjkmnpqrs' })
+      // Lambda refusing (throttled, failing) is an error the commit answers 503 for.
+      status = 429
+      await expect(invoke({ batchId: 'bat_0123456789abcdefghjkmnpqrs' })).rejects.toMatchObject({
+        name: 'ServiceUnavailable',
+      })
+    } finally {
+      server.close()
+    }
+    // Inside Lambda, a commit function without the worker's name is a deployment error, at init.
+    const aws = {
+      region: async () => 'x',
+      credentials: async () => ({ accessKeyId: 'a', secretAccessKey: 'b' }),
+      sha256: dynamodb.config.sha256,
+    }
+    expect(() =>
+      workerInvoker({
+        functionName: undefined,
+        env: { AWS_LAMBDA_FUNCTION_NAME: 'f' },
+        aws,
+        loadLocal: async () => async () => undefined,
+      }),
+    ).toThrow(/GRANT_BATCH_WORKER_FUNCTION/)
+  })
+})

@@ -1,0 +1,137 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
+import { config } from '../../functions/config'
+import type { AuditEntry, MembershipRecord, Role } from '../../functions/model/people'
+import { ROUTES, type Route } from '../../functions/routes'
+import { documentClient } from '../../functions/shared/dynamodb'
+import { type Call, request } from '../support/api'
+import { accessTokenFor, bearer, type Person } from '../support/identity'
+
+/**
+ * What the grant and batch tests share: memberships written straight to the table (to make a
+ * person a viewer or an admin of an issuer), and a recorder of the IAM actions each DynamoDB call
+ * needs, to hold a route's declared access (functions/routes.ts) against what it really does.
+ */
+
+/** Makes the person a member of the issuer with this role (active), as the members routes would. */
+export const addMember = async (
+  issuerId: string,
+  person: { sub: string; email: string },
+  role: Role,
+) => {
+  const record: MembershipRecord = {
+    issuerId,
+    sub: person.sub,
+    email: person.email,
+    role,
+    status: 'active',
+    createdAt: new Date().toISOString(),
+    invitedBy: 'operator CLI',
+  }
+  await documentClient.send(new PutCommand({ TableName: config.tables.memberships, Item: record }))
+}
+
+const tableKeyOf = (name: string): string => {
+  const entry = Object.entries(config.tables).find(([, table]) => table === name)
+  return entry ? entry[0] : name
+}
+
+/**
+ * Records every DynamoDB call as the IAM actions it is authorised by: `table Action` or
+ * `table/index/name Action`, each item of a TransactWriteItems as its own action (ConditionCheckItem,
+ * PutItem, UpdateItem, DeleteItem), as IAM checks them.
+ */
+export const recordAccess = (client: DynamoDBClient) => {
+  const seen = new Set<string>()
+  const name = `access-recorder-${Math.random()}`
+  const add = (table: string, action: string, index?: string) =>
+    seen.add(`${tableKeyOf(table)}${index ? `/index/${index}` : ''} dynamodb:${action}`)
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as Record<string, unknown>
+      const command = (context.commandName ?? '').replace(/Command$/, '')
+      switch (command) {
+        case 'TransactWriteItems':
+          for (const item of (input.TransactItems ?? []) as Record<
+            string,
+            { TableName: string }
+          >[]) {
+            const [kind, body] = Object.entries(item)[0] as [string, { TableName: string }]
+            const action = {
+              ConditionCheck: 'ConditionCheckItem',
+              Put: 'PutItem',
+              Update: 'UpdateItem',
+              Delete: 'DeleteItem',
+            }[kind]
+            add(body.TableName, action ?? kind)
+          }
+          break
+        case 'BatchGetItem':
+        case 'BatchWriteItem':
+          for (const table of Object.keys((input.RequestItems ?? {}) as object)) add(table, command)
+          break
+        default:
+          add(input.TableName as string, command, input.IndexName as string | undefined)
+      }
+      return next(args)
+    },
+    { step: 'initialize', name },
+  )
+  return { seen, stop: () => client.middlewareStack.remove(name) }
+}
+
+/** What a route is allowed, in the recorder's form. */
+export const declaredAccess = (id: string): Set<string> => {
+  const route = (ROUTES as readonly Route[]).find((r) => r.id === id) as Route
+  const lines = new Set<string>()
+  for (const [table, actions] of Object.entries(route.access)) {
+    for (const action of actions ?? []) lines.add(`${table} ${action}`)
+  }
+  for (const [table, indexes] of Object.entries(route.indexes ?? {})) {
+    for (const [index, actions] of Object.entries(indexes ?? {})) {
+      for (const action of actions) lines.add(`${table}/index/${index} ${action}`)
+    }
+  }
+  return lines
+}
+
+/** A management call with the person's real access token (or none), JSON body, extra headers. */
+export const manageCall = async (
+  baseUrl: string,
+  person: Person | undefined,
+  method: string,
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Call> =>
+  request(baseUrl, method, path, {
+    headers: {
+      ...(person === undefined ? {} : bearer(await accessTokenFor(person))),
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    },
+    ...(options.body === undefined
+      ? {}
+      : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
+  })
+
+/** The issuer's audit log, read directly (strongly consistent), oldest first. */
+export const auditLog = async (issuerId: string): Promise<AuditEntry[]> => {
+  const items: AuditEntry[] = []
+  let start: Record<string, unknown> | undefined
+  do {
+    const page = await documentClient.send(
+      new QueryCommand({
+        TableName: config.tables.audit,
+        KeyConditionExpression: 'issuerId = :i',
+        ExpressionAttributeValues: { ':i': issuerId },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    )
+    items.push(...((page.Items ?? []) as AuditEntry[]))
+    start = page.LastEvaluatedKey
+  } while (start)
+  return items
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -1,0 +1,508 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb'
+import { config } from '../../functions/config'
+import { makeGrantTokens } from '../../functions/grant-tokens/grant-tokens.use-case'
+import { csvCell, csvLine, parseCsv } from '../../functions/manage/grants/csv'
+import { wantsCsv } from '../../functions/manage/grants/grants-list.handler'
+import { Authenticator } from '../../functions/shared/authenticator'
+import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
+import { newId } from '../../functions/shared/ids'
+import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
+import type { GrantRecord } from '../../functions/stores/grants.store'
+import {
+  expectNothingWritten,
+  expectProblem,
+  grantBody,
+  type Issuer,
+  newIssuer,
+  postGrant,
+  programState,
+  setProgramStatus,
+  startApi,
+} from '../support/api'
+import { type Person, signUpPerson } from '../support/identity'
+import { addMember, auditLog, declaredAccess, manageCall, recordAccess } from './grants-support'
+
+/**
+ * A program's grants for its issuer's people, through the local server with real access tokens
+ * from the run's Cognito emulator: sending one (admin), listing them and exporting them as CSV
+ * (viewer); who may do what, and that a refused call writes nothing.
+ */
+let api: Awaited<ReturnType<typeof startApi>>
+let a: Issuer
+let b: Issuer
+let admin: Person
+let viewer: Person
+let adminOfB: Person
+
+beforeAll(async () => {
+  api = await startApi()
+  ;[a, b] = await Promise.all([newIssuer({ pool: 1_000 }), newIssuer()])
+  ;[admin, viewer, adminOfB] = (await Promise.all([
+    signUpPerson(),
+    signUpPerson(),
+    signUpPerson(),
+  ])) as [Person, Person, Person]
+  await Promise.all([
+    addMember(a.issuerId, admin, 'admin'),
+    addMember(a.issuerId, viewer, 'viewer'),
+    addMember(b.issuerId, adminOfB, 'admin'),
+  ])
+})
+afterAll(() => api.close())
+
+const grantsPath = (issuerId: string, programId: string) =>
+  `/manage/issuers/${issuerId}/programs/${programId}/grants`
+const send = (
+  person: Person | undefined,
+  issuerId: string,
+  programId: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) => manageCall(api.baseUrl, person, 'POST', grantsPath(issuerId, programId), { body, headers })
+const list = (
+  person: Person,
+  issuerId: string,
+  programId: string,
+  query = '',
+  headers: Record<string, string> = {},
+) =>
+  manageCall(api.baseUrl, person, 'GET', `${grantsPath(issuerId, programId)}${query}`, { headers })
+
+const storedGrant = async (grantId: string) =>
+  (
+    await documentClient.send(
+      new GetCommand({ TableName: config.tables.grants, Key: { grantId }, ConsistentRead: true }),
+    )
+  ).Item as GrantRecord | undefined
+
+/** Runs `act` and asserts it wrote no grant, moved no counter and wrote no audit entry. */
+const expectNoChange = async (issuerId: string, programId: string, act: () => Promise<void>) => {
+  const audit = (await auditLog(issuerId)).length
+  await expectNothingWritten(programId, act)
+  expect((await auditLog(issuerId)).length).toBe(audit)
+}
+
+describe('POST .../programs/{programId}/grants: an admin sends one grant', () => {
+  it('grants through the same rules and transaction as the API, records the sender, and audits it in the same write', async () => {
+    const before = await programState(a.programs.TEST)
+    const call = await send(admin, a.issuerId, a.programs.TEST, {
+      recipient: { email: '  Bob@Example.com ', name: 'Bob' },
+      reason: 'Quarterly award',
+      amount: 5,
+    })
+    expect(call.status).toBe(201)
+    expect(call.headers.get('cache-control')).toBe('no-store')
+    expect(call.body).toEqual({
+      id: expect.stringMatching(/^gr_[0-9a-z]{26}$/),
+      object: 'grant',
+      programId: a.programs.TEST,
+      mode: 'TEST',
+      recipient: { email: 'bob@example.com', name: 'Bob' },
+      reason: 'Quarterly award',
+      amount: 5,
+      status: 'reserved',
+      createdAt: expect.any(String),
+      source: 'console',
+      sentBy: { sub: admin.sub, email: admin.email },
+      keyId: null,
+      batch: null,
+      idempotencyKey: null,
+    })
+    const stored = await storedGrant(call.body.id as string)
+    expect(stored).toMatchObject({
+      issuerId: a.issuerId,
+      sentBy: { sub: admin.sub, email: admin.email },
+    })
+    expect(stored?.keyId).toBeUndefined()
+    const after = await programState(a.programs.TEST)
+    expect(after.issued).toBe(before.issued + 5)
+    expect(after.program?.remaining).toBe(1_000 - after.issued)
+    const entry = (await auditLog(a.issuerId)).find((e) => e.target.id === call.body.id)
+    expect(entry).toMatchObject({
+      action: 'grant.send',
+      actor: { kind: 'person', sub: admin.sub, email: admin.email },
+      target: { type: 'grant', id: call.body.id },
+      requestId: call.headers.get('x-request-id'),
+      details: {
+        programId: a.programs.TEST,
+        mode: 'TEST',
+        amount: 5,
+        recipient: 'bob@example.com',
+      },
+    })
+    // The integrator's view of the same grant shows nothing of who sent it.
+    const read = await manageCall(
+      api.baseUrl,
+      undefined,
+      'GET',
+      `/programs/${a.programs.TEST}/grants/${call.body.id}`,
+      {
+        headers: { 'x-api-key': a.keys.TEST },
+      },
+    )
+    expect(read.status).toBe(200)
+    expect(read.body.sentBy).toBeUndefined()
+  })
+
+  it('replays a retry with the same Idempotency-Key (one grant, one audit entry) and refuses the key with another grant', async () => {
+    const body = grantBody({ amount: 2, recipient: { email: 'carol@example.com' } })
+    const key = { 'idempotency-key': `console-${Math.random()}` }
+    const first = await send(admin, a.issuerId, a.programs.LIVE, body, key)
+    expect(first.status).toBe(201)
+    const audit = (await auditLog(a.issuerId)).length
+    await expectNothingWritten(a.programs.LIVE, async () => {
+      const again = await send(admin, a.issuerId, a.programs.LIVE, body, key)
+      expect(again.status).toBe(201)
+      expect(again.headers.get('idempotent-replayed')).toBe('true')
+      expect(again.body).toEqual(first.body)
+      expectProblem(
+        await send(admin, a.issuerId, a.programs.LIVE, { ...body, amount: 3 }, key),
+        422,
+        'idempotency_key_reused',
+      )
+    })
+    expect((await auditLog(a.issuerId)).length).toBe(audit)
+    expect(first.body.idempotencyKey).toBe(key['idempotency-key'])
+  })
+
+  it("scopes the Idempotency-Key to issuer and mode, as the API's: the API's grant with the key is the same grant", async () => {
+    const key = `shared-${Math.random()}`
+    const body = grantBody({ amount: 1, recipient: { email: 'dave@example.com' } })
+    const viaApi = await postGrant(api.baseUrl, a.programs.TEST, a.keys.TEST, body, {
+      'idempotency-key': key,
+    })
+    expect(viaApi.status).toBe(201)
+    const viaConsole = await send(admin, a.issuerId, a.programs.TEST, body, {
+      'idempotency-key': key,
+    })
+    expect(viaConsole.status).toBe(201)
+    expect(viaConsole.headers.get('idempotent-replayed')).toBe('true')
+    expect(viaConsole.body).toMatchObject({
+      id: viaApi.body.id,
+      source: 'api',
+      keyId: a.keyRecords.TEST.keyId,
+      sentBy: null,
+    })
+  })
+
+  it('refuses a viewer with 403 forbidden, writing nothing', async () => {
+    await expectNoChange(a.issuerId, a.programs.TEST, async () => {
+      expectProblem(await send(viewer, a.issuerId, a.programs.TEST, grantBody()), 403, 'forbidden')
+    })
+  })
+
+  it("answers another issuer's program exactly like a missing one (404), and a stranger's issuer 404, writing nothing", async () => {
+    for (const program of [b.programs.TEST, b.programs.LIVE]) {
+      await expectNoChange(b.issuerId, program, async () => {
+        const foreign = await send(admin, a.issuerId, program, grantBody())
+        const missing = await send(admin, a.issuerId, newId('program'), grantBody())
+        expectProblem(foreign, 404, 'program_not_found')
+        expect({ ...foreign.body, requestId: 0, detail: 0 }).toEqual({
+          ...missing.body,
+          requestId: 0,
+          detail: 0,
+        })
+        expectProblem(
+          await send(admin, a.issuerId, 'prg_nope', grantBody()),
+          404,
+          'program_not_found',
+        )
+        // B's own admin on A's path: not a member of A.
+        expectProblem(
+          await send(adminOfB, a.issuerId, a.programs.TEST, grantBody()),
+          404,
+          'issuer_not_found',
+        )
+      })
+    }
+    expectProblem(await list(admin, a.issuerId, b.programs.TEST), 404, 'program_not_found')
+  })
+
+  it('applies the grant rules: invalid body 400, paused program 409, pool exhausted 409, each writing nothing', async () => {
+    const small = await newIssuer({ pool: 3 })
+    await addMember(small.issuerId, admin, 'admin')
+    await expectNoChange(small.issuerId, small.programs.TEST, async () => {
+      const bad = await send(admin, small.issuerId, small.programs.TEST, {
+        recipient: { email: 'x' },
+        reason: '',
+        amount: 0,
+        extra: 1,
+      })
+      expectProblem(bad, 400, 'validation_failed')
+      expect((bad.body.errors as { field: string }[]).map((e) => e.field).sort()).toEqual(
+        ['amount', 'extra', 'reason', 'recipient.email'].sort(),
+      )
+      expectProblem(
+        await send(admin, small.issuerId, small.programs.TEST, grantBody({ amount: 4 })),
+        409,
+        'pool_exhausted',
+      )
+      expectProblem(
+        await send(admin, small.issuerId, small.programs.TEST, grantBody(), {
+          'idempotency-key': 'k'.repeat(256),
+        }),
+        400,
+        'invalid_idempotency_key',
+      )
+    })
+    await setProgramStatus(small.programs.LIVE, 'paused')
+    await expectNoChange(small.issuerId, small.programs.LIVE, async () => {
+      expectProblem(
+        await send(admin, small.issuerId, small.programs.LIVE, grantBody()),
+        409,
+        'program_inactive',
+      )
+    })
+  })
+
+  it('reads what its IAM declares, and nothing else', async () => {
+    const access = recordAccess(dynamodb)
+    try {
+      expect((await send(admin, a.issuerId, a.programs.TEST, grantBody())).status).toBe(201)
+    } finally {
+      access.stop()
+    }
+    const declared = declaredAccess('SendGrant')
+    for (const line of access.seen) expect(declared).toContain(line)
+  })
+})
+
+describe('GET .../programs/{programId}/grants: the listing and the CSV export', () => {
+  let issuer: Issuer
+  const names = [
+    '=HYPERLINK("http://evil.example","click")',
+    '+1 555',
+    '-10',
+    '@SUM(A1)',
+    'Ann, "the boss"',
+    'Zoë Ünal',
+  ]
+  const ids: string[] = []
+  beforeAll(async () => {
+    issuer = await newIssuer()
+    await addMember(issuer.issuerId, admin, 'admin')
+    await addMember(issuer.issuerId, viewer, 'viewer')
+    for (const [i, name] of names.entries()) {
+      const call =
+        i % 2 === 0
+          ? await send(
+              admin,
+              issuer.issuerId,
+              issuer.programs.TEST,
+              grantBody({ amount: i + 1, recipient: { email: `p${i}@example.com`, name } }),
+            )
+          : await postGrant(
+              api.baseUrl,
+              issuer.programs.TEST,
+              issuer.keys.TEST,
+              grantBody({
+                amount: i + 1,
+                recipient: { email: `p${i}@example.com`, name },
+                reason: `=cmd|' /C calc'!A0 ${i}`,
+              }),
+            )
+      expect(call.status).toBe(201)
+      ids.push(call.body.id as string)
+      await new Promise((r) => setTimeout(r, 3))
+    }
+  })
+
+  it('lists newest first for a viewer, with who sent each grant, paged with a cursor', async () => {
+    const page = await list(viewer, issuer.issuerId, issuer.programs.TEST, '?limit=4')
+    expect(page.status).toBe(200)
+    const data = page.body.data as Record<string, unknown>[]
+    expect(data.map((g) => g.id)).toEqual([...ids].reverse().slice(0, 4))
+    expect(data[0]).toMatchObject({
+      source: 'api',
+      keyId: issuer.keyRecords.TEST.keyId,
+      sentBy: null,
+    })
+    expect(data[1]).toMatchObject({
+      source: 'console',
+      keyId: null,
+      sentBy: { sub: admin.sub, email: admin.email },
+    })
+    const rest = await list(
+      viewer,
+      issuer.issuerId,
+      issuer.programs.TEST,
+      `?limit=4&cursor=${page.body.nextCursor}`,
+    )
+    expect((rest.body.data as { id: string }[]).map((g) => g.id)).toEqual(
+      [...ids].reverse().slice(4),
+    )
+    expect(rest.body.nextCursor).toBeNull()
+    const ann = await list(
+      viewer,
+      issuer.issuerId,
+      issuer.programs.TEST,
+      '?recipient=P2%40EXAMPLE.com',
+    )
+    expect((ann.body.data as { id: string }[]).map((g) => g.id)).toEqual([ids[2]])
+    expectProblem(
+      await list(viewer, issuer.issuerId, issuer.programs.TEST, '?cursor=x'),
+      400,
+      'validation_failed',
+    )
+  })
+
+  it('exports CSV with Accept: text/csv: quoted where needed, formulas neutralised with a leading quote', async () => {
+    const call = await list(viewer, issuer.issuerId, issuer.programs.TEST, '', {
+      accept: 'text/csv',
+    })
+    expect(call.status).toBe(200)
+    expect(call.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present')
+    expect(call.headers.get('content-disposition')).toBe(
+      `attachment; filename="grants-${issuer.programs.TEST}.csv"`,
+    )
+    expect(call.headers.get('x-next-cursor')).toBeNull()
+    expect(call.text.endsWith('\r\n')).toBe(true)
+    const [header, ...rows] = parseCsv(call.text)
+    expect(header?.fields.slice(0, 6)).toEqual([
+      'id',
+      'created_at',
+      'recipient_email',
+      'recipient_name',
+      'amount',
+      'reason',
+    ])
+    expect(rows.map((r) => r.fields[0])).toEqual([...ids].reverse())
+    const byId = new Map(rows.map((r) => [r.fields[0], r.fields]))
+    const nameOf = (i: number) => byId.get(ids[i])?.[3]
+    expect(nameOf(0)).toBe(`'=HYPERLINK("http://evil.example","click")`)
+    expect(nameOf(1)).toBe("'+1 555")
+    expect(nameOf(2)).toBe("'-10")
+    expect(nameOf(3)).toBe("'@SUM(A1)")
+    expect(nameOf(4)).toBe('Ann, "the boss"')
+    expect(nameOf(5)).toBe('Zoë Ünal')
+    expect(byId.get(ids[1])?.[5]).toBe(`'=cmd|' /C calc'!A0 1`)
+    // On the wire: the quote-doubling of RFC 4180.
+    expect(call.text).toContain(`"'=HYPERLINK(""http://evil.example"",""click"")"`)
+    expect(call.text).toContain('"Ann, ""the boss"""')
+    expect(byId.get(ids[0])?.slice(8, 10)).toEqual(['console', admin.email])
+    expect(byId.get(ids[1])?.slice(8, 11)).toEqual(['api', '', issuer.keyRecords.TEST.keyId])
+  })
+
+  it('pages the export: the next cursor in x-next-cursor and Link, the header row on the first page only', async () => {
+    const first = await list(viewer, issuer.issuerId, issuer.programs.TEST, '?limit=4', {
+      accept: 'text/csv',
+    })
+    const cursor = first.headers.get('x-next-cursor') as string
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/)
+    const link = first.headers.get('link') as string
+    expect(link).toBe(
+      `<${grantsPath(issuer.issuerId, issuer.programs.TEST)}?cursor=${cursor}&limit=4>; rel="next"`,
+    )
+    const second = await list(
+      viewer,
+      issuer.issuerId,
+      issuer.programs.TEST,
+      link.slice(link.indexOf('?'), link.indexOf('>')),
+      { accept: 'text/csv' },
+    )
+    expect(second.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=absent')
+    expect(second.headers.get('x-next-cursor')).toBeNull()
+    const whole = await list(viewer, issuer.issuerId, issuer.programs.TEST, '', {
+      accept: 'text/csv',
+    })
+    expect(first.text + second.text).toBe(whole.text)
+    expectProblem(
+      await list(viewer, issuer.issuerId, issuer.programs.TEST, '?limit=1001', {
+        accept: 'text/csv',
+      }),
+      400,
+      'validation_failed',
+    )
+  })
+
+  it('reads what its IAM declares (the index Query included), and nothing else', async () => {
+    const access = recordAccess(dynamodb)
+    try {
+      expect((await list(viewer, issuer.issuerId, issuer.programs.TEST, '?limit=2')).status).toBe(
+        200,
+      )
+    } finally {
+      access.stop()
+    }
+    expect([...access.seen].sort()).toEqual([...declaredAccess('ListGrants')].sort())
+  })
+})
+
+describe('CSV, cell by cell', () => {
+  it.each([
+    ['plain', 'plain'],
+    ['a,b', '"a,b"'],
+    ['say "hi"', '"say ""hi"""'],
+    ['two\nlines', '"two\nlines"'],
+    ['cr\rlf', '"cr\rlf"'],
+    ['=1+2', "'=1+2"],
+    ['+1', "'+1"],
+    ['-1', "'-1"],
+    ['@A1', "'@A1"],
+    ['\tTAB', "'\tTAB"],
+    ['=SUM(A1,B1)', `"'=SUM(A1,B1)"`],
+    ['', ''],
+  ])('%p is written %p', (value, written) => {
+    expect(csvCell(value)).toBe(written)
+  })
+
+  it('writes numbers as numbers and absent values as empty cells, CRLF after each record', () => {
+    expect(csvLine([7, null, undefined, 'x'])).toBe('7,,,x\r\n')
+  })
+
+  it('reads back what it writes, line breaks and quotes included', () => {
+    const cells = ['a,b', 'say "hi"', 'two\r\nlines', '', 'Zoë']
+    expect(parseCsv(csvLine(cells) + csvLine(['x']))).toEqual([
+      { row: 1, fields: cells },
+      { row: 2, fields: ['x'] },
+    ])
+  })
+
+  it('reads CRLF, LF and CR line ends, drops a byte order mark, makes no record of a final line break', () => {
+    expect(
+      parseCsv('\uFEFFemail,amount\r\na@x.io,1\nb@x.io,2\rc@x.io,3\n\n').map((r) => [
+        r.row,
+        r.fields,
+      ]),
+    ).toEqual([
+      [1, ['email', 'amount']],
+      [2, ['a@x.io', '1']],
+      [3, ['b@x.io', '2']],
+      [4, ['c@x.io', '3']],
+      [5, ['']],
+    ])
+    expect(() => parseCsv('a,"b\nc')).toThrow(/row 1: a quoted field is not closed/)
+    expect(() => parseCsv('a,"b"c')).toThrow(/row 1: after a closing quote/)
+    expect(parseCsv('a,b"c')).toEqual([{ row: 1, fields: ['a', 'b"c'] }])
+  })
+
+  it('negotiates CSV only when asked for', () => {
+    expect(wantsCsv(undefined)).toBe(false)
+    expect(wantsCsv('*/*')).toBe(false)
+    expect(wantsCsv('application/json')).toBe(false)
+    expect(wantsCsv('text/csv')).toBe(true)
+    expect(wantsCsv('text/csv;q=0.5, application/json')).toBe(false)
+    expect(wantsCsv('application/json;q=0.2, text/csv')).toBe(true)
+    expect(wantsCsv('text/csv;q=0')).toBe(false)
+  })
+})
+
+describe('the use case in-process: one core for both doors', () => {
+  it('member path: reads the program for its mode, refuses another issuer as a missing program', async () => {
+    const store = new DynamoDbGrantStore(documentClient, config.tables)
+    const grant = makeGrantTokens({ store, authenticator: new Authenticator(store) })
+    const member = { issuerId: a.issuerId, sentBy: { sub: admin.sub, email: admin.email } }
+    const { grant: made } = await grant({
+      member,
+      programId: a.programs.LIVE,
+      idempotencyKey: undefined,
+      body: grantBody(),
+    })
+    expect(made).toMatchObject({ mode: 'LIVE', issuerId: a.issuerId, sentBy: member.sentBy })
+    await expect(
+      grant({ member, programId: b.programs.LIVE, idempotencyKey: undefined, body: grantBody() }),
+    ).rejects.toMatchObject({
+      code: 'program_not_found',
+    })
+  })
+})

@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto'
+import { PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
+import { config } from '../../functions/config'
+import type { IdentityProvider } from '../../functions/identity/identity-provider'
+import type { AuditEntry, MembershipRecord } from '../../functions/model/people'
+import { documentClient } from '../../functions/shared/dynamodb'
+import { newId } from '../../functions/shared/ids'
+
+/**
+ * Helpers of the member tests: issuers written straight to the table (so they do not depend on
+ * the admin use cases), reads of the memberships and the audit log, strongly consistent, and a
+ * fake identity provider that records every call.
+ */
+
+export const tables = config.tables
+
+export const createIssuer = async (name = 'Members test issuer') => {
+  const issuerId = newId('issuer')
+  await documentClient.send(
+    new PutCommand({
+      TableName: tables.issuers,
+      Item: { issuerId, name, createdAt: new Date().toISOString() },
+    }),
+  )
+  return issuerId
+}
+
+export const membershipsOf = async (issuerId: string) =>
+  ((
+    await documentClient.send(
+      new QueryCommand({
+        TableName: tables.memberships,
+        KeyConditionExpression: 'issuerId = :i',
+        ExpressionAttributeValues: { ':i': issuerId },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items ?? []) as MembershipRecord[]
+
+export const auditOf = async (issuerId: string) =>
+  ((
+    await documentClient.send(
+      new QueryCommand({
+        TableName: tables.audit,
+        KeyConditionExpression: 'issuerId = :i',
+        ExpressionAttributeValues: { ':i': issuerId },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items ?? []) as AuditEntry[]
+
+/** Everything the issuer's memberships and audit log hold, to compare before and after. */
+export const issuerState = async (issuerId: string) => ({
+  memberships: (await membershipsOf(issuerId)).sort((a, b) => a.sub.localeCompare(b.sub)),
+  audit: (await auditOf(issuerId)).sort((a, b) => a.entryId.localeCompare(b.entryId)),
+})
+
+/** Every item of every table, as text: to look for something that must never be stored. */
+export const everythingStored = async () => {
+  const texts: string[] = []
+  for (const table of Object.values(tables)) {
+    let start: Record<string, unknown> | undefined
+    do {
+      const page = await documentClient.send(
+        new ScanCommand({ TableName: table, ExclusiveStartKey: start, ConsistentRead: true }),
+      )
+      texts.push(JSON.stringify(page.Items ?? []))
+      start = page.LastEvaluatedKey
+    } while (start)
+  }
+  return texts.join('\n')
+}
+
+export type IdentityCall =
+  | { op: 'invite'; email: string; issuerName: string; created: boolean }
+  | { op: 'resendInvitation'; email: string; issuerName: string }
+  | { op: 'status'; email: string }
+
+/** An identity provider in memory: accounts by address, each `invited` until `signIn`. */
+export const fakeIdentity = () => {
+  const accounts = new Map<string, { sub: string; status: 'invited' | 'active' }>()
+  const calls: IdentityCall[] = []
+  const provider: IdentityProvider = {
+    async invite({ email, issuerName }) {
+      const existing = accounts.get(email)
+      calls.push({ op: 'invite', email, issuerName, created: !existing })
+      if (existing) return { sub: existing.sub, created: false }
+      const sub = randomUUID()
+      accounts.set(email, { sub, status: 'invited' })
+      return { sub, created: true }
+    },
+    async resendInvitation({ email, issuerName }) {
+      calls.push({ op: 'resendInvitation', email, issuerName })
+      const account = accounts.get(email)
+      if (!account) throw new Error(`no account ${email}`)
+      if (account.status === 'active') {
+        throw Object.assign(new Error('already active'), {
+          name: 'IdentityRefusal',
+          reason: 'active',
+        })
+      }
+    },
+    async status(email) {
+      calls.push({ op: 'status', email })
+      return accounts.get(email)?.status ?? 'unknown'
+    },
+  }
+  return {
+    provider,
+    calls,
+    accounts,
+    /** An account that exists already and has a password of its own. */
+    existing(email: string) {
+      const sub = randomUUID()
+      accounts.set(email, { sub, status: 'active' })
+      return sub
+    },
+    signIn(email: string) {
+      const account = accounts.get(email)
+      if (account) account.status = 'active'
+    },
+  }
+}

@@ -1,0 +1,856 @@
+import { randomUUID } from 'node:crypto'
+import { ENV } from '../../functions/env-names'
+import { OPERATOR } from '../../functions/model/people'
+import { DynamoDbMembersStore } from '../../functions/people/members.dynamodb'
+import type { MembersStore, WriteOutcome } from '../../functions/people/members.store'
+import { makeMembers } from '../../functions/people/members.use-cases'
+import { ROUTES } from '../../functions/routes'
+import { documentClient } from '../../functions/shared/dynamodb'
+import type { LambdaHandler, RouteHandlers } from '../../local/http-server'
+import { readMail } from '../../local/mail-sink'
+import { type Call, expectProblem, request, startApi } from '../support/api'
+import {
+  accessTokenFor,
+  bearer,
+  completeFirstSignIn,
+  forgedToken,
+  identity,
+  identityProvider,
+  type Person,
+  signUpPerson,
+} from '../support/identity'
+import {
+  auditOf,
+  createIssuer,
+  everythingStored,
+  fakeIdentity,
+  issuerState,
+  membershipsOf,
+  tables,
+} from './members-support'
+
+/**
+ * The member use cases, in this process, against the run's DynamoDB Local, with an identity
+ * provider in memory that records every call: the rules themselves, and the last-owner guard
+ * under concurrency (interleavings forced, not hoped for).
+ */
+
+const store = new DynamoDbMembersStore(documentClient, tables)
+const operator = { actor: OPERATOR }
+const person = (sub: string, email: string) => ({
+  actor: { kind: 'person' as const, sub, email },
+  requestId: `req-${Math.random()}`,
+})
+
+const setup = async (overrides: { store?: MembersStore } = {}) => {
+  const identity = fakeIdentity()
+  const issuerId = await createIssuer('Acme People')
+  const members = makeMembers({
+    store: overrides.store ?? store,
+    identity: () => identity.provider,
+    sleep: async () => {},
+  })
+  return { identity, issuerId, members }
+}
+
+/** An issuer with the given members (invited by the operator, then signed in). */
+const withMembers = async (roles: ('owner' | 'admin' | 'viewer')[], over?: MembersStore) => {
+  const context = await setup(over ? { store: over } : {})
+  const subs: string[] = []
+  for (const [i, role] of roles.entries()) {
+    const email = `${role}${i}@example.com`
+    const { member } = await context.members.invite(context.issuerId, { email, role }, operator)
+    context.identity.signIn(email)
+    subs.push(member.memberId)
+  }
+  return { ...context, subs }
+}
+
+const rejection = async (promise: Promise<unknown>) => {
+  try {
+    await promise
+  } catch (error) {
+    return error as Error & { code?: string; errors?: unknown }
+  }
+  throw new Error('expected a rejection')
+}
+
+describe('member use cases (in-process, DynamoDB Local, fake identity provider)', () => {
+  it('invites a new address: an account through the provider, the membership and its audit entry', async () => {
+    const { identity, issuerId, members } = await setup()
+    const { member, accountCreated } = await members.invite(
+      issuerId,
+      { email: '  Ann@Example.COM ', role: 'admin' },
+      person('5f0c9d1e-0000-4000-8000-000000000001', 'owner@example.com'),
+    )
+    expect(accountCreated).toBe(true)
+    expect(member).toEqual({
+      memberId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      email: 'ann@example.com',
+      role: 'admin',
+      status: 'invited',
+      createdAt: expect.any(String),
+      invitedBy: 'owner@example.com',
+    })
+    expect(identity.calls).toEqual([
+      { op: 'invite', email: 'ann@example.com', issuerName: 'Acme People', created: true },
+    ])
+    const [stored] = await membershipsOf(issuerId)
+    expect(stored).toEqual({ issuerId, sub: member.memberId, ...member, memberId: undefined })
+    const [entry] = await auditOf(issuerId)
+    expect(entry).toMatchObject({
+      action: 'member.invite',
+      actor: { kind: 'person', email: 'owner@example.com' },
+      target: { type: 'member', id: member.memberId },
+      details: { email: 'ann@example.com', role: 'admin', accountCreated: true },
+      requestId: expect.stringMatching(/^req-/),
+    })
+  })
+
+  it('adds an address that already has an account without a new invitation, with its status', async () => {
+    const { identity, issuerId, members } = await setup()
+    const sub = identity.existing('bob@example.com')
+    const { member, accountCreated } = await members.invite(
+      issuerId,
+      { email: 'bob@example.com', role: 'viewer' },
+      operator,
+    )
+    expect(accountCreated).toBe(false)
+    expect(member).toMatchObject({ memberId: sub, status: 'active', invitedBy: 'operator CLI' })
+    expect(identity.calls.filter((c) => c.op === 'resendInvitation')).toEqual([])
+    expect((await auditOf(issuerId))[0]).toMatchObject({
+      actor: { kind: 'operator', label: 'operator CLI' },
+      details: { accountCreated: false },
+    })
+    expect((await auditOf(issuerId))[0]).not.toHaveProperty('requestId')
+  })
+
+  it('refuses an address that is already a member (any spelling) with 409 member_exists: no call, no write', async () => {
+    const { identity, issuerId, members } = await setup()
+    await members.invite(issuerId, { email: 'cy@example.com', role: 'viewer' }, operator)
+    const before = await issuerState(issuerId)
+    const calls = identity.calls.length
+    const error = await rejection(
+      members.invite(issuerId, { email: ' CY@example.com', role: 'owner' }, operator),
+    )
+    expect(error.code).toBe('member_exists')
+    expect(identity.calls.length).toBe(calls)
+    expect(await issuerState(issuerId)).toEqual(before)
+  })
+
+  it('refuses two invitations of one address at the same moment but one', async () => {
+    const { issuerId, members } = await setup()
+    const results = await Promise.allSettled(
+      Array.from({ length: 4 }, () =>
+        members.invite(issuerId, { email: 'dup@example.com', role: 'viewer' }, operator),
+      ),
+    )
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+    for (const r of results.filter((r) => r.status === 'rejected')) {
+      expect((r as PromiseRejectedResult).reason.code).toBe('member_exists')
+    }
+    expect(await membershipsOf(issuerId)).toHaveLength(1)
+    expect(await auditOf(issuerId)).toHaveLength(1)
+  })
+
+  it.each([
+    [{ email: 'a@example.com', role: 'boss' }, ['role']],
+    [{ email: 'not-an-address', role: 'viewer' }, ['email']],
+    [{ role: 'viewer' }, ['email']],
+    [{ email: 'a@example.com', role: 'viewer', name: 'Ann' }, ['name']],
+    [{ email: 42, role: null }, ['email', 'role']],
+    [[], ['(body)']],
+  ])('refuses the invitation body %j naming %j, and writes nothing', async (body, fields) => {
+    const { identity, issuerId, members } = await setup()
+    const error = await rejection(members.invite(issuerId, body, operator))
+    expect(error.code).toBe('validation_failed')
+    expect((error.errors as { field: string }[]).map((e) => e.field).sort()).toEqual(fields)
+    expect(identity.calls).toEqual([])
+    expect(await issuerState(issuerId)).toEqual({ memberships: [], audit: [] })
+  })
+
+  it('refuses an unknown issuer (issuer_not_found) before asking the provider', async () => {
+    const { identity, members } = await setup()
+    for (const issuerId of ['iss_00000000000000000000000000', 'nope']) {
+      const error = await rejection(
+        members.invite(issuerId, { email: 'a@example.com', role: 'owner' }, operator),
+      )
+      expect(error.code).toBe('issuer_not_found')
+    }
+    expect(identity.calls).toEqual([])
+  })
+
+  it('changes a role with a member.role audit entry; the same role again writes nothing', async () => {
+    const { issuerId, members, subs } = await withMembers(['owner', 'viewer'])
+    const [owner, viewer] = subs as [string, string]
+    const caller = person(owner, 'owner0@example.com')
+    const { member } = await members.changeRole(issuerId, viewer, { role: 'admin' }, caller)
+    expect(member).toMatchObject({ memberId: viewer, role: 'admin' })
+    const entries = (await auditOf(issuerId)).filter((e) => e.action === 'member.role')
+    expect(entries).toEqual([
+      expect.objectContaining({
+        target: { type: 'member', id: viewer },
+        details: { email: 'viewer1@example.com', from: 'viewer', to: 'admin' },
+        actor: { kind: 'person', sub: owner, email: 'owner0@example.com' },
+      }),
+    ])
+    const before = await issuerState(issuerId)
+    const again = await members.changeRole(issuerId, viewer, { role: 'admin' }, caller)
+    expect(again.changed).toBe(false)
+    expect(await issuerState(issuerId)).toEqual(before)
+  })
+
+  it('answers another issuer’s member, an unknown id and a malformed id with member_not_found, writing nothing', async () => {
+    const { issuerId, members } = await withMembers(['owner'])
+    const other = await withMembers(['owner', 'viewer'])
+    const before = await issuerState(issuerId)
+    for (const memberId of [other.subs[1] as string, randomUUID(), 'x', '../..']) {
+      for (const act of [
+        () => members.changeRole(issuerId, memberId, { role: 'owner' }, operator),
+        () => members.remove(issuerId, memberId, operator),
+        () => members.resend(issuerId, memberId, operator),
+      ]) {
+        expect((await rejection(act())).code).toBe('member_not_found')
+      }
+    }
+    expect(await issuerState(issuerId)).toEqual(before)
+    expect((await membershipsOf(other.issuerId)).map((m) => m.role).sort()).toEqual([
+      'owner',
+      'viewer',
+    ])
+  })
+
+  it('never demotes or removes the last owner (409 last_owner, nothing written)', async () => {
+    const { issuerId, members, subs } = await withMembers(['owner', 'admin'])
+    const [owner] = subs as [string]
+    const before = await issuerState(issuerId)
+    for (const act of [
+      () => members.changeRole(issuerId, owner, { role: 'admin' }, operator),
+      () => members.changeRole(issuerId, owner, { role: 'viewer' }, operator),
+      () => members.remove(issuerId, owner, operator),
+    ]) {
+      expect((await rejection(act())).code).toBe('last_owner')
+    }
+    expect(await issuerState(issuerId)).toEqual(before)
+  })
+
+  it('lets an owner step down or leave once another owner exists', async () => {
+    const { issuerId, members, subs } = await withMembers(['owner', 'owner', 'owner'])
+    const [a, b, c] = subs as [string, string, string]
+    await members.changeRole(issuerId, a, { role: 'viewer' }, operator)
+    await members.remove(issuerId, b, operator)
+    expect((await rejection(members.remove(issuerId, c, operator))).code).toBe('last_owner')
+    const roles = Object.fromEntries((await membershipsOf(issuerId)).map((m) => [m.sub, m.role]))
+    expect(roles).toEqual({ [a]: 'viewer', [c]: 'owner' })
+    expect((await auditOf(issuerId)).map((e) => e.action).sort()).toEqual([
+      'member.invite',
+      'member.invite',
+      'member.invite',
+      'member.remove',
+      'member.role',
+    ])
+  })
+
+  it('keeps an owner when two owners demote or remove each other at the same moment, every time', async () => {
+    for (let round = 0; round < 12; round++) {
+      const { issuerId, members, subs } = await withMembers(['owner', 'owner'])
+      const [a, b] = subs as [string, string]
+      const demoteA = () =>
+        round % 2 === 0
+          ? members.changeRole(issuerId, a, { role: 'admin' }, person(b, 'owner1@example.com'))
+          : members.remove(issuerId, a, person(b, 'owner1@example.com'))
+      const demoteB = () =>
+        members.changeRole(issuerId, b, { role: 'viewer' }, person(a, 'owner0@example.com'))
+      const results = await Promise.allSettled([demoteA(), demoteB()])
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+      const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult
+      expect(refused.reason.code).toBe('last_owner')
+      const owners = (await membershipsOf(issuerId)).filter((m) => m.role === 'owner')
+      expect(owners).toHaveLength(1)
+      // One invitation each, and exactly one change.
+      expect(await auditOf(issuerId)).toHaveLength(3)
+    }
+  })
+
+  it('keeps an owner when both demotions read two owners before either writes (forced interleaving)', async () => {
+    // Both use cases read the memberships, and only then may either write: each picks the other
+    // owner as its witness. The first transaction commits; the second's ConditionCheck on its
+    // witness fails inside DynamoDB, nothing of it is written, and its retry reads one owner.
+    const outcomes: WriteOutcome[] = []
+    let arrived = 0
+    let release: () => void = () => {}
+    const bothRead = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let armed = false
+    const interleaving: MembersStore = {
+      get: (...args) => store.get(...args),
+      issuerName: (...args) => store.issuerName(...args),
+      add: (...args) => store.add(...args),
+      recordResend: (...args) => store.recordResend(...args),
+      markActive: (...args) => store.markActive(...args),
+      async list(...args) {
+        const result = await store.list(...args)
+        if (armed) {
+          arrived += 1
+          if (arrived === 2) {
+            armed = false
+            release()
+          }
+          await bothRead
+        }
+        return result
+      },
+      async changeRole(...args) {
+        const outcome = await store.changeRole(...args)
+        outcomes.push(outcome)
+        return outcome
+      },
+      async remove(...args) {
+        const outcome = await store.remove(...args)
+        outcomes.push(outcome)
+        return outcome
+      },
+    }
+    const { issuerId, members, subs } = await withMembers(
+      ['owner', 'owner', 'viewer'],
+      interleaving,
+    )
+    const [a, b] = subs as [string, string]
+    armed = true
+    const results = await Promise.allSettled([
+      members.changeRole(issuerId, a, { role: 'viewer' }, operator),
+      members.remove(issuerId, b, operator),
+    ])
+    expect(outcomes.slice(0, 2).sort()).toEqual(['done', 'witness_gone'])
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+    expect(
+      (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason.code,
+    ).toBe('last_owner')
+    expect((await membershipsOf(issuerId)).filter((m) => m.role === 'owner')).toHaveLength(1)
+  })
+
+  it('reads again when the member changed between the read and the write', async () => {
+    // The first write is sent as if the member were still a viewer: DynamoDB refuses it (stale),
+    // and the use case reads again and applies the change to what is there.
+    const { issuerId, members, subs } = await withMembers(['owner', 'viewer'])
+    const [, viewer] = subs as [string, string]
+    let first = true
+    const racing = makeMembers({
+      store: {
+        ...bindAll(store),
+        async get(...args) {
+          const record = await store.get(...args)
+          if (first && record) {
+            first = false
+            // Another owner makes them an admin right after this read.
+            await members.changeRole(issuerId, viewer, { role: 'admin' }, operator)
+          }
+          return record
+        },
+      },
+      identity: () => {
+        throw new Error('not needed')
+      },
+      sleep: async () => {},
+    })
+    const { member } = await racing.changeRole(issuerId, viewer, { role: 'owner' }, operator)
+    expect(member.role).toBe('owner')
+    const roleChanges = (await auditOf(issuerId))
+      .filter((e) => e.action === 'member.role')
+      .map((e) => e.details)
+    expect(roleChanges).toEqual(
+      expect.arrayContaining([
+        { email: 'viewer1@example.com', from: 'viewer', to: 'admin' },
+        { email: 'viewer1@example.com', from: 'admin', to: 'owner' },
+      ]),
+    )
+  })
+
+  it('removes a pending invitation, with a member.remove audit entry', async () => {
+    const { issuerId, members } = await withMembers(['owner'])
+    const { member } = await members.invite(
+      issuerId,
+      { email: 'pending@example.com', role: 'admin' },
+      operator,
+    )
+    await members.remove(issuerId, member.memberId, operator)
+    expect((await membershipsOf(issuerId)).map((m) => m.email)).toEqual(['owner0@example.com'])
+    expect((await auditOf(issuerId)).find((e) => e.action === 'member.remove')).toMatchObject({
+      target: { type: 'member', id: member.memberId },
+      details: { email: 'pending@example.com', role: 'admin', status: 'invited' },
+    })
+  })
+
+  it('resends a pending invitation; refuses one already accepted (member_active) without sending', async () => {
+    const { identity, issuerId, members } = await withMembers(['owner'])
+    const { member } = await members.invite(
+      issuerId,
+      { email: 'late@example.com', role: 'viewer' },
+      operator,
+    )
+    await members.resend(issuerId, member.memberId, operator)
+    expect(identity.calls.filter((c) => c.op === 'resendInvitation')).toEqual([
+      { op: 'resendInvitation', email: 'late@example.com', issuerName: 'Acme People' },
+    ])
+    expect((await auditOf(issuerId)).filter((e) => e.action === 'member.resend')).toEqual([
+      expect.objectContaining({
+        target: { type: 'member', id: member.memberId },
+        details: { email: 'late@example.com' },
+      }),
+    ])
+
+    identity.signIn('late@example.com')
+    const before = await issuerState(issuerId)
+    expect((await rejection(members.resend(issuerId, member.memberId, operator))).code).toBe(
+      'member_active',
+    )
+    expect(identity.calls.filter((c) => c.op === 'resendInvitation')).toHaveLength(1)
+    const after = await issuerState(issuerId)
+    expect(after.audit).toEqual(before.audit)
+    // Recorded as active on the way.
+    expect(after.memberships.find((m) => m.sub === member.memberId)?.status).toBe('active')
+  })
+
+  it('lists members and invitations oldest first, bringing a status up to date once the person signed in', async () => {
+    const { identity, issuerId, members } = await withMembers(['owner'])
+    await members.invite(issuerId, { email: 'v@example.com', role: 'viewer' }, operator)
+    let list = await members.list(issuerId)
+    expect(list.map((m) => [m.email, m.role, m.status])).toEqual([
+      ['owner0@example.com', 'owner', 'active'],
+      ['v@example.com', 'viewer', 'invited'],
+    ])
+    identity.signIn('v@example.com')
+    list = await members.list(issuerId)
+    expect(list[1]?.status).toBe('active')
+    expect((await membershipsOf(issuerId)).every((m) => m.status === 'active')).toBe(true)
+    // Statuses are refreshed, not changed by anyone: no audit entry.
+    expect((await auditOf(issuerId)).map((e) => e.action)).toEqual([
+      'member.invite',
+      'member.invite',
+    ])
+  })
+
+  it('still lists members when the identity provider fails, with the stored status', async () => {
+    const warnings: string[] = []
+    const issuerId = await createIssuer()
+    const identity = fakeIdentity()
+    const healthy = makeMembers({ store, identity: () => identity.provider })
+    await healthy.invite(issuerId, { email: 'x@example.com', role: 'owner' }, operator)
+    const failing = makeMembers({
+      store,
+      identity: () => ({
+        ...identity.provider,
+        status: async () => {
+          throw Object.assign(new Error('down'), { name: 'InternalErrorException' })
+        },
+      }),
+      warn: (message) => warnings.push(message),
+    })
+    expect((await failing.list(issuerId)).map((m) => m.status)).toEqual(['invited'])
+    expect(warnings).toEqual(['member status not refreshed'])
+  })
+})
+
+/** The store's methods bound to it, to override one or two in a test. */
+function bindAll(target: MembersStore): MembersStore {
+  return {
+    get: target.get.bind(target),
+    list: target.list.bind(target),
+    issuerName: target.issuerName.bind(target),
+    add: target.add.bind(target),
+    changeRole: target.changeRole.bind(target),
+    remove: target.remove.bind(target),
+    recordResend: target.recordResend.bind(target),
+    markActive: target.markActive.bind(target),
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The routes, through the real local server, with real tokens of the run's Cognito emulator.
+// ---------------------------------------------------------------------------------------------
+
+let api: Awaited<ReturnType<typeof startApi>>
+beforeAll(async () => {
+  // What the stack sets on the member functions, and npm start locally: the pool they invite into.
+  Object.assign(process.env, {
+    [ENV.userPoolId]: identity().userPoolId,
+    [ENV.cognitoEndpoint]: identity().endpoint,
+  })
+  api = await startApi()
+})
+afterAll(() => api?.close())
+
+const call = async (
+  who: Person | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Call> =>
+  request(api.baseUrl, method, path, {
+    headers: {
+      ...(who === undefined ? {} : bearer(await accessTokenFor(who))),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  })
+
+/** Every message the run's pool sent to an address, newest first. */
+const mailTo = (email: string) => readMail(identity().mailFile).filter((m) => m.to === email)
+const temporaryPassword = (mail: { text: string } | undefined) => {
+  const match = /Temporary password: (\S+)/.exec(mail?.text ?? '')
+  if (!match) throw new Error(`no temporary password in ${JSON.stringify(mail?.text)}`)
+  return match[1] as string
+}
+
+const real = () => identityProvider()
+const operatorMembers = () => makeMembers({ store, identity: real, sleep: async () => {} })
+
+/** An issuer with an owner, an admin and a viewer, each a signed-up person with real tokens. */
+const team = async () => {
+  const issuerId = await createIssuer('Team issuer')
+  const [owner, admin, viewer] = await Promise.all([signUpPerson(), signUpPerson(), signUpPerson()])
+  const members = operatorMembers()
+  for (const [who, role] of [
+    [owner, 'owner'],
+    [admin, 'admin'],
+    [viewer, 'viewer'],
+  ] as const) {
+    await members.invite(issuerId, { email: who.email, role }, operator)
+  }
+  return { issuerId, owner, admin, viewer } as {
+    issuerId: string
+    owner: Person
+    admin: Person
+    viewer: Person
+  }
+}
+
+const base = (issuerId: string) => `/manage/issuers/${issuerId}/members`
+
+/** Each member route, asked of `target` (a member id) in the issuer. */
+const routeCalls = (issuerId: string, target: string) =>
+  [
+    ['GET', base(issuerId), undefined],
+    ['POST', base(issuerId), { email: `new-${randomUUID()}@example.com`, role: 'viewer' }],
+    ['PATCH', `${base(issuerId)}/${target}`, { role: 'admin' }],
+    ['DELETE', `${base(issuerId)}/${target}`, undefined],
+    ['POST', `${base(issuerId)}/${target}/resend`, undefined],
+  ] as const
+
+const OWNER_ROUTES = (issuerId: string, target: string) =>
+  routeCalls(issuerId, target).filter(([method]) => method !== 'GET')
+
+describe('member routes (local server, real tokens from the Cognito emulator)', () => {
+  it('answers 401 without a token, or with a forged one, on every route, and writes nothing', async () => {
+    const { issuerId, viewer } = await team()
+    const before = await issuerState(issuerId)
+    for (const [method, path, body] of routeCalls(issuerId, viewer.sub)) {
+      const anonymous = await call(undefined, method, path, body)
+      expect({ method, path, status: anonymous.status }).toEqual({ method, path, status: 401 })
+      expect(anonymous.body).toEqual({ message: 'Unauthorized' })
+      const forged = await request(api.baseUrl, method, path, {
+        headers: {
+          ...bearer(await forgedToken({ sub: viewer.sub })),
+          'content-type': 'application/json',
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
+      expect(forged.status).toBe(401)
+    }
+    expect(await issuerState(issuerId)).toEqual(before)
+  })
+
+  it('lets a viewer list, and refuses a viewer and an admin every owner route (403, nothing written, no audit entry)', async () => {
+    const { issuerId, owner, admin, viewer } = await team()
+    const listed = await call(viewer, 'GET', base(issuerId))
+    expect(listed.status).toBe(200)
+    expect(listed.headers.get('cache-control')).toBe('no-store')
+    const before = await issuerState(issuerId)
+    const mails = readMail(identity().mailFile).length
+    for (const who of [viewer, admin]) {
+      for (const [method, path, body] of OWNER_ROUTES(issuerId, owner.sub)) {
+        const refused = await call(who, method, path, body)
+        expectProblem(refused, 403, 'forbidden')
+      }
+    }
+    expect(await issuerState(issuerId)).toEqual(before)
+    expect(readMail(identity().mailFile).length).toBe(mails)
+  })
+
+  it('answers 404 to a non-member and to another issuer’s owner on every route, writing nothing', async () => {
+    const { issuerId, viewer } = await team()
+    const other = await team()
+    const outsider = await signUpPerson()
+    const before = await issuerState(issuerId)
+    for (const who of [outsider, other.owner]) {
+      for (const [method, path, body] of routeCalls(issuerId, viewer.sub)) {
+        expectProblem(await call(who, method, path, body), 404, 'issuer_not_found')
+      }
+    }
+    expect(await issuerState(issuerId)).toEqual(before)
+  })
+
+  it('answers 404 member_not_found for another issuer’s member id, an unknown one and a malformed one, writing nothing', async () => {
+    const { issuerId, owner } = await team()
+    const other = await team()
+    const before = [await issuerState(issuerId), await issuerState(other.issuerId)]
+    for (const target of [other.viewer.sub, randomUUID(), 'not-a-sub']) {
+      for (const [method, path, body] of OWNER_ROUTES(issuerId, target).slice(1)) {
+        expectProblem(await call(owner, method, path, body), 404, 'member_not_found')
+      }
+    }
+    expect([await issuerState(issuerId), await issuerState(other.issuerId)]).toEqual(before)
+  })
+
+  it('invites a new address: 201, the invitation e-mail, first sign-in, then listed active; audited with the owner and the request id', async () => {
+    const { issuerId, owner } = await team()
+    const email = `ann-${randomUUID()}@example.com`
+    const invited = await call(owner, 'POST', base(issuerId), {
+      email: `  ${email.toUpperCase()} `,
+      role: 'admin',
+    })
+    expect(invited.status).toBe(201)
+    const memberId = invited.body.memberId as string
+    expect(invited.body).toEqual({
+      memberId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      email,
+      role: 'admin',
+      status: 'invited',
+      createdAt: expect.any(String),
+      invitedBy: owner.email,
+    })
+    expect(invited.headers.get('location')).toBe(`${base(issuerId)}/${memberId}`)
+
+    const [mail] = mailTo(email)
+    expect(mail?.text).toContain('Team issuer')
+    const { password } = await completeFirstSignIn(email, temporaryPassword(mail))
+    const ann: Person = { sub: memberId, email, password }
+    // The person signed in: the list brings the invitation up to date.
+    const list = await call(ann, 'GET', base(issuerId))
+    expect(list.status).toBe(200)
+    expect(
+      (list.body.members as { email: string; status: string }[]).find((m) => m.email === email),
+    ).toMatchObject({ status: 'active', role: 'admin' })
+
+    const entry = (await auditOf(issuerId)).find(
+      (e) => e.action === 'member.invite' && e.target.id === memberId,
+    )
+    expect(entry).toMatchObject({
+      actor: { kind: 'person', sub: owner.sub, email: owner.email },
+      requestId: invited.headers.get('x-request-id'),
+      details: { email, role: 'admin', accountCreated: true },
+    })
+  })
+
+  it('adds an address that already has an account: membership, no new password, the old one still works', async () => {
+    const { issuerId, owner } = await team()
+    const elsewhere = await signUpPerson()
+    const mails = mailTo(elsewhere.email).length
+    const added = await call(owner, 'POST', base(issuerId), {
+      email: elsewhere.email,
+      role: 'viewer',
+    })
+    expect(added.status).toBe(201)
+    expect(added.body).toMatchObject({ memberId: elsewhere.sub, status: 'active', role: 'viewer' })
+    expect(mailTo(elsewhere.email).length).toBe(mails)
+    const list = await call(elsewhere, 'GET', base(issuerId))
+    expect(list.status).toBe(200)
+
+    const again = await call(owner, 'POST', base(issuerId), {
+      email: elsewhere.email,
+      role: 'owner',
+    })
+    expectProblem(again, 409, 'member_exists')
+  })
+
+  it('refuses a bad body (400, the field named) and writes nothing', async () => {
+    const { issuerId, owner, viewer } = await team()
+    const before = await issuerState(issuerId)
+    const unknown = await call(owner, 'POST', base(issuerId), {
+      email: 'x@example.com',
+      role: 'viewer',
+      admin: true,
+    })
+    expectProblem(unknown, 400, 'validation_failed')
+    expect(unknown.body.errors).toEqual([{ field: 'admin', message: 'unknown field "admin"' }])
+    expectProblem(
+      await call(owner, 'PATCH', `${base(issuerId)}/${viewer.sub}`, { role: 'superuser' }),
+      400,
+      'validation_failed',
+    )
+    expectProblem(
+      await call(owner, 'PATCH', `${base(issuerId)}/${viewer.sub}`, '{'),
+      400,
+      'malformed_json',
+    )
+    expectProblem(
+      await call(owner, 'GET', `${base(issuerId)}?role=owner`),
+      400,
+      'validation_failed',
+    )
+    expect(await issuerState(issuerId)).toEqual(before)
+  })
+
+  it('changes a role, effective on the very next call, audited', async () => {
+    const { issuerId, owner, admin, viewer } = await team()
+    const promoted = await call(owner, 'PATCH', `${base(issuerId)}/${viewer.sub}`, {
+      role: 'owner',
+    })
+    expect(promoted.status).toBe(200)
+    expect(promoted.body).toMatchObject({ memberId: viewer.sub, role: 'owner' })
+    // The new owner may now change roles; the old one, once demoted, may not.
+    const demoted = await call(viewer, 'PATCH', `${base(issuerId)}/${owner.sub}`, {
+      role: 'viewer',
+    })
+    expect(demoted.status).toBe(200)
+    expectProblem(
+      await call(owner, 'PATCH', `${base(issuerId)}/${admin.sub}`, { role: 'viewer' }),
+      403,
+      'forbidden',
+    )
+    const roles = (await auditOf(issuerId))
+      .filter((e) => e.action === 'member.role')
+      .map((e) => [e.actor.kind === 'person' ? e.actor.sub : '', e.details])
+    expect(roles).toEqual(
+      expect.arrayContaining([
+        [owner.sub, { email: viewer.email, from: 'viewer', to: 'owner' }],
+        [viewer.sub, { email: owner.email, from: 'owner', to: 'viewer' }],
+      ]),
+    )
+  })
+
+  it('removes a member (204): their very next call is 404; audited', async () => {
+    const { issuerId, owner, admin } = await team()
+    expect((await call(admin, 'GET', base(issuerId))).status).toBe(200)
+    const removed = await call(owner, 'DELETE', `${base(issuerId)}/${admin.sub}`)
+    expect(removed.status).toBe(204)
+    expect(removed.text).toBe('')
+    expectProblem(await call(admin, 'GET', base(issuerId)), 404, 'issuer_not_found')
+    expect((await auditOf(issuerId)).find((e) => e.action === 'member.remove')).toMatchObject({
+      target: { type: 'member', id: admin.sub },
+      actor: { kind: 'person', sub: owner.sub },
+      requestId: removed.headers.get('x-request-id'),
+    })
+    // Gone means gone: removing again is 404.
+    expectProblem(
+      await call(owner, 'DELETE', `${base(issuerId)}/${admin.sub}`),
+      404,
+      'member_not_found',
+    )
+  })
+
+  it('never demotes or removes the last owner (409 last_owner), nothing written', async () => {
+    const { issuerId, owner } = await team()
+    const before = await issuerState(issuerId)
+    expectProblem(
+      await call(owner, 'PATCH', `${base(issuerId)}/${owner.sub}`, { role: 'admin' }),
+      409,
+      'last_owner',
+    )
+    expectProblem(await call(owner, 'DELETE', `${base(issuerId)}/${owner.sub}`), 409, 'last_owner')
+    expect(await issuerState(issuerId)).toEqual(before)
+  })
+
+  it('keeps an owner when two owners demote each other through the API at the same moment', async () => {
+    const { issuerId, owner, viewer } = await team()
+    await call(owner, 'PATCH', `${base(issuerId)}/${viewer.sub}`, { role: 'owner' })
+    const [a, b] = await Promise.all([
+      call(owner, 'PATCH', `${base(issuerId)}/${viewer.sub}`, { role: 'viewer' }),
+      call(viewer, 'DELETE', `${base(issuerId)}/${owner.sub}`),
+    ])
+    // One of the two goes through (200 or 204), the other is refused: last_owner.
+    const statuses = [a.status, b.status]
+    expect(statuses.filter((s) => s === 409)).toHaveLength(1)
+    expect(statuses.filter((s) => s === 200 || s === 204)).toHaveLength(1)
+    expect([a, b].find((c) => c.status === 409)?.body.code).toBe('last_owner')
+    expect((await membershipsOf(issuerId)).filter((m) => m.role === 'owner')).toHaveLength(1)
+  })
+
+  it('resends a pending invitation with a new temporary password; refuses once accepted (409 member_active)', async () => {
+    const { issuerId, owner } = await team()
+    const email = `late-${randomUUID()}@example.com`
+    const invited = await call(owner, 'POST', base(issuerId), { email, role: 'viewer' })
+    const memberId = invited.body.memberId as string
+    const first = temporaryPassword(mailTo(email)[0])
+
+    const resent = await call(owner, 'POST', `${base(issuerId)}/${memberId}/resend`)
+    expect(resent.status).toBe(200)
+    expect(resent.body).toMatchObject({ memberId, status: 'invited' })
+    const mails = mailTo(email)
+    expect(mails).toHaveLength(2)
+    const second = temporaryPassword(mails[0])
+    expect(second).not.toBe(first)
+    expect((await auditOf(issuerId)).find((e) => e.action === 'member.resend')).toMatchObject({
+      target: { type: 'member', id: memberId },
+      actor: { kind: 'person', sub: owner.sub },
+      requestId: resent.headers.get('x-request-id'),
+    })
+
+    await completeFirstSignIn(email, second)
+    const before = await issuerState(issuerId)
+    expectProblem(
+      await call(owner, 'POST', `${base(issuerId)}/${memberId}/resend`),
+      409,
+      'member_active',
+    )
+    expect(mailTo(email)).toHaveLength(2)
+    expect((await issuerState(issuerId)).audit).toEqual(before.audit)
+  })
+
+  it('never stores or logs a password: no temporary password of any invitation is in a table or a log line', async () => {
+    const { issuerId, owner } = await team()
+    const email = `secret-${randomUUID()}@example.com`
+    // The member functions as Lambda would load them with DEBUG logging: fresh modules, so their
+    // logger starts at DEBUG (the run's is SILENT).
+    let handlers: RouteHandlers = new Map()
+    const level = process.env.POWERTOOLS_LOG_LEVEL
+    process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG'
+    jest.isolateModules(() => {
+      handlers = new Map(
+        ROUTES.filter((r) => r.entry.includes('/members/')).map((r) => [
+          r.routeKey,
+          require(`../../${r.entry}`).handler as LambdaHandler,
+        ]),
+      )
+    })
+    process.env.POWERTOOLS_LOG_LEVEL = level
+    const debugApi = await startApi({ handlers })
+    const captured: string[] = []
+    const original = { out: process.stdout.write, err: process.stderr.write }
+    const capture = (stream: NodeJS.WriteStream) =>
+      ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        captured.push(String(chunk))
+        return (stream === process.stdout ? original.out : original.err).apply(stream, [
+          chunk,
+          ...rest,
+        ] as never)
+      }) as typeof process.stdout.write
+    process.stdout.write = capture(process.stdout)
+    process.stderr.write = capture(process.stderr)
+    try {
+      const headers = { ...bearer(await accessTokenFor(owner)), 'content-type': 'application/json' }
+      const invited = await request(debugApi.baseUrl, 'POST', base(issuerId), {
+        headers,
+        body: JSON.stringify({ email, role: 'viewer' }),
+      })
+      expect(invited.status).toBe(201)
+      const path = `${base(issuerId)}/${invited.body.memberId}/resend`
+      expect((await request(debugApi.baseUrl, 'POST', path, { headers })).status).toBe(200)
+      expect((await request(debugApi.baseUrl, 'GET', base(issuerId), { headers })).status).toBe(200)
+    } finally {
+      process.stdout.write = original.out
+      process.stderr.write = original.err
+      await debugApi.close()
+    }
+    const passwords = mailTo(email).map(temporaryPassword)
+    expect(passwords).toHaveLength(2)
+    const logs = captured.join('')
+    expect(logs.match(/"message":"request"/g)).toHaveLength(3)
+    const stored = await everythingStored()
+    for (const password of passwords) {
+      expect(stored).not.toContain(password)
+      expect(logs).not.toContain(password)
+    }
+  })
+})

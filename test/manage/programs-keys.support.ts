@@ -1,0 +1,136 @@
+import {
+  DeleteCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb'
+import { config } from '../../functions/config'
+import type { AuditEntry, MembershipRecord, Role } from '../../functions/model/people'
+import { hashApiKey } from '../../functions/shared/api-key'
+import { documentClient } from '../../functions/shared/dynamodb'
+import { type Call, request } from '../support/api'
+import { accessTokenFor, bearer, type Person } from '../support/identity'
+
+/**
+ * Helpers of the program, key and audit route tests: memberships written straight to their table
+ * (the member routes are tested on their own), calls with a person's real access token, and the
+ * issuer's programs, keys and audit log read directly (strongly consistent) to prove what a
+ * refused call did not write.
+ */
+
+export const tables = config.tables
+
+/** The person becomes a member of the issuer with this role, as an accepted invitation would. */
+export const join = (person: Pick<Person, 'sub' | 'email'>, issuerId: string, role: Role) =>
+  documentClient.send(
+    new PutCommand({
+      TableName: tables.memberships,
+      Item: {
+        issuerId,
+        sub: person.sub,
+        email: person.email,
+        role,
+        status: 'active',
+        createdAt: new Date().toISOString(),
+        invitedBy: 'operator CLI',
+      } satisfies MembershipRecord,
+    }),
+  )
+
+export const leave = (person: Pick<Person, 'sub'>, issuerId: string) =>
+  documentClient.send(
+    new DeleteCommand({ TableName: tables.memberships, Key: { issuerId, sub: person.sub } }),
+  )
+
+export const setRole = (person: Pick<Person, 'sub'>, issuerId: string, role: Role) =>
+  documentClient.send(
+    new UpdateCommand({
+      TableName: tables.memberships,
+      Key: { issuerId, sub: person.sub },
+      UpdateExpression: 'SET #role = :role',
+      ExpressionAttributeNames: { '#role': 'role' },
+      ExpressionAttributeValues: { ':role': role },
+    }),
+  )
+
+/** A management call: with the person's real access token, or with none. */
+export const manage = async (
+  baseUrl: string,
+  person: Person | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Call> =>
+  request(baseUrl, method, path, {
+    headers: {
+      ...(person === undefined ? {} : bearer(await accessTokenFor(person))),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  })
+
+const scanAll = async (table: string, issuerId: string) => {
+  const items: Record<string, unknown>[] = []
+  let start: Record<string, unknown> | undefined
+  do {
+    const page = await documentClient.send(
+      new ScanCommand({
+        TableName: table,
+        FilterExpression: 'issuerId = :i',
+        ExpressionAttributeValues: { ':i': issuerId },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    )
+    items.push(...(page.Items ?? []))
+    start = page.LastEvaluatedKey
+  } while (start)
+  return items
+}
+
+export const auditOf = async (issuerId: string): Promise<AuditEntry[]> => {
+  const items: AuditEntry[] = []
+  let start: Record<string, unknown> | undefined
+  do {
+    const page = await documentClient.send(
+      new QueryCommand({
+        TableName: tables.audit,
+        KeyConditionExpression: 'issuerId = :i',
+        ExpressionAttributeValues: { ':i': issuerId },
+        ConsistentRead: true,
+        ScanIndexForward: false,
+        ExclusiveStartKey: start,
+      }),
+    )
+    items.push(...((page.Items ?? []) as AuditEntry[]))
+    start = page.LastEvaluatedKey
+  } while (start)
+  return items
+}
+
+const byKey = (key: string) => (a: Record<string, unknown>, b: Record<string, unknown>) =>
+  String(a[key]).localeCompare(String(b[key]))
+
+/** Everything of the issuer's that a route could change: its programs, keys and audit log. */
+export const issuerState = async (issuerId: string) => ({
+  programs: (await scanAll(tables.programs, issuerId)).sort(byKey('programId')),
+  keys: (await scanAll(tables.apiKeys, issuerId)).sort(byKey('keyHash')),
+  audit: await auditOf(issuerId),
+})
+
+/** Runs `act` and asserts that none of these issuers' programs, keys or audit entries changed. */
+export const expectIssuersUnchanged = async (issuerIds: string[], act: () => Promise<void>) => {
+  const before = await Promise.all(issuerIds.map(issuerState))
+  await act()
+  expect(await Promise.all(issuerIds.map(issuerState))).toEqual(before)
+}
+
+/** The ways a key could leak: whole, its random part alone, its hash. */
+export const secretForms = (secret: string) => [secret, secret.slice(8, 32), hashApiKey(secret)]
+
+export const expectNoSecret = (texts: string[], secrets: string[]) => {
+  const all = texts.join('\n')
+  // The leaked forms themselves, not the (long) texts they were found in.
+  expect(secrets.flatMap(secretForms).filter((form) => all.includes(form))).toEqual([])
+}
