@@ -17,9 +17,10 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2'
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers'
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations'
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
+import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import { LogGroup } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
+import { GRANT_BATCH_WORKER } from '../functions/batches/worker-function'
 import { ENV, TABLE_ENV } from '../functions/env-names'
 import {
   FUNCTION_TIMEOUT_SECONDS,
@@ -48,6 +49,7 @@ export class GrantServiceStack extends Stack {
   readonly tables: GrantTables
   readonly functions: Record<RouteId, ApiFunction>
   readonly identity: Identity
+  readonly batchWorker: ApiFunction
 
   constructor(scope: Construct, id: string, props: GrantServiceStackProps) {
     super(scope, id, props)
@@ -128,6 +130,47 @@ export class GrantServiceStack extends Stack {
         return [route.id, fn]
       }),
     ) as GrantServiceStack['functions']
+
+    // The send-to-many worker: a function with no route (functions/batches/worker-function.ts).
+    const worker = GRANT_BATCH_WORKER
+    this.batchWorker = new ApiFunction(this, worker.id, {
+      projectRoot: props.projectRoot,
+      entry: worker.entry,
+      environment,
+      memorySize: worker.memorySize,
+      timeout: Duration.seconds(worker.timeoutSeconds),
+      logRetention: props.logRetention,
+      ephemeral: props.ephemeral,
+      logLevel: props.logLevel,
+      serviceName: SERVICE_NAME,
+      logicalId: `${worker.id}Function`,
+    })
+    for (const [table, actions] of Object.entries(worker.access) as [TableKey, string[]][]) {
+      this.batchWorker.role.addToPolicy(
+        new PolicyStatement({ actions: [...actions], resources: [tableOf[table].tableArn] }),
+      )
+    }
+    // It hands the rest of a batch to a fresh run of itself. In a policy of its own: in the
+    // function's default policy, its own ARN would make a CloudFormation dependency cycle.
+    new Policy(this, `${worker.id}SelfInvoke`, {
+      roles: [this.batchWorker.role],
+      statements: [
+        new PolicyStatement({
+          actions: ['lambda:InvokeFunction'],
+          resources: [this.batchWorker.fn.functionArn],
+        }),
+      ],
+    })
+    for (const id of worker.invokedBy) {
+      const invoker = this.functions[id as RouteId]
+      invoker.fn.addEnvironment(worker.variable, this.batchWorker.fn.functionName)
+      invoker.role.addToPolicy(
+        new PolicyStatement({
+          actions: ['lambda:InvokeFunction'],
+          resources: [this.batchWorker.fn.functionArn],
+        }),
+      )
+    }
 
     this.api = new HttpApi(this, 'Api', {
       apiName: `virtual-share-grants-${props.stage}`,
@@ -211,7 +254,10 @@ export class GrantServiceStack extends Stack {
     )
     new ServiceAlarms(this, 'Alarms', {
       api: this.api,
-      functions: Object.fromEntries(Object.entries(this.functions).map(([id, f]) => [id, f.fn])),
+      functions: {
+        ...Object.fromEntries(Object.entries(this.functions).map(([id, f]) => [id, f.fn])),
+        [GRANT_BATCH_WORKER.id]: this.batchWorker.fn,
+      },
       tables: Object.fromEntries(touched.map((table) => [table, tableOf[table]])),
       // Every item of a grant's TransactWriteItems lives in one of these.
       transactionTables: ['apiKeys', 'programs', 'grants'],
@@ -247,7 +293,7 @@ export class GrantServiceStack extends Stack {
 
   /** cdk-nag findings that were reviewed and accepted, each with its reason. */
   private acknowledgeReviewedFindings() {
-    for (const fn of Object.values(this.functions)) {
+    for (const fn of [...Object.values(this.functions), this.batchWorker]) {
       Validations.of(fn.fn).acknowledge({
         id: 'AwsSolutions-L1',
         reason:

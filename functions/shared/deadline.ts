@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda'
-import { FUNCTION_TIMEOUT_SECONDS } from '../routes'
+import { FUNCTION_TIMEOUT_SECONDS } from '../function-timeout'
 
 /**
  * The time budget of one invocation. Lambda kills a function at its timeout, and API Gateway then

@@ -1,6 +1,7 @@
 import { App, Stack } from 'aws-cdk-lib'
 import { Annotations, Match } from 'aws-cdk-lib/assertions'
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
+import { GRANT_BATCH_WORKER } from '../../functions/batches/worker-function'
 import { loadConfig } from '../../functions/config'
 import { ENV, TABLE_ENV } from '../../functions/env-names'
 import { ROUTES, type Route, USER_SCOPE } from '../../functions/routes'
@@ -226,8 +227,14 @@ describe('Lambda functions', () => {
       const variables = (
         resource(t, id).Properties.Environment as { Variables: Record<string, unknown> }
       ).Variables
-      // The user pool's id only where the function calls Cognito.
-      const identity = route.cognito ? [ENV.userPoolId] : []
+      // The user pool's id only where the function calls Cognito; the batch worker's name only
+      // where the function starts it.
+      const identity = [
+        ...(route.cognito ? [ENV.userPoolId] : []),
+        ...((GRANT_BATCH_WORKER.invokedBy as readonly string[]).includes(route.id)
+          ? [GRANT_BATCH_WORKER.variable]
+          : []),
+      ]
       expect(new Set(Object.keys(variables))).toEqual(
         new Set([
           ...expected,
@@ -349,9 +356,31 @@ describe('least privilege', () => {
           ),
         ),
         ...(route.cognito ?? []).map((action) => `${action} ${poolId}`),
+        ...((GRANT_BATCH_WORKER.invokedBy as readonly string[]).includes(route.id)
+          ? [`lambda:InvokeFunction ${GRANT_BATCH_WORKER.id}Function`]
+          : []),
       ]
       expect({ fnId, grants: grantsOf(fnId) }).toEqual({ fnId, grants: expected.sort() })
     }
+  })
+
+  it('lets the batch worker do its tables and start itself, and nothing else', () => {
+    const fnId = `${GRANT_BATCH_WORKER.id}Function`
+    expect(grantsOf(fnId)).toEqual(
+      [
+        ...logs(fnId),
+        ...Object.entries(GRANT_BATCH_WORKER.access).flatMap(([table, actions]) =>
+          actions.map((action) => `${action} ${logicalIdOfTable(t, table as keyof typeof TABLES)}`),
+        ),
+        `lambda:InvokeFunction ${fnId}`,
+      ].sort(),
+    )
+    expect(resource(t, fnId).Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Timeout: GRANT_BATCH_WORKER.timeoutSeconds,
+      MemorySize: GRANT_BATCH_WORKER.memorySize,
+    })
   })
 
   it('grants no Scan, no wildcard action and no wildcard resource anywhere', () => {
@@ -494,8 +523,8 @@ describe('DynamoDB tables', () => {
       new Set(resourcesOfType(t, 'AWS::Logs::LogGroup').map(([, g]) => g.DeletionPolicy))
     expect(policies(prod.json)).toEqual(new Set(['Retain']))
     expect(policies(dev.json)).toEqual(new Set(['Delete']))
-    // One per route, the API's access logs, and the Cognito CustomMessage trigger's.
-    expect(resourcesOfType(dev.json, 'AWS::Logs::LogGroup')).toHaveLength(ROUTES.length + 2)
+    // One per route, the batch worker, the API's access logs, and the Cognito trigger's.
+    expect(resourcesOfType(dev.json, 'AWS::Logs::LogGroup')).toHaveLength(ROUTES.length + 3)
   })
 
   it('lets only an ephemeral stage destroy its tables', () => {
@@ -548,8 +577,9 @@ describe('alarms', () => {
       ]),
     )
     expect(all.find((a) => a.MetricName === 'Latency')?.ExtendedStatistic).toBe('p99')
-    expect(watched.filter((m) => m === 'AWS/Lambda/Errors')).toHaveLength(ROUTES.length)
-    expect(watched.filter((m) => m === 'AWS/Lambda/Throttles')).toHaveLength(ROUTES.length)
+    // One per route's function, and the batch worker.
+    expect(watched.filter((m) => m === 'AWS/Lambda/Errors')).toHaveLength(ROUTES.length + 1)
+    expect(watched.filter((m) => m === 'AWS/Lambda/Throttles')).toHaveLength(ROUTES.length + 1)
     // Per table and per operation the functions use.
     expect(
       watched.filter((m) => m === 'AWS/DynamoDB/ThrottledRequests').length,
