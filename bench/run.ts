@@ -260,6 +260,127 @@ rows.push(
   },
 )
 
+// ---------------------------------------------------------------- 2b. management list routes
+// Each list route of the management API, invoked in-process with the claims API Gateway's JWT
+// authorizer would pass, against the very DynamoDB calls it makes (recorded from the route itself
+// on the wire, then replayed bare on the same client): what the route adds is the membership and
+// role check's code, validation, mapping and logging, not its calls.
+log('2b/6 management list routes against their bare DynamoDB calls')
+const ddb = await import('@aws-sdk/client-dynamodb')
+const { PutCommand } = await import('@aws-sdk/lib-dynamodb')
+const benchSub = '00000000-0000-4000-8000-000000000001'
+await documentClient.send(
+  new PutCommand({
+    TableName: tables.memberships,
+    Item: {
+      issuerId,
+      sub: benchSub,
+      email: 'bench@example.com',
+      role: 'owner',
+      status: 'active',
+      createdAt: new Date().toISOString(),
+      invitedBy: 'operator CLI',
+    },
+  }),
+)
+const manageEvent = (routeKey: string, pathParameters: Record<string, string>) => {
+  const rawPath = Object.entries(pathParameters).reduce(
+    (path, [name, value]) => path.replace(`{${name}}`, value),
+    routeKey.split(' ')[1] as string,
+  )
+  return {
+    ...template,
+    routeKey,
+    rawPath,
+    rawQueryString: '',
+    headers: { host: 'bench', accept: 'application/json' },
+    body: undefined,
+    isBase64Encoded: false,
+    pathParameters,
+    requestContext: {
+      ...template.requestContext,
+      routeKey,
+      http: { ...template.requestContext.http, method: 'GET', path: rawPath },
+      authorizer: {
+        jwt: { claims: { sub: benchSub, scope: 'aws.cognito.signin.user.admin' }, scopes: [] },
+      },
+    },
+  }
+}
+type Recorded = { command: string; input: unknown }
+let recording: Recorded[] | undefined
+dynamodb.middlewareStack.add(
+  (next, ctx) => async (args) => {
+    recording?.push({ command: ctx.commandName ?? '', input: structuredClone(args.input) })
+    return next(args)
+  },
+  // After the document client's marshalling: the low-level input, as it goes on the wire.
+  { step: 'serialize', priority: 'high', name: 'bench-recorder' },
+)
+const MANAGE_ROUTES = [
+  ['list programs', 'GET /manage/issuers/{issuerId}/programs', { issuerId }],
+  ['list keys', 'GET /manage/issuers/{issuerId}/keys', { issuerId }],
+  [
+    'list grants',
+    'GET /manage/issuers/{issuerId}/programs/{programId}/grants',
+    { issuerId, programId: programIds[0] as string },
+  ],
+  ['audit log', 'GET /manage/issuers/{issuerId}/audit', { issuerId }],
+] as const
+const manage: Record<string, unknown> = {}
+muteLogs()
+for (const [label, routeKey, params] of MANAGE_ROUTES) {
+  const route = handlers.get(routeKey)
+  if (!route) throw new Error(`no handler for ${routeKey}`)
+  const call = async () => {
+    const result = await route(manageEvent(routeKey, params) as never, context)
+    if (result.statusCode !== 200)
+      throw new Error(`${routeKey}: ${result.statusCode} ${result.body}`)
+  }
+  recording = []
+  await call()
+  const calls = recording
+  recording = undefined
+  const bare = async () => {
+    for (const { command, input } of calls) {
+      const Command = (ddb as unknown as Record<string, new (input: unknown) => never>)[command]
+      if (!Command) throw new Error(`no ${command} in @aws-sdk/client-dynamodb`)
+      await dynamodb.send(new Command(input))
+    }
+  }
+  for (let i = 0; i < 50; i++) {
+    await call()
+    await bare()
+  }
+  const perRound: { route: number; bare: number }[] = []
+  for (let r = 0; r < 3; r++) {
+    const h: number[] = []
+    const b: number[] = []
+    for (let i = 0; i < 100; i++) {
+      for (const side of i % 2 === 0 ? ['h', 'b'] : ['b', 'h']) {
+        const t0 = performance.now()
+        if (side === 'h') await call()
+        else await bare()
+        ;(side === 'h' ? h : b).push(performance.now() - t0)
+      }
+    }
+    perRound.push({ route: percentile(h, 50), bare: percentile(b, 50) })
+  }
+  const routeP50 = median(perRound.map((x) => x.route))
+  const bareP50 = median(perRound.map((x) => x.bare))
+  manage[label] = { routeKey, calls: calls.map((c) => c.command), perRound, routeP50, bareP50 }
+  rows.push({
+    metric: `manage: ${label} p50 (ms)`,
+    value: String(round(routeP50)),
+    baseline: `${round(bareP50)} (${calls.map((c) => c.command.replace(/Command$/, '')).join(' + ')})`,
+    ratio: round(routeP50 / bareP50),
+    target: '<= 1.3',
+    met: routeP50 / bareP50 <= 1.3,
+  })
+}
+unmuteLogs()
+results.management = manage
+
 // ---------------------------------------------------------------- 3. cold start
 log('3/6 bundle size and import time')
 const out = mkdtempSync(join(tmpdir(), 'vs-bench-'))
