@@ -310,12 +310,17 @@ const manageEvent = (routeKey: string, pathParameters: Record<string, string>) =
 type Recorded = { command: string; input: unknown }
 let recording: Recorded[] | undefined
 dynamodb.middlewareStack.add(
-  (next, ctx) => async (args) => {
-    recording?.push({ command: ctx.commandName ?? '', input: structuredClone(args.input) })
+  (next) => async (args) => {
+    // The request as it goes on the wire: the operation from X-Amz-Target, the body as sent.
+    const request = args.request as { headers: Record<string, string>; body?: string }
+    const target = request.headers['x-amz-target'] ?? ''
+    recording?.push({
+      command: `${target.split('.').pop()}Command`,
+      input: JSON.parse(request.body ?? '{}'),
+    })
     return next(args)
   },
-  // After the document client's marshalling: the low-level input, as it goes on the wire.
-  { step: 'serialize', priority: 'high', name: 'bench-recorder' },
+  { step: 'finalizeRequest', name: 'bench-recorder' },
 )
 const MANAGE_ROUTES = [
   ['list programs', 'GET /manage/issuers/{issuerId}/programs', { issuerId }],

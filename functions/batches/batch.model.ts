@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Mode } from '../shared/api-key'
 import type { FieldError } from '../shared/errors'
+import { base32 } from '../shared/ids'
 import type { GrantSender } from '../stores/grants.store'
 
 /**
@@ -109,24 +110,6 @@ export const BATCH_PREFIX = 'batch#'
 export const batchKey = (batchId: string) => `${BATCH_PREFIX}${batchId}`
 export const chunkKey = (batchId: string, chunkPrefix: string, index: number) =>
   `${BATCH_PREFIX}${batchId}#${chunkPrefix}#${String(index).padStart(4, '0')}`
-
-// Crockford base32, as functions/shared/ids.ts.
-const BASE32 = '0123456789abcdefghjkmnpqrstvwxyz'
-const base32 = (bytes: Uint8Array, length: number) => {
-  let out = ''
-  let buffer = 0
-  let bits = 0
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte
-    bits += 8
-    while (bits >= 5 && out.length < length) {
-      out += BASE32[(buffer >>> (bits - 5)) & 31]
-      bits -= 5
-    }
-    buffer &= (1 << bits) - 1
-  }
-  return out
-}
 
 export const BATCH_ID = /^bat_[0-9a-hjkmnp-tv-z]{26}$/
 

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto'
 const BASE32 = '0123456789abcdefghjkmnpqrstvwxyz'
 const ID_LENGTH = 26 // 130 bits
 
-const base32 = (bytes: Uint8Array, length: number): string => {
+export const base32 = (bytes: Uint8Array, length: number): string => {
   let out = ''
   let buffer = 0
   let bits = 0
