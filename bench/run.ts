@@ -312,12 +312,13 @@ let recording: Recorded[] | undefined
 dynamodb.middlewareStack.add(
   (next) => async (args) => {
     // The request as it goes on the wire: the operation from X-Amz-Target, the body as sent.
-    const request = args.request as { headers: Record<string, string>; body?: string }
+    const request = args.request as { headers: Record<string, string>; body?: unknown }
     const target = request.headers['x-amz-target'] ?? ''
-    recording?.push({
-      command: `${target.split('.').pop()}Command`,
-      input: JSON.parse(request.body ?? '{}'),
-    })
+    const body =
+      request.body instanceof Uint8Array
+        ? new TextDecoder().decode(request.body)
+        : String(request.body ?? '{}')
+    recording?.push({ command: `${target.split('.').pop()}Command`, input: JSON.parse(body) })
     return next(args)
   },
   { step: 'finalizeRequest', name: 'bench-recorder' },
