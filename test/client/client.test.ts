@@ -70,8 +70,10 @@ describe('GrantClient against the real local server', () => {
       expect(error).toBeInstanceOf(GrantApiError)
       expect(error).toMatchObject({ status, code, retryable: false, requestId: expect.any(String) })
     }
+    // Another last character (the checksum's): a key that looks right and is not.
+    const last = issuer.keys.LIVE.slice(-1) === '0' ? '1' : '0'
     const bad = await new GrantClient({
-      apiKey: `${issuer.keys.LIVE.slice(0, -1)}0`,
+      apiKey: `${issuer.keys.LIVE.slice(0, -1)}${last}`,
       baseUrl: api.baseUrl,
     })
       .grantTokens(issuer.programs.LIVE, request)
