@@ -1,44 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import type { Seed } from '../../local/seed'
 import { grantBody, postGrant, request } from '../support/api'
+import { launchNpmStart as launch, type Started, waitFor } from '../support/npm-start'
 import { isAlive } from '../support/process'
-
-/** `npm start` as a user runs it: a child process, its own .local folder, real HTTP. */
-const ROOT = resolve(__dirname, '../..')
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs')
-
-type Started = { child: ChildProcess; output: () => string; exited: Promise<number | null> }
-
-const launch = (localDir: string, args: string[], env: Record<string, string> = {}): Started => {
-  const child = spawn(process.execPath, [TSX, 'bin/local-server.ts', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, VS_LOCAL_DIR: localDir, PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout?.on('data', (d) => {
-    output += d
-  })
-  child.stderr?.on('data', (d) => {
-    output += d
-  })
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
-  return { child, output: () => output, exited }
-}
-
-const waitFor = async (condition: () => boolean, what: string, started: Started) => {
-  const deadline = Date.now() + 60_000
-  while (!condition()) {
-    if (started.child.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`gave up waiting for ${what}; output:\n${started.output()}`)
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 const startServer = async (localDir: string, args: string[] = []) => {
   const started = launch(localDir, args)

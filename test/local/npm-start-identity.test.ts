@@ -1,8 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, readlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { decodeJwt } from 'jose'
 import {
   CognitoIdentityProvider,
@@ -12,29 +11,12 @@ import type { LocalIdentity } from '../../local/cognito-local'
 import type { Mail } from '../../local/mail-sink'
 import { request } from '../support/api'
 import { completeFirstSignIn } from '../support/identity'
+import { launchNpmStart, type Started, waitFor as waitForStart } from '../support/npm-start'
 import { isAlive } from '../support/process'
 
 /** `npm start` as a user runs it, with its embedded Cognito emulator: a child process, real HTTP. */
-const ROOT = resolve(__dirname, '../..')
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs')
-
-type Started = { child: ChildProcess; output: () => string; exited: Promise<number | null> }
-
 const launch = (localDir: string, args: string[]): Started => {
-  const child = spawn(process.execPath, [TSX, 'bin/local-server.ts', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, VS_LOCAL_DIR: localDir, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout?.on('data', (d) => {
-    output += d
-  })
-  child.stderr?.on('data', (d) => {
-    output += d
-  })
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
-  const started = { child, output: () => output, exited }
+  const started = launchNpmStart(localDir, args)
   launched.push(started)
   return started
 }
@@ -49,15 +31,8 @@ afterEach(async () => {
   }
 })
 
-const waitFor = async (condition: () => boolean, what: string, started: Started) => {
-  const deadline = Date.now() + 90_000
-  while (!condition()) {
-    if (started.child.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`gave up waiting for ${what}; output:\n${started.output()}`)
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
+const waitFor = (condition: () => boolean, what: string, started: Started) =>
+  waitForStart(condition, what, started, 90_000)
 
 const startServer = async (dir: string, args: string[] = []) => {
   const started = launch(dir, args)

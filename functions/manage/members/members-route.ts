@@ -4,12 +4,11 @@ import type { IdentityProvider } from '../../identity/identity-provider'
 import { DynamoDbMembersStore, type MembersTableNames } from '../../people/members.dynamodb'
 import { type Caller, makeMembers } from '../../people/members.use-cases'
 import { clock } from '../../shared/clock'
-import { ValidationFailed } from '../../shared/errors'
-import { json } from '../../shared/http-handler'
 import { logger } from '../../shared/logger'
 import type { JsonEvent } from '../../shared/middleware'
 import { DynamoDbMembershipReader } from '../../stores/memberships.dynamodb'
 import type { ManageRequest } from '../manage-handler'
+import { queryOf } from '../manage-http'
 
 /** A member route's event: a JSON body (already parsed) or none, and the authorizer's claims. */
 export type MemberEvent = JsonEvent &
@@ -58,21 +57,10 @@ export const memberLocation = (issuerId: string, memberId: string) =>
  * The member routes take no query parameter: one sent is refused and named (as an unknown body
  * field is, and as the other management routes do), before anything is read.
  */
+/** The member routes take no query parameters: any is refused and named. */
 export const refuseQuery = (event: MemberEvent) => {
-  const names = Object.keys(event.queryStringParameters ?? {})
-  if (names.length > 0) {
-    throw new ValidationFailed(
-      names.map((name) => ({
-        field: name,
-        message: `unknown query parameter ${JSON.stringify(name)}`,
-      })),
-    )
-  }
+  queryOf(event, [])
 }
 
 /** Answers about the people of an issuer, for one signed-in person: no shared cache keeps them. */
-export const memberJson = (
-  statusCode: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-) => json(statusCode, body, { 'cache-control': 'no-store', ...headers })
+export { manageJson as memberJson } from '../manage-http'
