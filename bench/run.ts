@@ -179,14 +179,16 @@ log('2/6 handler latency against the bare TransactWriteItems')
 // and expressions), without middy, parsing, validation, authentication, mapping or logging.
 const { DynamoDbGrantStore } = await import('../functions/stores/grants.dynamodb')
 const { hashApiKey } = await import('../functions/shared/api-key')
+const { DEFAULT_SHARDS } = await import('../functions/model/program-shards')
 const store = new DynamoDbGrantStore(documentClient, tables)
-const keyRecord = await store.findApiKey(hashApiKey(apiKey))
+const { key: keyRecord } = await store.findAccess({ keyHash: hashApiKey(apiKey) })
 if (!keyRecord) throw new Error('bench key missing')
 const floor = async () => {
   const grantId = `gr_bench${String(sequence++).padStart(18, '0')}`
   const outcome = await store.createGrant({
-    key: keyRecord,
-    now: Date.now(),
+    authority: { kind: 'key', key: keyRecord },
+    // The program is unlimited and split, as the handler's: one random shard.
+    target: { kind: 'shard', shard: sequence % DEFAULT_SHARDS, limited: false },
     grant: {
       grantId,
       programId: programIds[0] as string,
@@ -551,6 +553,125 @@ rows.push({
 })
 server.close()
 
+// ---------------------------------------------------------------- 5b. the contention model
+// One program and one key in the model of DynamoDB's conflicts and partition limits
+// (bench/contention): today's design (frozen in bench/contention/baseline) against counter
+// shards, in virtual time. Figures are the model's, never DynamoDB Local's wall clock.
+log('5b/6 one hot program in the contention model (virtual time; a few minutes)')
+muteLogs()
+const { runHotProgram } = await import('./contention/hot-program')
+const { MODEL_DEFAULTS } = await import('./contention/dynamodb-model')
+const model: Record<string, unknown> = { params: MODEL_DEFAULTS }
+const levels = [
+  [1, 300],
+  [16, 1_000],
+  [64, 1_500],
+  [256, 2_500],
+] as const
+const byLevel: Record<string, Awaited<ReturnType<typeof runHotProgram>>> = {}
+for (const design of ['baseline', 'sharded'] as const) {
+  for (const [concurrency, requests] of levels) {
+    byLevel[`${design}-${concurrency}`] = await runHotProgram({
+      design,
+      concurrency,
+      requests,
+      endpoint: dynamo.endpoint,
+      tables,
+    })
+  }
+}
+const slow = {
+  ...MODEL_DEFAULTS,
+  transaction: { medianMs: 16, p99Ms: 50 },
+  single: { medianMs: 6, p99Ms: 18 },
+}
+const sensitivity = {
+  baseline: await runHotProgram({
+    design: 'baseline',
+    concurrency: 256,
+    requests: 1_500,
+    endpoint: dynamo.endpoint,
+    tables,
+    params: slow,
+  }),
+  sharded: await runHotProgram({
+    design: 'sharded',
+    concurrency: 256,
+    requests: 2_500,
+    endpoint: dynamo.endpoint,
+    tables,
+    params: slow,
+  }),
+}
+const poolRuns = {
+  clean: await runHotProgram({
+    design: 'sharded',
+    concurrency: 256,
+    requests: 20_000,
+    pool: 10_000,
+    endpoint: dynamo.endpoint,
+    tables,
+  }),
+  faults: await runHotProgram({
+    design: 'sharded',
+    concurrency: 256,
+    requests: 20_000,
+    pool: 10_000,
+    faultRate: 0.3,
+    endpoint: dynamo.endpoint,
+    tables,
+  }),
+}
+unmuteLogs()
+model.levels = byLevel
+model.sensitivity = sensitivity
+model.pool = poolRuns
+results.contentionModel = model
+for (const [concurrency] of levels) {
+  const b = byLevel[`baseline-${concurrency}`] as (typeof byLevel)[string]
+  const n = byLevel[`sharded-${concurrency}`] as (typeof byLevel)[string]
+  const describe = (r: typeof b) =>
+    `${round(r.grantsPerSecond, 0)}/s, ${r.conflicts409} 409s of ${r.requests}, p50/p99 ${round(r.p50Ms, 0)}/${round(r.p99Ms, 0)} ms`
+  rows.push({
+    metric: `model: one program+key, concurrency ${concurrency}`,
+    value: describe(n),
+    baseline: describe(b),
+    ratio: round(n.grantsPerSecond / b.grantsPerSecond),
+    ...(concurrency === 256
+      ? {
+          target: '>=1000/s, <=1% 409, >=10x',
+          met:
+            n.grantsPerSecond >= 1_000 &&
+            n.conflicts409 <= n.requests * 0.01 &&
+            n.grantsPerSecond >= 10 * b.grantsPerSecond,
+        }
+      : {}),
+  })
+}
+const warmModel = byLevel['sharded-1'] as (typeof byLevel)[string]
+rows.push({
+  metric: 'model: DynamoDB calls per grant, one client',
+  value: String(round(warmModel.callsPerGrant, 3)),
+  baseline: String(round((byLevel['baseline-1'] as typeof warmModel).callsPerGrant, 3)),
+  target: '<= 1.05',
+  met: warmModel.callsPerGrant <= 1.05,
+})
+rows.push({
+  metric: 'model: transaction time x2, concurrency 256',
+  value: `${round(sensitivity.sharded.grantsPerSecond, 0)}/s, ${sensitivity.sharded.conflicts409} 409s`,
+  baseline: `${round(sensitivity.baseline.grantsPerSecond, 0)}/s, ${sensitivity.baseline.conflicts409} 409s`,
+  ratio: round(sensitivity.sharded.grantsPerSecond / sensitivity.baseline.grantsPerSecond),
+})
+for (const [name, r] of Object.entries(poolRuns)) {
+  const exact = r.issued === 10_000 && r.grantItems === 10_000 && (r.acknowledged ?? 0) <= 10_000
+  rows.push({
+    metric: `model: pool 10,000, 256 clients, 20,000 requests${name === 'faults' ? ', 30% faults' : ''}`,
+    value: `issued ${r.issued}, grants ${r.grantItems}, acknowledged ${r.acknowledged}${r.faults === undefined ? '' : `, ${r.faults} faults`}`,
+    target: 'issued == grants == 10000',
+    met: exact,
+  })
+}
+
 // ---------------------------------------------------------------- 6. memory
 log('6/6 heap over 20,000 grants')
 const gc = (globalThis as { gc?: () => void }).gc
@@ -597,6 +718,38 @@ rows.push(
 )
 
 await dynamo.stop()
+
+// ---------------------------------------------------------------- 7. the console
+// Its own process: bench/console.ts starts an `npm start` of its own (in memory), signs a person
+// in with headless Chromium and times the programs page's first render; the first page's
+// JavaScript is measured on the build.
+log('7/7 console: first page JavaScript and programs page first render (headless Chromium)')
+const consoleRun = spawnSync(process.execPath, ['--import', 'tsx', 'bench/console.ts'], {
+  cwd: ROOT,
+  encoding: 'utf8',
+  timeout: 300_000,
+})
+const consoleFigures =
+  consoleRun.status === 0
+    ? (JSON.parse(consoleRun.stdout.slice(consoleRun.stdout.indexOf('{'))) as {
+        firstPageJsGzipBytes: number
+        programsFirstRenderMs: number
+      })
+    : undefined
+if (!consoleFigures) console.error(`console bench failed:\n${consoleRun.stderr}`)
+results.console = consoleFigures ?? { failed: consoleRun.stderr.slice(-2000) }
+rows.push(
+  {
+    metric: 'console: first page JavaScript, gzip (KB)',
+    value: consoleFigures ? String(round(consoleFigures.firstPageJsGzipBytes / 1024, 1)) : 'failed',
+    target: '<= 50',
+    met: consoleFigures !== undefined && consoleFigures.firstPageJsGzipBytes <= 50 * 1024,
+  },
+  {
+    metric: 'console: programs page first render (ms, reported)',
+    value: consoleFigures ? String(round(consoleFigures.programsFirstRenderMs, 0)) : 'failed',
+  },
+)
 
 // ---------------------------------------------------------------- report
 const environment = {

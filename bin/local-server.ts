@@ -5,14 +5,18 @@
  *   npm start -- --in-memory   nothing kept, seeded afresh on every start
  * PORT (default 3000) and HOST (default 127.0.0.1) choose where the API listens; DYNAMODB_PORT
  * pins DynamoDB Local's port (otherwise any free one) for `sam local`; CONSOLE_URL is the address
- * invitation e-mails link to (default: this server).
+ * invitation e-mails link to (default: the console this server serves at /app/); VS_CONSOLE_DIR
+ * serves another build of the console than console/dist.
  */
+import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:net'
+import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb'
 import { IDENTITY_ENV, parseConsoleUrl } from '../functions/identity/identity-settings'
 import { hashApiKey } from '../functions/shared/api-key'
+import { CONSOLE_PATH } from '../lib/console-site'
 import {
   ensureUserPool,
   HOST_SCRIPT,
@@ -21,6 +25,7 @@ import {
   type RunningCognito,
   startCognitoLocal,
 } from '../local/cognito-local'
+import { consoleBuilt, type LocalConsoleOptions } from '../local/console-site'
 import { LocalSetupError, type RunningDynamoDb, startDynamoDbLocal } from '../local/dynamodb-local'
 import { createLocalApi, type LocalApiOptions, loadRouteHandlers } from '../local/http-server'
 import {
@@ -46,6 +51,12 @@ const dynamoPort =
   process.env.DYNAMODB_PORT === undefined ? undefined : Number(process.env.DYNAMODB_PORT)
 const paths = localPaths()
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const DEFAULT_CONSOLE_DIR = resolve(ROOT, 'console/dist')
+const consoleDir = process.env.VS_CONSOLE_DIR
+  ? resolve(process.env.VS_CONSOLE_DIR)
+  : DEFAULT_CONSOLE_DIR
+/** The emulator's region, as its tokens and the SDK clients pointed at it have it. */
+const LOCAL_REGION = 'local'
 
 const fail = (message: string): never => {
   console.error(`error: ${message}`)
@@ -93,6 +104,32 @@ const listen = (server: Server) =>
     server.listen(port, host, () => {
       server.off('error', reject)
       resolve()
+    })
+  })
+
+/**
+ * `npm install` builds the console (the root package's `prepare`); a checkout where it is missing
+ * gets it built here, offline, beside DynamoDB Local and the emulator. Resolves to why it could not
+ * be built, or undefined. Until it is built, /app/ says how to build it.
+ */
+const buildConsole = () =>
+  new Promise<string | undefined>((done) => {
+    console.log('The console is not built: building it (npm run build -w console)...')
+    let output = ''
+    const child = spawn('npm', ['run', 'build', '-w', 'console'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    child.stdout.on('data', (d) => {
+      output += d
+    })
+    child.stderr.on('data', (d) => {
+      output += d
+    })
+    child.once('error', (error) => done(error.message))
+    child.once('exit', (code) => {
+      if (code === 0 && consoleBuilt(consoleDir)) done(undefined)
+      else done(`npm run build -w console failed (exit ${code}):\n${output.trim().slice(-2000)}`)
     })
   })
 
@@ -146,9 +183,12 @@ const main = async () => {
   // The handlers are imported only once the environment is set: config.ts reads it at import.
   // The authorizer and the mail sink are set once the emulator is up (the adapter reads them then).
   const handlers = new Map()
+  // The console's pool is filled in once the emulator is up (config.json answers 503 until then).
+  const consoleOptions: LocalConsoleOptions = { dir: consoleDir }
   const apiOptions: LocalApiOptions = {
     onAuthorizerRefusal: ({ routeKey, status, reason }) =>
       console.error(`authorizer: ${status} for ${routeKey}: ${reason}`),
+    console: consoleOptions,
   }
   const server = createLocalApi(handlers, apiOptions)
   await listen(server).catch((error: NodeJS.ErrnoException) =>
@@ -162,10 +202,9 @@ const main = async () => {
   const actualPort = typeof address === 'object' && address ? address.port : port
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`
 
-  // Invitations link to the console; until it exists, to this server (a loopback http address).
-  const consoleUrl = configuredConsoleUrl
-    ? parseConsoleUrl(configuredConsoleUrl)
-    : `http://localhost:${actualPort}/`
+  // Invitations link to the console this server serves (a loopback http address).
+  const servedConsoleUrl = `http://localhost:${actualPort}${CONSOLE_PATH}`
+  const consoleUrl = configuredConsoleUrl ? parseConsoleUrl(configuredConsoleUrl) : servedConsoleUrl
 
   let dynamo: RunningDynamoDb | undefined
   let cognito: RunningCognito | undefined
@@ -189,6 +228,12 @@ const main = async () => {
   process.once('uncaughtException', crash)
   process.once('unhandledRejection', crash)
   server.on('error', crash)
+
+  // Only the checkout's own console is built here; a VS_CONSOLE_DIR is served as it is.
+  const building =
+    consoleDir === DEFAULT_CONSOLE_DIR && !consoleBuilt(consoleDir)
+      ? buildConsole()
+      : Promise.resolve(undefined)
 
   try {
     // Both at once; whichever fails first, the other is stopped by shutdown below.
@@ -224,16 +269,34 @@ const main = async () => {
       jwksUri: jwksUri(identity),
     }
     apiOptions.mailFile = cognito.mailFile
+    consoleOptions.identity = {
+      region: LOCAL_REGION,
+      userPoolId: identity.userPoolId,
+      userPoolClientId: identity.clientId,
+      cognitoEndpoint: `${identity.endpoint}/`,
+    }
     Object.assign(process.env, functionEnvironment(dynamo.endpoint), identityEnvironment(identity))
     // The function's own client, now that its environment points at DynamoDB Local.
     const { dynamodb, documentClient } = await import('../functions/shared/dynamodb')
     await ensureTables(dynamodb, LOCAL_TABLES)
+    // Grants a kept .local/dynamodb holds from before `byProgramSlot` get their slot, so the
+    // listings (which read that index) show them: one Scan, and nothing to write once done.
+    const { DynamoDbAdminStore } = await import('../functions/admin/admin.dynamodb')
+    const slotted = await new DynamoDbAdminStore(documentClient, LOCAL_TABLES).backfillGrantSlots()
+    if (slotted.updated > 0) {
+      console.log(`Gave ${slotted.updated} grants of an earlier version their listing slot.`)
+    }
     let current = await reuseSeed(dynamodb, baseUrl)
     if (!current) current = await seed(documentClient, LOCAL_TABLES, baseUrl)
     writeFileSync(paths.seedFile, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 })
 
     for (const [routeKey, handler] of await loadRouteHandlers()) handlers.set(routeKey, handler)
-    printBanner(current, dynamo.endpoint, identity)
+    const buildFailure = await building
+    if (buildFailure) console.error(`error: the console could not be built: ${buildFailure}`)
+    const consoleNote = consoleBuilt(consoleDir)
+      ? ''
+      : ` (not built: run npm run build -w console; ${CONSOLE_PATH} says so meanwhile)`
+    printBanner(current, dynamo.endpoint, identity, `${servedConsoleUrl}${consoleNote}`)
   } catch (error) {
     console.error(
       `error: ${error instanceof LocalSetupError ? error.message : `start-up failed: ${(error as Error).message}`}`,
@@ -242,7 +305,7 @@ const main = async () => {
   }
 }
 
-const printBanner = (s: Seed, endpoint: string, identity: LocalIdentity) => {
+const printBanner = (s: Seed, endpoint: string, identity: LocalIdentity, consoleLine: string) => {
   const body = JSON.stringify({
     recipient: { email: 'ann@example.com' },
     reason: 'Referral bonus',
@@ -250,6 +313,7 @@ const printBanner = (s: Seed, endpoint: string, identity: LocalIdentity) => {
   })
   console.log(`
 Virtual-share grant API listening on ${s.baseUrl}
+Console: ${consoleLine}
 DynamoDB Local on ${endpoint} (${inMemory ? 'in memory' : `data in ${paths.data}`})
 Seeded issuer ${s.issuerId}, written to ${paths.seedFile}:
   TEST program ${s.programs.TEST}   key ${s.keys.TEST}

@@ -306,6 +306,20 @@ const COMMANDS: Record<string, Command> = {
       if (page.nextCursor) io.err(`More grants: add --cursor ${page.nextCursor}`)
     },
   },
+  'grant backfill-slots': {
+    usage: 'grant backfill-slots',
+    summary:
+      'Give the grants made before the byProgramSlot index their slot in it: the upgrade step between the two deploys (README). Safe to run again.',
+    options: [],
+    run: async (admin, { json }, io) => {
+      const done = await admin.backfillGrantSlots()
+      io.out(
+        json
+          ? JSON.stringify(done)
+          : `Updated ${done.updated} grants with their listing slot (${done.alreadySet} had one by then; ${done.scanned} items scanned).`,
+      )
+    },
+  },
   ...MEMBER_COMMANDS,
 }
 

@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { AdminError, InvalidInput, WriteConflictError } from '../functions/admin/admin.store'
 import { functionEnvironment, localPaths, tableEnvironment } from '../local/local-env'
 import { type Io, parseCommand, runParsed } from './admin-cli'
-import { describeStackTables, localTarget, type Target } from './targets'
+import { describeStackTarget, localTarget, type Target } from './targets'
 
 export type CliOptions = {
   /**
@@ -44,7 +44,7 @@ export const runCli = async (argv: string[], io: Io, options: CliOptions = {}): 
           kind: 'stack',
           stackName: parsed.stack,
           ...(parsed.region === undefined ? {} : { region: parsed.region }),
-          tables: await describeStackTables(parsed.stack, parsed.region),
+          ...(await describeStackTarget(parsed.stack, parsed.region)),
         }
       : await localTarget(options.endpointFile ?? localPaths().endpointFile)
     let client = options.documentClient
@@ -63,7 +63,12 @@ export const runCli = async (argv: string[], io: Io, options: CliOptions = {}): 
     }
     const { DynamoDbAdminStore } = await import('../functions/admin/admin.dynamodb')
     const { makeAdmin } = await import('../functions/admin/admin.use-cases')
-    await runParsed(makeAdmin(new DynamoDbAdminStore(client, target.tables)), parsed, io)
+    const store = new DynamoDbAdminStore(
+      client,
+      target.tables,
+      target.kind === 'stack' ? { grantListIndex: target.grantListIndex } : {},
+    )
+    await runParsed(makeAdmin(store), parsed, io)
     return 0
   } catch (error) {
     const e = error as Error

@@ -1,12 +1,27 @@
 import { existsSync, readFileSync } from 'node:fs'
 import type { DescribeStacksCommandOutput } from '@aws-sdk/client-cloudformation'
 import { AdminError, type AdminTableNames } from '../functions/admin/admin.store'
-import { TABLES, type TableKey, tableOutputKey } from '../functions/shared/table-schema'
+import {
+  GRANT_LIST_INDEX_OUTPUT,
+  GRANT_LIST_INDEXES,
+  type GrantListIndex,
+  INDEX,
+  TABLES,
+  type TableKey,
+  tableOutputKey,
+} from '../functions/shared/table-schema'
 
 /** Where the admin CLI works: the DynamoDB Local of `npm start`, or a deployed stack's tables. */
 export type Target =
   | { kind: 'local'; endpoint: string; tables: AdminTableNames }
-  | { kind: 'stack'; stackName: string; region?: string; tables: AdminTableNames }
+  | {
+      kind: 'stack'
+      stackName: string
+      region?: string
+      tables: AdminTableNames
+      /** The index the stack's grant listings read (locally always `byProgramSlot`). */
+      grantListIndex: GrantListIndex
+    }
 
 /** Stack output key for each table (lib/grant-service-stack.ts writes them). */
 export const TABLE_OUTPUTS = Object.fromEntries(
@@ -32,16 +47,38 @@ export const tablesFromStackOutputs = (
   ) as AdminTableNames
 }
 
-export const describeStackTables = async (stackName: string, region?: string) => {
+/**
+ * The index the stack's own listings read (its GRANT_LIST_INDEX_OUTPUT output), so `grant list`
+ * shows what the API shows. A stack deployed before that output existed has only `byProgram`.
+ */
+export const grantListIndexFromStackOutputs = (
+  response: Pick<DescribeStacksCommandOutput, 'Stacks'>,
+  stackName: string,
+): GrantListIndex => {
+  const stack = response.Stacks?.find((s) => s.StackName === stackName) ?? response.Stacks?.[0]
+  const value = stack?.Outputs?.find((o) => o.OutputKey === GRANT_LIST_INDEX_OUTPUT)?.OutputValue
+  if (value === undefined) return INDEX.grantsByProgram
+  const known = GRANT_LIST_INDEXES.find((index) => index === value)
+  if (known === undefined) {
+    throw new AdminError(
+      `Stack ${stackName} lists grants from index ${JSON.stringify(value)}, which this CLI does not know: use the CLI of the release the stack was deployed from.`,
+    )
+  }
+  return known
+}
+
+/** The table names and the grant listing index of a deployed stack, from DescribeStacks. */
+export const describeStackTarget = async (stackName: string, region?: string) => {
   const { CloudFormationClient, DescribeStacksCommand } = await import(
     '@aws-sdk/client-cloudformation'
   )
   const client = new CloudFormationClient(region === undefined ? {} : { region })
   try {
-    return tablesFromStackOutputs(
-      await client.send(new DescribeStacksCommand({ StackName: stackName })),
-      stackName,
-    )
+    const response = await client.send(new DescribeStacksCommand({ StackName: stackName }))
+    return {
+      tables: tablesFromStackOutputs(response, stackName),
+      grantListIndex: grantListIndexFromStackOutputs(response, stackName),
+    }
   } catch (error) {
     if (error instanceof AdminError) throw error
     const e = error as Error

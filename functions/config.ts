@@ -1,5 +1,25 @@
 import { ENV, TABLE_ENV } from './env-names'
-import type { TableKey } from './shared/table-schema'
+import {
+  GRANT_LIST_INDEXES,
+  type GrantListIndex,
+  INDEX,
+  type TableKey,
+} from './shared/table-schema'
+
+/**
+ * GRANTS_LIST_INDEX: unset means `byProgramSlot`; a value that names no listing index stops the
+ * function at init, like a missing table name (a typo must not quietly read the other index).
+ */
+const grantListIndexOf = (value: string | undefined): GrantListIndex => {
+  if (value === undefined) return INDEX.grantsByProgramSlot
+  const known = GRANT_LIST_INDEXES.find((index) => index === value)
+  if (known === undefined) {
+    throw new Error(
+      `${ENV.grantsListIndex} must be one of ${GRANT_LIST_INDEXES.join(', ')}, got ${JSON.stringify(value)}.`,
+    )
+  }
+  return known
+}
 
 /**
  * The functions' configuration, read from an environment passed in (Lambda's and `npm start`'s
@@ -24,6 +44,8 @@ export const loadConfig = (env: Record<string, string | undefined>) => {
     tables: Object.fromEntries(
       Object.entries(TABLE_ENV).map(([table, name]) => [table, required(name)]),
     ) as Record<TableKey, string>,
+    /** The index grant listings read (see ENV.grantsListIndex). */
+    grantListIndex: grantListIndexOf(optional(ENV.grantsListIndex)),
     /** Set only by the local server and tests, to reach DynamoDB Local. Never set in AWS. */
     dynamodbEndpoint: optional(ENV.dynamodbEndpoint),
     /** Set by the Lambda runtime; locally any name does for DynamoDB Local. */

@@ -25,6 +25,13 @@ export const ENV = {
    * own name (the runtime's AWS_LAMBDA_FUNCTION_NAME), so it does not need this one.
    */
   grantBatchWorkerFunction: 'GRANT_BATCH_WORKER_FUNCTION',
+  /**
+   * The index grant listings read (ListGrantsByKey, ListGrants): `byProgram` while the stack still
+   * deploys that legacy index (grants older than `byProgramSlot` are only there until
+   * `grant backfill-slots` has run), `byProgramSlot` once it is dropped. Unset (npm start, tests,
+   * functions that list nothing): `byProgramSlot`.
+   */
+  grantsListIndex: 'GRANTS_LIST_INDEX',
   /** Only for DynamoDB Local (npm start, sam local); empty in AWS. */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   /** Set by the Lambda runtime itself; never by the stack. */

@@ -50,9 +50,13 @@ export const ROUTES = [
     routeKey: 'POST /programs/{programId}/grant-tokens',
     entry: 'functions/grant-tokens/grant-tokens.handler.ts',
     auth: 'function',
+    // The key and the program's head (GetItem, or both in one BatchGetItem) at most once a
+    // second (functions/shared/access-cache.ts); one shard's UpdateItem and the grant's PutItem in
+    // the transaction; GetItem on programs also for TransactGetItems (a snapshot of the shards,
+    // which IAM authorises as GetItem) and on grants for a replay's lookup.
     access: {
-      apiKeys: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem'],
-      programs: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+      apiKeys: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+      programs: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'],
       grants: ['dynamodb:PutItem', 'dynamodb:GetItem'],
     },
   },
@@ -87,7 +91,7 @@ export const ROUTES = [
       apiKeys: ['dynamodb:BatchGetItem'],
       programs: ['dynamodb:BatchGetItem'],
     },
-    indexes: { grants: { [INDEX.grantsByProgram]: ['dynamodb:Query'] } },
+    indexes: { grants: { [INDEX.grantsByProgramSlot]: ['dynamodb:Query'] } },
   },
   {
     id: 'NotFound',
@@ -136,7 +140,10 @@ export const ROUTES = [
     entry: 'functions/manage/program-get.handler.ts',
     auth: 'user',
     role: 'viewer',
-    access: { memberships: ['dynamodb:GetItem'], programs: ['dynamodb:GetItem'] },
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+    },
   },
   {
     id: 'PauseProgram',
@@ -146,7 +153,7 @@ export const ROUTES = [
     role: 'admin',
     access: {
       memberships: ['dynamodb:GetItem'],
-      programs: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
       audit: ['dynamodb:PutItem'],
     },
   },
@@ -158,7 +165,7 @@ export const ROUTES = [
     role: 'admin',
     access: {
       memberships: ['dynamodb:GetItem'],
-      programs: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
       audit: ['dynamodb:PutItem'],
     },
   },
@@ -170,7 +177,7 @@ export const ROUTES = [
     role: 'admin',
     access: {
       memberships: ['dynamodb:GetItem'],
-      programs: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
       audit: ['dynamodb:PutItem'],
     },
   },
@@ -325,8 +332,11 @@ export const ROUTES = [
     entry: 'functions/manage/grants/grants-list.handler.ts',
     auth: 'user',
     role: 'viewer',
-    access: { memberships: ['dynamodb:GetItem'], programs: ['dynamodb:GetItem'] },
-    indexes: { grants: { [INDEX.grantsByProgram]: ['dynamodb:Query'] } },
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+    },
+    indexes: { grants: { [INDEX.grantsByProgramSlot]: ['dynamodb:Query'] } },
   },
   {
     id: 'SendGrant',
@@ -354,7 +364,7 @@ export const ROUTES = [
     // grants: the batch (GetItem; PutItem with its audit entry) and its rows' chunks (BatchWriteItem).
     access: {
       memberships: ['dynamodb:GetItem'],
-      programs: ['dynamodb:GetItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
       grants: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
       audit: ['dynamodb:PutItem'],
     },

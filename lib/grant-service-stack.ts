@@ -1,8 +1,10 @@
+import { join } from 'node:path'
 import {
   Aws,
   CfnOutput,
   Duration,
   Fn,
+  Lazy,
   RemovalPolicy,
   Stack,
   type StackProps,
@@ -29,8 +31,15 @@ import {
   type RouteId,
   USER_SCOPE,
 } from '../functions/routes'
-import { type TableKey, tableOutputKey } from '../functions/shared/table-schema'
+import {
+  GRANT_LIST_INDEX_OUTPUT,
+  type GrantListIndex,
+  INDEX,
+  type TableKey,
+  tableOutputKey,
+} from '../functions/shared/table-schema'
 import { ApiFunction } from './api-function'
+import { ConsoleHosting } from './console-hosting'
 import { GrantTables } from './grant-tables'
 import { Identity } from './identity'
 import { ServiceAlarms } from './service-alarms'
@@ -40,6 +49,8 @@ export type GrantServiceStackProps = StackProps &
   StageConfig & {
     /** Absolute path of the project (where package-lock.json is). */
     projectRoot: string
+    /** The built console to deploy. Default: `console/dist` of the project. */
+    consoleDistDir?: string
   }
 
 export const SERVICE_NAME = 'virtual-share-grants'
@@ -50,6 +61,7 @@ export class GrantServiceStack extends Stack {
   readonly functions: Record<RouteId, ApiFunction>
   readonly identity: Identity
   readonly batchWorker: ApiFunction
+  readonly console: ConsoleHosting
 
   constructor(scope: Construct, id: string, props: GrantServiceStackProps) {
     super(scope, id, props)
@@ -74,18 +86,34 @@ export class GrantServiceStack extends Stack {
       logRetention: props.logRetention,
       logLevel: props.logLevel,
       serviceName: SERVICE_NAME,
-      consoleUrl: props.consoleUrl,
+      // The e-mails link to the console this stack hosts unless -c consoleUrl says otherwise. Lazy:
+      // the distribution is made below, after the API the user pool's authorizer protects. No
+      // cycle: the distribution needs only the API's id, not its routes or authorizer.
+      consoleUrl: props.consoleUrl ?? Lazy.string({ produce: () => this.console.url }),
       ...(props.ses ? { ses: props.ses } : {}),
     })
+    // Grant listings read `byProgram` while the stack still deploys it (it holds every grant;
+    // `byProgramSlot` lacks those written before it until `grant backfill-slots` has run), and
+    // `byProgramSlot` once `-c dropLegacyIndexes=true` drops it. The functions that list grants
+    // are those whose route may Query `byProgramSlot`: they are told which (GRANTS_LIST_INDEX) and
+    // may Query both meanwhile (grant-listing.dynamodb.ts falls back to `byProgramSlot` when the
+    // second deploy deletes `byProgram` before it updates them).
+    const grantListIndex: GrantListIndex = this.tables.legacyIndexesDeployed
+      ? INDEX.grantsByProgram
+      : INDEX.grantsByProgramSlot
+    const listsGrants = (route: Route) =>
+      (route.indexes?.grants?.[INDEX.grantsByProgramSlot] ?? []).length > 0
     this.functions = Object.fromEntries(
       (ROUTES as readonly Route[]).map((route) => {
         const fn = new ApiFunction(this, route.id, {
           projectRoot: props.projectRoot,
           entry: route.entry,
           // The pool id only where the function calls Cognito (inviting people).
-          environment: route.cognito
-            ? { ...environment, [ENV.userPoolId]: this.identity.userPool.userPoolId }
-            : environment,
+          environment: {
+            ...environment,
+            ...(route.cognito ? { [ENV.userPoolId]: this.identity.userPool.userPoolId } : {}),
+            ...(listsGrants(route) ? { [ENV.grantsListIndex]: grantListIndex } : {}),
+          },
           memorySize: 512,
           timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
           logRetention: props.logRetention,
@@ -110,10 +138,16 @@ export class GrantServiceStack extends Stack {
           Record<string, readonly string[]>,
         ][]) {
           for (const [index, actions] of Object.entries(byIndex)) {
+            const alsoLegacy =
+              table === 'grants' &&
+              index === INDEX.grantsByProgramSlot &&
+              grantListIndex !== INDEX.grantsByProgramSlot
             fn.role.addToPolicy(
               new PolicyStatement({
                 actions: [...actions],
-                resources: [`${tableOf[table].tableArn}/index/${index}`],
+                resources: [index, ...(alsoLegacy ? [grantListIndex] : [])].map(
+                  (name) => `${tableOf[table].tableArn}/index/${name}`,
+                ),
               }),
             )
           }
@@ -244,6 +278,18 @@ export class GrantServiceStack extends Stack {
       },
     })
 
+    // The issuer console: S3 + CloudFront, with /manage/* of this API behind the same origin.
+    this.console = new ConsoleHosting(this, 'Console', {
+      distDir: props.consoleDistDir ?? join(props.projectRoot, 'console', 'dist'),
+      api: this.api,
+      userPoolId: this.identity.userPool.userPoolId,
+      userPoolClientId: this.identity.userPoolClient.userPoolClientId,
+      ephemeral: props.ephemeral,
+      logRetention: props.logRetention,
+      comment: `Virtual-share issuer console (${props.stage})`,
+      ...(props.consoleDomain ? { domain: props.consoleDomain } : {}),
+    })
+
     // Alarms on the tables some function touches (ACCESS), not on the admin-only issuers table.
     const touched = (Object.keys(tableOf) as TableKey[]).filter((table) =>
       (ROUTES as readonly Route[]).some(
@@ -275,6 +321,19 @@ export class GrantServiceStack extends Stack {
     })
 
     new CfnOutput(this, 'ApiUrl', { value: stage.url, description: 'Base URL of the grant API' })
+    new CfnOutput(this, 'ConsoleUrl', {
+      value: this.console.url,
+      description: 'The issuer console (invitation e-mails link here unless -c consoleUrl is set)',
+    })
+    new CfnOutput(this, 'ConsoleDistributionDomainName', {
+      value: this.console.distribution.distributionDomainName,
+      description: "The console distribution's own domain: the DNS target of a custom domain",
+    })
+    // The admin CLI lists grants from the index the functions read.
+    new CfnOutput(this, GRANT_LIST_INDEX_OUTPUT, {
+      value: grantListIndex,
+      description: 'The index grant listings read (byProgram until -c dropLegacyIndexes=true)',
+    })
     // The admin CLI finds the tables of a deployed stage through these outputs.
     for (const [table, resource] of Object.entries(tableOf)) {
       // IssuersTable, ApiKeysTable, ...: the names cli/targets.ts reads.

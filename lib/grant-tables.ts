@@ -58,10 +58,17 @@ export type GrantTablesProps = {
 export class GrantTables extends Construct {
   /** Every table of table-schema.ts, by its key: a new table there is a new table here. */
   readonly byKey: Record<TableKey, Table>
+  /**
+   * Whether the tables still have the indexes of `legacyIndexes` (no `-c dropLegacyIndexes=true`):
+   * until then grant listings read `byProgram`, which holds every grant, while `byProgramSlot`
+   * lacks those written before it until `grant backfill-slots` has run.
+   */
+  readonly legacyIndexesDeployed: boolean
 
   constructor(scope: Construct, id: string, props: GrantTablesProps) {
     super(scope, id)
     const dropLegacy = props.dropLegacyIndexes ?? legacyIndexesDropped(this)
+    this.legacyIndexesDeployed = !dropLegacy
     const make = (key: TableKey) => {
       // Construct id from the key (apiKeys -> ApiKeys): logical ids stay as they were.
       const constructId = `${key[0]?.toUpperCase()}${key.slice(1)}`

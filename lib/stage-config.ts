@@ -1,5 +1,5 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs'
-import { CONSOLE_URL_PLACEHOLDER, parseConsoleUrl } from '../functions/identity/identity-settings'
+import { parseConsoleUrl } from '../functions/identity/identity-settings'
 
 /** What `-c key=value` may set; everything else has a documented default. */
 export type StageConfig = {
@@ -12,8 +12,16 @@ export type StageConfig = {
   logRetention: RetentionDays
   /** p99 latency of the API, in milliseconds, above which the latency alarm fires. */
   latencyAlarmMs: number
-  /** The management console's address, linked from invitation e-mails (`-c consoleUrl=...`). */
-  consoleUrl: string
+  /**
+   * The management console's address, linked from invitation e-mails (`-c consoleUrl=...`). Absent:
+   * the stack's own console (its custom domain, or its CloudFront address), under /app/.
+   */
+  consoleUrl?: string
+  /**
+   * A domain of your own for the console's CloudFront distribution, with its ACM certificate in
+   * us-east-1 (`-c consoleDomainName=... -c consoleCertificateArn=...`). Absent: CloudFront's own.
+   */
+  consoleDomain?: { domainName: string; certificateArn: string }
   /** Cognito e-mails through SES (`-c sesFromEmail=... [-c sesRegion=...]`); its own sender otherwise. */
   ses?: { fromEmail: string; region?: string }
 }
@@ -60,12 +68,38 @@ export const stageConfig = (context: (key: string) => unknown): StageConfig => {
     throw new Error(`Context alarmEmail is not an e-mail address: ${alarmEmail}`)
   }
   const consoleUrl = (() => {
+    const raw = text('consoleUrl')
+    if (raw === undefined) return undefined
     try {
-      return parseConsoleUrl(text('consoleUrl') ?? CONSOLE_URL_PLACEHOLDER)
+      return parseConsoleUrl(raw)
     } catch (error) {
       throw new Error(`Context ${(error as Error).message}`)
     }
   })()
+  const consoleDomainName = text('consoleDomainName')?.toLowerCase()
+  const consoleCertificateArn = text('consoleCertificateArn')
+  if ((consoleDomainName === undefined) !== (consoleCertificateArn === undefined)) {
+    throw new Error(
+      'Context consoleDomainName and consoleCertificateArn go together: the domain needs its certificate',
+    )
+  }
+  if (
+    consoleDomainName !== undefined &&
+    !/^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/.test(
+      consoleDomainName,
+    )
+  ) {
+    throw new Error(`Context consoleDomainName is not a domain name: ${consoleDomainName}`)
+  }
+  // CloudFront takes certificates from us-east-1 only, whatever the stack's region.
+  if (
+    consoleCertificateArn !== undefined &&
+    !/^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]{36}$/.test(consoleCertificateArn)
+  ) {
+    throw new Error(
+      `Context consoleCertificateArn must be an ACM certificate ARN in us-east-1 (CloudFront's region), got ${consoleCertificateArn}`,
+    )
+  }
   const sesFromEmail = text('sesFromEmail')
   const sesRegion = text('sesRegion')
   if (sesFromEmail !== undefined && !/^[^@\s<>",]+@[^@\s<>",]+\.[^@\s<>",]+$/.test(sesFromEmail)) {
@@ -88,7 +122,12 @@ export const stageConfig = (context: (key: string) => unknown): StageConfig => {
     logLevel: logLevel as StageConfig['logLevel'],
     logRetention: ephemeralRaw === 'true' ? RetentionDays.ONE_WEEK : RetentionDays.THREE_MONTHS,
     latencyAlarmMs: positiveInt('latencyAlarmMs', 1000),
-    consoleUrl,
+    ...(consoleUrl === undefined ? {} : { consoleUrl }),
+    ...(consoleDomainName === undefined || consoleCertificateArn === undefined
+      ? {}
+      : {
+          consoleDomain: { domainName: consoleDomainName, certificateArn: consoleCertificateArn },
+        }),
     ...(sesFromEmail === undefined
       ? {}
       : {

@@ -227,12 +227,23 @@ const main = async () => {
       return original(ctx, req)
     },
     // The password policy, wherever a password is chosen (ChangePassword is not on our paths).
+    // cognito-local 5.3.0 also forgets the refresh token it issues when the first password is
+    // set, so a REFRESH_TOKEN_AUTH with it fails (a console reloaded right after accepting an
+    // invitation would be signed out); Cognito keeps it. It is stored here.
     async RespondToAuthChallenge(ctx, req, original) {
-      if (req.ChallengeName === 'NEW_PASSWORD_REQUIRED') {
-        const responses = req.ChallengeResponses as Record<string, string> | undefined
-        checkPolicy(await poolOfClient(ctx, req.ClientId), responses?.NEW_PASSWORD)
+      if (req.ChallengeName !== 'NEW_PASSWORD_REQUIRED') return original(ctx, req)
+      const responses = req.ChallengeResponses as Record<string, string> | undefined
+      const pool = await poolOfClient(ctx, req.ClientId)
+      checkPolicy(pool, responses?.NEW_PASSWORD)
+      const answer = (await original(ctx, req)) as {
+        AuthenticationResult?: { RefreshToken?: string }
       }
-      return original(ctx, req)
+      const token = answer.AuthenticationResult?.RefreshToken
+      if (token) {
+        const user = await pool.getUserByUsername(ctx, String(responses?.USERNAME))
+        if (user) await pool.storeRefreshToken(ctx, token, user)
+      }
+      return answer
     },
     async AdminSetUserPassword(ctx, req, original) {
       checkPolicy(await cognito.getUserPool(ctx, String(req.UserPoolId)), req.Password)

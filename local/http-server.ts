@@ -20,6 +20,7 @@ import {
   USER_SCOPE,
 } from '../functions/routes'
 import { buildOpenApi } from '../lib/openapi'
+import { type LocalConsoleOptions, serveConsole } from './console-site'
 import { createJwtAuthorizer, type JwtAuthorizer, type JwtAuthorizerConfig } from './jwt-authorizer'
 import { mailPage, readMail } from './mail-sink'
 
@@ -66,6 +67,11 @@ export type LocalApiOptions = {
   onAuthorizerRefusal?: (refusal: { routeKey: string; status: number; reason: string }) => void
   /** The mail sink `GET /_local/mail` and `/_local/mail.json` show (npm start and tests only). */
   mailFile?: string
+  /**
+   * The issuer console at `/app/` (local/console-site.ts), as CloudFront serves it in AWS. Read on
+   * each request, like `authorizer`. Without it, `/app/...` is an unknown path of the API.
+   */
+  console?: LocalConsoleOptions
   /**
    * Routing: functions/routes.ts's routes, unless a test adds some of its own (a `user` route with
    * a fake handler, say); their handlers go in `handlers` under their route keys.
@@ -401,6 +407,22 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
     if (local) {
       res.writeHead(200, { 'content-type': local.type, 'cache-control': 'no-store' })
       res.end(local.body)
+      return
+    }
+    const site = options.console
+      ? serveConsole(options.console, {
+          method,
+          rawPath: raw.rawPath,
+          host: req.headers.host,
+          localPort: socket.localPort ?? 0,
+        })
+      : undefined
+    if (site) {
+      res.writeHead(site.status, {
+        ...site.headers,
+        'content-length': Buffer.byteLength(site.body),
+      })
+      res.end(method === 'HEAD' ? undefined : site.body)
       return
     }
     const matched = route(method, raw.rawPath)

@@ -21,8 +21,11 @@ export const ADMIN_DYNAMODB_ACCESS = {
     indexes: { [INDEX.programsByIssuer]: ['Query'] },
   },
   grants: {
-    table: [],
-    indexes: { [INDEX.grantsByProgram]: ['Query'] },
+    // Scan and UpdateItem: `grant backfill-slots` only (the upgrade step).
+    table: ['Scan', 'UpdateItem'],
+    // `grant list` reads the index the stack's listings read (its GrantsListIndex output):
+    // `byProgram` only while a stage still has it.
+    indexes: { [INDEX.grantsByProgramSlot]: ['Query'], [INDEX.grantsByProgram]: ['Query'] },
   },
   memberships: { table: [], indexes: {} },
   // Every change's audit entry, in the change's own transaction.

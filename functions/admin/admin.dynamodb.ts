@@ -9,18 +9,29 @@ import {
   type ScanCommandInput,
   TransactWriteCommand,
   type TransactWriteCommandInput,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb'
+import { grantListSlot } from '../model/grant-slots'
 import type { AuditEntry } from '../model/people'
+import {
+  isShardKey,
+  newShards,
+  type ShardRecord,
+  shardKey,
+  sumShards,
+} from '../model/program-shards'
 import type { Mode } from '../shared/api-key'
 import { sleep } from '../shared/sleep'
-import { INDEX, KEY_ID_POINTER } from '../shared/table-schema'
+import { type GrantListIndex, INDEX, KEY_ID_POINTER } from '../shared/table-schema'
 import { auditPut } from '../stores/audit'
-import type {
-  ApiKeyRecord,
-  GrantRecord,
-  ProgramRecord,
-  ProgramStatus,
+import { GrantLister } from '../stores/grant-listing.dynamodb'
+import {
+  type ApiKeyRecord,
+  decodeGrantCursor,
+  type GrantRecord,
+  type ProgramRecord,
+  type ProgramStatus,
 } from '../stores/grants.store'
 import {
   AdminError,
@@ -33,6 +44,7 @@ import {
   type KeyRoll,
   type Page,
   type ProgramChange,
+  type SlotBackfill,
   StoreUnavailable,
   WriteConflictError,
 } from './admin.store'
@@ -96,12 +108,28 @@ export const REQUEST_CONFLICT_RETRY: ConflictRetry = {
 /** The key of the pointer item that finds a key by its id (see KEY_ID_POINTER). */
 export const keyIdPointer = (keyId: string) => `${KEY_ID_POINTER.prefix}${keyId}`
 
-type Options = { conflictRetry?: ConflictRetry; signal?: AbortSignal | undefined }
+type Options = {
+  conflictRetry?: ConflictRetry
+  signal?: AbortSignal | undefined
+  /**
+   * The index `listGrants` reads: the stack's GRANT_LIST_INDEX_OUTPUT for `--stack` (`byProgram`
+   * while the stage still has it), else `byProgramSlot`.
+   */
+  grantListIndex?: GrantListIndex
+}
+
+/**
+ * UpdateItems in flight at once in `backfillGrantSlots`. Each also rewrites the grant's entry in
+ * the legacy `byProgram` index (it projects every attribute), whose one partition per program
+ * takes at most 1,000 writes a second beside the live grants: a few at a time stays well below.
+ */
+const BACKFILL_CONCURRENCY = 4
 
 /** Every change is one TransactWriteItems: its items, then its audit entry (see ChangeOptions). */
 export class DynamoDbAdminStore implements AdminStore {
   private readonly retry: ConflictRetry
   private readonly signal: AbortSignal | undefined
+  private readonly grantLister: GrantLister
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -110,6 +138,10 @@ export class DynamoDbAdminStore implements AdminStore {
   ) {
     this.retry = options.conflictRetry ?? DEFAULT_CONFLICT_RETRY
     this.signal = options.signal
+    this.grantLister = new GrantLister(
+      tables.grants,
+      options.grantListIndex ?? INDEX.grantsByProgramSlot,
+    )
   }
 
   withSignal(signal: AbortSignal | undefined): DynamoDbAdminStore {
@@ -227,19 +259,49 @@ export class DynamoDbAdminStore implements AdminStore {
     throw new AdminError('A new id clashed with an existing item; nothing was written. Try again.')
   }
 
+  /** The head and, for a program with `shards`, its shards with the pool's slices. */
   createProgram(program: ProgramRecord, options?: ChangeOptions) {
+    const shards =
+      program.shards === undefined ? [] : newShards(program.programId, program.shards, program.pool)
     return this.putForIssuer(
       program.issuerId,
-      [{ table: this.tables.programs, item: program, key: 'programId' }],
+      [
+        { table: this.tables.programs, item: program, key: 'programId' },
+        ...shards.map((item) => ({ table: this.tables.programs, item, key: 'programId' })),
+      ],
       options,
     )
   }
 
   async getProgram(programId: string): Promise<ProgramRecord | undefined> {
+    if (isShardKey(programId)) return undefined
     const { Item } = await this.send<{ Item?: ProgramRecord }>(
       new GetCommand({ TableName: this.tables.programs, Key: { programId }, ConsistentRead: true }),
     )
-    return Item
+    return Item === undefined ? undefined : (await this.withShards([Item]))[0]
+  }
+
+  /**
+   * Programs with `issued` and `remaining` summed over their shards: one consistent BatchGetItem
+   * per 100 shards. A program without shards is its own counter.
+   */
+  private async withShards(heads: ProgramRecord[]): Promise<ProgramRecord[]> {
+    const keys = heads.flatMap((head) =>
+      Array.from({ length: head.shards ?? 0 }, (_, i) => ({
+        programId: shardKey(head.programId, i),
+      })),
+    )
+    if (keys.length === 0) return heads
+    const shards = await this.batchGet<ShardRecord>(this.tables.programs, keys)
+    const byProgram = new Map<string, ShardRecord[]>()
+    for (const shard of shards) {
+      byProgram.set(shard.shardOf, [...(byProgram.get(shard.shardOf) ?? []), shard])
+    }
+    return heads.map((head) => {
+      if (head.shards === undefined) return head
+      const { remaining: _, ...rest } = head
+      return sumShards(rest, byProgram.get(head.programId) ?? [])
+    })
   }
 
   /**
@@ -253,14 +315,17 @@ export class DynamoDbAdminStore implements AdminStore {
       filter.mode === undefined
         ? {}
         : { FilterExpression: '#mode = :mode', ExpressionAttributeNames: { '#mode': 'mode' } }
-    const programs =
+    const heads =
       filter.issuerId === undefined
-        ? await this.scanAll<ProgramRecord>({
-            TableName: this.tables.programs,
-            ConsistentRead: true,
-            ...modeFilter,
-            ...(filter.mode === undefined ? {} : { ExpressionAttributeValues: byMode }),
-          })
+        ? // A scan also meets the shard items (they have no issuer): keep the heads only.
+          (
+            await this.scanAll<ProgramRecord>({
+              TableName: this.tables.programs,
+              ConsistentRead: true,
+              ...modeFilter,
+              ...(filter.mode === undefined ? {} : { ExpressionAttributeValues: byMode }),
+            })
+          ).filter((item) => !isShardKey(item.programId))
         : await this.batchGet<ProgramRecord>(
             this.tables.programs,
             (
@@ -273,6 +338,7 @@ export class DynamoDbAdminStore implements AdminStore {
               }).catch(missingIndex(this.tables.programs, INDEX.programsByIssuer))
             ).map((p) => ({ programId: p.programId })),
           )
+    const programs = await this.withShards(heads)
     return programs.sort((a, b) => a.createdAt.localeCompare(b.createdAt))
   }
 
@@ -475,6 +541,11 @@ export class DynamoDbAdminStore implements AdminStore {
       : { kind: 'rolled' }
   }
 
+  /**
+   * Newest first, from every slot of the program (grant-listing.dynamodb.ts), reading until the
+   * page is full (a recipient filter applies after DynamoDB's page limit). The cursor is the grant
+   * API's: the last grant's createdAt and id.
+   */
   async listGrants({
     programId,
     recipientEmail,
@@ -486,33 +557,105 @@ export class DynamoDbAdminStore implements AdminStore {
     limit: number
     cursor?: string
   }): Promise<Page<GrantRecord>> {
-    const items: GrantRecord[] = []
-    let start = cursor === undefined ? undefined : decodeCursor(cursor)
-    // A filter applies after DynamoDB's page limit, so keep reading until the page is full.
+    const after = cursor === undefined ? undefined : decodeGrantCursor(cursor)
+    if (cursor !== undefined && after === undefined) {
+      throw new AdminError('The --cursor value is not one this command printed.')
+    }
+    return this.grantLister
+      .list((input) => this.send(new QueryCommand(input)), {
+        programId,
+        recipientEmail,
+        limit,
+        after,
+        maxReads: Number.POSITIVE_INFINITY,
+      })
+      .catch(missingIndex(this.tables.grants, INDEX.grantsByProgramSlot))
+  }
+
+  /**
+   * Gives every grant written before `byProgramSlot` existed its `programSlot`, so that index
+   * lists it: a consistent Scan of the grants table for items with a `programId` and no
+   * `programSlot` (batch items, `batch#...`, have no `programId`), then one conditional UpdateItem
+   * each, a few at a time. Idempotent: an item that has a slot (from the grant path since this
+   * release, or from an earlier run) is left alone, and one deleted meanwhile is not made again.
+   */
+  async backfillGrantSlots(): Promise<SlotBackfill> {
+    const done: SlotBackfill = { scanned: 0, updated: 0, alreadySet: 0 }
+    let start: Record<string, unknown> | undefined
     do {
       const page = await this.send<{
-        Items?: GrantRecord[]
+        Items?: Pick<GrantRecord, 'grantId' | 'programId'>[]
         LastEvaluatedKey?: Record<string, unknown>
+        ScannedCount?: number
       }>(
-        new QueryCommand({
+        new ScanCommand({
           TableName: this.tables.grants,
-          IndexName: INDEX.grantsByProgram,
-          KeyConditionExpression: 'programId = :program',
-          ...(recipientEmail === undefined
-            ? { ExpressionAttributeValues: { ':program': programId } }
-            : {
-                FilterExpression: 'recipient.email = :email',
-                ExpressionAttributeValues: { ':program': programId, ':email': recipientEmail },
-              }),
-          ScanIndexForward: false,
-          Limit: limit - items.length,
+          ConsistentRead: true,
+          FilterExpression: 'attribute_exists(#program) AND attribute_not_exists(#slot)',
+          ProjectionExpression: '#grant, #program',
+          ExpressionAttributeNames: {
+            '#grant': 'grantId',
+            '#program': 'programId',
+            '#slot': 'programSlot',
+          },
           ExclusiveStartKey: start,
         }),
       )
-      items.push(...(page.Items ?? []))
+      done.scanned += page.ScannedCount ?? 0
+      const found = page.Items ?? []
+      for (let i = 0; i < found.length; i += BACKFILL_CONCURRENCY) {
+        const outcomes = await Promise.all(
+          found.slice(i, i + BACKFILL_CONCURRENCY).map((grant) => this.setGrantSlot(grant)),
+        )
+        for (const outcome of outcomes) done[outcome]++
+      }
       start = page.LastEvaluatedKey
-    } while (start !== undefined && items.length < limit)
-    return start === undefined ? { items } : { items, nextCursor: encodeCursor(start) }
+    } while (start)
+    return done
+  }
+
+  /** One grant's slot, on condition that it still exists, has none, and is of that program. */
+  private async setGrantSlot({
+    grantId,
+    programId,
+  }: Pick<GrantRecord, 'grantId' | 'programId'>): Promise<'updated' | 'alreadySet'> {
+    const started = Date.now()
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.send(
+          new UpdateCommand({
+            TableName: this.tables.grants,
+            Key: { grantId },
+            UpdateExpression: 'SET #slot = :slot',
+            ConditionExpression:
+              'attribute_exists(#grant) AND attribute_not_exists(#slot) AND #program = :program',
+            ExpressionAttributeNames: {
+              '#grant': 'grantId',
+              '#slot': 'programSlot',
+              '#program': 'programId',
+            },
+            ExpressionAttributeValues: {
+              ':slot': grantListSlot(programId, grantId),
+              ':program': programId,
+            },
+          }),
+        )
+        return 'updated'
+      } catch (error) {
+        if ((error as Error).name === 'ConditionalCheckFailedException') return 'alreadySet'
+        // A replay of the grant's Idempotency-Key may hold the item in its transaction.
+        if (!isTransactionConflict(error)) throw error
+        if (attempt >= this.retry.attempts) {
+          throw new WriteConflictError(
+            attempt,
+            Date.now() - started,
+            `Setting the slot of ${grantId}`,
+          )
+        }
+        const delay = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1))
+        await sleep(delay / 2 + (Math.random() * delay) / 2, this.signal)
+      }
+    }
   }
 
   /**
@@ -621,15 +764,4 @@ const missingIndex = (table: string, index: string) => (error: unknown) => {
     )
   }
   throw error
-}
-
-const encodeCursor = (key: Record<string, unknown>) =>
-  Buffer.from(JSON.stringify(key), 'utf8').toString('base64url')
-
-const decodeCursor = (cursor: string): Record<string, unknown> => {
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-    if (typeof key === 'object' && key !== null && !Array.isArray(key)) return key
-  } catch {}
-  throw new AdminError('The --cursor value is not one this command printed.')
 }

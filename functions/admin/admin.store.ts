@@ -103,6 +103,12 @@ export class StoreUnavailable extends AdminError {
 
 export type Page<T> = { items: T[]; nextCursor?: string }
 
+/**
+ * What `grant backfill-slots` did: items the scan read, grants given their `programSlot`, and
+ * grants found without one that had one (or were gone) by the time of the write.
+ */
+export type SlotBackfill = { scanned: number; updated: number; alreadySet: number }
+
 /** How a conditional change of a program ended. `current` is the program as the write found it. */
 export type ProgramChange =
   | { kind: 'changed' }
@@ -173,6 +179,11 @@ export interface AdminStore {
     limit: number
     cursor?: string
   }): Promise<Page<GrantRecord>>
+  /**
+   * Gives every grant without `programSlot` (written before `byProgramSlot` existed) its slot.
+   * Idempotent.
+   */
+  backfillGrantSlots(): Promise<SlotBackfill>
   /** The issuer's audit log, newest first, from after the entry `after` (exclusive). */
   listAudit(input: {
     issuerId: string

@@ -1,4 +1,5 @@
 import { type Actor, type AuditEntry, OPERATOR } from '../model/people'
+import { isValidShardCount, shardsForPool } from '../model/program-shards'
 import { generateApiKey, hashApiKey, type Mode, maskApiKey } from '../shared/api-key'
 import { idPattern, newId } from '../shared/ids'
 import { auditEntry } from '../stores/audit'
@@ -67,7 +68,7 @@ export type ProgramView = Omit<ProgramRecord, 'pool' | 'remaining'> & {
 }
 
 /** The program with what is left of its pool (null: no pool, unlimited). */
-export const programView = (program: ProgramRecord): ProgramView => ({
+export const programView = ({ shards: _, ...program }: ProgramRecord): ProgramView => ({
   ...program,
   pool: program.pool ?? null,
   remaining: program.pool === undefined ? null : program.pool - program.issued,
@@ -187,6 +188,8 @@ export const makeAdmin = (
       name?: unknown
       /** A JSON number, or the CLI's digits; absent or null: no pool, unlimited. */
       pool?: unknown
+      /** Counter shards (1 to MAX_SHARDS); absent: shardsForPool. The operator's choice only. */
+      shards?: number
     }): Promise<ProgramRecord> {
       const issuerId = checkId('issuer', input.issuer, 'Issuer')
       const check = fields()
@@ -204,7 +207,12 @@ export const makeAdmin = (
         name,
         status: 'active',
         issued: 0,
-        ...(pool === undefined ? {} : { pool, remaining: pool }),
+        ...(pool === undefined ? {} : { pool }),
+        // The pool lives in the shards' slices (functions/model/program-shards.ts).
+        shards:
+          input.shards !== undefined && isValidShardCount(input.shards)
+            ? input.shards
+            : shardsForPool(pool),
         createdAt: iso(),
       }
       const outcome = await orBusy('Creating the program', () =>
@@ -261,7 +269,8 @@ export const makeAdmin = (
         )
         if (outcome.kind === 'changed') return { ...program, status: to }
         if (outcome.kind === 'not_found') throw new NotFound('program', programId)
-        program = outcome.current
+        // The head as it was: its status; the totals read first stay (a head alone has no sums).
+        program = { ...program, status: outcome.current.status }
         if (attempt === 3) throw programRefused(programId, action, program.status)
       }
     },
@@ -388,6 +397,14 @@ export const makeAdmin = (
         ...(recipient === undefined ? {} : { recipientEmail: recipient }),
         ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
       })
+    },
+
+    /**
+     * Gives the grants written before `byProgramSlot` existed their slot, so that listings on it
+     * show them (README, "Upgrading a stage"). Idempotent: a second run updates nothing.
+     */
+    backfillGrantSlots() {
+      return store.backfillGrantSlots()
     },
 
     /**

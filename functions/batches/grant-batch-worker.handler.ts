@@ -1,6 +1,6 @@
 import { config } from '../config'
 import { makeGrantTokens } from '../grant-tokens/grant-tokens.use-case'
-import { Authenticator } from '../shared/authenticator'
+import { AccessCache } from '../shared/access-cache'
 import { clock } from '../shared/clock'
 import { documentClient, dynamodb } from '../shared/dynamodb'
 import { DynamoDbGrantStore } from '../stores/grants.dynamodb'
@@ -25,7 +25,7 @@ export const handler: WorkerHandler = makeBatchWorker({
   batches: new DynamoDbBatchStore(documentClient, config.tables),
   grantTokens: makeGrantTokens({
     store: grants,
-    authenticator: new Authenticator(grants),
+    access: new AccessCache(grants),
     clock: () => clock.now(),
   }),
   invokeSelf: (context) => {

@@ -29,6 +29,8 @@ export const makeProgramReader = ({
   const read = async (
     input: ProgramReadInput,
     checks: (credential: Credential) => void = () => {},
+    /** Sum `issued`/`remaining` over the program's shards (a second round trip); a listing need not. */
+    totals = true,
   ): Promise<ProgramRecord> => {
     const credential = readCredential(input.apiKey)
     checks(credential)
@@ -36,6 +38,7 @@ export const makeProgramReader = ({
     if (!PROGRAM_ID.test(programId)) throw new ProgramNotFound(programId)
     const { key, program } = await store.findProgramWithKey(credential.keyHash, programId, {
       signal: input.deadline?.signal,
+      totals,
     })
     if (!key || key.mode !== credential.mode || !isKeyUsable(key, clock())) {
       throw new InvalidApiKey()

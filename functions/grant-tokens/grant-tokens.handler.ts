@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { config } from '../config'
-import { Authenticator } from '../shared/authenticator'
+import { AccessCache } from '../shared/access-cache'
 import { clock } from '../shared/clock'
 import { documentClient } from '../shared/dynamodb'
 import { grantLocation, toGrantResource } from '../shared/grant-resource'
@@ -15,7 +15,7 @@ export const makeGrantTokensHandler = (client: DynamoDBDocumentClient, tables: T
   const store = new DynamoDbGrantStore(client, tables)
   const grantTokens = makeGrantTokens({
     store,
-    authenticator: new Authenticator(store),
+    access: new AccessCache(store),
     clock: () => clock.now(),
   })
   return httpHandler<JsonEvent>(

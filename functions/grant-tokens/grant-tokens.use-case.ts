@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto'
+import { grantListSlot } from '../model/grant-slots'
+import type { AccessCache, ProgramAccess } from '../shared/access-cache'
 import type { Mode } from '../shared/api-key'
-import { type Authenticator, readCredential } from '../shared/authenticator'
+import { readCredential } from '../shared/authenticator'
 import { type Deadline, DYNAMODB_TIMEOUTS, NO_DEADLINE } from '../shared/deadline'
 import {
   IdempotencyKeyReused,
@@ -11,18 +13,21 @@ import {
   ProgramInactive,
   ProgramNotFound,
   RequestConflict,
+  ServiceUnavailable,
   ValidationFailed,
 } from '../shared/errors'
 import { idempotentGrantId, idPattern, newId } from '../shared/ids'
 import { zodIssuesToFieldErrors } from '../shared/problem'
-import { sleep } from '../shared/sleep'
+import { sleep as realSleep } from '../shared/sleep'
 import { auditEntry } from '../stores/audit'
-import type {
-  GrantAuthority,
-  GrantRecord,
-  GrantSender,
-  GrantStore,
-  ProgramRecord,
+import {
+  type GrantAuthority,
+  type GrantRecord,
+  type GrantSender,
+  type GrantStore,
+  type GrantTarget,
+  isKeyUsable,
+  type ProgramRecord,
 } from '../stores/grants.store'
 import { GrantRequestSchema, IdempotencyKeySchema, LIMITS } from './grant-request.schema'
 
@@ -65,9 +70,15 @@ export type GrantTokensResult = { grant: GrantRecord; replayed: boolean }
 
 export type GrantTokensDeps = {
   store: GrantStore
-  authenticator: Authenticator
+  /** Key validity and program heads, each at most CHECK_BOUND_MS old (access-cache.ts). */
+  access: AccessCache
+  /** Wall clock (ms): the grant's `createdAt` and key expiry. */
   clock?: () => number
-  /** Attempts when another transaction holds the same program or grant item. */
+  /** Waits between attempts; the contention model passes its virtual time. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
+  /** Picks shards and jitter; the contention model passes a seeded one. */
+  random?: () => number
+  /** Attempts when another transaction holds an item, or a partition is over its throughput. */
   maxAttempts?: number
 }
 
@@ -75,28 +86,12 @@ const PROGRAM_ID = idPattern('program')
 
 export const makeGrantTokens = ({
   store,
-  authenticator,
+  access,
   clock = Date.now,
+  sleep = realSleep,
+  random = Math.random,
   maxAttempts = 5,
 }: GrantTokensDeps) => {
-  /**
-   * The member's issuer and the program's mode. Without a known mode, the program is read
-   * (strongly consistent) for it: another issuer's program answers as a missing one. The grant's
-   * transaction then requires the same issuer and mode, so nothing read here can go stale.
-   */
-  const memberAuthority = async (
-    member: MemberSender,
-    programId: string,
-    deadline: Deadline,
-  ): Promise<GrantAuthority> => {
-    if (member.mode !== undefined) {
-      return { kind: 'issuer', issuerId: member.issuerId, mode: member.mode }
-    }
-    const program = await store.findProgram(programId, { signal: deadline.signal })
-    if (!program || program.issuerId !== member.issuerId) throw new ProgramNotFound(programId)
-    return { kind: 'issuer', issuerId: member.issuerId, mode: program.mode }
-  }
-
   return async (input: GrantTokensInput): Promise<GrantTokensResult> => {
     // Everything that needs no database comes first, so bad requests cost nothing.
     const member = input.member
@@ -117,9 +112,36 @@ export const makeGrantTokens = ({
     if (!PROGRAM_ID.test(programId)) throw new ProgramNotFound(programId)
 
     const deadline = input.deadline ?? NO_DEADLINE
-    const authority: GrantAuthority = credential
-      ? { kind: 'key', key: await authenticator.resolve(credential, clock(), deadline.signal) }
-      : await memberAuthority(member as MemberSender, programId, deadline)
+    const signal = deadline.signal
+    // The key and the program's head, each re-read once CHECK_BOUND_MS old: one round trip when
+    // due, none when warm.
+    const checked = await access.check(
+      { ...(credential ? { keyHash: credential.keyHash } : {}), programId },
+      { signal },
+    )
+    let program = checked.program
+    let authority: GrantAuthority
+    if (credential) {
+      const key = checked.key
+      if (!key || key.mode !== credential.mode || !isKeyUsable(key, clock())) {
+        throw new InvalidApiKey()
+      }
+      authority = {
+        kind: 'key',
+        key: { keyHash: key.keyHash, keyId: key.keyId, issuerId: key.issuerId, mode: key.mode },
+      }
+    } else {
+      const sender = member as MemberSender
+      // Another issuer's program answers as a missing one; issuer and mode never change.
+      if (!program || program.head.issuerId !== sender.issuerId) {
+        throw new ProgramNotFound(programId)
+      }
+      authority = {
+        kind: 'issuer',
+        issuerId: sender.issuerId,
+        mode: sender.mode ?? program.head.mode,
+      }
+    }
     const { issuerId, mode } = authority.kind === 'key' ? authority.key : authority
     // "" and null are how existing integrations say "no name": stored as no name at all.
     const name = request.recipient.name || undefined
@@ -127,11 +149,12 @@ export const makeGrantTokens = ({
       name === undefined
         ? { email: request.recipient.email }
         : { email: request.recipient.email, name }
+    const grantId =
+      input.idempotencyKey === undefined
+        ? newId('grant')
+        : idempotentGrantId(issuerId, mode, input.idempotencyKey)
     const grant: GrantRecord = {
-      grantId:
-        input.idempotencyKey === undefined
-          ? newId('grant')
-          : idempotentGrantId(issuerId, mode, input.idempotencyKey),
+      grantId,
       programId,
       issuerId,
       mode,
@@ -145,6 +168,7 @@ export const makeGrantTokens = ({
       ...(authority.kind === 'key' ? { keyId: authority.key.keyId } : {}),
       ...(member === undefined ? {} : { sentBy: member.sentBy }),
       ...(member?.batch === undefined ? {} : { batch: member.batch }),
+      programSlot: grantListSlot(programId, grantId),
     }
     // One entry per send, in the grant's own transaction; a replay writes none.
     const audit =
@@ -160,36 +184,198 @@ export const makeGrantTokens = ({
             details: { programId, mode, amount: grant.amount, recipient: recipient.email },
           })
 
-    for (let attempt = 1; ; attempt++) {
+    /**
+     * A refusal decided without writing: a replay of a grant already made still wins over it
+     * (as when the transaction decided), so with an Idempotency-Key the grant is looked up first.
+     */
+    const refuse = async (error: Error): Promise<GrantTokensResult> => {
+      if (input.idempotencyKey !== undefined) {
+        const existing = await store.findGrant(grant.grantId, { signal })
+        if (existing) return replayOf(existing, grant)
+      }
+      throw error
+    }
+
+    const early =
+      program === undefined
+        ? new ProgramNotFound(programId)
+        : headRefusal(program.head, programId, { issuerId, mode })
+    if (early) return refuse(early)
+
+    let attempt = 1
+    // Moves to another shard, snapshots and re-reads: bounded, each makes progress.
+    let moves = 0
+    let last: number | undefined
+    for (;;) {
+      const current = program as ProgramAccess
+      // The warm path: nothing known short, a first attempt: any shard, no scan, no await.
+      const target =
+        current.head.shards !== undefined &&
+        current.seen.size === 0 &&
+        last === undefined &&
+        current.exhausted === undefined
+          ? ({
+              kind: 'shard',
+              shard: Math.floor(random() * current.head.shards),
+              limited: current.head.pool !== undefined,
+            } as const)
+          : await chooseTarget(current)
+      if ('refusal' in target) return refuse(target.refusal)
+      if ('retry' in target) {
+        await pause(target.retry)
+        continue
+      }
       const outcome = await store.createGrant({
         authority,
+        target,
         grant,
-        now: clock(),
         ...(audit === undefined ? {} : { audit }),
-        signal: deadline.signal,
+        signal,
       })
       switch (outcome.kind) {
         case 'created':
           return { grant, replayed: false }
-        case 'key_rejected':
-          if (credential) authenticator.forget(credential)
-          throw new InvalidApiKey()
         case 'grant_exists':
-          if (outcome.existing.requestHash !== grant.requestHash) throw new IdempotencyKeyReused()
-          return { grant: outcome.existing, replayed: true }
-        case 'program_rejected':
-          throw programError(programId, outcome.program, { issuerId, mode }, grant.amount)
-        case 'conflict': {
-          const pause = backoffMs(attempt)
-          // Another attempt only while it can still finish before the deadline.
-          if (attempt >= maxAttempts || deadline.remainingMs() < pause + CONFLICT_ATTEMPT_MS) {
-            throw new RequestConflict()
+          return replayOf(outcome.existing, grant)
+        case 'program_rejected': {
+          // The head said no; if it was split meanwhile, go on with its shards.
+          if (outcome.program?.shards !== undefined) {
+            await reload()
+            break
           }
-          await sleep(pause, deadline.signal)
+          throw programError(programId, outcome.program, { issuerId, mode }, grant.amount)
         }
+        case 'shard_dry':
+          current.seen.set(outcome.shard, outcome.remaining)
+          nextMove()
+          break
+        case 'shard_missing':
+          await reload()
+          break
+        case 'gather_stale':
+          current.seen.clear()
+          nextMove()
+          break
+        case 'conflict':
+        case 'throttled':
+          await pause(outcome.kind, target.kind === 'shard')
+          if (target.kind === 'shard') last = target.shard
       }
     }
+
+    /** Counts a move; past the bound, the pool is moving too fast to settle: a conflict. */
+    function nextMove() {
+      if (++moves > MAX_MOVES) throw new RequestConflict()
+    }
+
+    /** Reads the head again (its shard count changed) and checks it again. */
+    async function reload() {
+      nextMove()
+      access.forgetProgram(programId)
+      program = (await access.check({ programId }, { signal })).program
+      const refusal =
+        program === undefined
+          ? new ProgramNotFound(programId)
+          : headRefusal(program.head, programId, { issuerId, mode })
+      if (refusal) throw refusal
+    }
+
+    /**
+     * Waits before another attempt, if one may still finish before the deadline. A conflict on
+     * one shard says little about the next (another shard is drawn): a short jittered pause and
+     * twice the attempts; on a program's one counter, or a throttle, the full backoff.
+     */
+    async function pause(kind: 'conflict' | 'throttled', onShard = false) {
+      const spread = kind === 'conflict' && onShard
+      const wait = spread
+        ? random() * 5 * attempt
+        : kind === 'throttled'
+          ? random() * Math.min(1_000, 25 * 2 ** attempt)
+          : backoffMs(attempt, random)
+      // A throttle passes as the partition's second turns over: more, longer waits, in the budget.
+      const limit = spread || kind === 'throttled' ? maxAttempts * 2 : maxAttempts
+      if (attempt >= limit || deadline.remainingMs() < wait + CONFLICT_ATTEMPT_MS) {
+        if (kind === 'throttled') {
+          throw new ServiceUnavailable({
+            cause: new Error(`DynamoDB throttled ${attempt} attempts of one grant`),
+          })
+        }
+        throw new RequestConflict()
+      }
+      attempt++
+      await sleep(wait, signal)
+    }
+
+    /**
+     * The counter this attempt moves: the head (a program without shards), a random shard not
+     * known to be short (not the one that just conflicted, when there is another), or, when
+     * every shard is known short, what a snapshot of all of them says.
+     */
+    async function chooseTarget(
+      current: ProgramAccess,
+    ): Promise<GrantTarget | { refusal: Error } | { retry: 'conflict' | 'throttled' }> {
+      const { head } = current
+      if (head.shards === undefined) return { kind: 'head' }
+      const limited = head.pool !== undefined
+      const known = access.knownExhausted(current, grant.amount)
+      if (known !== undefined) return { refusal: new PoolExhausted(known, grant.amount) }
+      const candidates = roomy(current, grant.amount, head.shards)
+      if (candidates.length > 0) {
+        const others = candidates.length > 1 ? candidates.filter((s) => s !== last) : candidates
+        return {
+          kind: 'shard',
+          shard: others[Math.floor(random() * others.length)] as number,
+          limited,
+        }
+      }
+      nextMove()
+      const snapshot = await store.snapshotShards(programId, head.shards, { signal })
+      if (snapshot.kind !== 'snapshot') return { retry: snapshot.kind }
+      if (snapshot.shards.length !== head.shards) {
+        await reload()
+        return chooseTarget(program as ProgramAccess)
+      }
+      const total = access.learnSnapshot(current, snapshot.shards, grant.amount)
+      if (total < grant.amount) return { refusal: new PoolExhausted(total, grant.amount) }
+      const fits = roomy(current, grant.amount, head.shards)
+      if (fits.length > 0) {
+        return { kind: 'shard', shard: fits[Math.floor(random() * fits.length)] as number, limited }
+      }
+      // Room in total, none in any one slice: gather the slices into the fullest shard.
+      const into = [...current.seen.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0
+      return { kind: 'gather', into, seen: snapshot.shards }
+    }
   }
+}
+
+/** Shards not known to hold less than `amount`. */
+const roomy = (access: ProgramAccess, amount: number, shards: number): number[] => {
+  const out: number[] = []
+  for (let i = 0; i < shards; i++) {
+    const seen = access.seen.get(i)
+    if (seen === undefined || seen >= amount) out.push(i)
+  }
+  return out
+}
+
+/** Bound on shard moves, snapshots and re-reads in one grant. */
+const MAX_MOVES = 8
+
+const replayOf = (existing: GrantRecord, grant: GrantRecord): GrantTokensResult => {
+  if (existing.requestHash !== grant.requestHash) throw new IdempotencyKeyReused()
+  return { grant: existing, replayed: true }
+}
+
+/** What the program's head (at most CHECK_BOUND_MS old) refuses, before any write. */
+const headRefusal = (
+  head: ProgramRecord,
+  programId: string,
+  key: { issuerId: string; mode: Mode },
+): Error | undefined => {
+  if (head.issuerId !== key.issuerId) return new ProgramNotFound(programId)
+  if (head.mode !== key.mode) return new ModeMismatch(head.mode, key.mode)
+  if (head.status !== 'active') return new ProgramInactive(head.status)
+  return undefined
 }
 
 const programError = (
@@ -198,9 +384,9 @@ const programError = (
   key: { issuerId: string; mode: Mode },
   amount: number,
 ) => {
-  if (!program || program.issuerId !== key.issuerId) return new ProgramNotFound(programId)
-  if (program.mode !== key.mode) return new ModeMismatch(program.mode, key.mode)
-  if (program.status !== 'active') return new ProgramInactive(program.status)
+  if (!program) return new ProgramNotFound(programId)
+  const refusal = headRefusal(program, programId, key)
+  if (refusal) return refusal
   if (program.pool !== undefined) {
     return new PoolExhausted(Math.max(0, program.pool - program.issued), amount)
   }
@@ -219,7 +405,7 @@ const requestHash = (
     .digest('hex')
 
 // Full jitter: conflicting requests spread out instead of colliding again in lockstep.
-const backoffMs = (attempt: number) => Math.random() * 15 * 2 ** attempt
+const backoffMs = (attempt: number, random: () => number) => random() * 15 * 2 ** attempt
 
 /** Time one more transaction attempt needs to be worth starting: one SDK attempt's timeout. */
 const CONFLICT_ATTEMPT_MS = DYNAMODB_TIMEOUTS.attemptTimeoutMs

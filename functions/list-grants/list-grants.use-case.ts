@@ -20,9 +20,14 @@ export const makeListGrants = ({
   ): Promise<GrantPage> => {
     let query: GrantListQuery = { limit: 0 }
     // The query is checked after the key's presence and format, before any read.
-    const program = await readProgram(input, () => {
-      query = parseGrantListQuery(input.query)
-    })
+    // Only who may list: the program's counters are not part of a listing.
+    const program = await readProgram(
+      input,
+      () => {
+        query = parseGrantListQuery(input.query)
+      },
+      false,
+    )
     return store.listGrants({
       programId: program.programId,
       ...query,

@@ -37,7 +37,15 @@ export const INDEX = {
   keysByIssuer: 'byIssuer',
   /** Replaces `byIssuer` (ALL), which every grant wrote because it held `issued`/`remaining`. */
   programsByIssuer: 'byIssuerV2',
+  /**
+   * Legacy (in `legacyIndexes`): a program's grants under one partition key, which caps a program
+   * at one index partition's 1,000 writes a second. Listings read it only while a stage still has
+   * it (GRANTS_LIST_INDEX), because grants written before `byProgramSlot` are not in that one until
+   * `grant backfill-slots` has run.
+   */
   grantsByProgram: 'byProgram',
+  /** A program's grants spread over slots (functions/model/grant-slots.ts). */
+  grantsByProgramSlot: 'byProgramSlot',
   /** A person's memberships across issuers (`GET /manage/me`). */
   membershipsBySub: 'bySub',
 } as const
@@ -103,7 +111,18 @@ export const TABLES = {
   grants: {
     partitionKey: { name: 'grantId', type: 'S' },
     // Written by every grant (a new item), whatever the projection; `grant list` reads it all.
+    // `programSlot` is `<programId>#<n>` (grant-slots.ts), so one program's grants go to
+    // GRANT_LIST_SLOTS partitions of the index, not one. Batch items (`batch#...`) have neither
+    // `programId` nor `programSlot`, so they are in neither index.
     globalSecondaryIndexes: [
+      {
+        indexName: INDEX.grantsByProgramSlot,
+        partitionKey: { name: 'programSlot', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: { type: 'ALL' },
+      },
+    ],
+    legacyIndexes: [
       {
         indexName: INDEX.grantsByProgram,
         partitionKey: { name: 'programId', type: 'S' },
@@ -111,7 +130,6 @@ export const TABLES = {
         projection: { type: 'ALL' },
       },
     ],
-    legacyIndexes: [],
   },
   /**
    * Who belongs to an issuer, and with which role: one item per (issuer, person). The person is
@@ -146,6 +164,19 @@ export const TABLES = {
 } as const satisfies Record<string, TableSchema>
 
 export type TableKey = keyof typeof TABLES
+
+/**
+ * The index a grant listing reads: `byProgramSlot`, or `byProgram` while a stage still has it (the
+ * stack says which in GRANTS_LIST_INDEX and in the GRANT_LIST_INDEX_OUTPUT output).
+ */
+export type GrantListIndex = typeof INDEX.grantsByProgram | typeof INDEX.grantsByProgramSlot
+export const GRANT_LIST_INDEXES: readonly GrantListIndex[] = [
+  INDEX.grantsByProgramSlot,
+  INDEX.grantsByProgram,
+]
+
+/** The stack output that names the index grant listings read: the admin CLI reads it. */
+export const GRANT_LIST_INDEX_OUTPUT = 'GrantsListIndex'
 
 /** A physical name for every table: `<prefix>-<table>` (apiKeys -> api-keys), then the suffix. */
 export const tableNames = (prefix: string, suffix = ''): Record<TableKey, string> =>

@@ -3,14 +3,17 @@ import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
+  TransactGetCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb'
+import { type ShardRecord, shardKey, sumShards } from '../model/program-shards'
 import { ServiceUnavailable } from '../shared/errors'
 import { sleep } from '../shared/sleep'
 import { auditPut } from './audit'
 import type {
+  AccessRead,
   ApiKeyRecord,
   CallOptions,
   CreateGrantInput,
@@ -18,7 +21,11 @@ import type {
   GrantRecord,
   GrantStore,
   ProgramRecord,
+  ShardSnapshot,
 } from './grants.store'
+
+/** The shard number of a shard item's key (`<programId>#shard-<i>`). */
+const shardNumber = (key: string) => Number(key.slice(key.lastIndexOf('-') + 1))
 
 /** The tables the grant path uses; `audit` only where a management send writes its entry. */
 export type TableNames = { apiKeys: string; programs: string; grants: string; audit?: string }
@@ -37,78 +44,45 @@ export class DynamoDbGrantStore implements GrantStore {
     protected readonly tables: TableNames,
   ) {}
 
-  async findApiKey(
-    keyHash: string,
+  async findAccess(
+    { keyHash, programId }: { keyHash?: string; programId?: string },
     { signal }: CallOptions = {},
-  ): Promise<ApiKeyRecord | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tables.apiKeys, Key: { keyHash }, ConsistentRead: true }),
-      { abortSignal: signal },
-    )
-    return Item as ApiKeyRecord | undefined
+  ): Promise<AccessRead> {
+    if (keyHash !== undefined && programId !== undefined) {
+      const [key, program] = await this.keyAnd<ProgramRecord>(
+        keyHash,
+        this.tables.programs,
+        { programId },
+        { signal },
+      )
+      return { key, program }
+    }
+    if (keyHash !== undefined) {
+      const { Item } = await this.client.send(
+        new GetCommand({ TableName: this.tables.apiKeys, Key: { keyHash }, ConsistentRead: true }),
+        { abortSignal: signal },
+      )
+      return { key: Item as ApiKeyRecord | undefined }
+    }
+    if (programId !== undefined) return { program: await this.findHead(programId, signal) }
+    return {}
   }
 
   async createGrant({
-    key,
-    authority = key === undefined ? undefined : { kind: 'key', key },
+    authority,
+    target,
     grant,
-    now,
     audit,
     signal,
   }: CreateGrantInput): Promise<CreateGrantOutcome> {
-    if (authority === undefined) throw new Error('createGrant needs a key or an authority')
     if (audit !== undefined && this.tables.audit === undefined) {
       throw new Error('createGrant with an audit entry needs the audit table')
     }
-    // The program's issuer and mode are the authority's: a key's, or the member's issuer with the
-    // program's mode. The grant record carries the same pair.
     const { issuerId, mode } = authority.kind === 'key' ? authority.key : authority
     const items: TransactItem[] = []
-    const at = { key: -1, program: -1, grant: -1 }
-    if (authority.kind === 'key') {
-      at.key = items.length
-      items.push({
-        ConditionCheck: {
-          TableName: this.tables.apiKeys,
-          Key: { keyHash: authority.key.keyHash },
-          ConditionExpression:
-            '#status = :active AND (attribute_not_exists(#expires) OR #expires > :now)',
-          ExpressionAttributeNames: { '#status': 'status', '#expires': 'expiresAt' },
-          ExpressionAttributeValues: { ':active': 'active', ':now': now },
-        },
-      })
-    }
-    at.program = items.length
-    items.push({
-      Update: {
-        TableName: this.tables.programs,
-        Key: { programId: grant.programId },
-        // `remaining` is only checked when the program has a pool; ADD keeps the
-        // expression the same for every program so the warm path needs no read.
-        UpdateExpression:
-          'SET #issued = if_not_exists(#issued, :zero) + :amount ADD #remaining :minus',
-        ConditionExpression:
-          '#issuer = :issuer AND #mode = :mode AND #status = :active AND (attribute_not_exists(#pool) OR #remaining >= :amount)',
-        ExpressionAttributeNames: {
-          '#issuer': 'issuerId',
-          '#mode': 'mode',
-          '#status': 'status',
-          '#pool': 'pool',
-          '#issued': 'issued',
-          '#remaining': 'remaining',
-        },
-        ExpressionAttributeValues: {
-          ':issuer': issuerId,
-          ':mode': mode,
-          ':active': 'active',
-          ':amount': grant.amount,
-          ':minus': -grant.amount,
-          ':zero': 0,
-        },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    })
-    at.grant = items.length
+    // The counter's reason is at 0; a gather's other shards follow the grant.
+    items.push(this.counterUpdate(target, grant, { issuerId, mode }))
+    const grantAt = items.length
     items.push({
       Put: {
         TableName: this.tables.grants,
@@ -118,6 +92,25 @@ export class DynamoDbGrantStore implements GrantStore {
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     })
+    if (target.kind === 'gather') {
+      for (const seen of target.seen) {
+        const shard = shardNumber(seen.programId)
+        // An empty slice stays empty (only grants take from it): nothing to move or hold.
+        if (shard === target.into || (seen.remaining ?? 0) === 0) continue
+        // Moves the slice as seen, exactly: if anything took from it since, the whole grant
+        // is cancelled and the caller takes a new snapshot.
+        items.push({
+          Update: {
+            TableName: this.tables.programs,
+            Key: { programId: seen.programId },
+            UpdateExpression: 'SET #remaining = :zero',
+            ConditionExpression: '#remaining = :seen',
+            ExpressionAttributeNames: { '#remaining': 'remaining' },
+            ExpressionAttributeValues: { ':zero': 0, ':seen': seen.remaining ?? 0 },
+          },
+        })
+      }
+    }
     // The audit entry of a management send: written with the grant, or not at all.
     if (audit !== undefined) items.push(auditPut(this.tables.audit as string, audit))
     try {
@@ -127,36 +120,151 @@ export class DynamoDbGrantStore implements GrantStore {
       return { kind: 'created' }
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error
-      const reasons = error.CancellationReasons ?? []
       return this.decodeCancellation(
-        reasons,
-        { key: reasons[at.key], program: reasons[at.program], grant: reasons[at.grant] },
+        error.CancellationReasons ?? [],
+        grantAt,
+        target,
         grant,
         signal,
       )
     }
   }
 
+  /** The counter a grant moves, with the conditions of its kind (see GrantTarget). */
+  private counterUpdate(
+    target: CreateGrantInput['target'],
+    grant: GrantRecord,
+    { issuerId, mode }: { issuerId: string; mode: string },
+  ): TransactItem {
+    if (target.kind === 'head') {
+      return {
+        Update: {
+          TableName: this.tables.programs,
+          Key: { programId: grant.programId },
+          // `remaining` is only checked when the program has a pool; ADD keeps the
+          // expression the same for every program so the warm path needs no read.
+          UpdateExpression:
+            'SET #issued = if_not_exists(#issued, :zero) + :amount ADD #remaining :minus',
+          ConditionExpression:
+            '#issuer = :issuer AND #mode = :mode AND #status = :active AND attribute_not_exists(#shards) AND (attribute_not_exists(#pool) OR #remaining >= :amount)',
+          ExpressionAttributeNames: {
+            '#issuer': 'issuerId',
+            '#mode': 'mode',
+            '#status': 'status',
+            '#pool': 'pool',
+            '#shards': 'shards',
+            '#issued': 'issued',
+            '#remaining': 'remaining',
+          },
+          ExpressionAttributeValues: {
+            ':issuer': issuerId,
+            ':mode': mode,
+            ':active': 'active',
+            ':amount': grant.amount,
+            ':minus': -grant.amount,
+            ':zero': 0,
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      }
+    }
+    if (target.kind === 'shard') {
+      const key = { programId: shardKey(grant.programId, target.shard) }
+      if (!target.limited) {
+        // An unlimited program's shards have no `remaining`: they only count.
+        return {
+          Update: {
+            TableName: this.tables.programs,
+            Key: key,
+            UpdateExpression: 'ADD #issued :amount',
+            ConditionExpression: 'attribute_exists(#of)',
+            ExpressionAttributeNames: { '#of': 'shardOf', '#issued': 'issued' },
+            ExpressionAttributeValues: { ':amount': grant.amount },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        }
+      }
+      return {
+        Update: {
+          TableName: this.tables.programs,
+          Key: key,
+          UpdateExpression: 'ADD #issued :amount, #remaining :minus',
+          ConditionExpression: 'attribute_exists(#of) AND #remaining >= :amount',
+          ExpressionAttributeNames: {
+            '#of': 'shardOf',
+            '#issued': 'issued',
+            '#remaining': 'remaining',
+          },
+          ExpressionAttributeValues: { ':amount': grant.amount, ':minus': -grant.amount },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      }
+    }
+    const total = target.seen.reduce((sum, shard) => sum + (shard.remaining ?? 0), 0)
+    const into = target.seen.find((shard) => shardNumber(shard.programId) === target.into)
+    return {
+      Update: {
+        TableName: this.tables.programs,
+        Key: { programId: shardKey(grant.programId, target.into) },
+        UpdateExpression: 'SET #remaining = :after ADD #issued :amount',
+        ConditionExpression: '#remaining = :seen',
+        ExpressionAttributeNames: { '#issued': 'issued', '#remaining': 'remaining' },
+        ExpressionAttributeValues: {
+          ':after': total - grant.amount,
+          ':seen': into?.remaining ?? 0,
+          ':amount': grant.amount,
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    }
+  }
+
+  async snapshotShards(
+    programId: string,
+    shards: number,
+    { signal }: CallOptions = {},
+  ): Promise<ShardSnapshot> {
+    try {
+      const { Responses = [] } = await this.client.send(
+        new TransactGetCommand({
+          TransactItems: Array.from({ length: shards }, (_, i) => ({
+            Get: { TableName: this.tables.programs, Key: { programId: shardKey(programId, i) } },
+          })),
+        }),
+        { abortSignal: signal },
+      )
+      return {
+        kind: 'snapshot',
+        shards: Responses.flatMap((r) => (r.Item ? [r.Item as ShardRecord] : [])),
+      }
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error
+      const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code)
+      if (codes.some((code) => code !== undefined && THROTTLED.has(code))) {
+        return { kind: 'throttled' }
+      }
+      if (codes.includes('TransactionConflict')) return { kind: 'conflict' }
+      throw error
+    }
+  }
+
+  async findGrant(grantId: string, { signal }: CallOptions = {}) {
+    return this.getGrant(grantId, signal)
+  }
+
   /**
    * Turns the per-item reasons of a cancelled transaction into one outcome, most decisive first:
-   * a dead key, then an existing grant (a replay wins over any program state), then the program.
+   * an existing grant (a replay wins over any program state), then the counter, then conflicts
+   * and throttles (nothing written; the caller may try again).
    */
   private async decodeCancellation(
     reasons: CancellationReason[],
-    {
-      key: keyReason,
-      program: programReason,
-      grant: grantReason,
-    }: Record<'key' | 'program' | 'grant', CancellationReason | undefined>,
+    grantAt: number,
+    target: CreateGrantInput['target'],
     grant: GrantRecord,
     signal: AbortSignal | undefined,
   ): Promise<CreateGrantOutcome> {
-    if (reasons.some((reason) => reason.Code !== undefined && THROTTLED.has(reason.Code))) {
-      throw new ServiceUnavailable({
-        cause: new Error(`Transaction cancelled: ${reasons.map((r) => r.Code).join(',')}`),
-      })
-    }
-    if (keyReason?.Code === 'ConditionalCheckFailed') return { kind: 'key_rejected' }
+    const grantReason = reasons[grantAt]
     if (grantReason?.Code === 'ConditionalCheckFailed') {
       const existing = grantReason.Item
         ? (unmarshall(grantReason.Item) as GrantRecord)
@@ -164,11 +272,26 @@ export class DynamoDbGrantStore implements GrantStore {
       // Deleted between the failed write and this read: let the caller try again.
       return existing ? { kind: 'grant_exists', existing } : { kind: 'conflict' }
     }
-    if (programReason?.Code === 'ConditionalCheckFailed') {
-      const program = programReason.Item
-        ? (unmarshall(programReason.Item) as ProgramRecord)
-        : await this.findProgram(grant.programId, { signal })
-      return { kind: 'program_rejected', program }
+    const counterReason = reasons[0]
+    if (counterReason?.Code === 'ConditionalCheckFailed') {
+      const old = counterReason.Item ? unmarshall(counterReason.Item) : undefined
+      if (target.kind === 'head') {
+        const program =
+          (old as ProgramRecord | undefined) ?? (await this.findHead(grant.programId, signal))
+        return { kind: 'program_rejected', program }
+      }
+      if (target.kind === 'shard') {
+        if (old === undefined) return { kind: 'shard_missing', shard: target.shard }
+        return { kind: 'shard_dry', shard: target.shard, remaining: Number(old.remaining ?? 0) }
+      }
+      return { kind: 'gather_stale' }
+    }
+    if (reasons.some((reason, i) => i > grantAt && reason.Code === 'ConditionalCheckFailed')) {
+      // A gathered shard moved since the snapshot.
+      if (target.kind === 'gather') return { kind: 'gather_stale' }
+    }
+    if (reasons.some((reason) => reason.Code !== undefined && THROTTLED.has(reason.Code))) {
+      return { kind: 'throttled' }
     }
     if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return { kind: 'conflict' }
     throw new Error(
@@ -230,6 +353,12 @@ export class DynamoDbGrantStore implements GrantStore {
     programId: string,
     { signal }: CallOptions = {},
   ): Promise<ProgramRecord | undefined> {
+    const head = await this.findHead(programId, signal)
+    return head === undefined ? undefined : this.withShards(head, signal)
+  }
+
+  /** The program's own item, counters not summed. */
+  protected async findHead(programId: string, signal?: AbortSignal) {
     const { Item } = await this.client.send(
       new GetCommand({
         TableName: this.tables.programs,
@@ -239,5 +368,38 @@ export class DynamoDbGrantStore implements GrantStore {
       { abortSignal: signal },
     )
     return Item as ProgramRecord | undefined
+  }
+
+  /**
+   * The head with `issued` and `remaining` summed over its shards (one consistent BatchGetItem;
+   * a program without shards is returned as it is). The shards are read one by one, not as one
+   * snapshot: a total may be a moment old, never wrong by more than grants made meanwhile.
+   */
+  protected async withShards(head: ProgramRecord, signal?: AbortSignal): Promise<ProgramRecord> {
+    if (head.shards === undefined) return head
+    const keys = Array.from({ length: head.shards }, (_, i) => ({
+      programId: shardKey(head.programId, i),
+    }))
+    const shards: ShardRecord[] = []
+    let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }> = {
+      [this.tables.programs]: { Keys: keys, ConsistentRead: true },
+    }
+    for (let attempt = 0; ; attempt++) {
+      const result = await this.client.send(new BatchGetCommand({ RequestItems: request }), {
+        abortSignal: signal,
+      })
+      shards.push(...((result.Responses?.[this.tables.programs] ?? []) as ShardRecord[]))
+      const unprocessed = result.UnprocessedKeys ?? {}
+      if (Object.keys(unprocessed).length === 0) break
+      if (attempt >= 4) {
+        throw new ServiceUnavailable({
+          cause: new Error('BatchGetItem left shard keys unprocessed 5 times'),
+        })
+      }
+      request = unprocessed as typeof request
+      await sleep(20 * 2 ** attempt, signal)
+    }
+    const { remaining: _, ...rest } = head
+    return sumShards(rest, shards)
   }
 }

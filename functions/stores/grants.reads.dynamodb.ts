@@ -1,15 +1,14 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb'
-import { INDEX } from '../shared/table-schema'
-import { DynamoDbGrantStore } from './grants.dynamodb'
-import {
-  type ApiKeyRecord,
-  type CallOptions,
-  encodeGrantCursor,
-  type GrantPage,
-  type GrantReads,
-  type GrantRecord,
-  type ListGrantsInput,
-  type ProgramRecord,
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb'
+import { type GrantListIndex, INDEX } from '../shared/table-schema'
+import { GrantLister } from './grant-listing.dynamodb'
+import { DynamoDbGrantStore, type TableNames } from './grants.dynamodb'
+import type {
+  ApiKeyRecord,
+  CallOptions,
+  GrantPage,
+  GrantReads,
+  ListGrantsInput,
+  ProgramRecord,
 } from './grants.store'
 
 /**
@@ -17,25 +16,44 @@ import {
  * and these, kept apart so the grant function's bundle carries no Query.
  */
 export class DynamoDbGrantReads extends DynamoDbGrantStore implements GrantReads {
+  private readonly lister: GrantLister
+
+  /** `listIndex`: the index listings read (config GRANTS_LIST_INDEX). */
+  constructor(
+    client: DynamoDBDocumentClient,
+    tables: TableNames,
+    listIndex: GrantListIndex = INDEX.grantsByProgramSlot,
+  ) {
+    super(client, tables)
+    this.lister = new GrantLister(tables.grants, listIndex)
+  }
+
   async findProgramWithKey(
     keyHash: string,
     programId: string,
-    options: CallOptions = {},
+    { totals = true, ...options }: CallOptions & { totals?: boolean } = {},
   ): Promise<{ key: ApiKeyRecord | undefined; program: ProgramRecord | undefined }> {
-    const [key, program] = await this.keyAnd<ProgramRecord>(
+    const [key, head] = await this.keyAnd<ProgramRecord>(
       keyHash,
       this.tables.programs,
       { programId },
       options,
     )
-    return { key, program }
+    // Its shards only when asked, for a program the key may read (a second round trip).
+    const visible =
+      totals &&
+      head !== undefined &&
+      key !== undefined &&
+      head.issuerId === key.issuerId &&
+      head.mode === key.mode
+    return { key, program: visible ? await this.withShards(head, options.signal) : head }
   }
 
   /**
-   * Newest first through the `byProgram` index. One more grant than the page holds is asked for,
-   * so the last page says so (no cursor) instead of pointing at an empty one. With a recipient
-   * filter, DynamoDB reads and drops the program's other grants: at most `maxReads` reads of up to
-   * 1 MB each are made, and the page may come back short with a cursor.
+   * Newest first, from every slot of the program in `byProgramSlot` (or from the legacy
+   * `byProgram` while the stage still has it): grant-listing.dynamodb.ts. With a recipient
+   * filter, DynamoDB reads and drops the program's other grants: at most `maxReads` rounds of
+   * reading (about 1 MB of grants each) are made, and the page may come back short with a cursor.
    */
   async listGrants({
     programId,
@@ -45,52 +63,9 @@ export class DynamoDbGrantReads extends DynamoDbGrantStore implements GrantReads
     maxReads = 8,
     signal,
   }: ListGrantsInput): Promise<GrantPage> {
-    const items: GrantRecord[] = []
-    let start: Record<string, unknown> | undefined =
-      after === undefined ? undefined : { programId, ...after }
-    for (let reads = 0; reads < maxReads; reads++) {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tables.grants,
-          IndexName: INDEX.grantsByProgram,
-          KeyConditionExpression: '#program = :program',
-          ...(recipientEmail === undefined
-            ? {
-                ExpressionAttributeNames: { '#program': 'programId' },
-                ExpressionAttributeValues: { ':program': programId },
-                Limit: limit + 1 - items.length,
-              }
-            : {
-                FilterExpression: '#recipient.#email = :email',
-                ExpressionAttributeNames: {
-                  '#program': 'programId',
-                  '#recipient': 'recipient',
-                  '#email': 'email',
-                },
-                ExpressionAttributeValues: { ':program': programId, ':email': recipientEmail },
-              }),
-          ScanIndexForward: false,
-          ExclusiveStartKey: start,
-        }),
-        { abortSignal: signal },
-      )
-      items.push(...((page.Items ?? []) as GrantRecord[]))
-      start = page.LastEvaluatedKey
-      if (items.length > limit) {
-        const kept = items.slice(0, limit)
-        const last = kept[kept.length - 1] as GrantRecord
-        return {
-          items: kept,
-          nextCursor: encodeGrantCursor({ createdAt: last.createdAt, grantId: last.grantId }),
-        }
-      }
-      if (start === undefined) return { items }
-    }
-    // Read as much as one page may: the rest is behind the cursor.
-    const last = start as { createdAt: string; grantId: string }
-    return {
-      items,
-      nextCursor: encodeGrantCursor({ createdAt: last.createdAt, grantId: last.grantId }),
-    }
+    return this.lister.list(
+      (input) => this.client.send(new QueryCommand(input), { abortSignal: signal }),
+      { programId, recipientEmail, limit, after, maxReads },
+    )
   }
 }

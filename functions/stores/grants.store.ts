@@ -1,4 +1,5 @@
 import type { AuditEntry } from '../model/people'
+import type { ShardRecord } from '../model/program-shards'
 import type { Mode } from '../shared/api-key'
 
 export type ApiKeyStatus = 'active' | 'revoked'
@@ -18,7 +19,12 @@ export type ApiKeyRecord = {
   last4: string
 }
 
-/** Item of the programs table. `remaining` is maintained by every grant and means something only when `pool` is set. */
+/**
+ * Item of the programs table (the program's "head"). With `shards` set, the counters live in
+ * shard items (functions/model/program-shards.ts) and `issued` here is only a base; every read
+ * that shows a program sums them (`issued`, `remaining` of a read are the totals). Without it (a
+ * program made before shards existed) this item is the program's one counter, as before.
+ */
 export type ProgramRecord = {
   programId: string
   issuerId: string
@@ -28,6 +34,8 @@ export type ProgramRecord = {
   pool?: number
   issued: number
   remaining?: number
+  /** How many counter shards hold the pool; absent: the head is the one counter. */
+  shards?: number
   createdAt: string
 }
 
@@ -54,6 +62,8 @@ export type GrantRecord = {
   sentBy?: GrantSender
   /** For a grant of a batch (send to many): the batch and the CSV row it came from. */
   batch?: { batchId: string; row: number }
+  /** The index slot of the program's listing (functions/model/grant-slots.ts); never shown. */
+  programSlot?: string
 }
 
 /** A member of the issuer, as a grant records its sender (access tokens carry no e-mail). */
@@ -63,34 +73,108 @@ export type GrantSender = { sub: string; email: string }
 export type KeyIdentity = Pick<ApiKeyRecord, 'keyHash' | 'keyId' | 'issuerId' | 'mode'>
 
 /**
- * On whose authority a grant is written. `key`: the grant API's, checked inside the transaction
- * (still active, not expired). `issuer`: a member of the issuer, whose membership and role the
- * management route has already checked on this request; the transaction then requires only that
- * the program belongs to that issuer and mode.
+ * On whose authority a grant is written: the grant API's key, or a member of the issuer whose
+ * membership and role the management route has already checked on this request. Either way the
+ * program must belong to that issuer and mode; the grant path checks it from the program's head
+ * (access-cache.ts), not inside the transaction.
  */
 export type GrantAuthority =
   | { kind: 'key'; key: KeyIdentity }
   | { kind: 'issuer'; issuerId: string; mode: Mode }
 
+/**
+ * Which counter a grant moves:
+ * - `head`: a program without shards; the transaction also requires the head's issuer, mode and
+ *   status, as before shards existed;
+ * - `shard`: one shard; the head's issuer, mode and status were checked from the access cache;
+ * - `gather`: the pool has room in total but no one shard holds `amount` (slices fell unevenly):
+ *   the grant takes from shard `into` after every other shard's `remaining`, as `seen` in a
+ *   snapshot, is moved into it, all in the grant's own transaction with exact conditions.
+ */
+export type GrantTarget =
+  | { kind: 'head' }
+  /** `limited`: the program has a pool, so the shard's `remaining` must cover the grant. */
+  | { kind: 'shard'; shard: number; limited: boolean }
+  | { kind: 'gather'; into: number; seen: readonly ShardRecord[] }
+
 export type CreateGrantOutcome =
   | { kind: 'created' }
-  | { kind: 'key_rejected' }
   | { kind: 'grant_exists'; existing: GrantRecord }
+  /** `head` only: the program's condition failed; `program` is the head as it was. */
   | { kind: 'program_rejected'; program: ProgramRecord | undefined }
+  /** `shard` only: the shard had less than `amount` left (`remaining`), or is gone (resharded). */
+  | { kind: 'shard_dry'; shard: number; remaining: number }
+  | { kind: 'shard_missing'; shard: number }
+  /** `gather` only: a shard moved since the snapshot. */
+  | { kind: 'gather_stale' }
+  /** Another transaction held one of the items: nothing was written; try again. */
   | { kind: 'conflict' }
+  /** A partition (table or index) was over its throughput: nothing was written; try later. */
+  | { kind: 'throttled' }
 
 /** `signal` aborts the call (the request's deadline): the store then throws an AbortError. */
 export type CallOptions = { signal?: AbortSignal | undefined }
 
 export type CreateGrantInput = {
   grant: GrantRecord
-  now: number
-  /** The grant API's key (`key`, as before), or an `authority` of either kind. */
-  key?: KeyIdentity
-  authority?: GrantAuthority
+  authority: GrantAuthority
+  target: GrantTarget
   /** Written in the same transaction as the grant, or not at all (management sends). */
   audit?: AuditEntry
 } & CallOptions
+
+export type ShardSnapshot =
+  | { kind: 'snapshot'; shards: ShardRecord[] }
+  /** A transaction was writing one of the shards: no snapshot; try again. */
+  | { kind: 'conflict' }
+  | { kind: 'throttled' }
+
+/** A key and a program head, either or both, read together. */
+export type AccessRead = { key?: ApiKeyRecord | undefined; program?: ProgramRecord | undefined }
+
+export interface GrantStore {
+  /**
+   * The key (by hash) and the program's head (its own item: counters not summed), whichever are
+   * asked for, strongly consistent, in one round trip.
+   */
+  findAccess(
+    request: { keyHash?: string; programId?: string },
+    options?: CallOptions,
+  ): Promise<AccessRead>
+  /** One atomic write: the counter of `target` moves by `amount`, and the grant is new. */
+  createGrant(input: CreateGrantInput): Promise<CreateGrantOutcome>
+  /** A serializable snapshot of a program's shards (TransactGetItems). */
+  snapshotShards(programId: string, shards: number, options?: CallOptions): Promise<ShardSnapshot>
+  /** Strongly consistent; `undefined` when there is none. */
+  findGrant(grantId: string, options?: CallOptions): Promise<GrantRecord | undefined>
+  /** The key and the grant in one round trip. */
+  findGrantWithKey(
+    keyHash: string,
+    grantId: string,
+    options?: CallOptions,
+  ): Promise<{ key: ApiKeyRecord | undefined; grant: GrantRecord | undefined }>
+  /** Strongly consistent, with `issued` and `remaining` summed over its shards. */
+  findProgram(programId: string, options?: CallOptions): Promise<ProgramRecord | undefined>
+}
+
+/** Reads for integrators and the management API (grants.reads.dynamodb.ts). */
+export interface GrantReads extends GrantStore {
+  /**
+   * The key and the program, both strongly consistent, in one BatchGetItem; with `totals` (the
+   * default) `issued`/`remaining` are summed over its shards, one more BatchGetItem for a program
+   * the key may see.
+   */
+  findProgramWithKey(
+    keyHash: string,
+    programId: string,
+    options?: CallOptions & { totals?: boolean },
+  ): Promise<{ key: ApiKeyRecord | undefined; program: ProgramRecord | undefined }>
+  /**
+   * A program's grants, newest first, from every slot of the listing index (eventually
+   * consistent): functions/stores/grant-listing.dynamodb.ts.
+   */
+  listGrants(input: ListGrantsInput): Promise<GrantPage>
+}
 
 /** One page of a listing, newest first; `nextCursor` is absent on the last page. */
 export type GrantPage = { items: GrantRecord[]; nextCursor?: string }
@@ -104,46 +188,17 @@ export type ListGrantsInput = {
   after?: GrantCursor
   /**
    * With a recipient filter, DynamoDB reads a program's grants and drops the others: at most this
-   * many reads of up to 1 MB are made for one page, which may then hold fewer than `limit` grants
-   * (even none) and still have a next cursor.
+   * many rounds of reading (one Query per slot, about 1 MB of grants in all) are made for one page,
+   * which may then hold fewer than `limit` grants (even none) and still have a next cursor.
    */
   maxReads?: number
 } & CallOptions
 
-export interface GrantStore {
-  /** Strongly consistent, so a key revoked a moment ago is seen as revoked. */
-  findApiKey(keyHash: string, options?: CallOptions): Promise<ApiKeyRecord | undefined>
-  /**
-   * One atomic write: the key is still active, the program belongs to the key's issuer and mode,
-   * is active and has room in its pool (its counters move by `amount`), and the grant is new.
-   */
-  createGrant(input: CreateGrantInput): Promise<CreateGrantOutcome>
-  /** The key and the grant in one round trip. */
-  findGrantWithKey(
-    keyHash: string,
-    grantId: string,
-    options?: CallOptions,
-  ): Promise<{ key: ApiKeyRecord | undefined; grant: GrantRecord | undefined }>
-  /** Strongly consistent. */
-  findProgram(programId: string, options?: CallOptions): Promise<ProgramRecord | undefined>
-}
-
-/** Reads for integrators and the management API (grants.reads.dynamodb.ts). */
-export interface GrantReads extends GrantStore {
-  /** The key and the program in one round trip, both strongly consistent. */
-  findProgramWithKey(
-    keyHash: string,
-    programId: string,
-    options?: CallOptions,
-  ): Promise<{ key: ApiKeyRecord | undefined; program: ProgramRecord | undefined }>
-  /** A program's grants, newest first, through the `byProgram` index (eventually consistent). */
-  listGrants(input: ListGrantsInput): Promise<GrantPage>
-}
-
 /**
- * Where a page of a program's grants ends: the last grant's `createdAt` and id (with the program,
- * the `byProgram` index's key). The program always comes from the request, never from a cursor, so
- * a cursor can only move within the caller's own program.
+ * Where a page of a program's grants ends: the last grant's `createdAt` and id, a position in the
+ * order (createdAt desc, grantId desc) whatever slot the grant is in. The program always comes
+ * from the request, never from a cursor, so a cursor can only move within the caller's own
+ * program.
  */
 export type GrantCursor = { createdAt: string; grantId: string }
 

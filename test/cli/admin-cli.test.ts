@@ -6,11 +6,19 @@ import { promisify } from 'node:util'
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { parseCommand } from '../../cli/admin-cli'
 import type { AdminTableNames } from '../../functions/admin/admin.store'
+import { CHECK_BOUND_MS } from '../../functions/shared/access-cache'
 import { clock } from '../../functions/shared/clock'
 import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
 import { tableNames } from '../../functions/shared/table-schema'
 import { ensureTables } from '../../local/tables'
-import { adminTables, grantBody, postGrant, programState, startApi } from '../support/api'
+import {
+  adminTables,
+  advanceCheckClock,
+  grantBody,
+  postGrant,
+  programState,
+  startApi,
+} from '../support/api'
 
 /**
  * The admin CLI as an operator runs it: a child process (`npm run admin -- ...` runs the same
@@ -74,7 +82,7 @@ beforeAll(async () => {
 afterAll(() => api.close())
 
 describe('admin CLI walkthrough', () => {
-  it('issuer, LIVE program, LIVE key, grant, list grants, revoke: the key is refused at once', async () => {
+  it('issuer, LIVE program, LIVE key, grant, list grants, revoke: the key is refused within the check bound', async () => {
     const issuer = await json(['issuer', 'create', '--name', 'Acme Corp'])
     expect(issuer).toMatchObject({ issuerId: expect.stringMatching(/^iss_/), name: 'Acme Corp' })
     const listed = await cli(['issuer', 'list'])
@@ -149,6 +157,8 @@ describe('admin CLI walkthrough', () => {
     expect(JSON.stringify(key)).not.toContain(secret.slice(8, -4))
 
     expect((await cli(['key', 'revoke', key.keyId])).code).toBe(0)
+    // Every instance re-reads a key it checked CHECK_BOUND_MS ago (functions/shared/access-cache.ts).
+    advanceCheckClock(CHECK_BOUND_MS)
     const refused = await postGrant(api.baseUrl, program.programId, secret)
     expect(refused.status).toBe(401)
     expect((await json(['key', 'list', '--issuer', issuer.issuerId]))[0].status).toBe('revoked')
@@ -170,6 +180,7 @@ describe('admin CLI walkthrough', () => {
     expect((await postGrant(api.baseUrl, program.programId, old.secret)).status).toBe(201)
 
     const rolled = await json(['key', 'roll', old.keyId, '--grace', '24h'])
+    advanceCheckClock(CHECK_BOUND_MS) // the old key's new expiry is read
     expect(rolled.secret).toMatch(/^vs_test_/)
     expect(rolled.old.keyId).toBe(old.keyId)
     expect(Date.parse(rolled.old.expiresAt) - Date.now()).toBeGreaterThan(23.9 * 3_600_000)
@@ -187,6 +198,7 @@ describe('admin CLI walkthrough', () => {
     }
     const again = await cli(['key', 'roll', old.keyId, '--grace', '0'])
     expect(again.code).toBe(0)
+    advanceCheckClock(CHECK_BOUND_MS)
     expect((await postGrant(api.baseUrl, program.programId, old.secret)).status).toBe(401)
   })
 
@@ -204,12 +216,15 @@ describe('admin CLI walkthrough', () => {
     ])
     const key = await json(['key', 'create', '--issuer', issuer.issuerId, '--mode', 'TEST'])
     expect((await cli(['program', 'pause', program.programId])).stdout).toContain('is now paused')
+    advanceCheckClock(CHECK_BOUND_MS)
     expect((await postGrant(api.baseUrl, program.programId, key.secret)).body.code).toBe(
       'program_inactive',
     )
     expect((await cli(['program', 'resume', program.programId])).code).toBe(0)
+    advanceCheckClock(CHECK_BOUND_MS)
     expect((await postGrant(api.baseUrl, program.programId, key.secret)).status).toBe(201)
     expect((await cli(['program', 'close', program.programId])).code).toBe(0)
+    advanceCheckClock(CHECK_BOUND_MS)
     expect((await postGrant(api.baseUrl, program.programId, key.secret)).body.code).toBe(
       'program_inactive',
     )
@@ -413,9 +428,9 @@ describe('admin CLI bad input', () => {
   it('has --help for every command', async () => {
     const top = await cli(['--help'])
     expect(top.code).toBe(0)
-    const commands = [...top.stdout.matchAll(/^ {2}(\w+ \w+)/gm)].map((m) => m[1] as string)
-    // issuer 2, program 6, key 4, grant 1, member 5.
-    expect(commands).toHaveLength(18)
+    const commands = [...top.stdout.matchAll(/^ {2}(\w+ [\w-]+)/gm)].map((m) => m[1] as string)
+    // issuer 2, program 6, key 4, grant 2, member 5.
+    expect(commands).toHaveLength(19)
     // One child process shows the wiring; the other commands' help is the same code path.
     expect((await cli(['key', 'roll', '--help'])).stdout).toContain(
       'Usage: npm run admin -- key roll <keyId> [--grace 24h]',
@@ -430,14 +445,14 @@ describe('admin CLI bad input', () => {
     ['issuer', 2],
     ['program', 6],
     ['key', 4],
-    ['grant', 1],
+    ['grant', 2],
     ['member', 5],
   ])('"%s --help" prints the help of its %i commands and exits 0', async (noun, count) => {
     const help = await cli([noun, '--help'])
     expect(help.code).toBe(0)
     expect(help.stderr).toBe('')
     expect(help.stdout).toContain(`Usage: npm run admin -- ${noun} <verb> [options]`)
-    const listed = [...help.stdout.matchAll(/^ {2}(\w+) \w+/gm)].map((m) => m[1])
+    const listed = [...help.stdout.matchAll(/^ {2}(\w+) [\w-]+/gm)].map((m) => m[1])
     expect(listed).toEqual(Array(count).fill(noun))
     expect(help.stdout).toContain('--stack <name>')
   })

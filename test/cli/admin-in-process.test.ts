@@ -1,7 +1,12 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb'
+import {
+  DescribeTableCommand,
+  DynamoDBClient,
+  TransactionCanceledException,
+  UpdateTableCommand,
+} from '@aws-sdk/client-dynamodb'
 import {
   DynamoDBDocumentClient,
   GetCommand,
@@ -12,14 +17,14 @@ import {
 } from '@aws-sdk/lib-dynamodb'
 import type { Io } from '../../cli/admin-cli'
 import { runCli } from '../../cli/main'
-import { keyIdPointer } from '../../functions/admin/admin.dynamodb'
+import { DynamoDbAdminStore, keyIdPointer } from '../../functions/admin/admin.dynamodb'
 import type { AdminTableNames } from '../../functions/admin/admin.store'
 import { ADMIN_OTHER_ACCESS, adminAccessLines } from '../../functions/admin/admin-access'
 import type { AuditEntry } from '../../functions/model/people'
 import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/shared/api-key'
-import { dynamodb } from '../../functions/shared/dynamodb'
+import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
 import { newId } from '../../functions/shared/ids'
-import { INDEX, KEY_ID_POINTER, tableNames } from '../../functions/shared/table-schema'
+import { INDEX, KEY_ID_POINTER, TABLES, tableNames } from '../../functions/shared/table-schema'
 import type { ApiKeyRecord } from '../../functions/stores/grants.store'
 import { ensureTables } from '../../local/tables'
 
@@ -444,10 +449,14 @@ describe('program list reads counters from the base table, not from the index', 
       [test.programId, 0, 'T'],
     ])
     expect(liveOnly.map((p) => p.programId)).toEqual([live.programId])
+    // The index finds the programs, one BatchGetItem reads their heads, one more their counter
+    // shards (whose sums are `issued` and `remaining`).
     expect(calls).toEqual([
       `QueryCommand ${INDEX.programsByIssuer}`,
       'BatchGetItemCommand',
+      'BatchGetItemCommand',
       `QueryCommand ${INDEX.programsByIssuer}`,
+      'BatchGetItemCommand',
       'BatchGetItemCommand',
     ])
     const table = await cli('program', 'list', '--issuer', issuer)
@@ -542,6 +551,80 @@ describe("the audit log of the operator's changes", () => {
   })
 })
 
+/** The grants table as the first deploy of the slots upgrade leaves it: with `byProgram` too. */
+const addLegacyGrantsIndex = async () => {
+  const [index] = TABLES.grants.legacyIndexes
+  // The run's shared client, not this file's: the IAM test records every call of that one.
+  await dynamodb.send(
+    new UpdateTableCommand({
+      TableName: tables.grants,
+      AttributeDefinitions: [
+        { AttributeName: index.partitionKey.name, AttributeType: 'S' },
+        { AttributeName: 'createdAt', AttributeType: 'S' },
+      ],
+      GlobalSecondaryIndexUpdates: [
+        {
+          Create: {
+            IndexName: index.indexName,
+            KeySchema: [
+              { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+              { AttributeName: 'createdAt', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        },
+      ],
+    }),
+  )
+  for (;;) {
+    const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: tables.grants }))
+    const status = Table?.GlobalSecondaryIndexes?.find((i) => i.IndexName === index.indexName)
+    if (status?.IndexStatus === 'ACTIVE') return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+/** A grant as the release before the slots wrote it: no `programSlot`. */
+const oldGrant = (programId: string, issuer: string, n: number) => ({
+  grantId: newId('grant'),
+  programId,
+  issuerId: issuer,
+  mode: 'TEST',
+  recipient: { email: 'ann@example.com' },
+  reason: 'Before the slots',
+  amount: 1,
+  status: 'reserved',
+  createdAt: new Date(Date.UTC(2030, 0, 1, 0, 0, n)).toISOString(),
+  requestHash: 'a'.repeat(64),
+})
+
+describe('grant backfill-slots', () => {
+  it('gives grants written before byProgramSlot their slot, once, and says how many', async () => {
+    const program = (
+      await json('program', 'create', '--issuer', issuerId, '--mode', 'TEST', '--name', 'Old')
+    ).programId
+    const old = Array.from({ length: 3 }, (_, n) => oldGrant(program, issuerId, n))
+    for (const Item of old) await client.send(new PutCommand({ TableName: tables.grants, Item }))
+    expect((await json('grant', 'list', '--program', program)).grants).toEqual([])
+
+    const first = await cli('grant', 'backfill-slots')
+    expect(first).toMatchObject({ code: 0, err: [] })
+    expect(first.out).toMatch(
+      /^Updated 3 grants with their listing slot \(0 had one by then; \d+ items scanned\)\.$/,
+    )
+    const listed = await json('grant', 'list', '--program', program)
+    expect(listed.grants.map((g: { id: string }) => g.id)).toEqual(
+      old.map((g) => g.grantId).reverse(),
+    )
+    // The slot is the index's business, never shown.
+    expect(JSON.stringify(listed)).not.toContain(`${program}#`)
+    expect((await cli('grant', 'list', '--program', program, '--format', 'csv')).out).not.toContain(
+      `${program}#`,
+    )
+    expect(await json('grant', 'backfill-slots')).toMatchObject({ updated: 0, alreadySet: 0 })
+  })
+})
+
 describe('IAM for the admin CLI (functions/admin/admin-access.ts)', () => {
   it('is exactly what every command sends, per table and index', async () => {
     const tableKey = new Map(Object.entries(tables).map(([key, name]) => [name, key]))
@@ -566,6 +649,16 @@ describe('IAM for the admin CLI (functions/admin/admin-access.ts)', () => {
       return next()
     })
     const legacy = await legacyKey(issuerId)
+    // A stage between the two deploys of the slots upgrade still has `byProgram`, and its stack
+    // tells `grant list --stack` to read it (the GrantsListIndex output).
+    await addLegacyGrantsIndex()
+    // ...and a grant from before the slots, for `grant backfill-slots` to update.
+    await documentClient.send(
+      new PutCommand({ TableName: tables.grants, Item: oldGrant(programId, issuerId, 0) }),
+    )
+    const onUpgradingStage = new DynamoDbAdminStore(client, tables, {
+      grantListIndex: INDEX.grantsByProgram,
+    })
     try {
       const issuer = (await json('issuer', 'create', '--name', 'IAM')).issuerId
       await json('issuer', 'list')
@@ -603,6 +696,8 @@ describe('IAM for the admin CLI (functions/admin/admin-access.ts)', () => {
       await json('key', 'revoke', rolled.keyId)
       await json('key', 'revoke', legacy.keyId)
       await json('grant', 'list', '--program', program, '--recipient', 'a@example.com')
+      await onUpgradingStage.listGrants({ programId: program, limit: 5 })
+      await json('grant', 'backfill-slots')
     } finally {
       stop()
     }

@@ -1,13 +1,17 @@
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb'
+import { PutCommand } from '@aws-sdk/lib-dynamodb'
 import { DynamoDbAdminStore } from '../../functions/admin/admin.dynamodb'
 import type { AdminTableNames } from '../../functions/admin/admin.store'
+import { grantListSlot } from '../../functions/model/grant-slots'
 import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
+import { newId } from '../../functions/shared/ids'
 import {
   type IndexSchema,
   TABLES,
   type TableKey,
   tableNames,
 } from '../../functions/shared/table-schema'
+import { DynamoDbGrantReads } from '../../functions/stores/grants.reads.dynamodb'
 import { ensureTables } from '../../local/tables'
 
 /** local/tables.ts on the run's DynamoDB Local: the schema of table-schema.ts, and upgrades. */
@@ -97,4 +101,66 @@ it('adds byIssuerV2 to a programs table made by the previous version (a kept .lo
     },
     [current.indexName]: expected(current),
   })
+})
+
+it('adds byProgramSlot to a grants table made by the previous version, and npm start gives its grants their slot', async () => {
+  const tables = tablesFor('grants-upgrade')
+  await dynamodb.send(
+    new CreateTableCommand({
+      TableName: tables.grants,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: 'grantId', AttributeType: 'S' },
+        { AttributeName: 'programId', AttributeType: 'S' },
+        { AttributeName: 'createdAt', AttributeType: 'S' },
+      ],
+      KeySchema: [{ AttributeName: 'grantId', KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'byProgram',
+          KeySchema: [
+            { AttributeName: 'programId', KeyType: 'HASH' },
+            { AttributeName: 'createdAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    }),
+  )
+  // A grant as the previous version wrote it: no programSlot.
+  const grant = {
+    grantId: newId('grant'),
+    programId: newId('program'),
+    issuerId: newId('issuer'),
+    mode: 'TEST',
+    recipient: { email: 'ann@example.com' },
+    reason: 'Kept across the upgrade',
+    amount: 1,
+    status: 'reserved',
+    createdAt: new Date().toISOString(),
+    requestHash: 'a'.repeat(64),
+  }
+  await documentClient.send(new PutCommand({ TableName: tables.grants, Item: grant }))
+
+  expect(await ensureTables(dynamodb, tables)).not.toContain(tables.grants)
+  const [current] = TABLES.grants.globalSecondaryIndexes
+  const [legacy] = TABLES.grants.legacyIndexes
+  expect(await indexesOf(tables.grants)).toEqual({
+    [legacy.indexName]: expected(legacy),
+    [current.indexName]: expected(current),
+  })
+
+  // What bin/local-server.ts does after ensureTables.
+  const listed = () =>
+    new DynamoDbGrantReads(documentClient, tables).listGrants({
+      programId: grant.programId,
+      limit: 10,
+    })
+  expect((await listed()).items).toEqual([])
+  expect(await new DynamoDbAdminStore(documentClient, tables).backfillGrantSlots()).toMatchObject({
+    updated: 1,
+  })
+  expect((await listed()).items).toEqual([
+    { ...grant, programSlot: grantListSlot(grant.programId, grant.grantId) },
+  ])
 })

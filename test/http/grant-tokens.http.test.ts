@@ -1,7 +1,9 @@
 import { LIMITS } from '../../functions/grant-tokens/grant-request.schema'
+import { CHECK_BOUND_MS } from '../../functions/shared/access-cache'
 import { generateApiKey } from '../../functions/shared/api-key'
 import { newId } from '../../functions/shared/ids'
 import {
+  advanceCheckClock,
   type Call,
   createKey,
   expectNothingWritten,
@@ -308,9 +310,10 @@ describe('authentication', () => {
 
   it('answers malformed, unknown, revoked and expired keys with the same 401 body', async () => {
     const revoked = await createKey({ issuerId: issuer.issuerId, mode: 'TEST' })
-    // Warm the key first, so the revocation must be seen despite anything cached.
+    // Warm the key first: the revocation is seen once the cached check is CHECK_BOUND_MS old.
     expect((await postGrant(api.baseUrl, issuer.programs.TEST, revoked.secret)).status).toBe(201)
     await revokeKey(revoked.record.keyHash)
+    advanceCheckClock(CHECK_BOUND_MS)
     const expired = await createKey({
       issuerId: issuer.issuerId,
       mode: 'TEST',
@@ -388,13 +391,17 @@ describe('program state', () => {
     'rejects grants to a %s program with 409 program_inactive',
     async (status) => {
       const own = await newIssuer()
+      expect((await postGrant(api.baseUrl, own.programs.TEST, own.keys.TEST)).status).toBe(201)
       await setProgramStatus(own.programs.TEST, status)
+      // Taken into account by every instance once its check of the program is a bound old.
+      advanceCheckClock(CHECK_BOUND_MS)
       await expectNothingWritten(own.programs.TEST, async () => {
         const call = await postGrant(api.baseUrl, own.programs.TEST, own.keys.TEST)
         expectProblem(call, 409, 'program_inactive')
         expect(call.body.detail).toContain(status)
       })
       await setProgramStatus(own.programs.TEST, 'active')
+      advanceCheckClock(CHECK_BOUND_MS)
       expect((await postGrant(api.baseUrl, own.programs.TEST, own.keys.TEST)).status).toBe(201)
     },
   )

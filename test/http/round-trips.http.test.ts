@@ -1,6 +1,9 @@
+import { CHECK_BOUND_MS } from '../../functions/shared/access-cache'
 import {
+  advanceCheckClock,
   countRoundTrips,
   createKey,
+  freezeCheckClock,
   grantBody,
   newIssuer,
   postGrant,
@@ -12,6 +15,9 @@ import {
 let api: Awaited<ReturnType<typeof startApi>>
 const counter = countRoundTrips()
 beforeAll(async () => {
+  // The access cache's clock moves only when a test moves it: what a test checked stays checked
+  // however slow the machine, and ages exactly as far as the test says.
+  freezeCheckClock()
   api = await startApi()
 })
 afterAll(async () => {
@@ -27,14 +33,14 @@ const roundTrips = async (act: () => Promise<unknown>) => {
 }
 
 describe('DynamoDB round trips per request', () => {
-  it('costs 2 for a key not yet cached, then 1 (a single TransactWriteItems)', async () => {
+  it('costs 2 for a key and program not yet checked (one BatchGetItem for both), then 1 (a single TransactWriteItems)', async () => {
     const issuer = await newIssuer()
     const cold = await roundTrips(async () => {
       expect((await postGrant(api.baseUrl, issuer.programs.TEST, issuer.keys.TEST)).status).toBe(
         201,
       )
     })
-    expect(cold).toEqual(['GetItemCommand', 'TransactWriteItemsCommand'])
+    expect(cold).toEqual(['BatchGetItemCommand', 'TransactWriteItemsCommand'])
     const warm = await roundTrips(async () => {
       expect((await postGrant(api.baseUrl, issuer.programs.TEST, issuer.keys.TEST)).status).toBe(
         201,
@@ -43,13 +49,31 @@ describe('DynamoDB round trips per request', () => {
     expect(warm).toEqual(['TransactWriteItemsCommand'])
   })
 
-  it('costs 1 for an idempotent replay and 1 to tell each refusal apart (no extra reads)', async () => {
+  it('amortises the checks: 100 grants over 2 s of the cache clock cost 100 transactions and 2 reads of key and program', async () => {
+    const issuer = await newIssuer()
+    await postGrant(api.baseUrl, issuer.programs.TEST, issuer.keys.TEST) // checks now fresh
+    const calls = await roundTrips(async () => {
+      for (let i = 0; i < 100; i++) {
+        advanceCheckClock(20) // 50 grants per second of the cache's clock
+        expect((await postGrant(api.baseUrl, issuer.programs.TEST, issuer.keys.TEST)).status).toBe(
+          201,
+        )
+      }
+    })
+    expect(calls.filter((c) => c === 'TransactWriteItemsCommand')).toHaveLength(100)
+    // Re-read once CHECK_BOUND_MS old: at 1,000 ms and 2,000 ms, key and head together.
+    expect(calls.filter((c) => c !== 'TransactWriteItemsCommand')).toEqual([
+      'BatchGetItemCommand',
+      'BatchGetItemCommand',
+    ])
+    expect(calls.length / 100).toBeLessThanOrEqual(1.05)
+  })
+
+  it('costs 1 for an idempotent replay; a refusal the checked head decides costs no write', async () => {
     const issuer = await newIssuer({ pool: 1 })
-    await postGrant(api.baseUrl, issuer.programs.TEST, issuer.keys.TEST) // warm the key; uses the pool
+    await postGrant(api.baseUrl, issuer.programs.TEST, issuer.keys.TEST) // warm; uses the pool
     const headers = { 'idempotency-key': 'replay-me' }
-    await roundTrips(() =>
-      postGrant(api.baseUrl, issuer.programs.LIVE, issuer.keys.LIVE, grantBody(), headers),
-    )
+    await postGrant(api.baseUrl, issuer.programs.LIVE, issuer.keys.LIVE, grantBody(), headers)
     const replay = await roundTrips(async () => {
       const call = await postGrant(
         api.baseUrl,
@@ -61,17 +85,25 @@ describe('DynamoDB round trips per request', () => {
       expect(call.headers.get('idempotent-replayed')).toBe('true')
     })
     expect(replay).toEqual(['TransactWriteItemsCommand'])
-    const refusals = [
-      [issuer.programs.TEST, 'pool_exhausted'],
-      [issuer.programs.LIVE, 'mode_mismatch'],
-    ] as const
-    for (const [programId, code] of refusals) {
-      const calls = await roundTrips(async () => {
-        const call = await postGrant(api.baseUrl, programId, issuer.keys.TEST)
-        expect(call.body.code).toBe(code)
-      })
-      expect(calls).toEqual(['TransactWriteItemsCommand'])
-    }
+    // The LIVE program's head, checked by the replay a moment ago, refuses the TEST key: no call.
+    const mismatch = await roundTrips(async () => {
+      const call = await postGrant(api.baseUrl, issuer.programs.LIVE, issuer.keys.TEST)
+      expect(call.body.code).toBe('mode_mismatch')
+    })
+    expect(mismatch).toEqual([])
+    // The pool is spent: one shard's write fails, a snapshot of the shards proves the total short.
+    const exhausted = await roundTrips(async () => {
+      const call = await postGrant(api.baseUrl, issuer.programs.TEST, issuer.keys.TEST)
+      expect(call.body.code).toBe('pool_exhausted')
+    })
+    expect(exhausted.at(-1)).toBe('TransactGetItemsCommand')
+    expect(exhausted.slice(0, -1).every((c) => c === 'TransactWriteItemsCommand')).toBe(true)
+    // Then known for CHECK_BOUND_MS: refused with no call at all.
+    const again = await roundTrips(async () => {
+      const call = await postGrant(api.baseUrl, issuer.programs.TEST, issuer.keys.TEST)
+      expect(call.body.code).toBe('pool_exhausted')
+    })
+    expect(again).toEqual([])
   })
 
   it('costs 0 for a missing or malformed key, and for an invalid body', async () => {
@@ -87,19 +119,20 @@ describe('DynamoDB round trips per request', () => {
     ).toEqual([])
   })
 
-  it('rejects a revoked key on the next request although it is cached, in the same round trip', async () => {
+  it('refuses a revoked key once its check is CHECK_BOUND_MS old, with one read and no write', async () => {
     const issuer = await newIssuer()
     const key = await createKey({ issuerId: issuer.issuerId, mode: 'TEST' })
     await postGrant(api.baseUrl, issuer.programs.TEST, key.secret)
     await revokeKey(key.record.keyHash)
+    advanceCheckClock(CHECK_BOUND_MS)
     const calls = await roundTrips(async () => {
       expect((await postGrant(api.baseUrl, issuer.programs.TEST, key.secret)).status).toBe(401)
     })
-    expect(calls).toEqual(['TransactWriteItemsCommand'])
-    // Forgotten after the rejection: the next attempt looks the key up again and fails there.
+    expect(calls).toEqual(['BatchGetItemCommand'])
+    // The revoked record is what the cache now holds: later attempts are refused with no call.
     expect(
       await roundTrips(() => postGrant(api.baseUrl, issuer.programs.TEST, key.secret)),
-    ).toEqual(['GetItemCommand'])
+    ).toEqual([])
   })
 
   it('costs 1 for a GET: the key and the grant in one BatchGetItem', async () => {

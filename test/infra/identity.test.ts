@@ -218,8 +218,12 @@ describe('CustomMessage trigger', () => {
     const variables = (env: CfnTemplate) =>
       (resource(env, TRIGGER).Properties.Environment as { Variables: Record<string, unknown> })
         .Variables
+    // The console this stack hosts (test/infra/console-hosting.test.ts), unless -c consoleUrl.
+    const distribution = resourcesOfType(t, 'AWS::CloudFront::Distribution')[0]?.[0] as string
     expect(variables(t)).toEqual({
-      [IDENTITY_ENV.consoleUrl]: CONSOLE_URL_PLACEHOLDER,
+      [IDENTITY_ENV.consoleUrl]: {
+        'Fn::Join': ['', ['https://', getAtt(distribution, 'DomainName'), '/app/']],
+      },
       NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: 'virtual-share-grants',
       POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -293,16 +297,16 @@ describe('outputs and exports', () => {
 describe('stage context', () => {
   const config = (context: Record<string, string>) => stageConfig((key) => context[key])
 
-  it('defaults consoleUrl to the placeholder and sends with Cognito', () => {
-    expect(config({})).toMatchObject({ consoleUrl: CONSOLE_URL_PLACEHOLDER })
+  it('leaves consoleUrl to the stack’s own console by default, and sends with Cognito', () => {
+    expect(config({}).consoleUrl).toBeUndefined()
     expect(config({}).ses).toBeUndefined()
   })
 
-  it('warns at synth while consoleUrl is the placeholder', () => {
-    Annotations.fromStack(prod.stack).hasWarning(
-      '/VirtualShares-prod/Identity',
-      Match.stringLikeRegexp('consoleUrl'),
-    )
+  it('warns at synth only when consoleUrl is the placeholder', () => {
+    Annotations.fromStack(
+      synth({ stage: 'placeholder', consoleUrl: CONSOLE_URL_PLACEHOLDER }).stack,
+    ).hasWarning('/VirtualShares-placeholder/Identity', Match.stringLikeRegexp('consoleUrl'))
+    Annotations.fromStack(prod.stack).hasNoWarning('*', Match.stringLikeRegexp('consoleUrl'))
     Annotations.fromStack(dev.stack).hasNoWarning('*', Match.stringLikeRegexp('consoleUrl'))
   })
 

@@ -6,6 +6,8 @@ import { loadConfig } from '../../functions/config'
 import { ENV, TABLE_ENV } from '../../functions/env-names'
 import { ROUTES, type Route, USER_SCOPE } from '../../functions/routes'
 import {
+  GRANT_LIST_INDEX_OUTPUT,
+  INDEX,
   type IndexSchema,
   TABLES,
   type TableSchema,
@@ -36,6 +38,9 @@ const dev = synth({
 const dropped = synth({ dropLegacyIndexes: 'true' })
 
 const FUNCTION_IDS = ROUTES.map((r) => `${r.id}Function`)
+/** The routes that list grants: they may Query the listing index `byProgramSlot`. */
+const listsGrants = (route: Route) =>
+  Object.keys(route.indexes?.grants ?? {}).includes(INDEX.grantsByProgramSlot)
 const sortKeyOf = (key: keyof typeof TABLES) => (TABLES[key] as TableSchema).sortKey?.name
 
 const logicalIdOfTable = (template: CfnTemplate, key: keyof typeof TABLES) => {
@@ -215,13 +220,18 @@ describe('Lambda functions', () => {
       new Proxy({} as Record<string, string>, {
         get: (_, name) => {
           read.add(String(name))
-          return 'x'
+          // The listing index is checked against the names it may have.
+          return name === ENV.grantsListIndex ? INDEX.grantsByProgram : 'x'
         },
       }),
     )
-    // Every name config.ts reads is set by the stack, except AWS_REGION, which Lambda sets.
-    const expected = new Set([...read].filter((name) => name !== ENV.awsRegion))
+    // Every name config.ts reads is set by the stack, except AWS_REGION, which Lambda sets, and
+    // the listing index, set only where a function lists grants.
+    const expected = new Set(
+      [...read].filter((name) => name !== ENV.awsRegion && name !== ENV.grantsListIndex),
+    )
     expect(expected).toEqual(new Set([...Object.values(TABLE_ENV), ENV.dynamodbEndpoint]))
+    expect(read).toContain(ENV.grantsListIndex)
     for (const route of ROUTES as readonly Route[]) {
       const id = `${route.id}Function`
       const variables = (
@@ -231,6 +241,7 @@ describe('Lambda functions', () => {
       // where the function starts it.
       const identity = [
         ...(route.cognito ? [ENV.userPoolId] : []),
+        ...(listsGrants(route) ? [ENV.grantsListIndex] : []),
         ...((GRANT_BATCH_WORKER.invokedBy as readonly string[]).includes(route.id)
           ? [GRANT_BATCH_WORKER.variable]
           : []),
@@ -305,17 +316,18 @@ describe('least privilege', () => {
     return [`logs:CreateLogStream ${group}`, `logs:PutLogEvents ${group}`]
   }
 
-  it('lets the grant function do only the transaction items and the error-path reads', () => {
+  it('lets the grant function read key and program (no ConditionCheck: checks are cached for 1 s), move a shard and put the grant', () => {
     const keys = logicalIdOfTable(t, 'apiKeys')
     const programs = logicalIdOfTable(t, 'programs')
     const grants = logicalIdOfTable(t, 'grants')
     expect(grantsOf('GrantTokensFunction')).toEqual(
       [
         ...logs('GrantTokensFunction'),
-        `dynamodb:ConditionCheckItem ${keys}`,
         `dynamodb:GetItem ${keys}`,
+        `dynamodb:BatchGetItem ${keys}`,
         `dynamodb:UpdateItem ${programs}`,
         `dynamodb:GetItem ${programs}`,
+        `dynamodb:BatchGetItem ${programs}`,
         `dynamodb:PutItem ${grants}`,
         `dynamodb:GetItem ${grants}`,
       ].sort(),
@@ -349,9 +361,15 @@ describe('least privilege', () => {
         ),
         ...indexes.flatMap(([table, byIndex]) =>
           Object.entries(byIndex).flatMap(([index, actions]) =>
-            actions.map(
-              (action) =>
-                `${action} ${JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalIdOfTable(t, table), 'Arn'] }, `/index/${index}`]] })}`,
+            // This template still has `byProgram`: a listing may read it (see below).
+            (index === INDEX.grantsByProgramSlot
+              ? [index, INDEX.grantsByProgram]
+              : [index]
+            ).flatMap((name) =>
+              actions.map(
+                (action) =>
+                  `${action} ${JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalIdOfTable(t, table), 'Arn'] }, `/index/${name}`]] })}`,
+              ),
             ),
           ),
         ),
@@ -450,6 +468,79 @@ describe('DynamoDB tables', () => {
     expect(indexesOf(dropped.json, 'programs').byIssuer).toBeUndefined()
   })
 
+  it('spreads each program of the grants table over the slots of byProgramSlot', () => {
+    const slotIndex = {
+      KeySchema: [
+        { AttributeName: 'programSlot', KeyType: 'HASH' },
+        { AttributeName: 'createdAt', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    }
+    // A new stage (or the second deploy): the slot index alone.
+    expect(indexesOf(dropped.json, 'grants')).toEqual({ byProgramSlot: slotIndex })
+    // The first deploy of an upgrade: beside `byProgram`, which holds the grants written before.
+    expect(indexesOf(prod.json, 'grants')).toEqual({
+      byProgramSlot: slotIndex,
+      byProgram: {
+        KeySchema: [
+          { AttributeName: 'programId', KeyType: 'HASH' },
+          { AttributeName: 'createdAt', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    })
+  })
+
+  it('lists grants from byProgram while the stack has it, from byProgramSlot once it is dropped', () => {
+    const listing = (ROUTES as readonly Route[]).filter(listsGrants).map((r) => r.id)
+    expect(listing.sort()).toEqual(['ListGrants', 'ListGrantsByKey'])
+    /** The indexes of the grants table a function may Query, by name. */
+    const queried = (template: CfnTemplate, fnId: string) => {
+      const roleId = (resource(template, fnId).Properties.Role as { 'Fn::GetAtt': [string] })[
+        'Fn::GetAtt'
+      ][0]
+      const grants = logicalIdOfTable(template, 'grants')
+      return resourcesOfType(template, 'AWS::IAM::Policy')
+        .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+        .flatMap(([, p]) =>
+          (
+            p.Properties.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] }
+          ).Statement.filter((st) => [st.Action].flat().includes('dynamodb:Query')).flatMap((st) =>
+            [st.Resource].flat(),
+          ),
+        )
+        .map((r) => JSON.stringify(r))
+        .filter((r) => r.includes(grants))
+        .map((r) => r.match(/\/index\/(\w+)/)?.[1])
+        .sort()
+    }
+    for (const id of listing) {
+      const env = (template: CfnTemplate) =>
+        (
+          resource(template, `${id}Function`).Properties.Environment as {
+            Variables: Record<string, unknown>
+          }
+        ).Variables[ENV.grantsListIndex]
+      expect([id, env(prod.json), queried(prod.json, `${id}Function`)]).toEqual([
+        id,
+        'byProgram',
+        ['byProgram', 'byProgramSlot'],
+      ])
+      expect([id, env(dropped.json), queried(dropped.json, `${id}Function`)]).toEqual([
+        id,
+        'byProgramSlot',
+        ['byProgramSlot'],
+      ])
+    }
+    // Every other function lists nothing and is told nothing about it.
+    for (const route of (ROUTES as readonly Route[]).filter((r) => !listsGrants(r))) {
+      expect(queried(prod.json, `${route.id}Function`)).toEqual([])
+    }
+    // The admin CLI reads the same index, from the stack's outputs.
+    expect(prod.json.Outputs[GRANT_LIST_INDEX_OUTPUT]?.Value).toBe('byProgram')
+    expect(dropped.json.Outputs[GRANT_LIST_INDEX_OUTPUT]?.Value).toBe('byProgramSlot')
+  })
+
   it('upgrades a stage in two deploys, each creating or deleting at most one index per table', () => {
     // The indexes the previous release deployed (all projecting ALL).
     const previous: Record<keyof typeof TABLES, string[]> = {
@@ -476,12 +567,12 @@ describe('DynamoDB tables', () => {
         }),
       )
     const none = { created: [], deleted: [] }
-    // 1. `cdk deploy`: the new index is added beside the old one.
+    // 1. `cdk deploy`: the new indexes are added beside the old ones (one per table).
     expect(changes(previous, prod.json)).toEqual({
       issuers: none,
       apiKeys: none,
       programs: { created: ['byIssuerV2'], deleted: [] },
-      grants: none,
+      grants: { created: ['byProgramSlot'], deleted: [] },
       memberships: none,
       audit: none,
     })
@@ -496,7 +587,7 @@ describe('DynamoDB tables', () => {
       issuers: none,
       apiKeys: none,
       programs: { created: [], deleted: ['byIssuer'] },
-      grants: none,
+      grants: { created: [], deleted: ['byProgram'] },
       memberships: none,
       audit: none,
     })
@@ -504,6 +595,10 @@ describe('DynamoDB tables', () => {
     expect(changes(previous, dropped.json).programs).toEqual({
       created: ['byIssuerV2'],
       deleted: ['byIssuer'],
+    })
+    expect(changes(previous, dropped.json).grants).toEqual({
+      created: ['byProgramSlot'],
+      deleted: ['byProgram'],
     })
     expect(() => synth({ dropLegacyIndexes: 'yes' })).toThrow(
       /dropLegacyIndexes must be true or false/,
@@ -523,8 +618,9 @@ describe('DynamoDB tables', () => {
       new Set(resourcesOfType(t, 'AWS::Logs::LogGroup').map(([, g]) => g.DeletionPolicy))
     expect(policies(prod.json)).toEqual(new Set(['Retain']))
     expect(policies(dev.json)).toEqual(new Set(['Delete']))
-    // One per route, the batch worker, the API's access logs, and the Cognito trigger's.
-    expect(resourcesOfType(dev.json, 'AWS::Logs::LogGroup')).toHaveLength(ROUTES.length + 3)
+    // One per route, the batch worker, the API's access logs, the Cognito trigger's, and the
+    // console deployment's.
+    expect(resourcesOfType(dev.json, 'AWS::Logs::LogGroup')).toHaveLength(ROUTES.length + 4)
   })
 
   it('lets only an ephemeral stage destroy its tables', () => {
@@ -681,12 +777,16 @@ describe('outputs and stages', () => {
     expect(Object.keys(outputs).sort()).toEqual(
       [
         'ApiUrl',
+        GRANT_LIST_INDEX_OUTPUT,
         ...Object.keys(TABLES).map((key) => tableOutputKey(key as keyof typeof TABLES)),
         ...ROUTES.map((r) => `${r.id}FunctionName`),
         // The user pool (test/infra/identity.test.ts checks their values).
         'UserPoolId',
         'UserPoolClientId',
         'UserPoolIssuer',
+        // The console (test/infra/console-hosting.test.ts checks their values).
+        'ConsoleUrl',
+        'ConsoleDistributionDomainName',
       ].sort(),
     )
     expect(outputs.ApiKeysTable?.Value).toEqual({ Ref: logicalIdOfTable(prod.json, 'apiKeys') })

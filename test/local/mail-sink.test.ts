@@ -81,6 +81,16 @@ describe('the mail sink', () => {
     const first = await completeFirstSignIn(email, temporary)
     expect(first.tokens.accessToken).toEqual(expect.any(String))
     expect(await provider.status(email)).toBe('active')
+    // The refresh token of the first sign-in works, as in Cognito (the emulator completed): a
+    // console reloaded right after accepting keeps its session.
+    const refreshed = await cognitoClient().send(
+      new InitiateAuthCommand({
+        ClientId: identity().clientId,
+        AuthFlow: 'REFRESH_TOKEN_AUTH',
+        AuthParameters: { REFRESH_TOKEN: String(first.refreshToken) },
+      }),
+    )
+    expect(refreshed.AuthenticationResult?.AccessToken).toEqual(expect.any(String))
   })
 
   it('lists newest first on a page, with everything escaped', async () => {

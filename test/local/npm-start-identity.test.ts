@@ -84,8 +84,8 @@ describe('npm start with the Cognito emulator', () => {
     expect(mails).toEqual([expect.objectContaining({ to: email })])
     const temporary = /^Temporary password: (\S+)$/m.exec(mails[0]?.text ?? '')?.[1] as string
     expect(server.output()).toContain(`Temporary password: ${temporary}`)
-    // The invitation links to this server until a console exists (CONSOLE_URL overrides it).
-    expect(mails[0]?.text).toContain(`http://localhost:${new URL(baseUrl).port}/`)
+    // The invitation links to the console this server serves (CONSOLE_URL overrides it).
+    expect(mails[0]?.text).toContain(`http://localhost:${new URL(baseUrl).port}/app/\n`)
 
     // A token from it is what the server's authorizer is configured for (identity.json's issuer).
     const { tokens } = await completeFirstSignIn(email, temporary, {

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { DEFAULT_SHARDS } from '../../functions/model/program-shards'
 import { ROUTES, type Route } from '../../functions/routes'
 import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/shared/api-key'
 import {
@@ -394,7 +395,12 @@ describe('a change and its audit entry are one transaction', () => {
     expect(sent).toEqual([
       {
         route: route('CreateProgram'),
-        items: ['ConditionCheck issuers', 'Put programs', 'Put audit'],
+        // The program's head and its counter shards (no pool: DEFAULT_SHARDS), with the entry.
+        items: [
+          'ConditionCheck issuers',
+          ...Array.from({ length: 1 + DEFAULT_SHARDS }, () => 'Put programs'),
+          'Put audit',
+        ],
       },
       { route: route('PauseProgram'), items: ['Update programs', 'Put audit'] },
       { route: route('ResumeProgram'), items: ['Update programs', 'Put audit'] },

@@ -3,7 +3,7 @@ import { config } from '../../functions/config'
 import { makeGrantTokens } from '../../functions/grant-tokens/grant-tokens.use-case'
 import { csvCell, csvLine, parseCsv } from '../../functions/manage/grants/csv'
 import { wantsCsv } from '../../functions/manage/grants/grants-list.handler'
-import { Authenticator } from '../../functions/shared/authenticator'
+import { AccessCache } from '../../functions/shared/access-cache'
 import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
 import { newId } from '../../functions/shared/ids'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
@@ -490,7 +490,7 @@ describe('CSV, cell by cell', () => {
 describe('the use case in-process: one core for both doors', () => {
   it('member path: reads the program for its mode, refuses another issuer as a missing program', async () => {
     const store = new DynamoDbGrantStore(documentClient, config.tables)
-    const grant = makeGrantTokens({ store, authenticator: new Authenticator(store) })
+    const grant = makeGrantTokens({ store, access: new AccessCache(store) })
     const member = { issuerId: a.issuerId, sentBy: { sub: admin.sub, email: admin.email } }
     const { grant: made } = await grant({
       member,

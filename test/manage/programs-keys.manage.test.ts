@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type { Role } from '../../functions/model/people'
 import { ROUTES } from '../../functions/routes'
+import { CHECK_BOUND_MS } from '../../functions/shared/access-cache'
 import { newId } from '../../functions/shared/ids'
 import {
+  advanceCheckClock,
   type Call,
   expectProblem,
   type Issuer,
@@ -603,6 +605,8 @@ describe('keys', () => {
     )
     expect(again.status).toBe(201)
     secrets.push(again.body.secret as string)
+    // The grant path re-reads a key it checked CHECK_BOUND_MS ago, and sees the new expiry.
+    advanceCheckClock(CHECK_BOUND_MS)
     expectProblem(await postGrant(api.baseUrl, a.programs.TEST, next), 401, 'invalid_api_key')
     expect(
       (await postGrant(api.baseUrl, a.programs.TEST, again.body.secret as string)).status,
@@ -639,7 +643,7 @@ describe('keys', () => {
     seen.push(created.text.replace(old, ''), rolled.text.replace(next, '').replace(old, ''))
   })
 
-  it('revokes a key: the grant API refuses it from the very next request', async () => {
+  it('revokes a key: the grant API refuses it once its check is CHECK_BOUND_MS old', async () => {
     const created = await call(admin, 'POST', `/manage/issuers/${a.issuerId}/keys`, {
       mode: 'LIVE',
     })
@@ -654,6 +658,7 @@ describe('keys', () => {
     expect(revoked.status).toBe(200)
     const { secret: _, ...shown } = created.body
     expect(revoked.body).toEqual({ ...shown, status: 'revoked' })
+    advanceCheckClock(CHECK_BOUND_MS)
     expectProblem(await postGrant(api.baseUrl, a.programs.LIVE, secret), 401, 'invalid_api_key')
     expect((await auditOf(a.issuerId))[0]).toMatchObject({
       action: 'key.revoke',

@@ -3,15 +3,12 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { DynamoDbAdminStore } from '../../functions/admin/admin.dynamodb'
 import { makeAdmin } from '../../functions/admin/admin.use-cases'
 import { config } from '../../functions/config'
+import type { ShardRecord } from '../../functions/model/program-shards'
 import { generateApiKey, hashApiKey, type Mode, maskApiKey } from '../../functions/shared/api-key'
+import { monotonic } from '../../functions/shared/clock'
 import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
 import { newId } from '../../functions/shared/ids'
-import type {
-  ApiKeyRecord,
-  GrantRecord,
-  ProgramRecord,
-  ProgramStatus,
-} from '../../functions/stores/grants.store'
+import type { ApiKeyRecord, GrantRecord, ProgramStatus } from '../../functions/stores/grants.store'
 import {
   createLocalApi,
   type LambdaHandler,
@@ -82,6 +79,32 @@ export const createKey = async (input: { issuerId: string; mode: Mode; expiresAt
 
 export const revokeKey = (keyHash: string) => adminStore.revokeApiKey(keyHash)
 
+let checkClockOffset = 0
+/**
+ * Moves the clock the grant path's access cache ages its checks by (functions/shared/clock.ts
+ * `monotonic`) forward by `ms`, for this test file's process: a test that revokes a key or pauses a
+ * program moves it by CHECK_BOUND_MS to see the change take effect, instead of sleeping a second.
+ */
+export const advanceCheckClock = (ms: number) => {
+  checkClockOffset += ms
+  const base = frozenAt
+  monotonic.now =
+    base === undefined ? () => performance.now() + checkClockOffset : () => base + checkClockOffset
+}
+let frozenAt: number | undefined
+/** Stops the cache's clock (it then moves only by advanceCheckClock) until `thaw` is called. */
+export const freezeCheckClock = () => {
+  frozenAt = performance.now()
+  advanceCheckClock(0)
+  return {
+    thaw: () => {
+      checkClockOffset += (frozenAt as number) - performance.now()
+      frozenAt = undefined
+      advanceCheckClock(0)
+    },
+  }
+}
+
 export const setProgramStatus = (programId: string, status: ProgramStatus) =>
   adminStore.setProgramStatus(programId, status, ['active', 'paused', 'closed'])
 
@@ -122,17 +145,19 @@ export const programState = async (programId: string) => {
     grants.push(...((page.Items ?? []) as GrantRecord[]))
     start = page.LastEvaluatedKey
   } while (start)
-  const program = (
+  // The head with `issued` and `remaining` summed over its shards, and the shards themselves.
+  const program = await adminStore.getProgram(programId)
+  const shards = (
     await documentClient.send(
       new ScanCommand({
         TableName: config.tables.programs,
-        FilterExpression: 'programId = :p',
+        FilterExpression: 'shardOf = :p',
         ExpressionAttributeValues: { ':p': programId },
         ConsistentRead: true,
       }),
     )
-  ).Items?.[0] as ProgramRecord | undefined
-  return { grants, issued: program?.issued ?? 0, program }
+  ).Items as ShardRecord[]
+  return { grants, issued: program?.issued ?? 0, program, shards }
 }
 
 export const grantBody = (overrides: Record<string, unknown> = {}) => ({

@@ -125,7 +125,11 @@ export const completeFirstSignIn = async (
       ChallengeResponses: { USERNAME: email, NEW_PASSWORD: password },
     }),
   )
-  return { password, tokens: tokensOf(answer.AuthenticationResult) }
+  return {
+    password,
+    tokens: tokensOf(answer.AuthenticationResult),
+    refreshToken: answer.AuthenticationResult?.RefreshToken,
+  }
 }
 
 /**

@@ -5,23 +5,44 @@ import { App } from 'aws-cdk-lib'
 import { Template } from 'aws-cdk-lib/assertions'
 import { GrantServiceStack } from '../../lib/grant-service-stack'
 import { stackName, stageConfig } from '../../lib/stage-config'
+import { makeConsoleDist } from './console-dist'
 
 export const PROJECT_ROOT = resolve(__dirname, '../..')
+
+/** The fixture console template tests deploy (`npx cdk synth` deploys console/dist), made once. */
+let fixtureDist: string | undefined
+export const consoleDistFixture = () => {
+  fixtureDist ??= makeConsoleDist()
+  return fixtureDist
+}
 
 /**
  * Synthesizes the stack as bin/app.ts does, from CDK context (`-c key=value`), into a temporary
  * cloud assembly. With `bundle`, bundling runs the real esbuild for every function (what
  * test/infra/bundle.test.ts runs); without it, the template is the same but no function is
  * bundled (`aws:cdk:bundling-stacks` empty, as `cdk synth --exclusively` does for other stacks),
- * which keeps template-only tests from bundling some thirty functions per synth.
+ * which keeps template-only tests from bundling some thirty functions per synth. With
+ * `stageAssets` (implied by `bundle`), file assets are copied into the assembly, where a test can
+ * read them. The console it deploys is a fixture build (test/support/console-dist.ts) unless
+ * `consoleDistDir` names another.
  */
-export const synth = (context: Record<string, string> = {}, { bundle = false } = {}) => {
+export const synth = (
+  context: Record<string, string> = {},
+  {
+    bundle = false,
+    stageAssets = bundle,
+    consoleDistDir = consoleDistFixture(),
+  }: { bundle?: boolean; stageAssets?: boolean; consoleDistDir?: string } = {},
+) => {
   const app = new App({
     outdir: mkdtempSync(join(tmpdir(), 'cdk-out-')),
     // The CDK CLI sets this; SAM finds each function's bundle through the metadata it adds.
     context: {
       'aws:cdk:enable-asset-metadata': true,
       ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+      // Unless a test reads the staged files, assets are referenced where they are instead of
+      // copied into the assembly (CDK's own 22 MB AWS CLI layer included).
+      ...(stageAssets ? {} : { 'aws:cdk:disable-asset-staging': true }),
       ...context,
     },
   })
@@ -29,6 +50,7 @@ export const synth = (context: Record<string, string> = {}, { bundle = false } =
   const stack = new GrantServiceStack(app, stackName(config.stage), {
     ...config,
     projectRoot: PROJECT_ROOT,
+    consoleDistDir,
   })
   const template = Template.fromStack(stack)
   return { app, stack, template, json: template.toJSON() as CfnTemplate }

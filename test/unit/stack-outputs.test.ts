@@ -1,5 +1,5 @@
 import type { DescribeStacksCommandOutput } from '@aws-sdk/client-cloudformation'
-import { tablesFromStackOutputs } from '../../cli/targets'
+import { grantListIndexFromStackOutputs, tablesFromStackOutputs } from '../../cli/targets'
 import fixture from '../fixtures/describe-stacks.json'
 
 // A real DescribeStacks answer, as the SDK returns it (dates arrive as Date objects).
@@ -46,6 +46,34 @@ describe('admin CLI --stack: table names from DescribeStacks', () => {
     expect(() =>
       tablesFromStackOutputs(partial as DescribeStacksCommandOutput, 'VirtualShares-dev'),
     ).toThrow(/no output GrantsTable/)
+  })
+
+  it('lists grants from the index the stack says, byProgram for a stack from before it said', () => {
+    const withIndex = (value: string) =>
+      ({
+        Stacks: [
+          {
+            ...current.Stacks?.[0],
+            Outputs: [
+              ...(current.Stacks?.[0]?.Outputs ?? []),
+              { OutputKey: 'GrantsListIndex', OutputValue: value },
+            ],
+          },
+        ],
+      }) as DescribeStacksCommandOutput
+    // The recorded stack's release had only byProgram.
+    expect(grantListIndexFromStackOutputs(recorded, 'VirtualShares-dev')).toBe('byProgram')
+    expect(grantListIndexFromStackOutputs(withIndex('byProgram'), 'VirtualShares-dev')).toBe(
+      'byProgram',
+    )
+    expect(grantListIndexFromStackOutputs(withIndex('byProgramSlot'), 'VirtualShares-dev')).toBe(
+      'byProgramSlot',
+    )
+    expect(() =>
+      grantListIndexFromStackOutputs(withIndex('byWhatever'), 'VirtualShares-dev'),
+    ).toThrow(
+      'Stack VirtualShares-dev lists grants from index "byWhatever", which this CLI does not know: use the CLI of the release the stack was deployed from.',
+    )
   })
 
   it('says when the stack is not there', () => {

@@ -3,6 +3,7 @@ import { config } from '../../config'
 import { GRANT_PAGE, parseGrantListQuery } from '../../list-grants/grant-list-query'
 import { documentClient } from '../../shared/dynamodb'
 import { json } from '../../shared/http-handler'
+import type { GrantListIndex } from '../../shared/table-schema'
 import type { TableNames } from '../../stores/grants.dynamodb'
 import { DynamoDbGrantReads } from '../../stores/grants.reads.dynamodb'
 import type { GrantRecord } from '../../stores/grants.store'
@@ -49,9 +50,10 @@ export const wantsCsv = (accept: string | undefined) => {
 export const makeManageListGrantsHandler = (
   client: DynamoDBDocumentClient,
   tables: TableNames & { memberships: string },
+  listIndex: GrantListIndex = config.grantListIndex,
 ) => {
   const memberships = new DynamoDbMembershipReader(client, tables)
-  const store = new DynamoDbGrantReads(client, tables)
+  const store = new DynamoDbGrantReads(client, tables, listIndex)
   return manageHandler('ListGrants', { memberships }, async ({ event, deadline, membership }) => {
     const csv = wantsCsv(event.headers.accept)
     const query = parseGrantListQuery(event.queryStringParameters, csv ? CSV_PAGE : GRANT_PAGE)

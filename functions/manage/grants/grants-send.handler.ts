@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
 import { config } from '../../config'
 import { LIMITS } from '../../grant-tokens/grant-request.schema'
 import { makeGrantTokens } from '../../grant-tokens/grant-tokens.use-case'
-import { Authenticator } from '../../shared/authenticator'
+import { AccessCache } from '../../shared/access-cache'
 import { clock } from '../../shared/clock'
 import { documentClient } from '../../shared/dynamodb'
 import { IssuerProgramNotFound, ProgramNotFound } from '../../shared/errors'
@@ -32,7 +32,7 @@ export const makeSendGrantHandler = (
   const store = new DynamoDbGrantStore(client, tables)
   const grantTokens = makeGrantTokens({
     store,
-    authenticator: new Authenticator(store),
+    access: new AccessCache(store),
     clock: () => clock.now(),
   })
   return manageHandler<Event>(

@@ -1,0 +1,290 @@
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb'
+import { marshall } from '@aws-sdk/util-dynamodb'
+import { DynamoDbAdminStore } from '../../functions/admin/admin.dynamodb'
+import { makeAdmin } from '../../functions/admin/admin.use-cases'
+import { makeGrantTokens } from '../../functions/grant-tokens/grant-tokens.use-case'
+import { AccessCache } from '../../functions/shared/access-cache'
+import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/shared/api-key'
+import type { Deadline } from '../../functions/shared/deadline'
+import { createDocumentClient, createDynamoDbClient } from '../../functions/shared/dynamodb'
+import { newId } from '../../functions/shared/ids'
+import type { TableKey } from '../../functions/shared/table-schema'
+import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
+import type { ApiKeyRecord, ProgramRecord } from '../../functions/stores/grants.store'
+import { injectFaults, seededRandom } from '../../test/support/fault-injector'
+import { Authenticator as BaselineAuthenticator } from './baseline/authenticator'
+import { makeGrantTokens as makeBaselineGrantTokens } from './baseline/grant-tokens.use-case'
+import { DynamoDbGrantStore as BaselineGrantStore } from './baseline/grants.dynamodb'
+import { attachContentionModel, MODEL_DEFAULTS, type ModelParams } from './dynamodb-model'
+import { VirtualTime } from './virtual-time'
+
+/**
+ * One program and one key under concurrent grants, in the contention model's virtual time: the
+ * real use case and store code (today's, frozen in ./baseline, or the sharded one) over a real
+ * DynamoDB Local, with conflicts, throttles and service times from the model.
+ *
+ * Each client is one Lambda instance: one request at a time, its own caches, the next request
+ * as soon as the last is answered (a closed loop, no think time). Figures are virtual: requests
+ * per virtual second, latencies in virtual ms (DynamoDB time only; API Gateway and Lambda add
+ * theirs).
+ */
+export type Design = 'baseline' | 'sharded'
+
+export type HotProgramRun = {
+  design: Design
+  concurrency: number
+  requests: number
+  created: number
+  /** 409 request_conflict answers (gave up after conflicts). */
+  conflicts409: number
+  exhausted409: number
+  unavailable503: number
+  otherErrors: number
+  /** Transactions the model cancelled for a conflict (each retried or answered 409). */
+  transactionConflicts: number
+  throttles: number
+  grantsPerSecond: number
+  p50Ms: number
+  p99Ms: number
+  /** DynamoDB calls per 201 (cold reads, refreshes, retries and snapshots included). */
+  callsPerGrant: number
+  virtualSeconds: number
+  /** Exactness (pool runs): the program's issued, the grants in the table, distinct 201 ids. */
+  issued?: number
+  grantItems?: number
+  acknowledged?: number
+  pool?: number
+  faults?: number
+}
+
+export type HotProgramOptions = {
+  design: Design
+  concurrency: number
+  requests: number
+  endpoint: string
+  tables: Record<TableKey, string>
+  params?: ModelParams
+  seed?: number
+  pool?: number
+  /** Injected faults (connection reset, lost response, throttle) at this rate: clients retry. */
+  faultRate?: number
+  /** Counter shards of the sharded program (default: what a new program gets). */
+  shards?: number
+  /** Retries of one grant on 503/409 request_conflict with the same Idempotency-Key. */
+  clientRetries?: number
+}
+
+export const runHotProgram = async (options: HotProgramOptions): Promise<HotProgramRun> => {
+  const { design, concurrency, requests, endpoint, tables } = options
+  const seed = options.seed ?? 7
+  const random = seededRandom(seed)
+  const time = new VirtualTime()
+  // Not the service's 1-second timeouts: DynamoDB Local, serving 256 clients one transaction at
+  // a time, is slow on the wall clock, which the model's virtual clock does not see.
+  const raw = new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 3,
+  })
+  const stats = attachContentionModel(raw, {
+    time,
+    tables,
+    params: options.params ?? MODEL_DEFAULTS,
+    random,
+  })
+  const client = createDocumentClient(raw)
+  const setupClient = createDocumentClient(createDynamoDbClient({ endpoint }))
+
+  // Set-up outside the model: issuer, key, program (sharded by the admin use case; today's
+  // design gets the pre-shard program item, its one counter).
+  const admin = makeAdmin(new DynamoDbAdminStore(setupClient, tables))
+  const { issuerId } = await admin.createIssuer({ name: `hot ${design} ${concurrency}` })
+  const secret = generateApiKey('TEST')
+  const key: ApiKeyRecord = {
+    keyHash: hashApiKey(secret),
+    keyId: newId('apiKey'),
+    issuerId,
+    mode: 'TEST',
+    status: 'active',
+    createdAt: new Date().toISOString(),
+    ...maskApiKey(secret),
+  }
+  await raw.send(new PutItemCommand({ TableName: tables.apiKeys, Item: marshall(key) }))
+  let programId: string
+  if (design === 'sharded') {
+    const program = await admin.createProgram({
+      issuer: issuerId,
+      mode: 'TEST',
+      name: 'hot',
+      ...(options.pool === undefined ? {} : { pool: options.pool }),
+      ...(options.shards === undefined ? {} : { shards: options.shards }),
+    })
+    programId = program.programId
+  } else {
+    programId = newId('program')
+    const head: ProgramRecord = {
+      programId,
+      issuerId,
+      mode: 'TEST',
+      name: 'hot',
+      status: 'active',
+      issued: 0,
+      ...(options.pool === undefined ? {} : { pool: options.pool, remaining: options.pool }),
+      createdAt: new Date().toISOString(),
+    }
+    await raw.send(new PutItemCommand({ TableName: tables.programs, Item: marshall(head) }))
+  }
+  for (const k of Object.keys(stats.calls)) delete stats.calls[k]
+  // Faults only on the grant path, never on the set-up above.
+  const faults =
+    options.faultRate === undefined
+      ? undefined
+      : injectFaults(raw, { rate: options.faultRate, seed: seed + 1 })
+
+  const epoch = Date.now()
+  const clock = () => epoch + time.now()
+  const grantTables = { apiKeys: tables.apiKeys, programs: tables.programs, grants: tables.grants }
+  const makeInstance = () => {
+    if (design === 'sharded') {
+      const store = new DynamoDbGrantStore(client, grantTables)
+      return makeGrantTokens({
+        store,
+        access: new AccessCache(store, { now: time.now }),
+        clock,
+        sleep: time.sleep,
+        random,
+      })
+    }
+    const store = new BaselineGrantStore(client, grantTables)
+    return makeBaselineGrantTokens({
+      store,
+      authenticator: new BaselineAuthenticator(store),
+      clock,
+      sleep: time.sleep,
+      random,
+    })
+  }
+
+  const latencies: number[] = []
+  const counts = { created: 0, conflicts409: 0, exhausted409: 0, unavailable503: 0, other: 0 }
+  const acknowledged = new Set<string>()
+  let issuedRequests = 0
+  let exhausted = false
+  const retries = options.clientRetries ?? (options.faultRate === undefined ? 0 : 30)
+  const instance = async () => {
+    const grant = makeInstance()
+    while (issuedRequests < requests && !exhausted) {
+      const n = issuedRequests++
+      const idempotencyKey = `hot-${seed}-${n}`
+      const started = time.now()
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const { grant: made } = await grant({
+            apiKey: secret,
+            programId,
+            idempotencyKey,
+            body: { recipient: { email: `r${n}@example.com` }, reason: 'Launch', amount: 1 },
+            deadline: virtualDeadline(time),
+          })
+          counts.created++
+          acknowledged.add(made.grantId)
+          break
+        } catch (error) {
+          const code = (error as { code?: string }).code
+          if (code === 'pool_exhausted') {
+            counts.exhausted409++
+            exhausted = true
+            break
+          }
+          // What the integrator sees as 409 request_conflict or 503 (a fault below the use case
+          // becomes a 503 at the HTTP layer) is retried with the same Idempotency-Key.
+          const domain = typeof (error as { status?: unknown }).status === 'number'
+          const retryable = !domain || code === 'request_conflict' || code === 'service_unavailable'
+          if (retryable && attempt < retries) {
+            await time.sleep(50 + random() * 100)
+            continue
+          }
+          if (code === 'request_conflict') counts.conflicts409++
+          else if (code === 'service_unavailable') counts.unavailable503++
+          else {
+            counts.other++
+          }
+          break
+        }
+      }
+      latencies.push(time.now() - started)
+    }
+  }
+  await time.run(Array.from({ length: concurrency }, () => instance))
+  const virtualSeconds = time.now() / 1000
+  latencies.sort((a, b) => a - b)
+  const calls = Object.values(stats.calls).reduce((a, b) => a + b, 0)
+  const run: HotProgramRun = {
+    design,
+    concurrency,
+    requests: latencies.length,
+    created: counts.created,
+    conflicts409: counts.conflicts409,
+    exhausted409: counts.exhausted409,
+    unavailable503: counts.unavailable503,
+    otherErrors: counts.other,
+    transactionConflicts: stats.transactionConflicts,
+    throttles: stats.throttles,
+    grantsPerSecond: counts.created / virtualSeconds,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    callsPerGrant: counts.created === 0 ? 0 : calls / counts.created,
+    virtualSeconds,
+    ...(faults === undefined
+      ? {}
+      : { faults: faults.stats.before + faults.stats['lost-response'] + faults.stats.throttle }),
+  }
+  if (options.pool !== undefined) {
+    const reader = new DynamoDbGrantStore(setupClient, grantTables)
+    const program = await reader.findProgram(programId)
+    run.pool = options.pool
+    run.issued = program?.issued ?? 0
+    run.acknowledged = acknowledged.size
+    run.grantItems = await countGrants(setupClient, tables.grants, programId)
+  }
+  raw.destroy()
+  return run
+}
+
+/** The function's budget (deadline.ts: 7.5 s of a 10 s function), on the virtual clock. */
+const virtualDeadline = (time: VirtualTime) => {
+  const end = time.now() + 7_500
+  return { signal: NEVER, remainingMs: () => Math.max(0, end - time.now()) } as unknown as Deadline
+}
+const NEVER = new AbortController().signal
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0
+    ? 0
+    : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number)
+
+const countGrants = async (
+  client: ReturnType<typeof createDocumentClient>,
+  table: string,
+  programId: string,
+) => {
+  const { ScanCommand } = await import('@aws-sdk/lib-dynamodb')
+  let count = 0
+  let start: Record<string, unknown> | undefined
+  do {
+    const page = await client.send(
+      new ScanCommand({
+        TableName: table,
+        FilterExpression: 'programId = :p',
+        ExpressionAttributeValues: { ':p': programId },
+        Select: 'COUNT',
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    )
+    count += page.Count ?? 0
+    start = page.LastEvaluatedKey
+  } while (start)
+  return count
+}

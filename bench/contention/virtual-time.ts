@@ -1,0 +1,103 @@
+/**
+ * Virtual time for the contention model: a discrete-event clock that only moves when every
+ * simulated client is waiting on it.
+ *
+ * Why: DynamoDB Local runs transactions one at a time, at 70 to 200 per second on a 2-core
+ * machine, so a thousand grants per second cannot happen on the wall clock here. Each client runs
+ * the project's real code; a DynamoDB call does its real work against DynamoDB Local (wall time,
+ * during which virtual time stands still) and then waits, in virtual time, for the service time
+ * the model gives it. Rates and latencies are read off this clock, never off the wall clock.
+ *
+ * A client is "busy" from when it is woken until it waits again; the clock advances to the next
+ * wake-up only when no client is busy. Anything a client awaits that is neither this clock nor a
+ * real I/O that finishes on its own would stall the run, so the code under test takes its sleeps
+ * and clocks from here.
+ */
+export class VirtualTime {
+  private current = 0
+  private seq = 0
+  private busy = 0
+  private readonly queue: { at: number; seq: number; wake: () => void }[] = []
+  private scheduled = false
+
+  /** Virtual milliseconds since the run started. */
+  now = (): number => this.current
+
+  /** Waits until `ms` of virtual time have passed (the signal is ignored: no deadlines here). */
+  sleep = (ms: number): Promise<void> => this.until(this.current + Math.max(0, ms))
+
+  until(at: number): Promise<void> {
+    return new Promise((wake) => {
+      this.push({ at: Math.max(at, this.current), seq: this.seq++, wake })
+      this.busy--
+      this.kick()
+    })
+  }
+
+  /** Runs `clients` to completion, each starting busy at time 0. */
+  async run(clients: (() => Promise<void>)[]): Promise<void> {
+    this.busy += clients.length
+    await Promise.all(
+      clients.map(async (client) => {
+        try {
+          await client()
+        } finally {
+          this.busy--
+          this.kick()
+        }
+      }),
+    )
+  }
+
+  private kick() {
+    if (this.busy > 0 || this.scheduled || this.queue.length === 0) return
+    this.scheduled = true
+    // Let settled promises run first: a client woken a moment ago may not have counted yet.
+    setImmediate(() => {
+      this.scheduled = false
+      if (this.busy > 0) return
+      const next = this.pop()
+      if (next === undefined) return
+      this.current = next.at
+      this.busy++
+      next.wake()
+    })
+  }
+
+  // A binary heap on (at, seq): ties wake in the order they slept.
+  private push(entry: { at: number; seq: number; wake: () => void }) {
+    const q = this.queue
+    q.push(entry)
+    let i = q.length - 1
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (!before(q[i] as typeof entry, q[parent] as typeof entry)) break
+      ;[q[i], q[parent]] = [q[parent] as typeof entry, q[i] as typeof entry]
+      i = parent
+    }
+  }
+
+  private pop() {
+    const q = this.queue
+    const top = q[0]
+    const last = q.pop()
+    if (q.length > 0 && last !== undefined) {
+      q[0] = last
+      let i = 0
+      for (;;) {
+        const l = 2 * i + 1
+        const r = l + 1
+        let m = i
+        if (l < q.length && before(q[l] as typeof last, q[m] as typeof last)) m = l
+        if (r < q.length && before(q[r] as typeof last, q[m] as typeof last)) m = r
+        if (m === i) break
+        ;[q[i], q[m]] = [q[m] as typeof last, q[i] as typeof last]
+        i = m
+      }
+    }
+    return top
+  }
+}
+
+const before = (a: { at: number; seq: number }, b: { at: number; seq: number }) =>
+  a.at < b.at || (a.at === b.at && a.seq < b.seq)

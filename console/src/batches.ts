@@ -1,0 +1,29 @@
+/**
+ * The batches sent from this browser, per program, so the program page can list them: the
+ * management API has no list of a program's batches (its grants name their batch, which covers
+ * the batches that granted something).
+ */
+export type KnownBatch = { id: string; createdAt: string; total: number }
+
+const key = (issuerId: string, programId: string) => `vs.console.batches.${issuerId}.${programId}`
+
+export const knownBatches = (issuerId: string, programId: string): KnownBatch[] => {
+  try {
+    const raw = localStorage.getItem(key(issuerId, programId))
+    return raw ? (JSON.parse(raw) as KnownBatch[]) : []
+  } catch {
+    return []
+  }
+}
+
+export const rememberBatch = (issuerId: string, programId: string, batch: KnownBatch) => {
+  const list = [batch, ...knownBatches(issuerId, programId).filter((b) => b.id !== batch.id)]
+  try {
+    localStorage.setItem(key(issuerId, programId), JSON.stringify(list.slice(0, 10)))
+  } catch {
+    // Storage full or off: the batch page still works from its address.
+  }
+}
+
+/** What a commit needs to be sent again (to resume a stalled batch): kept in memory only. */
+export const pendingCommits = new Map<string, { csv: string; reason?: string; key: string }>()

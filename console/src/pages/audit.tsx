@@ -1,0 +1,85 @@
+import { type AuditEntry, getJson, issuerPath, query } from '../api'
+import { useScope } from '../scope'
+import { Alert, Pager, PageTitle, Time, useLoad, usePager } from '../ui'
+
+/** The issuer's audit log, newest first, a page at a time. */
+
+const ACTIONS: Record<string, string> = {
+  'issuer.create': 'Created the issuer',
+  'program.create': 'Created a program',
+  'program.pause': 'Paused a program',
+  'program.resume': 'Resumed a program',
+  'program.close': 'Closed a program',
+  'key.create': 'Created an API key',
+  'key.roll': 'Rolled an API key',
+  'key.revoke': 'Revoked an API key',
+  'member.invite': 'Invited a member',
+  'member.role': 'Changed a role',
+  'member.remove': 'Removed a member',
+  'member.resend': 'Resent an invitation',
+  'grant.send': 'Sent a grant',
+  'batch.commit': 'Sent a batch',
+  'batch.finish': 'A batch finished',
+}
+
+const actorText = (actor: AuditEntry['actor']) =>
+  actor.kind === 'person' ? actor.email : actor.label
+
+export const AuditPage = () => {
+  const { issuerId, issuerName } = useScope()
+  const pager = usePager()
+  const { data, error, loading } = useLoad(
+    () =>
+      getJson<{ entries: AuditEntry[]; nextCursor: string | null }>(
+        `${issuerPath(issuerId)}/audit${query({ cursor: pager.cursor, limit: 25 })}`,
+      ),
+    [issuerId, pager.cursor],
+  )
+  const entries = data?.entries ?? []
+  return (
+    <>
+      <PageTitle title="Audit log">Audit log</PageTitle>
+      <p class="lede">
+        Every change to {issuerName}, by whom and when, written in the same transaction as the
+        change. Entries are never changed or deleted.
+      </p>
+      {error ? <Alert>{(error as Error).message}</Alert> : null}
+      <table>
+        <caption>Audit log, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Who</th>
+            <th scope="col">What</th>
+            <th scope="col">Target</th>
+            <th scope="col">Details</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <tr key={entry.id}>
+              <td>
+                <Time iso={entry.at} />
+              </td>
+              <td>{actorText(entry.actor)}</td>
+              <td>
+                {ACTIONS[entry.action] ?? entry.action} <code class="hint">{entry.action}</code>
+              </td>
+              <td>
+                {entry.target.type} <code>{entry.target.id}</code>
+              </td>
+              <td>
+                {Object.entries(entry.details)
+                  .map(([k, v]) => `${k}: ${v}`)
+                  .join(', ')}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {loading && !data ? <p role="status">Loading the audit log…</p> : null}
+      {!loading && entries.length === 0 ? <p>No entries yet.</p> : null}
+      <Pager label="Audit log pages" pager={pager} nextCursor={data?.nextCursor} />
+    </>
+  )
+}

@@ -1,0 +1,381 @@
+import { useState } from 'preact/hooks'
+import { type ApiKey, getJson, issuerPath, type Program, sendJson } from '../api'
+import { config } from '../config'
+import { useScope } from '../scope'
+import {
+  Alert,
+  ConfirmDialog,
+  CopyButton,
+  can,
+  Field,
+  formatTime,
+  inputValue,
+  PageTitle,
+  Status,
+  StatusBadge,
+  Time,
+  useLoad,
+} from '../ui'
+
+/**
+ * API keys of one mode: create (the secret shown once), list masked, roll with a grace period,
+ * revoke. The service checks a key's validity through a cache bounded at 1 second, so a revoked
+ * key stops working within 1 second.
+ */
+
+const masked = (key: ApiKey) => `${key.prefix}…${key.last4}`
+
+type Revealed = { key: ApiKey; secret: string; old?: ApiKey }
+
+const SecretReveal = ({ revealed, onDone }: { revealed: Revealed; onDone: () => void }) => (
+  <section class="panel reveal" aria-labelledby="new-key">
+    <h2 id="new-key">
+      {revealed.old ? 'Your rolled' : 'Your new'} {revealed.key.mode} key
+    </h2>
+    <p class="warning" role="alert">
+      <strong>Copy this secret now: it is shown only once.</strong> The service keeps only a hash of
+      it, so nobody can show it again. If it is lost, roll the key to get a new one.
+    </p>
+    <Field label={`Secret of key ${revealed.key.id}`}>
+      {(props) => (
+        <input
+          {...props}
+          class="secret"
+          readOnly
+          value={revealed.secret}
+          spellcheck={false}
+          autocomplete="off"
+          onFocus={(e) => (e.currentTarget as HTMLInputElement).select()}
+        />
+      )}
+    </Field>
+    <CopyButton text={revealed.secret} label="Copy key" />
+    {revealed.old ? (
+      <p>
+        The old key {masked(revealed.old)}{' '}
+        {revealed.old.status === 'active' && revealed.old.expiresAt
+          ? `keeps working until ${formatTime(revealed.old.expiresAt)}.`
+          : 'no longer works.'}
+      </p>
+    ) : null}
+    <div class="actions">
+      <button type="button" class="primary" onClick={onDone}>
+        I have stored the key
+      </button>
+    </div>
+  </section>
+)
+
+const EXPIRY = [
+  { value: '', label: 'Never' },
+  { value: '30d', label: 'In 30 days' },
+  { value: '90d', label: 'In 90 days' },
+  { value: '365d', label: 'In 1 year' },
+]
+
+const GRACE = [
+  { value: '0', label: 'Stops now' },
+  { value: '1h', label: 'For 1 hour' },
+  { value: '24h', label: 'For 24 hours' },
+  { value: '7d', label: 'For 7 days' },
+]
+
+const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`
+
+/** A ready curl for a TEST program; the pasted key lives in this component's state only. */
+const TryIt = () => {
+  const { issuerId } = useScope()
+  const { data } = useLoad(
+    () =>
+      getJson<{ programs: Program[] }>(`${issuerPath(issuerId)}/programs?mode=TEST`).then((r) =>
+        r.programs.filter((p) => p.status === 'active'),
+      ),
+    [issuerId],
+  )
+  const [programId, setProgramId] = useState('')
+  const [key, setKey] = useState('')
+  const programs = data ?? []
+  const chosen = programId || programs[0]?.id || '<TEST program id>'
+  const base = config().apiUrl.replace(/\/+$/, '')
+  const command = [
+    `curl -i -X POST ${shellQuote(`${base}/programs/${chosen}/grant-tokens`)} \\`,
+    `  -H ${shellQuote(`x-api-key: ${key.trim() || 'vs_test_...'}`)} \\`,
+    `  -H 'Content-Type: application/json' \\`,
+    `  -H "Idempotency-Key: $(uuidgen)" \\`,
+    `  -d '{"recipient":{"email":"ann@example.com"},"reason":"Trying the API","amount":1}'`,
+  ].join('\n')
+  return (
+    <section class="panel" aria-labelledby="try-it">
+      <h2 id="try-it">Try it</h2>
+      <p>
+        A ready command for one grant on a TEST program. Paste a TEST key to fill it in: the key
+        stays in this page, is never stored or sent anywhere, and is gone when you leave.
+      </p>
+      <div class="form-row">
+        <Field label="TEST program">
+          {(props) => (
+            <select {...props} value={chosen} onChange={(e) => setProgramId(inputValue(e))}>
+              {programs.length === 0 ? <option value="">No active TEST program</option> : null}
+              {programs.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name} ({p.id})
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="TEST key to try" hint="Never stored.">
+          {(props) => (
+            <input
+              {...props}
+              type="password"
+              autocomplete="off"
+              spellcheck={false}
+              value={key}
+              onInput={(e) => setKey(inputValue(e))}
+            />
+          )}
+        </Field>
+      </div>
+      {key.trim() !== '' && !key.trim().startsWith('vs_test_') ? (
+        <Alert>
+          This is not a TEST key (they start with vs_test_): a LIVE key on a TEST program is refused
+          with 403 mode_mismatch.
+        </Alert>
+      ) : null}
+      <figure>
+        <figcaption>Command</figcaption>
+        <pre class="command">
+          <code>{command}</code>
+        </pre>
+      </figure>
+      <CopyButton text={command} label="Copy command" />
+    </section>
+  )
+}
+
+export const KeysPage = () => {
+  const scope = useScope()
+  const { issuerId, mode, role } = scope
+  const admin = can(role, 'admin')
+  const [expiresIn, setExpiresIn] = useState('')
+  const [revealed, setRevealed] = useState<Revealed>()
+  const [message, setMessage] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<unknown>()
+  const [dialog, setDialog] = useState<{ kind: 'roll' | 'revoke'; key: ApiKey }>()
+  const [grace, setGrace] = useState('24h')
+  const {
+    data,
+    error: loadError,
+    loading,
+    reload,
+  } = useLoad(
+    () =>
+      getJson<{ keys: ApiKey[] }>(`${issuerPath(issuerId)}/keys?mode=${mode}`).then((r) =>
+        [...r.keys].reverse(),
+      ),
+    [issuerId, mode],
+  )
+  const keys = data ?? []
+
+  const create = async (event: Event) => {
+    event.preventDefault()
+    setBusy(true)
+    setError(undefined)
+    setMessage('')
+    try {
+      const created = await sendJson<ApiKey & { secret: string }>(
+        'POST',
+        `${issuerPath(issuerId)}/keys`,
+        { mode, ...(expiresIn ? { expiresIn } : {}) },
+      )
+      const { secret, ...key } = created
+      setRevealed({ key, secret })
+      void reload()
+    } catch (e) {
+      setError(e)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const confirm = async () => {
+    if (!dialog) return
+    setBusy(true)
+    setError(undefined)
+    try {
+      if (dialog.kind === 'revoke') {
+        const key = await sendJson<ApiKey>(
+          'POST',
+          `${issuerPath(issuerId)}/keys/${dialog.key.id}/revoke`,
+        )
+        setMessage(`Key ${masked(key)} is revoked: it stops working within 1 second.`)
+      } else {
+        const rolled = await sendJson<ApiKey & { secret: string; old: ApiKey }>(
+          'POST',
+          `${issuerPath(issuerId)}/keys/${dialog.key.id}/roll`,
+          { grace },
+        )
+        const { secret, old, ...key } = rolled
+        setRevealed({ key, secret, old })
+      }
+      setDialog(undefined)
+      void reload()
+    } catch (e) {
+      setError(e)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <>
+      <PageTitle title={`${mode} API keys`}>API keys</PageTitle>
+      <p class="lede">
+        {mode} keys of {scope.issuerName}. A {mode} key ({mode === 'TEST' ? 'vs_test_' : 'vs_live_'}
+        …) works on {mode} programs only. Integrators send it in the <code>x-api-key</code> header.
+      </p>
+      {message ? <Status>{message}</Status> : null}
+      {revealed ? <SecretReveal revealed={revealed} onDone={() => setRevealed(undefined)} /> : null}
+      {admin && !revealed ? (
+        <section class="panel" aria-labelledby="create-key">
+          <h2 id="create-key">Create a {mode} key</h2>
+          <form onSubmit={create} class="inline-form">
+            <Field label="Expires">
+              {(props) => (
+                <select {...props} value={expiresIn} onChange={(e) => setExpiresIn(inputValue(e))}>
+                  {EXPIRY.map((o) => (
+                    <option key={o.value} value={o.value}>
+                      {o.label}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <button type="submit" class="primary" disabled={busy}>
+              Create {mode} key
+            </button>
+          </form>
+          {!dialog && error ? <Alert>{(error as Error).message}</Alert> : null}
+        </section>
+      ) : null}
+      {loadError ? <Alert>{(loadError as Error).message}</Alert> : null}
+      <table>
+        <caption>{mode} keys, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Key</th>
+            <th scope="col">Status</th>
+            <th scope="col">Created by</th>
+            <th scope="col">Created</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Last used</th>
+            {admin ? <th scope="col">Actions</th> : null}
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <th scope="row">
+                <code>{masked(key)}</code>
+                <div class="hint">{key.id}</div>
+              </th>
+              <td>
+                <StatusBadge status={key.status} />
+              </td>
+              <td>{key.createdBy ?? '—'}</td>
+              <td>
+                <Time iso={key.createdAt} />
+              </td>
+              <td>{key.expiresAt ? <Time iso={key.expiresAt} /> : 'Never'}</td>
+              <td>
+                <span class="hint">Not recorded</span>
+              </td>
+              {admin ? (
+                <td>
+                  {key.status === 'active' ? (
+                    <span class="row-actions">
+                      <button
+                        type="button"
+                        aria-label={`Roll key ${masked(key)}`}
+                        onClick={() => {
+                          setError(undefined)
+                          setGrace('24h')
+                          setDialog({ kind: 'roll', key })
+                        }}
+                      >
+                        Roll
+                      </button>
+                      <button
+                        type="button"
+                        class="danger-outline"
+                        aria-label={`Revoke key ${masked(key)}`}
+                        onClick={() => {
+                          setError(undefined)
+                          setDialog({ kind: 'revoke', key })
+                        }}
+                      >
+                        Revoke
+                      </button>
+                    </span>
+                  ) : null}
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {!loading && keys.length === 0 ? <p>No {mode} keys yet.</p> : null}
+      <p class="hint">
+        "Last used" is not recorded: the service does not write on every grant to keep it.
+      </p>
+      <ConfirmDialog
+        open={dialog?.kind === 'revoke'}
+        title={`Revoke key ${dialog ? masked(dialog.key) : ''}?`}
+        confirmLabel="Revoke key"
+        danger
+        busy={busy}
+        error={dialog ? error : undefined}
+        onConfirm={confirm}
+        onClose={() => setDialog(undefined)}
+      >
+        <p>
+          Every integration that uses this key is refused (<code>401 invalid_api_key</code>) within
+          1 second. A revoked key cannot be restored: to replace a key without downtime, roll it
+          instead.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={dialog?.kind === 'roll'}
+        title={`Roll key ${dialog ? masked(dialog.key) : ''}?`}
+        confirmLabel="Roll key"
+        busy={busy}
+        error={dialog ? error : undefined}
+        onConfirm={confirm}
+        onClose={() => setDialog(undefined)}
+      >
+        <p>
+          A new key is made now and its secret shown once. The old key keeps working for the grace
+          period, so you can move your integrations to the new one.
+        </p>
+        <Field label="The old key keeps working">
+          {(props) => (
+            <select {...props} value={grace} onChange={(e) => setGrace(inputValue(e))}>
+              {GRACE.map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      </ConfirmDialog>
+      {mode === 'TEST' ? (
+        <TryIt />
+      ) : (
+        <p class="hint">Switch to Test mode to try the API with a TEST key.</p>
+      )}
+    </>
+  )
+}

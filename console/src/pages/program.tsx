@@ -1,0 +1,471 @@
+import { useState } from 'preact/hooks'
+import {
+  type Grant,
+  getJson,
+  issuerPath,
+  newIdempotencyKey,
+  type Program,
+  query,
+  request,
+  sendJson,
+} from '../api'
+import { knownBatches } from '../batches'
+import { Link, navigate } from '../router'
+import { useScope } from '../scope'
+import {
+  Alert,
+  CopyButton,
+  can,
+  Field,
+  fieldErrorsOf,
+  formatNumber,
+  inputValue,
+  Pager,
+  PageTitle,
+  PoolGauge,
+  Status,
+  StatusBadge,
+  Time,
+  useLoad,
+  usePager,
+} from '../ui'
+import { ProgramActions } from './programs'
+
+/** The grant API's rules (functions/grant-tokens/grant-request.schema.ts), checked before sending. */
+export const GRANT_RULES = {
+  email: 'A valid address, at most 254 characters. Stored lower-case.',
+  name: 'Optional. At most 200 characters.',
+  reason: '1 to 500 characters; no line breaks or tabs.',
+  amount: 'A whole number of shares from 1 to 1,000,000.',
+}
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the rule is about control characters.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
+const BLANK = /^[\s\p{Default_Ignorable_Code_Point}\u2800]*$/u
+
+export const checkGrant = (form: {
+  email: string
+  name: string
+  reason: string
+  amount: string
+}) => {
+  const problems: Record<string, string> = {}
+  const email = form.email.trim()
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
+    problems.email = 'Enter a valid e-mail address (at most 254 characters).'
+  }
+  if (form.name !== '' && (BLANK.test(form.name) || CONTROL.test(form.name))) {
+    problems.name = 'Leave the name empty, or give one without control characters.'
+  } else if ([...form.name].length > 200) problems.name = 'At most 200 characters.'
+  if (BLANK.test(form.reason)) problems.reason = 'Give a reason.'
+  else if (CONTROL.test(form.reason))
+    problems.reason = 'No line breaks, tabs or control characters.'
+  else if ([...form.reason].length > 500) problems.reason = 'At most 500 characters.'
+  const amount = form.amount.trim().replace(/[,_ ]/g, '')
+  if (!/^\d+$/.test(amount) || Number(amount) < 1 || Number(amount) > 1_000_000) {
+    problems.amount = 'A whole number from 1 to 1,000,000.'
+  }
+  return problems
+}
+
+const API_FIELDS = { 'recipient.email': 'email', 'recipient.name': 'name' }
+
+const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant) => void }) => {
+  const { issuerId } = useScope()
+  const [form, setForm] = useState({ email: '', name: '', reason: '', amount: '' })
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [formError, setFormError] = useState('')
+  const [preview, setPreview] = useState<{ key: string } | undefined>()
+  const [busy, setBusy] = useState(false)
+  const set = (field: keyof typeof form) => (event: Event) => {
+    setForm({ ...form, [field]: inputValue(event) })
+    setPreview(undefined)
+  }
+
+  const review = (event: Event) => {
+    event.preventDefault()
+    const problems = checkGrant(form)
+    setErrors(problems)
+    setFormError('')
+    if (Object.keys(problems).length === 0) setPreview({ key: newIdempotencyKey('console') })
+  }
+
+  const send = async () => {
+    if (!preview) return
+    setBusy(true)
+    setFormError('')
+    try {
+      const grant = await sendJson<Grant>(
+        'POST',
+        `${issuerPath(issuerId)}/programs/${program.id}/grants`,
+        {
+          recipient: {
+            email: form.email.trim(),
+            ...(form.name.trim() === '' ? {} : { name: form.name.trim() }),
+          },
+          reason: form.reason,
+          amount: Number(form.amount.trim().replace(/[,_ ]/g, '')),
+        },
+        { headers: { 'Idempotency-Key': preview.key } },
+      )
+      setForm({ email: '', name: '', reason: '', amount: '' })
+      setPreview(undefined)
+      onSent(grant)
+    } catch (e) {
+      const fields = fieldErrorsOf(e, API_FIELDS)
+      setErrors(fields)
+      if (Object.keys(fields).length > 0) setPreview(undefined)
+      else setFormError((e as Error).message)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const amount = Number(form.amount.trim().replace(/[,_ ]/g, ''))
+  return (
+    <section class="panel" aria-labelledby="send-one">
+      <h2 id="send-one">Send one grant</h2>
+      <form onSubmit={review} noValidate>
+        <div class="form-row">
+          <Field label="Recipient e-mail" hint={GRANT_RULES.email} error={errors.email}>
+            {(props) => (
+              <input {...props} type="email" value={form.email} onInput={set('email')} required />
+            )}
+          </Field>
+          <Field label="Recipient name" hint={GRANT_RULES.name} error={errors.name}>
+            {(props) => <input {...props} value={form.name} onInput={set('name')} />}
+          </Field>
+        </div>
+        <div class="form-row">
+          <Field label="Reason" hint={GRANT_RULES.reason} error={errors.reason}>
+            {(props) => <input {...props} value={form.reason} onInput={set('reason')} required />}
+          </Field>
+          <Field label="Amount" hint={GRANT_RULES.amount} error={errors.amount}>
+            {(props) => (
+              <input
+                {...props}
+                inputMode="numeric"
+                value={form.amount}
+                onInput={set('amount')}
+                required
+              />
+            )}
+          </Field>
+        </div>
+        {!preview ? (
+          <div class="actions">
+            <button type="submit">Preview grant</button>
+          </div>
+        ) : null}
+      </form>
+      {preview ? (
+        <section class="preview" aria-label="Grant preview">
+          <p>
+            Grant <strong>{formatNumber(amount)}</strong> share{amount === 1 ? '' : 's'} of{' '}
+            <strong>{program.name}</strong> ({program.mode}) to{' '}
+            <strong>{form.email.trim().toLowerCase()}</strong>
+            {form.name.trim() ? ` (${form.name.trim()})` : ''}, for “{form.reason}”.
+          </p>
+          {program.remaining !== null ? (
+            <p class="hint">{formatNumber(program.remaining)} shares are left in the pool.</p>
+          ) : null}
+          <Alert>{formError}</Alert>
+          <div class="actions">
+            <button type="button" class="primary" onClick={send} disabled={busy}>
+              Send grant
+            </button>
+            <button type="button" onClick={() => setPreview(undefined)} disabled={busy}>
+              Change
+            </button>
+          </div>
+        </section>
+      ) : (
+        <Alert>{formError}</Alert>
+      )}
+    </section>
+  )
+}
+
+const sourceText = (grant: Grant) =>
+  grant.source === 'api'
+    ? `API key ${grant.keyId ?? ''}`
+    : grant.source === 'console'
+      ? `Sent by ${grant.sentBy?.email ?? ''}`
+      : `Batch row ${grant.batch?.row ?? ''}`
+
+/** Every page of the CSV export, in order, as one file. */
+const exportCsv = async (issuerId: string, program: Program, recipient: string) => {
+  let cursor: string | undefined
+  let csv = ''
+  do {
+    const response = await request(
+      'GET',
+      `${issuerPath(issuerId)}/programs/${program.id}/grants${query({ recipient, cursor, limit: 1000 })}`,
+      { accept: 'text/csv' },
+    )
+    csv += await response.text()
+    cursor = response.headers.get('x-next-cursor') ?? undefined
+  } while (cursor)
+  const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv;charset=utf-8' }))
+  const link = document.createElement('a')
+  link.href = url
+  link.download = `grants-${program.id}.csv`
+  document.body.append(link)
+  link.click()
+  link.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+  return Math.max(0, csv.split('\r\n').filter(Boolean).length - 1)
+}
+
+const Grants = ({ program, version }: { program: Program; version: number }) => {
+  const scope = useScope()
+  const pager = usePager()
+  const [filter, setFilter] = useState('')
+  const [recipient, setRecipient] = useState('')
+  const [exportState, setExportState] = useState<{ busy?: boolean; text?: string; error?: string }>(
+    {},
+  )
+  const { data, error, loading } = useLoad(
+    () =>
+      getJson<{ data: Grant[]; nextCursor: string | null }>(
+        `${issuerPath(scope.issuerId)}/programs/${program.id}/grants${query({ recipient, cursor: pager.cursor, limit: 25 })}`,
+      ),
+    [scope.issuerId, program.id, recipient, pager.cursor, version],
+  )
+  const grants = data?.data ?? []
+  const batches = [
+    ...new Map(
+      [
+        ...knownBatches(scope.issuerId, program.id).map((b) => [b.id, b.createdAt] as const),
+        ...grants
+          .filter((g) => g.batch !== null)
+          .map((g) => [g.batch?.id as string, g.createdAt] as const),
+      ].reverse(),
+    ),
+  ].reverse()
+
+  return (
+    <>
+      <section aria-labelledby="grants">
+        <h2 id="grants">Grants</h2>
+        <div class="toolbar">
+          <form
+            class="inline-form"
+            aria-label="Filter grants"
+            onSubmit={(event) => {
+              event.preventDefault()
+              pager.reset()
+              setRecipient(filter.trim())
+            }}
+          >
+            <Field label="Recipient e-mail filter">
+              {(props) => (
+                <input
+                  {...props}
+                  type="search"
+                  value={filter}
+                  onInput={(e) => setFilter(inputValue(e))}
+                />
+              )}
+            </Field>
+            <button type="submit">Filter</button>
+            {recipient ? (
+              <button
+                type="button"
+                onClick={() => {
+                  setFilter('')
+                  setRecipient('')
+                  pager.reset()
+                }}
+              >
+                Clear filter
+              </button>
+            ) : null}
+          </form>
+          <button
+            type="button"
+            disabled={exportState.busy}
+            onClick={async () => {
+              setExportState({ busy: true, text: 'Exporting…' })
+              try {
+                const rows = await exportCsv(scope.issuerId, program, recipient)
+                setExportState({ text: `Exported ${formatNumber(rows)} grants as CSV.` })
+              } catch (e) {
+                setExportState({ error: (e as Error).message })
+              }
+            }}
+          >
+            Export CSV
+          </button>
+        </div>
+        {exportState.text ? <Status>{exportState.text}</Status> : null}
+        <Alert>{exportState.error}</Alert>
+        {error ? <Alert>{(error as Error).message}</Alert> : null}
+        <table>
+          <caption>{recipient ? `Grants to ${recipient}` : 'Recent grants'}, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Created</th>
+              <th scope="col">Recipient</th>
+              <th scope="col">Amount</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Source</th>
+              <th scope="col">Status</th>
+              <th scope="col">Grant id</th>
+            </tr>
+          </thead>
+          <tbody>
+            {grants.map((grant) => (
+              <tr key={grant.id}>
+                <td>
+                  <Time iso={grant.createdAt} />
+                </td>
+                <td>
+                  {grant.recipient.email}
+                  {grant.recipient.name ? <div class="hint">{grant.recipient.name}</div> : null}
+                </td>
+                <td class="num">{formatNumber(grant.amount)}</td>
+                <td>{grant.reason}</td>
+                <td>{sourceText(grant)}</td>
+                <td>{grant.status}</td>
+                <td>
+                  <code>{grant.id}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {loading && !data ? <p role="status">Loading grants…</p> : null}
+        {!loading && grants.length === 0 ? (
+          <p>{recipient ? `No grants to ${recipient} on this page.` : 'No grants yet.'}</p>
+        ) : null}
+        <Pager label="Grant pages" pager={pager} nextCursor={data?.nextCursor} />
+      </section>
+      {batches.length > 0 ? (
+        <section aria-labelledby="batches">
+          <h2 id="batches">Batches</h2>
+          <ul>
+            {batches.map(([id, at]) => (
+              <li key={id}>
+                <Link to={scope.at(`programs/${program.id}/batches/${id}`)}>Batch {id}</Link>{' '}
+                <span class="hint">
+                  <Time iso={at} />
+                </span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </>
+  )
+}
+
+export const ProgramPage = ({ programId }: { programId: string }) => {
+  const scope = useScope()
+  const [message, setMessage] = useState('')
+  const [version, setVersion] = useState(0)
+  const {
+    data: program,
+    error,
+    reload,
+  } = useLoad(async () => {
+    const found = await getJson<Program>(`${issuerPath(scope.issuerId)}/programs/${programId}`)
+    if (found.mode !== scope.mode) {
+      navigate(scope.at(`programs/${found.id}`, found.mode), { replace: true })
+    }
+    return found
+  }, [scope.issuerId, programId, version])
+
+  if (error) {
+    return (
+      <>
+        <PageTitle title="Program not found">Program not found</PageTitle>
+        <Alert>{(error as Error).message}</Alert>
+        <p>
+          <Link to={scope.at('programs')}>Back to the programs</Link>
+        </p>
+      </>
+    )
+  }
+  if (!program) return <p role="status">Loading the program…</p>
+  return (
+    <>
+      <p class="crumbs">
+        <Link to={scope.at('programs')}>Programs</Link> ›
+      </p>
+      <PageTitle title={program.name}>{program.name}</PageTitle>
+      {message ? <Status>{message}</Status> : null}
+      <dl class="facts">
+        <div>
+          <dt>Mode</dt>
+          <dd>
+            <span class={`badge badge-${program.mode.toLowerCase()}`}>{program.mode}</span>
+          </dd>
+        </div>
+        <div>
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge status={program.status} />
+          </dd>
+        </div>
+        <div>
+          <dt>Pool</dt>
+          <dd>
+            <PoolGauge
+              name={program.name}
+              pool={program.pool}
+              issued={program.issued}
+              remaining={program.remaining}
+            />
+          </dd>
+        </div>
+        <div>
+          <dt>Program id</dt>
+          <dd>
+            <code>{program.id}</code> <CopyButton text={program.id} label="Copy program id" />
+          </dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>
+            <Time iso={program.createdAt} />
+          </dd>
+        </div>
+      </dl>
+      <ProgramActions
+        program={program}
+        onChanged={(_, text) => {
+          setMessage(text)
+          void reload()
+        }}
+      />
+      {can(scope.role, 'admin') && program.status === 'active' ? (
+        <>
+          <SendOne
+            program={program}
+            onSent={(grant) => {
+              setMessage(
+                `Granted ${formatNumber(grant.amount)} share${grant.amount === 1 ? '' : 's'} to ${grant.recipient.email} (grant ${grant.id}).`,
+              )
+              setVersion((v) => v + 1)
+            }}
+          />
+          <section class="panel" aria-labelledby="send-many">
+            <h2 id="send-many">Send to many</h2>
+            <p>
+              Upload a CSV file of recipients, check every row before anything is sent, then send
+              them all at once.
+            </p>
+            <p>
+              <Link class="button" to={scope.at(`programs/${program.id}/send-many`)}>
+                Send to many from a CSV file
+              </Link>
+            </p>
+          </section>
+        </>
+      ) : program.status !== 'active' ? (
+        <p class="hint">This program is {program.status}: it accepts no grants.</p>
+      ) : null}
+      <Grants program={program} version={version} />
+    </>
+  )
+}

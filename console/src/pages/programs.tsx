@@ -1,0 +1,317 @@
+import { useState } from 'preact/hooks'
+import { getJson, issuerPath, type Mode, type Program, sendJson } from '../api'
+import { Link, navigate } from '../router'
+import { useScope } from '../scope'
+import {
+  Alert,
+  ConfirmDialog,
+  can,
+  Field,
+  fieldErrorsOf,
+  formatNumber,
+  inputValue,
+  PageTitle,
+  PoolGauge,
+  Status,
+  StatusBadge,
+  Time,
+  useLoad,
+} from '../ui'
+
+/** Pause, resume and close a program: what its status allows, for admins and owners only. */
+export const ProgramActions = ({
+  program,
+  onChanged,
+}: {
+  program: Program
+  onChanged: (program: Program, message: string) => void
+}) => {
+  const { issuerId, role } = useScope()
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<unknown>()
+  const [confirmClose, setConfirmClose] = useState(false)
+  if (!can(role, 'admin') || program.status === 'closed') return null
+
+  const change = async (action: 'pause' | 'resume' | 'close') => {
+    setBusy(true)
+    setError(undefined)
+    try {
+      const updated = await sendJson<Program>(
+        'POST',
+        `${issuerPath(issuerId)}/programs/${program.id}/${action}`,
+      )
+      setConfirmClose(false)
+      onChanged(
+        updated,
+        action === 'pause'
+          ? `${updated.name} is paused: new grants are refused within 1 second, until you resume it.`
+          : action === 'resume'
+            ? `${updated.name} is active again: it accepts grants within 1 second.`
+            : `${updated.name} is closed for good: new grants are refused within 1 second.`,
+      )
+    } catch (e) {
+      setError(e)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <span class="row-actions">
+      {program.status === 'active' ? (
+        <button
+          type="button"
+          aria-label={`Pause ${program.name}`}
+          onClick={() => change('pause')}
+          disabled={busy}
+        >
+          Pause
+        </button>
+      ) : (
+        <button
+          type="button"
+          aria-label={`Resume ${program.name}`}
+          onClick={() => change('resume')}
+          disabled={busy}
+        >
+          Resume
+        </button>
+      )}
+      <button
+        type="button"
+        class="danger-outline"
+        aria-label={`Close ${program.name}`}
+        onClick={() => {
+          setError(undefined)
+          setConfirmClose(true)
+        }}
+        disabled={busy}
+      >
+        Close
+      </button>
+      {error && !confirmClose ? <Alert>{(error as Error).message}</Alert> : null}
+      <ConfirmDialog
+        open={confirmClose}
+        title={`Close ${program.name}?`}
+        confirmLabel="Close program"
+        danger
+        busy={busy}
+        error={confirmClose ? error : undefined}
+        onConfirm={() => change('close')}
+        onClose={() => setConfirmClose(false)}
+      >
+        <p>
+          <strong>Closing is final.</strong> A closed program never accepts grants again and cannot
+          be reopened; new grants are refused within 1 second. The grants it has made stay as they
+          are.
+        </p>
+        <p>To stop grants for a while instead, pause it: a paused program can be resumed.</p>
+      </ConfirmDialog>
+    </span>
+  )
+}
+
+const NAME_MAX = 100
+const POOL_MAX = 1_000_000_000_000
+
+const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void }) => {
+  const { issuerId, mode: currentMode } = useScope()
+  const [name, setName] = useState('')
+  const [mode, setMode] = useState<Mode>(currentMode)
+  const [pool, setPool] = useState('')
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [formError, setFormError] = useState('')
+  const [busy, setBusy] = useState(false)
+
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    const problems: Record<string, string> = {}
+    const trimmed = name.trim()
+    if (trimmed === '') problems.name = 'Give the program a name.'
+    else if ([...trimmed].length > NAME_MAX) problems.name = `At most ${NAME_MAX} characters.`
+    const poolText = pool.trim().replace(/[,_ ]/g, '')
+    if (
+      poolText !== '' &&
+      (!/^\d+$/.test(poolText) || Number(poolText) < 1 || Number(poolText) > POOL_MAX)
+    ) {
+      problems.pool = 'A whole number from 1 to 1,000,000,000,000, or empty for no limit.'
+    }
+    setErrors(problems)
+    setFormError('')
+    if (Object.keys(problems).length > 0) return
+    setBusy(true)
+    try {
+      const program = await sendJson<Program>('POST', `${issuerPath(issuerId)}/programs`, {
+        name: trimmed,
+        mode,
+        ...(poolText === '' ? {} : { pool: Number(poolText) }),
+      })
+      setName('')
+      setPool('')
+      onCreated(program)
+    } catch (e) {
+      const fields = fieldErrorsOf(e)
+      setErrors(fields)
+      if (Object.keys(fields).length === 0) setFormError((e as Error).message)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <section class="panel" aria-labelledby="create-program">
+      <h2 id="create-program">Create a program</h2>
+      <form onSubmit={submit} noValidate>
+        <div class="form-row">
+          <Field label="Name" hint={`1 to ${NAME_MAX} characters.`} error={errors.name}>
+            {(props) => (
+              <input {...props} value={name} onInput={(e) => setName(inputValue(e))} required />
+            )}
+          </Field>
+          <fieldset class="field">
+            <legend>Mode</legend>
+            <label class="inline">
+              <input
+                type="radio"
+                name="program-mode"
+                value="TEST"
+                checked={mode === 'TEST'}
+                onChange={() => setMode('TEST')}
+              />{' '}
+              TEST
+            </label>
+            <label class="inline">
+              <input
+                type="radio"
+                name="program-mode"
+                value="LIVE"
+                checked={mode === 'LIVE'}
+                onChange={() => setMode('LIVE')}
+              />{' '}
+              LIVE
+            </label>
+            <div class="hint">A program's mode never changes.</div>
+            {errors.mode ? <div class="field-error">{errors.mode}</div> : null}
+          </fieldset>
+          <Field
+            label="Pool (optional)"
+            hint="The most shares it may ever grant. Empty: no limit."
+            error={errors.pool}
+          >
+            {(props) => (
+              <input
+                {...props}
+                inputMode="numeric"
+                value={pool}
+                onInput={(e) => setPool(inputValue(e))}
+              />
+            )}
+          </Field>
+        </div>
+        <Alert>{formError}</Alert>
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            Create program
+          </button>
+        </div>
+      </form>
+    </section>
+  )
+}
+
+export const ProgramsPage = () => {
+  const scope = useScope()
+  const { issuerId, mode, role } = scope
+  const [message, setMessage] = useState('')
+  const { data, error, loading, reload } = useLoad(
+    () =>
+      getJson<{ programs: Program[] }>(`${issuerPath(issuerId)}/programs?mode=${mode}`).then(
+        (r) => r.programs,
+      ),
+    [issuerId, mode],
+  )
+  const programs = data ?? []
+  return (
+    <>
+      <PageTitle title={`${mode} programs`}>Programs</PageTitle>
+      <p class="lede">
+        The {mode} programs of {scope.issuerName}.{' '}
+        {mode === 'TEST'
+          ? 'TEST programs take TEST keys: build and try your integration here.'
+          : 'LIVE programs take LIVE keys and grant real shares.'}
+      </p>
+      {message ? <Status>{message}</Status> : null}
+      {error ? <Alert>{(error as Error).message}</Alert> : null}
+      <table>
+        <caption>{mode} programs</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Status</th>
+            <th scope="col">Pool</th>
+            <th scope="col">Created</th>
+            {can(role, 'admin') ? <th scope="col">Actions</th> : null}
+          </tr>
+        </thead>
+        <tbody>
+          {programs.map((program) => (
+            <tr key={program.id}>
+              <th scope="row">
+                <Link to={scope.at(`programs/${program.id}`)}>{program.name}</Link>
+              </th>
+              <td>
+                <StatusBadge status={program.status} />
+              </td>
+              <td>
+                <PoolGauge
+                  name={program.name}
+                  pool={program.pool}
+                  issued={program.issued}
+                  remaining={program.remaining}
+                />
+              </td>
+              <td>
+                <Time iso={program.createdAt} />
+              </td>
+              {can(role, 'admin') ? (
+                <td>
+                  <ProgramActions
+                    program={program}
+                    onChanged={(_, text) => {
+                      setMessage(text)
+                      void reload()
+                    }}
+                  />
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {!loading && programs.length === 0 && !error ? (
+        <p>
+          No {mode} programs yet.
+          {can(role, 'admin') ? ' Create one below.' : ''}
+        </p>
+      ) : null}
+      {loading && !data ? <p role="status">Loading programs…</p> : null}
+      {programs.length > 0 ? (
+        <p class="hint">
+          {formatNumber(programs.reduce((sum, p) => sum + p.issued, 0))} shares issued in all {mode}{' '}
+          programs.
+        </p>
+      ) : null}
+      {can(role, 'admin') ? (
+        <CreateProgram
+          onCreated={(program) => {
+            setMessage(
+              `Program ${program.name} created (${program.mode}${program.pool === null ? ', no pool limit' : `, pool ${formatNumber(program.pool)}`}).`,
+            )
+            if (program.mode !== mode) navigate(scope.at('programs', program.mode))
+            else void reload()
+          }}
+        />
+      ) : null}
+    </>
+  )
+}

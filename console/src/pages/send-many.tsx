@@ -1,0 +1,524 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+import {
+  ApiError,
+  type Batch,
+  type BatchPreview,
+  getJson,
+  issuerPath,
+  newIdempotencyKey,
+  type Program,
+  query,
+  sendJson,
+} from '../api'
+import { pendingCommits, rememberBatch } from '../batches'
+import { Link, navigate } from '../router'
+import { useScope } from '../scope'
+import {
+  Alert,
+  can,
+  Field,
+  fieldErrorsOf,
+  formatNumber,
+  inputValue,
+  Pager,
+  PageTitle,
+  StatusBadge,
+  Time,
+  useLoad,
+  usePager,
+} from '../ui'
+import { GRANT_RULES } from './program'
+
+/**
+ * Send to many: a CSV is checked by the service (a dry run: every row with the grant API's rules,
+ * duplicates, the pool), shown row by row, then committed as a batch the service grants in the
+ * background. The batch has an address of its own: leave, come back, it is still there.
+ */
+
+const useProgram = (programId: string) => {
+  const { issuerId } = useScope()
+  return useLoad(
+    () => getJson<Program>(`${issuerPath(issuerId)}/programs/${programId}`),
+    [issuerId, programId],
+  )
+}
+
+const poolText = (preview: BatchPreview) => {
+  const { pool, amount } = preview
+  if (!pool.limited) return `${formatNumber(amount)} shares; the program has no pool limit.`
+  return pool.enough
+    ? `${formatNumber(amount)} shares of the ${formatNumber(pool.remaining ?? 0)} left in the pool: enough.`
+    : `${formatNumber(amount)} shares, but only ${formatNumber(pool.remaining ?? 0)} are left in the pool: short by ${formatNumber(pool.shortBy)}. Rows past the pool will fail with pool_exhausted.`
+}
+
+export const SendManyPage = ({ programId }: { programId: string }) => {
+  const scope = useScope()
+  const { data: program, error: programError } = useProgram(programId)
+  const [csv, setCsv] = useState('')
+  const [fileName, setFileName] = useState('')
+  const [reason, setReason] = useState('')
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [formError, setFormError] = useState('')
+  const [busy, setBusy] = useState(false)
+  const [preview, setPreview] = useState<{
+    result: BatchPreview
+    key: string
+    csv: string
+    reason: string
+  }>()
+
+  const changed = () => setPreview(undefined)
+
+  const check = async (event: Event) => {
+    event.preventDefault()
+    setFormError('')
+    setErrors({})
+    if (csv.trim() === '') {
+      setErrors({ csv: 'Choose a CSV file or paste the CSV.' })
+      return
+    }
+    setBusy(true)
+    try {
+      const result = await sendJson<BatchPreview>(
+        'POST',
+        `${issuerPath(scope.issuerId)}/programs/${programId}/grant-batches`,
+        { csv, ...(reason.trim() === '' ? {} : { reason }), dryRun: true },
+      )
+      setPreview({
+        result,
+        key: newIdempotencyKey('batch'),
+        csv,
+        reason: reason.trim() === '' ? '' : reason,
+      })
+    } catch (e) {
+      const fields = fieldErrorsOf(e)
+      setErrors(fields)
+      if (Object.keys(fields).length === 0) setFormError((e as Error).message)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const commit = async () => {
+    if (!preview) return
+    setBusy(true)
+    setFormError('')
+    try {
+      const batch = await sendJson<Batch>(
+        'POST',
+        `${issuerPath(scope.issuerId)}/programs/${programId}/grant-batches`,
+        { csv: preview.csv, ...(preview.reason ? { reason: preview.reason } : {}), dryRun: false },
+        { headers: { 'Idempotency-Key': preview.key } },
+      )
+      rememberBatch(scope.issuerId, programId, {
+        id: batch.id,
+        createdAt: batch.createdAt,
+        total: batch.counts.total,
+      })
+      pendingCommits.set(batch.id, {
+        csv: preview.csv,
+        key: preview.key,
+        ...(preview.reason ? { reason: preview.reason } : {}),
+      })
+      navigate(scope.at(`programs/${programId}/batches/${batch.id}`))
+    } catch (e) {
+      setFormError((e as Error).message)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  if (programError) return <Alert>{(programError as Error).message}</Alert>
+  const name = program?.name ?? programId
+  const valid = preview?.result.counts.valid ?? 0
+  return (
+    <>
+      <p class="crumbs">
+        <Link to={scope.at('programs')}>Programs</Link> ›{' '}
+        <Link to={scope.at(`programs/${programId}`)}>{name}</Link> ›
+      </p>
+      <PageTitle title={`Send to many: ${name}`}>Send to many</PageTitle>
+      <p class="lede">
+        Grants of <strong>{name}</strong> ({program?.mode ?? scope.mode}) to every row of a CSV
+        file. Nothing is sent until you have seen the check and confirmed.
+      </p>
+      {!can(scope.role, 'admin') ? (
+        <Alert>Your role ({scope.role}) cannot send grants.</Alert>
+      ) : (
+        <>
+          <section class="panel" aria-labelledby="csv-rules">
+            <h2 id="csv-rules">The CSV</h2>
+            <p>
+              A header row with the columns <code>email</code> and <code>amount</code>, and
+              optionally <code>name</code> and <code>reason</code>, in any order. At most 5,000 rows
+              and 1 MB. Each row follows the rules of one grant:
+            </p>
+            <ul class="rules">
+              <li>email: {GRANT_RULES.email}</li>
+              <li>amount: {GRANT_RULES.amount}</li>
+              <li>name: {GRANT_RULES.name}</li>
+              <li>reason: {GRANT_RULES.reason} A row without one takes the batch's reason.</li>
+            </ul>
+            <p>
+              A row with the same e-mail, amount and reason as an earlier row is a duplicate and is
+              not sent: give the rows different reasons to grant the same amount twice on purpose.
+            </p>
+            <figure>
+              <figcaption>Example</figcaption>
+              <pre class="example">
+                {
+                  'email,name,amount,reason\nann@example.com,Ann,10,Referral bonus\nbob@example.com,,5,Referral bonus'
+                }
+              </pre>
+            </figure>
+          </section>
+          <form onSubmit={check} noValidate>
+            <Field label="CSV file" error={errors.csv}>
+              {(props) => (
+                <input
+                  {...props}
+                  type="file"
+                  accept=".csv,text/csv,text/plain"
+                  onChange={async (event) => {
+                    const file = (event.currentTarget as HTMLInputElement).files?.[0]
+                    if (!file) return
+                    setFileName(file.name)
+                    setCsv(await file.text())
+                    changed()
+                  }}
+                />
+              )}
+            </Field>
+            <Field
+              label="CSV text"
+              hint={
+                fileName ? `Read from ${fileName}; you may edit it here.` : 'Or paste the CSV here.'
+              }
+            >
+              {(props) => (
+                <textarea
+                  {...props}
+                  rows={6}
+                  spellcheck={false}
+                  value={csv}
+                  onInput={(e) => {
+                    setCsv(inputValue(e))
+                    changed()
+                  }}
+                />
+              )}
+            </Field>
+            <Field
+              label="Reason for rows without one (optional)"
+              hint={GRANT_RULES.reason}
+              error={errors.reason}
+            >
+              {(props) => (
+                <input
+                  {...props}
+                  value={reason}
+                  onInput={(e) => {
+                    setReason(inputValue(e))
+                    changed()
+                  }}
+                />
+              )}
+            </Field>
+            {!preview ? <Alert>{formError}</Alert> : null}
+            <div class="actions">
+              <button type="submit" disabled={busy}>
+                Check the CSV
+              </button>
+            </div>
+          </form>
+        </>
+      )}
+      {preview ? (
+        <section class="panel" aria-labelledby="batch-preview">
+          <h2 id="batch-preview">Check before sending</h2>
+          <dl class="facts">
+            <div>
+              <dt>Rows</dt>
+              <dd>{formatNumber(preview.result.counts.total)}</dd>
+            </div>
+            <div>
+              <dt>Ready to send</dt>
+              <dd>{formatNumber(preview.result.counts.valid)}</dd>
+            </div>
+            <div>
+              <dt>With errors</dt>
+              <dd>{formatNumber(preview.result.counts.invalid)}</dd>
+            </div>
+            <div>
+              <dt>Duplicates</dt>
+              <dd>{formatNumber(preview.result.counts.duplicates)}</dd>
+            </div>
+            <div>
+              <dt>Pool check</dt>
+              <dd>{poolText(preview.result)}</dd>
+            </div>
+          </dl>
+          {preview.result.programStatus !== 'active' ? (
+            <Alert>
+              The program is {preview.result.programStatus}: it cannot take this batch until it is
+              active.
+            </Alert>
+          ) : null}
+          {preview.result.problems.length > 0 ? (
+            <table>
+              <caption>Rows that will not be sent</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Row</th>
+                  <th scope="col">Problem</th>
+                  <th scope="col">Details</th>
+                </tr>
+              </thead>
+              <tbody>
+                {preview.result.problems.map((problem) => (
+                  <tr key={problem.row}>
+                    <th scope="row">Row {problem.row}</th>
+                    <td>
+                      {problem.code === 'duplicate_row'
+                        ? `Duplicate of row ${problem.duplicateOf}`
+                        : 'Invalid'}
+                    </td>
+                    <td>
+                      {problem.errors && problem.errors.length > 0 ? (
+                        <ul class="plain">
+                          {problem.errors.map((e) => (
+                            <li key={e.field}>
+                              {e.field}: {e.message}
+                            </li>
+                          ))}
+                        </ul>
+                      ) : (
+                        problem.message
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <p>Every row is ready to send.</p>
+          )}
+          <Alert>{formError}</Alert>
+          <div class="actions">
+            <button
+              type="button"
+              class="primary"
+              onClick={commit}
+              disabled={busy || valid === 0 || preview.result.programStatus !== 'active'}
+            >
+              Send {formatNumber(valid)} grant{valid === 1 ? '' : 's'}
+            </button>
+            <button type="button" onClick={changed} disabled={busy}>
+              Start over
+            </button>
+          </div>
+        </section>
+      ) : null}
+    </>
+  )
+}
+
+const POLL_MS = 1000
+
+export const BatchPage = ({ programId, batchId }: { programId: string; batchId: string }) => {
+  const scope = useScope()
+  const { data: program } = useProgram(programId)
+  const pager = usePager()
+  const [status, setStatus] = useState('')
+  const [tick, setTick] = useState(0)
+  const [resumeError, setResumeError] = useState('')
+  const path = `${issuerPath(scope.issuerId)}/programs/${programId}/grant-batches/${batchId}`
+  const { data: batch, error } = useLoad(
+    () =>
+      getJson<Batch>(
+        `${path}${query({ cursor: pager.cursor, limit: 100, status: status || undefined })}`,
+      ),
+    [path, pager.cursor, status, tick],
+  )
+  const running = batch !== undefined && (batch.status === 'queued' || batch.status === 'running')
+  const timer = useRef<number | undefined>(undefined)
+  useEffect(() => {
+    if (!running) return
+    timer.current = window.setTimeout(() => setTick((t) => t + 1), POLL_MS)
+    return () => window.clearTimeout(timer.current)
+  }, [running, batch])
+
+  if (error) {
+    return (
+      <>
+        <PageTitle title="Batch not found">Batch not found</PageTitle>
+        <Alert>{error instanceof ApiError ? error.message : String(error)}</Alert>
+      </>
+    )
+  }
+  const counts = batch?.counts
+  const done = counts ? counts.granted + counts.failed : 0
+  const pending = pendingCommits.get(batchId)
+  return (
+    <>
+      <p class="crumbs">
+        <Link to={scope.at('programs')}>Programs</Link> ›{' '}
+        <Link to={scope.at(`programs/${programId}`)}>{program?.name ?? programId}</Link> ›
+      </p>
+      <PageTitle title={`Batch ${batchId}`}>Batch {batchId}</PageTitle>
+      {!batch || !counts ? (
+        <p role="status">Loading the batch…</p>
+      ) : (
+        <>
+          <dl class="facts">
+            <div>
+              <dt>Status</dt>
+              <dd>
+                <StatusBadge status={batch.status} />
+              </dd>
+            </div>
+            <div>
+              <dt>Sent by</dt>
+              <dd>{batch.createdBy.email}</dd>
+            </div>
+            <div>
+              <dt>Committed</dt>
+              <dd>
+                <Time iso={batch.createdAt} />
+              </dd>
+            </div>
+            {batch.finishedAt ? (
+              <div>
+                <dt>Finished</dt>
+                <dd>
+                  <Time iso={batch.finishedAt} />
+                </dd>
+              </div>
+            ) : null}
+            <div>
+              <dt>Shares</dt>
+              <dd>{formatNumber(batch.amount)}</dd>
+            </div>
+          </dl>
+          <div class="progress">
+            <progress
+              max={counts.total}
+              value={done}
+              aria-label="Batch progress"
+              aria-valuetext={`${done} of ${counts.total} rows done`}
+            />
+            <p role="status" aria-live="polite">
+              {batch.status === 'done'
+                ? 'Done: '
+                : batch.status === 'stalled'
+                  ? 'Stalled: '
+                  : 'Sending: '}
+              {formatNumber(done)} of {formatNumber(counts.total)} rows done,{' '}
+              {formatNumber(counts.granted)} granted, {formatNumber(counts.failed)} failed,{' '}
+              {formatNumber(counts.pending)} pending.
+            </p>
+          </div>
+          {batch.status === 'stalled' ? (
+            <div class="panel">
+              <p>
+                Nothing has moved for a minute. A stalled batch resumes when its commit is sent
+                again with the same key; no row is ever granted twice.
+              </p>
+              {pending ? (
+                <button
+                  type="button"
+                  onClick={async () => {
+                    setResumeError('')
+                    try {
+                      await sendJson(
+                        'POST',
+                        `${issuerPath(scope.issuerId)}/programs/${programId}/grant-batches`,
+                        {
+                          csv: pending.csv,
+                          ...(pending.reason ? { reason: pending.reason } : {}),
+                          dryRun: false,
+                        },
+                        { headers: { 'Idempotency-Key': pending.key } },
+                      )
+                      setTick((t) => t + 1)
+                    } catch (e) {
+                      setResumeError((e as Error).message)
+                    }
+                  }}
+                >
+                  Resume the batch
+                </button>
+              ) : (
+                <p class="hint">
+                  This browser no longer has the batch's CSV: send the same CSV again from the same
+                  tab to resume, or ask whoever sent it.
+                </p>
+              )}
+              <Alert>{resumeError}</Alert>
+            </div>
+          ) : null}
+          <div class="toolbar">
+            <Field label="Show rows">
+              {(props) => (
+                <select
+                  {...props}
+                  value={status}
+                  onChange={(e) => {
+                    pager.reset()
+                    setStatus(inputValue(e))
+                  }}
+                >
+                  <option value="">All</option>
+                  <option value="granted">Granted</option>
+                  <option value="failed">Failed</option>
+                  <option value="pending">Pending</option>
+                </select>
+              )}
+            </Field>
+          </div>
+          <table>
+            <caption>Rows of the batch, in CSV order</caption>
+            <thead>
+              <tr>
+                <th scope="col">Row</th>
+                <th scope="col">E-mail</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Result</th>
+                <th scope="col">Details</th>
+              </tr>
+            </thead>
+            <tbody>
+              {batch.rows.map((row) => (
+                <tr key={row.row}>
+                  <th scope="row">Row {row.row}</th>
+                  <td>{row.email}</td>
+                  <td class="num">
+                    {typeof row.amount === 'number' ? formatNumber(row.amount) : row.amount}
+                  </td>
+                  <td>
+                    <StatusBadge status={row.status} />
+                  </td>
+                  <td>
+                    {row.status === 'granted' ? (
+                      <code>{row.grantId}</code>
+                    ) : row.status === 'failed' ? (
+                      `${row.code}: ${row.message}`
+                    ) : (
+                      ''
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Pager label="Row pages" pager={pager} nextCursor={batch.nextCursor} />
+          <p>
+            <Link to={scope.at(`programs/${programId}`)}>
+              Back to {program?.name ?? 'the program'}
+            </Link>
+          </p>
+        </>
+      )}
+    </>
+  )
+}

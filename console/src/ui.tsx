@@ -1,0 +1,337 @@
+import type { ComponentChildren, JSX } from 'preact'
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks'
+import { ApiError, type FieldError, type Role, SignedOut } from './api'
+
+/** Shared pieces of the pages: fields with their errors, alerts, dialogs, dates and numbers. */
+
+export const ROLE_ORDER: Role[] = ['viewer', 'admin', 'owner']
+export const can = (role: Role | undefined, needed: Role) =>
+  role !== undefined && ROLE_ORDER.indexOf(role) >= ROLE_ORDER.indexOf(needed)
+
+const numberFormat = new Intl.NumberFormat('en-US')
+export const formatNumber = (value: number) => numberFormat.format(value)
+
+const pad = (n: number) => String(n).padStart(2, '0')
+/** `2026-11-25 22:19` in the reader's time zone; the full ISO time is in the element's title. */
+export const formatTime = (iso: string | null | undefined) => {
+  if (!iso) return ''
+  const d = new Date(iso)
+  if (Number.isNaN(d.getTime())) return iso
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
+}
+
+export const Time = ({ iso }: { iso: string | null | undefined }) =>
+  iso ? (
+    <time dateTime={iso} title={iso}>
+      {formatTime(iso)}
+    </time>
+  ) : null
+
+/** The error's message for the person; the request id when the service gave one. */
+export const errorText = (error: unknown) => {
+  if (error instanceof ApiError) {
+    return error.requestId ? `${error.message} (request ${error.requestId})` : error.message
+  }
+  if (error instanceof SignedOut) return 'You are signed out.'
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** Field errors of a 400 validation_failed, by field name. */
+export const fieldErrorsOf = (error: unknown, rename: Record<string, string> = {}) => {
+  const out: Record<string, string> = {}
+  if (error instanceof ApiError) {
+    for (const e of error.errors as FieldError[]) {
+      const field = rename[e.field] ?? e.field
+      out[field] = out[field] ? `${out[field]}; ${e.message}` : e.message
+    }
+  }
+  return out
+}
+
+export const Alert = ({ children }: { children: ComponentChildren }) =>
+  children ? (
+    <div class="alert" role="alert">
+      {children}
+    </div>
+  ) : null
+
+export const Status = ({ children }: { children: ComponentChildren }) => (
+  <div class="status" role="status">
+    {children}
+  </div>
+)
+
+type FieldProps = {
+  label: string
+  hint?: ComponentChildren
+  error?: string | undefined
+  children: (props: {
+    id: string
+    'aria-describedby'?: string
+    'aria-invalid'?: 'true'
+  }) => JSX.Element
+}
+
+/** A label, the control, its rule (hint) and its error, tied together for screen readers. */
+export const Field = ({ label, hint, error, children }: FieldProps) => {
+  const id = useId()
+  const hintId = `${id}-hint`
+  const errorId = `${id}-error`
+  const describedBy = [hint ? hintId : '', error ? errorId : ''].filter(Boolean).join(' ')
+  return (
+    <div class={`field${error ? ' has-error' : ''}`}>
+      <label for={id}>{label}</label>
+      {children({
+        id,
+        ...(describedBy ? { 'aria-describedby': describedBy } : {}),
+        ...(error ? { 'aria-invalid': 'true' as const } : {}),
+      })}
+      {hint ? (
+        <div class="hint" id={hintId}>
+          {hint}
+        </div>
+      ) : null}
+      {error ? (
+        <div class="field-error" id={errorId}>
+          {error}
+        </div>
+      ) : null}
+    </div>
+  )
+}
+
+export const inputValue = (event: Event) =>
+  (event.currentTarget as HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement).value
+
+type LoadState<T> = {
+  data: T | undefined
+  error: unknown
+  loading: boolean
+  reload: () => Promise<void>
+}
+
+/** Loads data for a page; reload() runs it again. Results of a superseded run are dropped. */
+export const useLoad = <T,>(load: () => Promise<T>, deps: unknown[]): LoadState<T> => {
+  const [data, setData] = useState<T>()
+  const [error, setError] = useState<unknown>()
+  const [loading, setLoading] = useState(true)
+  const run = useRef(0)
+  const reload = useCallback(async () => {
+    const mine = ++run.current
+    setLoading(true)
+    try {
+      const value = await load()
+      if (mine !== run.current) return
+      setData(value)
+      setError(undefined)
+    } catch (e) {
+      if (mine !== run.current) return
+      setError(e)
+    } finally {
+      if (mine === run.current) setLoading(false)
+    }
+  }, deps)
+  useEffect(() => {
+    void reload()
+  }, [reload])
+  return { data, error, loading, reload }
+}
+
+/** The page's title: in the tab, and focused after navigation so screen readers announce it. */
+export const PageTitle = ({ children, title }: { children: ComponentChildren; title: string }) => {
+  const ref = useRef<HTMLHeadingElement>(null)
+  useEffect(() => {
+    document.title = `${title} · Virtual Shares console`
+    // After a link was followed (or on first load), the new page's title takes the focus, so a
+    // screen reader announces it and Tab starts from the page; a control that changed the page
+    // in place (the mode switch, a form) keeps it.
+    const active = document.activeElement
+    if (active === null || active === document.body || active.tagName === 'A') {
+      ref.current?.focus({ preventScroll: true })
+    }
+  }, [title])
+  return (
+    <h1 ref={ref} tabIndex={-1}>
+      {children}
+    </h1>
+  )
+}
+
+type DialogProps = {
+  open: boolean
+  title: string
+  children: ComponentChildren
+  confirmLabel: string
+  danger?: boolean
+  busy?: boolean
+  error?: unknown
+  onConfirm: () => void
+  onClose: () => void
+  /** Extra content in the form (a select of the roll's grace period). */
+}
+
+/** A modal confirmation (the browser's <dialog>: focus stays inside, Escape cancels). */
+export const ConfirmDialog = ({
+  open,
+  title,
+  children,
+  confirmLabel,
+  danger,
+  busy,
+  error,
+  onConfirm,
+  onClose,
+}: DialogProps) => {
+  const ref = useRef<HTMLDialogElement>(null)
+  const titleId = useId()
+  useEffect(() => {
+    const dialog = ref.current
+    if (!dialog) return
+    if (open && !dialog.open) dialog.showModal()
+    if (!open && dialog.open) dialog.close()
+  }, [open])
+  return (
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      onClose={() => {
+        if (open) onClose()
+      }}
+    >
+      <form
+        method="dialog"
+        onSubmit={(event) => {
+          event.preventDefault()
+          onConfirm()
+        }}
+      >
+        <h2 id={titleId}>{title}</h2>
+        {children}
+        {error ? <Alert>{errorText(error)}</Alert> : null}
+        <div class="actions">
+          <button type="submit" class={danger ? 'danger' : 'primary'} disabled={busy}>
+            {confirmLabel}
+          </button>
+          <button type="button" onClick={onClose} disabled={busy}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </dialog>
+  )
+}
+
+/** Copies text to the clipboard, and says so. */
+export const CopyButton = ({ text, label }: { text: string; label: string }) => {
+  const [done, setDone] = useState<'copied' | 'failed'>()
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text)
+      setDone('copied')
+    } catch {
+      setDone('failed')
+    }
+  }
+  return (
+    <span class="copy">
+      <button type="button" onClick={copy}>
+        {label}
+      </button>
+      <span role="status" class="copy-status">
+        {done === 'copied'
+          ? 'Copied to the clipboard.'
+          : done === 'failed'
+            ? 'Copy failed: select the text and copy it.'
+            : ''}
+      </span>
+    </span>
+  )
+}
+
+/** Issued against the pool: a meter when there is a pool, "no limit" otherwise. */
+export const PoolGauge = ({
+  name,
+  pool,
+  issued,
+  remaining,
+}: {
+  name: string
+  pool: number | null
+  issued: number
+  remaining: number | null
+}) => {
+  if (pool === null) {
+    return <span class="gauge">{formatNumber(issued)} issued · no pool limit</span>
+  }
+  return (
+    <span class="gauge">
+      <meter
+        min={0}
+        max={pool}
+        value={issued}
+        low={pool * 0.75}
+        high={pool * 0.9}
+        optimum={0}
+        aria-label={`Pool used by ${name}`}
+        aria-valuetext={`${formatNumber(issued)} of ${formatNumber(pool)} issued`}
+      />
+      <span>
+        {formatNumber(issued)} / {formatNumber(pool)} issued · {formatNumber(remaining ?? 0)} left
+      </span>
+    </span>
+  )
+}
+
+export const StatusBadge = ({ status }: { status: string }) => (
+  <span class={`badge badge-${status}`}>{status}</span>
+)
+
+/** Paging through cursors: the cursors of the pages before this one, to go back. */
+export const usePager = () => {
+  const [stack, setStack] = useState<(string | undefined)[]>([])
+  const [cursor, setCursor] = useState<string | undefined>()
+  return {
+    cursor,
+    page: stack.length + 1,
+    next: (nextCursor: string) => {
+      setStack([...stack, cursor])
+      setCursor(nextCursor)
+    },
+    previous: () => {
+      const copy = [...stack]
+      const before = copy.pop()
+      setStack(copy)
+      setCursor(before)
+    },
+    reset: () => {
+      setStack([])
+      setCursor(undefined)
+    },
+    hasPrevious: stack.length > 0,
+  }
+}
+
+export const Pager = ({
+  label,
+  pager,
+  nextCursor,
+}: {
+  label: string
+  pager: ReturnType<typeof usePager>
+  nextCursor: string | null | undefined
+}) =>
+  pager.hasPrevious || nextCursor ? (
+    <nav class="pager" aria-label={label}>
+      <button type="button" onClick={pager.previous} disabled={!pager.hasPrevious}>
+        Previous page
+      </button>
+      <span>Page {pager.page}</span>
+      <button
+        type="button"
+        onClick={() => nextCursor && pager.next(nextCursor)}
+        disabled={!nextCursor}
+      >
+        Next page
+      </button>
+    </nav>
+  ) : null

@@ -1,0 +1,88 @@
+/**
+ * What the issuer console's site sends, wherever it is served: CloudFront in AWS
+ * (lib/console-hosting.ts, its response headers policy and the deployed objects' Cache-Control) and
+ * `npm start` (local/console-site.ts). Both read this one definition, so the browser tests against
+ * `npm start` prove the policy AWS sends. Pure data and string builders: no AWS or Node imports.
+ */
+
+/** The console lives under this path in both places, so one build (Vite `base`) serves every stage. */
+export const CONSOLE_PATH = '/app/'
+
+/** Vite's output folder for hashed files, under CONSOLE_PATH. */
+export const CONSOLE_ASSETS_DIR = 'assets'
+
+/**
+ * `config.json`, next to `index.html`: the stage's values, read by the console when it starts, so
+ * one build serves every stage. `npm start` makes it from the emulator it runs; the stack writes it
+ * at deploy time from its own resources.
+ */
+export type ConsoleConfig = {
+  /** Origin of the management API (`/manage/...`): the console's own origin, so no CORS. */
+  apiUrl: string
+  /** The user pool's region (`local` for the emulator). */
+  region: string
+  userPoolId: string
+  /** The console's app client (no secret). */
+  userPoolClientId: string
+  /** Cognito's JSON API, ending in `/`: where `InitiateAuth` and friends are POSTed. */
+  cognitoEndpoint: string
+}
+
+/** Amazon Cognito's API origin in a region (`urlSuffix`: `amazonaws.com`, or the stack's token). */
+export const cognitoOrigin = (region: string, urlSuffix = 'amazonaws.com') =>
+  `https://cognito-idp.${region}.${urlSuffix}`
+
+/**
+ * The security headers as settings, in the shape CloudFront's response headers policy takes them
+ * (lib/console-hosting.ts maps each one; test/infra/console-hosting.test.ts holds the two together).
+ */
+export const CONSOLE_HEADER_SETTINGS = {
+  /** Two years, with subdomains: what browsers' HSTS preload lists ask for. */
+  hstsMaxAgeSeconds: 63_072_000,
+  hstsIncludeSubdomains: true,
+  /** The console is never framed (clickjacking); CSP's frame-ancestors says the same to newer browsers. */
+  frameOptions: 'DENY',
+  /** Other sites learn our origin at most, never a path such as /app/programs/prg_... */
+  referrerPolicy: 'strict-origin-when-cross-origin',
+  contentTypeOptions: 'nosniff',
+} as const
+
+/**
+ * Only our own scripts and styles (no inline code, no CDN), images of our own or inline data, and
+ * fetches to our own origin (the management API, same-origin in both places) and to Cognito, which
+ * the browser calls directly (it allows cross-origin calls).
+ */
+export const contentSecurityPolicy = (cognito?: string) =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    // Without a Cognito origin (npm start before its emulator is up): our own origin only.
+    cognito ? `connect-src 'self' ${cognito}` : "connect-src 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "object-src 'none'",
+  ].join('; ')
+
+/** The headers every answer under CONSOLE_PATH carries, as `npm start` writes them. */
+export const consoleSecurityHeaders = (cognito?: string): Record<string, string> => ({
+  'content-security-policy': contentSecurityPolicy(cognito),
+  'strict-transport-security': `max-age=${CONSOLE_HEADER_SETTINGS.hstsMaxAgeSeconds}${
+    CONSOLE_HEADER_SETTINGS.hstsIncludeSubdomains ? '; includeSubDomains' : ''
+  }`,
+  'x-content-type-options': CONSOLE_HEADER_SETTINGS.contentTypeOptions,
+  'referrer-policy': CONSOLE_HEADER_SETTINGS.referrerPolicy,
+  'x-frame-options': CONSOLE_HEADER_SETTINGS.frameOptions,
+})
+
+export const CONSOLE_CACHE_CONTROL = {
+  /**
+   * index.html, config.json and the other top-level files: revalidated on every load, so a deploy
+   * (or a restarted `npm start`) shows at once.
+   */
+  pages: 'no-cache',
+  /** Under assets/: Vite puts a content hash in every name, so a file never changes. */
+  assets: 'public, max-age=31536000, immutable',
+} as const

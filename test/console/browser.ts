@@ -1,0 +1,231 @@
+import { execFile } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { promisify } from 'node:util'
+import axe from 'axe-core'
+import {
+  type Browser,
+  type BrowserContext,
+  chromium,
+  type Locator,
+  type Page,
+} from 'playwright-core'
+import type { Mail } from '../../local/mail-sink'
+import type { Seed } from '../../local/seed'
+import { launchNpmStart, type Started, waitFor } from '../support/npm-start'
+
+// What page.evaluate callbacks read in the browser: the root tsconfig has Node's types, not the DOM's.
+declare const window: object & {
+  axe: { run(context: unknown, options: unknown): Promise<unknown> }
+}
+declare const document: { activeElement: unknown }
+
+/**
+ * What the console's browser tests share: a real `npm start` (its tables, Cognito emulator, mail
+ * sink and the built console at /app/), Debian's Chromium driven by playwright-core (never a
+ * downloaded browser), axe-core injected into each page, and a screenshot of each page.
+ */
+const ROOT = resolve(__dirname, '../..')
+const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs')
+const VITE = resolve(ROOT, 'node_modules/vite/bin/vite.js')
+const run = promisify(execFile)
+export const OUTPUT = resolve(ROOT, 'test-output/console')
+export const DOCS = resolve(ROOT, 'docs')
+
+/**
+ * The flags the issue asks for: headless, no sandbox (root in CI), and none of the browser's own
+ * network traffic (updates, sync, QUIC probes), which would flood this machine's closed network.
+ * playwright-core makes a fresh profile itself and refuses --user-data-dir.
+ */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+export const CHROMIUM = process.env.VS_CHROMIUM ?? '/usr/bin/chromium'
+
+export const launchBrowser = (): Promise<Browser> =>
+  chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 })
+
+export type LocalServer = Started & {
+  dir: string
+  baseUrl: string
+  seed: Seed
+  stop: () => Promise<void>
+}
+
+/**
+ * The console built from its sources now, into a folder of its own (under a second): a stale
+ * console/dist never hides a change, and two test files never build into the same folder.
+ */
+export const buildConsole = async (outDir: string) => {
+  await run(
+    process.execPath,
+    [VITE, 'build', '--logLevel', 'warn', '--outDir', outDir, '--emptyOutDir'],
+    {
+      cwd: resolve(ROOT, 'console'),
+    },
+  )
+  return outDir
+}
+
+/** `npm start -- --in-memory` in a folder of its own, on a free port, serving that build. */
+export const startLocalServer = async (): Promise<LocalServer> => {
+  const dir = mkdtempSync(join(tmpdir(), 'vs-console-'))
+  const consoleDir = await buildConsole(join(dir, 'console-dist'))
+  const started = launchNpmStart(dir, ['--in-memory'], { VS_CONSOLE_DIR: consoleDir })
+  await waitFor(
+    () => started.output().includes('Ctrl-C stops'),
+    'the ready banner',
+    started,
+    120_000,
+  )
+  const running = JSON.parse(readFileSync(join(dir, 'dynamodb-endpoint.json'), 'utf8')) as {
+    baseUrl: string
+  }
+  const seed = JSON.parse(readFileSync(join(dir, 'seed.json'), 'utf8')) as Seed
+  const stop = async () => {
+    if (started.child.exitCode !== null || started.child.signalCode !== null) return
+    started.child.kill('SIGINT')
+    await started.exited
+  }
+  return { ...started, dir, baseUrl: running.baseUrl, seed, stop }
+}
+
+/** The operator's admin CLI on that server's tables and emulator, as `npm run admin -- ...`. */
+export const adminCli = async (server: LocalServer, args: string[]) => {
+  try {
+    const { stdout } = await run(process.execPath, [TSX, 'bin/admin.ts', ...args, '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, VS_LOCAL_DIR: server.dir },
+    })
+    return JSON.parse(stdout)
+  } catch (error) {
+    const e = error as { stderr?: string; message: string }
+    throw new Error(`admin ${args.join(' ')} failed: ${e.stderr ?? e.message}`)
+  }
+}
+
+/**
+ * The newest mail to `email` in the server's mail sink (listed newest first) whose subject has
+ * `subject` in it, once it is there.
+ */
+export const mailTo = async (server: LocalServer, email: string, subject = ''): Promise<Mail> => {
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const response = await fetch(`${server.baseUrl}/_local/mail.json`)
+    const mails = (await response.json()) as Mail[]
+    const mine = mails.find((m) => m.to === email && m.subject.includes(subject))
+    if (mine) return mine
+    if (Date.now() > deadline) throw new Error(`no mail to ${email} about ${subject}`)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+}
+
+/** Presses Tab until `locator` has the focus: proof that the keyboard reaches it. */
+export const tabTo = async (page: Page, locator: Locator, max = 80) => {
+  for (let i = 0; i < max; i++) {
+    if (await locator.evaluate((el) => el === document.activeElement).catch(() => false)) return
+    await page.keyboard.press('Tab')
+  }
+  throw new Error(`Tab never reached ${locator}`)
+}
+
+/** Waits for a locator to be visible (a screenshot of the page when it never is). */
+export const visible = async (locator: Locator, timeout = 30_000) => {
+  try {
+    await locator.first().waitFor({ state: 'visible', timeout })
+  } catch (error) {
+    await screenshot(locator.page(), 'failure')
+    throw error
+  }
+  return locator.first()
+}
+
+export const temporaryPasswordIn = (mail: Mail) => {
+  const found = /Temporary password: (\S+)/.exec(mail.text)?.[1]
+  if (!found) throw new Error(`no temporary password in ${mail.text}`)
+  return found
+}
+
+/** A fresh context (its own storage, like another person's browser) with the clipboard allowed. */
+export const newContext = async (browser: Browser, baseUrl: string): Promise<BrowserContext> => {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    viewport: { width: 1280, height: 900 },
+    acceptDownloads: true,
+  })
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl })
+  return context
+}
+
+type Violation = { id: string; impact: string | null; help: string; nodes: string[] }
+
+/** axe-core in the page: the serious and critical violations (none is expected). */
+export const seriousViolations = async (page: Page): Promise<Violation[]> => {
+  if (!(await page.evaluate(() => 'axe' in window))) {
+    // Evaluated through the DevTools protocol, which the page's CSP does not govern (an injected
+    // <script> would be refused by script-src 'self', as it should be).
+    await page.evaluate(axe.source)
+  }
+  return page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is the injected global.
+    const result = await (window as any).axe.run(document, {
+      resultTypes: ['violations'],
+    })
+    return (
+      result.violations as {
+        id: string
+        impact: string | null
+        help: string
+        nodes: { target: string[] }[]
+      }[]
+    )
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        nodes: v.nodes.map((n) => n.target.join(' ')),
+      }))
+  })
+}
+
+/**
+ * Saves a screenshot of the page under test-output/console/ (git-ignored). With `docsName`, also
+ * the README's checked-in image docs/<docsName>, when it is missing or VS_DOCS_IMAGES=1 asks for
+ * new ones (a key and the dates differ on every run, so a plain test run leaves them alone).
+ */
+export const screenshot = async (page: Page, name: string, docsName?: string) => {
+  mkdirSync(OUTPUT, { recursive: true })
+  await page.screenshot({ path: join(OUTPUT, `${name}.png`), fullPage: true })
+  if (docsName && (process.env.VS_DOCS_IMAGES === '1' || !existsSync(join(DOCS, docsName)))) {
+    mkdirSync(DOCS, { recursive: true })
+    await page.screenshot({ path: join(DOCS, docsName), fullPage: false })
+  }
+}
+
+/** Every page the tests visit: a screenshot, and no serious or critical axe violation. */
+export const checkPage = async (page: Page, name: string, docsName?: string) => {
+  await screenshot(page, name, docsName)
+  expect({ page: name, violations: await seriousViolations(page) }).toEqual({
+    page: name,
+    violations: [],
+  })
+}
+
+/** Errors the page reported (a CSP refusal, an exception): none is expected. */
+export const watchConsole = (page: Page) => {
+  const problems: string[] = []
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`))
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`)
+  })
+  return problems
+}

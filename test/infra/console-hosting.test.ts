@@ -1,0 +1,647 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Aws } from 'aws-cdk-lib'
+import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront'
+import { IDENTITY_ENV } from '../../functions/identity/identity-settings'
+import {
+  CONSOLE_CACHE_CONTROL,
+  cognitoOrigin,
+  consoleSecurityHeaders,
+  contentSecurityPolicy,
+} from '../../lib/console-site'
+import {
+  compileViewerRequest,
+  VIEWER_REQUEST_CODE,
+  viewerRequestEvent,
+} from '../../lib/console-viewer-request'
+import { checkAwsSolutions } from '../../lib/nag'
+import { stageConfig } from '../../lib/stage-config'
+import {
+  type CfnResource,
+  type CfnTemplate,
+  resource,
+  resourcesOfType,
+  synth,
+} from '../support/synth'
+
+// `cdk deploy` as it is (its staged files kept, to read config.json), an ephemeral stage, a custom
+// domain, and a stage whose e-mails link to a console address given as context.
+const CERTIFICATE =
+  'arn:aws:acm:us-east-1:123456789012:certificate/0f6c1d2e-3f4a-4b5c-8d9e-0a1b2c3d4e5f'
+const prod = synth({}, { stageAssets: true })
+const dev = synth({ stage: 'dev', ephemeral: 'true' })
+const custom = synth({
+  consoleDomainName: 'Console.Example.com',
+  consoleCertificateArn: CERTIFICATE,
+})
+const linked = synth({ stage: 'linked', consoleUrl: 'https://console.acme.example/' })
+
+type Statement = {
+  Effect: string
+  Action: string | string[]
+  Resource: unknown
+  Principal?: unknown
+  Condition?: unknown
+}
+type Behavior = {
+  PathPattern?: string
+  TargetOriginId: string
+  AllowedMethods: string[]
+  CachePolicyId: string
+  OriginRequestPolicyId?: string
+  ResponseHeadersPolicyId?: unknown
+  ViewerProtocolPolicy: string
+  FunctionAssociations?: { EventType: string; FunctionARN: unknown }[]
+}
+type DistributionConfig = {
+  DefaultCacheBehavior: Behavior
+  CacheBehaviors?: Behavior[]
+  CustomErrorResponses?: unknown
+  Origins: {
+    Id: string
+    DomainName: unknown
+    OriginAccessControlId?: unknown
+    S3OriginConfig?: { OriginAccessIdentity: string }
+    CustomOriginConfig?: Record<string, unknown>
+  }[]
+  Logging?: { Bucket: unknown; Prefix: string }
+  Aliases?: string[]
+  ViewerCertificate?: Record<string, unknown>
+}
+
+const only = (t: CfnTemplate, type: string): [string, CfnResource] => {
+  const found = resourcesOfType(t, type)
+  expect(found).toHaveLength(1)
+  return found[0] as [string, CfnResource]
+}
+const distributionId = (t: CfnTemplate) => only(t, 'AWS::CloudFront::Distribution')[0]
+const distributionOf = (t: CfnTemplate) =>
+  only(t, 'AWS::CloudFront::Distribution')[1].Properties.DistributionConfig as DistributionConfig
+const originOf = (t: CfnTemplate, behavior: Behavior) => {
+  const origin = distributionOf(t).Origins.find((o) => o.Id === behavior.TargetOriginId)
+  if (!origin) throw new Error(`no origin ${behavior.TargetOriginId}`)
+  return origin
+}
+/** The console bucket: the one the distribution's S3 origin reads. */
+const consoleBucketId = (t: CfnTemplate) => {
+  const origin = originOf(t, distributionOf(t).DefaultCacheBehavior)
+  return (origin.DomainName as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]
+}
+const bucketPolicyOf = (t: CfnTemplate, bucketId: string) => {
+  const [, policy] = resourcesOfType(t, 'AWS::S3::BucketPolicy').find(
+    ([, p]) => JSON.stringify(p.Properties.Bucket) === JSON.stringify({ Ref: bucketId }),
+  ) as [string, CfnResource]
+  return (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement
+}
+const getAtt = (id: string, attribute: string) => ({ 'Fn::GetAtt': [id, attribute] })
+const distributionArn = (t: CfnTemplate) => ({
+  'Fn::Join': [
+    '',
+    [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':cloudfront::',
+      { Ref: 'AWS::AccountId' },
+      ':distribution/',
+      { Ref: distributionId(t) },
+    ],
+  ],
+})
+const deployment = (t: CfnTemplate, prefix: string) => {
+  const found = resourcesOfType(t, 'Custom::CDKBucketDeployment').find(([id]) =>
+    id.startsWith(prefix),
+  )
+  if (!found) throw new Error(`no deployment ${prefix}`)
+  return found
+}
+const consoleUrlOf = (t: CfnTemplate) => ({
+  'Fn::Join': ['', ['https://', getAtt(distributionId(t), 'DomainName'), '/app/']],
+})
+
+describe('console bucket', () => {
+  it.each([
+    ['prod', prod.json],
+    ['ephemeral dev', dev.json],
+  ])('%s: private, S3-encrypted, owner-enforced, no website', (_, t) => {
+    const bucket = resource(t, consoleBucketId(t)).Properties
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    })
+    expect(bucket.BucketEncryption).toEqual({
+      ServerSideEncryptionConfiguration: [
+        { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+      ],
+    })
+    expect(bucket.OwnershipControls).toEqual({
+      Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }],
+    })
+    expect(bucket.WebsiteConfiguration).toBeUndefined()
+    expect(bucket.BucketName).toBeUndefined()
+  })
+
+  it('refuses every request without TLS, and lets only this distribution read, through OAC', () => {
+    const t = prod.json
+    const bucket = consoleBucketId(t)
+    const arns = [getAtt(bucket, 'Arn'), { 'Fn::Join': ['', [getAtt(bucket, 'Arn'), '/*']] }]
+    expect(bucketPolicyOf(t, bucket)).toEqual([
+      {
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: 's3:*',
+        Resource: arns,
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      },
+      {
+        Effect: 'Allow',
+        Principal: { Service: 'cloudfront.amazonaws.com' },
+        Action: 's3:GetObject',
+        Resource: arns[1],
+        Condition: { StringEquals: { 'AWS:SourceArn': distributionArn(t) } },
+      },
+    ])
+  })
+
+  it('grants nobody public access on any stage', () => {
+    for (const t of [prod.json, dev.json, custom.json]) {
+      for (const [, policy] of resourcesOfType(t, 'AWS::S3::BucketPolicy')) {
+        for (const s of (policy.Properties.PolicyDocument as { Statement: Statement[] })
+          .Statement) {
+          if (s.Effect !== 'Allow') continue
+          expect(JSON.stringify(s.Principal)).not.toMatch(/"\*"/)
+        }
+      }
+    }
+  })
+
+  it('is kept with a production stage, emptied and deleted with an ephemeral one', () => {
+    expect(resource(prod.json, consoleBucketId(prod.json)).DeletionPolicy).toBe('Retain')
+    expect(resourcesOfType(prod.json, 'Custom::S3AutoDeleteObjects')).toEqual([])
+    expect(resource(dev.json, consoleBucketId(dev.json)).DeletionPolicy).toBe('Delete')
+    const emptied = resourcesOfType(dev.json, 'Custom::S3AutoDeleteObjects').map(
+      ([, r]) => (r.Properties.BucketName as { Ref: string }).Ref,
+    )
+    expect(emptied).toContain(consoleBucketId(dev.json))
+  })
+})
+
+describe('distribution', () => {
+  const t = prod.json
+  const config = distributionOf(t)
+
+  it('reads the bucket through Origin Access Control, never an origin access identity', () => {
+    const [oacId, oac] = only(t, 'AWS::CloudFront::OriginAccessControl')
+    expect(oac.Properties.OriginAccessControlConfig).toMatchObject({
+      OriginAccessControlOriginType: 's3',
+      SigningBehavior: 'always',
+      SigningProtocol: 'sigv4',
+    })
+    const s3 = originOf(t, config.DefaultCacheBehavior)
+    expect(s3.OriginAccessControlId).toEqual(getAtt(oacId, 'Id'))
+    expect(s3.S3OriginConfig).toEqual({ OriginAccessIdentity: '' })
+    expect(resourcesOfType(t, 'AWS::CloudFront::CloudFrontOriginAccessIdentity')).toEqual([])
+  })
+
+  it('serves the console on its default behaviour: the function, the headers, GET and HEAD, https', () => {
+    const [fnId] = only(t, 'AWS::CloudFront::Function')
+    const [policyId] = only(t, 'AWS::CloudFront::ResponseHeadersPolicy')
+    expect(config.DefaultCacheBehavior).toMatchObject({
+      AllowedMethods: ['GET', 'HEAD'],
+      CachePolicyId: CachePolicy.CACHING_OPTIMIZED.cachePolicyId,
+      ViewerProtocolPolicy: 'redirect-to-https',
+      ResponseHeadersPolicyId: { Ref: policyId },
+      FunctionAssociations: [
+        { EventType: 'viewer-request', FunctionARN: getAtt(fnId, 'FunctionARN') },
+      ],
+    })
+  })
+
+  it('sends /manage/* to the HTTP API uncached, with every method and every viewer header but Host', () => {
+    expect(config.CacheBehaviors).toHaveLength(1)
+    const manage = config.CacheBehaviors?.[0] as Behavior
+    expect(manage).toEqual({
+      PathPattern: '/manage/*',
+      TargetOriginId: expect.any(String),
+      AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+      CachePolicyId: CachePolicy.CACHING_DISABLED.cachePolicyId,
+      OriginRequestPolicyId:
+        OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId,
+      ViewerProtocolPolicy: 'https-only',
+      Compress: true,
+    })
+    const [apiId] = only(t, 'AWS::ApiGatewayV2::Api')
+    expect(originOf(t, manage)).toEqual({
+      Id: manage.TargetOriginId,
+      DomainName: {
+        'Fn::Join': [
+          '',
+          [{ Ref: apiId }, '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }],
+        ],
+      },
+      CustomOriginConfig: { OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] },
+    })
+  })
+
+  it('attaches the function to the console behaviour only, and has no distribution-wide error pages', () => {
+    const [fnId] = only(t, 'AWS::CloudFront::Function')
+    expect(JSON.stringify(config).split(`"${fnId}"`)).toHaveLength(2)
+    for (const behavior of config.CacheBehaviors ?? []) {
+      expect(behavior.FunctionAssociations).toBeUndefined()
+      // The API's answers pass as the API gives them.
+      expect(behavior.ResponseHeadersPolicyId).toBeUndefined()
+    }
+    // They would turn the management API's 403 and 404 into the console's page.
+    expect(config.CustomErrorResponses).toBeUndefined()
+    expect(JSON.stringify(config)).not.toContain('LambdaFunctionAssociations')
+  })
+
+  it('logs every request to a private, TLS-only bucket kept as long as the stage keeps logs', () => {
+    const logsBucketOf = (t: CfnTemplate) =>
+      (distributionOf(t).Logging as { Bucket: { 'Fn::GetAtt': [string] } }).Bucket['Fn::GetAtt'][0]
+    const logs = logsBucketOf(t)
+    expect(config.Logging?.Prefix).toBe('cloudfront/')
+    const bucket = resource(t, logs)
+    expect(bucket.Properties).toMatchObject({
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      // CloudFront's standard logs arrive under an ACL grant.
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerPreferred' }] },
+      LifecycleConfiguration: { Rules: [{ ExpirationInDays: 90, Status: 'Enabled' }] },
+    })
+    expect(bucket.DeletionPolicy).toBe('Retain')
+    expect(bucketPolicyOf(t, logs)[0]).toMatchObject({
+      Effect: 'Deny',
+      Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+    })
+    const devLogs = logsBucketOf(dev.json)
+    expect(resource(dev.json, devLogs).Properties.LifecycleConfiguration).toEqual({
+      Rules: [{ ExpirationInDays: 7, Status: 'Enabled' }],
+    })
+  })
+
+  it('does not carry the integrator API: /programs/... goes to the API URL', () => {
+    expect((config.CacheBehaviors ?? []).map((b) => b.PathPattern)).toEqual(['/manage/*'])
+  })
+
+  it('uses CloudFront’s own domain and certificate unless a custom domain is given', () => {
+    expect(config.Aliases).toBeUndefined()
+    expect(config.ViewerCertificate).toBeUndefined()
+    expect(distributionOf(custom.json)).toMatchObject({
+      Aliases: ['console.example.com'],
+      ViewerCertificate: {
+        AcmCertificateArn: CERTIFICATE,
+        MinimumProtocolVersion: 'TLSv1.2_2021',
+        SslSupportMethod: 'sni-only',
+      },
+    })
+  })
+})
+
+describe('viewer-request function', () => {
+  const [, fn] = only(prod.json, 'AWS::CloudFront::Function')
+  const code = fn.Properties.FunctionCode as string
+  // The code exactly as the template deploys it, run in Node.
+  const handler = compileViewerRequest(code)
+
+  it('is lib/console-viewer-request.ts, on cloudfront-js-2.0, published', () => {
+    expect(code).toBe(VIEWER_REQUEST_CODE)
+    expect(fn.Properties.FunctionConfig).toMatchObject({ Runtime: 'cloudfront-js-2.0' })
+    expect(fn.Properties.AutoPublish).toBe(true)
+  })
+
+  it.each([
+    ['/app/programs/pg_1', '/app/index.html'],
+    ['/app/', '/app/index.html'],
+    ['/app/programs', '/app/index.html'],
+    ['/app/team/', '/app/index.html'],
+    ['/app/index.html', '/app/index.html'],
+    ['/app/assets/x.js', '/app/assets/x.js'],
+    ['/app/assets/index-Bx1.css', '/app/assets/index-Bx1.css'],
+    ['/app/assets/missing', '/app/assets/missing'],
+    ['/app/config.json', '/app/config.json'],
+    ['/app/favicon.svg', '/app/favicon.svg'],
+    ['/manage/me', '/manage/me'],
+    ['/programs/prg_1/grant-tokens', '/programs/prg_1/grant-tokens'],
+    ['/application', '/application'],
+  ])('%s goes to the origin as %s', (uri, expected) => {
+    const result = handler(viewerRequestEvent(uri))
+    expect('uri' in result && result.uri).toBe(expected)
+  })
+
+  it.each(['/', '/app'])('%s redirects to /app/', (uri) => {
+    expect(handler(viewerRequestEvent(uri))).toEqual({
+      statusCode: 301,
+      statusDescription: 'Moved Permanently',
+      headers: { location: { value: '/app/' } },
+    })
+  })
+})
+
+describe('response headers policy', () => {
+  const [, policy] = only(prod.json, 'AWS::CloudFront::ResponseHeadersPolicy')
+  type Security = {
+    ContentSecurityPolicy: { ContentSecurityPolicy: unknown; Override: boolean }
+    StrictTransportSecurity: {
+      AccessControlMaxAgeSec: number
+      IncludeSubdomains: boolean
+      Override: boolean
+    }
+    ContentTypeOptions: { Override: boolean }
+    FrameOptions: { FrameOption: string; Override: boolean }
+    ReferrerPolicy: { ReferrerPolicy: string; Override: boolean }
+  }
+  const config = policy.Properties.ResponseHeadersPolicyConfig as {
+    SecurityHeadersConfig: Security
+    CustomHeadersConfig?: unknown
+  }
+  const security = config.SecurityHeadersConfig
+
+  it('sends exactly the headers of lib/console-site.ts, which npm start sends too', () => {
+    const cognito = cognitoOrigin(Aws.REGION, Aws.URL_SUFFIX)
+    // The policy read back as the headers a browser gets.
+    const sent = {
+      'content-security-policy': security.ContentSecurityPolicy.ContentSecurityPolicy,
+      'strict-transport-security': `max-age=${security.StrictTransportSecurity.AccessControlMaxAgeSec}${
+        security.StrictTransportSecurity.IncludeSubdomains ? '; includeSubDomains' : ''
+      }`,
+      'x-content-type-options': security.ContentTypeOptions ? 'nosniff' : undefined,
+      'referrer-policy': security.ReferrerPolicy.ReferrerPolicy,
+      'x-frame-options': security.FrameOptions.FrameOption,
+    }
+    expect(sent).toEqual(prod.stack.resolve(consoleSecurityHeaders(cognito)))
+    for (const header of Object.values(security)) expect(header.Override).toBe(true)
+    expect(config.CustomHeadersConfig).toBeUndefined()
+  })
+
+  it('lets the page call its own origin and the stage region’s Cognito, nothing else', () => {
+    expect(security.ContentSecurityPolicy.ContentSecurityPolicy).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' https://cognito-idp.",
+          { Ref: 'AWS::Region' },
+          '.',
+          { Ref: 'AWS::URLSuffix' },
+          "; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
+        ],
+      ],
+    })
+    expect(contentSecurityPolicy(cognitoOrigin('eu-west-1'))).toBe(
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' https://cognito-idp.eu-west-1.amazonaws.com; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
+    )
+  })
+})
+
+describe('deployment of the built console', () => {
+  const t = prod.json
+  const [assetsId, assets] = deployment(t, 'ConsoleDeployAssets')
+  const [, pages] = deployment(t, 'ConsoleDeployPages')
+  const bucket = consoleBucketId(t)
+
+  it('puts hashed assets under app/assets/ as immutable, and keeps earlier builds’ assets', () => {
+    expect(assets.Properties).toMatchObject({
+      DestinationBucketName: { Ref: bucket },
+      DestinationBucketKeyPrefix: 'app/assets/',
+      SystemMetadata: { 'cache-control': CONSOLE_CACHE_CONTROL.assets },
+      Prune: false,
+    })
+    expect(assets.Properties.DistributionId).toBeUndefined()
+  })
+
+  it('then index.html and config.json, revalidated by browsers and invalidated in CloudFront', () => {
+    expect(pages.Properties).toMatchObject({
+      DestinationBucketName: { Ref: bucket },
+      DestinationBucketKeyPrefix: 'app/',
+      SystemMetadata: { 'cache-control': CONSOLE_CACHE_CONTROL.pages },
+      Prune: true,
+      Exclude: ['assets/*'],
+      DistributionId: { Ref: distributionId(t) },
+      DistributionPaths: ['/app/index.html', '/app/config.json'],
+    })
+    expect((pages as CfnResource & { DependsOn: string[] }).DependsOn).toContain(assetsId)
+  })
+
+  it('writes config.json from the stack’s own values, and leaves out any config.json of the build', () => {
+    const keys = pages.Properties.SourceObjectKeys as string[]
+    const markers = (pages.Properties.SourceMarkers as Record<string, unknown>[])[1] as Record<
+      string,
+      unknown
+    >
+    const staged = (key: string) => join(prod.app.outdir, `asset.${key.replace(/\.zip$/, '')}`)
+    expect(readdirSync(staged(keys[0] as string)).sort()).toEqual(['favicon.svg', 'index.html'])
+    const written = JSON.parse(readFileSync(join(staged(keys[1] as string), 'config.json'), 'utf8'))
+    // Each value as the deploy fills it in: its text around CloudFormation's values.
+    const filled = Object.fromEntries(
+      Object.entries(written as Record<string, string>).map(([name, value]) => [
+        name,
+        value
+          .split(/(<<marker:0xbaba:\d+>>)/)
+          .filter(Boolean)
+          .map((part) => markers[part] ?? part),
+      ]),
+    )
+    const pool = only(t, 'AWS::Cognito::UserPool')[0]
+    const client = only(t, 'AWS::Cognito::UserPoolClient')[0]
+    expect(filled).toEqual({
+      apiUrl: ['https://', getAtt(distributionId(t), 'DomainName')],
+      region: [{ Ref: 'AWS::Region' }],
+      userPoolId: [{ Ref: pool }],
+      userPoolClientId: [{ Ref: client }],
+      cognitoEndpoint: [
+        'https://cognito-idp.',
+        { Ref: 'AWS::Region' },
+        '.',
+        { Ref: 'AWS::URLSuffix' },
+        '/',
+      ],
+    })
+    expect(custom.stack.resolve(custom.stack.console.config.apiUrl)).toBe(
+      'https://console.example.com',
+    )
+  })
+
+  it('runs as a role that reads its staged files, writes app/ of the bucket, invalidates this distribution', () => {
+    const deployers = resourcesOfType(t, 'AWS::Lambda::Function').filter(([id]) =>
+      id.startsWith('CustomCDKBucketDeployment'),
+    )
+    // One function, shared by both deployments.
+    expect(deployers).toHaveLength(1)
+    const [, fn] = deployers[0] as [string, CfnResource]
+    const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]
+    const role = resource(t, roleId)
+    expect(role.Properties.ManagedPolicyArns).toBeUndefined()
+    const logs = (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref
+    expect(resource(t, logs).Properties.RetentionInDays).toBe(90)
+    const statements = resourcesOfType(t, 'AWS::IAM::Policy')
+      .filter(([, p]) => JSON.stringify(p.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
+      .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
+    const assetObject = (key: string) => ({
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':s3:::',
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: CloudFormation's Fn::Sub syntax
+          { 'Fn::Sub': 'cdk-hnb659fds-assets-${AWS::AccountId}-${AWS::Region}' },
+          `/${key}`,
+        ],
+      ],
+    })
+    const staged = [
+      ...(assets.Properties.SourceObjectKeys as string[]),
+      ...(pages.Properties.SourceObjectKeys as string[]),
+    ]
+    expect(statements).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: getAtt(logs, 'Arn'),
+      },
+      {
+        Effect: 'Allow',
+        Action: expect.arrayContaining(['s3:GetObject*', 's3:PutObject', 's3:DeleteObject*']),
+        Resource: [getAtt(bucket, 'Arn'), { 'Fn::Join': ['', [getAtt(bucket, 'Arn'), '/app/*']] }],
+      },
+      {
+        Effect: 'Allow',
+        Action: ['cloudfront:CreateInvalidation', 'cloudfront:GetInvalidation'],
+        Resource: distributionArn(t),
+      },
+      ...staged.map((key) => ({
+        Effect: 'Allow',
+        Action: 's3:GetObject',
+        Resource: assetObject(key),
+      })),
+    ])
+  })
+
+  it('stops the synth with how to build the console when it is not built', () => {
+    expect(() =>
+      synth({}, { consoleDistDir: mkdtempSync(join(tmpdir(), 'console-missing-')) }),
+    ).toThrow(/The console is not built.*npm run build -w console/)
+  })
+})
+
+describe('console address', () => {
+  const envOf = (t: CfnTemplate) =>
+    (
+      resource(t, 'CustomMessageFunction').Properties.Environment as {
+        Variables: Record<string, unknown>
+      }
+    ).Variables[IDENTITY_ENV.consoleUrl]
+
+  it('is output as ConsoleUrl, with the distribution’s domain for DNS', () => {
+    expect(prod.json.Outputs.ConsoleUrl?.Value).toEqual(consoleUrlOf(prod.json))
+    expect(prod.json.Outputs.ConsoleDistributionDomainName?.Value).toEqual(
+      getAtt(distributionId(prod.json), 'DomainName'),
+    )
+    expect(custom.json.Outputs.ConsoleUrl?.Value).toBe('https://console.example.com/app/')
+  })
+
+  it('is what the invitation e-mails link to, unless -c consoleUrl names another', () => {
+    expect(envOf(prod.json)).toEqual(consoleUrlOf(prod.json))
+    expect(envOf(custom.json)).toBe('https://console.example.com/app/')
+    expect(envOf(linked.json)).toBe('https://console.acme.example/')
+    expect(linked.json.Outputs.ConsoleUrl?.Value).toEqual(consoleUrlOf(linked.json))
+  })
+
+  it('makes no dependency cycle (trigger -> distribution -> API -> authorizer -> pool -> trigger)', () => {
+    for (const t of [prod.json, dev.json, custom.json]) expect(findCycle(t)).toEqual([])
+    // The check itself sees one.
+    const resourceWith = (properties: unknown) => ({ Type: 'Test', Properties: { properties } })
+    expect(
+      findCycle({
+        Resources: { A: resourceWith({ Ref: 'B' }), B: resourceWith(getAtt('A', 'Arn')) },
+        Outputs: {},
+      } as unknown as CfnTemplate),
+    ).toEqual(['A', 'B', 'A'])
+  })
+
+  it('takes a custom domain only with a us-east-1 certificate, and checks both', () => {
+    const config = (context: Record<string, string>) => stageConfig((key) => context[key])
+    expect(
+      config({ consoleDomainName: 'Console.Example.com', consoleCertificateArn: CERTIFICATE })
+        .consoleDomain,
+    ).toEqual({ domainName: 'console.example.com', certificateArn: CERTIFICATE })
+    expect(config({}).consoleDomain).toBeUndefined()
+    expect(() => config({ consoleDomainName: 'console.example.com' })).toThrow(/go together/)
+    expect(() => config({ consoleCertificateArn: CERTIFICATE })).toThrow(/go together/)
+    expect(() =>
+      config({
+        consoleDomainName: 'console.example.com',
+        consoleCertificateArn: CERTIFICATE.replace('us-east-1', 'eu-west-1'),
+      }),
+    ).toThrow(/us-east-1/)
+    expect(() =>
+      config({
+        consoleDomainName: 'https://console.example.com',
+        consoleCertificateArn: CERTIFICATE,
+      }),
+    ).toThrow(/consoleDomainName is not a domain name/)
+  })
+})
+
+describe('cdk-nag AwsSolutions', () => {
+  it('custom domain: no unacknowledged finding (TLS 1.2 at least, so CFR4 holds unacknowledged)', () => {
+    const report = checkAwsSolutions(custom.stack)
+    expect(
+      report.violations.map(
+        (v) => `${v.ruleName} ${v.violatingResources.map((r) => r.constructPath)}`,
+      ),
+    ).toEqual([])
+  })
+})
+
+/** A dependency cycle among the template's resources (Ref, GetAtt, Sub, DependsOn), or []. */
+const findCycle = (t: CfnTemplate): string[] => {
+  const edges = new Map<string, Set<string>>()
+  const collect = (value: unknown, into: Set<string>) => {
+    if (Array.isArray(value)) for (const item of value) collect(item, into)
+    else if (value && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === 'Ref' && typeof inner === 'string' && inner in t.Resources) into.add(inner)
+        else if (key === 'Fn::GetAtt') into.add(String((inner as string[])[0]))
+        else if (key === 'Fn::Sub') {
+          const text = typeof inner === 'string' ? inner : String((inner as unknown[])[0])
+          for (const [, name] of text.matchAll(/\$\{([^}.!]+)/g)) {
+            if (name && name in t.Resources) into.add(name)
+          }
+          collect(inner, into)
+        } else collect(inner, into)
+      }
+    }
+  }
+  for (const [id, r] of Object.entries(t.Resources)) {
+    const into = new Set<string>()
+    collect(r.Properties ?? {}, into)
+    for (const d of [(r as { DependsOn?: string | string[] }).DependsOn ?? []].flat()) into.add(d)
+    edges.set(id, into)
+  }
+  const state = new Map<string, 'open' | 'done'>()
+  const visit = (id: string, path: string[]): string[] => {
+    state.set(id, 'open')
+    for (const next of edges.get(id) ?? []) {
+      if (state.get(next) === 'open') return [...path, id, next]
+      if (!state.has(next)) {
+        const cycle = visit(next, [...path, id])
+        if (cycle.length > 0) return cycle
+      }
+    }
+    state.set(id, 'done')
+    return []
+  }
+  for (const id of edges.keys()) {
+    if (state.has(id)) continue
+    const cycle = visit(id, [])
+    if (cycle.length > 0) return cycle
+  }
+  return []
+}

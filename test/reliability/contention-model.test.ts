@@ -1,0 +1,156 @@
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb'
+import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { attachContentionModel, MODEL_DEFAULTS } from '../../bench/contention/dynamodb-model'
+import { runHotProgram } from '../../bench/contention/hot-program'
+import { VirtualTime } from '../../bench/contention/virtual-time'
+import { config } from '../../functions/config'
+import { createDocumentClient } from '../../functions/shared/dynamodb'
+import { seededRandom } from '../support/fault-injector'
+
+/**
+ * The contention model (bench/contention) against the limits AWS documents, with DynamoDB Local
+ * underneath: what its parameters imply must come out of it, in virtual time.
+ */
+const endpoint = config.dynamodbEndpoint as string
+const modelled = (params = MODEL_DEFAULTS) => {
+  const time = new VirtualTime()
+  const raw = new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  })
+  const stats = attachContentionModel(raw, {
+    time,
+    tables: config.tables,
+    params,
+    random: seededRandom(11),
+  })
+  return { time, stats, client: createDocumentClient(raw) }
+}
+
+describe('the contention model', () => {
+  it('lets one item take at most 1 / service time transactions per second, and cancels the rest as DynamoDB does', async () => {
+    // A fixed 10 ms service time: one item can take 100 transactions a second, no more.
+    const fixed = { ...MODEL_DEFAULTS, transaction: { medianMs: 10, p99Ms: 10 } }
+    const { time, client } = modelled(fixed)
+    const programId = `model-item-${Date.now()}`
+    let committed = 0
+    let cancellation: TransactionCanceledException | undefined
+    await time.run(
+      Array.from({ length: 8 }, () => async () => {
+        while (time.now() < 1_000) {
+          try {
+            await client.send(
+              new TransactWriteCommand({
+                TransactItems: [
+                  {
+                    Update: {
+                      TableName: config.tables.programs,
+                      Key: { programId },
+                      UpdateExpression: 'ADD issued :one',
+                      ExpressionAttributeValues: { ':one': 1 },
+                    },
+                  },
+                ],
+              }),
+            )
+            committed++
+          } catch (error) {
+            if (!(error instanceof TransactionCanceledException)) throw error
+            cancellation = error
+            await time.sleep(1)
+          }
+        }
+      }),
+    )
+    expect(committed).toBeLessThanOrEqual(101)
+    expect(committed).toBeGreaterThan(80)
+    expect(cancellation?.message).toBe(
+      'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]',
+    )
+    expect(cancellation?.CancellationReasons).toEqual([
+      { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' },
+    ])
+  })
+
+  it('lets one partition take 1,000 write units a second and throttles the rest', async () => {
+    // One partition per table: every write lands on it. PutItem of a small item: 1 unit.
+    const { time, client, stats } = modelled({ ...MODEL_DEFAULTS, partitions: 1 })
+    let written = 0
+    let throttled = 0
+    await time.run(
+      Array.from({ length: 16 }, (_, c) => async () => {
+        for (let n = 0; time.now() < 1_000; n++) {
+          try {
+            await client.send(
+              new PutCommand({
+                TableName: config.tables.issuers,
+                Item: { issuerId: `model-${c}-${n}-${Date.now()}`, name: 'x' },
+              }),
+            )
+            written++
+          } catch (error) {
+            if ((error as Error).name !== 'ProvisionedThroughputExceededException') throw error
+            throttled++
+            await time.sleep(1)
+          }
+        }
+      }),
+    )
+    // 1,000 units over the second, plus the 0.1 s a partition may bank.
+    expect(written).toBeLessThanOrEqual(1_000 * (1 + MODEL_DEFAULTS.burstSeconds) + 16)
+    expect(written).toBeGreaterThan(900)
+    expect(throttled).toBeGreaterThan(0)
+    expect(stats.throttles).toBe(throttled)
+  })
+
+  it('fails a single-item write on an item a transaction holds with TransactionConflictException', async () => {
+    const { time, client } = modelled()
+    const programId = `model-single-${Date.now()}`
+    const outcomes: string[] = []
+    await time.run([
+      async () => {
+        await client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: config.tables.programs,
+                  Key: { programId },
+                  UpdateExpression: 'ADD issued :one',
+                  ExpressionAttributeValues: { ':one': 1 },
+                },
+              },
+            ],
+          }),
+        )
+        outcomes.push('transaction')
+      },
+      async () => {
+        try {
+          await client.send(
+            new UpdateCommand({
+              TableName: config.tables.programs,
+              Key: { programId },
+              UpdateExpression: 'ADD issued :one',
+              ExpressionAttributeValues: { ':one': 1 },
+            }),
+          )
+          outcomes.push('single')
+        } catch (error) {
+          outcomes.push((error as Error).name)
+        }
+      },
+    ])
+    expect(outcomes.sort()).toEqual(['TransactionConflictException', 'transaction'])
+  })
+
+  it('shows the sharded design taking several times the grants of one counter at concurrency 32', async () => {
+    const common = { concurrency: 32, requests: 300, endpoint, tables: config.tables }
+    const baseline = await runHotProgram({ design: 'baseline', ...common })
+    const sharded = await runHotProgram({ design: 'sharded', ...common })
+    expect(baseline.transactionConflicts).toBeGreaterThan(sharded.transactionConflicts)
+    expect(sharded.grantsPerSecond).toBeGreaterThan(3 * baseline.grantsPerSecond)
+    expect(sharded.conflicts409).toBeLessThanOrEqual(baseline.conflicts409)
+  })
+})

@@ -1,0 +1,154 @@
+import { config } from '../../functions/config'
+import { makeGrantTokens } from '../../functions/grant-tokens/grant-tokens.use-case'
+import { AccessCache } from '../../functions/shared/access-cache'
+import { documentClient } from '../../functions/shared/dynamodb'
+import { newId } from '../../functions/shared/ids'
+import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
+import { admin, createKey, programState } from '../support/api'
+import { seededRandom } from '../support/fault-injector'
+
+/**
+ * The pool split over counter shards, on DynamoDB Local (the real conditions and data): grants
+ * cross shard boundaries as slices run dry, gather slices when none holds a grant alone, and use
+ * the pool up exactly, never past it.
+ */
+const store = new DynamoDbGrantStore(documentClient, config.tables)
+
+const setUp = async (pool: number, shards: number) => {
+  const { issuerId } = await admin.createIssuer({ name: 'Shards' })
+  const program = await admin.createProgram({
+    issuer: issuerId,
+    mode: 'TEST',
+    name: 's',
+    pool,
+    shards,
+  })
+  const key = await createKey({ issuerId, mode: 'TEST' })
+  return { programId: program.programId, key: key.secret }
+}
+
+/** One instance of the grant path (its own caches), as a Lambda instance is. */
+const instance = (seed: number) =>
+  makeGrantTokens({ store, access: new AccessCache(store), random: seededRandom(seed) })
+
+const grant = (
+  send: ReturnType<typeof instance>,
+  target: { programId: string; key: string },
+  amount: number,
+  idempotencyKey?: string,
+) =>
+  send({
+    apiKey: target.key,
+    programId: target.programId,
+    idempotencyKey,
+    body: { recipient: { email: 'ann@example.com' }, reason: 'Launch', amount },
+  })
+
+const invariant = async (programId: string, pool: number) => {
+  const state = await programState(programId)
+  const remaining = state.shards.reduce((sum, shard) => sum + (shard.remaining ?? 0), 0)
+  for (const shard of state.shards) expect(shard.remaining ?? 0).toBeGreaterThanOrEqual(0)
+  // pool = issued + what the slices still hold, and the grants stored add up to issued.
+  expect(state.issued + remaining).toBe(pool)
+  expect(state.grants.reduce((sum, g) => sum + g.amount, 0)).toBe(state.issued)
+  return { ...state, remaining }
+}
+
+describe('a pool split over shards', () => {
+  it('is used up exactly by 12 concurrent instances granting 1 to 3 across shard boundaries', async () => {
+    const pool = 600
+    const target = await setUp(pool, 8)
+    const random = seededRandom(3)
+    let created = 0
+    /** One grant, retried with its Idempotency-Key on a transient error: answered or refused. */
+    const attempt = async (send: ReturnType<typeof instance>, amount: number, id: string) => {
+      for (let tries = 0; ; tries++) {
+        try {
+          const { replayed } = await grant(send, target, amount, id)
+          if (!replayed) created++
+          return true
+        } catch (error) {
+          const code = (error as { code?: string }).code
+          if (code === 'pool_exhausted') return false
+          // A timeout on this loaded machine, or a conflict: the integrator's retry.
+          if (tries >= 10) throw error
+        }
+      }
+    }
+    await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const send = instance(100 + i)
+        for (let n = 0; ; n++) {
+          // Grants of 1 to 3 until one no longer fits, then single shares to the very last one.
+          const amount = 1 + Math.floor(random() * 3)
+          if (await attempt(send, amount, `c${i}-${n}`)) continue
+          if (!(await attempt(send, 1, `c${i}-${n}-one`))) return
+        }
+      }),
+    )
+    const state = await invariant(target.programId, pool)
+    expect(state.issued).toBe(pool)
+    expect(state.remaining).toBe(0)
+    expect(state.grants).toHaveLength(created)
+    // Every slice was drawn on: the grants really did cross from shard to shard.
+    expect(state.shards).toHaveLength(8)
+    for (const shard of state.shards) expect(shard.issued).toBeGreaterThan(0)
+  })
+
+  it('gathers the slices into one shard when none holds a grant alone, with exact moves', async () => {
+    const target = await setUp(300, 3) // slices of 100
+    const send = instance(1)
+    await grant(send, target, 250)
+    let state = await invariant(target.programId, 300)
+    expect(state.issued).toBe(250)
+    // The slices were moved, not copied: one shard holds what is left.
+    expect(state.shards.filter((s) => (s.remaining ?? 0) > 0)).toHaveLength(1)
+    await expect(grant(send, target, 51)).rejects.toMatchObject({
+      code: 'pool_exhausted',
+      message: expect.stringContaining('50 shares left'),
+    })
+    await grant(instance(2), target, 50)
+    state = await invariant(target.programId, 300)
+    expect(state.issued).toBe(300)
+  })
+
+  it('answers a replay of a grant with its first answer even once the pool is spent', async () => {
+    const target = await setUp(100, 1)
+    const send = instance(5)
+    const first = await grant(send, target, 100, 'last-shares')
+    await expect(grant(send, target, 1)).rejects.toMatchObject({ code: 'pool_exhausted' })
+    const replay = await grant(send, target, 100, 'last-shares')
+    expect(replay).toMatchObject({ replayed: true, grant: { grantId: first.grant.grantId } })
+    await invariant(target.programId, 100)
+  })
+
+  it('treats a program made before shards (no `shards`) as one counter, as before', async () => {
+    const { issuerId } = await admin.createIssuer({ name: 'Legacy' })
+    const programId = newId('program')
+    await documentClient.send(
+      new (await import('@aws-sdk/lib-dynamodb')).PutCommand({
+        TableName: config.tables.programs,
+        Item: {
+          programId,
+          issuerId,
+          mode: 'TEST',
+          name: 'legacy',
+          status: 'active',
+          pool: 5,
+          issued: 0,
+          remaining: 5,
+          createdAt: new Date().toISOString(),
+        },
+      }),
+    )
+    const key = await createKey({ issuerId, mode: 'TEST' })
+    const send = instance(9)
+    await grant(send, { programId, key: key.secret }, 4)
+    await expect(grant(send, { programId, key: key.secret }, 2)).rejects.toMatchObject({
+      code: 'pool_exhausted',
+    })
+    const state = await programState(programId)
+    expect(state.shards).toEqual([])
+    expect(state.program).toMatchObject({ issued: 4, pool: 5 })
+  })
+})
