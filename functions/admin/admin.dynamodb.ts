@@ -729,9 +729,11 @@ export class DynamoDbAdminStore implements AdminStore {
       ExpressionAttributeNames?: Record<string, string>
     } = {},
   ): Promise<T[]> {
-    const items: T[] = []
-    for (let i = 0; i < keys.length; i += 100) {
-      let pending: Record<string, unknown>[] = keys.slice(i, i + 100)
+    // Chunks of 100 keys (BatchGetItem's most), up to 4 in flight: a listing of many programs
+    // reads all their counter shards in a few round trips' time, not one after the other.
+    const chunk = async (slice: Record<string, unknown>[]) => {
+      const found: T[] = []
+      let pending = slice
       for (let attempt = 0; pending.length > 0; attempt++) {
         if (attempt === 8) throw new StoreUnavailable('reads left unprocessed')
         if (attempt > 0) await sleep(25 * 2 ** attempt, this.signal)
@@ -743,9 +745,16 @@ export class DynamoDbAdminStore implements AdminStore {
             RequestItems: { [table]: { Keys: pending, ConsistentRead: true, ...projection } },
           }),
         )
-        items.push(...(result.Responses?.[table] ?? []))
+        found.push(...(result.Responses?.[table] ?? []))
         pending = result.UnprocessedKeys?.[table]?.Keys ?? []
       }
+      return found
+    }
+    const slices: Record<string, unknown>[][] = []
+    for (let i = 0; i < keys.length; i += 100) slices.push(keys.slice(i, i + 100))
+    const items: T[] = []
+    for (let i = 0; i < slices.length; i += 4) {
+      for (const found of await Promise.all(slices.slice(i, i + 4).map(chunk))) items.push(...found)
     }
     return items
   }
