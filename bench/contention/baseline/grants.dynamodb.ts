@@ -4,7 +4,6 @@
  */
 import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import {
-  BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   TransactWriteCommand,
@@ -12,7 +11,6 @@ import {
 } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb'
 import { ServiceUnavailable } from '../../../functions/shared/errors'
-import { sleep } from '../../../functions/shared/sleep'
 import { auditPut } from '../../../functions/stores/audit'
 import type {
   ApiKeyRecord,
