@@ -86,6 +86,8 @@ describe('admin CLI walkthrough', () => {
     const issuer = await json(['issuer', 'create', '--name', 'Acme Corp'])
     expect(issuer).toMatchObject({ issuerId: expect.stringMatching(/^iss_/), name: 'Acme Corp' })
     const listed = await cli(['issuer', 'list'])
+    // The error line, if any, says why (the run's tables are shared by every test file).
+    expect({ code: listed.code, stderr: listed.stderr }).toEqual({ code: 0, stderr: '' })
     expect(listed.stdout).toMatch(new RegExp(`${issuer.issuerId}\\s+Acme Corp`))
 
     const program = await json([

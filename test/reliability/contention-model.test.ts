@@ -4,7 +4,9 @@ import { attachContentionModel, MODEL_DEFAULTS } from '../../bench/contention/dy
 import { runHotProgram } from '../../bench/contention/hot-program'
 import { VirtualTime } from '../../bench/contention/virtual-time'
 import { config } from '../../functions/config'
-import { createDocumentClient } from '../../functions/shared/dynamodb'
+import { createDocumentClient, createDynamoDbClient } from '../../functions/shared/dynamodb'
+import { tableNames } from '../../functions/shared/table-schema'
+import { ensureTables } from '../../local/tables'
 import { seededRandom } from '../support/fault-injector'
 
 /**
@@ -12,6 +14,13 @@ import { seededRandom } from '../support/fault-injector'
  * underneath: what its parameters imply must come out of it, in virtual time.
  */
 const endpoint = config.dynamodbEndpoint as string
+// Tables of this file's own: the model's raw writes (bare issuer items, counters) never reach the
+// tables other test files list.
+const tables = tableNames('model', `-${process.pid}`)
+beforeAll(async () => {
+  await ensureTables(createDynamoDbClient({ endpoint }), tables)
+})
+
 const modelled = (params = MODEL_DEFAULTS) => {
   const time = new VirtualTime()
   const raw = new DynamoDBClient({
@@ -21,7 +30,7 @@ const modelled = (params = MODEL_DEFAULTS) => {
   })
   const stats = attachContentionModel(raw, {
     time,
-    tables: config.tables,
+    tables,
     params,
     random: seededRandom(11),
   })
@@ -45,7 +54,7 @@ describe('the contention model', () => {
                 TransactItems: [
                   {
                     Update: {
-                      TableName: config.tables.programs,
+                      TableName: tables.programs,
                       Key: { programId },
                       UpdateExpression: 'ADD issued :one',
                       ExpressionAttributeValues: { ':one': 1 },
@@ -84,7 +93,7 @@ describe('the contention model', () => {
           try {
             await client.send(
               new PutCommand({
-                TableName: config.tables.issuers,
+                TableName: tables.issuers,
                 Item: { issuerId: `model-${c}-${n}-${Date.now()}`, name: 'x' },
               }),
             )
@@ -115,7 +124,7 @@ describe('the contention model', () => {
             TransactItems: [
               {
                 Update: {
-                  TableName: config.tables.programs,
+                  TableName: tables.programs,
                   Key: { programId },
                   UpdateExpression: 'ADD issued :one',
                   ExpressionAttributeValues: { ':one': 1 },
@@ -130,7 +139,7 @@ describe('the contention model', () => {
         try {
           await client.send(
             new UpdateCommand({
-              TableName: config.tables.programs,
+              TableName: tables.programs,
               Key: { programId },
               UpdateExpression: 'ADD issued :one',
               ExpressionAttributeValues: { ':one': 1 },
@@ -146,7 +155,7 @@ describe('the contention model', () => {
   })
 
   it('shows the sharded design taking several times the grants of one counter at concurrency 32', async () => {
-    const common = { concurrency: 32, requests: 300, endpoint, tables: config.tables }
+    const common = { concurrency: 32, requests: 300, endpoint, tables }
     const baseline = await runHotProgram({ design: 'baseline', ...common })
     const sharded = await runHotProgram({ design: 'sharded', ...common })
     expect(baseline.transactionConflicts).toBeGreaterThan(sharded.transactionConflicts)
