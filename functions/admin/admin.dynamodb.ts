@@ -18,7 +18,7 @@ import {
   isShardKey,
   newShards,
   type ShardRecord,
-  shardKey,
+  shardKeys,
   sumShards,
 } from '../model/program-shards'
 import type { Mode } from '../shared/api-key'
@@ -286,11 +286,7 @@ export class DynamoDbAdminStore implements AdminStore {
    * per 100 shards. A program without shards is its own counter.
    */
   private async withShards(heads: ProgramRecord[]): Promise<ProgramRecord[]> {
-    const keys = heads.flatMap((head) =>
-      Array.from({ length: head.shards ?? 0 }, (_, i) => ({
-        programId: shardKey(head.programId, i),
-      })),
-    )
+    const keys = heads.flatMap((head) => shardKeys(head.programId, head.shards ?? 0))
     if (keys.length === 0) return heads
     const shards = await this.batchGet<ShardRecord>(this.tables.programs, keys)
     const byProgram = new Map<string, ShardRecord[]>()

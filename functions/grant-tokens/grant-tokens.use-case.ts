@@ -208,18 +208,8 @@ export const makeGrantTokens = ({
     let last: number | undefined
     for (;;) {
       const current = program as ProgramAccess
-      // The warm path: nothing known short, a first attempt: any shard, no scan, no await.
-      const target =
-        current.head.shards !== undefined &&
-        current.seen.size === 0 &&
-        last === undefined &&
-        current.exhausted === undefined
-          ? ({
-              kind: 'shard',
-              shard: Math.floor(random() * current.head.shards),
-              limited: current.head.pool !== undefined,
-            } as const)
-          : await chooseTarget(current)
+      // Only when every shard is known short does choosing need a read (a snapshot).
+      const target = pickTarget(current) ?? (await fromSnapshot(current))
       if ('refusal' in target) return refuse(target.refusal)
       if ('retry' in target) {
         await pause(target.retry)
@@ -307,41 +297,55 @@ export const makeGrantTokens = ({
     }
 
     /**
-     * The counter this attempt moves: the head (a program without shards), a random shard not
-     * known to be short (not the one that just conflicted, when there is another), or, when
-     * every shard is known short, what a snapshot of all of them says.
+     * The counter this attempt moves, decided from what is known: the head (a program without
+     * shards), a refusal (a recent snapshot found the pool short), or a random shard not known to
+     * be short (not the one that just conflicted, when there is another). Undefined when every
+     * shard is known short: then a snapshot decides (fromSnapshot).
      */
-    async function chooseTarget(
-      current: ProgramAccess,
-    ): Promise<GrantTarget | { refusal: Error } | { retry: 'conflict' | 'throttled' }> {
+    function pickTarget(current: ProgramAccess): GrantTarget | { refusal: Error } | undefined {
       const { head } = current
       if (head.shards === undefined) return { kind: 'head' }
       const limited = head.pool !== undefined
       const known = access.knownExhausted(current, grant.amount)
       if (known !== undefined) return { refusal: new PoolExhausted(known, grant.amount) }
-      const candidates = roomy(current, grant.amount, head.shards)
-      if (candidates.length > 0) {
-        const others = candidates.length > 1 ? candidates.filter((s) => s !== last) : candidates
-        return {
-          kind: 'shard',
-          shard: others[Math.floor(random() * others.length)] as number,
-          limited,
-        }
+      // The warm path: nothing known of the slices, a first attempt: any shard, no scan.
+      if (current.seen.size === 0 && last === undefined) {
+        return { kind: 'shard', shard: Math.floor(random() * head.shards), limited }
       }
+      const candidates = roomy(current, grant.amount, head.shards)
+      if (candidates.length === 0) return undefined
+      const others = candidates.length > 1 ? candidates.filter((s) => s !== last) : candidates
+      return {
+        kind: 'shard',
+        shard: others[Math.floor(random() * others.length)] as number,
+        limited,
+      }
+    }
+
+    /**
+     * Every shard is known short: a snapshot of all of them decides exactly. The pool is
+     * exhausted, or a shard holds the grant, or (room in total, none in any one slice) the
+     * slices are gathered into the fullest shard in the grant's transaction.
+     */
+    async function fromSnapshot(
+      current: ProgramAccess,
+    ): Promise<GrantTarget | { refusal: Error } | { retry: 'conflict' | 'throttled' }> {
+      const shards = current.head.shards as number
       nextMove()
-      const snapshot = await store.snapshotShards(programId, head.shards, { signal })
+      const snapshot = await store.snapshotShards(programId, shards, { signal })
       if (snapshot.kind !== 'snapshot') return { retry: snapshot.kind }
-      if (snapshot.shards.length !== head.shards) {
+      if (snapshot.shards.length !== shards) {
         await reload()
-        return chooseTarget(program as ProgramAccess)
+        const reloaded = program as ProgramAccess
+        return pickTarget(reloaded) ?? fromSnapshot(reloaded)
       }
       const total = access.learnSnapshot(current, snapshot.shards, grant.amount)
       if (total < grant.amount) return { refusal: new PoolExhausted(total, grant.amount) }
-      const fits = roomy(current, grant.amount, head.shards)
+      const fits = roomy(current, grant.amount, shards)
       if (fits.length > 0) {
-        return { kind: 'shard', shard: fits[Math.floor(random() * fits.length)] as number, limited }
+        const shard = fits[Math.floor(random() * fits.length)] as number
+        return { kind: 'shard', shard, limited: current.head.pool !== undefined }
       }
-      // Room in total, none in any one slice: gather the slices into the fullest shard.
       const into = [...current.seen.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0
       return { kind: 'gather', into, seen: snapshot.shards }
     }

@@ -46,6 +46,13 @@ const SHARD_MARK = '#shard-'
 
 export const shardKey = (programId: string, shard: number) => `${programId}${SHARD_MARK}${shard}`
 
+/** The keys of a program's `shards` shard items, in shard order. */
+export const shardKeys = (programId: string, shards: number) =>
+  Array.from({ length: shards }, (_, i) => ({ programId: shardKey(programId, i) }))
+
+/** The shard number of a shard item's key (`<programId>#shard-<i>`). */
+export const shardNumber = (key: string) => Number(key.slice(key.lastIndexOf('-') + 1))
+
 /** True for a shard item's key: scans of the programs table must skip them. */
 export const isShardKey = (programId: string) => programId.includes(SHARD_MARK)
 
@@ -64,8 +71,8 @@ export const poolSlices = (pool: number, shards: number): number[] =>
 
 export const newShards = (programId: string, shards: number, pool?: number): ShardRecord[] => {
   const slices = pool === undefined ? undefined : poolSlices(pool, shards)
-  return Array.from({ length: shards }, (_, i) => ({
-    programId: shardKey(programId, i),
+  return shardKeys(programId, shards).map(({ programId: key }, i) => ({
+    programId: key,
     shardOf: programId,
     issued: 0,
     ...(slices === undefined ? {} : { remaining: slices[i] as number }),

@@ -1,4 +1,4 @@
-import type { ShardRecord } from '../model/program-shards'
+import { type ShardRecord, shardNumber } from '../model/program-shards'
 import type { ApiKeyRecord, CallOptions, GrantStore, ProgramRecord } from '../stores/grants.store'
 import { monotonic } from './clock'
 
@@ -96,14 +96,10 @@ export class AccessCache {
     this.programs.delete(programId)
   }
 
-  forgetKey(keyHash: string): void {
-    this.keys.delete(keyHash)
-  }
-
   /** Learns from a snapshot: exact slices, and whether the total is below what was asked. */
   learnSnapshot(access: ProgramAccess, shards: readonly ShardRecord[], asked: number): number {
     access.seen = new Map(
-      shards.map((shard) => [Number(shard.programId.split('-').pop()), shard.remaining ?? 0]),
+      shards.map((shard) => [shardNumber(shard.programId), shard.remaining ?? 0]),
     )
     const total = shards.reduce((sum, shard) => sum + (shard.remaining ?? 0), 0)
     if (total < asked) access.exhausted = { remaining: total, at: this.now() }

@@ -8,7 +8,13 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb'
-import { type ShardRecord, shardKey, sumShards } from '../model/program-shards'
+import {
+  type ShardRecord,
+  shardKey,
+  shardKeys,
+  shardNumber,
+  sumShards,
+} from '../model/program-shards'
 import { ServiceUnavailable } from '../shared/errors'
 import { sleep } from '../shared/sleep'
 import { auditPut } from './audit'
@@ -23,9 +29,6 @@ import type {
   ProgramRecord,
   ShardSnapshot,
 } from './grants.store'
-
-/** The shard number of a shard item's key (`<programId>#shard-<i>`). */
-const shardNumber = (key: string) => Number(key.slice(key.lastIndexOf('-') + 1))
 
 /** The tables the grant path uses; `audit` only where a management send writes its entry. */
 export type TableNames = { apiKeys: string; programs: string; grants: string; audit?: string }
@@ -227,8 +230,8 @@ export class DynamoDbGrantStore implements GrantStore {
     try {
       const { Responses = [] } = await this.client.send(
         new TransactGetCommand({
-          TransactItems: Array.from({ length: shards }, (_, i) => ({
-            Get: { TableName: this.tables.programs, Key: { programId: shardKey(programId, i) } },
+          TransactItems: shardKeys(programId, shards).map((Key) => ({
+            Get: { TableName: this.tables.programs, Key },
           })),
         }),
         { abortSignal: signal },
@@ -320,23 +323,40 @@ export class DynamoDbGrantStore implements GrantStore {
     itemKey: Record<string, string>,
     { signal }: CallOptions,
   ): Promise<[ApiKeyRecord | undefined, T | undefined]> {
-    let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }> = {
-      [this.tables.apiKeys]: { Keys: [{ keyHash }], ConsistentRead: true },
-      [table]: { Keys: [itemKey], ConsistentRead: true },
-    }
-    let key: ApiKeyRecord | undefined
-    let item: T | undefined
-    // BatchGet may hand back keys it did not get to; ask again for those only.
+    const found = await this.batchGet(
+      {
+        [this.tables.apiKeys]: { Keys: [{ keyHash }], ConsistentRead: true },
+        [table]: { Keys: [itemKey], ConsistentRead: true },
+      },
+      signal,
+    )
+    return [
+      found[this.tables.apiKeys]?.[0] as ApiKeyRecord | undefined,
+      found[table]?.[0] as T | undefined,
+    ]
+  }
+
+  /**
+   * One BatchGetItem, strongly consistent, asked again for the keys DynamoDB hands back
+   * unprocessed (with a short backoff, at most 5 times): every item found, by table.
+   */
+  private async batchGet(
+    request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }>,
+    signal: AbortSignal | undefined,
+  ): Promise<Record<string, Record<string, unknown>[]>> {
+    const found: Record<string, Record<string, unknown>[]> = {}
+    let pending = request
     for (let attempt = 0; attempt < 5; attempt++) {
-      const result = await this.client.send(new BatchGetCommand({ RequestItems: request }), {
+      if (attempt > 0) await sleep(20 * 2 ** (attempt - 1), signal)
+      const result = await this.client.send(new BatchGetCommand({ RequestItems: pending }), {
         abortSignal: signal,
       })
-      key ??= result.Responses?.[this.tables.apiKeys]?.[0] as ApiKeyRecord | undefined
-      item ??= result.Responses?.[table]?.[0] as T | undefined
+      for (const [table, items] of Object.entries(result.Responses ?? {})) {
+        found[table] = [...(found[table] ?? []), ...items]
+      }
       const unprocessed = result.UnprocessedKeys ?? {}
-      if (Object.keys(unprocessed).length === 0) return [key, item]
-      request = unprocessed as typeof request
-      await sleep(20 * 2 ** attempt, signal)
+      if (Object.keys(unprocessed).length === 0) return found
+      pending = unprocessed as typeof pending
     }
     throw new ServiceUnavailable({ cause: new Error('BatchGetItem left keys unprocessed 5 times') })
   }
@@ -377,28 +397,16 @@ export class DynamoDbGrantStore implements GrantStore {
    */
   protected async withShards(head: ProgramRecord, signal?: AbortSignal): Promise<ProgramRecord> {
     if (head.shards === undefined) return head
-    const keys = Array.from({ length: head.shards }, (_, i) => ({
-      programId: shardKey(head.programId, i),
-    }))
-    const shards: ShardRecord[] = []
-    let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }> = {
-      [this.tables.programs]: { Keys: keys, ConsistentRead: true },
-    }
-    for (let attempt = 0; ; attempt++) {
-      const result = await this.client.send(new BatchGetCommand({ RequestItems: request }), {
-        abortSignal: signal,
-      })
-      shards.push(...((result.Responses?.[this.tables.programs] ?? []) as ShardRecord[]))
-      const unprocessed = result.UnprocessedKeys ?? {}
-      if (Object.keys(unprocessed).length === 0) break
-      if (attempt >= 4) {
-        throw new ServiceUnavailable({
-          cause: new Error('BatchGetItem left shard keys unprocessed 5 times'),
-        })
-      }
-      request = unprocessed as typeof request
-      await sleep(20 * 2 ** attempt, signal)
-    }
+    const found = await this.batchGet(
+      {
+        [this.tables.programs]: {
+          Keys: shardKeys(head.programId, head.shards),
+          ConsistentRead: true,
+        },
+      },
+      signal,
+    )
+    const shards = (found[this.tables.programs] ?? []) as ShardRecord[]
     const { remaining: _, ...rest } = head
     return sumShards(rest, shards)
   }
