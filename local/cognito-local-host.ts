@@ -207,7 +207,8 @@ const main = async () => {
       )
       return { User: userToResponseObject(updated) }
     },
-    // cognito-local answers NEW_PASSWORD_REQUIRED whatever the password, and signs in disabled users.
+    // cognito-local answers NEW_PASSWORD_REQUIRED whatever the password, answers a wrong password
+    // of a confirmed account with InvalidPasswordException, and signs in disabled users.
     async InitiateAuth(ctx, req, original) {
       const pool = await poolOfClient(ctx, req.ClientId)
       await checkSignIn(ctx, pool, req)
@@ -261,7 +262,9 @@ const main = async () => {
     const user = await pool.getUserByUsername(ctx, String(params.USERNAME))
     if (!user) return // cognito-local refuses it itself
     if (!user.Enabled) throw new NotAuthorizedError('User is disabled.')
-    if (user.UserStatus === 'FORCE_CHANGE_PASSWORD' && user.Password !== params.PASSWORD) {
+    // A wrong password is NotAuthorizedException in Cognito, whatever the account's state;
+    // cognito-local answers a confirmed account's with InvalidPasswordException.
+    if (user.Password !== params.PASSWORD) {
       throw new NotAuthorizedError('Incorrect username or password.')
     }
   }

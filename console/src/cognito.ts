@@ -141,23 +141,10 @@ export const revokeRefreshToken = (token: string) =>
   call<unknown>('RevokeToken', { ClientId: clientId(), Token: token })
 
 /**
- * A sentence a person can act on, for each refusal the sign-in pages can meet. `step` is the call
- * that failed: a sign-in with a password (whose refusal never says which part was wrong) or the
- * choice of a new password (whose refusal is about the policy).
+ * A sentence a person can act on, for each refusal the sign-in pages can meet: a refused sign-in
+ * never says which part was wrong; a refused new password says what the policy wants.
  */
-export const explainCognitoError = (
-  error: unknown,
-  step: 'sign-in' | 'new-password' = 'new-password',
-): { field?: string; message: string } => {
-  // The emulator answers a wrong password of a confirmed account with InvalidPasswordException;
-  // Cognito with NotAuthorizedException. Either way, a sign-in says the same thing.
-  if (
-    step === 'sign-in' &&
-    error instanceof CognitoError &&
-    error.type === 'InvalidPasswordException'
-  ) {
-    return { field: 'password', message: 'The e-mail address or the password is not right.' }
-  }
+export const explainCognitoError = (error: unknown): { field?: string; message: string } => {
   if (!(error instanceof CognitoError)) {
     return { message: 'Something went wrong. Try again in a moment.' }
   }

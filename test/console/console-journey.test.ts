@@ -204,7 +204,7 @@ it('from the operator’s invitation to a revoked key, in the browser', async ()
     'id,created_at,recipient_email,recipient_name,amount,reason,mode,status,source,sent_by,key_id,batch_id,batch_row,idempotency_key',
   )
   expect(csv).toContain(`${grant.id},`)
-  await visible(page.getByRole('status').filter({ hasText: 'Exported 1 grants as CSV.' }))
+  await visible(page.getByRole('status').filter({ hasText: 'Exported 1 grant as CSV.' }))
 
   // Send one: the rules inline, a wrong amount refused next to its field, a preview, then sent.
   await visible(page.getByText('A whole number of shares from 1 to 1,000,000.'))

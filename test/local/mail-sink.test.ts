@@ -81,6 +81,8 @@ describe('the mail sink', () => {
     const first = await completeFirstSignIn(email, temporary)
     expect(first.tokens.accessToken).toEqual(expect.any(String))
     expect(await provider.status(email)).toBe('active')
+    // A wrong password of the now confirmed account: NotAuthorizedException, as Cognito answers.
+    await signInFails(email, `${first.password}x`)
     // The refresh token of the first sign-in works, as in Cognito (the emulator completed): a
     // console reloaded right after accepting keeps its session.
     const refreshed = await cognitoClient().send(

@@ -127,7 +127,7 @@ export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notic
       if (answer.kind === 'signed-in') onSignedIn(answer.result)
       else setChallenge({ session: answer.session, username: answer.username })
     } catch (error) {
-      const { field, message } = explainCognitoError(error, challenge ? 'new-password' : 'sign-in')
+      const { field, message } = explainCognitoError(error)
       if (field && (field !== 'newPassword' || challenge)) setErrors({ [field]: message })
       else setFormError(message)
     } finally {
@@ -226,7 +226,6 @@ export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) =
     setErrors(problems)
     if (Object.keys(problems).length > 0) return
     setBusy(true)
-    let step: 'sign-in' | 'new-password' = 'sign-in'
     try {
       const answer = await signInWithPassword(email.trim(), temporary.trim())
       if (answer.kind === 'signed-in') {
@@ -234,10 +233,9 @@ export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) =
         onSignedIn(answer.result)
         return
       }
-      step = 'new-password'
       onSignedIn(await setNewPassword(answer.session, answer.username, password))
     } catch (error) {
-      const { field, message } = explainCognitoError(error, step)
+      const { field, message } = explainCognitoError(error)
       if (field) setErrors({ [field]: message })
       else setFormError(message)
     } finally {

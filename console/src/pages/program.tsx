@@ -288,7 +288,9 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
               setExportState({ busy: true, text: 'Exporting…' })
               try {
                 const rows = await exportCsv(scope.issuerId, program, recipient)
-                setExportState({ text: `Exported ${formatNumber(rows)} grants as CSV.` })
+                setExportState({
+                  text: `Exported ${formatNumber(rows)} ${rows === 1 ? 'grant' : 'grants'} as CSV.`,
+                })
               } catch (e) {
                 setExportState({ error: (e as Error).message })
               }
