@@ -280,11 +280,20 @@ const main = async () => {
     const { dynamodb, documentClient } = await import('../functions/shared/dynamodb')
     await ensureTables(dynamodb, LOCAL_TABLES)
     // Grants a kept .local/dynamodb holds from before `byProgramSlot` get their slot, so the
-    // listings (which read that index) show them: one Scan, and nothing to write once done.
-    const { DynamoDbAdminStore } = await import('../functions/admin/admin.dynamodb')
-    const slotted = await new DynamoDbAdminStore(documentClient, LOCAL_TABLES).backfillGrantSlots()
-    if (slotted.updated > 0) {
-      console.log(`Gave ${slotted.updated} grants of an earlier version their listing slot.`)
+    // listings (which read that index) show them. Once done, a marker beside the data says so:
+    // every later grant is written with its slot, so later starts skip the Scan. Data in memory is
+    // always new.
+    const slotsMarker = resolve(paths.data, 'grant-slots-backfilled')
+    if (!inMemory && !existsSync(slotsMarker)) {
+      const { DynamoDbAdminStore } = await import('../functions/admin/admin.dynamodb')
+      const slotted = await new DynamoDbAdminStore(
+        documentClient,
+        LOCAL_TABLES,
+      ).backfillGrantSlots()
+      if (slotted.updated > 0) {
+        console.log(`Gave ${slotted.updated} grants of an earlier version their listing slot.`)
+      }
+      writeFileSync(slotsMarker, `${new Date().toISOString()}\n`)
     }
     let current = await reuseSeed(dynamodb, baseUrl)
     if (!current) current = await seed(documentClient, LOCAL_TABLES, baseUrl)
