@@ -239,10 +239,12 @@ const main = async () => {
     // Both at once; whichever fails first, the other is stopped by shutdown below.
     const starting = await Promise.allSettled([
       startDynamoDbLocal({
+        root: ROOT,
         ...(inMemory ? {} : { dataDir: paths.data }),
         ...(dynamoPort === undefined ? {} : { port: dynamoPort }),
       }).then((running) => {
         dynamo = running
+        if (running.exposed) console.error(running.exposed)
       }),
       startCognitoLocal({
         root: ROOT,

