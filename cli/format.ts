@@ -1,6 +1,11 @@
+import { csvCell } from '../functions/manage/grants/csv'
+import { showBidiControls } from '../functions/shared/text-rules'
+
 /** Plain-text tables and CSV for the admin CLI; --json bypasses both. */
-export const table = (headers: string[], rows: string[][]): string => {
-  if (rows.length === 0) return '(none)'
+export const table = (headers: string[], given: string[][]): string => {
+  if (given.length === 0) return '(none)'
+  // Names stored before the bidi rule are shown with their controls written out.
+  const rows = given.map((r) => r.map(showBidiControls))
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
   const line = (cells: string[]) =>
     cells
@@ -10,12 +15,10 @@ export const table = (headers: string[], rows: string[][]): string => {
   return [line(headers), ...rows.map(line)].join('\n')
 }
 
-const csvCell = (value: string) => {
-  // Neutralise spreadsheet formulas as well as quoting: reasons and e-mails come from integrators.
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
-  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe
-}
-
+/**
+ * CSV as the management API's export writes it (functions/manage/grants/csv.ts): every cell quoted,
+ * formulas neutralised, safe in a ',' and a ';' locale. Lines end with LF, as the terminal's.
+ */
 export const csv = (headers: string[], rows: string[][]): string =>
   [headers, ...rows].map((r) => r.map(csvCell).join(',')).join('\n')
 

@@ -1,5 +1,5 @@
-import { isBlank } from '../grant-tokens/grant-request.schema'
 import { MODES, type Mode } from '../shared/api-key'
+import { TEXT_RULES, textProblem } from '../shared/text-rules'
 import { type FieldProblem, InvalidInput } from './admin.store'
 
 /**
@@ -16,7 +16,6 @@ const broken = (rule: string): never => {
 }
 const got = (value: unknown) => `got ${JSON.stringify(value ?? '')}`
 
-const CONTROL = /\p{Cc}/u
 export const MAX_POOL = 1_000_000_000_000
 export const MAX_NAME_LENGTH = 100
 
@@ -27,16 +26,18 @@ export const modeRule: Rule<Mode> = (value) => {
     : broken(`must be TEST or LIVE, ${got(value)}`)
 }
 
-/** Trimmed; 1 to 100 characters, not blank, no control characters, well-formed Unicode. */
+/**
+ * Trimmed; 1 to 100 characters, and the shared text rules (functions/shared/text-rules.ts): not
+ * blank, no control or bidirectional control characters, well-formed Unicode.
+ */
 export const nameRule: Rule<string> = (value) => {
   const name = typeof value === 'string' ? value.trim() : ''
-  if (
-    name.length === 0 ||
-    name.length > MAX_NAME_LENGTH ||
-    CONTROL.test(name) ||
-    isBlank(name) ||
-    !name.isWellFormed()
-  ) {
+  if (name.length === 0 || name.length > MAX_NAME_LENGTH) {
+    broken(`must be 1 to ${MAX_NAME_LENGTH} characters without control characters`)
+  }
+  const problem = textProblem(name)
+  if (problem === 'bidi') broken(TEXT_RULES.bidi)
+  if (problem !== undefined) {
     broken(`must be 1 to ${MAX_NAME_LENGTH} characters without control characters`)
   }
   return name

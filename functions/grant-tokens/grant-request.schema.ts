@@ -1,5 +1,6 @@
 // zod/mini: the same validation as classic zod at a fraction of the bundle (cold start matters).
 import * as z from 'zod/mini'
+import { TEXT_RULES, textProblem } from '../shared/text-rules'
 
 /** Documented limits of the grant contract (README "API contract"). */
 export const LIMITS = {
@@ -11,13 +12,9 @@ export const LIMITS = {
   maxIdempotencyKeyLength: 255,
 } as const
 
-// Control characters (C0, DEL, C1) have no place in a reason or a name and break logs and CSVs.
-const CONTROL_CHARACTERS = /\p{Cc}/u
-// Blank: nothing but white space and characters that render as nothing (zero-width space, word
-// joiner, BOM, Hangul fillers, soft hyphen: Unicode's default-ignorable code points) or as an
-// empty cell (braille blank). "\u200b" looks like an empty reason, and is refused as one.
-const BLANK = /^[\s\p{Default_Ignorable_Code_Point}\u2800]*$/u
-export const isBlank = (value: string) => BLANK.test(value)
+// The rules every free-text field shares live in one module; isBlank is re-exported for the
+// readers that knew it here.
+export { isBlank } from '../shared/text-rules'
 
 // "is required" for an absent field, "must be a ..." for a present one of the wrong type.
 const expected = (field: string, what: string) => (issue: { input?: unknown }) =>
@@ -32,14 +29,10 @@ const text = (field: string, max: number, { allowEmpty = false } = {}) =>
   z.string({ error: expected(field, 'a string') }).check(
     z.minLength(allowEmpty ? 0 : 1, { error: `${field} must not be blank`, abort: true }),
     z.maxLength(max, { error: `${field} must be at most ${max} characters` }),
-    z.refine((value) => (allowEmpty && value === '') || !isBlank(value), {
-      error: `${field} must not be blank`,
+    // Blank, control and bidirectional characters, lone surrogates: the shared text rules.
+    z.refine((value) => (allowEmpty && value === '') || textProblem(value) === undefined, {
+      error: (issue) => `${field} ${TEXT_RULES[textProblem(String(issue.input)) ?? 'blank']}`,
     }),
-    z.refine((value) => !CONTROL_CHARACTERS.test(value), {
-      error: `${field} must not contain control characters`,
-    }),
-    // A lone UTF-16 surrogate cannot be stored as UTF-8 without being silently replaced.
-    z.refine((value) => value.isWellFormed(), { error: `${field} must be valid Unicode` }),
   )
 
 export const EmailSchema = z.pipe(

@@ -141,8 +141,10 @@ describe('admin CLI walkthrough', () => {
       email: 'r3@example.com',
     })
     const asCsv = await cli(['grant', 'list', '--program', program.programId, '--format', 'csv'])
-    expect(asCsv.stdout.split('\n')[0]).toBe('id,createdAt,email,name,amount,reason,status')
-    expect(asCsv.stdout).toContain('r2@example.com,,2,Referral bonus,reserved')
+    expect(asCsv.stdout.split('\n')[0]).toBe(
+      '"id","createdAt","email","name","amount","reason","status"',
+    )
+    expect(asCsv.stdout).toContain('"r2@example.com","","2","Referral bonus","reserved"')
     expect((await cli(['grant', 'list', '--program', program.programId])).stdout).toMatch(
       /^ID\s+CREATED\s+EMAIL/,
     )
@@ -394,6 +396,15 @@ describe('admin CLI bad input', () => {
     [['key', 'frob'], 'Unknown command "key frob". key takes: create, list, revoke, roll.'],
     [['issuer', 'list', '--pool', '3'], '"issuer list" does not take --pool'],
     [['issuer', 'create', '--nmae', 'x'], "Unknown option '--nmae'"],
+    // Bidirectional controls reorder what follows them: "\u202Egnp.exe" shows as exe.png.
+    [
+      ['issuer', 'create', '--name', 'Acme\u202Egnp.exe'],
+      '--name must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069).',
+    ],
+    [
+      ['program', 'create', '--issuer', 'ISSUER', '--mode', 'TEST', '--name', '\u2067Spring'],
+      '--name must not contain bidirectional control characters',
+    ],
   ])('%j fails with one clear line and changes nothing', async (args, message) => {
     const before = await counts(tables)
     const result = await cli(

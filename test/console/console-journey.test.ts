@@ -201,9 +201,9 @@ it('from the operator’s invitation to a revoked key, in the browser', async ()
   expect(download.suggestedFilename()).toBe(`grants-${programId}.csv`)
   const csv = readFileSync((await download.path()) as string, 'utf8')
   expect(csv.split('\r\n')[0]).toBe(
-    'id,created_at,recipient_email,recipient_name,amount,reason,mode,status,source,sent_by,key_id,batch_id,batch_row,idempotency_key',
+    '"id","created_at","recipient_email","recipient_name","amount","reason","mode","status","source","sent_by","key_id","batch_id","batch_row","idempotency_key"',
   )
-  expect(csv).toContain(`${grant.id},`)
+  expect(csv).toContain(`"${grant.id}",`)
   await visible(page.getByRole('status').filter({ hasText: 'Exported 1 grant as CSV.' }))
 
   // Send one: the rules inline, a wrong amount refused next to its field, a preview, then sent.

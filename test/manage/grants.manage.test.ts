@@ -1,4 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
+import { parse as parseWithCsvParse } from 'csv-parse/sync'
+import fc from 'fast-check'
 import { config } from '../../functions/config'
 import { makeGrantTokens } from '../../functions/grant-tokens/grant-tokens.use-case'
 import { csvCell, csvLine, parseCsv } from '../../functions/manage/grants/csv'
@@ -428,26 +430,125 @@ describe('GET .../programs/{programId}/grants: the listing and the CSV export', 
   })
 })
 
+/** How a cell starts that a spreadsheet would run as a formula (OWASP's list). */
+const FORMULA_LIKE = /^[=+\-@\t\r]/
+
+describe("the CSV export read in a ',' and a ';' locale", () => {
+  // Names and reasons the grant API accepts, each hiding a formula behind a ';'.
+  const hostile = [
+    ["Bob;=cmd|' /C calc'!A0", "=cmd|' /C calc'!A0"],
+    ['Ann;+1;-2;@SUM(A1)', 'reason;=1+2'],
+    ['Eve;"=HYPERLINK(""http://evil.example"")', 'x;;-5'],
+    ['Zoë;', '@ends with;'],
+  ] as const
+  let issuer: Issuer
+  beforeAll(async () => {
+    issuer = await newIssuer()
+    await addMember(issuer.issuerId, viewer, 'viewer')
+    for (const [i, [name, reason]] of hostile.entries()) {
+      const call = await postGrant(
+        api.baseUrl,
+        issuer.programs.TEST,
+        issuer.keys.TEST,
+        grantBody({ amount: i + 1, recipient: { email: `semi${i}@example.com`, name }, reason }),
+      )
+      expect(call.status).toBe(201)
+    }
+  })
+
+  it('quotes every cell, and no cell of either reading starts with =, +, -, @, tab or CR', async () => {
+    const call = await list(viewer, issuer.issuerId, issuer.programs.TEST, '', {
+      accept: 'text/csv',
+    })
+    expect(call.status).toBe(200)
+    // Every record is quoted cells separated by commas, nothing else.
+    for (const line of call.text.split('\r\n').slice(0, -1)) {
+      expect(line).toMatch(/^"(?:[^"]|"")*"(?:,"(?:[^"]|"")*")*$/)
+    }
+    expect(call.text).toContain(`"Bob;'=cmd|' /C calc'!A0"`)
+    const comma: string[][] = parseWithCsvParse(call.text, { delimiter: ',' })
+    const semicolon: string[][] = parseWithCsvParse(call.text, {
+      delimiter: ';',
+      relax_quotes: true,
+      relax_column_count: true,
+    })
+    expect(comma).toHaveLength(hostile.length + 1)
+    expect(semicolon.flat().length).toBeGreaterThan(hostile.length + 1)
+    for (const cell of [...comma.flat(), ...semicolon.flat()]) {
+      expect(cell).not.toMatch(FORMULA_LIKE)
+    }
+    // The ',' reading is the file as meant: the text, a quote in front of each formula.
+    const byEmail = new Map(comma.slice(1).map((cells) => [cells[2], cells]))
+    expect(byEmail.get('semi0@example.com')?.[3]).toBe("Bob;'=cmd|' /C calc'!A0")
+    expect(byEmail.get('semi0@example.com')?.[5]).toBe("'=cmd|' /C calc'!A0")
+    expect(byEmail.get('semi1@example.com')?.[3]).toBe("Ann;'+1;'-2;'@SUM(A1)")
+    expect(byEmail.get('semi2@example.com')?.[3]).toBe('Eve;\'"=HYPERLINK(""http://evil.example"")')
+    expect(byEmail.get('semi3@example.com')?.slice(3, 6)).toEqual(["Zoë;'", '4', "'@ends with;'"])
+  })
+})
+
 describe('CSV, cell by cell', () => {
   it.each([
-    ['plain', 'plain'],
+    ['plain', '"plain"'],
     ['a,b', '"a,b"'],
     ['say "hi"', '"say ""hi"""'],
     ['two\nlines', '"two\nlines"'],
     ['cr\rlf', '"cr\rlf"'],
-    ['=1+2', "'=1+2"],
-    ['+1', "'+1"],
-    ['-1', "'-1"],
-    ['@A1', "'@A1"],
-    ['\tTAB', "'\tTAB"],
+    ['=1+2', `"'=1+2"`],
+    ['+1', `"'+1"`],
+    ['-1', `"'-1"`],
+    ['@A1', `"'@A1"`],
+    ['\tTAB', `"'\tTAB"`],
+    ['\rCR', `"'\rCR"`],
     ['=SUM(A1,B1)', `"'=SUM(A1,B1)"`],
-    ['', ''],
+    // What a reader splitting on ';' would take for the start of a cell.
+    ["Bob;=cmd|' /C calc'!A0", `"Bob;'=cmd|' /C calc'!A0"`],
+    ['a;+1;-2;@3', `"a;'+1;'-2;'@3"`],
+    ['a;"=x', `"a;'""=x"`],
+    ['two\n=lines', `"two\n'=lines"`],
+    ['ends;', `"ends;'"`],
+    ['a; =b', '"a; =b"'],
+    ['', '""'],
   ])('%p is written %p', (value, written) => {
     expect(csvCell(value)).toBe(written)
   })
 
-  it('writes numbers as numbers and absent values as empty cells, CRLF after each record', () => {
-    expect(csvLine([7, null, undefined, 'x'])).toBe('7,,,x\r\n')
+  it('writes numbers as they are and absent values as empty cells, every cell quoted, CRLF after each record', () => {
+    expect(csvLine([7, null, undefined, 'x'])).toBe('"7","","","x"\r\n')
+  })
+
+  it('no cell starts like a formula, whether a reader splits on "," or on ";" (csv-parse, fast-check)', () => {
+    const tricky = fc
+      .array(fc.constantFrom(';', ',', '"', "'", '\r', '\n', '\t', '=', '+', '-', '@', ' ', 'a'), {
+        maxLength: 12,
+      })
+      .map((chars) => chars.join(''))
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(tricky, { minLength: 3, maxLength: 3 }), { minLength: 1, maxLength: 4 }),
+        (records) => {
+          const text = records.map((cells) => csvLine(cells)).join('')
+          // The ',' reading is strict RFC 4180 and gives back every cell, neutralised.
+          const comma: string[][] = parseWithCsvParse(text, { delimiter: ',' })
+          expect(comma).toHaveLength(records.length)
+          comma.forEach((cells, r) => {
+            cells.forEach((cell, c) => {
+              expect(cell.replaceAll("'", '')).toBe((records[r]?.[c] ?? '').replaceAll("'", ''))
+            })
+          })
+          // A ';' locale's spreadsheet reads our quotes as it can: leniently.
+          const semicolon: string[][] = parseWithCsvParse(text, {
+            delimiter: ';',
+            relax_quotes: true,
+            relax_column_count: true,
+          })
+          for (const cell of [...comma.flat(), ...semicolon.flat()]) {
+            expect(cell).not.toMatch(FORMULA_LIKE)
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    )
   })
 
   it('reads back what it writes, line breaks and quotes included', () => {

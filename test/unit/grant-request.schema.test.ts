@@ -95,6 +95,17 @@ describe('grant request schema', () => {
     [{ ...valid, reason: 'nul\u0000' }, 'reason', 'reason must not contain control characters'],
     [{ ...valid, reason: 'c1\u0085' }, 'reason', 'reason must not contain control characters'],
     [{ ...valid, reason: 'lone \ud800 surrogate' }, 'reason', 'reason must be valid Unicode'],
+    // Bidirectional controls: "\u202Egnp.exe" shows as exe.png (test/security/bidi-text.test.ts).
+    [
+      { ...valid, reason: 'pay \u202Eexe.' },
+      'reason',
+      'reason must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)',
+    ],
+    [
+      { ...valid, recipient: { email: 'a@b.co', name: '\u2066Ann\u2069' } },
+      'recipient.name',
+      'recipient.name must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)',
+    ],
     [{ ...valid, reason: 'r'.repeat(501) }, 'reason', 'reason must be at most 500 characters'],
     [{ ...valid, reason: 42 }, 'reason', 'reason must be a string'],
     [{ ...valid, ammount: 1 }, 'ammount', 'unknown field "ammount"'],

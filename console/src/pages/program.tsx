@@ -41,6 +41,9 @@ export const GRANT_RULES = {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the rule is about control characters.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 const BLANK = /^[\s\p{Default_Ignorable_Code_Point}\u2800]*$/u
+// functions/shared/text-rules.ts: they reorder what follows them ("\u202Egnp.exe" shows as exe.png).
+const BIDI = /[\u202A-\u202E\u2066-\u2069]/
+const NO_BIDI = 'No bidirectional control characters (U+202A to U+202E, U+2066 to U+2069).'
 
 export const checkGrant = (form: {
   email: string
@@ -55,10 +58,12 @@ export const checkGrant = (form: {
   }
   if (form.name !== '' && (BLANK.test(form.name) || CONTROL.test(form.name))) {
     problems.name = 'Leave the name empty, or give one without control characters.'
-  } else if ([...form.name].length > 200) problems.name = 'At most 200 characters.'
+  } else if (BIDI.test(form.name)) problems.name = NO_BIDI
+  else if ([...form.name].length > 200) problems.name = 'At most 200 characters.'
   if (BLANK.test(form.reason)) problems.reason = 'Give a reason.'
   else if (CONTROL.test(form.reason))
     problems.reason = 'No line breaks, tabs or control characters.'
+  else if (BIDI.test(form.reason)) problems.reason = NO_BIDI
   else if ([...form.reason].length > 500) problems.reason = 'At most 500 characters.'
   const amount = form.amount.trim().replace(/[,_ ]/g, '')
   if (!/^\d+$/.test(amount) || Number(amount) < 1 || Number(amount) > 1_000_000) {

@@ -10,15 +10,27 @@
 const FORMULA_START = /^[=+\-@\t\r]/
 
 /**
- * One cell: a text that starts like a formula gets a single quote in front (`=1+2` becomes
- * `'=1+2`, shown as text by Excel, LibreOffice and Google Sheets); then, if it holds a quote, a
- * comma or a line break, it is quoted with its quotes doubled. Numbers are written as they are.
+ * Where a reader that splits on `;` starts a cell inside one of ours: after a `;`, and after a line
+ * break (once its quote state no longer matches ours). Spreadsheets whose list separator is `;`
+ * (German, French, Dutch locales) read a comma-separated file that way, so in
+ * `Bob;=cmd|' /C calc'!A0` the `=` after the `;` would begin a cell. Quotes in between are skipped,
+ * as a lenient reader may drop them; at the end of the text, what follows is our own quote and
+ * line break, which would make the next cell start with a carriage return.
+ */
+const FORMULA_AFTER_BREAK = /([;\r\n])(?="*(?:[=+\-@\t\r]|$))/g
+
+/**
+ * One cell, always quoted (quotes doubled), so that no separator or line break inside it is read
+ * as one by a `,` reader. A text that starts like a formula gets a single quote in front (`=1+2`
+ * becomes `'=1+2`, shown as text by Excel, LibreOffice and Google Sheets), and so does what follows
+ * a `;` or a line break inside it (`Bob;'=cmd`), for the readers that split on `;`. Numbers are
+ * written as they are, in quotes; an absent value is an empty cell.
  */
 export const csvCell = (value: string | number | null | undefined): string => {
-  if (value === null || value === undefined) return ''
-  if (typeof value === 'number') return String(value)
-  const text = FORMULA_START.test(value) ? `'${value}` : value
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+  if (value === null || value === undefined) return '""'
+  if (typeof value === 'number') return `"${value}"`
+  const text = (FORMULA_START.test(value) ? `'${value}` : value).replace(FORMULA_AFTER_BREAK, "$1'")
+  return `"${text.replaceAll('"', '""')}"`
 }
 
 /** One record, CRLF-terminated as RFC 4180 says. */
