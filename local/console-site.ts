@@ -8,6 +8,7 @@ import {
   consoleSecurityHeaders,
 } from '../lib/console-site'
 import { compileViewerRequest, viewerRequestEvent } from '../lib/console-viewer-request'
+import { isLoopbackHost, notLoopbackProblem } from './loopback-host'
 
 /**
  * The issuer console under `npm start`: what S3 + CloudFront do in AWS (lib/console-hosting.ts),
@@ -19,10 +20,10 @@ export type LocalConsoleOptions = {
   /** The built console (`console/dist` under npm start; tests point it at a folder of their own). */
   dir: string
   /**
-   * The user pool the console signs in to: everything config.json holds but `apiUrl`. Read on each
-   * request (npm start sets it once the emulator is up); until then config.json answers 503.
+   * The user pool the console signs in to: everything config.json holds but `grantApiUrl`. Read on
+   * each request (npm start sets it once the emulator is up); until then config.json answers 503.
    */
-  identity?: Omit<ConsoleConfig, 'apiUrl'>
+  identity?: Omit<ConsoleConfig, 'grantApiUrl'>
 }
 
 export type ConsoleAnswer = {
@@ -63,9 +64,6 @@ const TYPES: Record<string, string> = {
  */
 const SAFE_KEY = /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-]*$/
 
-/** A Host header fit to be an origin (name or IP literal, optional port), or nothing. */
-const HOST = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
-
 const viewerRequest = compileViewerRequest()
 
 const escapeHtml = (text: string) =>
@@ -102,8 +100,9 @@ const fileIn = (dir: string, key: string) => {
 
 /**
  * The console's answer for a request, or undefined when the path is not the console's (`/app` and
- * `/app/...` are). `host` is the request's Host header: `apiUrl` in config.json is the origin the
- * browser used (localhost or 127.0.0.1 alike), so the console's API calls stay same-origin.
+ * `/app/...` are). `host` is the request's Host header: `grantApiUrl` in config.json is the origin
+ * the browser used (localhost or 127.0.0.1 alike): here one server answers the console, the
+ * management API and the grant API, so the address the console shows integrators is its own.
  */
 export const serveConsole = (
   options: LocalConsoleOptions,
@@ -145,9 +144,13 @@ export const serveConsole = (
         'retry-after': '1',
       })
     }
-    const host = request.host !== undefined && HOST.test(request.host) ? request.host : undefined
+    // The pool's ids and the emulator's address: only to a loopback name (no DNS rebinding).
+    if (!isLoopbackHost(request.host)) {
+      const refused = notLoopbackProblem(`${CONSOLE_PATH}config.json`)
+      return answer(refused.status, refused.type, refused.body)
+    }
     const config: ConsoleConfig = {
-      apiUrl: `http://${host?.toLowerCase() ?? `127.0.0.1:${request.localPort}`}`,
+      grantApiUrl: `http://${(request.host as string).trim().toLowerCase()}`,
       ...identity,
     }
     return answer(200, 'application/json', `${JSON.stringify(config, null, 2)}\n`, {

@@ -22,6 +22,7 @@ import {
 import { buildOpenApi } from '../lib/openapi'
 import { type LocalConsoleOptions, serveConsole } from './console-site'
 import { createJwtAuthorizer, type JwtAuthorizer, type JwtAuthorizerConfig } from './jwt-authorizer'
+import { isLoopbackHost, notLoopbackProblem } from './loopback-host'
 import { mailPage, readMail } from './mail-sink'
 
 export type LambdaHandler = (
@@ -220,15 +221,24 @@ const serveDocs = (method: string, path: string) => {
  * The local server's own pages, never in the stack: the mail sink (local/mail-sink.ts), newest
  * first, as a page and as JSON (`to`, `subject`, `text`, `sentAt`).
  */
-const serveLocal = (method: string, path: string, mailFile: string | undefined) => {
+const serveLocal = (
+  method: string,
+  path: string,
+  host: string | undefined,
+  mailFile: string | undefined,
+) => {
   if (method !== 'GET' || mailFile === undefined) return undefined
+  if (path !== '/_local/mail.json' && path !== '/_local/mail') return undefined
+  // Temporary passwords and reset codes: never to a page that rebound its own name to us.
+  if (!isLoopbackHost(host)) return notLoopbackProblem(path)
   if (path === '/_local/mail.json') {
-    return { type: 'application/json', body: JSON.stringify(readMail(mailFile), null, 2) }
+    return {
+      status: 200,
+      type: 'application/json',
+      body: JSON.stringify(readMail(mailFile), null, 2),
+    }
   }
-  if (path === '/_local/mail') {
-    return { type: 'text/html; charset=utf-8', body: mailPage(readMail(mailFile)) }
-  }
-  return undefined
+  return { status: 200, type: 'text/html; charset=utf-8', body: mailPage(readMail(mailFile)) }
 }
 
 /** The answers API Gateway gives itself, without calling a function: `{"message": ...}` JSON. */
@@ -403,9 +413,9 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
       res.end(docs.body)
       return
     }
-    const local = serveLocal(method, raw.rawPath, options.mailFile)
+    const local = serveLocal(method, raw.rawPath, req.headers.host, options.mailFile)
     if (local) {
-      res.writeHead(200, { 'content-type': local.type, 'cache-control': 'no-store' })
+      res.writeHead(local.status, { 'content-type': local.type, 'cache-control': 'no-store' })
       res.end(local.body)
       return
     }

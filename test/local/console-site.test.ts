@@ -33,7 +33,7 @@ symlinkSync(join(root, 'secret.txt'), join(dist, 'assets', 'linked.txt'))
 const INDEX = FIXTURE_FILES['index.html']
 
 const EMULATOR = 'http://127.0.0.1:45123'
-const pool: Omit<ConsoleConfig, 'apiUrl'> = {
+const pool: Omit<ConsoleConfig, 'grantApiUrl'> = {
   region: 'local',
   userPoolId: 'local_6zsVdDR0',
   userPoolClientId: '5u6rugxyaa0xgmwzhk1ugq2zp',
@@ -146,16 +146,18 @@ describe('config.json', () => {
       expect(answer.headers['cache-control']).toBe(CONSOLE_CACHE_CONTROL.pages)
       expect(securityHeadersOf(answer.headers)).toEqual(HEADERS)
       expect(JSON.parse(answer.body)).toEqual({
-        apiUrl: `http://${host}`,
+        grantApiUrl: `http://${host}`,
         region: 'local',
         userPoolId: pool.userPoolId,
         userPoolClientId: pool.userPoolClientId,
         cognitoEndpoint: `${EMULATOR}/`,
       })
     }
-    // A Host that is no host name falls back to the server's own address.
+    // A Host that is no loopback name (DNS rebinding, or no host name at all) is refused:
+    // test/local/loopback-only.test.ts has the cases.
     const odd = await get('/app/config.json', { host: 'a b' })
-    expect(JSON.parse(odd.body).apiUrl).toBe(`http://127.0.0.1:${api.port}`)
+    expect(odd.status).toBe(403)
+    expect(odd.body).not.toContain(pool.userPoolClientId)
   })
 
   it('answers 503 until the emulator is known, with connect-src limited to the origin', async () => {
@@ -264,13 +266,23 @@ describe('npm start', () => {
       `connect-src 'self' ${identity.endpoint};`,
     )
     const config = await fetch(`http://localhost:${port}/app/config.json`)
-    expect(await config.json()).toEqual({
-      apiUrl: `http://localhost:${port}`,
+    const served = (await config.json()) as ConsoleConfig
+    expect(served).toEqual({
+      grantApiUrl: `http://localhost:${port}`,
       region: 'local',
       userPoolId: identity.userPoolId,
       userPoolClientId: identity.clientId,
       cognitoEndpoint: `${identity.endpoint}/`,
     })
+    // The console's "Try it" command calls the grant API there: it answers (in problem+json), not
+    // the console.
+    const tried = await fetch(`${served.grantApiUrl}/programs/prg_none/grant-tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
+    expect(tried.status).toBe(401)
+    expect(tried.headers.get('content-type')).toMatch(/^application\/problem\+json/)
 
     // Invitations link to it.
     const email = `ann-${randomUUID()}@example.com`

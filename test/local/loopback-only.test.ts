@@ -1,10 +1,17 @@
 import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync } from 'node:fs'
 import { connect } from 'node:net'
-import { networkInterfaces } from 'node:os'
-import { resolve } from 'node:path'
+import { networkInterfaces, tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb'
 import { createDynamoDbClient } from '../../functions/shared/dynamodb'
+import type { LocalConsoleOptions } from '../../local/console-site'
 import { type RunningDynamoDb, startDynamoDbLocal } from '../../local/dynamodb-local'
+import { appendMail } from '../../local/mail-sink'
+import { expectProblem, startApi } from '../support/api'
+import { makeConsoleDist } from '../support/console-dist'
+import { identity, TEST_CONSOLE_URL } from '../support/identity'
 import { isAlive } from '../support/process'
 import { exchange } from './raw-client'
 
@@ -146,5 +153,176 @@ describe('DynamoDB Local', () => {
     } finally {
       await child.stop()
     }
+  })
+})
+
+describe('the local server’s own pages (mail sink, config.json)', () => {
+  const consoleOptions: LocalConsoleOptions = {
+    dir: makeConsoleDist(join(mkdtempSync(join(tmpdir(), 'loopback-only-')), 'dist')),
+    identity: {
+      region: 'local',
+      userPoolId: 'local_pool0000',
+      userPoolClientId: 'client-id-that-must-not-leak',
+      cognitoEndpoint: 'http://127.0.0.1:45123/',
+    },
+  }
+  let api: Awaited<ReturnType<typeof startApi>>
+  const email = `loopback-${randomUUID()}@example.com`
+  beforeAll(async () => {
+    api = await startApi({ options: { console: consoleOptions } })
+    // A message in the run's sink, as the emulator writes it: what a rebinding page would want.
+    appendMail(identity().mailFile, {
+      to: email,
+      subject: 'Your temporary password',
+      text: 'Temporary password: Secret-Temp-9x!\n',
+      sentAt: new Date().toISOString(),
+    })
+  })
+  afterAll(() => api?.close())
+
+  const get = (path: string, host: string | undefined, version = '1.1') =>
+    exchange(
+      api.port,
+      `GET ${path} HTTP/${version}\r\n${host === undefined ? '' : `Host: ${host}\r\n`}Connection: close\r\n\r\n`,
+    )
+  const PATHS = ['/_local/mail', '/_local/mail.json', '/app/config.json']
+
+  test.each(PATHS)('%s answers a loopback host name, however written', async (path) => {
+    const port = api.port
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      `LocalHost:${port}`,
+      `[::1]:${port}`,
+      `console.localhost:${port}`,
+      'localhost',
+    ]) {
+      const answer = await get(path, host)
+      expect([host, answer.status]).toEqual([host, 200])
+    }
+    const mail = await get('/_local/mail.json', `localhost:${port}`)
+    expect(mail.body).toContain(email)
+  })
+
+  test.each(PATHS)(
+    '%s refuses any other Host with 403 problem+json, and shows nothing',
+    async (path) => {
+      const port = api.port
+      const lan = outsideAddresses()[0] ?? '192.0.2.2'
+      for (const host of [
+        `attacker.example:${port}`,
+        `localhost.attacker.example:${port}`,
+        `127.0.0.1.nip.io:${port}`,
+        `${lan.includes(':') ? `[${lan}]` : lan}:${port}`,
+        `0.0.0.0:${port}`,
+        'a b',
+        '',
+      ]) {
+        const answer = await get(path, host)
+        expect([host, answer.status]).toEqual([host, 403])
+        expect(answer.headers['content-type']).toBe('application/problem+json')
+        expectProblem(
+          { status: answer.status ?? 0, body: JSON.parse(answer.body) },
+          403,
+          'local-host-not-loopback',
+        )
+        expect(answer.body).not.toContain(email)
+        expect(answer.body).not.toContain('Secret-Temp')
+        expect(answer.body).not.toContain('client-id-that-must-not-leak')
+      }
+      // HTTP/1.0 may leave Host out: no name, no answer.
+      const noHost = await get(path, undefined, '1.0')
+      expect(noHost.status).toBe(403)
+    },
+  )
+})
+
+describe('the Cognito emulator', () => {
+  const endpoint = () => new URL(identity().endpoint)
+  /** AdminGetUser as a web page would send it: no credentials, which the emulator never checks. */
+  const adminGetUser = (headers: Record<string, string>) =>
+    fetch(identity().endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-amz-json-1.1',
+        'x-amz-target': 'AWSCognitoIdentityProviderService.AdminGetUser',
+        ...headers,
+      },
+      body: JSON.stringify({ UserPoolId: identity().userPoolId, Username: 'nobody@example.com' }),
+    })
+  const preflight = (origin: string) =>
+    fetch(identity().endpoint, {
+      method: 'OPTIONS',
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-amz-target',
+      },
+    })
+
+  test('listens on 127.0.0.1 only', async () => {
+    const port = Number(endpoint().port)
+    expect(await tryConnect('127.0.0.1', port)).toBe('connected')
+    for (const address of outsideAddresses()) {
+      expect([address, await tryConnect(address, port)]).toEqual([address, 'ECONNREFUSED'])
+    }
+  })
+
+  test('refuses another web page: preflight and call, with no Access-Control-Allow-Origin', async () => {
+    for (const origin of ['https://attacker.example', 'http://localhost:9999', 'null']) {
+      const pre = await preflight(origin)
+      expect([origin, pre.status, pre.headers.get('access-control-allow-origin')]).toEqual([
+        origin,
+        403,
+        null,
+      ])
+      const call = await adminGetUser({ origin })
+      expect([origin, call.status, call.headers.get('access-control-allow-origin')]).toEqual([
+        origin,
+        403,
+        null,
+      ])
+      expect(await call.text()).not.toContain('UserNotFound')
+    }
+  })
+
+  test('answers the console’s own origin (any loopback name of its port) with that origin, never *', async () => {
+    const site = new URL(TEST_CONSOLE_URL)
+    for (const origin of [
+      site.origin,
+      `http://127.0.0.1:${site.port}`,
+      `http://[::1]:${site.port}`,
+    ]) {
+      const pre = await preflight(origin)
+      expect([origin, pre.status < 300, pre.headers.get('access-control-allow-origin')]).toEqual([
+        origin,
+        true,
+        origin,
+      ])
+      const call = await adminGetUser({ origin })
+      expect(call.headers.get('access-control-allow-origin')).toBe(origin)
+      expect(call.headers.get('vary')).toContain('Origin')
+      expect((await call.json()) as { __type?: string }).toMatchObject({
+        __type: 'UserNotFoundException',
+      })
+    }
+    // An SDK or the CLI (no Origin): answered, and no CORS header at all.
+    const plain = await adminGetUser({})
+    expect(plain.status).toBe(400)
+    expect(plain.headers.get('access-control-allow-origin')).toBeNull()
+  })
+
+  test('refuses a Host that is not a loopback name (DNS rebinding)', async () => {
+    const port = Number(endpoint().port)
+    const answer = await exchange(
+      port,
+      `GET /health HTTP/1.1\r\nHost: attacker.example:${port}\r\nConnection: close\r\n\r\n`,
+    )
+    expect(answer.status).toBe(403)
+    const ok = await exchange(
+      port,
+      `GET /health HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`,
+    )
+    expect(ok.status).toBe(200)
   })
 })
