@@ -1,5 +1,6 @@
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb'
 import { marshall } from '@aws-sdk/util-dynamodb'
+import { DEFAULT_RETRY, isRetryable, nextRetry } from '../../client/src/grant-client'
 import { DynamoDbAdminStore } from '../../functions/admin/admin.dynamodb'
 import { makeAdmin } from '../../functions/admin/admin.use-cases'
 import { makeGrantTokens } from '../../functions/grant-tokens/grant-tokens.use-case'
@@ -35,8 +36,12 @@ export type HotProgramRun = {
   concurrency: number
   requests: number
   created: number
-  /** 409 request_conflict answers (gave up after conflicts). */
+  /** 409 request_conflict answers (gave up after conflicts), final: after the client's retries. */
   conflicts409: number
+  /** Every 409 request_conflict the service answered, retried by the client or not. */
+  conflictAnswers: number
+  /** Requests the service answered (each client attempt is one). */
+  attempts: number
   exhausted409: number
   unavailable503: number
   otherErrors: number
@@ -55,6 +60,17 @@ export type HotProgramRun = {
   acknowledged?: number
   pool?: number
   faults?: number
+  /**
+   * Pool runs: Σ amount of the grants stored and of the distinct 201s, and Σ remaining of the
+   * shards (pool = issued + remainingAtEnd is the invariant).
+   */
+  grantedAmount?: number
+  acknowledgedAmount?: number
+  remainingAtEnd?: number
+  /** `pool_exhausted` answers whose amount the pool, as it was left at the end, still holds. */
+  wronglyRefused?: number
+  /** Requests that fit the pool when they ended (amount <= what was left) and ended in 409. */
+  fitting409?: number
 }
 
 export type HotProgramOptions = {
@@ -72,6 +88,17 @@ export type HotProgramOptions = {
   shards?: number
   /** Retries of one grant on 503/409 request_conflict with the same Idempotency-Key. */
   clientRetries?: number
+  /**
+   * Request `n`'s amount (default 1: then the first `pool_exhausted` ends the run). With
+   * amounts, every request is sent, and refusals are checked against what the pool has left.
+   */
+  amount?: (n: number) => number
+  /**
+   * `bundled`: each client retries as the bundled client does (client/src/grant-client.ts,
+   * DEFAULT_RETRY: its attempts, backoff, Retry-After and deadline, in virtual time), instead
+   * of `clientRetries`.
+   */
+  client?: 'bundled'
 }
 
 export const runHotProgram = async (options: HotProgramOptions): Promise<HotProgramRun> => {
@@ -167,46 +194,87 @@ export const runHotProgram = async (options: HotProgramOptions): Promise<HotProg
   }
 
   const latencies: number[] = []
-  const counts = { created: 0, conflicts409: 0, exhausted409: 0, unavailable503: 0, other: 0 }
-  const acknowledged = new Set<string>()
+  const counts = {
+    created: 0,
+    conflicts409: 0,
+    conflictAnswers: 0,
+    attempts: 0,
+    exhausted409: 0,
+    unavailable503: 0,
+    other: 0,
+  }
+  const acknowledged = new Map<string, number>()
+  // Requests that ended in a refusal or a 409, by amount: checked against the pool's end state.
+  const refused: number[] = []
+  const ended409: number[] = []
   let issuedRequests = 0
   let exhausted = false
+  const mixed = options.amount !== undefined
   const retries = options.clientRetries ?? (options.faultRate === undefined ? 0 : 30)
+  /** The next attempt's wait, or undefined to give up, as the integrator's client decides. */
+  const retryAfter = (error: unknown, attempt: number, elapsedMs: number) => {
+    const domain = error as { status?: unknown; code?: string; retryAfterSeconds?: number }
+    // A fault below the use case becomes a 503 with Retry-After at the HTTP layer.
+    const status = typeof domain.status === 'number' ? domain.status : 503
+    const code = typeof domain.status === 'number' ? (domain.code ?? '') : 'service_unavailable'
+    if (options.client === 'bundled') {
+      const retryAfterSeconds = typeof domain.status === 'number' ? domain.retryAfterSeconds : 1
+      const next = nextRetry(
+        DEFAULT_RETRY,
+        {
+          attempt: attempt + 1,
+          elapsedMs,
+          retryable: isRetryable(status, code),
+          ...(retryAfterSeconds === undefined ? {} : { retryAfterMs: retryAfterSeconds * 1000 }),
+        },
+        random,
+      )
+      return 'waitMs' in next ? next.waitMs : undefined
+    }
+    const retryable = code === 'request_conflict' || code === 'service_unavailable'
+    return retryable && attempt < retries ? 50 + random() * 100 : undefined
+  }
   const instance = async () => {
     const grant = makeInstance()
     while (issuedRequests < requests && !exhausted) {
       const n = issuedRequests++
       const idempotencyKey = `hot-${seed}-${n}`
+      const amount = options.amount?.(n) ?? 1
       const started = time.now()
       for (let attempt = 0; ; attempt++) {
+        counts.attempts++
         try {
           const { grant: made } = await grant({
             apiKey: secret,
             programId,
             idempotencyKey,
-            body: { recipient: { email: `r${n}@example.com` }, reason: 'Launch', amount: 1 },
+            body: { recipient: { email: `r${n}@example.com` }, reason: 'Launch', amount },
             deadline: virtualDeadline(time),
           })
           counts.created++
-          acknowledged.add(made.grantId)
+          acknowledged.set(made.grantId, made.amount)
           break
         } catch (error) {
           const code = (error as { code?: string }).code
+          if (code === 'request_conflict') counts.conflictAnswers++
           if (code === 'pool_exhausted') {
             counts.exhausted409++
-            exhausted = true
+            refused.push(amount)
+            // One share at a time: the first refusal means the pool is spent.
+            if (!mixed) exhausted = true
             break
           }
-          // What the integrator sees as 409 request_conflict or 503 (a fault below the use case
-          // becomes a 503 at the HTTP layer) is retried with the same Idempotency-Key.
-          const domain = typeof (error as { status?: unknown }).status === 'number'
-          const retryable = !domain || code === 'request_conflict' || code === 'service_unavailable'
-          if (retryable && attempt < retries) {
-            await time.sleep(50 + random() * 100)
+          // What the integrator sees as 409 request_conflict or 503 is retried with the same
+          // Idempotency-Key, as its client decides.
+          const wait = retryAfter(error, attempt, time.now() - started)
+          if (wait !== undefined) {
+            await time.sleep(wait)
             continue
           }
-          if (code === 'request_conflict') counts.conflicts409++
-          else if (code === 'service_unavailable') counts.unavailable503++
+          if (code === 'request_conflict') {
+            counts.conflicts409++
+            ended409.push(amount)
+          } else if (code === 'service_unavailable') counts.unavailable503++
           else {
             counts.other++
           }
@@ -226,6 +294,8 @@ export const runHotProgram = async (options: HotProgramOptions): Promise<HotProg
     requests: latencies.length,
     created: counts.created,
     conflicts409: counts.conflicts409,
+    conflictAnswers: counts.conflictAnswers,
+    attempts: counts.attempts,
     exhausted409: counts.exhausted409,
     unavailable503: counts.unavailable503,
     otherErrors: counts.other,
@@ -246,7 +316,20 @@ export const runHotProgram = async (options: HotProgramOptions): Promise<HotProg
     run.pool = options.pool
     run.issued = program?.issued ?? 0
     run.acknowledged = acknowledged.size
-    run.grantItems = await countGrants(setupClient, tables.grants, programId)
+    const stored = await countGrants(setupClient, tables.grants, programId)
+    run.grantItems = stored.count
+    run.grantedAmount = stored.amount
+    run.acknowledgedAmount = [...acknowledged.values()].reduce((a, b) => a + b, 0)
+    // What the slices still hold, read from the shards themselves (the invariant's other side).
+    const slices =
+      program?.shards === undefined
+        ? [{ remaining: options.pool - run.issued }]
+        : await reader.readShards(programId, program.shards)
+    const left = slices.reduce((sum, shard) => sum + (shard.remaining ?? 0), 0)
+    run.remainingAtEnd = left
+    // The pool only shrinks: a refusal was right only if its amount exceeds even what is left now.
+    run.wronglyRefused = refused.filter((amount) => amount <= left).length
+    run.fitting409 = ended409.filter((amount) => amount <= left).length
   }
   raw.destroy()
   return run
@@ -271,6 +354,7 @@ const countGrants = async (
 ) => {
   const { ScanCommand } = await import('@aws-sdk/lib-dynamodb')
   let count = 0
+  let amount = 0
   let start: Record<string, unknown> | undefined
   do {
     const page = await client.send(
@@ -278,13 +362,14 @@ const countGrants = async (
         TableName: table,
         FilterExpression: 'programId = :p',
         ExpressionAttributeValues: { ':p': programId },
-        Select: 'COUNT',
+        ProjectionExpression: 'amount',
         ConsistentRead: true,
         ExclusiveStartKey: start,
       }),
     )
     count += page.Count ?? 0
+    for (const item of page.Items ?? []) amount += Number(item.amount)
     start = page.LastEvaluatedKey
   } while (start)
-  return count
+  return { count, amount }
 }

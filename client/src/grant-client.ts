@@ -46,7 +46,7 @@ export type GrantClientOptions = {
   random?: () => number
 }
 
-const DEFAULT_RETRY: RetryPolicy = {
+export const DEFAULT_RETRY: RetryPolicy = {
   maxAttempts: 8,
   baseDelayMs: 100,
   maxDelayMs: 5_000,
@@ -55,8 +55,26 @@ const DEFAULT_RETRY: RetryPolicy = {
 }
 
 /** 429, 503, other 5xx and a 409 request_conflict may succeed later; other 4xx never will. */
-const isRetryable = (status: number, code: string) =>
+export const isRetryable = (status: number, code: string) =>
   status === 429 || status >= 500 || (status === 409 && code === 'request_conflict')
+
+/**
+ * After a failed attempt: how long to wait before the next one (exponential backoff with full
+ * jitter, never less than the answer's Retry-After), or why not to try again. The contention
+ * model (bench/contention/hot-program.ts) runs this very policy in virtual time.
+ */
+export const nextRetry = (
+  policy: RetryPolicy,
+  failed: { attempt: number; elapsedMs: number; retryable: boolean; retryAfterMs?: number },
+  random: () => number,
+): { waitMs: number } | { giveUp: 'not_retryable' | 'attempts' | 'deadline' } => {
+  if (!failed.retryable) return { giveUp: 'not_retryable' }
+  if (failed.attempt >= policy.maxAttempts) return { giveUp: 'attempts' }
+  const backoff = random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** failed.attempt)
+  const waitMs = Math.max(backoff, failed.retryAfterMs ?? 0)
+  if (failed.elapsedMs + waitMs > policy.deadlineMs) return { giveUp: 'deadline' }
+  return { waitMs }
+}
 
 const retryAfterMs = (header: string | null): number | undefined => {
   if (header === null) return undefined
@@ -147,11 +165,18 @@ export class GrantClient {
           true,
         )
       }
-      if (!error.retryable || attempt >= this.retry.maxAttempts) throw error
-      const backoff =
-        random() * Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** attempt)
-      const delay = Math.max(backoff, wait ?? 0)
-      if (Date.now() - started + delay > this.retry.deadlineMs) {
+      const next = nextRetry(
+        this.retry,
+        {
+          attempt,
+          elapsedMs: Date.now() - started,
+          retryable: error.retryable,
+          ...(wait === undefined ? {} : { retryAfterMs: wait }),
+        },
+        random,
+      )
+      if ('giveUp' in next && next.giveUp !== 'deadline') throw error
+      if ('giveUp' in next) {
         throw new GrantApiError(
           error.status,
           'deadline_exceeded',
@@ -160,7 +185,7 @@ export class GrantClient {
           error.requestId,
         )
       }
-      await sleep(delay)
+      await sleep(next.waitMs)
     }
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { grantListSlot } from '../model/grant-slots'
+import { type ShardTake, sliceOf, spreadTakes } from '../model/program-shards'
 import type { AccessCache, ProgramAccess } from '../shared/access-cache'
 import type { Mode } from '../shared/api-key'
 import { readCredential } from '../shared/authenticator'
@@ -203,18 +204,17 @@ export const makeGrantTokens = ({
     if (early) return refuse(early)
 
     let attempt = 1
-    // Moves to another shard, snapshots and re-reads: bounded, each makes progress.
-    let moves = 0
+    // Reads of the shards (and of the head): bounded (MAX_READS); each follows a write that failed
+    // because another grant took from the same slices (the pool moved on), or a conflict.
+    let reads = 0
+    // The shard that just conflicted: the next pick avoids it when it can.
     let last: number | undefined
+    // A slice was found short in this request: the next choice is made from a read of them all.
+    let mustRead = false
     for (;;) {
       const current = program as ProgramAccess
-      // Only when every shard is known short does choosing need a read (a snapshot).
-      const target = pickTarget(current) ?? (await fromSnapshot(current))
+      const target = (mustRead ? undefined : pickTarget(current)) ?? (await fromRead(current))
       if ('refusal' in target) return refuse(target.refusal)
-      if ('retry' in target) {
-        await pause(target.retry)
-        continue
-      }
       const outcome = await store.createGrant({
         authority,
         target,
@@ -224,6 +224,7 @@ export const makeGrantTokens = ({
       })
       switch (outcome.kind) {
         case 'created':
+          taken(current, target)
           return { grant, replayed: false }
         case 'grant_exists':
           return replayOf(outcome.existing, grant)
@@ -237,30 +238,42 @@ export const makeGrantTokens = ({
         }
         case 'shard_dry':
           current.seen.set(outcome.shard, outcome.remaining)
-          nextMove()
+          mustRead = true
           break
         case 'shard_missing':
           await reload()
           break
-        case 'gather_stale':
-          current.seen.clear()
-          nextMove()
-          break
         case 'conflict':
         case 'throttled':
-          await pause(outcome.kind, target.kind === 'shard')
+          await pause(outcome.kind, target.kind !== 'head')
           if (target.kind === 'shard') last = target.shard
+          // Another grant held some of a spread's slices: choose again from a new read.
+          if (target.kind === 'spread') mustRead = true
       }
     }
 
-    /** Counts a move; past the bound, the pool is moving too fast to settle: a conflict. */
-    function nextMove() {
-      if (++moves > MAX_MOVES) throw new RequestConflict()
+    /** What this grant took comes off what the instance has seen of those slices. */
+    function taken(current: ProgramAccess, target: GrantTarget) {
+      const parts =
+        target.kind === 'spread'
+          ? target.takes
+          : target.kind === 'shard' && target.limited
+            ? [{ shard: target.shard, take: grant.amount }]
+            : []
+      for (const { shard, take } of parts) {
+        const seen = current.seen.get(shard)
+        if (seen !== undefined) current.seen.set(shard, Math.max(0, seen - take))
+      }
+    }
+
+    /** Counts a read; past the bound, the pool is moving too fast to settle: a conflict. */
+    function nextRead() {
+      if (++reads > MAX_READS) throw new RequestConflict()
     }
 
     /** Reads the head again (its shard count changed) and checks it again. */
     async function reload() {
-      nextMove()
+      nextRead()
       access.forgetProgram(programId)
       program = (await access.check({ programId }, { signal })).program
       const refusal =
@@ -272,8 +285,8 @@ export const makeGrantTokens = ({
 
     /**
      * Waits before another attempt, if one may still finish before the deadline. A conflict on
-     * one shard says little about the next (another shard is drawn): a short jittered pause and
-     * twice the attempts; on a program's one counter, or a throttle, the full backoff.
+     * shards says little about the next try (another shard, or a new read): a short jittered
+     * pause and twice the attempts; on a program's one counter, or a throttle, the full backoff.
      */
     async function pause(kind: 'conflict' | 'throttled', onShard = false) {
       const spread = kind === 'conflict' && onShard
@@ -297,73 +310,83 @@ export const makeGrantTokens = ({
     }
 
     /**
-     * The counter this attempt moves, decided from what is known: the head (a program without
-     * shards), a refusal (a recent snapshot found the pool short), or a random shard not known to
-     * be short (not the one that just conflicted, when there is another). Undefined when every
-     * shard is known short: then a snapshot decides (fromSnapshot).
+     * The counter this attempt moves, decided from what is known without a read: the head (a
+     * program without shards), a refusal (a read a moment ago found the pool short), or a random
+     * shard whose slice may hold the whole grant (not the one that just conflicted, when there is
+     * another): a slice's first size, or what was last seen of it, bounds what it holds (slices
+     * only shrink). Undefined when no slice can hold the grant alone: a read decides (fromRead).
      */
     function pickTarget(current: ProgramAccess): GrantTarget | { refusal: Error } | undefined {
       const { head } = current
       if (head.shards === undefined) return { kind: 'head' }
-      const limited = head.pool !== undefined
+      const shards = head.shards
+      const pool = head.pool
+      // An unlimited program's shards only count: any shard takes any grant.
+      if (pool === undefined) {
+        return { kind: 'shard', shard: pickOther(allShards(shards)), limited: false }
+      }
       const known = access.knownExhausted(current, grant.amount)
       if (known !== undefined) return { refusal: new PoolExhausted(known, grant.amount) }
-      // The warm path: nothing known of the slices, a first attempt: any shard, no scan.
-      if (current.seen.size === 0 && last === undefined) {
-        return { kind: 'shard', shard: Math.floor(random() * head.shards), limited }
+      // The warm path: nothing seen of the slices, an amount every slice started with: any shard.
+      if (
+        current.seen.size === 0 &&
+        last === undefined &&
+        grant.amount <= Math.floor(pool / shards)
+      ) {
+        return { kind: 'shard', shard: Math.floor(random() * shards), limited: true }
       }
-      const candidates = roomy(current, grant.amount, head.shards)
-      if (candidates.length === 0) return undefined
+      const fits: number[] = []
+      for (let i = 0; i < shards; i++) {
+        if ((current.seen.get(i) ?? sliceOf(pool, shards, i)) >= grant.amount) fits.push(i)
+      }
+      if (fits.length === 0) return undefined
+      return { kind: 'shard', shard: pickOther(fits), limited: true }
+    }
+
+    /** A random one of `candidates`, not the shard that just conflicted when there is another. */
+    function pickOther(candidates: number[]): number {
       const others = candidates.length > 1 ? candidates.filter((s) => s !== last) : candidates
-      return {
-        kind: 'shard',
-        shard: others[Math.floor(random() * others.length)] as number,
-        limited,
-      }
+      return others[Math.floor(random() * others.length)] as number
     }
 
     /**
-     * Every shard is known short: a snapshot of all of them decides exactly. The pool is
-     * exhausted, or a shard holds the grant, or (room in total, none in any one slice) the
-     * slices are gathered into the fullest shard in the grant's transaction.
+     * Every shard read, strongly consistent, in one BatchGetItem (no transaction in flight can
+     * cancel it): the pool is short (their total is below the amount; program-shards.ts says why
+     * that proves it), or a slice holds the grant, or (room in total, none in any one slice) the
+     * grant is taken in parts from the fullest slices, in its own transaction.
      */
-    async function fromSnapshot(
-      current: ProgramAccess,
-    ): Promise<GrantTarget | { refusal: Error } | { retry: 'conflict' | 'throttled' }> {
+    async function fromRead(current: ProgramAccess): Promise<GrantTarget | { refusal: Error }> {
       const shards = current.head.shards as number
-      nextMove()
-      const snapshot = await store.snapshotShards(programId, shards, { signal })
-      if (snapshot.kind !== 'snapshot') return { retry: snapshot.kind }
-      if (snapshot.shards.length !== shards) {
+      nextRead()
+      const found = await store.readShards(programId, shards, { signal })
+      mustRead = false
+      if (found.length !== shards) {
         await reload()
         const reloaded = program as ProgramAccess
-        return pickTarget(reloaded) ?? fromSnapshot(reloaded)
+        return pickTarget(reloaded) ?? fromRead(reloaded)
       }
-      const total = access.learnSnapshot(current, snapshot.shards, grant.amount)
+      const total = access.learnSnapshot(current, found, grant.amount)
       if (total < grant.amount) return { refusal: new PoolExhausted(total, grant.amount) }
-      const fits = roomy(current, grant.amount, shards)
-      if (fits.length > 0) {
-        const shard = fits[Math.floor(random() * fits.length)] as number
-        return { kind: 'shard', shard, limited: current.head.pool !== undefined }
+      const fits = [...current.seen.entries()]
+        .filter(([, left]) => left >= grant.amount)
+        .map(([shard]) => shard)
+      if (fits.length > 0) return { kind: 'shard', shard: pickOther(fits), limited: true }
+      return {
+        kind: 'spread',
+        takes: spreadTakes(current.seen, grant.amount, random) as ShardTake[],
       }
-      const into = [...current.seen.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0
-      return { kind: 'gather', into, seen: snapshot.shards }
     }
   }
 }
 
-/** Shards not known to hold less than `amount`. */
-const roomy = (access: ProgramAccess, amount: number, shards: number): number[] => {
-  const out: number[] = []
-  for (let i = 0; i < shards; i++) {
-    const seen = access.seen.get(i)
-    if (seen === undefined || seen >= amount) out.push(i)
-  }
-  return out
-}
+const allShards = (shards: number) => Array.from({ length: shards }, (_, i) => i)
 
-/** Bound on shard moves, snapshots and re-reads in one grant. */
-const MAX_MOVES = 8
+/**
+ * Bound on reads of the shards (and of the head) in one grant. Each follows a write that failed
+ * only because other grants took from, or held, the same slices a moment before: the pool moved
+ * on. When it moves this fast, the caller retries with the same Idempotency-Key.
+ */
+const MAX_READS = 12
 
 const replayOf = (existing: GrantRecord, grant: GrantRecord): GrantTokensResult => {
   if (existing.requestHash !== grant.requestHash) throw new IdempotencyKeyReused()

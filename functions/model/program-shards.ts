@@ -16,9 +16,12 @@
  *   `issuerId` or `createdAt`, so it is in no index of the table, and the grant path never reads
  *   it to decide who may grant: the head does that.
  *
- * Invariant, kept by every write (each grant moves `amount` from one shard's `remaining` to its
- * `issued`; a move between shards is one transaction with exact conditions):
+ * Invariant, kept by every write (a grant moves `amount` from `remaining` to `issued`, on one
+ * shard or, when no one slice holds it, in parts over several in one transaction):
  *   pool = head.issued + Σ shard.issued + Σ shard.remaining
+ * Only grants write `remaining`, and they only lower it: each shard's `remaining` never grows, so a
+ * value seen is an upper bound from then on, and shards read one by one (no snapshot) add up to at
+ * least what is left once the read ends: a total read below a grant's amount proves the pool short.
  * A program without `shards` (made before this release) is its own single shard, as before.
  */
 
@@ -65,9 +68,44 @@ export type ShardRecord = {
   remaining?: number
 }
 
-/** Whole slices, as equal as they go: the first `pool % n` shards get one more. */
+/** Shard `i`'s first slice: whole slices, as equal as they go, the first `pool % n` one more. */
+export const sliceOf = (pool: number, shards: number, i: number): number =>
+  Math.floor(pool / shards) + (i < pool % shards ? 1 : 0)
+
 export const poolSlices = (pool: number, shards: number): number[] =>
-  Array.from({ length: shards }, (_, i) => Math.floor(pool / shards) + (i < pool % shards ? 1 : 0))
+  Array.from({ length: shards }, (_, i) => sliceOf(pool, shards, i))
+
+/** One shard's part of a grant that no single slice holds. */
+export type ShardTake = { shard: number; take: number }
+
+/**
+ * How a grant of `amount` is taken from slices of which `remaining` (by shard number) is known,
+ * or undefined when they hold less than `amount` in all. Slices are drawn at random, the fuller
+ * the likelier first (weighted sampling without replacement, key `u^(1/left)`): full slices keep
+ * the parts few (items in the grant's transaction), and the chance keeps concurrent grants, all
+ * reading the same slices, from all reaching for the same ones. Each part is written with the
+ * condition `remaining >= take`, so a slice that shrank since it was read fails the grant; it
+ * never overdraws.
+ */
+export const spreadTakes = (
+  remaining: ReadonlyMap<number, number>,
+  amount: number,
+  random: () => number,
+): ShardTake[] | undefined => {
+  const drawn = [...remaining.entries()]
+    .filter(([, left]) => left > 0)
+    .map(([shard, left]) => ({ shard, left, key: Math.max(random(), 1e-12) ** (1 / left) }))
+    .sort((a, b) => b.key - a.key)
+  const takes: ShardTake[] = []
+  let due = amount
+  for (const { shard, left } of drawn) {
+    if (due === 0) break
+    const take = Math.min(left, due)
+    takes.push({ shard, take })
+    due -= take
+  }
+  return due === 0 ? takes : undefined
+}
 
 export const newShards = (programId: string, shards: number, pool?: number): ShardRecord[] => {
   const slices = pool === undefined ? undefined : poolSlices(pool, shards)

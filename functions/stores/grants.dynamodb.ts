@@ -3,18 +3,11 @@ import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
-  TransactGetCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb'
-import {
-  type ShardRecord,
-  shardKey,
-  shardKeys,
-  shardNumber,
-  sumShards,
-} from '../model/program-shards'
+import { type ShardRecord, shardKey, shardKeys, sumShards } from '../model/program-shards'
 import { ServiceUnavailable } from '../shared/errors'
 import { sleep } from '../shared/sleep'
 import { auditPut } from './audit'
@@ -27,7 +20,6 @@ import type {
   GrantRecord,
   GrantStore,
   ProgramRecord,
-  ShardSnapshot,
 } from './grants.store'
 
 /** The tables the grant path uses; `audit` only where a management send writes its entry. */
@@ -82,9 +74,9 @@ export class DynamoDbGrantStore implements GrantStore {
       throw new Error('createGrant with an audit entry needs the audit table')
     }
     const { issuerId, mode } = authority.kind === 'key' ? authority.key : authority
-    const items: TransactItem[] = []
-    // The counter's reason is at 0; a gather's other shards follow the grant.
-    items.push(this.counterUpdate(target, grant, { issuerId, mode }))
+    // The counters first (one, or a spread's parts), then the grant: the reasons of a cancelled
+    // transaction are decoded by position.
+    const items: TransactItem[] = this.counterUpdates(target, grant, { issuerId, mode })
     const grantAt = items.length
     items.push({
       Put: {
@@ -95,25 +87,6 @@ export class DynamoDbGrantStore implements GrantStore {
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     })
-    if (target.kind === 'gather') {
-      for (const seen of target.seen) {
-        const shard = shardNumber(seen.programId)
-        // An empty slice stays empty (only grants take from it): nothing to move or hold.
-        if (shard === target.into || (seen.remaining ?? 0) === 0) continue
-        // Moves the slice as seen, exactly: if anything took from it since, the whole grant
-        // is cancelled and the caller takes a new snapshot.
-        items.push({
-          Update: {
-            TableName: this.tables.programs,
-            Key: { programId: seen.programId },
-            UpdateExpression: 'SET #remaining = :zero',
-            ConditionExpression: '#remaining = :seen',
-            ExpressionAttributeNames: { '#remaining': 'remaining' },
-            ExpressionAttributeValues: { ':zero': 0, ':seen': seen.remaining ?? 0 },
-          },
-        })
-      }
-    }
     // The audit entry of a management send: written with the grant, or not at all.
     if (audit !== undefined) items.push(auditPut(this.tables.audit as string, audit))
     try {
@@ -133,122 +106,97 @@ export class DynamoDbGrantStore implements GrantStore {
     }
   }
 
-  /** The counter a grant moves, with the conditions of its kind (see GrantTarget). */
-  private counterUpdate(
+  /** The counters a grant moves, with the conditions of its kind (see GrantTarget). */
+  private counterUpdates(
     target: CreateGrantInput['target'],
     grant: GrantRecord,
     { issuerId, mode }: { issuerId: string; mode: string },
-  ): TransactItem {
-    if (target.kind === 'head') {
-      return {
-        Update: {
-          TableName: this.tables.programs,
-          Key: { programId: grant.programId },
-          // `remaining` is only checked when the program has a pool; ADD keeps the
-          // expression the same for every program so the warm path needs no read.
-          UpdateExpression:
-            'SET #issued = if_not_exists(#issued, :zero) + :amount ADD #remaining :minus',
-          ConditionExpression:
-            '#issuer = :issuer AND #mode = :mode AND #status = :active AND attribute_not_exists(#shards) AND (attribute_not_exists(#pool) OR #remaining >= :amount)',
-          ExpressionAttributeNames: {
-            '#issuer': 'issuerId',
-            '#mode': 'mode',
-            '#status': 'status',
-            '#pool': 'pool',
-            '#shards': 'shards',
-            '#issued': 'issued',
-            '#remaining': 'remaining',
-          },
-          ExpressionAttributeValues: {
-            ':issuer': issuerId,
-            ':mode': mode,
-            ':active': 'active',
-            ':amount': grant.amount,
-            ':minus': -grant.amount,
-            ':zero': 0,
-          },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      }
+  ): TransactItem[] {
+    if (target.kind === 'spread') {
+      return target.takes.map(({ shard, take }) => this.shardTake(grant.programId, shard, take))
     }
-    if (target.kind === 'shard') {
-      const key = { programId: shardKey(grant.programId, target.shard) }
-      if (!target.limited) {
-        // An unlimited program's shards have no `remaining`: they only count.
-        return {
+    if (target.kind === 'head') {
+      return [
+        {
           Update: {
             TableName: this.tables.programs,
-            Key: key,
+            Key: { programId: grant.programId },
+            // `remaining` is only checked when the program has a pool; ADD keeps the
+            // expression the same for every program so the warm path needs no read.
+            UpdateExpression:
+              'SET #issued = if_not_exists(#issued, :zero) + :amount ADD #remaining :minus',
+            ConditionExpression:
+              '#issuer = :issuer AND #mode = :mode AND #status = :active AND attribute_not_exists(#shards) AND (attribute_not_exists(#pool) OR #remaining >= :amount)',
+            ExpressionAttributeNames: {
+              '#issuer': 'issuerId',
+              '#mode': 'mode',
+              '#status': 'status',
+              '#pool': 'pool',
+              '#shards': 'shards',
+              '#issued': 'issued',
+              '#remaining': 'remaining',
+            },
+            ExpressionAttributeValues: {
+              ':issuer': issuerId,
+              ':mode': mode,
+              ':active': 'active',
+              ':amount': grant.amount,
+              ':minus': -grant.amount,
+              ':zero': 0,
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+      ]
+    }
+    if (!target.limited) {
+      // An unlimited program's shards have no `remaining`: they only count.
+      return [
+        {
+          Update: {
+            TableName: this.tables.programs,
+            Key: { programId: shardKey(grant.programId, target.shard) },
             UpdateExpression: 'ADD #issued :amount',
             ConditionExpression: 'attribute_exists(#of)',
             ExpressionAttributeNames: { '#of': 'shardOf', '#issued': 'issued' },
             ExpressionAttributeValues: { ':amount': grant.amount },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
-        }
-      }
-      return {
-        Update: {
-          TableName: this.tables.programs,
-          Key: key,
-          UpdateExpression: 'ADD #issued :amount, #remaining :minus',
-          ConditionExpression: 'attribute_exists(#of) AND #remaining >= :amount',
-          ExpressionAttributeNames: {
-            '#of': 'shardOf',
-            '#issued': 'issued',
-            '#remaining': 'remaining',
-          },
-          ExpressionAttributeValues: { ':amount': grant.amount, ':minus': -grant.amount },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
-      }
+      ]
     }
-    const total = target.seen.reduce((sum, shard) => sum + (shard.remaining ?? 0), 0)
-    const into = target.seen.find((shard) => shardNumber(shard.programId) === target.into)
+    return [this.shardTake(grant.programId, target.shard, grant.amount)]
+  }
+
+  /** `take` moves from a shard's `remaining` to its `issued`, if it has that much left. */
+  private shardTake(programId: string, shard: number, take: number): TransactItem {
     return {
       Update: {
         TableName: this.tables.programs,
-        Key: { programId: shardKey(grant.programId, target.into) },
-        UpdateExpression: 'SET #remaining = :after ADD #issued :amount',
-        ConditionExpression: '#remaining = :seen',
-        ExpressionAttributeNames: { '#issued': 'issued', '#remaining': 'remaining' },
-        ExpressionAttributeValues: {
-          ':after': total - grant.amount,
-          ':seen': into?.remaining ?? 0,
-          ':amount': grant.amount,
+        Key: { programId: shardKey(programId, shard) },
+        UpdateExpression: 'ADD #issued :take, #remaining :minus',
+        ConditionExpression: 'attribute_exists(#of) AND #remaining >= :take',
+        ExpressionAttributeNames: {
+          '#of': 'shardOf',
+          '#issued': 'issued',
+          '#remaining': 'remaining',
         },
+        ExpressionAttributeValues: { ':take': take, ':minus': -take },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     }
   }
 
-  async snapshotShards(
+  async readShards(
     programId: string,
     shards: number,
     { signal }: CallOptions = {},
-  ): Promise<ShardSnapshot> {
-    try {
-      const { Responses = [] } = await this.client.send(
-        new TransactGetCommand({
-          TransactItems: shardKeys(programId, shards).map((Key) => ({
-            Get: { TableName: this.tables.programs, Key },
-          })),
-        }),
-        { abortSignal: signal },
-      )
-      return {
-        kind: 'snapshot',
-        shards: Responses.flatMap((r) => (r.Item ? [r.Item as ShardRecord] : [])),
-      }
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error
-      const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code)
-      if (codes.some((code) => code !== undefined && THROTTLED.has(code))) {
-        return { kind: 'throttled' }
-      }
-      if (codes.includes('TransactionConflict')) return { kind: 'conflict' }
-      throw error
-    }
+  ): Promise<ShardRecord[]> {
+    const found = await this.batchGet(
+      { [this.tables.programs]: { Keys: shardKeys(programId, shards), ConsistentRead: true } },
+      signal,
+    )
+    return (found[this.tables.programs] ?? []) as ShardRecord[]
   }
 
   async findGrant(grantId: string, { signal }: CallOptions = {}) {
@@ -275,23 +223,20 @@ export class DynamoDbGrantStore implements GrantStore {
       // Deleted between the failed write and this read: let the caller try again.
       return existing ? { kind: 'grant_exists', existing } : { kind: 'conflict' }
     }
-    const counterReason = reasons[0]
-    if (counterReason?.Code === 'ConditionalCheckFailed') {
-      const old = counterReason.Item ? unmarshall(counterReason.Item) : undefined
+    const failed = reasons.findIndex(
+      (reason, i) => i < grantAt && reason.Code === 'ConditionalCheckFailed',
+    )
+    if (failed >= 0) {
+      const reason = reasons[failed] as CancellationReason
+      const old = reason.Item ? unmarshall(reason.Item) : undefined
       if (target.kind === 'head') {
         const program =
           (old as ProgramRecord | undefined) ?? (await this.findHead(grant.programId, signal))
         return { kind: 'program_rejected', program }
       }
-      if (target.kind === 'shard') {
-        if (old === undefined) return { kind: 'shard_missing', shard: target.shard }
-        return { kind: 'shard_dry', shard: target.shard, remaining: Number(old.remaining ?? 0) }
-      }
-      return { kind: 'gather_stale' }
-    }
-    if (reasons.some((reason, i) => i > grantAt && reason.Code === 'ConditionalCheckFailed')) {
-      // A gathered shard moved since the snapshot.
-      if (target.kind === 'gather') return { kind: 'gather_stale' }
+      const shard = target.kind === 'shard' ? target.shard : (target.takes[failed]?.shard as number)
+      if (old === undefined) return { kind: 'shard_missing', shard }
+      return { kind: 'shard_dry', shard, remaining: Number(old.remaining ?? 0) }
     }
     if (reasons.some((reason) => reason.Code !== undefined && THROTTLED.has(reason.Code))) {
       return { kind: 'throttled' }
@@ -397,16 +342,7 @@ export class DynamoDbGrantStore implements GrantStore {
    */
   protected async withShards(head: ProgramRecord, signal?: AbortSignal): Promise<ProgramRecord> {
     if (head.shards === undefined) return head
-    const found = await this.batchGet(
-      {
-        [this.tables.programs]: {
-          Keys: shardKeys(head.programId, head.shards),
-          ConsistentRead: true,
-        },
-      },
-      signal,
-    )
-    const shards = (found[this.tables.programs] ?? []) as ShardRecord[]
+    const shards = await this.readShards(head.programId, head.shards, { signal })
     const { remaining: _, ...rest } = head
     return sumShards(rest, shards)
   }

@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../model/people'
-import type { ShardRecord } from '../model/program-shards'
+import type { ShardRecord, ShardTake } from '../model/program-shards'
 import type { Mode } from '../shared/api-key'
 
 export type ApiKeyStatus = 'active' | 'revoked'
@@ -87,26 +87,27 @@ export type GrantAuthority =
  * - `head`: a program without shards; the transaction also requires the head's issuer, mode and
  *   status, as before shards existed;
  * - `shard`: one shard; the head's issuer, mode and status were checked from the access cache;
- * - `gather`: the pool has room in total but no one shard holds `amount` (slices fell unevenly):
- *   the grant takes from shard `into` after every other shard's `remaining`, as `seen` in a
- *   snapshot, is moved into it, all in the grant's own transaction with exact conditions.
+ * - `spread`: the pool has room in total but no one slice holds `amount`: each listed shard gives
+ *   its `take` (moved from its `remaining` to its `issued`, on condition that `remaining >= take`),
+ *   all in the grant's own transaction, so the parts add up to `amount` or nothing is written.
  */
 export type GrantTarget =
   | { kind: 'head' }
   /** `limited`: the program has a pool, so the shard's `remaining` must cover the grant. */
   | { kind: 'shard'; shard: number; limited: boolean }
-  | { kind: 'gather'; into: number; seen: readonly ShardRecord[] }
+  | { kind: 'spread'; takes: readonly ShardTake[] }
 
 export type CreateGrantOutcome =
   | { kind: 'created' }
   | { kind: 'grant_exists'; existing: GrantRecord }
   /** `head` only: the program's condition failed; `program` is the head as it was. */
   | { kind: 'program_rejected'; program: ProgramRecord | undefined }
-  /** `shard` only: the shard had less than `amount` left (`remaining`), or is gone (resharded). */
+  /**
+   * `shard` or `spread`: a shard had less left (`remaining`) than it was asked for, or is gone
+   * (resharded).
+   */
   | { kind: 'shard_dry'; shard: number; remaining: number }
   | { kind: 'shard_missing'; shard: number }
-  /** `gather` only: a shard moved since the snapshot. */
-  | { kind: 'gather_stale' }
   /** Another transaction held one of the items: nothing was written; try again. */
   | { kind: 'conflict' }
   /** A partition (table or index) was over its throughput: nothing was written; try later. */
@@ -123,12 +124,6 @@ export type CreateGrantInput = {
   audit?: AuditEntry
 } & CallOptions
 
-export type ShardSnapshot =
-  | { kind: 'snapshot'; shards: ShardRecord[] }
-  /** A transaction was writing one of the shards: no snapshot; try again. */
-  | { kind: 'conflict' }
-  | { kind: 'throttled' }
-
 /** A key and a program head, either or both, read together. */
 export type AccessRead = { key?: ApiKeyRecord | undefined; program?: ProgramRecord | undefined }
 
@@ -143,8 +138,12 @@ export interface GrantStore {
   ): Promise<AccessRead>
   /** One atomic write: the counter of `target` moves by `amount`, and the grant is new. */
   createGrant(input: CreateGrantInput): Promise<CreateGrantOutcome>
-  /** A serializable snapshot of a program's shards (TransactGetItems). */
-  snapshotShards(programId: string, shards: number, options?: CallOptions): Promise<ShardSnapshot>
+  /**
+   * A program's shards, each strongly consistent, in one BatchGetItem (not a snapshot: no
+   * transaction in flight can cancel it; see program-shards.ts for why a total read so is exact
+   * enough to refuse on).
+   */
+  readShards(programId: string, shards: number, options?: CallOptions): Promise<ShardRecord[]>
   /** Strongly consistent; `undefined` when there is none. */
   findGrant(grantId: string, options?: CallOptions): Promise<GrantRecord | undefined>
   /** The key and the grant in one round trip. */
