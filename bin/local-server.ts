@@ -34,6 +34,7 @@ import {
   LOCAL_TABLES,
   localPaths,
 } from '../local/local-env'
+import { localMailEnvironment } from '../local/mail-env'
 import { formatMailForTerminal } from '../local/mail-sink'
 import { type Seed, seed } from '../local/seed'
 import { ensureTables } from '../local/tables'
@@ -277,7 +278,12 @@ const main = async () => {
       userPoolClientId: identity.clientId,
       cognitoEndpoint: `${identity.endpoint}/`,
     }
-    Object.assign(process.env, functionEnvironment(dynamo.endpoint), identityEnvironment(identity))
+    Object.assign(
+      process.env,
+      functionEnvironment(dynamo.endpoint),
+      identityEnvironment(identity),
+      localMailEnvironment({ mailFile: cognito.mailFile, consoleUrl }),
+    )
     // The function's own client, now that its environment points at DynamoDB Local.
     const { dynamodb, documentClient } = await import('../functions/shared/dynamodb')
     await ensureTables(dynamodb, LOCAL_TABLES)

@@ -32,6 +32,21 @@ export const ENV = {
    * functions that list nothing): `byProgramSlot`.
    */
   grantsListIndex: 'GRANTS_LIST_INDEX',
+  /**
+   * The service's own e-mail (functions/mail/mailer.ts): the From address, a verified SES identity
+   * (the stage's `sesFromEmail`), and its SES region when not the function's. The stack sets them
+   * on the functions whose route says `mail: true`, only when the stage has an SES identity;
+   * unset, nothing is sent.
+   */
+  mailFrom: 'MAIL_FROM',
+  mailSesRegion: 'MAIL_SES_REGION',
+  /** Only locally (npm start, tests): the mail sink file the service's e-mail goes to. */
+  mailSinkFile: 'MAIL_SINK_FILE',
+  /**
+   * The console's address, linked from the service's own e-mail (the CustomMessage trigger reads
+   * the same variable: IDENTITY_ENV.consoleUrl).
+   */
+  consoleUrl: 'CONSOLE_URL',
   /** Only for DynamoDB Local (npm start, sam local); empty in AWS. */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   /** Set by the Lambda runtime itself; never by the stack. */

@@ -42,6 +42,12 @@ export type Route = {
    * on the pool's ARN, and sets USER_POOL_ID on the function). Absent: none.
    */
   cognito?: readonly string[]
+  /**
+   * The function sends the service's own e-mail (functions/mail/mailer.ts). The stack gives it the
+   * console's address (CONSOLE_URL) and, when the stage has an SES identity (`sesFromEmail`),
+   * MAIL_FROM and ses:SendEmail on that identity only (Identity.allowServiceMail). Absent: none.
+   */
+  mail?: boolean
 }
 
 export const ROUTES = [
@@ -109,7 +115,9 @@ export const ROUTES = [
     entry: 'functions/manage/me.handler.ts',
     auth: 'user',
     role: 'signed-in',
-    access: { issuers: ['dynamodb:BatchGetItem'] },
+    // memberships UpdateItem: the person's pending memberships become active now that they have
+    // signed in (conditional on `invited`; people/members.use-cases.ts, acceptInvitations).
+    access: { issuers: ['dynamodb:BatchGetItem'], memberships: ['dynamodb:UpdateItem'] },
     indexes: { memberships: { [INDEX.membershipsBySub]: ['dynamodb:Query'] } },
   },
   {
@@ -248,12 +256,10 @@ export const ROUTES = [
     auth: 'user',
     role: 'viewer',
     access: {
-      // Query: the issuer's memberships (its partition, strongly consistent). UpdateItem: a
-      // pending invitation that the pool now reports active is recorded as such.
-      memberships: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+      // Query: the issuer's memberships (its partition, strongly consistent). The pool is not
+      // asked: a membership's status says whether the person has signed in since being added.
+      memberships: ['dynamodb:GetItem', 'dynamodb:Query'],
     },
-    // The status of each pending invitation.
-    cognito: ['cognito-idp:AdminGetUser'],
   },
   {
     id: 'InviteMember',
@@ -262,15 +268,20 @@ export const ROUTES = [
     auth: 'user',
     role: 'owner',
     access: {
-      // Query: is the address already a member. PutItem: the membership.
+      // Query: is the address already a member. PutItem: the membership. GetItem also: the
+      // status of an existing account's other memberships (are they pending invitations?).
       memberships: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem'],
-      // The issuer's name, for the invitation e-mail.
+      // The issuer's name, for the invitation e-mail (and the other pending issuers' names).
       issuers: ['dynamodb:GetItem'],
       audit: ['dynamodb:PutItem'],
     },
-    // AdminCreateUser: the account and its invitation. AdminGetUser: an existing account's sub
-    // and status.
+    // An existing account's other issuers, to name every pending invitation in the new e-mail.
+    indexes: { memberships: { [INDEX.membershipsBySub]: ['dynamodb:Query'] } },
+    // AdminCreateUser: the account and its invitation (MessageAction RESEND for an account still
+    // waiting for its first sign-in). AdminGetUser: an existing account's sub and status.
     cognito: ['cognito-idp:AdminCreateUser', 'cognito-idp:AdminGetUser'],
+    // The "you were added" e-mail to an account with a password of its own.
+    mail: true,
   },
   {
     id: 'ChangeMemberRole',
@@ -314,15 +325,20 @@ export const ROUTES = [
     auth: 'user',
     role: 'owner',
     access: {
-      // GetItem: the member. ConditionCheckItem: still pending, in the transaction with the audit
-      // entry. UpdateItem: recorded active when the pool says the person has signed in.
-      memberships: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:UpdateItem'],
-      // The issuer's name, for the invitation e-mail.
+      // GetItem: the member, and the status of the person's other memberships.
+      // ConditionCheckItem: still pending, in the transaction with the audit entry.
+      memberships: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem'],
+      // The issuer's name, and the other pending issuers', for the invitation e-mail.
       issuers: ['dynamodb:GetItem'],
       audit: ['dynamodb:PutItem'],
     },
-    // AdminGetUser: still pending? AdminCreateUser with MessageAction RESEND: the new password.
+    // The person's other issuers, to name every pending invitation in the new e-mail.
+    indexes: { memberships: { [INDEX.membershipsBySub]: ['dynamodb:Query'] } },
+    // AdminGetUser: still waiting for a first sign-in? AdminCreateUser with MessageAction RESEND:
+    // the new password.
     cognito: ['cognito-idp:AdminCreateUser', 'cognito-idp:AdminGetUser'],
+    // The "you were added" e-mail again, to an account with a password of its own.
+    mail: true,
   },
   // A program's grants, for its issuer's people (functions/manage/grants): the program must be the
   // path issuer's (programs GetItem, strongly consistent).

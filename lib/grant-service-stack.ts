@@ -161,6 +161,8 @@ export class GrantServiceStack extends Stack {
             }),
           )
         }
+        // ...and the service's own e-mail, from the stage's SES identity only, when it says so.
+        if ((route as Route).mail) this.identity.allowServiceMail(fn)
         return [route.id, fn]
       }),
     ) as GrantServiceStack['functions']

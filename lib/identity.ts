@@ -8,8 +8,10 @@ import {
   type UserPoolClient,
   UserPoolEmail,
 } from 'aws-cdk-lib/aws-cognito'
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs'
 import { Construct } from 'constructs'
+import { ENV } from '../functions/env-names'
 import {
   CONSOLE_URL_PLACEHOLDER,
   IDENTITY_ENV,
@@ -54,9 +56,11 @@ export class Identity extends Construct {
   /** `https://cognito-idp.<region>.amazonaws.com/<pool id>`: the tokens' `iss`. */
   readonly issuerUrl: string
   readonly customMessage: ApiFunction
+  private readonly mailSettings: Pick<IdentityProps, 'consoleUrl' | 'ses'>
 
   constructor(scope: Construct, id: string, props: IdentityProps) {
     super(scope, id)
+    this.mailSettings = { consoleUrl: props.consoleUrl, ...(props.ses ? { ses: props.ses } : {}) }
 
     // ApiFunction fits a trigger as it is: Node.js 22 on arm64, the shared esbuild settings, its
     // own log group with retention, and a role that can write that log group and nothing else.
@@ -64,7 +68,12 @@ export class Identity extends Construct {
     this.customMessage = new ApiFunction(this, 'CustomMessage', {
       projectRoot: props.projectRoot,
       entry: 'functions/identity/custom-message.handler.ts',
-      environment: { [IDENTITY_ENV.consoleUrl]: props.consoleUrl },
+      environment: {
+        [IDENTITY_ENV.consoleUrl]: props.consoleUrl,
+        // The trigger returns a subject only when the pool sends through SES (see
+        // functions/identity/custom-message.handler.ts for why).
+        [IDENTITY_ENV.emailSending]: props.ses ? 'DEVELOPER' : 'COGNITO_DEFAULT',
+      },
       memorySize: 256,
       timeout: TRIGGER_TIMEOUT,
       logRetention: props.logRetention,
@@ -164,5 +173,31 @@ export class Identity extends Construct {
     })
 
     this.issuerUrl = `https://cognito-idp.${Aws.REGION}.${Aws.URL_SUFFIX}/${this.userPool.userPoolId}`
+  }
+
+  /**
+   * Lets a function send the service's own e-mail (functions/mail/mailer.ts) from the stage's SES
+   * identity, the one the pool sends through: MAIL_FROM (and MAIL_SES_REGION when the identity is
+   * in another region) and ses:SendEmail on that identity only (the address's identity and its
+   * domain's: either may be the verified one). The console's address (CONSOLE_URL) in any case,
+   * for the links. Without an SES identity (the default deploy) nothing more: the function then
+   * sends no mail of its own and logs so.
+   */
+  allowServiceMail(fn: ApiFunction) {
+    fn.fn.addEnvironment(ENV.consoleUrl, this.mailSettings.consoleUrl)
+    const ses = this.mailSettings.ses
+    if (!ses) return
+    fn.fn.addEnvironment(ENV.mailFrom, ses.fromEmail)
+    if (ses.region !== undefined) fn.fn.addEnvironment(ENV.mailSesRegion, ses.region)
+    const region = ses.region ?? Aws.REGION
+    const domain = ses.fromEmail.slice(ses.fromEmail.lastIndexOf('@') + 1)
+    fn.role.addToPolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [ses.fromEmail, domain].map(
+          (identity) => `arn:${Aws.PARTITION}:ses:${region}:${Aws.ACCOUNT_ID}:identity/${identity}`,
+        ),
+      }),
+    )
   }
 }

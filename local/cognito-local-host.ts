@@ -46,7 +46,7 @@ import {
 import { userToResponseObject } from 'cognito-local/lib/targets/responses'
 import type { Logger } from 'pino'
 import { generateTemporaryPassword } from '../functions/identity/cognito-identity-provider'
-import { renderMessage } from '../functions/identity/invitation-message'
+import { issuerNamesOf, renderMessage } from '../functions/identity/invitation-message'
 import { HOST_CONFIG_ENV, type HostConfig, type HostMessage } from './cognito-local'
 import { consoleOrigins, guardEmulator } from './cognito-local-guard'
 import { appendMail, type Mail } from './mail-sink'
@@ -102,7 +102,7 @@ const main = async () => {
         usernameParameter: '{username}',
         codeParameter: '{####}',
         email: attributeValue('email', user.Attributes),
-        issuerName: clientMetadata?.issuerName,
+        issuerNames: issuerNamesOf(clientMetadata),
       })
       // Cognito fills the placeholders after the trigger; so does this.
       const fill = (text: string) =>

@@ -7,8 +7,9 @@ import {
   UserNotFoundException,
   UsernameExistsException,
 } from '@aws-sdk/client-cognito-identity-provider'
-import type { IdentityProvider } from './identity-provider'
+import type { IdentityProvider, InvitationInput } from './identity-provider'
 import { PASSWORD_POLICY } from './identity-settings'
+import { invitationMetadata } from './invitation-message'
 
 /**
  * Why the directory refused a request about a person: not an HTTP answer (the use case that asked
@@ -79,6 +80,14 @@ export const createCognitoClient = (options: { endpoint?: string; region?: strin
 const attribute = (attributes: AttributeType[] | undefined, name: string) =>
   attributes?.find((a) => a.Name === name)?.Value
 
+/** RESET_REQUIRED and the like: the person has had a password of their own. */
+const statusOf = (userStatus: string | undefined) =>
+  userStatus === 'FORCE_CHANGE_PASSWORD' ? ('invited' as const) : ('active' as const)
+
+/** What the CustomMessage trigger (and the emulator) read: every issuer to name, inviter first. */
+const metadataOf = (input: InvitationInput) =>
+  invitationMetadata([input.issuerName, ...(input.otherIssuerNames ?? [])])
+
 /** Addresses are the pool's user names, case-insensitive: one spelling everywhere. */
 const normalise = (email: string) => email.trim().toLowerCase()
 
@@ -90,8 +99,8 @@ const normalise = (email: string) => email.trim().toLowerCase()
  * The temporary password is generated here and passed to AdminCreateUser rather than left to
  * Cognito: the invitation is HTML and the password goes in it as it is, so it holds only letters,
  * digits, `-` and `_`; and the emulator's own would be 6 characters, below the policy.
- * The e-mail itself is written by the pool's CustomMessage trigger from `issuerName`
- * (ClientMetadata) in AWS, and by the emulator's mail sink from the same renderer locally.
+ * The e-mail itself is written by the pool's CustomMessage trigger from the issuer names in
+ * ClientMetadata in AWS, and by the emulator's mail sink from the same renderer locally.
  */
 export class CognitoIdentityProvider implements IdentityProvider {
   constructor(
@@ -100,7 +109,7 @@ export class CognitoIdentityProvider implements IdentityProvider {
     private readonly newPassword: () => string = generateTemporaryPassword,
   ) {}
 
-  async invite(input: { email: string; issuerName: string }) {
+  async invite(input: InvitationInput) {
     const email = normalise(input.email)
     try {
       const { User } = await this.client.send(
@@ -115,12 +124,12 @@ export class CognitoIdentityProvider implements IdentityProvider {
           ],
           DesiredDeliveryMediums: ['EMAIL'],
           TemporaryPassword: this.newPassword(),
-          ClientMetadata: { issuerName: input.issuerName },
+          ClientMetadata: metadataOf(input),
         }),
       )
       const sub = attribute(User?.Attributes, 'sub')
       if (!sub) throw new Error('AdminCreateUser answered without the new user’s sub')
-      return { sub, created: true }
+      return { sub, created: true, status: 'invited' as const }
     } catch (error) {
       if (!(error instanceof UsernameExistsException)) throw error
     }
@@ -128,7 +137,7 @@ export class CognitoIdentityProvider implements IdentityProvider {
     const existing = await this.get(email)
     const sub = existing && attribute(existing.UserAttributes, 'sub')
     if (!sub) throw new Error(`AdminGetUser found no sub for an existing user (${email})`)
-    return { sub, created: false }
+    return { sub, created: false, status: statusOf(existing.UserStatus) }
   }
 
   /**
@@ -137,7 +146,7 @@ export class CognitoIdentityProvider implements IdentityProvider {
    * not signed in yet (`FORCE_CHANGE_PASSWORD`): checked first, so the refusal is the same in AWS
    * (where Cognito would answer UnsupportedUserStateException) and locally.
    */
-  async resendInvitation(input: { email: string; issuerName: string }) {
+  async resendInvitation(input: InvitationInput) {
     const email = normalise(input.email)
     const user = await this.get(email)
     if (!user) throw new IdentityRefusal('unknown', email)
@@ -149,16 +158,14 @@ export class CognitoIdentityProvider implements IdentityProvider {
         MessageAction: 'RESEND',
         DesiredDeliveryMediums: ['EMAIL'],
         TemporaryPassword: this.newPassword(),
-        ClientMetadata: { issuerName: input.issuerName },
+        ClientMetadata: metadataOf(input),
       }),
     )
   }
 
   async status(email: string): Promise<'invited' | 'active' | 'unknown'> {
     const user = await this.get(normalise(email))
-    if (!user) return 'unknown'
-    // RESET_REQUIRED and the like: the person has had a password of their own.
-    return user.UserStatus === 'FORCE_CHANGE_PASSWORD' ? 'invited' : 'active'
+    return user ? statusOf(user.UserStatus) : 'unknown'
   }
 
   private async get(email: string) {

@@ -4,8 +4,30 @@
  * emulator). Pure data and one pure parser, no AWS imports.
  */
 
-/** The environment variable that hands the console's address to the CustomMessage trigger. */
-export const IDENTITY_ENV = { consoleUrl: 'CONSOLE_URL' } as const
+/**
+ * The environment variables of the CustomMessage trigger (the stack sets both; so does the local
+ * emulator's stand-in): the console's address, and how the pool sends e-mail (EmailSendingAccount:
+ * `COGNITO_DEFAULT`, Cognito's own sender, or `DEVELOPER`, through the stage's SES identity).
+ */
+export const IDENTITY_ENV = {
+  consoleUrl: 'CONSOLE_URL',
+  emailSending: 'POOL_EMAIL_SENDING',
+} as const
+
+/** The pool's EmailSendingAccount, as the stack configures it (lib/identity.ts). */
+export type EmailSending = 'COGNITO_DEFAULT' | 'DEVELOPER'
+
+/**
+ * POOL_EMAIL_SENDING as the trigger reads it: unset means Cognito's default sender (the default
+ * deploy's); anything else than the two names stops the function at init.
+ */
+export const parseEmailSending = (raw: string | undefined): EmailSending => {
+  if (raw === undefined || raw.trim() === '') return 'COGNITO_DEFAULT'
+  if (raw === 'COGNITO_DEFAULT' || raw === 'DEVELOPER') return raw
+  throw new Error(
+    `${IDENTITY_ENV.emailSending} must be COGNITO_DEFAULT or DEVELOPER, got ${JSON.stringify(raw)}`,
+  )
+}
 
 /**
  * What invitation e-mails link to until a stage sets `-c consoleUrl=https://...`. `.invalid` is

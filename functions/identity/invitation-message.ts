@@ -29,6 +29,13 @@ export type MessageInput = {
   email?: string | undefined
   /** The issuer the user is invited to manage, if the inviter said (`clientMetadata.issuerName`). */
   issuerName?: string | undefined
+  /**
+   * Every issuer with a pending invitation for this person, the inviting one first
+   * (`clientMetadata.issuerNames`, read by issuerNamesOf). A resend or a second issuer's invitation
+   * replaces the temporary password of every earlier e-mail, so the newest one names them all.
+   * Absent: `issuerName` alone.
+   */
+  issuerNames?: readonly string[] | undefined
 }
 
 export type RenderedMessage = { subject: string; text: string; html: string }
@@ -103,21 +110,101 @@ const renderDocument = (subject: string, paragraphs: Paragraph[]): RenderedMessa
   ].join('\n'),
 })
 
+/**
+ * Cognito refuses an `emailSubject` over 140 characters (the length limit of the pool's e-mail
+ * subjects, `EmailSubject` in the API reference; counted here in UTF-16 code units, as the service's
+ * Java strings count, so an emoji counts two). The issuer's name is what gets shortened.
+ */
+export const SUBJECT_MAX = 140
+
+/** `before + name + after` in at most `max` UTF-16 code units, the name cut (with `…`) to fit. */
+export const fitSubject = (before: string, name: string, after: string, max = SUBJECT_MAX) => {
+  const room = max - before.length - after.length
+  let chars = [...name]
+  if (chars.join('').length > room) {
+    chars = chars.slice(0, Math.max(0, room - 1))
+    while (chars.join('').length > room - 1) chars.pop()
+    chars.push('…')
+  }
+  return `${before}${chars.join('')}${after}`
+}
+
+/** At most this many issuers are listed by name in one invitation; the rest are counted. */
+export const MAX_LISTED_ISSUERS = 20
+
+/**
+ * The issuer names an inviter put in ClientMetadata: `issuerNames` (a JSON array of strings, the
+ * inviting issuer first) when present and well-formed, else `issuerName` alone. ClientMetadata is
+ * a map of strings (Cognito passes it to the trigger as it came), hence the JSON.
+ */
+export const issuerNamesOf = (
+  metadata: Record<string, string> | undefined | null,
+): string[] | undefined => {
+  const raw = metadata?.issuerNames
+  if (typeof raw === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(raw)
+      if (Array.isArray(parsed)) {
+        const names = parsed.filter((n): n is string => typeof n === 'string' && n.trim() !== '')
+        if (names.length > 0) return names
+      }
+    } catch {
+      // Not JSON: fall back to the single name.
+    }
+  }
+  const single = metadata?.issuerName
+  return typeof single === 'string' && single.trim() !== '' ? [single] : undefined
+}
+
+/** ClientMetadata for an invitation naming `issuerNames` (the inviting issuer first). */
+export const invitationMetadata = (issuerNames: readonly string[]): Record<string, string> => ({
+  issuerName: issuerNames[0] ?? '',
+  issuerNames: JSON.stringify(issuerNames),
+})
+
 const invitation = (input: MessageInput): RenderedMessage => {
-  const issuer = input.issuerName ? oneLine(input.issuerName) : ''
+  const names = [
+    ...new Set(
+      (input.issuerNames ?? (input.issuerName ? [input.issuerName] : []))
+        .map((name) => oneLine(name))
+        .filter((name) => name !== ''),
+    ),
+  ]
+  const [issuer = ''] = names
   const email = input.email ? oneLine(input.email, 254) : ''
-  const subject = issuer
-    ? `You are invited to manage ${issuer} on ${PRODUCT_NAME}`
-    : `You are invited to the ${PRODUCT_NAME} console`
+  const others = names.length - 1
+  const subject =
+    issuer === ''
+      ? `You are invited to the ${PRODUCT_NAME} console`
+      : fitSubject(
+          'You are invited to manage ',
+          issuer,
+          others > 0
+            ? ` and ${others} other issuer${others === 1 ? '' : 's'} on ${PRODUCT_NAME}`
+            : ` on ${PRODUCT_NAME}`,
+        )
+  const listed = names.slice(0, MAX_LISTED_ISSUERS)
+  const unlisted = names.length - listed.length
   const days = PASSWORD_POLICY.temporaryPasswordValidityDays
   return renderDocument(subject, [
     para(
       { t: 'Hello,' },
       { t: '\n' },
-      issuer
-        ? { t: `you have been invited to manage ${issuer} in the ${PRODUCT_NAME} console.` }
-        : { t: `you have been invited to the ${PRODUCT_NAME} console.` },
+      names.length > 1
+        ? {
+            t: `you have been invited to manage these issuers in the ${PRODUCT_NAME} console:\n${listed.map((name) => `- ${name}`).join('\n')}${unlisted > 0 ? `\n- and ${unlisted} more` : ''}`,
+          }
+        : issuer
+          ? { t: `you have been invited to manage ${issuer} in the ${PRODUCT_NAME} console.` }
+          : { t: `you have been invited to the ${PRODUCT_NAME} console.` },
     ),
+    ...(names.length > 1
+      ? [
+          para({
+            t: 'This e-mail replaces every earlier invitation: its temporary password opens all of them.',
+          }),
+        ]
+      : []),
     para({ t: 'Sign in at' }, { t: '\n' }, link(input.consoleUrl)),
     para(
       { t: 'User name: ' },
@@ -153,6 +240,43 @@ const forgotPassword = (input: MessageInput): RenderedMessage => {
     para({ t: 'Enter it in the console at' }, { t: '\n' }, link(input.consoleUrl)),
     para({
       t: 'If you did not ask for this, ignore this e-mail: your password stays as it is.',
+    }),
+  ])
+}
+
+/**
+ * The e-mail to a person who already has an account (a password of their own) and has just been
+ * added to another issuer: who added them, to which issuer, with which role, and where to sign in.
+ * No password and no code: they sign in as they always do. Sent by the service's own mailer
+ * (functions/mail), not by Cognito, which only mails its own kinds of messages.
+ */
+export const renderAddedMessage = (input: {
+  consoleUrl: string
+  email: string
+  issuerName: string
+  role: string
+  /** Who added them: a person's e-mail address, or "operator CLI". */
+  addedBy: string
+}): RenderedMessage => {
+  const issuer = oneLine(input.issuerName)
+  const email = oneLine(input.email, 254)
+  const addedBy = oneLine(input.addedBy, 254)
+  const subject = fitSubject('You have been added to ', issuer, ` on ${PRODUCT_NAME}`)
+  return renderDocument(subject, [
+    para(
+      { t: 'Hello,' },
+      { t: '\n' },
+      {
+        t: `${addedBy} added you to ${issuer} as ${oneLine(input.role, 20)} in the ${PRODUCT_NAME} console.`,
+      },
+    ),
+    para(
+      { t: `Sign in with your e-mail address, ${email}, and your own password at` },
+      { t: '\n' },
+      link(input.consoleUrl),
+    ),
+    para({
+      t: `If you did not expect this, ask ${addedBy} about it, or ignore this e-mail: nothing changes for your other issuers.`,
     }),
   ])
 }

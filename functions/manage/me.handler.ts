@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { DynamoDbAdminStore } from '../admin/admin.dynamodb'
 import type { AdminTableNames } from '../admin/admin.store'
 import { config } from '../config'
+import { DynamoDbMembersStore } from '../people/members.dynamodb'
 import { documentClient } from '../shared/dynamodb'
 import { DynamoDbMembershipReader } from '../stores/memberships.dynamodb'
 import { MANAGE_STORE_OPTIONS, manageJson, queryOf, useCase } from './manage-admin'
@@ -12,15 +13,25 @@ import { manageHandler } from './manage-handler'
  * issuerName, role }] }`. Access tokens carry no e-mail, so it comes from a membership record
  * (null for a person who belongs to no issuer). Memberships come from the `bySub` index, which
  * may show one added a moment ago a little late; each issuer's own routes read the table itself.
- * Issuer names: one consistent BatchGetItem.
+ * Issuer names: one consistent BatchGetItem. The console calls it after every sign-in, so it is
+ * also where the person's pending memberships become `active` (their invitations are accepted):
+ * one conditional UpdateItem each, a no-op for those already active.
  */
 export const makeMeHandler = (client: DynamoDBDocumentClient, tables: AdminTableNames) => {
   const memberships = new DynamoDbMembershipReader(client, tables)
   const store = new DynamoDbAdminStore(client, tables, MANAGE_STORE_OPTIONS)
+  const members = new DynamoDbMembersStore(client, tables)
   return manageHandler('ManageMe', { memberships }, async (request) => {
     queryOf(request.event, [])
     const { signal } = request.deadline
     const mine = await memberships.listForPerson(request.sub, { signal })
+    await useCase(() =>
+      members.acceptInvitations(
+        request.sub,
+        mine.map((m) => m.issuerId),
+        { signal },
+      ),
+    )
     const names = await useCase(() =>
       store.withSignal(signal).issuerNames(mine.map((m) => m.issuerId)),
     )

@@ -1,6 +1,8 @@
 import { ENV } from '../env-names'
 import { CognitoIdentityProvider, createCognitoClient } from '../identity/cognito-identity-provider'
 import type { IdentityProvider } from '../identity/identity-provider'
+import { CONSOLE_URL_PLACEHOLDER, parseConsoleUrl } from '../identity/identity-settings'
+import { lazyMailer, type Mailer } from '../mail/mailer'
 
 /**
  * Where the member functions find the people directory, read from an environment passed in (as
@@ -48,5 +50,23 @@ export const lazyIdentityProvider = (env: Record<string, string | undefined> = p
   return () => {
     provider ??= createIdentityProvider(loadIdentityConfig(env))
     return provider
+  }
+}
+
+/**
+ * The mail of the member functions that may e-mail a person added to another issuer (InviteMember,
+ * ResendInvitation): the process's mailer (functions/mail) and the console's address it links to
+ * (CONSOLE_URL, which the stack sets on them as on the CustomMessage trigger). Made on first use;
+ * a bad address fails that call, loudly, not the import.
+ */
+export const lazyMemberMail = (env: Record<string, string | undefined> = process.env) => {
+  const mailer = lazyMailer(env)
+  let mail: { mailer: Mailer; consoleUrl: string } | undefined
+  return () => {
+    mail ??= {
+      mailer: mailer(),
+      consoleUrl: parseConsoleUrl(env[ENV.consoleUrl] ?? CONSOLE_URL_PLACEHOLDER),
+    }
+    return mail
   }
 }

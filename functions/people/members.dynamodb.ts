@@ -8,10 +8,17 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
 import type { AuditEntry, MembershipRecord, Role } from '../model/people'
+import { INDEX } from '../shared/table-schema'
 import { auditPut } from '../stores/audit'
 import type { AddOutcome, CallOptions, MembersStore, WriteOutcome } from './members.store'
 
 type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>
+
+/**
+ * At most this many of a person's other issuers are looked at for one invitation e-mail (which
+ * lists at most MAX_LISTED_ISSUERS by name and counts the rest): bounds the reads of one request.
+ */
+const MAX_PENDING_LOOKUPS = 50
 
 /** The tables the member use cases touch. */
 export type MembersTableNames = { memberships: string; audit: string; issuers: string }
@@ -215,6 +222,51 @@ export class DynamoDbMembersStore implements MembersStore {
       // Removed, or already active: nothing to do.
       if ((error as Error).name !== 'ConditionalCheckFailedException') throw error
     }
+  }
+
+  async pendingIssuerNames(sub: string, exceptIssuerId: string, { signal }: CallOptions = {}) {
+    const issuerIds: string[] = []
+    let start: Record<string, unknown> | undefined
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.memberships,
+          IndexName: INDEX.membershipsBySub,
+          KeyConditionExpression: '#sub = :sub',
+          ExpressionAttributeNames: { '#sub': 'sub' },
+          ExpressionAttributeValues: { ':sub': sub },
+          ExclusiveStartKey: start,
+        }),
+        { abortSignal: signal },
+      )
+      for (const item of page.Items ?? []) {
+        if (item.issuerId !== exceptIssuerId) issuerIds.push(item.issuerId as string)
+      }
+      start = page.LastEvaluatedKey
+    } while (start && issuerIds.length < MAX_PENDING_LOOKUPS)
+    // A person belongs to a handful of issuers: one strongly consistent read of each membership's
+    // status (the index does not carry it) and of each pending one's name, side by side.
+    const names = await Promise.all(
+      issuerIds.slice(0, MAX_PENDING_LOOKUPS).map(async (issuerId) => {
+        const { Item } = await this.client.send(
+          new GetCommand({
+            TableName: this.tables.memberships,
+            Key: { issuerId, sub },
+            ConsistentRead: true,
+            ProjectionExpression: '#status',
+            ExpressionAttributeNames: { '#status': 'status' },
+          }),
+          { abortSignal: signal },
+        )
+        if (Item?.status !== 'invited') return undefined
+        return this.issuerName(issuerId, { signal })
+      }),
+    )
+    return names.filter((name): name is string => name !== undefined).sort()
+  }
+
+  async acceptInvitations(sub: string, issuerIds: readonly string[], options: CallOptions = {}) {
+    await Promise.all(issuerIds.map((issuerId) => this.markActive(issuerId, sub, options)))
   }
 
   private witnessCheck(issuerId: string, witness: string | undefined): TransactItems {

@@ -62,4 +62,17 @@ export interface MembersStore {
    * change anyone made, so no audit entry; a no-op when the item is gone or already active.
    */
   markActive(issuerId: string, sub: string, options?: CallOptions): Promise<void>
+  /**
+   * The names of the issuers where this person has a pending (`invited`) membership, other than
+   * `exceptIssuerId`, sorted: what a new invitation e-mail must name as well, since its temporary
+   * password replaces theirs. The person's issuers come from the `bySub` index (eventually
+   * consistent), each one's status from the table itself.
+   */
+  pendingIssuerNames(sub: string, exceptIssuerId: string, options?: CallOptions): Promise<string[]>
+  /**
+   * Every pending membership of the person among `issuerIds` becomes `active`: they have signed
+   * in (GET /manage/me, which the console calls after every sign-in). No audit entry, as
+   * markActive.
+   */
+  acceptInvitations(sub: string, issuerIds: readonly string[], options?: CallOptions): Promise<void>
 }

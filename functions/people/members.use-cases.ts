@@ -1,4 +1,6 @@
 import type { IdentityProvider } from '../identity/identity-provider'
+import { renderAddedMessage } from '../identity/invitation-message'
+import type { Mailer } from '../mail/mailer'
 import type { Actor, AuditEntry, MembershipRecord, Role } from '../model/people'
 import {
   IssuerNotFound,
@@ -49,6 +51,12 @@ export type MembersDeps = {
    * invitations need it, so the functions that change roles or remove members never create it.
    */
   identity: () => IdentityProvider
+  /**
+   * The service's own mail and the console address it links to, for the e-mail to a person who
+   * already has a password and is added to another issuer. Absent (the admin CLI), or a mailer
+   * with no sender: that e-mail is not sent, and a warning says so.
+   */
+  mail?: () => { mailer: Mailer; consoleUrl: string }
   now?: () => number
   /** Something went wrong that the caller's answer does not depend on (a status refresh). */
   warn?: (message: string, details: Record<string, unknown>) => void
@@ -161,50 +169,101 @@ export const makeMembers = (deps: MembersDeps) => {
     }
   }
 
+  /** The "added to an issuer" e-mail to a person with a password of their own. */
+  const sendAdded = async (member: MembershipRecord, issuerName: string, signal?: AbortSignal) => {
+    const mail = deps.mail?.()
+    const message =
+      mail &&
+      renderAddedMessage({
+        consoleUrl: mail.consoleUrl,
+        email: member.email,
+        issuerName,
+        role: member.role,
+        addedBy: member.invitedBy,
+      })
+    const outcome =
+      mail && message
+        ? await mail.mailer.send({ to: member.email, ...message }, { signal })
+        : 'no_sender'
+    if (outcome === 'no_sender') {
+      // Never the address: the ids say who, the README says why (no SES identity on this stage).
+      deps.warn?.('no mail sender configured: the added member was not e-mailed', {
+        issuerId: member.issuerId,
+        memberId: member.sub,
+      })
+    }
+  }
+
+  /**
+   * Tells a person who already has an account about `member`: a new invitation e-mail naming
+   * every issuer with a pending invitation (this one first) while they have not signed in yet,
+   * otherwise the e-mail saying who added them. `status` is the account's as last seen; a
+   * provider refusal because they have set a password since settles it.
+   */
+  const notifyExisting = async (
+    member: MembershipRecord,
+    issuerName: string,
+    status: 'invited' | 'active',
+    signal?: AbortSignal,
+  ) => {
+    if (status === 'invited') {
+      const otherIssuerNames = await store.pendingIssuerNames(member.sub, member.issuerId, {
+        signal,
+      })
+      try {
+        await deps
+          .identity()
+          .resendInvitation({ email: member.email, issuerName, otherIssuerNames })
+        return
+      } catch (error) {
+        if (!isRefusedAsActive(error)) throw error
+      }
+    }
+    await sendAdded(member, issuerName, signal)
+  }
+
   return {
     /** The issuer's name; `issuer_not_found` when there is none (the CLI checks ids with it). */
     issuerName: (issuerId: string, signal?: AbortSignal) => requireIssuerName(issuerId, signal),
 
     /**
-     * Members and pending invitations, oldest first. A pending invitation whose person has since
-     * signed in (the identity provider says `active`) is recorded as active on the way: statuses
-     * are brought up to date lazily, here, rather than by a trigger on every sign-in. When the
-     * identity provider cannot answer, the stored status is shown and the failure logged.
+     * Members and pending invitations, oldest first. The identity provider is not asked: a
+     * membership is `invited` until the person signs in after being added (acceptInvitations),
+     * whether or not they had an account before, so the list tells an issuer nothing about
+     * accounts elsewhere.
      */
     async list(issuerId: string, caller: Pick<Caller, 'signal'> = {}): Promise<MemberView[]> {
       const records = (await store.list(issuerId, { signal: caller.signal })).sort(byCreated)
-      const pending = records.filter((r) => r.status === 'invited')
-      if (pending.length > 0) {
-        const identity = deps.identity()
-        await Promise.all(
-          pending.map(async (record) => {
-            try {
-              if ((await identity.status(record.email)) !== 'active') return
-              await store.markActive(record.issuerId, record.sub, { signal: caller.signal })
-              record.status = 'active'
-            } catch (error) {
-              deps.warn?.('member status not refreshed', {
-                issuerId,
-                memberId: record.sub,
-                error: (error as Error).name,
-              })
-            }
-          }),
-        )
-      }
       return records.map(toMemberView)
     },
 
     /**
-     * Invites a person by e-mail into the issuer with a role. A new address gets an account and
-     * the invitation e-mail with a temporary password (the identity provider sends it); an address
-     * that already has an account (a member of another issuer) gets the membership and no new
-     * password. An address already a member of this issuer: `409 member_exists`, nothing sent or
-     * written. The membership and its `member.invite` audit entry are one transaction.
+     * The person has signed in (GET /manage/me, which the console calls after every sign-in):
+     * every pending membership of theirs becomes `active`. `issuerIds`: their issuers, as the
+     * caller has just read them.
+     */
+    acceptInvitations: (sub: string, issuerIds: readonly string[], signal?: AbortSignal) =>
+      store.acceptInvitations(sub, issuerIds, { signal }),
+
+    /**
+     * Invites a person by e-mail into the issuer with a role: `invited` until they next sign in,
+     * and the same answer whether or not the address already has an account (an issuer must not
+     * learn which addresses have accounts). What the person receives:
+     * - a new address: an account and the invitation e-mail with a temporary password (the
+     *   identity provider sends it);
+     * - an account still waiting for its first sign-in (invited by another issuer): a new
+     *   invitation e-mail naming this issuer and every other with a pending invitation, since its
+     *   temporary password replaces theirs;
+     * - an account with a password of its own: an e-mail saying who added them, to which issuer
+     *   (the service's mailer; none configured: not sent, logged).
+     * An address already a member of this issuer: `409 member_exists`, nothing sent or written.
+     * The membership and its `member.invite` audit entry are one transaction; the e-mail to an
+     * existing account goes out after it (a failure to send is logged, the membership stays, and
+     * "resend" sends it again).
      *
-     * The account is created before the membership is written: when that write fails (DynamoDB
-     * unavailable), the account exists without a membership and opens nothing; inviting again
-     * finds it (no second password) and writes the membership.
+     * A new account is created before the membership is written: when that write fails
+     * (DynamoDB unavailable), the account exists without a membership and opens nothing; inviting
+     * again finds it and writes the membership.
      */
     async invite(issuerId: string, body: unknown, caller: Caller) {
       const { email, role } = parse(InviteMemberSchema, body)
@@ -213,27 +272,36 @@ export const makeMembers = (deps: MembersDeps) => {
       if (members.some((m) => m.email === email)) throw new MemberExists(email)
 
       const identity = deps.identity()
-      const { sub, created } = await identity.invite({ email, issuerName })
-      const status = created ? 'invited' : await identity.status(email)
+      const account = await identity.invite({ email, issuerName })
       const record: MembershipRecord = {
         issuerId,
-        sub,
+        sub: account.sub,
         email,
         role,
-        status: status === 'active' ? 'active' : 'invited',
+        status: 'invited',
         createdAt: new Date(now()).toISOString(),
         invitedBy: invitedByOf(caller.actor),
       }
-      return retrying(caller.signal, async () => {
-        const entry = audit(issuerId, caller, 'member.invite', sub, {
-          email,
-          role,
-          accountCreated: created,
-        })
+      const member = await retrying(caller.signal, async () => {
+        // No word of whether an account existed: owners and viewers read the audit log.
+        const entry = audit(issuerId, caller, 'member.invite', account.sub, { email, role })
         const outcome = await store.add(record, entry, { signal: caller.signal })
         if (outcome === 'exists') throw new MemberExists(email)
-        return { outcome, value: { member: toMemberView(record), accountCreated: created } }
+        return { outcome, value: toMemberView(record) }
       })
+      if (!account.created) {
+        try {
+          await notifyExisting(record, issuerName, account.status, caller.signal)
+        } catch (error) {
+          deps.warn?.('member added, e-mail not sent', {
+            issuerId,
+            memberId: record.sub,
+            error: (error as Error).name,
+          })
+        }
+      }
+      // accountCreated is for the operator's CLI only; the HTTP answer is the member alone.
+      return { member, accountCreated: account.created }
     },
 
     /**
@@ -285,29 +353,21 @@ export const makeMembers = (deps: MembersDeps) => {
     },
 
     /**
-     * A new temporary password and invitation e-mail for a pending invitation (also the way back
-     * once the 7 days have run out). A person who has already signed in: `409 member_active`,
-     * nothing sent. The e-mail goes out first, then the `member.resend` audit entry is written (on
-     * condition that the invitation is still pending); an e-mail cannot be part of a transaction,
-     * and an audit entry for an e-mail that was never sent would be worse than the reverse.
+     * Sends a pending invitation again (also the way back once the 7 days have run out), with the
+     * same answer whatever the person's account looks like: to an account still waiting for its
+     * first sign-in, a new temporary password in an e-mail naming this issuer and every other with
+     * a pending invitation (the new password replaces the one all their earlier e-mails carried);
+     * to an account with a password of its own, the e-mail saying who added them. A membership
+     * already accepted (the person signed in since): `409 member_active`, nothing sent. The e-mail
+     * goes out first, then the `member.resend` audit entry is written (on condition that the
+     * invitation is still pending); an e-mail cannot be part of a transaction, and an audit entry
+     * for an e-mail that was never sent would be worse than the reverse.
      */
     async resend(issuerId: string, memberId: string, caller: Caller): Promise<MemberView> {
       const current = await requireMember(issuerId, memberId, caller)
       if (current.status === 'active') throw new MemberActive()
       const issuerName = await requireIssuerName(issuerId, caller.signal)
-      const identity = deps.identity()
-      if ((await identity.status(current.email)) === 'active') {
-        await store.markActive(issuerId, memberId, { signal: caller.signal })
-        throw new MemberActive()
-      }
-      try {
-        await identity.resendInvitation({ email: current.email, issuerName })
-      } catch (error) {
-        // Signed in between the status check and the resend: the provider refuses, nothing sent.
-        if (!isRefusedAsActive(error)) throw error
-        await store.markActive(issuerId, memberId, { signal: caller.signal })
-        throw new MemberActive()
-      }
+      await notifyExisting(current, issuerName, 'invited', caller.signal)
       return retrying(caller.signal, async () => {
         const entry = audit(issuerId, caller, 'member.resend', memberId, { email: current.email })
         const outcome = await store.recordResend(current, entry, { signal: caller.signal })

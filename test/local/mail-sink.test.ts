@@ -7,6 +7,7 @@ import {
   SignUpCommand,
 } from '@aws-sdk/client-cognito-identity-provider'
 import { IdentityRefusal } from '../../functions/identity/cognito-identity-provider'
+import { MailSinkMailer } from '../../functions/mail/mailer'
 import { ROUTES } from '../../functions/routes'
 import type { Mail } from '../../local/mail-sink'
 import { request, startApi } from '../support/api'
@@ -59,7 +60,7 @@ describe('the mail sink', () => {
     const email = freshEmail()
     const provider = identityProvider()
     const invited = await provider.invite({ email, issuerName: 'Acme Shares' })
-    expect(invited).toEqual({ sub: expect.any(String), created: true })
+    expect(invited).toEqual({ sub: expect.any(String), created: true, status: 'invited' })
     expect(await provider.status(email)).toBe('invited')
 
     const [mail, ...older] = await mailTo(email)
@@ -108,6 +109,47 @@ describe('the mail sink', () => {
     const first = page.text.indexOf('Shares &lt;script&gt;alert(1)&lt;/script&gt; &amp; Co')
     expect(second).toBeGreaterThan(-1)
     expect(first).toBeGreaterThan(second)
+  })
+
+  it('shows an invitation that names every issuer with a pending invitation, whose password opens them all', async () => {
+    const email = freshEmail()
+    const provider = identityProvider()
+    await provider.invite({ email, issuerName: 'Alpha' })
+    await provider.resendInvitation({ email, issuerName: 'Beta', otherIssuerNames: ['Alpha'] })
+    const [newest] = await mailTo(email)
+    expect(newest?.subject).toBe(
+      'You are invited to manage Beta and 1 other issuer on Virtual Shares',
+    )
+    expect(newest?.text).toContain(
+      'manage these issuers in the Virtual Shares console:\n- Beta\n- Alpha\n',
+    )
+    expect(newest?.text).toContain('This e-mail replaces every earlier invitation')
+    await completeFirstSignIn(email, temporaryPasswordIn(newest))
+  })
+
+  it("shows the service's own e-mail (functions/mail's local mailer) beside the pool's, escaped on the page", async () => {
+    const email = freshEmail()
+    const sentAt = new Date('2026-01-02T03:04:05.000Z')
+    const mailer = new MailSinkMailer(identity().mailFile, () => sentAt)
+    expect(
+      await mailer.send({
+        to: email,
+        subject: 'You have been added to <b>Acme</b> on Virtual Shares',
+        text: 'Hello,\nowner@example.com added you to <b>Acme</b> as viewer.\n',
+        html: '<p>not stored: the sink keeps the text part</p>',
+      }),
+    ).toBe('sent')
+    expect(await mailTo(email)).toEqual([
+      {
+        to: email,
+        subject: 'You have been added to <b>Acme</b> on Virtual Shares',
+        text: 'Hello,\nowner@example.com added you to <b>Acme</b> as viewer.\n',
+        sentAt: sentAt.toISOString(),
+      },
+    ])
+    const page = await request(api.baseUrl, 'GET', '/_local/mail')
+    expect(page.text).toContain('You have been added to &lt;b&gt;Acme&lt;/b&gt; on Virtual Shares')
+    expect(page.text).not.toContain('<b>Acme</b>')
   })
 
   it('shows a resent invitation with a new temporary password; the old one stops working', async () => {
@@ -166,7 +208,7 @@ describe('the IdentityProvider over the emulator', () => {
       email: person.email.toUpperCase(),
       issuerName: 'Other issuer',
     })
-    expect(again).toEqual({ sub: person.sub, created: false })
+    expect(again).toEqual({ sub: person.sub, created: false, status: 'active' })
     expect(await mailTo(person.email)).toEqual(before)
     expect(await identityProvider().status(person.email)).toBe('active')
   })

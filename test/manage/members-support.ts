@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { config } from '../../functions/config'
 import type { IdentityProvider } from '../../functions/identity/identity-provider'
+import type { Mailer, OutgoingMail } from '../../functions/mail/mailer'
 import type { AuditEntry, MembershipRecord } from '../../functions/model/people'
 import { documentClient } from '../../functions/shared/dynamodb'
 import { newId } from '../../functions/shared/ids'
@@ -73,7 +74,7 @@ export const everythingStored = async () => {
 
 export type IdentityCall =
   | { op: 'invite'; email: string; issuerName: string; created: boolean }
-  | { op: 'resendInvitation'; email: string; issuerName: string }
+  | { op: 'resendInvitation'; email: string; issuerName: string; otherIssuerNames: string[] }
   | { op: 'status'; email: string }
 
 /** An identity provider in memory: accounts by address, each `invited` until `signIn`. */
@@ -84,13 +85,18 @@ export const fakeIdentity = () => {
     async invite({ email, issuerName }) {
       const existing = accounts.get(email)
       calls.push({ op: 'invite', email, issuerName, created: !existing })
-      if (existing) return { sub: existing.sub, created: false }
+      if (existing) return { sub: existing.sub, created: false, status: existing.status }
       const sub = randomUUID()
       accounts.set(email, { sub, status: 'invited' })
-      return { sub, created: true }
+      return { sub, created: true, status: 'invited' as const }
     },
-    async resendInvitation({ email, issuerName }) {
-      calls.push({ op: 'resendInvitation', email, issuerName })
+    async resendInvitation({ email, issuerName, otherIssuerNames }) {
+      calls.push({
+        op: 'resendInvitation',
+        email,
+        issuerName,
+        otherIssuerNames: [...(otherIssuerNames ?? [])],
+      })
       const account = accounts.get(email)
       if (!account) throw new Error(`no account ${email}`)
       if (account.status === 'active') {
@@ -120,4 +126,17 @@ export const fakeIdentity = () => {
       if (account) account.status = 'active'
     },
   }
+}
+
+/** A mailer in memory that keeps every message (or, `noSender`, sends none, as with no SES). */
+export const memoryMailer = (options: { noSender?: boolean } = {}) => {
+  const sent: OutgoingMail[] = []
+  const mailer: Mailer = {
+    async send(mail) {
+      if (options.noSender) return 'no_sender'
+      sent.push(mail)
+      return 'sent'
+    },
+  }
+  return { mailer, sent, mail: () => ({ mailer, consoleUrl: 'https://console.example.com/' }) }
 }

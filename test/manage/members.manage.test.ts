@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { ENV } from '../../functions/env-names'
 import { OPERATOR } from '../../functions/model/people'
 import { DynamoDbMembersStore } from '../../functions/people/members.dynamodb'
@@ -7,6 +8,7 @@ import { makeMembers } from '../../functions/people/members.use-cases'
 import { ROUTES } from '../../functions/routes'
 import { documentClient } from '../../functions/shared/dynamodb'
 import type { LambdaHandler, RouteHandlers } from '../../local/http-server'
+import { localMailEnvironment } from '../../local/mail-env'
 import { readMail } from '../../local/mail-sink'
 import { type Call, expectProblem, request, startApi } from '../support/api'
 import {
@@ -26,6 +28,7 @@ import {
   fakeIdentity,
   issuerState,
   membershipsOf,
+  memoryMailer,
   tables,
 } from './members-support'
 
@@ -42,15 +45,19 @@ const person = (sub: string, email: string) => ({
   requestId: `req-${Math.random()}`,
 })
 
-const setup = async (overrides: { store?: MembersStore } = {}) => {
+const setup = async (overrides: { store?: MembersStore; noSender?: boolean } = {}) => {
   const identity = fakeIdentity()
+  const mail = memoryMailer({ noSender: overrides.noSender ?? false })
+  const warnings: [string, Record<string, unknown>][] = []
   const issuerId = await createIssuer('Acme People')
   const members = makeMembers({
     store: overrides.store ?? store,
     identity: () => identity.provider,
+    mail: mail.mail,
+    warn: (message, details) => warnings.push([message, details]),
     sleep: async () => {},
   })
-  return { identity, issuerId, members }
+  return { identity, issuerId, members, mail, warnings }
 }
 
 /** An issuer with the given members (invited by the operator, then signed in). */
@@ -77,12 +84,14 @@ const rejection = async (promise: Promise<unknown>) => {
 
 describe('member use cases (in-process, DynamoDB Local, fake identity provider)', () => {
   it('invites a new address: an account through the provider, the membership and its audit entry', async () => {
-    const { identity, issuerId, members } = await setup()
+    const { identity, issuerId, members, mail } = await setup()
     const { member, accountCreated } = await members.invite(
       issuerId,
       { email: '  Ann@Example.COM ', role: 'admin' },
       person('5f0c9d1e-0000-4000-8000-000000000001', 'owner@example.com'),
     )
+    // No other e-mail than the provider's invitation.
+    expect(mail.sent).toEqual([])
     expect(accountCreated).toBe(true)
     expect(member).toEqual({
       memberId: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -102,27 +111,94 @@ describe('member use cases (in-process, DynamoDB Local, fake identity provider)'
       action: 'member.invite',
       actor: { kind: 'person', email: 'owner@example.com' },
       target: { type: 'member', id: member.memberId },
-      details: { email: 'ann@example.com', role: 'admin', accountCreated: true },
       requestId: expect.stringMatching(/^req-/),
     })
+    // Whether an account existed is nobody's business in the issuer: not in the audit entry.
+    expect(entry?.details).toEqual({ email: 'ann@example.com', role: 'admin' })
   })
 
-  it('adds an address that already has an account without a new invitation, with its status', async () => {
-    const { identity, issuerId, members } = await setup()
+  it('answers an address that already has an account exactly as a new one, and e-mails who added them', async () => {
+    const { identity, issuerId, members, mail } = await setup()
     const sub = identity.existing('bob@example.com')
-    const { member, accountCreated } = await members.invite(
+    const caller = person('5f0c9d1e-0000-4000-8000-000000000002', 'owner@example.com')
+    const fresh = await members.invite(
+      issuerId,
+      { email: 'new@example.com', role: 'viewer' },
+      caller,
+    )
+    const known = await members.invite(
       issuerId,
       { email: 'bob@example.com', role: 'viewer' },
+      caller,
+    )
+    const shape = (m: typeof fresh.member) => ({ ...m, memberId: 'id', email: 'x', createdAt: 't' })
+    expect(shape(known.member)).toEqual(shape(fresh.member))
+    expect(known.member).toMatchObject({ memberId: sub, status: 'invited', role: 'viewer' })
+    // An account with a password of its own: no new password, the e-mail saying who added them.
+    expect(identity.calls.filter((c) => c.op === 'resendInvitation')).toEqual([])
+    expect(mail.sent).toHaveLength(1)
+    expect(mail.sent[0]).toMatchObject({
+      to: 'bob@example.com',
+      subject: 'You have been added to Acme People on Virtual Shares',
+    })
+    expect(mail.sent[0]?.text).toContain('owner@example.com added you to Acme People as viewer')
+    expect(mail.sent[0]?.text).toContain('https://console.example.com/')
+    expect(mail.sent[0]?.html).toContain('owner@example.com added you to Acme People')
+    // The audit entries read alike too.
+    const details = (await auditOf(issuerId)).map((e) => Object.keys(e.details ?? {}).sort())
+    expect(details).toEqual([
+      ['email', 'role'],
+      ['email', 'role'],
+    ])
+    expect(JSON.stringify(await auditOf(issuerId))).not.toMatch(/accountCreated|created|active/)
+  })
+
+  it('without a mail sender (no SES identity), adds an existing account all the same and logs that no e-mail went out', async () => {
+    const { identity, issuerId, members, warnings } = await setup({ noSender: true })
+    const sub = identity.existing('quiet@example.com')
+    const { member } = await members.invite(
+      issuerId,
+      { email: 'quiet@example.com', role: 'admin' },
       operator,
     )
-    expect(accountCreated).toBe(false)
-    expect(member).toMatchObject({ memberId: sub, status: 'active', invitedBy: 'operator CLI' })
-    expect(identity.calls.filter((c) => c.op === 'resendInvitation')).toEqual([])
-    expect((await auditOf(issuerId))[0]).toMatchObject({
-      actor: { kind: 'operator', label: 'operator CLI' },
-      details: { accountCreated: false },
+    expect(member).toMatchObject({ memberId: sub, status: 'invited' })
+    expect(warnings).toEqual([
+      ['no mail sender configured: the added member was not e-mailed', { issuerId, memberId: sub }],
+    ])
+    // Ids only: never the address.
+    expect(JSON.stringify(warnings)).not.toContain('quiet@example.com')
+  })
+
+  it('invites an account still waiting for its first sign-in again, naming every issuer with a pending invitation', async () => {
+    const first = await setup()
+    const { member } = await first.members.invite(
+      first.issuerId,
+      { email: 'twice@example.com', role: 'viewer' },
+      operator,
+    )
+    // A second issuer, with the same provider: the account exists, still `invited`.
+    const secondIssuer = await createIssuer('Beta Holdings')
+    const second = makeMembers({
+      store,
+      identity: () => first.identity.provider,
+      mail: first.mail.mail,
+      sleep: async () => {},
     })
-    expect((await auditOf(issuerId))[0]).not.toHaveProperty('requestId')
+    const again = await second.invite(
+      secondIssuer,
+      { email: 'twice@example.com', role: 'admin' },
+      operator,
+    )
+    expect(again.member).toMatchObject({ memberId: member.memberId, status: 'invited' })
+    expect(first.identity.calls.filter((c) => c.op === 'resendInvitation')).toEqual([
+      {
+        op: 'resendInvitation',
+        email: 'twice@example.com',
+        issuerName: 'Beta Holdings',
+        otherIssuerNames: ['Acme People'],
+      },
+    ])
+    expect(first.mail.sent).toEqual([])
   })
 
   it('refuses an address that is already a member (any spelling) with 409 member_exists: no call, no write', async () => {
@@ -289,6 +365,8 @@ describe('member use cases (in-process, DynamoDB Local, fake identity provider)'
       add: (...args) => store.add(...args),
       recordResend: (...args) => store.recordResend(...args),
       markActive: (...args) => store.markActive(...args),
+      pendingIssuerNames: (...args) => store.pendingIssuerNames(...args),
+      acceptInvitations: (...args) => store.acceptInvitations(...args),
       async list(...args) {
         const result = await store.list(...args)
         if (armed) {
@@ -383,7 +461,7 @@ describe('member use cases (in-process, DynamoDB Local, fake identity provider)'
   })
 
   it('resends a pending invitation; refuses one already accepted (member_active) without sending', async () => {
-    const { identity, issuerId, members } = await withMembers(['owner'])
+    const { identity, issuerId, members, subs } = await withMembers(['owner'])
     const { member } = await members.invite(
       issuerId,
       { email: 'late@example.com', role: 'viewer' },
@@ -391,7 +469,12 @@ describe('member use cases (in-process, DynamoDB Local, fake identity provider)'
     )
     await members.resend(issuerId, member.memberId, operator)
     expect(identity.calls.filter((c) => c.op === 'resendInvitation')).toEqual([
-      { op: 'resendInvitation', email: 'late@example.com', issuerName: 'Acme People' },
+      {
+        op: 'resendInvitation',
+        email: 'late@example.com',
+        issuerName: 'Acme People',
+        otherIssuerNames: [],
+      },
     ])
     expect((await auditOf(issuerId)).filter((e) => e.action === 'member.resend')).toEqual([
       expect.objectContaining({
@@ -400,55 +483,68 @@ describe('member use cases (in-process, DynamoDB Local, fake identity provider)'
       }),
     ])
 
+    // Signed in and opened the console: accepted.
     identity.signIn('late@example.com')
+    await members.acceptInvitations(member.memberId, [issuerId])
     const before = await issuerState(issuerId)
     expect((await rejection(members.resend(issuerId, member.memberId, operator))).code).toBe(
       'member_active',
     )
     expect(identity.calls.filter((c) => c.op === 'resendInvitation')).toHaveLength(1)
-    const after = await issuerState(issuerId)
-    expect(after.audit).toEqual(before.audit)
-    // Recorded as active on the way.
-    expect(after.memberships.find((m) => m.sub === member.memberId)?.status).toBe('active')
+    expect(await issuerState(issuerId)).toEqual(before)
+    expect(subs).toHaveLength(1)
   })
 
-  it('lists members and invitations oldest first, bringing a status up to date once the person signed in', async () => {
-    const { identity, issuerId, members } = await withMembers(['owner'])
-    await members.invite(issuerId, { email: 'v@example.com', role: 'viewer' }, operator)
+  it('resends to an account with a password of its own as the e-mail saying who added them, with the same answer', async () => {
+    const { identity, issuerId, members, mail } = await setup()
+    identity.existing('known@example.com')
+    const pending = await members.invite(
+      issuerId,
+      { email: 'pending@example.com', role: 'viewer' },
+      operator,
+    )
+    const known = await members.invite(
+      issuerId,
+      { email: 'known@example.com', role: 'viewer' },
+      operator,
+    )
+    const a = await members.resend(issuerId, pending.member.memberId, operator)
+    const b = await members.resend(issuerId, known.member.memberId, operator)
+    const shape = (m: typeof a) => ({ ...m, memberId: 'id', email: 'x', createdAt: 't' })
+    expect(shape(a)).toEqual(shape(b))
+    expect(mail.sent.map((m) => [m.to, m.subject])).toEqual([
+      ['known@example.com', 'You have been added to Acme People on Virtual Shares'],
+      ['known@example.com', 'You have been added to Acme People on Virtual Shares'],
+    ])
+    expect((await auditOf(issuerId)).filter((e) => e.action === 'member.resend')).toHaveLength(2)
+  })
+
+  it('lists members and invitations oldest first without asking the identity provider; a sign-in accepts', async () => {
+    const { identity, issuerId, members, subs } = await withMembers(['owner'])
+    await members.acceptInvitations(subs[0] as string, [issuerId])
+    const { member } = await members.invite(
+      issuerId,
+      { email: 'v@example.com', role: 'viewer' },
+      operator,
+    )
+    const calls = identity.calls.length
     let list = await members.list(issuerId)
     expect(list.map((m) => [m.email, m.role, m.status])).toEqual([
       ['owner0@example.com', 'owner', 'active'],
       ['v@example.com', 'viewer', 'invited'],
     ])
+    // Their account's state changes nothing by itself: the membership waits for them.
     identity.signIn('v@example.com')
+    expect((await members.list(issuerId))[1]?.status).toBe('invited')
+    expect(identity.calls.length).toBe(calls)
+    await members.acceptInvitations(member.memberId, [issuerId])
     list = await members.list(issuerId)
     expect(list[1]?.status).toBe('active')
-    expect((await membershipsOf(issuerId)).every((m) => m.status === 'active')).toBe(true)
-    // Statuses are refreshed, not changed by anyone: no audit entry.
+    // Accepted, not changed by anyone: no audit entry.
     expect((await auditOf(issuerId)).map((e) => e.action)).toEqual([
       'member.invite',
       'member.invite',
     ])
-  })
-
-  it('still lists members when the identity provider fails, with the stored status', async () => {
-    const warnings: string[] = []
-    const issuerId = await createIssuer()
-    const identity = fakeIdentity()
-    const healthy = makeMembers({ store, identity: () => identity.provider })
-    await healthy.invite(issuerId, { email: 'x@example.com', role: 'owner' }, operator)
-    const failing = makeMembers({
-      store,
-      identity: () => ({
-        ...identity.provider,
-        status: async () => {
-          throw Object.assign(new Error('down'), { name: 'InternalErrorException' })
-        },
-      }),
-      warn: (message) => warnings.push(message),
-    })
-    expect((await failing.list(issuerId)).map((m) => m.status)).toEqual(['invited'])
-    expect(warnings).toEqual(['member status not refreshed'])
   })
 })
 
@@ -463,6 +559,8 @@ function bindAll(target: MembersStore): MembersStore {
     remove: target.remove.bind(target),
     recordResend: target.recordResend.bind(target),
     markActive: target.markActive.bind(target),
+    pendingIssuerNames: target.pendingIssuerNames.bind(target),
+    acceptInvitations: target.acceptInvitations.bind(target),
   }
 }
 
@@ -473,10 +571,15 @@ function bindAll(target: MembersStore): MembersStore {
 let api: Awaited<ReturnType<typeof startApi>>
 beforeAll(async () => {
   // What the stack sets on the member functions, and npm start locally: the pool they invite into.
-  Object.assign(process.env, {
-    [ENV.userPoolId]: identity().userPoolId,
-    [ENV.cognitoEndpoint]: identity().endpoint,
-  })
+  Object.assign(
+    process.env,
+    {
+      [ENV.userPoolId]: identity().userPoolId,
+      [ENV.cognitoEndpoint]: identity().endpoint,
+    },
+    // ...and where the service's own e-mail goes locally: the same sink as the emulator's.
+    localMailEnvironment({ mailFile: identity().mailFile, consoleUrl: identity().consoleUrl }),
+  )
   api = await startApi()
 })
 afterAll(() => api?.close())
@@ -527,6 +630,18 @@ const team = async () => {
 }
 
 const base = (issuerId: string) => `/manage/issuers/${issuerId}/members`
+
+/** Gives an issuer of team() a name of its own (the e-mails name issuers). */
+const createIssuerName = (issuerId: string, name: string) =>
+  documentClient.send(
+    new UpdateCommand({
+      TableName: tables.issuers,
+      Key: { issuerId },
+      UpdateExpression: 'SET #name = :name',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: { ':name': name },
+    }),
+  )
 
 /** Each member route, asked of `target` (a member id) in the issuer. */
 const routeCalls = (issuerId: string, target: string) =>
@@ -636,7 +751,13 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
     expect(mail?.text).toContain('Team issuer')
     const { password } = await completeFirstSignIn(email, temporaryPassword(mail))
     const ann: Person = { sub: memberId, email, password }
-    // The person signed in: the list brings the invitation up to date.
+    // Signed in, but not yet in the console: still pending.
+    const pending = await call(owner, 'GET', base(issuerId))
+    expect(
+      (pending.body.members as { email: string; status: string }[]).find((m) => m.email === email),
+    ).toMatchObject({ status: 'invited' })
+    // The console asks who they are after every sign-in: that accepts the invitation.
+    expect((await call(ann, 'GET', '/manage/me')).status).toBe(200)
     const list = await call(ann, 'GET', base(issuerId))
     expect(list.status).toBe(200)
     expect(
@@ -649,29 +770,106 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
     expect(entry).toMatchObject({
       actor: { kind: 'person', sub: owner.sub, email: owner.email },
       requestId: invited.headers.get('x-request-id'),
-      details: { email, role: 'admin', accountCreated: true },
+      details: { email, role: 'admin' },
     })
   })
 
-  it('adds an address that already has an account: membership, no new password, the old one still works', async () => {
+  it('answers an address that already has an account as a new one (201, invited, same body), and e-mails them who added them; the old password still works', async () => {
     const { issuerId, owner } = await team()
     const elsewhere = await signUpPerson()
+    const newcomer = `new-${randomUUID()}@example.com`
     const mails = mailTo(elsewhere.email).length
+    const fresh = await call(owner, 'POST', base(issuerId), { email: newcomer, role: 'viewer' })
     const added = await call(owner, 'POST', base(issuerId), {
       email: elsewhere.email,
       role: 'viewer',
     })
-    expect(added.status).toBe(201)
-    expect(added.body).toMatchObject({ memberId: elsewhere.sub, status: 'active', role: 'viewer' })
-    expect(mailTo(elsewhere.email).length).toBe(mails)
+    const comparable = (c: Call) => ({
+      status: c.status,
+      headers: [...c.headers.keys()].filter((k) => !['date', 'x-request-id'].includes(k)).sort(),
+      body: { ...c.body, memberId: 'id', email: 'x', createdAt: 't' },
+    })
+    expect(comparable(added)).toEqual(comparable(fresh))
+    expect(added.body).toMatchObject({ memberId: elsewhere.sub, status: 'invited', role: 'viewer' })
+    // The account was told, in the same sink as the invitations, by the service's own mailer.
+    const [told, ...older] = mailTo(elsewhere.email)
+    expect(older).toHaveLength(mails)
+    expect(told?.subject).toBe('You have been added to Team issuer on Virtual Shares')
+    expect(told?.text).toContain(`${owner.email} added you to Team issuer as viewer`)
+    expect(told?.text).toContain(identity().consoleUrl)
+    expect(told?.text).not.toMatch(/password:/i)
+    // No new password: the one they had still signs them in, and opens the issuer.
     const list = await call(elsewhere, 'GET', base(issuerId))
     expect(list.status).toBe(200)
+    // The audit entries of the two say the same things.
+    const invites = (await auditOf(issuerId)).filter(
+      (e) =>
+        e.action === 'member.invite' && [fresh.body.memberId, elsewhere.sub].includes(e.target.id),
+    )
+    expect(invites.map((e) => Object.keys(e.details ?? {}).sort())).toEqual([
+      ['email', 'role'],
+      ['email', 'role'],
+    ])
 
     const again = await call(owner, 'POST', base(issuerId), {
       email: elsewhere.email,
       role: 'owner',
     })
     expectProblem(again, 409, 'member_exists')
+  })
+
+  it('a person invited by two issuers can accept both from the newest e-mail, which names both; a resend by either names both again', async () => {
+    const a = await team()
+    const b = await team()
+    const email = `both-${randomUUID()}@example.com`
+    await createIssuerName(a.issuerId, 'Alpha Shares')
+    await createIssuerName(b.issuerId, 'Beta Holdings')
+    const fromA = await call(a.owner, 'POST', base(a.issuerId), { email, role: 'viewer' })
+    expect(fromA.status).toBe(201)
+    const firstMail = mailTo(email)[0]
+    expect(firstMail?.subject).toBe('You are invited to manage Alpha Shares on Virtual Shares')
+
+    const fromB = await call(b.owner, 'POST', base(b.issuerId), { email, role: 'admin' })
+    expect(fromB.status).toBe(201)
+    expect(fromB.body.memberId).toBe(fromA.body.memberId)
+    let [newest, ...rest] = mailTo(email)
+    expect(rest).toHaveLength(1)
+    expect(newest?.subject).toBe(
+      'You are invited to manage Beta Holdings and 1 other issuer on Virtual Shares',
+    )
+    expect(newest?.text).toContain('- Beta Holdings\n- Alpha Shares')
+    // B's invitation replaced A's temporary password; its e-mail says so, and names A.
+    expect(temporaryPassword(newest)).not.toBe(temporaryPassword(firstMail))
+
+    // B resends: the newest e-mail still names both.
+    const resent = await call(b.owner, 'POST', `${base(b.issuerId)}/${fromB.body.memberId}/resend`)
+    expect(resent.status).toBe(200)
+    ;[newest, ...rest] = mailTo(email)
+    expect(rest).toHaveLength(2)
+    expect(newest?.text).toContain('- Beta Holdings\n- Alpha Shares')
+    // A resends: named first, B as well.
+    const again = await call(a.owner, 'POST', `${base(a.issuerId)}/${fromA.body.memberId}/resend`)
+    expect(again.status).toBe(200)
+    ;[newest] = mailTo(email)
+    expect(newest?.text).toContain('- Alpha Shares\n- Beta Holdings')
+
+    // The last e-mail's password accepts both; the earlier ones' no longer sign in.
+    await expect(completeFirstSignIn(email, temporaryPassword(firstMail))).rejects.toThrow()
+    const { password } = await completeFirstSignIn(email, temporaryPassword(newest))
+    const person: Person = { sub: fromA.body.memberId as string, email, password }
+    const me = await call(person, 'GET', '/manage/me')
+    expect((me.body.memberships as { issuerId: string }[]).map((m) => m.issuerId).sort()).toEqual(
+      [a.issuerId, b.issuerId].sort(),
+    )
+    for (const [owner, issuerId] of [
+      [a.owner, a.issuerId],
+      [b.owner, b.issuerId],
+    ] as const) {
+      const listed = await call(owner, 'GET', base(issuerId))
+      expect(
+        (listed.body.members as { email: string; status: string }[]).find((m) => m.email === email),
+      ).toMatchObject({ status: 'active' })
+    }
   })
 
   it('refuses a bad body (400, the field named) and writes nothing', async () => {
@@ -797,7 +995,9 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
       requestId: resent.headers.get('x-request-id'),
     })
 
-    await completeFirstSignIn(email, second)
+    const { password } = await completeFirstSignIn(email, second)
+    // Accepted once they open the console (GET /manage/me after sign-in).
+    expect((await call({ sub: memberId, email, password }, 'GET', '/manage/me')).status).toBe(200)
     const before = await issuerState(issuerId)
     expectProblem(
       await call(owner, 'POST', `${base(issuerId)}/${memberId}/resend`),

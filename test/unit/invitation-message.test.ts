@@ -1,10 +1,24 @@
 import type { CustomMessageTriggerEvent } from 'aws-lambda'
 import {
+  loadCustomMessageConfig,
+  makeCustomMessageHandler,
+} from '../../functions/identity/custom-message'
+import {
   CONSOLE_URL_PLACEHOLDER,
   IDENTITY_ENV,
   PASSWORD_POLICY,
 } from '../../functions/identity/identity-settings'
-import { escapeHtml, oneLine, renderMessage } from '../../functions/identity/invitation-message'
+import {
+  escapeHtml,
+  fitSubject,
+  invitationMetadata,
+  issuerNamesOf,
+  MAX_LISTED_ISSUERS,
+  oneLine,
+  renderAddedMessage,
+  renderMessage,
+  SUBJECT_MAX,
+} from '../../functions/identity/invitation-message'
 
 const CONSOLE = 'https://console.example.com/shares?tab=1&view=all'
 
@@ -119,6 +133,75 @@ describe('the invitation (CustomMessage_AdminCreateUser)', () => {
   it('leaves no markup in the text part', () => {
     expect(invite().text).not.toMatch(/<[a-z/!]/i)
   })
+
+  it('keeps the subject within Cognito’s 140 characters, however long the issuer name (cut with …)', () => {
+    const long = 'Ω'.repeat(100)
+    const { subject } = invite({ issuerName: long })
+    expect(subject.length).toBe(SUBJECT_MAX)
+    expect(subject).toMatch(/^You are invited to manage Ω+… on Virtual Shares$/)
+    // UTF-16 units count: an emoji is two, and is never cut in half.
+    const emoji = invite({ issuerName: '👩‍💼'.repeat(40) }).subject
+    expect(emoji.length).toBeLessThanOrEqual(SUBJECT_MAX)
+    expect(emoji).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/)
+    // Several issuers, each with a 100-character name: still within the limit.
+    const many = invite({ issuerNames: ['A'.repeat(100), 'B'.repeat(100), 'C'] }).subject
+    expect(many.length).toBeLessThanOrEqual(SUBJECT_MAX)
+    expect(many).toMatch(/ and 2 other issuers on Virtual Shares$/)
+    expect(fitSubject('ab', 'cdef', 'gh', 7)).toBe('abcd…gh')
+    expect(fitSubject('ab', 'cd', 'gh', 7)).toBe('abcdgh')
+  })
+
+  it('names every issuer with a pending invitation, the inviting one first, in the subject and the body', () => {
+    const { subject, text, html } = invite({ issuerNames: ['Beta & Co', 'Alpha', 'Beta & Co'] })
+    expect(subject).toBe('You are invited to manage Beta & Co and 1 other issuer on Virtual Shares')
+    expect(text).toContain(
+      'you have been invited to manage these issuers in the Virtual Shares console:\n- Beta & Co\n- Alpha\n',
+    )
+    expect(text).toContain('its temporary password opens all of them')
+    expect(html).toContain('- Beta &amp; Co<br>\n- Alpha')
+    expect(html).toMatch(COGNITO_BODY)
+    // Many: the first MAX_LISTED_ISSUERS by name, the rest counted.
+    const names = Array.from({ length: MAX_LISTED_ISSUERS + 3 }, (_, i) => `Issuer ${i}`)
+    const many = invite({ issuerNames: names })
+    expect(many.text).toContain(`- Issuer ${MAX_LISTED_ISSUERS - 1}\n- and 3 more`)
+    expect(many.text).not.toContain(`- Issuer ${MAX_LISTED_ISSUERS}\n`)
+  })
+
+  it('reads the issuer names an inviter put in ClientMetadata, and nothing else', () => {
+    expect(issuerNamesOf(invitationMetadata(['B', 'A']))).toEqual(['B', 'A'])
+    expect(issuerNamesOf({ issuerName: 'Solo' })).toEqual(['Solo'])
+    expect(issuerNamesOf({ issuerName: 'Solo', issuerNames: 'not json' })).toEqual(['Solo'])
+    expect(issuerNamesOf({ issuerNames: '[1, "", "X", {"a": 1}]' })).toEqual(['X'])
+    expect(issuerNamesOf({ issuerNames: '{"a":"b"}' })).toBeUndefined()
+    expect(issuerNamesOf(undefined)).toBeUndefined()
+    expect(issuerNamesOf(null)).toBeUndefined()
+  })
+})
+
+describe('the e-mail to an existing account added to another issuer', () => {
+  it('says who added them, to which issuer, with which role, and where to sign in; no password', () => {
+    const { subject, text, html } = renderAddedMessage({
+      consoleUrl: CONSOLE,
+      email: 'bob@example.com',
+      issuerName: 'Acme <Shares>',
+      role: 'admin',
+      addedBy: 'owner@example.com',
+    })
+    expect(subject).toBe('You have been added to Acme <Shares> on Virtual Shares')
+    expect(text).toContain('owner@example.com added you to Acme <Shares> as admin')
+    expect(text).toContain(`bob@example.com, and your own password at\n${CONSOLE}`)
+    expect(text).not.toMatch(/\{####\}|temporary/i)
+    expect(html).toContain('Acme &lt;Shares&gt;')
+    expect(html).not.toContain('<Shares>')
+    const long = renderAddedMessage({
+      consoleUrl: CONSOLE,
+      email: 'bob@example.com',
+      issuerName: 'x'.repeat(300),
+      role: 'viewer',
+      addedBy: 'operator CLI',
+    })
+    expect(long.subject.length).toBeLessThanOrEqual(SUBJECT_MAX)
+  })
 })
 
 describe('the password reset (CustomMessage_ForgotPassword)', () => {
@@ -228,21 +311,64 @@ describe('the CustomMessage trigger handler', () => {
       consoleUrl: 'https://console.example.com/',
       issuerName: 'Acme & Co',
     })
+    // The default deploy: Cognito's own sender, so no subject (Cognito's own goes out).
     expect(result).toEqual({
       ...event,
-      response: {
-        smsMessage: null,
-        emailSubject: expected.subject,
-        emailMessage: expected.html,
-      },
+      response: { smsMessage: null, emailSubject: null, emailMessage: expected.html },
     })
     expect(result.response.emailMessage).toContain('{username}')
     expect(result.response.emailMessage).toContain('{####}')
     expect(result.response.emailMessage).toContain('href="https://console.example.com/"')
     expect(result.response.emailMessage).toContain('Acme &amp; Co')
-    expect(result.response.emailSubject).toBe(
+  })
+
+  it('returns the subject only when the pool sends through SES (EmailSendingAccount DEVELOPER)', async () => {
+    const event = adminCreateUserEvent()
+    const withSes = makeCustomMessageHandler(
+      loadCustomMessageConfig({
+        [IDENTITY_ENV.consoleUrl]: 'https://console.example.com/',
+        [IDENTITY_ENV.emailSending]: 'DEVELOPER',
+      }),
+    )
+    const viaSes = await withSes(structuredClone(event))
+    expect(viaSes.response.emailSubject).toBe(
       'You are invited to manage Acme & Co on Virtual Shares',
     )
+    expect(viaSes.response.emailMessage).toContain('Acme &amp; Co')
+    const withCognito = makeCustomMessageHandler(
+      loadCustomMessageConfig({
+        [IDENTITY_ENV.consoleUrl]: 'https://console.example.com/',
+        [IDENTITY_ENV.emailSending]: 'COGNITO_DEFAULT',
+      }),
+    )
+    const viaCognito = await withCognito(structuredClone(event))
+    expect(viaCognito.response.emailSubject).toBeNull()
+    expect(viaCognito.response.emailMessage).toBe(viaSes.response.emailMessage)
+    // A long name: the subject still fits Cognito's limit.
+    const long = structuredClone(event)
+    long.request.clientMetadata = invitationMetadata(['N'.repeat(100), 'Other'])
+    expect((await withSes(long)).response.emailSubject?.length).toBeLessThanOrEqual(SUBJECT_MAX)
+    // Anything but the two names stops the function at init.
+    expect(() =>
+      loadCustomMessageConfig({
+        [IDENTITY_ENV.consoleUrl]: 'https://console.example.com/',
+        [IDENTITY_ENV.emailSending]: 'SES',
+      }),
+    ).toThrow(/POOL_EMAIL_SENDING must be COGNITO_DEFAULT or DEVELOPER/)
+  })
+
+  it('names every issuer the inviter listed in ClientMetadata', async () => {
+    const handler = makeCustomMessageHandler({
+      consoleUrl: 'https://console.example.com/',
+      emailSending: 'DEVELOPER',
+    })
+    const event = adminCreateUserEvent()
+    event.request.clientMetadata = invitationMetadata(['Beta', 'Alpha & Co'])
+    const result = await handler(event)
+    expect(result.response.emailSubject).toBe(
+      'You are invited to manage Beta and 1 other issuer on Virtual Shares',
+    )
+    expect(result.response.emailMessage).toContain('- Beta<br>\n- Alpha &amp; Co')
   })
 
   it('answers ForgotPassword with the code, and passes other sources through untouched', async () => {
@@ -256,7 +382,7 @@ describe('the CustomMessage trigger handler', () => {
     }
     const reset = await handler(structuredClone(forgot))
     expect(reset.response.emailMessage).toContain('{####}')
-    expect(reset.response.emailSubject).toBe('Your Virtual Shares password reset code')
+    expect(reset.response.emailSubject).toBeNull()
 
     const verify: CustomMessageTriggerEvent = {
       ...forgot,

@@ -1,5 +1,5 @@
 import { config } from '../../config'
-import { lazyIdentityProvider } from '../../people/identity-config'
+import { lazyIdentityProvider, lazyMemberMail } from '../../people/identity-config'
 import { MEMBER_BODY_MAX_BYTES } from '../../people/member-request.schema'
 import { documentClient } from '../../shared/dynamodb'
 import { manageHandler } from '../manage-handler'
@@ -15,9 +15,9 @@ import {
 } from './members-route'
 
 /**
- * `POST /manage/issuers/{issuerId}/members` (owner): `{ email, role }` -> `201` the membership.
- * A new address is invited (account, temporary password, e-mail); an existing account is added
- * without a new password.
+ * `POST /manage/issuers/{issuerId}/members` (owner): `{ email, role }` -> `201` the membership,
+ * `invited`, the same answer for a new address and for one that already has an account (see
+ * members.use-cases.ts: who gets which e-mail).
  */
 export const makeInviteMemberHandler = (deps: MemberRouteDeps) => {
   const { reader, members } = memberRoute(deps)
@@ -38,4 +38,5 @@ export const handler = makeInviteMemberHandler({
   client: documentClient,
   tables: config.tables,
   identity: lazyIdentityProvider(),
+  mail: lazyMemberMail(),
 })

@@ -1,5 +1,4 @@
 import { config } from '../../config'
-import { lazyIdentityProvider } from '../../people/identity-config'
 import { documentClient } from '../../shared/dynamodb'
 import { manageHandler } from '../manage-handler'
 import {
@@ -22,8 +21,4 @@ export const makeListMembersHandler = (deps: MemberRouteDeps) => {
   })
 }
 
-export const handler = makeListMembersHandler({
-  client: documentClient,
-  tables: config.tables,
-  identity: lazyIdentityProvider(),
-})
+export const handler = makeListMembersHandler({ client: documentClient, tables: config.tables })

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
 import type { IdentityProvider } from '../../identity/identity-provider'
+import type { Mailer } from '../../mail/mailer'
 import { DynamoDbMembersStore, type MembersTableNames } from '../../people/members.dynamodb'
 import { type Caller, makeMembers } from '../../people/members.use-cases'
 import { clock } from '../../shared/clock'
@@ -18,8 +19,10 @@ export type MemberEvent = JsonEvent &
 export type MemberRouteDeps = {
   client: DynamoDBDocumentClient
   tables: MembersTableNames
-  /** Only the functions that invite, resend or list pending invitations are given one. */
+  /** Only the functions that invite or resend are given one. */
   identity?: () => IdentityProvider
+  /** The same two, for the e-mail to a person with an account who is added to the issuer. */
+  mail?: () => { mailer: Mailer; consoleUrl: string }
   now?: () => number
 }
 
@@ -33,6 +36,7 @@ export const memberRoute = (deps: MemberRouteDeps) => ({
   members: makeMembers({
     store: new DynamoDbMembersStore(deps.client, deps.tables),
     identity: deps.identity ?? NO_IDENTITY,
+    ...(deps.mail ? { mail: deps.mail } : {}),
     now: deps.now ?? (() => clock.now()),
     warn: (message, details) => logger.warn(message, details),
   }),

@@ -1,5 +1,5 @@
 import { config } from '../../config'
-import { lazyIdentityProvider } from '../../people/identity-config'
+import { lazyIdentityProvider, lazyMemberMail } from '../../people/identity-config'
 import { documentClient } from '../../shared/dynamodb'
 import { manageHandler } from '../manage-handler'
 import {
@@ -33,4 +33,5 @@ export const handler = makeResendInvitationHandler({
   client: documentClient,
   tables: config.tables,
   identity: lazyIdentityProvider(),
+  mail: lazyMemberMail(),
 })

@@ -1,0 +1,132 @@
+import { appendFileSync } from 'node:fs'
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2'
+import { ENV } from '../env-names'
+
+/**
+ * The service's own e-mail: what Cognito does not send for us (it only mails its own kinds of
+ * messages: invitations, codes). One interface, built once per entry point from its environment
+ * (lazyMailer), so every sender (the member use cases today, recipients' offer mail later) goes
+ * through the same piece:
+ *
+ * - in AWS, Amazon SES (SESv2 SendEmail) from the stage's SES identity (`-c sesFromEmail=...`,
+ *   the one the user pool sends through); the stack sets MAIL_FROM and grants ses:SendEmail on
+ *   that identity only to the functions whose route says `mail: true`;
+ * - with no SES identity configured (the default deploy: the pool uses Cognito's own sender,
+ *   which cannot send arbitrary mail), nothing is sent: `send` answers `no_sender` and the caller
+ *   decides (the member use cases log it and go on);
+ * - locally (npm start, tests), MAIL_SINK_FILE: each message is appended to the same mail sink as
+ *   the Cognito emulator's (local/mail-sink.ts reads it, `/_local/mail` shows it).
+ */
+export type OutgoingMail = {
+  to: string
+  subject: string
+  /** The plain-text part: always, for clients that show no HTML (and for the local sink). */
+  text: string
+  html?: string
+}
+
+/** `sent`: handed to the transport. `no_sender`: this deployment has no sender; nothing sent. */
+export type MailOutcome = 'sent' | 'no_sender'
+
+export interface Mailer {
+  /** Throws the transport's error (SES throttling, a rejected address): the caller decides. */
+  send(mail: OutgoingMail, options?: { signal?: AbortSignal | undefined }): Promise<MailOutcome>
+}
+
+/** Amazon SES (API v2). One client per mailer, i.e. per process. */
+export class SesMailer implements Mailer {
+  constructor(
+    private readonly client: SESv2Client,
+    private readonly from: string,
+  ) {}
+
+  async send(mail: OutgoingMail, { signal }: { signal?: AbortSignal | undefined } = {}) {
+    await this.client.send(
+      new SendEmailCommand({
+        FromEmailAddress: this.from,
+        Destination: { ToAddresses: [mail.to] },
+        Content: {
+          Simple: {
+            Subject: { Data: mail.subject, Charset: 'UTF-8' },
+            Body: {
+              Text: { Data: mail.text, Charset: 'UTF-8' },
+              ...(mail.html === undefined ? {} : { Html: { Data: mail.html, Charset: 'UTF-8' } }),
+            },
+          },
+        },
+      }),
+      { abortSignal: signal },
+    )
+    return 'sent' as const
+  }
+}
+
+/** No sender configured: says so, sends nothing. */
+export class NoSenderMailer implements Mailer {
+  async send() {
+    return 'no_sender' as const
+  }
+}
+
+/**
+ * Appends each message to a JSON-lines file, in the mail sink's shape (`to`, `subject`, `text`,
+ * `sentAt`: local/mail-sink.ts's Mail). Local runs only: the stack never sets MAIL_SINK_FILE.
+ */
+export class MailSinkMailer implements Mailer {
+  constructor(
+    private readonly file: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async send(mail: OutgoingMail) {
+    const line = {
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      sentAt: this.now().toISOString(),
+    }
+    appendFileSync(this.file, `${JSON.stringify(line)}\n`, { mode: 0o600 })
+    return 'sent' as const
+  }
+}
+
+const optional = (env: Record<string, string | undefined>, name: string) => {
+  const value = env[name]
+  return value === undefined || value.trim() === '' ? undefined : value.trim()
+}
+
+/** Which mailer an environment asks for (see Mailer). */
+export const loadMailConfig = (env: Record<string, string | undefined>) => ({
+  /** The SES From address (the stage's `sesFromEmail`). */
+  from: optional(env, ENV.mailFrom),
+  /** The SES region of that identity; default the function's own. */
+  sesRegion: optional(env, ENV.mailSesRegion) ?? optional(env, ENV.awsRegion),
+  /** Local only: the mail sink file. */
+  sinkFile: optional(env, ENV.mailSinkFile),
+})
+
+export type MailConfig = ReturnType<typeof loadMailConfig>
+
+export const createMailer = (config: MailConfig): Mailer => {
+  if (config.sinkFile !== undefined) return new MailSinkMailer(config.sinkFile)
+  if (config.from !== undefined) {
+    return new SesMailer(
+      new SESv2Client(config.sesRegion === undefined ? {} : { region: config.sesRegion }),
+      config.from,
+    )
+  }
+  return new NoSenderMailer()
+}
+
+/**
+ * The mailer of this process, made on first use from `env` and kept (a warm Lambda reuses its
+ * client). Lazy like the identity provider: route modules are imported by the local server and
+ * tests whether or not they send mail.
+ */
+export const lazyMailer = (env: Record<string, string | undefined> = process.env) => {
+  let mailer: Mailer | undefined
+  return () => {
+    mailer ??= createMailer(loadMailConfig(env))
+    return mailer
+  }
+}
