@@ -50,6 +50,8 @@ export type ConsoleHostingProps = {
   distDir: string
   /** The HTTP API whose `/manage/*` routes the console calls, through this distribution. */
   api: IHttpApi
+  /** Where integrators call the grant API (config.json's `grantApiUrl`): the API's own endpoint. */
+  grantApiUrl: string
   userPoolId: string
   userPoolClientId: string
   /** Ephemeral stages drop the buckets (and their files) and logs with the stack; others keep them. */
@@ -61,6 +63,12 @@ export type ConsoleHostingProps = {
   /** Shown in the CloudFront console next to the distribution. */
   comment: string
 }
+
+/**
+ * Every status CloudFront lets a distribution set error caching for (CustomErrorResponse's
+ * ErrorCode): each gets TTL 0.
+ */
+export const UNCACHED_ERROR_STATUSES = [400, 403, 404, 405, 414, 416, 500, 501, 502, 503, 504]
 
 /** The CDK enum member whose value is `value` (lib/console-site.ts holds plain strings). */
 const enumValue = <T extends string>(values: Record<string, T>, value: string): T => {
@@ -80,7 +88,11 @@ const enumValue = <T extends string>(values: Record<string, T>, value: string): 
  *   Cache-Control: index.html and config.json `no-cache`, hashed assets immutable);
  * - `/manage/*`: the HTTP API, never cached, every method, every viewer header but Host forwarded
  *   (`Authorization` included), answers passed through as the API gives them;
- * - the integrator API (`/programs/...`) is not routed here: integrators call the API's own URL.
+ * - the integrator API (`/programs/...`) is not routed here: integrators call the API's own URL,
+ *   which config.json hands the console (`grantApiUrl`) for the addresses it shows them;
+ * - error answers are never cached (`errorResponses`, TTL 0, no replacement page): the setting is
+ *   the distribution's, not a behaviour's, and one caller's 403 or 503 from `/manage/*` must never
+ *   reach another; the console's own missing files stay S3's 403, as they were.
  *
  * The files are deployed by two BucketDeployments: hashed assets first (never pruned, so a tab
  * opened before a deploy still loads its chunks), then index.html and a config.json made from this
@@ -204,6 +216,12 @@ export class ConsoleHosting extends Construct {
           originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
         },
       },
+      // CloudFront caches an error answer for 10 s unless told otherwise, whichever behaviour gave
+      // it. TTL 0 and no page: every error passes through as the origin gave it, and only once.
+      errorResponses: UNCACHED_ERROR_STATUSES.map((httpStatus) => ({
+        httpStatus,
+        ttl: Duration.seconds(0),
+      })),
       httpVersion: HttpVersion.HTTP2_AND_3,
       enableLogging: true,
       logBucket: this.logBucket,
@@ -241,7 +259,7 @@ export class ConsoleHosting extends Construct {
     this.origin = `https://${domain ? domain.domainName : this.distribution.distributionDomainName}`
     this.url = `${this.origin}${CONSOLE_PATH}`
     this.config = {
-      apiUrl: this.origin,
+      grantApiUrl: props.grantApiUrl,
       region: Aws.REGION,
       userPoolId: props.userPoolId,
       userPoolClientId: props.userPoolClientId,

@@ -17,8 +17,13 @@ export const CONSOLE_ASSETS_DIR = 'assets'
  * at deploy time from its own resources.
  */
 export type ConsoleConfig = {
-  /** Origin of the management API (`/manage/...`): the console's own origin, so no CORS. */
-  apiUrl: string
+  /**
+   * Where integrators call the grant API (`POST /programs/{id}/grant-tokens`), as the console shows
+   * it (the "Try it" command): in AWS the HTTP API's own endpoint, never the console's origin,
+   * whose CloudFront distribution routes only `/manage/*` to the API; under `npm start` the local
+   * server. The console's own management calls are same-origin paths and do not read it.
+   */
+  grantApiUrl: string
   /** The user pool's region (`local` for the emulator). */
   region: string
   userPoolId: string

@@ -12,8 +12,10 @@ import {
 } from 'aws-cdk-lib'
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway'
 import {
+  type CfnStage,
   HttpApi,
   type HttpMethod,
+  type HttpRoute,
   HttpStage,
   LogGroupLogDestination,
 } from 'aws-cdk-lib/aws-apigatewayv2'
@@ -92,12 +94,13 @@ export class GrantServiceStack extends Stack {
       consoleUrl: props.consoleUrl ?? Lazy.string({ produce: () => this.console.url }),
       ...(props.ses ? { ses: props.ses } : {}),
     })
-    // Grant listings read `byProgram` while the stack still deploys it (it holds every grant;
-    // `byProgramSlot` lacks those written before it until `grant backfill-slots` has run), and
-    // `byProgramSlot` once `-c dropLegacyIndexes=true` drops it. The functions that list grants
-    // are those whose route may Query `byProgramSlot`: they are told which (GRANTS_LIST_INDEX) and
-    // may Query both meanwhile (grant-listing.dynamodb.ts falls back to `byProgramSlot` when the
-    // second deploy deletes `byProgram` before it updates them).
+    // Grant listings read `byProgramSlot`, the one index a new stage has. A stage deployed with
+    // `-c keepLegacyIndexes=true` (upgrading from a release that had `byProgram`) reads `byProgram`
+    // (it holds every grant; `byProgramSlot` lacks those written before it until
+    // `grant backfill-slots` has run), until a deploy without the flag drops it. The functions
+    // that list grants are those whose route may Query `byProgramSlot`: they are told which
+    // (GRANTS_LIST_INDEX) and may Query both meanwhile (grant-listing.dynamodb.ts falls back to
+    // `byProgramSlot` when the second deploy deletes `byProgram` before it updates them).
     const grantListIndex: GrantListIndex = this.tables.legacyIndexesDeployed
       ? INDEX.grantsByProgram
       : INDEX.grantsByProgramSlot
@@ -224,10 +227,11 @@ export class GrantServiceStack extends Stack {
     const people = new HttpJwtAuthorizer('PeopleAuthorizer', this.identity.issuerUrl, {
       jwtAudience: [this.identity.userPoolClient.userPoolClientId],
     })
+    const httpRoutes: Partial<Record<RouteId, HttpRoute[]>> = {}
     for (const route of ROUTES as readonly Route[]) {
       if (route.routeKey === '$default') continue
       const [method, path] = route.routeKey.split(' ') as [HttpMethod, string]
-      this.api.addRoutes({
+      httpRoutes[route.id as RouteId] = this.api.addRoutes({
         path,
         methods: [method],
         integration: new HttpLambdaIntegration(
@@ -253,6 +257,7 @@ export class GrantServiceStack extends Stack {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
+      // Every route but the grant route, which has its own below.
       throttle: props.throttling,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
@@ -280,10 +285,26 @@ export class GrantServiceStack extends Stack {
       },
     })
 
+    // The grant route's own throttle, sized to the capacity the README states (stage-config.ts).
+    // HttpStage has no per-route settings, hence the L1 property (JSON: CloudFormation's own
+    // names); API Gateway refuses settings for a route it does not have yet, hence the dependency.
+    const grantRoute = (ROUTES as readonly Route[]).find((r) => r.id === 'GrantTokens')
+    if (!grantRoute) throw new Error('functions/routes.ts has no GrantTokens route')
+    const cfnStage = stage.node.defaultChild as CfnStage
+    cfnStage.routeSettings = {
+      [grantRoute.routeKey]: {
+        ThrottlingRateLimit: props.grantThrottling.rateLimit,
+        ThrottlingBurstLimit: props.grantThrottling.burstLimit,
+      },
+    }
+    for (const route of httpRoutes.GrantTokens ?? []) stage.node.addDependency(route)
+
     // The issuer console: S3 + CloudFront, with /manage/* of this API behind the same origin.
     this.console = new ConsoleHosting(this, 'Console', {
       distDir: props.consoleDistDir ?? join(props.projectRoot, 'console', 'dist'),
       api: this.api,
+      // The address the console shows integrators: the API's own, not CloudFront's (ApiUrl).
+      grantApiUrl: this.api.apiEndpoint,
       userPoolId: this.identity.userPool.userPoolId,
       userPoolClientId: this.identity.userPoolClient.userPoolClientId,
       ephemeral: props.ephemeral,
@@ -292,13 +313,22 @@ export class GrantServiceStack extends Stack {
       ...(props.consoleDomain ? { domain: props.consoleDomain } : {}),
     })
 
-    // Alarms on the tables some function touches (ACCESS), not on the admin-only issuers table.
-    const touched = (Object.keys(tableOf) as TableKey[]).filter((table) =>
-      (ROUTES as readonly Route[]).some(
-        (route) =>
-          (route.access[table] ?? []).length > 0 ||
-          Object.keys(route.indexes?.[table] ?? {}).length > 0,
+    // Alarms on the tables some function touches, for the operations its declared actions allow
+    // (functions/routes.ts, the batch worker): not on the admin-only issuers table.
+    const declared: { access: Route['access']; indexes?: Route['indexes'] }[] = [
+      ...(ROUTES as readonly Route[]),
+      { access: worker.access },
+    ]
+    const actionsOn = (table: TableKey) => [
+      ...new Set(
+        declared.flatMap((d) => [
+          ...(d.access[table] ?? []),
+          ...Object.values(d.indexes?.[table] ?? {}).flat(),
+        ]),
       ),
+    ]
+    const touched = (Object.keys(tableOf) as TableKey[]).filter(
+      (table) => actionsOn(table).length > 0,
     )
     new ServiceAlarms(this, 'Alarms', {
       api: this.api,
@@ -306,7 +336,9 @@ export class GrantServiceStack extends Stack {
         ...Object.fromEntries(Object.entries(this.functions).map(([id, f]) => [id, f.fn])),
         [GRANT_BATCH_WORKER.id]: this.batchWorker.fn,
       },
-      tables: Object.fromEntries(touched.map((table) => [table, tableOf[table]])),
+      tables: Object.fromEntries(
+        touched.map((table) => [table, { table: tableOf[table], actions: actionsOn(table) }]),
+      ),
       // Every item of a grant's TransactWriteItems lives in one of these.
       transactionTables: ['apiKeys', 'programs', 'grants'],
       latencyAlarmMs: props.latencyAlarmMs,
@@ -334,7 +366,7 @@ export class GrantServiceStack extends Stack {
     // The admin CLI lists grants from the index the functions read.
     new CfnOutput(this, GRANT_LIST_INDEX_OUTPUT, {
       value: grantListIndex,
-      description: 'The index grant listings read (byProgram until -c dropLegacyIndexes=true)',
+      description: 'The index grant listings read (byProgram only with -c keepLegacyIndexes=true)',
     })
     // The admin CLI finds the tables of a deployed stage through these outputs.
     for (const [table, resource] of Object.entries(tableOf)) {

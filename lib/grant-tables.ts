@@ -8,6 +8,7 @@ import {
 } from 'aws-cdk-lib/aws-dynamodb'
 import { Construct } from 'constructs'
 import {
+  deployedIndexes,
   type IndexSchema,
   type AttributeType as KeyType,
   TABLES,
@@ -33,17 +34,25 @@ const projection = (index: IndexSchema) => {
   }
 }
 
-/** CDK context (`-c dropLegacyIndexes=true`) that removes the indexes this release replaced. */
+/**
+ * CDK context (`-c keepLegacyIndexes=true`) for a stage an earlier release deployed: it keeps the
+ * indexes this release replaced (`legacyIndexes` of table-schema.ts) beside their replacements.
+ */
+export const KEEP_LEGACY_INDEXES = 'keepLegacyIndexes'
+/**
+ * The earlier release's flag, still read so its documented second deploy (and a cdk.json that
+ * sets it) works: `true` is now the default, `false` means `keepLegacyIndexes=true`.
+ */
 export const DROP_LEGACY_INDEXES = 'dropLegacyIndexes'
 
 export type GrantTablesProps = {
   /** Ephemeral stages (dev, CI) may be destroyed with their data; every other stage keeps it. */
   ephemeral: boolean
   /**
-   * Leave out the indexes in `legacyIndexes` of table-schema.ts. Default: the context value
-   * `dropLegacyIndexes` (`true` or `false`, default `false`).
+   * Also deploy the indexes in `legacyIndexes` of table-schema.ts. Default: the context
+   * (`keepLegacyIndexes`, `true` or `false`, default `false`).
    */
-  dropLegacyIndexes?: boolean
+  keepLegacyIndexes?: boolean
 }
 
 /**
@@ -51,24 +60,27 @@ export type GrantTablesProps = {
  * names: CloudFormation generates them and the stack hands them to the functions, so two stages
  * live side by side in one account.
  *
- * CloudFormation creates or deletes at most one global secondary index per table per stack
- * update, so replacing an index takes two deploys: the first adds the new index while the legacy
- * one stays (the default), the second, with `-c dropLegacyIndexes=true`, deletes the legacy one.
+ * A plain deploy builds exactly the indexes the code reads (`deployedIndexes`), so a new stage is
+ * the final design. CloudFormation creates or deletes at most one global secondary index per table
+ * per stack update, so a stage an earlier release deployed moves in two deploys: the first, with
+ * `-c keepLegacyIndexes=true`, adds the new index while the legacy one stays; the second, without
+ * it, deletes the legacy one. Whether a stage has them cannot be read at synth (that would need
+ * AWS credentials), hence the flag.
  */
 export class GrantTables extends Construct {
   /** Every table of table-schema.ts, by its key: a new table there is a new table here. */
   readonly byKey: Record<TableKey, Table>
   /**
-   * Whether the tables still have the indexes of `legacyIndexes` (no `-c dropLegacyIndexes=true`):
-   * until then grant listings read `byProgram`, which holds every grant, while `byProgramSlot`
-   * lacks those written before it until `grant backfill-slots` has run.
+   * Whether the tables keep the indexes of `legacyIndexes` (`-c keepLegacyIndexes=true`): then
+   * grant listings read `byProgram`, which holds every grant, while `byProgramSlot` lacks those
+   * written before it until `grant backfill-slots` has run.
    */
   readonly legacyIndexesDeployed: boolean
 
   constructor(scope: Construct, id: string, props: GrantTablesProps) {
     super(scope, id)
-    const dropLegacy = props.dropLegacyIndexes ?? legacyIndexesDropped(this)
-    this.legacyIndexesDeployed = !dropLegacy
+    const keepLegacy = props.keepLegacyIndexes ?? legacyIndexesKept(this)
+    this.legacyIndexesDeployed = keepLegacy
     const make = (key: TableKey) => {
       // Construct id from the key (apiKeys -> ApiKeys): logical ids stay as they were.
       const constructId = `${key[0]?.toUpperCase()}${key.slice(1)}`
@@ -82,11 +94,7 @@ export class GrantTables extends Construct {
         deletionProtection: !props.ephemeral,
         removalPolicy: props.ephemeral ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
       })
-      const indexes: readonly IndexSchema[] = [
-        ...schema.globalSecondaryIndexes,
-        ...(dropLegacy ? [] : schema.legacyIndexes),
-      ]
-      for (const index of indexes) {
+      for (const index of deployedIndexes(key, { keepLegacy })) {
         table.addGlobalSecondaryIndex({
           indexName: index.indexName,
           partitionKey: attribute(index.partitionKey),
@@ -102,13 +110,24 @@ export class GrantTables extends Construct {
   }
 }
 
-const legacyIndexesDropped = (scope: Construct): boolean => {
-  const raw = scope.node.tryGetContext(DROP_LEGACY_INDEXES)
-  const value = raw === undefined || raw === null || raw === '' ? 'false' : String(raw)
+const flag = (scope: Construct, name: string): boolean | undefined => {
+  const raw = scope.node.tryGetContext(name)
+  if (raw === undefined || raw === null || raw === '') return undefined
+  const value = String(raw)
   if (value !== 'true' && value !== 'false') {
-    throw new Error(
-      `Context ${DROP_LEGACY_INDEXES} must be true or false, got ${JSON.stringify(value)}`,
-    )
+    throw new Error(`Context ${name} must be true or false, got ${JSON.stringify(value)}`)
   }
   return value === 'true'
+}
+
+/** `-c keepLegacyIndexes=true`, or the earlier release's `-c dropLegacyIndexes=false`. */
+const legacyIndexesKept = (scope: Construct): boolean => {
+  const keep = flag(scope, KEEP_LEGACY_INDEXES)
+  const drop = flag(scope, DROP_LEGACY_INDEXES)
+  if (keep !== undefined && drop !== undefined && keep === drop) {
+    throw new Error(
+      `Context ${KEEP_LEGACY_INDEXES}=${keep} and ${DROP_LEGACY_INDEXES}=${drop} contradict each other: pass ${KEEP_LEGACY_INDEXES} only`,
+    )
+  }
+  return keep ?? (drop === undefined ? false : !drop)
 }

@@ -19,24 +19,56 @@ export type ServiceAlarmsProps = {
   /** By route id: construct ids come from the names, never from positions in a list. */
   functions: Record<string, IFunction>
   /**
-   * The tables the functions touch, by name. The issuers table is not here: only the admin CLI
-   * uses it, and a throttle there reaches the operator as an error on the spot, not a caller.
+   * The tables the functions touch, by name, each with the IAM actions the functions hold on it
+   * and its indexes (functions/routes.ts): the operations alarmed follow from them
+   * (`operationsAllowedBy`). The issuers table is not here when no function touches it: only the
+   * admin CLI uses it, and a throttle there reaches the operator as an error on the spot.
    */
-  tables: Record<string, Table>
+  tables: Record<string, { table: Table; actions: readonly string[] }>
   /** Tables whose items grant transactions hold: conflicts there mean serialised grants. */
   transactionTables: string[]
   latencyAlarmMs: number
   alarmEmail?: string
 }
 
-/** The operations the functions call; DynamoDB reports throttles and system errors per operation. */
-const OPERATIONS = [
-  Operation.GET_ITEM,
-  Operation.PUT_ITEM,
-  Operation.UPDATE_ITEM,
-  Operation.BATCH_GET_ITEM,
-  Operation.TRANSACT_WRITE_ITEMS,
-]
+/**
+ * The DynamoDB operations (the `Operation` dimension of ThrottledRequests and SystemErrors) that
+ * an IAM action lets a function call. IAM has no action for a transaction: TransactWriteItems is
+ * authorised item by item (PutItem, UpdateItem, DeleteItem, ConditionCheckItem), TransactGetItems by
+ * GetItem ("Using IAM policies with DynamoDB transactions", developer guide).
+ */
+const OPERATIONS_OF_ACTION: Record<string, readonly Operation[]> = {
+  GetItem: [Operation.GET_ITEM, Operation.TRANSACT_GET_ITEMS],
+  BatchGetItem: [Operation.BATCH_GET_ITEM],
+  Query: [Operation.QUERY],
+  Scan: [Operation.SCAN],
+  PutItem: [Operation.PUT_ITEM, Operation.TRANSACT_WRITE_ITEMS],
+  UpdateItem: [Operation.UPDATE_ITEM, Operation.TRANSACT_WRITE_ITEMS],
+  DeleteItem: [Operation.DELETE_ITEM, Operation.TRANSACT_WRITE_ITEMS],
+  ConditionCheckItem: [Operation.TRANSACT_WRITE_ITEMS],
+  BatchWriteItem: [Operation.BATCH_WRITE_ITEM],
+}
+
+/**
+ * Every operation the given IAM actions (`dynamodb:GetItem`, ...) let a function call, in a stable
+ * order. An action this list does not know stops the synth: its operation would go unwatched.
+ */
+export const operationsAllowedBy = (actions: readonly string[]): Operation[] => {
+  const found = new Set<Operation>()
+  for (const action of actions) {
+    const operations = OPERATIONS_OF_ACTION[action.replace(/^dynamodb:/, '')]
+    if (operations === undefined) {
+      throw new Error(
+        `No alarm knows the DynamoDB action ${action}: add its operations to OPERATIONS_OF_ACTION in lib/service-alarms.ts`,
+      )
+    }
+    for (const operation of operations) found.add(operation)
+  }
+  return Object.values(Operation).filter((operation) => found.has(operation))
+}
+
+/** Metrics one CloudWatch alarm may evaluate (metric math included). */
+const METRICS_PER_ALARM = 10
 
 /** Conflicts on one table in 5 minutes, in each of 3 periods running, that raise the alarm. */
 export const TRANSACTION_CONFLICT_THRESHOLD = 100
@@ -106,18 +138,24 @@ export class ServiceAlarms extends Construct {
         'A Lambda function was throttled: concurrency limit reached.',
       )
     }
-    for (const [name, table] of Object.entries(props.tables)) {
+    for (const [name, { table, actions }] of Object.entries(props.tables)) {
+      const operations = operationsAllowedBy(actions)
+      if (operations.length > METRICS_PER_ALARM) {
+        throw new Error(
+          `Table ${name}: ${operations.length} operations to alarm on, more than the ${METRICS_PER_ALARM} metrics one alarm may evaluate`,
+        )
+      }
       alarm(
         `${name}TableThrottles`,
-        table.metricThrottledRequestsForOperations({ operations: OPERATIONS, period }),
+        table.metricThrottledRequestsForOperations({ operations, period }),
         1,
-        'DynamoDB throttled requests: callers got 503 and must retry.',
+        `DynamoDB throttled requests (${operations.join(', ')}): callers got 503 and must retry.`,
       )
       alarm(
         `${name}TableSystemErrors`,
-        table.metricSystemErrorsForOperations({ operations: OPERATIONS, period }),
+        table.metricSystemErrorsForOperations({ operations, period }),
         1,
-        'DynamoDB returned system errors (HTTP 500).',
+        `DynamoDB returned system errors, HTTP 500 (${operations.join(', ')}).`,
       )
       if (props.transactionTables.includes(name)) {
         // Conflicts are retried inside the function, so a few are normal; sustained ones mean

@@ -6,7 +6,13 @@ export type StageConfig = {
   stage: string
   /** Only an ephemeral stage's tables and logs are destroyed with the stack. */
   ephemeral: boolean
+  /** Every route but the grant route: requests per second and burst (`throttleRate`, `throttleBurst`). */
   throttling: { rateLimit: number; burstLimit: number }
+  /**
+   * The grant route (`POST /programs/{programId}/grant-tokens`) on its own
+   * (`grantThrottleRate`, `grantThrottleBurst`), sized to the README's capacity figure.
+   */
+  grantThrottling: { rateLimit: number; burstLimit: number }
   alarmEmail?: string
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'
   logRetention: RetentionDays
@@ -27,6 +33,15 @@ export type StageConfig = {
 }
 
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const
+
+/**
+ * The grant route's default throttle: twice the 1,000 grants a second README "Capacity on real
+ * DynamoDB" says a plain deploy takes on one program (clients' retries fit beside it), about what
+ * a fresh table's partitions serve in the contention model, and under API Gateway's default
+ * account quota (10,000 requests a second, burst 5,000, per region, shared by every API).
+ * test/infra/stack.test.ts ties the template's value to the README's figure.
+ */
+export const GRANT_THROTTLE_DEFAULTS = { rateLimit: 2_000, burstLimit: 2_000 } as const
 
 /**
  * Reads the stage's settings from CDK context (`cdk deploy -c stage=dev -c ephemeral=true`).
@@ -117,6 +132,10 @@ export const stageConfig = (context: (key: string) => unknown): StageConfig => {
     throttling: {
       rateLimit: positiveInt('throttleRate', 100),
       burstLimit: positiveInt('throttleBurst', 200),
+    },
+    grantThrottling: {
+      rateLimit: positiveInt('grantThrottleRate', GRANT_THROTTLE_DEFAULTS.rateLimit),
+      burstLimit: positiveInt('grantThrottleBurst', GRANT_THROTTLE_DEFAULTS.burstLimit),
     },
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
     logLevel: logLevel as StageConfig['logLevel'],

@@ -7,7 +7,12 @@ import {
   ListTablesCommand,
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb'
-import { type IndexSchema, TABLES, type TableKey } from '../functions/shared/table-schema'
+import {
+  deployedIndexes,
+  type IndexSchema,
+  TABLES,
+  type TableKey,
+} from '../functions/shared/table-schema'
 
 const attributeDefinitions = (keys: { name: string; type: 'S' | 'N' }[]): AttributeDefinition[] => [
   ...new Map(
@@ -52,7 +57,8 @@ export const ensureTables = async (
   const created: string[] = []
   for (const [key, schema] of Object.entries(TABLES) as [TableKey, (typeof TABLES)[TableKey]][]) {
     const name = names[key]
-    const indexes: readonly IndexSchema[] = schema.globalSecondaryIndexes
+    // The indexes a plain `cdk deploy` builds (never the legacy ones).
+    const indexes = deployedIndexes(key)
     if (existing.has(name)) {
       await addMissingIndexes(client, name, indexes)
       continue

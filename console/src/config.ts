@@ -3,8 +3,12 @@
  * stage: `npm start` writes it for the local API and emulator, the stack at deploy time.
  */
 export type ConsoleConfig = {
-  /** The grant API's public base URL (the "try it" curl). The management API is same-origin. */
-  apiUrl: string
+  /**
+   * Where integrators call the grant API (the "Try it" command): in AWS the HTTP API's own
+   * endpoint, not this page's origin (CloudFront routes only /manage/* there). The management API
+   * is same-origin.
+   */
+  grantApiUrl: string
   region: string
   userPoolId: string
   userPoolClientId: string
@@ -24,7 +28,7 @@ export const loadConfig = async (): Promise<ConsoleConfig> => {
   if (!response.ok) throw new Error(`config.json answered ${response.status}`)
   const raw = (await response.json()) as Record<string, unknown>
   loaded = {
-    apiUrl: typeof raw.apiUrl === 'string' && raw.apiUrl !== '' ? raw.apiUrl : location.origin,
+    grantApiUrl: text(raw.grantApiUrl, 'grantApiUrl'),
     region: typeof raw.region === 'string' ? raw.region : '',
     userPoolId: text(raw.userPoolId, 'userPoolId'),
     userPoolClientId: text(raw.userPoolClientId, 'userPoolClientId'),

@@ -25,8 +25,8 @@ export type TableSchema = {
   /**
    * Indexes an earlier release deployed and this one no longer reads. CloudFormation can create
    * or delete only one global secondary index per table per update, so a stage that has one keeps
-   * it beside its replacement until it is deployed with `-c dropLegacyIndexes=true` (see
-   * lib/grant-tables.ts). New stages and local tables never get them.
+   * it beside its replacement while it is deployed with `-c keepLegacyIndexes=true`, until a deploy
+   * without the flag drops it (see lib/grant-tables.ts). New stages and local tables never get them.
    */
   legacyIndexes: readonly IndexSchema[]
 }
@@ -39,9 +39,9 @@ export const INDEX = {
   programsByIssuer: 'byIssuerV2',
   /**
    * Legacy (in `legacyIndexes`): a program's grants under one partition key, which caps a program
-   * at one index partition's 1,000 writes a second. Listings read it only while a stage still has
-   * it (GRANTS_LIST_INDEX), because grants written before `byProgramSlot` are not in that one until
-   * `grant backfill-slots` has run.
+   * at one index partition's 1,000 writes a second. Listings read it only while a stage keeps it
+   * (`-c keepLegacyIndexes=true`, GRANTS_LIST_INDEX), because grants written before
+   * `byProgramSlot` are not in that one until `grant backfill-slots` has run.
    */
   grantsByProgram: 'byProgram',
   /** A program's grants spread over slots (functions/model/grant-slots.ts). */
@@ -166,7 +166,21 @@ export const TABLES = {
 export type TableKey = keyof typeof TABLES
 
 /**
- * The index a grant listing reads: `byProgramSlot`, or `byProgram` while a stage still has it (the
+ * The global secondary indexes a table is deployed with: its current ones, and its legacy ones too
+ * on a stage deployed with `-c keepLegacyIndexes=true`. The one list the stack
+ * (lib/grant-tables.ts), the local tables and the contention model (bench/contention) read, so an
+ * index added to TABLES is built, created locally and modelled alike.
+ */
+export const deployedIndexes = (
+  key: TableKey,
+  { keepLegacy = false }: { keepLegacy?: boolean } = {},
+): readonly IndexSchema[] => {
+  const schema: TableSchema = TABLES[key]
+  return [...schema.globalSecondaryIndexes, ...(keepLegacy ? schema.legacyIndexes : [])]
+}
+
+/**
+ * The index a grant listing reads: `byProgramSlot`, or `byProgram` while a stage keeps it (the
  * stack says which in GRANTS_LIST_INDEX and in the GRANT_LIST_INDEX_OUTPUT output).
  */
 export type GrantListIndex = typeof INDEX.grantsByProgram | typeof INDEX.grantsByProgramSlot

@@ -245,7 +245,7 @@ describe('distribution', () => {
     })
   })
 
-  it('attaches the function to the console behaviour only, and has no distribution-wide error pages', () => {
+  it('attaches the function to the console behaviour only', () => {
     const [fnId] = only(t, 'AWS::CloudFront::Function')
     expect(JSON.stringify(config).split(`"${fnId}"`)).toHaveLength(2)
     for (const behavior of config.CacheBehaviors ?? []) {
@@ -253,9 +253,39 @@ describe('distribution', () => {
       // The API's answers pass as the API gives them.
       expect(behavior.ResponseHeadersPolicyId).toBeUndefined()
     }
-    // They would turn the management API's 403 and 404 into the console's page.
-    expect(config.CustomErrorResponses).toBeUndefined()
     expect(JSON.stringify(config)).not.toContain('LambdaFunctionAssociations')
+  })
+
+  it('caches no error answer (one caller’s /manage/* error is never another’s), and replaces none', () => {
+    // Every code CloudFront accepts in CustomErrorResponses; otherwise it keeps errors 10 s.
+    const codes = [400, 403, 404, 405, 414, 416, 500, 501, 502, 503, 504]
+    for (const template of [t, dev.json, custom.json]) {
+      // No ResponseCode, no ResponsePagePath: the origin's status and body pass through as they
+      // are. A page would turn the API's 403 and 404 into the console's index.html with a 200.
+      expect(distributionOf(template).CustomErrorResponses).toEqual(
+        codes.map((ErrorCode) => ({ ErrorCode, ErrorCachingMinTTL: 0 })),
+      )
+    }
+  })
+
+  it('still answers a missing console file with S3’s own error, not the page', () => {
+    // The function sends a missing asset to S3 as it is (never index.html), and no error response
+    // turns S3's answer into a page: the browser sees the error, and a stale tab's failed chunk
+    // load is an error, not HTML parsed as script.
+    const handler = compileViewerRequest(
+      only(t, 'AWS::CloudFront::Function')[1].Properties.FunctionCode as string,
+    )
+    for (const uri of ['/app/assets/index-gone.js', '/app/assets/missing', '/app/gone.svg']) {
+      const routed = handler(viewerRequestEvent(uri))
+      expect('uri' in routed && routed.uri).toBe(uri)
+    }
+    const responses = (config.CustomErrorResponses ?? []) as Record<string, unknown>[]
+    expect(responses.filter((r) => 'ResponsePagePath' in r || 'ResponseCode' in r)).toEqual([])
+    // Without s3:ListBucket (read through OAC only) S3 answers a missing key with 403.
+    const readActions = bucketPolicyOf(t, consoleBucketId(t))
+      .filter((s) => s.Effect === 'Allow')
+      .flatMap((s) => [s.Action].flat())
+    expect(readActions).toEqual(['s3:GetObject'])
   })
 
   it('logs every request to a private, TLS-only bucket kept as long as the stage keeps logs', () => {
@@ -449,8 +479,11 @@ describe('deployment of the built console', () => {
     )
     const pool = only(t, 'AWS::Cognito::UserPool')[0]
     const client = only(t, 'AWS::Cognito::UserPoolClient')[0]
+    const apiId = only(t, 'AWS::ApiGatewayV2::Api')[0]
     expect(filled).toEqual({
-      apiUrl: ['https://', getAtt(distributionId(t), 'DomainName')],
+      // The grant API's own endpoint: CloudFront sends only /manage/* to the API, so a "Try it"
+      // command against the console's origin would get CloudFront's 403.
+      grantApiUrl: [getAtt(apiId, 'ApiEndpoint')],
       region: [{ Ref: 'AWS::Region' }],
       userPoolId: [{ Ref: pool }],
       userPoolClientId: [{ Ref: client }],
@@ -462,9 +495,12 @@ describe('deployment of the built console', () => {
         '/',
       ],
     })
-    expect(custom.stack.resolve(custom.stack.console.config.apiUrl)).toBe(
-      'https://console.example.com',
+    // With a custom console domain too: the console's domain never stands for the API.
+    expect(custom.stack.resolve(custom.stack.console.config.grantApiUrl)).toEqual(
+      getAtt(only(custom.json, 'AWS::ApiGatewayV2::Api')[0], 'ApiEndpoint'),
     )
+    // The same address the stack outputs as ApiUrl (the $default stage's URL, with its slash).
+    expect(JSON.stringify(t.Outputs.ApiUrl?.Value)).toContain(apiId)
   })
 
   it('runs as a role that reads its staged files, writes app/ of the bucket, invalidates this distribution', () => {

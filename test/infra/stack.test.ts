@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { App, Stack } from 'aws-cdk-lib'
 import { Annotations, Match } from 'aws-cdk-lib/assertions'
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
@@ -18,6 +20,7 @@ import { TRANSACTION_CONFLICT_THRESHOLD } from '../../lib/service-alarms'
 import {
   type CfnResource,
   type CfnTemplate,
+  PROJECT_ROOT,
   resource,
   resourcesOfType,
   synth,
@@ -34,10 +37,12 @@ const dev = synth({
   logLevel: 'debug',
 })
 
-// The second deploy of an upgrade, and what a new stage may deploy from the start.
-const dropped = synth({ dropLegacyIndexes: 'true' })
+// The first deploy of an upgrade, for a stage an earlier release deployed with the old indexes.
+const legacy = synth({ keepLegacyIndexes: 'true' })
 
 const FUNCTION_IDS = ROUTES.map((r) => `${r.id}Function`)
+const GRANT_ROUTE_KEY = (ROUTES as readonly Route[]).find((r) => r.id === 'GrantTokens')
+  ?.routeKey as string
 /** The routes that list grants: they may Query the listing index `byProgramSlot`. */
 const listsGrants = (route: Route) =>
   Object.keys(route.indexes?.grants ?? {}).includes(INDEX.grantsByProgramSlot)
@@ -164,6 +169,18 @@ describe('HTTP API', () => {
       ThrottlingRateLimit: 25,
       ThrottlingBurstLimit: 50,
     })
+    // The grant route has its own, from its own context.
+    const grantRoute = (t: CfnTemplate) => {
+      const [, cfnStage] = resourcesOfType(t, 'AWS::ApiGatewayV2::Stage')[0] as [
+        string,
+        CfnResource,
+      ]
+      return (cfnStage.Properties.RouteSettings as Record<string, unknown>)[GRANT_ROUTE_KEY]
+    }
+    expect(grantRoute(synth({ grantThrottleRate: '300', grantThrottleBurst: '600' }).json)).toEqual(
+      { ThrottlingRateLimit: 300, ThrottlingBurstLimit: 600 },
+    )
+    expect(() => synth({ grantThrottleBurst: '0' })).toThrow(/grantThrottleBurst/)
     const logs = stage(prod.json).AccessLogSettings
     const format = JSON.parse(logs.Format) as Record<string, string>
     expect(format).toMatchObject({
@@ -189,6 +206,48 @@ describe('HTTP API', () => {
         ],
       ],
     })
+  })
+})
+
+describe('capacity of a plain deploy', () => {
+  /** The figure README "Capacity on real DynamoDB" states for one program. */
+  const statedGrantsPerSecond = () => {
+    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8')
+    const section = readme.split('### Capacity on real DynamoDB')[1]?.split('\n## ')[0] ?? ''
+    const match = section.match(/sized for \*\*([\d,]+) grants a second\*\*/)
+    if (!match?.[1]) throw new Error('README "Capacity on real DynamoDB" states no figure')
+    return Number(match[1].replace(/,/g, ''))
+  }
+  const stageOf = (t: CfnTemplate) =>
+    resourcesOfType(t, 'AWS::ApiGatewayV2::Stage')[0] as [
+      string,
+      CfnResource & { DependsOn?: string[] },
+    ]
+
+  it('lets the grant route take the grants a second the README states, within the default account quota', () => {
+    const stated = statedGrantsPerSecond()
+    expect(stated).toBeGreaterThanOrEqual(1_000)
+    const [, stage] = stageOf(prod.json)
+    const settings = (stage.Properties.RouteSettings as Record<string, Record<string, number>>)[
+      GRANT_ROUTE_KEY
+    ]
+    // Steady rate and burst both at or above the figure: API Gateway answers 429 below neither.
+    expect(settings?.ThrottlingRateLimit).toBeGreaterThanOrEqual(stated)
+    expect(settings?.ThrottlingBurstLimit).toBeGreaterThanOrEqual(stated)
+    // API Gateway's default quota per account and region, which a route cannot exceed: 10,000
+    // requests a second, burst 5,000 (README names it among the quotas a stage needs).
+    expect(settings?.ThrottlingRateLimit).toBeLessThanOrEqual(10_000)
+    expect(settings?.ThrottlingBurstLimit).toBeLessThanOrEqual(5_000)
+    // The other routes keep the stage's default (management and reads, 100 a second).
+    expect(Object.keys(stage.Properties.RouteSettings as object)).toEqual([GRANT_ROUTE_KEY])
+  })
+
+  it('names a route the API has, and is created after it (API Gateway refuses settings for an unknown route)', () => {
+    const [, stage] = stageOf(prod.json)
+    const [routeId] = resourcesOfType(prod.json, 'AWS::ApiGatewayV2::Route').find(
+      ([, r]) => r.Properties.RouteKey === GRANT_ROUTE_KEY,
+    ) as [string, CfnResource]
+    expect(stage.DependsOn).toContain(routeId)
   })
 })
 
@@ -361,11 +420,8 @@ describe('least privilege', () => {
         ),
         ...indexes.flatMap(([table, byIndex]) =>
           Object.entries(byIndex).flatMap(([index, actions]) =>
-            // This template still has `byProgram`: a listing may read it (see below).
-            (index === INDEX.grantsByProgramSlot
-              ? [index, INDEX.grantsByProgram]
-              : [index]
-            ).flatMap((name) =>
+            // A plain deploy has no `byProgram`: a listing may Query `byProgramSlot` alone.
+            [index].flatMap((name) =>
               actions.map(
                 (action) =>
                   `${action} ${JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalIdOfTable(t, table), 'Arn'] }, `/index/${name}`]] })}`,
@@ -425,25 +481,40 @@ describe('DynamoDB tables', () => {
         ],
       })
       expect(table.TableName).toBeUndefined()
-      // This release keeps the indexes it replaced until `-c dropLegacyIndexes=true`.
-      const expected: readonly IndexSchema[] = [
-        ...TABLES[key].globalSecondaryIndexes,
-        ...TABLES[key].legacyIndexes,
-      ]
+      // A plain deploy: exactly the indexes the code reads, on every stage.
       expect(indexesOf(prod.json, key)).toEqual(
-        Object.fromEntries(expected.map((i) => [i.indexName, cfnIndex(i)])),
-      )
-      expect(indexesOf(dev.json, key)).toEqual(indexesOf(prod.json, key))
-      expect(indexesOf(dropped.json, key)).toEqual(
         Object.fromEntries(
           TABLES[key].globalSecondaryIndexes.map((i) => [i.indexName, cfnIndex(i)]),
         ),
       )
+      expect(indexesOf(dev.json, key)).toEqual(indexesOf(prod.json, key))
+      // `-c keepLegacyIndexes=true`: the indexes this release replaced stay beside them.
+      const kept: readonly IndexSchema[] = [
+        ...TABLES[key].globalSecondaryIndexes,
+        ...TABLES[key].legacyIndexes,
+      ]
+      expect(indexesOf(legacy.json, key)).toEqual(
+        Object.fromEntries(kept.map((i) => [i.indexName, cfnIndex(i)])),
+      )
     },
   )
 
+  it('builds no index that projects every attribute and that a grant writes, on a plain deploy', () => {
+    // The legacy indexes were exactly that: `byIssuer` (every grant moves `issued`/`remaining`)
+    // and `byProgram` (one partition per program). None may come back in a plain deploy.
+    const legacyNames = (Object.keys(TABLES) as (keyof typeof TABLES)[]).flatMap((key) =>
+      (TABLES[key].legacyIndexes as readonly IndexSchema[]).map((i) => `${key}/${i.indexName}`),
+    )
+    expect(legacyNames.sort()).toEqual(['grants/byProgram', 'programs/byIssuer'])
+    for (const key of Object.keys(TABLES) as (keyof typeof TABLES)[]) {
+      for (const name of Object.keys(indexesOf(prod.json, key))) {
+        expect(legacyNames).not.toContain(`${key}/${name}`)
+      }
+    }
+  })
+
   it('lists programs by issuer through byIssuerV2, which projects only the mode, so grants never write it', () => {
-    expect(indexesOf(dropped.json, 'programs')).toEqual({
+    expect(indexesOf(prod.json, 'programs')).toEqual({
       byIssuerV2: {
         KeySchema: [
           { AttributeName: 'issuerId', KeyType: 'HASH' },
@@ -453,7 +524,7 @@ describe('DynamoDB tables', () => {
       },
     })
     // A grant updates `issued` and `remaining` on the program item (and nothing else of it).
-    for (const template of [prod.json, dropped.json]) {
+    for (const template of [prod.json, legacy.json]) {
       const current = indexesOf(template, 'programs').byIssuerV2
       expect(current?.Projection.ProjectionType).not.toBe('ALL')
       expect(current?.Projection.NonKeyAttributes ?? []).not.toEqual(
@@ -463,9 +534,11 @@ describe('DynamoDB tables', () => {
         expect.arrayContaining(['remaining']),
       )
     }
-    // The legacy index, kept until the second deploy, is the one that projected everything.
-    expect(indexesOf(prod.json, 'programs').byIssuer?.Projection).toEqual({ ProjectionType: 'ALL' })
-    expect(indexesOf(dropped.json, 'programs').byIssuer).toBeUndefined()
+    // The legacy index, kept only with the flag, is the one that projected everything.
+    expect(indexesOf(legacy.json, 'programs').byIssuer?.Projection).toEqual({
+      ProjectionType: 'ALL',
+    })
+    expect(indexesOf(prod.json, 'programs').byIssuer).toBeUndefined()
   })
 
   it('spreads each program of the grants table over the slots of byProgramSlot', () => {
@@ -476,10 +549,10 @@ describe('DynamoDB tables', () => {
       ],
       Projection: { ProjectionType: 'ALL' },
     }
-    // A new stage (or the second deploy): the slot index alone.
-    expect(indexesOf(dropped.json, 'grants')).toEqual({ byProgramSlot: slotIndex })
+    // A plain deploy (a new stage, or the second deploy of an upgrade): the slot index alone.
+    expect(indexesOf(prod.json, 'grants')).toEqual({ byProgramSlot: slotIndex })
     // The first deploy of an upgrade: beside `byProgram`, which holds the grants written before.
-    expect(indexesOf(prod.json, 'grants')).toEqual({
+    expect(indexesOf(legacy.json, 'grants')).toEqual({
       byProgramSlot: slotIndex,
       byProgram: {
         KeySchema: [
@@ -491,7 +564,7 @@ describe('DynamoDB tables', () => {
     })
   })
 
-  it('lists grants from byProgram while the stack has it, from byProgramSlot once it is dropped', () => {
+  it('lists grants from byProgramSlot, and from byProgram only on a stage that keeps it', () => {
     const listing = (ROUTES as readonly Route[]).filter(listsGrants).map((r) => r.id)
     expect(listing.sort()).toEqual(['ListGrants', 'ListGrantsByKey'])
     /** The indexes of the grants table a function may Query, by name. */
@@ -523,13 +596,13 @@ describe('DynamoDB tables', () => {
         ).Variables[ENV.grantsListIndex]
       expect([id, env(prod.json), queried(prod.json, `${id}Function`)]).toEqual([
         id,
-        'byProgram',
-        ['byProgram', 'byProgramSlot'],
-      ])
-      expect([id, env(dropped.json), queried(dropped.json, `${id}Function`)]).toEqual([
-        id,
         'byProgramSlot',
         ['byProgramSlot'],
+      ])
+      expect([id, env(legacy.json), queried(legacy.json, `${id}Function`)]).toEqual([
+        id,
+        'byProgram',
+        ['byProgram', 'byProgramSlot'],
       ])
     }
     // Every other function lists nothing and is told nothing about it.
@@ -537,12 +610,12 @@ describe('DynamoDB tables', () => {
       expect(queried(prod.json, `${route.id}Function`)).toEqual([])
     }
     // The admin CLI reads the same index, from the stack's outputs.
-    expect(prod.json.Outputs[GRANT_LIST_INDEX_OUTPUT]?.Value).toBe('byProgram')
-    expect(dropped.json.Outputs[GRANT_LIST_INDEX_OUTPUT]?.Value).toBe('byProgramSlot')
+    expect(prod.json.Outputs[GRANT_LIST_INDEX_OUTPUT]?.Value).toBe('byProgramSlot')
+    expect(legacy.json.Outputs[GRANT_LIST_INDEX_OUTPUT]?.Value).toBe('byProgram')
   })
 
   it('upgrades a stage in two deploys, each creating or deleting at most one index per table', () => {
-    // The indexes the previous release deployed (all projecting ALL).
+    // The indexes the release before the listing slots deployed (all projecting ALL).
     const previous: Record<keyof typeof TABLES, string[]> = {
       issuers: [],
       apiKeys: ['byKeyId', 'byIssuer'],
@@ -552,6 +625,13 @@ describe('DynamoDB tables', () => {
       memberships: ['bySub'],
       audit: [],
     }
+    const namesOf = (t: CfnTemplate) =>
+      Object.fromEntries(
+        (Object.keys(TABLES) as (keyof typeof TABLES)[]).map((key) => [
+          key,
+          Object.keys(indexesOf(t, key)),
+        ]),
+      )
     const changes = (from: Record<string, string[]>, to: CfnTemplate) =>
       Object.fromEntries(
         (Object.keys(TABLES) as (keyof typeof TABLES)[]).map((key) => {
@@ -567,8 +647,8 @@ describe('DynamoDB tables', () => {
         }),
       )
     const none = { created: [], deleted: [] }
-    // 1. `cdk deploy`: the new indexes are added beside the old ones (one per table).
-    expect(changes(previous, prod.json)).toEqual({
+    // 1. `cdk deploy -c keepLegacyIndexes=true`: the new indexes beside the old ones.
+    expect(changes(previous, legacy.json)).toEqual({
       issuers: none,
       apiKeys: none,
       programs: { created: ['byIssuerV2'], deleted: [] },
@@ -576,14 +656,9 @@ describe('DynamoDB tables', () => {
       memberships: none,
       audit: none,
     })
-    // 2. `cdk deploy -c dropLegacyIndexes=true`: the old one goes.
-    const afterFirst = Object.fromEntries(
-      (Object.keys(TABLES) as (keyof typeof TABLES)[]).map((key) => [
-        key,
-        Object.keys(indexesOf(prod.json, key)),
-      ]),
-    )
-    expect(changes(afterFirst, dropped.json)).toEqual({
+    // 2. a plain `cdk deploy`: the old ones go. So does a stage the last release deployed with
+    // both (its first deploy), which is where step 1 leaves a stage.
+    expect(changes(namesOf(legacy.json), prod.json)).toEqual({
       issuers: none,
       apiKeys: none,
       programs: { created: [], deleted: ['byIssuer'] },
@@ -591,17 +666,34 @@ describe('DynamoDB tables', () => {
       memberships: none,
       audit: none,
     })
-    // Both at once is what CloudFormation refuses (one GSI creation or deletion per update).
-    expect(changes(previous, dropped.json).programs).toEqual({
+    // A plain deploy straight onto the old indexes is what CloudFormation refuses (one GSI
+    // creation or deletion per table per update): it rolls back, nothing lost.
+    expect(changes(previous, prod.json).programs).toEqual({
       created: ['byIssuerV2'],
       deleted: ['byIssuer'],
     })
-    expect(changes(previous, dropped.json).grants).toEqual({
+    expect(changes(previous, prod.json).grants).toEqual({
       created: ['byProgramSlot'],
       deleted: ['byProgram'],
     })
+  })
+
+  it("reads the upgrade flags strictly, and the earlier release's dropLegacyIndexes as it meant", () => {
+    const indexNames = (context: Record<string, string>) =>
+      Object.keys(indexesOf(synth(context).json, 'grants')).sort()
+    // Its second deploy (`-c dropLegacyIndexes=true`, perhaps in cdk.json) is a plain deploy now,
+    // and `false` kept the old indexes, as keepLegacyIndexes=true does.
+    expect(indexNames({ dropLegacyIndexes: 'true' })).toEqual(['byProgramSlot'])
+    expect(indexNames({ dropLegacyIndexes: 'false' })).toEqual(['byProgram', 'byProgramSlot'])
+    expect(indexNames({ keepLegacyIndexes: 'false' })).toEqual(['byProgramSlot'])
+    expect(() => synth({ keepLegacyIndexes: 'yes' })).toThrow(
+      /keepLegacyIndexes must be true or false/,
+    )
     expect(() => synth({ dropLegacyIndexes: 'yes' })).toThrow(
       /dropLegacyIndexes must be true or false/,
+    )
+    expect(() => synth({ keepLegacyIndexes: 'true', dropLegacyIndexes: 'true' })).toThrow(
+      /contradict/,
     )
   })
 
@@ -724,6 +816,75 @@ describe('alarms', () => {
         EvaluationPeriods: 3,
       })
     }
+  })
+
+  it('alarms on throttles and system errors of every operation the routes and the worker may call, per table', () => {
+    // What each IAM action lets a function call (developer guide, "Using IAM policies with
+    // DynamoDB transactions": a transaction is authorised item by item, so PutItem, UpdateItem,
+    // DeleteItem and ConditionCheckItem allow TransactWriteItems, GetItem allows TransactGetItems).
+    const callable: Record<string, string[]> = {
+      GetItem: ['GetItem', 'TransactGetItems'],
+      BatchGetItem: ['BatchGetItem'],
+      Query: ['Query'],
+      Scan: ['Scan'],
+      PutItem: ['PutItem', 'TransactWriteItems'],
+      UpdateItem: ['UpdateItem', 'TransactWriteItems'],
+      DeleteItem: ['DeleteItem', 'TransactWriteItems'],
+      ConditionCheckItem: ['TransactWriteItems'],
+      BatchWriteItem: ['BatchWriteItem'],
+    }
+    const declared = [
+      ...(ROUTES as readonly Route[]),
+      { access: GRANT_BATCH_WORKER.access as Route['access'], indexes: undefined },
+    ]
+    const expected = (table: keyof typeof TABLES) =>
+      [
+        ...new Set(
+          declared.flatMap((d) =>
+            [...(d.access[table] ?? []), ...Object.values(d.indexes?.[table] ?? {}).flat()].flatMap(
+              (action) => {
+                const operations = callable[action.replace('dynamodb:', '')]
+                if (!operations) throw new Error(`the test does not know ${action}`)
+                return operations
+              },
+            ),
+          ),
+        ),
+      ].sort()
+    /** The operations an alarm on `metric` watches for one table. */
+    const watchedOps = (table: keyof typeof TABLES, metric: string) => {
+      const ref = JSON.stringify({ Ref: logicalIdOfTable(prod.json, table) })
+      const found = tableAlarms(prod.json).filter(
+        ({ props }) =>
+          (props.Metrics ?? []).some((m) => m.MetricStat?.Metric.MetricName === metric) &&
+          dimensionsOf(props).some((d) => JSON.stringify(d.Value) === ref),
+      )
+      expect(found).toHaveLength(1)
+      return dimensionsOf(found[0]?.props as AlarmProps)
+        .filter((d) => d.Name === 'Operation')
+        .map((d) => String(d.Value))
+        .sort()
+    }
+    for (const table of Object.keys(TABLES) as (keyof typeof TABLES)[]) {
+      if (expected(table).length === 0) continue
+      for (const metric of ['ThrottledRequests', 'SystemErrors']) {
+        expect({ table, metric, operations: watchedOps(table, metric) }).toEqual({
+          table,
+          metric,
+          operations: expected(table),
+        })
+      }
+    }
+    // The operations the earlier alarm list missed, each where the code calls it.
+    expect(watchedOps('grants', 'ThrottledRequests')).toEqual(
+      expect.arrayContaining(['Query', 'TransactGetItems', 'TransactWriteItems']),
+    )
+    expect(watchedOps('programs', 'ThrottledRequests')).toEqual(
+      expect.arrayContaining(['Query', 'TransactGetItems']),
+    )
+    expect(watchedOps('memberships', 'SystemErrors')).toEqual(
+      expect.arrayContaining(['Query', 'GetItem']),
+    )
   })
 
   it('sets throttle alarms on exactly the tables some function touches', () => {

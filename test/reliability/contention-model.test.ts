@@ -1,13 +1,24 @@
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
-import { attachContentionModel, MODEL_DEFAULTS } from '../../bench/contention/dynamodb-model'
+import {
+  attachContentionModel,
+  MODEL_DEFAULTS,
+  modelledIndexes,
+} from '../../bench/contention/dynamodb-model'
 import { runHotProgram } from '../../bench/contention/hot-program'
 import { VirtualTime } from '../../bench/contention/virtual-time'
 import { config } from '../../functions/config'
 import { createDocumentClient, createDynamoDbClient } from '../../functions/shared/dynamodb'
-import { tableNames } from '../../functions/shared/table-schema'
+import {
+  INDEX,
+  type IndexSchema,
+  TABLES,
+  type TableKey,
+  tableNames,
+} from '../../functions/shared/table-schema'
 import { ensureTables } from '../../local/tables'
 import { seededRandom } from '../support/fault-injector'
+import { type CfnTemplate, resourcesOfType, synth } from '../support/synth'
 
 /**
  * The contention model (bench/contention) against the limits AWS documents, with DynamoDB Local
@@ -200,5 +211,95 @@ describe('grants of mixed amounts in the contention model', () => {
     expect(run.conflicts409).toBe(0)
     expect(run.fitting409).toBe(0)
     expect(run.conflictAnswers).toBeLessThanOrEqual(run.requests * 0.01)
+  })
+})
+
+describe('the contention model’s indexes', () => {
+  type CfnIndex = {
+    IndexName: string
+    KeySchema: { AttributeName: string; KeyType: string }[]
+    Projection: { ProjectionType: string; NonKeyAttributes?: string[] }
+  }
+  /** Each table's global secondary indexes in a synthesized template, in CloudFormation's terms. */
+  const templateIndexes = (template: CfnTemplate) =>
+    Object.fromEntries(
+      (Object.keys(TABLES) as TableKey[]).map((key) => {
+        const prefix = `Tables${key[0]?.toUpperCase()}${key.slice(1)}`
+        const [, table] = resourcesOfType(template, 'AWS::DynamoDB::Table').find(([id]) =>
+          id.startsWith(prefix),
+        ) as [string, { Properties: { GlobalSecondaryIndexes?: CfnIndex[] } }]
+        return [key, (table.Properties.GlobalSecondaryIndexes ?? []).map(cfn).sort(byName)]
+      }),
+    )
+  const cfn = (index: CfnIndex) => ({
+    name: index.IndexName,
+    keys: index.KeySchema.map((k) => `${k.KeyType} ${k.AttributeName}`),
+    projection: [index.Projection.ProjectionType, ...(index.Projection.NonKeyAttributes ?? [])],
+  })
+  const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name)
+  /** The model's, in the same terms. */
+  const modelIndexes = (options: { keepLegacyIndexes?: boolean } = {}) =>
+    Object.fromEntries(
+      Object.entries(modelledIndexes(options)).map(([key, indexes]) => [
+        key,
+        (indexes as readonly IndexSchema[])
+          .map((index) => ({
+            name: index.indexName,
+            keys: [
+              `HASH ${index.partitionKey.name}`,
+              ...(index.sortKey ? [`RANGE ${index.sortKey.name}`] : []),
+            ],
+            projection: [
+              index.projection.type,
+              ...(index.projection.type === 'INCLUDE' ? index.projection.nonKeyAttributes : []),
+            ],
+          }))
+          .sort(byName),
+      ]),
+    )
+
+  it('are exactly those of the template a plain cdk deploy synthesizes, and of a stage that keeps the legacy ones', () => {
+    const plain = templateIndexes(synth().json)
+    expect(modelIndexes()).toEqual(plain)
+    // The figures describe the final design: no index keyed by program alone, none projecting a
+    // program's counters.
+    expect(plain.grants?.map((i) => i.name)).toEqual([INDEX.grantsByProgramSlot])
+    expect(plain.programs?.map((i) => i.name)).toEqual([INDEX.programsByIssuer])
+    expect(modelIndexes({ keepLegacyIndexes: true })).toEqual(
+      templateIndexes(synth({ keepLegacyIndexes: 'true' }).json),
+    )
+  })
+
+  it('writes the indexes it models: a grant item costs byProgramSlot units, and byProgram too only on a stage that keeps it', async () => {
+    const write = async (keepLegacyIndexes: boolean) => {
+      const raw = new DynamoDBClient({
+        endpoint,
+        region: 'local',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      })
+      const stats = attachContentionModel(raw, {
+        time: new VirtualTime(),
+        tables,
+        random: seededRandom(5),
+        keepLegacyIndexes,
+      })
+      await createDocumentClient(raw).send(
+        new PutCommand({
+          TableName: tables.grants,
+          Item: {
+            grantId: `grt_index_${keepLegacyIndexes}_${process.pid}`,
+            programId: 'prg_index',
+            programSlot: 'prg_index#3',
+            createdAt: new Date(0).toISOString(),
+          },
+        }),
+      )
+      return [...stats.unitsByPartition.keys()]
+        .filter((partition) => partition.startsWith(`${tables.grants}/`))
+        .map((partition) => partition.slice(tables.grants.length + 1).replace(/#\d+$/, ''))
+        .sort()
+    }
+    expect(await write(false)).toEqual([INDEX.grantsByProgramSlot])
+    expect(await write(true)).toEqual([INDEX.grantsByProgram, INDEX.grantsByProgramSlot])
   })
 })

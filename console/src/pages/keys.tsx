@@ -96,7 +96,7 @@ const TryIt = () => {
   const [key, setKey] = useState('')
   const programs = data ?? []
   const chosen = programId || programs[0]?.id || '<TEST program id>'
-  const base = config().apiUrl.replace(/\/+$/, '')
+  const base = config().grantApiUrl.replace(/\/+$/, '')
   const command = [
     `curl -i -X POST ${shellQuote(`${base}/programs/${chosen}/grant-tokens`)} \\`,
     `  -H ${shellQuote(`x-api-key: ${key.trim() || 'vs_test_...'}`)} \\`,
