@@ -1,6 +1,7 @@
 import { App, Stack } from 'aws-cdk-lib'
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions'
 import { RetentionDays } from 'aws-cdk-lib/aws-logs'
+import { ENV } from '../../functions/env-names'
 import {
   CONSOLE_URL_PLACEHOLDER,
   IDENTITY_ENV,
@@ -224,11 +225,15 @@ describe('CustomMessage trigger', () => {
       [IDENTITY_ENV.consoleUrl]: {
         'Fn::Join': ['', ['https://', getAtt(distribution, 'DomainName'), '/app/']],
       },
+      // Cognito's own sender: the trigger returns no subject (custom-message.ts says why).
+      [IDENTITY_ENV.emailSending]: 'COGNITO_DEFAULT',
       NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: 'virtual-share-grants',
       POWERTOOLS_LOG_LEVEL: 'INFO',
     })
     expect(variables(dev.json)[IDENTITY_ENV.consoleUrl]).toBe('https://console.dev.example.com/')
+    // Through SES: the subject too.
+    expect(variables(dev.json)[IDENTITY_ENV.emailSending]).toBe('DEVELOPER')
   })
 
   it('has a role that writes its own log group and can touch no DynamoDB at all', () => {
@@ -256,6 +261,76 @@ describe('CustomMessage trigger', () => {
     for (const s of statements) {
       expect(s.Resource).toEqual(getAtt(logs, 'Arn'))
     }
+  })
+})
+
+/** The IAM statements of a function's role (its own policies). */
+const statementsOf = (t: CfnTemplate, fnId: string) => {
+  const roleId = (resource(t, fnId).Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]
+  return resourcesOfType(t, 'AWS::IAM::Policy')
+    .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+    .flatMap(
+      ([, p]) =>
+        (
+          p.Properties.PolicyDocument as {
+            Statement: { Action: string | string[]; Resource: unknown }[]
+          }
+        ).Statement,
+    )
+}
+const variablesOf = (t: CfnTemplate, fnId: string) =>
+  (resource(t, fnId).Properties.Environment as { Variables: Record<string, unknown> }).Variables
+
+describe("the service's own e-mail (functions/mail)", () => {
+  const MAILING = ['InviteMemberFunction', 'ResendInvitationFunction']
+  const sesArn = (identity: string) => ({
+    'Fn::Join': [
+      '',
+      [
+        'arn:',
+        { Ref: 'AWS::Partition' },
+        ':ses:eu-west-1:',
+        { Ref: 'AWS::AccountId' },
+        `:identity/${identity}`,
+      ],
+    ],
+  })
+
+  it('with an SES identity: the member functions that e-mail get MAIL_FROM and ses:SendEmail on that identity only', () => {
+    for (const fn of MAILING) {
+      expect(variablesOf(dev.json, fn)).toMatchObject({
+        [ENV.mailFrom]: 'no-reply@example.com',
+        [ENV.mailSesRegion]: 'eu-west-1',
+        [ENV.consoleUrl]: 'https://console.dev.example.com/',
+      })
+      const ses = statementsOf(dev.json, fn).filter((s) =>
+        JSON.stringify(s.Action).includes('ses:'),
+      )
+      expect(ses).toEqual([
+        {
+          Action: 'ses:SendEmail',
+          Effect: 'Allow',
+          Resource: [sesArn('no-reply@example.com'), sesArn('example.com')],
+        },
+      ])
+    }
+    // No other function may send mail.
+    const senders = resourcesOfType(dev.json, 'AWS::IAM::Policy').filter(([, p]) =>
+      JSON.stringify(p.Properties.PolicyDocument).includes('ses:'),
+    )
+    expect(senders).toHaveLength(MAILING.length)
+  })
+
+  it('without one (the default deploy): no sender, no SES permission, the console address for links', () => {
+    for (const fn of MAILING) {
+      const variables = variablesOf(prod.json, fn)
+      expect(variables[ENV.mailFrom]).toBeUndefined()
+      expect(variables[ENV.mailSinkFile]).toBeUndefined()
+      expect(variables[ENV.consoleUrl]).toEqual(
+        variablesOf(prod.json, TRIGGER)[IDENTITY_ENV.consoleUrl],
+      )
+    }
+    expect(JSON.stringify(prod.json.Resources)).not.toContain('ses:SendEmail')
   })
 })
 
