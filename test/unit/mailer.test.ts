@@ -119,7 +119,7 @@ describe('the mailer an environment asks for', () => {
     )
     const none = createMailer(loadMailConfig({ [ENV.mailFrom]: '  ' }))
     expect(none).toBeInstanceOf(NoSenderMailer)
-    expect(await none.send()).toBe('no_sender')
+    expect(await none.send({ to: 'a@example.com', subject: 's', text: 't' })).toBe('no_sender')
     expect(
       loadMailConfig({
         [ENV.mailFrom]: 'a@example.com',
