@@ -109,7 +109,7 @@ const MemberRow = ({
                 onClick={() =>
                   act(async () => {
                     await sendJson('POST', `${path}/resend`)
-                    return `A new invitation with a new temporary password is on its way to ${member.email}.`
+                    return `The invitation is on its way to ${member.email} again.`
                   })
                 }
                 disabled={busy}
@@ -294,9 +294,9 @@ export const TeamPage = () => {
         <Invite
           onInvited={(member) =>
             done(
-              member.status === 'invited'
-                ? `Invitation sent to ${member.email} as ${member.role}.`
-                : `${member.email} already has an account and was added as ${member.role}.`,
+              // The same answer for every address (an issuer does not learn who has an account):
+              // the invitation is pending until the person signs in.
+              `Invitation sent to ${member.email} as ${member.role}. It shows as active once they sign in.`,
             )
           }
         />
