@@ -17,6 +17,7 @@
  * It exits when its parent goes (IPC disconnect), so it never outlives `npm start` or a test run,
  * even one killed with SIGKILL.
  */
+import { createPublicKey } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
@@ -44,6 +45,7 @@ import {
   UserPoolServiceFactoryImpl,
 } from 'cognito-local/lib/services/userPoolService'
 import { userToResponseObject } from 'cognito-local/lib/targets/responses'
+import { errors as joseErrors, jwtVerify } from 'jose'
 import type { Logger } from 'pino'
 import { generateTemporaryPassword } from '../functions/identity/cognito-identity-provider'
 import { issuerNamesOf, renderMessage } from '../functions/identity/invitation-message'
@@ -168,6 +170,51 @@ const main = async () => {
     cognito.getUserPoolForClientId(ctx, String(clientId))
 
   /**
+   * cognito-local only decodes the access token of the user API (GetUser, the MFA calls): a forged
+   * or expired token would do. Cognito checks it; so does this, with the emulator's own key, and
+   * answers as Cognito does.
+   */
+  const emulatorKey = createPublicKey({
+    key: createRequire(import.meta.url)('cognito-local/lib/keys/cognitoLocal.public.json').jwk,
+    format: 'jwk',
+  })
+  const checkAccessToken = async (ctx: Context, req: Record<string, unknown>) => {
+    try {
+      const { payload } = await jwtVerify(String(req.AccessToken ?? ''), emulatorKey, {
+        algorithms: ['RS256'],
+      })
+      const pool = await poolOfClient(ctx, payload.client_id)
+      if (
+        payload.token_use !== 'access' ||
+        payload.iss !== `${tokenConfig.IssuerDomain}/${pool.options.Id}`
+      ) {
+        throw new Error('not an access token of this pool')
+      }
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) {
+        throw new NotAuthorizedError('Access Token has expired')
+      }
+      throw new NotAuthorizedError('Invalid Access Token')
+    }
+  }
+  const withAccessToken: Patch = async (ctx, req, original) => {
+    await checkAccessToken(ctx, req)
+    return original(ctx, req)
+  }
+
+  /**
+   * The SOFTWARE_TOKEN_MFA challenges InitiateAuth gave, by Session: cognito-local answers the
+   * challenge with any Session (a code and a user name would sign in without the password) and
+   * keeps no refresh token from it. As in Cognito, a Session is valid for 3 minutes (the app
+   * client's AuthSessionValidity default), for its user and app client, until a code is accepted;
+   * a wrong code may be corrected within it.
+   */
+  const MFA_SESSION_MS = 3 * 60_000
+  const isCodeMismatch = (error: unknown) =>
+    error instanceof CognitoError && error.code === 'CodeMismatchException'
+  const mfaSessions = new Map<string, { username: string; clientId: string; until: number }>()
+
+  /**
    * Where cognito-local 5.3.0 differs from Cognito on the calls we make, the call is completed here
    * first, then handed to cognito-local as it is.
    */
@@ -213,7 +260,23 @@ const main = async () => {
     async InitiateAuth(ctx, req, original) {
       const pool = await poolOfClient(ctx, req.ClientId)
       await checkSignIn(ctx, pool, req)
-      return original(ctx, req)
+      const answer = (await original(ctx, req)) as {
+        ChallengeName?: string
+        ChallengeParameters?: Record<string, string>
+        Session?: string
+      }
+      if (answer.ChallengeName === 'SOFTWARE_TOKEN_MFA' && answer.Session) {
+        const now = clock.get().getTime()
+        for (const [session, pending] of mfaSessions) {
+          if (pending.until <= now) mfaSessions.delete(session)
+        }
+        mfaSessions.set(answer.Session, {
+          username: String(answer.ChallengeParameters?.USER_ID_FOR_SRP),
+          clientId: String(req.ClientId),
+          until: now + MFA_SESSION_MS,
+        })
+      }
+      return answer
     },
     async AdminInitiateAuth(ctx, req, original) {
       const pool = await cognito.getUserPool(ctx, String(req.UserPoolId))
@@ -233,9 +296,35 @@ const main = async () => {
     // set, so a REFRESH_TOKEN_AUTH with it fails (a console reloaded right after accepting an
     // invitation would be signed out); Cognito keeps it. It is stored here.
     async RespondToAuthChallenge(ctx, req, original) {
-      if (req.ChallengeName !== 'NEW_PASSWORD_REQUIRED') return original(ctx, req)
       const responses = req.ChallengeResponses as Record<string, string> | undefined
       const pool = await poolOfClient(ctx, req.ClientId)
+      if (req.ChallengeName === 'SOFTWARE_TOKEN_MFA') {
+        const session = String(req.Session)
+        const pending = mfaSessions.get(session)
+        const user = await pool.getUserByUsername(ctx, String(responses?.USERNAME))
+        if (
+          !pending ||
+          pending.until <= clock.get().getTime() ||
+          pending.clientId !== req.ClientId ||
+          user?.Username !== pending.username
+        ) {
+          throw new NotAuthorizedError('Invalid session for the user, session is expired.')
+        }
+        let answer: { AuthenticationResult?: { RefreshToken?: string } }
+        try {
+          answer = (await original(ctx, req)) as typeof answer
+        } catch (error) {
+          if (isCodeMismatch(error)) {
+            throw new CognitoError('CodeMismatchException', 'Invalid code received for user')
+          }
+          throw error
+        }
+        mfaSessions.delete(session)
+        const token = answer.AuthenticationResult?.RefreshToken
+        if (token) await pool.storeRefreshToken(ctx, token, user)
+        return answer
+      }
+      if (req.ChallengeName !== 'NEW_PASSWORD_REQUIRED') return original(ctx, req)
       checkPolicy(pool, responses?.NEW_PASSWORD)
       const answer = (await original(ctx, req)) as {
         AuthenticationResult?: { RefreshToken?: string }
@@ -254,6 +343,24 @@ const main = async () => {
     async ConfirmForgotPassword(ctx, req, original) {
       checkPolicy(await poolOfClient(ctx, req.ClientId), req.Password)
       return original(ctx, req)
+    },
+    GetUser: withAccessToken,
+    AssociateSoftwareToken: withAccessToken,
+    SetUserMFAPreference: withAccessToken,
+    // A wrong first code is EnableSoftwareTokenMFAException in Cognito, not CodeMismatchException.
+    async VerifySoftwareToken(ctx, req, original) {
+      await checkAccessToken(ctx, req)
+      try {
+        return await original(ctx, req)
+      } catch (error) {
+        if (isCodeMismatch(error)) {
+          throw new CognitoError(
+            'EnableSoftwareTokenMFAException',
+            'Code mismatch and fail enable Software Token MFA',
+          )
+        }
+        throw error
+      }
     },
   }
 

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks'
 import { getJson, type Me, type Mode, SignedOut } from './api'
 import type { AuthenticationResult } from './cognito'
 import { loadConfig } from './config'
+import { AccountPage } from './pages/account'
 import { AuditPage } from './pages/audit'
 import { AcceptInvitationPage, ForgotPasswordPage, SignInPage } from './pages/auth'
 import { KeysPage } from './pages/keys'
@@ -134,11 +135,14 @@ const Shell = ({
   } else if (section === 'keys' && rest.length === 0) page = <KeysPage />
   else if (section === 'team' && rest.length === 0) page = <TeamPage />
   else if (section === 'audit' && rest.length === 0) page = <AuditPage />
+  else if (section === 'account' && rest.length === 0) page = <AccountPage />
 
   const switchMode = (mode: Mode) =>
     navigate(
       scope.at(
-        section === 'programs' || !nav.some((n) => n.section === section) ? 'programs' : section,
+        section === 'programs' || (!nav.some((n) => n.section === section) && section !== 'account')
+          ? 'programs'
+          : section,
         mode,
       ),
     )
@@ -171,11 +175,17 @@ const Shell = ({
               </select>
             </span>
           ) : (
-            <span class="issuer-name">{scope.issuerName}</span>
+            <bdi class="issuer-name">{scope.issuerName}</bdi>
           )}
           <ModeSwitch mode={scope.mode} onChange={switchMode} />
           <span class="account">
             {scope.email} · {scope.role}
+            <Link
+              to={scope.at('account')}
+              aria-current={section === 'account' ? 'page' : undefined}
+            >
+              Your account
+            </Link>
             <button type="button" onClick={onSignOut}>
               Sign out
             </button>

@@ -69,50 +69,72 @@ const call = async <T>(target: string, body: Record<string, unknown>): Promise<T
 
 const clientId = () => config().userPoolClientId
 
-/** Signs in, or asks for a new password (an invitation's first sign-in). */
-export const signInWithPassword = async (
-  email: string,
-  password: string,
-): Promise<
+/**
+ * Where a sign-in stands after each answer: signed in, or the next step Cognito asks for (a new
+ * password on an invitation's first sign-in; a code from the authenticator app when the person
+ * has turned it on). `session` ties the step to the password already given.
+ */
+export type SignInStep =
   | { kind: 'signed-in'; result: AuthenticationResult }
   | { kind: 'new-password'; session: string; username: string }
-> => {
-  const answer = await call<InitiateAuthAnswer>('InitiateAuth', {
-    ClientId: clientId(),
-    AuthFlow: 'USER_PASSWORD_AUTH',
-    AuthParameters: { USERNAME: email, PASSWORD: password },
-  })
+  | { kind: 'mfa'; session: string; username: string }
+
+const stepOf = (answer: InitiateAuthAnswer, username: string): SignInStep => {
   if (answer.AuthenticationResult) return { kind: 'signed-in', result: answer.AuthenticationResult }
-  if (answer.ChallengeName === 'NEW_PASSWORD_REQUIRED') {
-    return {
-      kind: 'new-password',
-      session: answer.Session ?? '',
-      username: answer.ChallengeParameters?.USER_ID_FOR_SRP ?? email,
-    }
+  const next = {
+    session: answer.Session ?? '',
+    username: answer.ChallengeParameters?.USER_ID_FOR_SRP ?? username,
   }
+  if (answer.ChallengeName === 'NEW_PASSWORD_REQUIRED') return { kind: 'new-password', ...next }
+  if (answer.ChallengeName === 'SOFTWARE_TOKEN_MFA') return { kind: 'mfa', ...next }
   throw new CognitoError(
     'UnsupportedChallenge',
     `This account needs a sign-in step the console does not support (${answer.ChallengeName ?? 'unknown'}).`,
   )
 }
 
+/** Signs in, or asks for a new password (an invitation's first sign-in) or an app's code. */
+export const signInWithPassword = async (email: string, password: string): Promise<SignInStep> =>
+  stepOf(
+    await call<InitiateAuthAnswer>('InitiateAuth', {
+      ClientId: clientId(),
+      AuthFlow: 'USER_PASSWORD_AUTH',
+      AuthParameters: { USERNAME: email, PASSWORD: password },
+    }),
+    email,
+  )
+
 /** Answers NEW_PASSWORD_REQUIRED with the person's own password. */
 export const setNewPassword = async (
   session: string,
   username: string,
   newPassword: string,
-): Promise<AuthenticationResult> => {
-  const answer = await call<InitiateAuthAnswer>('RespondToAuthChallenge', {
-    ClientId: clientId(),
-    ChallengeName: 'NEW_PASSWORD_REQUIRED',
-    Session: session,
-    ChallengeResponses: { USERNAME: username, NEW_PASSWORD: newPassword },
-  })
-  if (!answer.AuthenticationResult) {
-    throw new CognitoError('UnsupportedChallenge', 'The sign-in service asked for another step.')
-  }
-  return answer.AuthenticationResult
-}
+): Promise<SignInStep> =>
+  stepOf(
+    await call<InitiateAuthAnswer>('RespondToAuthChallenge', {
+      ClientId: clientId(),
+      ChallengeName: 'NEW_PASSWORD_REQUIRED',
+      Session: session,
+      ChallengeResponses: { USERNAME: username, NEW_PASSWORD: newPassword },
+    }),
+    username,
+  )
+
+/** Answers SOFTWARE_TOKEN_MFA with the authenticator app's current code. */
+export const answerMfaCode = async (
+  session: string,
+  username: string,
+  code: string,
+): Promise<SignInStep> =>
+  stepOf(
+    await call<InitiateAuthAnswer>('RespondToAuthChallenge', {
+      ClientId: clientId(),
+      ChallengeName: 'SOFTWARE_TOKEN_MFA',
+      Session: session,
+      ChallengeResponses: { USERNAME: username, SOFTWARE_TOKEN_MFA_CODE: code },
+    }),
+    username,
+  )
 
 export const refreshTokens = async (refreshToken: string): Promise<AuthenticationResult> => {
   const answer = await call<InitiateAuthAnswer>('InitiateAuth', {
@@ -139,6 +161,100 @@ export const confirmForgotPassword = (email: string, code: string, password: str
 /** Revokes the refresh token (and the access tokens it issued, in Cognito). Best effort. */
 export const revokeRefreshToken = (token: string) =>
   call<unknown>('RevokeToken', { ClientId: clientId(), Token: token })
+
+/**
+ * The signed-in person's own settings, with their access token (Cognito's user API: the token's
+ * `aws.cognito.signin.user.admin` scope, which every USER_PASSWORD_AUTH token has).
+ */
+export type CognitoUser = {
+  Username: string
+  UserAttributes?: { Name: string; Value?: string }[]
+  UserMFASettingList?: string[]
+  PreferredMfaSetting?: string
+}
+
+export const getUser = (accessToken: string) =>
+  call<CognitoUser>('GetUser', { AccessToken: accessToken })
+
+export const hasAuthenticatorApp = (user: CognitoUser) =>
+  (user.UserMFASettingList ?? []).includes('SOFTWARE_TOKEN_MFA')
+
+/** A new TOTP secret for the person (base32); it counts only once a first code verifies it. */
+export const associateSoftwareToken = async (accessToken: string) => {
+  const answer = await call<{ SecretCode?: string }>('AssociateSoftwareToken', {
+    AccessToken: accessToken,
+  })
+  if (!answer.SecretCode) throw new CognitoError('UnknownError', 'No secret was returned.')
+  return answer.SecretCode
+}
+
+/** Verifies the secret with the app's first code. */
+export const verifySoftwareToken = async (
+  accessToken: string,
+  code: string,
+  deviceName: string,
+) => {
+  const answer = await call<{ Status?: string }>('VerifySoftwareToken', {
+    AccessToken: accessToken,
+    UserCode: code,
+    FriendlyDeviceName: deviceName,
+  })
+  if (answer.Status !== 'SUCCESS') {
+    throw new CognitoError('EnableSoftwareTokenMFAException', 'The code was not accepted.')
+  }
+}
+
+/**
+ * Turns the authenticator app on (and preferred) or off for sign-in. Turning it off is allowed
+ * because the pool's MFA is OPTIONAL (lib/identity.ts); with REQUIRED, Cognito would refuse.
+ */
+export const setAuthenticatorApp = (accessToken: string, enabled: boolean) =>
+  call<unknown>('SetUserMFAPreference', {
+    AccessToken: accessToken,
+    SoftwareTokenMfaSettings: { Enabled: enabled, PreferredMfa: enabled },
+  })
+
+/** Six digits, spaces allowed (apps show `123 456`); undefined when it is not that. */
+export const appCode = (text: string) => {
+  const digits = text.replace(/\s+/g, '')
+  return /^\d{6}$/.test(digits) ? digits : undefined
+}
+
+/** The otpauth URI authenticator apps read from a QR code (Google's Key Uri Format). */
+export const otpauthUri = (issuer: string, account: string, secret: string) => {
+  const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(account)}`
+  return `otpauth://totp/${label}?secret=${secret}&issuer=${encodeURIComponent(issuer)}`
+}
+
+/**
+ * The refusals of an authenticator-app code (at sign-in or when turning the app on): said next to
+ * the code field when the code is wrong, and the way back when the sign-in's session is over.
+ */
+export const explainAppCodeError = (
+  error: unknown,
+): { field?: 'code'; message: string; restart?: boolean } => {
+  if (error instanceof CognitoError) {
+    switch (error.type) {
+      case 'CodeMismatchException':
+      case 'EnableSoftwareTokenMFAException':
+        return {
+          field: 'code',
+          message:
+            'This code is not right. Enter the 6-digit code your authenticator app shows now (codes change every 30 seconds); check the time on your phone is set automatically.',
+        }
+      case 'ExpiredCodeException':
+        return { field: 'code', message: 'This code has expired. Enter the one the app shows now.' }
+      case 'NotAuthorizedException':
+        if (/session/i.test(error.message)) {
+          return {
+            restart: true,
+            message: 'This sign-in took too long (3 minutes at most). Enter your password again.',
+          }
+        }
+    }
+  }
+  return { message: explainCognitoError(error).message }
+}
 
 /**
  * A sentence a person can act on, for each refusal the sign-in pages can meet: a refused sign-in

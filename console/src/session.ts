@@ -93,3 +93,24 @@ export const signOut = async () => {
     }
   }
 }
+
+/**
+ * A call to Cognito's user API (the account page) with the access token. A token Cognito refuses
+ * (expired, revoked) is refreshed once and the call sent again, as the management API's 401 is.
+ */
+export const withAccessToken = async <T>(use: (token: string) => Promise<T>): Promise<T> => {
+  const token = await currentAccessToken()
+  if (!token) throw new CognitoError('NotAuthorizedException', 'Your session has ended.')
+  try {
+    return await use(token)
+  } catch (error) {
+    const refused =
+      error instanceof CognitoError &&
+      error.type === 'NotAuthorizedException' &&
+      /access token/i.test(error.message)
+    if (!refused) throw error
+    const fresh = await refreshNow()
+    if (!fresh) throw error
+    return use(fresh)
+  }
+}

@@ -1,19 +1,24 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import {
   type AuthenticationResult,
+  answerMfaCode,
+  appCode,
   confirmForgotPassword,
+  explainAppCodeError,
   explainCognitoError,
   forgotPassword,
+  type SignInStep,
   setNewPassword,
   signInWithPassword,
 } from '../cognito'
-import { Link } from '../router'
+import { Link, navigate } from '../router'
 import { Alert, Field, inputValue, PageTitle, Status } from '../ui'
 
 /**
  * Signing in, accepting an invitation (the temporary password, then one's own) and resetting a
  * forgotten password, all against Cognito's JSON API. The password policy is shown before the
- * person submits; each error is shown next to its field.
+ * person submits; each error is shown next to its field. Someone who turned on an authenticator
+ * app (the account page) is asked for its code after the password, on each of these pages.
  */
 
 /** lib/identity.ts (functions/identity/identity-settings.ts): 15 characters, no other rule. */
@@ -99,10 +104,109 @@ const AuthFrame = ({ children }: { children: preact.ComponentChildren }) => (
   </main>
 )
 
+type MfaChallenge = Extract<SignInStep, { kind: 'mfa' }>
+
+/**
+ * The second step of a sign-in with an authenticator app: its current code. A wrong code is said
+ * next to the field and may be corrected; a sign-in left too long (Cognito's session lasts
+ * 3 minutes) goes back to the password.
+ */
+const MfaSignIn = ({
+  challenge,
+  onSignedIn,
+  onRestart,
+}: {
+  challenge: MfaChallenge
+  onSignedIn: SignedIn
+  onRestart: (message?: string) => void
+}) => {
+  const [code, setCode] = useState('')
+  const [errors, setErrors] = useState<Errors>({})
+  const [formError, setFormError] = useState('')
+  const [busy, setBusy] = useState(false)
+  const input = useRef<HTMLInputElement>(null)
+  useEffect(() => input.current?.focus(), [])
+
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setFormError('')
+    const digits = appCode(code)
+    if (!digits) {
+      setErrors({ code: 'Enter the 6-digit code your authenticator app shows.' })
+      input.current?.focus()
+      return
+    }
+    setErrors({})
+    setBusy(true)
+    try {
+      const next = await answerMfaCode(challenge.session, challenge.username, digits)
+      if (next.kind === 'signed-in') {
+        onSignedIn(next.result)
+        return
+      }
+      setFormError('The sign-in service asked for another step. Sign in again.')
+    } catch (error) {
+      const { field, message, restart } = explainAppCodeError(error)
+      if (restart) onRestart(message)
+      else if (field) {
+        setErrors({ [field]: message })
+        setCode('')
+        input.current?.focus()
+      } else setFormError(message)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <AuthFrame>
+      <PageTitle title="Enter your code">Enter the code from your app</PageTitle>
+      <p>
+        Your account has two-step sign-in. Open the authenticator app you set up for the Virtual
+        Shares console and enter the code it shows.
+      </p>
+      <form onSubmit={submit} noValidate>
+        <Field
+          label="Code from your authenticator app"
+          hint="6 digits. The app shows a new one every 30 seconds."
+          error={errors.code}
+        >
+          {(props) => (
+            <input
+              {...props}
+              ref={input}
+              inputMode="numeric"
+              autocomplete="one-time-code"
+              maxLength={7}
+              value={code}
+              onInput={(e) => setCode(inputValue(e))}
+              required
+            />
+          )}
+        </Field>
+        <Alert>{formError}</Alert>
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            Verify and sign in
+          </button>
+          <button type="button" onClick={() => onRestart()} disabled={busy}>
+            Cancel
+          </button>
+        </div>
+      </form>
+      <p class="hint">
+        Lost the app? Ask the operator of the console to turn two-step sign-in off for your account,
+        then sign in with your password and set it up again.
+      </p>
+    </AuthFrame>
+  )
+}
+
 export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notice?: string }) => {
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const [challenge, setChallenge] = useState<{ session: string; username: string }>()
+  const [mfa, setMfa] = useState<MfaChallenge>()
   const [newPassword, setNewPasswordValue] = useState('')
   const [repeat, setRepeat] = useState('')
   const [errors, setErrors] = useState<Errors>({})
@@ -119,12 +223,11 @@ export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notic
     if (Object.keys(problems).length > 0) return
     setBusy(true)
     try {
-      if (challenge) {
-        onSignedIn(await setNewPassword(challenge.session, challenge.username, newPassword))
-        return
-      }
-      const answer = await signInWithPassword(email.trim(), password)
+      const answer = challenge
+        ? await setNewPassword(challenge.session, challenge.username, newPassword)
+        : await signInWithPassword(email.trim(), password)
       if (answer.kind === 'signed-in') onSignedIn(answer.result)
+      else if (answer.kind === 'mfa') setMfa(answer)
       else setChallenge({ session: answer.session, username: answer.username })
     } catch (error) {
       const { field, message } = explainCognitoError(error)
@@ -133,6 +236,21 @@ export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notic
     } finally {
       setBusy(false)
     }
+  }
+
+  if (mfa) {
+    return (
+      <MfaSignIn
+        challenge={mfa}
+        onSignedIn={onSignedIn}
+        onRestart={(message) => {
+          setMfa(undefined)
+          setChallenge(undefined)
+          setPassword('')
+          setFormError(message ?? '')
+        }}
+      />
+    )
   }
 
   return (
@@ -209,6 +327,7 @@ export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) =
   const [temporary, setTemporary] = useState('')
   const [password, setPassword] = useState('')
   const [repeat, setRepeat] = useState('')
+  const [mfa, setMfa] = useState<MfaChallenge>()
   const [errors, setErrors] = useState<Errors>({})
   const [formError, setFormError] = useState('')
   const [busy, setBusy] = useState(false)
@@ -227,13 +346,15 @@ export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) =
     if (Object.keys(problems).length > 0) return
     setBusy(true)
     try {
-      const answer = await signInWithPassword(email.trim(), temporary.trim())
-      if (answer.kind === 'signed-in') {
-        // Already accepted: the "temporary" password was the person's own.
-        onSignedIn(answer.result)
-        return
+      let answer = await signInWithPassword(email.trim(), temporary.trim())
+      // Already accepted, the "temporary" password being the person's own: signed in, or the
+      // authenticator app's code next.
+      if (answer.kind === 'new-password') {
+        answer = await setNewPassword(answer.session, answer.username, password)
       }
-      onSignedIn(await setNewPassword(answer.session, answer.username, password))
+      if (answer.kind === 'signed-in') onSignedIn(answer.result)
+      else if (answer.kind === 'mfa') setMfa(answer)
+      else setFormError('The sign-in service asked for another step. Sign in again.')
     } catch (error) {
       const { field, message } = explainCognitoError(error)
       if (field) setErrors({ [field]: message })
@@ -241,6 +362,19 @@ export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) =
     } finally {
       setBusy(false)
     }
+  }
+
+  if (mfa) {
+    return (
+      <MfaSignIn
+        challenge={mfa}
+        onSignedIn={onSignedIn}
+        onRestart={(message) => {
+          setMfa(undefined)
+          setFormError(message ?? '')
+        }}
+      />
+    )
   }
 
   return (
@@ -304,6 +438,7 @@ export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) =
 
 export const ForgotPasswordPage = ({ onSignedIn }: { onSignedIn: SignedIn }) => {
   const [step, setStep] = useState<'email' | 'code'>('email')
+  const [mfa, setMfa] = useState<MfaChallenge>()
   const [email, setEmail] = useState('')
   const [code, setCode] = useState('')
   const [password, setPassword] = useState('')
@@ -347,6 +482,7 @@ export const ForgotPasswordPage = ({ onSignedIn }: { onSignedIn: SignedIn }) => 
       await confirmForgotPassword(email.trim(), code.trim(), password)
       const answer = await signInWithPassword(email.trim(), password)
       if (answer.kind === 'signed-in') onSignedIn(answer.result)
+      else if (answer.kind === 'mfa') setMfa(answer)
       else setFormError('Your password is set. Sign in with it.')
     } catch (error) {
       const { field, message } = explainCognitoError(error)
@@ -355,6 +491,13 @@ export const ForgotPasswordPage = ({ onSignedIn }: { onSignedIn: SignedIn }) => 
     } finally {
       setBusy(false)
     }
+  }
+
+  if (mfa) {
+    // The new password is set; the authenticator app's code finishes the sign-in.
+    return (
+      <MfaSignIn challenge={mfa} onSignedIn={onSignedIn} onRestart={() => navigate('sign-in')} />
+    )
   }
 
   return (
