@@ -275,21 +275,21 @@ export const MEMBER_COMMANDS: Record<string, MemberCommand> = {
     options: ['issuer', 'email', 'role'],
     run: command(async ({ members, where }, values, json, io) => {
       const issuerId = await requireIssuer(members, values)
-      const { member, accountCreated } = await members.invite(
+      const { member, emailed } = await members.invite(
         issuerId,
         { email: str(values, 'email'), role: str(values, 'role') },
         { actor: OPERATOR },
       )
       if (json) {
-        io.out(JSON.stringify({ issuerId, ...member, invitationSent: accountCreated }))
+        io.out(JSON.stringify({ issuerId, ...member, invitationSent: emailed === 'invitation' }))
         return
       }
       io.out(
-        accountCreated
+        emailed === 'invitation'
           ? `Invited ${member.email} to ${issuerId} as ${member.role} (member ${member.memberId}): an invitation e-mail with a temporary password, valid 7 days, is on its way.`
-          : `Added ${member.email} to ${issuerId} as ${member.role} (member ${member.memberId}): they already have an account, so no e-mail or password was sent.`,
+          : `Added ${member.email} to ${issuerId} as ${member.role} (member ${member.memberId}): they already have a password of their own, so none was sent${emailed === 'added' ? '; an e-mail tells them who added them' : ''}.`,
       )
-      if (accountCreated && where.mailPage) io.err(`Locally the e-mail is at ${where.mailPage}`)
+      if (emailed !== 'none' && where.mailPage) io.err(`Locally the e-mail is at ${where.mailPage}`)
     }),
   },
   'member list': {

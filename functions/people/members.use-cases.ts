@@ -91,6 +91,13 @@ const isRefusedAsActive = (error: unknown) =>
   (error as Error | undefined)?.name === 'IdentityRefusal' &&
   (error as { reason?: unknown }).reason === 'active'
 
+/**
+ * What an invitation sent: an invitation e-mail with a temporary password (a new account, or one
+ * still waiting for its first sign-in), the e-mail saying who added them, or nothing (no sender, or
+ * the sending failed and was logged).
+ */
+export type Emailed = 'invitation' | 'added' | 'none'
+
 const invitedByOf = (actor: Actor) => (actor.kind === 'person' ? actor.email : actor.label)
 
 /**
@@ -191,7 +198,9 @@ export const makeMembers = (deps: MembersDeps) => {
         issuerId: member.issuerId,
         memberId: member.sub,
       })
+      return 'none' as const
     }
+    return 'added' as const
   }
 
   /**
@@ -205,7 +214,7 @@ export const makeMembers = (deps: MembersDeps) => {
     issuerName: string,
     status: 'invited' | 'active',
     signal?: AbortSignal,
-  ) => {
+  ): Promise<Emailed> => {
     if (status === 'invited') {
       const otherIssuerNames = await store.pendingIssuerNames(member.sub, member.issuerId, {
         signal,
@@ -214,12 +223,12 @@ export const makeMembers = (deps: MembersDeps) => {
         await deps
           .identity()
           .resendInvitation({ email: member.email, issuerName, otherIssuerNames })
-        return
+        return 'invitation'
       } catch (error) {
         if (!isRefusedAsActive(error)) throw error
       }
     }
-    await sendAdded(member, issuerName, signal)
+    return sendAdded(member, issuerName, signal)
   }
 
   return {
@@ -289,10 +298,12 @@ export const makeMembers = (deps: MembersDeps) => {
         if (outcome === 'exists') throw new MemberExists(email)
         return { outcome, value: toMemberView(record) }
       })
+      let emailed: Emailed = 'invitation'
       if (!account.created) {
         try {
-          await notifyExisting(record, issuerName, account.status, caller.signal)
+          emailed = await notifyExisting(record, issuerName, account.status, caller.signal)
         } catch (error) {
+          emailed = 'none'
           deps.warn?.('member added, e-mail not sent', {
             issuerId,
             memberId: record.sub,
@@ -300,8 +311,8 @@ export const makeMembers = (deps: MembersDeps) => {
           })
         }
       }
-      // accountCreated is for the operator's CLI only; the HTTP answer is the member alone.
-      return { member, accountCreated: account.created }
+      // accountCreated and emailed are for the operator's CLI only; the HTTP answer is the member.
+      return { member, accountCreated: account.created, emailed }
     },
 
     /**

@@ -118,6 +118,11 @@ describe('admin CLI: member commands', () => {
     const [member] = await membershipsOf(issuerId)
     const { password } = await completeFirstSignIn(email, temporaryPassword(mail?.text))
     const founder: Person = { sub: member?.sub as string, email, password }
+    // The console asks who they are after sign-in: that accepts the invitation.
+    const me = await request(api.baseUrl, 'GET', '/manage/me', {
+      headers: bearer(await accessTokenFor(founder)),
+    })
+    expect(me.status).toBe(200)
     const call = await request(api.baseUrl, 'GET', `/manage/issuers/${issuerId}/members`, {
       headers: bearer(await accessTokenFor(founder)),
     })
@@ -172,7 +177,8 @@ describe('admin CLI: member commands', () => {
     expect(added).toMatchObject({
       issuerId,
       memberId: colleague.sub,
-      status: 'active',
+      // The same answer as for a new address: pending until they sign in.
+      status: 'invited',
       invitationSent: false,
     })
     expect(mailTo(colleague.email)).toHaveLength(mails)
@@ -255,6 +261,11 @@ describe('admin CLI: member commands', () => {
       '--role',
       'owner',
     ])
+    // Signed in to the console since: the invitation is accepted (a resend is refused below).
+    const me = await request(api.baseUrl, 'GET', '/manage/me', {
+      headers: bearer(await accessTokenFor(owner)),
+    })
+    expect(me.status).toBe(200)
     const before = await issuerState(issuerId)
     const cases: [string[], RegExp][] = [
       [
