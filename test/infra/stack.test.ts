@@ -304,6 +304,9 @@ describe('Lambda functions', () => {
         ...((GRANT_BATCH_WORKER.invokedBy as readonly string[]).includes(route.id)
           ? [GRANT_BATCH_WORKER.variable]
           : []),
+        // The console's address where the function sends mail of its own (no SES sender here,
+        // so no MAIL_FROM: test/infra/identity.test.ts covers a stage with one).
+        ...((route as Route).mail ? [ENV.consoleUrl] : []),
       ]
       expect(new Set(Object.keys(variables))).toEqual(
         new Set([
@@ -885,6 +888,19 @@ describe('alarms', () => {
     expect(watchedOps('memberships', 'SystemErrors')).toEqual(
       expect.arrayContaining(['Query', 'GetItem']),
     )
+  })
+
+  it('evaluates as many metrics as README "Cost" charges for', () => {
+    // CloudWatch charges alarms per metric they evaluate: a metric-math alarm per metric in it.
+    const metrics = alarms(prod.json).reduce(
+      (sum, a) => sum + (a.MetricName ? 1 : (a.Metrics ?? []).filter((m) => m.MetricStat).length),
+      0,
+    )
+    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8')
+    const stated = readme.match(
+      /charged per metric they evaluate \(\$0\.10\s+each per month\): (\d+) here/,
+    )
+    expect(Number(stated?.[1])).toBe(metrics)
   })
 
   it('sets throttle alarms on exactly the tables some function touches', () => {
