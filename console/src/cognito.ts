@@ -248,7 +248,7 @@ export const explainAppCodeError = (
         if (/session/i.test(error.message)) {
           return {
             restart: true,
-            message: 'This sign-in took too long (3 minutes at most). Enter your password again.',
+            message: 'This sign-in has expired (it lasts 3 minutes). Enter your password again.',
           }
         }
     }

@@ -17,7 +17,10 @@ import {
 } from './browser'
 
 // What page.evaluate callbacks read in the browser: the root tsconfig has Node's types, not the DOM's.
-declare const document: { activeElement: unknown }
+declare const document: { activeElement: { textContent: string | null } | null }
+
+const focusedText = (page: Page) =>
+  page.evaluate(() => document.activeElement?.textContent?.trim() ?? '')
 
 /**
  * Two-step sign-in with an authenticator app (TOTP), in a real browser against a real
@@ -122,6 +125,8 @@ it('sets up an authenticator app with a QR code, asks for its code at sign-in, r
   // Set up: a QR code and the same secret as text.
   await page.getByRole('button', { name: 'Set up an authenticator app' }).click()
   await visible(page.getByRole('img', { name: /QR code to add/ }))
+  // The button is gone; the focus is on the new section's heading, not lost.
+  expect(await focusedText(page)).toBe('Set up an authenticator app')
   const secret = (await page.locator('#totp-secret').innerText()).replace(/\s+/g, '')
   expect(secret).toMatch(/^[A-Z2-7]{16,}$/)
   // What an authenticator app reads from the QR code: an otpauth URI with that secret, the
@@ -165,6 +170,7 @@ it('sets up an authenticator app with a QR code, asks for its code at sign-in, r
   await page.getByRole('button', { name: 'Verify and turn on' }).click()
   await visible(page.getByRole('status').filter({ hasText: 'Two-step sign-in is on.' }))
   await visible(page.getByText('On: signing in asks for a code from your authenticator app.'))
+  expect(await focusedText(page)).toBe('Two-step sign-in')
   await checkPage(page, 'account-mfa-on')
 
   // Signed out, the password alone no longer signs in: the app's code is asked for.

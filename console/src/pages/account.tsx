@@ -96,7 +96,10 @@ const SetUp = ({
   const [formError, setFormError] = useState('')
   const [busy, setBusy] = useState(false)
   const input = useRef<HTMLInputElement>(null)
+  const heading = useRef<HTMLHeadingElement>(null)
   const uri = otpauthUri(appIssuer(), email, enrolment.secret)
+  // The button that opened this section is gone: the focus goes to its heading, read out first.
+  useEffect(() => heading.current?.focus(), [])
 
   const submit = async (event: Event) => {
     event.preventDefault()
@@ -127,7 +130,9 @@ const SetUp = ({
 
   return (
     <section class="panel mfa-setup" aria-labelledby="mfa-setup">
-      <h2 id="mfa-setup">Set up an authenticator app</h2>
+      <h2 id="mfa-setup" ref={heading} tabIndex={-1}>
+        Set up an authenticator app
+      </h2>
       <ol>
         <li>
           Open an authenticator app on your phone (any app for "TOTP" codes: Google Authenticator,
@@ -194,6 +199,8 @@ export const AccountPage = () => {
   const [busy, setBusy] = useState(false)
   const [confirmOff, setConfirmOff] = useState(false)
   const [offError, setOffError] = useState<unknown>()
+  // Where the focus goes when the controls it was on are replaced (turned on, turned off).
+  const heading = useRef<HTMLHeadingElement>(null)
 
   const load = async () => {
     try {
@@ -230,6 +237,7 @@ export const AccountPage = () => {
         'Two-step sign-in is off: your password alone signs you in. Remove the Virtual Shares account from your app.',
       )
       await load()
+      heading.current?.focus()
     } catch (e) {
       setOffError(new Error(explainCognitoError(e).message))
     } finally {
@@ -246,7 +254,9 @@ export const AccountPage = () => {
         Signed in as <strong>{scope.email}</strong>.
       </p>
       <section class="panel" aria-labelledby="mfa">
-        <h2 id="mfa">Two-step sign-in</h2>
+        <h2 id="mfa" ref={heading} tabIndex={-1}>
+          Two-step sign-in
+        </h2>
         <p>
           With an authenticator app, signing in asks for your password and a 6-digit code from the
           app, so a stolen password alone does not open your account.
@@ -295,6 +305,7 @@ export const AccountPage = () => {
               'Two-step sign-in is on. From now on, signing in asks for a code from your app.',
             )
             await load()
+            heading.current?.focus()
           }}
         />
       ) : null}
