@@ -172,7 +172,7 @@ const mixedPool = async () => {
     run.created + run.exhausted409 === run.requests
   const row: Row = {
     metric: `model: pool 10,000,000, 256 clients, 10,000 grants of 1-2,000 shares (asked ${asked})`,
-    value: `${run.created} created, ${run.exhausted409} refused (${run.remainingAtEnd} left), ${run.conflictAnswers} 409s answered (${round(conflictShare * 100)}%), ${run.conflicts409} after the client's retries, ${run.wronglyRefused} wrong refusals; ${round(run.grantsPerSecond, 0)}/s, p50/p99 ${round(run.p50Ms, 0)}/${round(run.p99Ms, 0)} ms, ${round(run.callsPerGrant, 2)} calls/grant`,
+    value: `${run.created} created, ${run.exhausted409} refused (${run.remainingAtEnd} left), ${run.conflictAnswers} 409s answered (${round(conflictShare * 100)}%), ${run.conflicts409} after the client's retries (${run.unavailableAnswers} 503s answered; at most ${run.maxAttempts} attempts), ${run.wronglyRefused} wrong refusals; ${round(run.grantsPerSecond, 0)}/s, p50/p99 ${round(run.p50Ms, 0)}/${round(run.p99Ms, 0)} ms, ${round(run.callsPerGrant, 2)} calls/grant`,
     target: 'exact, <= 1% 409, 0 after retries, 0 wrong refusals',
     met,
   }

@@ -40,8 +40,11 @@ export type HotProgramRun = {
   conflicts409: number
   /** Every 409 request_conflict the service answered, retried by the client or not. */
   conflictAnswers: number
-  /** Requests the service answered (each client attempt is one). */
+  /** Every 503 the service answered (throttled too long), retried by the client or not. */
+  unavailableAnswers: number
+  /** Requests the service answered (each client attempt is one), and the most one request took. */
   attempts: number
+  maxAttempts: number
   exhausted409: number
   unavailable503: number
   otherErrors: number
@@ -198,7 +201,9 @@ export const runHotProgram = async (options: HotProgramOptions): Promise<HotProg
     created: 0,
     conflicts409: 0,
     conflictAnswers: 0,
+    unavailableAnswers: 0,
     attempts: 0,
+    maxAttempts: 0,
     exhausted409: 0,
     unavailable503: 0,
     other: 0,
@@ -243,6 +248,7 @@ export const runHotProgram = async (options: HotProgramOptions): Promise<HotProg
       const started = time.now()
       for (let attempt = 0; ; attempt++) {
         counts.attempts++
+        counts.maxAttempts = Math.max(counts.maxAttempts, attempt + 1)
         try {
           const { grant: made } = await grant({
             apiKey: secret,
@@ -257,6 +263,7 @@ export const runHotProgram = async (options: HotProgramOptions): Promise<HotProg
         } catch (error) {
           const code = (error as { code?: string }).code
           if (code === 'request_conflict') counts.conflictAnswers++
+          if (code === 'service_unavailable') counts.unavailableAnswers++
           if (code === 'pool_exhausted') {
             counts.exhausted409++
             refused.push(amount)
@@ -295,7 +302,9 @@ export const runHotProgram = async (options: HotProgramOptions): Promise<HotProg
     created: counts.created,
     conflicts409: counts.conflicts409,
     conflictAnswers: counts.conflictAnswers,
+    unavailableAnswers: counts.unavailableAnswers,
     attempts: counts.attempts,
+    maxAttempts: counts.maxAttempts,
     exhausted409: counts.exhausted409,
     unavailable503: counts.unavailable503,
     otherErrors: counts.other,

@@ -28,14 +28,18 @@
 /** What a new program gets: measured in `npm run bench` (see README, "One hot program"). */
 export const DEFAULT_SHARDS = 64
 /**
- * The most an operator may ask for. A move over every shard plus the grant and its audit entry
- * must fit in one TransactWriteItems (100 items), and a snapshot in one TransactGetItems (100).
+ * The most an operator may ask for. A grant taken in parts from every shard, plus the grant and
+ * its audit entry, must fit in one TransactWriteItems (100 items), and a read of all of them in one
+ * BatchGetItem (100 keys).
  */
 export const MAX_SHARDS = 96
 
 /**
  * The smallest slice a new program's shard is given: a small pool is over quickly whatever its
- * layout, and thin slices run dry one after the other, each costing a failed write and a snapshot.
+ * layout, and thin slices run dry one after the other, each costing a failed write and a read.
+ * Large slices are not needed for large grants: a grant larger than a slice is taken in parts
+ * (spreadTakes), and a program whose grants outsize its slices makes few grants in all (fewer
+ * than its shard count), so it has no load to spread.
  */
 export const MIN_SLICE = 100
 

@@ -1,4 +1,5 @@
 import { CHECK_BOUND_MS } from '../../functions/shared/access-cache'
+import { addMember, auditLog, manageCall } from '../manage/grants-support'
 import {
   advanceCheckClock,
   countRoundTrips,
@@ -10,6 +11,7 @@ import {
   programState,
   startApi,
 } from '../support/api'
+import { signUpPerson } from '../support/identity'
 
 /**
  * Issue 17, item 1: a grant that fits what the pool has left answers 201 on its first request,
@@ -102,5 +104,32 @@ describe('grants larger than a slice of the pool', () => {
     expect((await send(issuer, SLICE - 10, 'one-slice')).status).toBe(201)
     expect([...counter.calls]).toEqual(['TransactWriteItemsCommand'])
     advanceCheckClock(CHECK_BOUND_MS)
+  })
+})
+
+describe("the console's send one, larger than a slice", () => {
+  it('sends 1,000 shares from a LIVE pool of 50,000 (slices of 781) on the first request, with one audit entry', async () => {
+    const issuer = await newIssuer({ pool: 50_000 })
+    const person = await signUpPerson()
+    await addMember(issuer.issuerId, person, 'admin')
+    const call = await manageCall(
+      api.baseUrl,
+      person,
+      'POST',
+      `/manage/issuers/${issuer.issuerId}/programs/${issuer.programs.LIVE}/grants`,
+      { body: grantBody({ amount: 1_000 }), headers: { 'idempotency-key': 'console-send' } },
+    )
+    expect({ status: call.status, amount: call.body.amount }).toEqual({
+      status: 201,
+      amount: 1_000,
+    })
+    const state = await programState(issuer.programs.LIVE)
+    expect(state.issued).toBe(1_000)
+    expect(state.shards.reduce((sum, s) => sum + (s.remaining ?? 0), 0)).toBe(49_000)
+    // Taken in parts: more than one slice gave to it.
+    expect(state.shards.filter((s) => s.issued > 0).length).toBeGreaterThan(1)
+    const sends = (await auditLog(issuer.issuerId)).filter((e) => e.action === 'grant.send')
+    expect(sends).toHaveLength(1)
+    expect(sends[0]?.details).toMatchObject({ amount: 1_000 })
   })
 })
