@@ -1010,6 +1010,10 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
 
   it('never stores or logs a password: no temporary password of any invitation is in a table or a log line', async () => {
     const { issuerId, owner } = await team()
+    // A second issuer of the same owner: its invitation of the same person replaces the password
+    // and names both issuers (the path through the person's other memberships).
+    const second = await createIssuer('Second issuer')
+    await operatorMembers().invite(second, { email: owner.email, role: 'owner' }, operator)
     const email = `secret-${randomUUID()}@example.com`
     // The member functions as Lambda would load them with DEBUG logging: fresh modules, so their
     // logger starts at DEBUG (the run's is SILENT).
@@ -1048,15 +1052,23 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
       const path = `${base(issuerId)}/${invited.body.memberId}/resend`
       expect((await request(debugApi.baseUrl, 'POST', path, { headers })).status).toBe(200)
       expect((await request(debugApi.baseUrl, 'GET', base(issuerId), { headers })).status).toBe(200)
+      const again = await request(debugApi.baseUrl, 'POST', base(second), {
+        headers,
+        body: JSON.stringify({ email, role: 'admin' }),
+      })
+      expect(again.status).toBe(201)
     } finally {
       process.stdout.write = original.out
       process.stderr.write = original.err
       await debugApi.close()
     }
     const passwords = mailTo(email).map(temporaryPassword)
-    expect(passwords).toHaveLength(2)
+    expect(passwords).toHaveLength(3)
+    expect(mailTo(email)[0]?.text).toContain('- Second issuer\n- Team issuer')
     const logs = captured.join('')
-    expect(logs.match(/"message":"request"/g)).toHaveLength(3)
+    expect(logs.match(/"message":"request"/g)).toHaveLength(4)
+    // Nor an address in a warning or an audit entry beyond the member's own `email` field.
+    expect(logs).not.toMatch(/"level":"WARN"[^\n]*@example\.com/)
     const stored = await everythingStored()
     for (const password of passwords) {
       expect(stored).not.toContain(password)
