@@ -57,9 +57,10 @@ export const ROUTES = [
     entry: 'functions/grant-tokens/grant-tokens.handler.ts',
     auth: 'function',
     // The key and the program's head (GetItem, or both in one BatchGetItem) at most once a
-    // second (functions/shared/access-cache.ts); one shard's UpdateItem and the grant's PutItem in
-    // the transaction; GetItem on programs also for TransactGetItems (a snapshot of the shards,
-    // which IAM authorises as GetItem) and on grants for a replay's lookup.
+    // second (functions/shared/access-cache.ts); one shard's UpdateItem (or several, for a grant
+    // no one slice holds) and the grant's PutItem in the transaction; BatchGetItem on programs
+    // also reads the shards (a grant larger than a slice, a slice found dry); GetItem on grants
+    // for a replay's lookup.
     access: {
       apiKeys: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
       programs: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'],
@@ -361,10 +362,11 @@ export const ROUTES = [
     auth: 'user',
     role: 'admin',
     // The grant API's transaction without the key check (program UpdateItem, grant PutItem), plus
-    // the audit entry; GetItem: the program's issuer and mode first, and the refusal's reasons.
+    // the audit entry; GetItem: the program's issuer and mode first, and the refusal's reasons;
+    // BatchGetItem: the read of the shards (a grant larger than a slice, a slice found dry).
     access: {
       memberships: ['dynamodb:GetItem'],
-      programs: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem'],
       grants: ['dynamodb:PutItem', 'dynamodb:GetItem'],
       audit: ['dynamodb:PutItem'],
     },

@@ -21,8 +21,9 @@ export const GRANT_BATCH_WORKER = {
   timeoutSeconds: 300,
   memorySize: 512,
   access: {
-    // A row's grant: the grant API's transaction (program update, grant put) and its reads.
-    programs: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    // A row's grant: the grant API's transaction (program update, grant put) and its reads (the
+    // shards' in one BatchGetItem, for a row larger than a slice or a slice found dry).
+    programs: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'],
     // The batch and its chunks (read, lease, results, counters) and the rows' grants.
     grants: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     // The `batch.finish` entry.

@@ -1,5 +1,13 @@
+import { GRANT_BATCH_WORKER } from '../../functions/batches/worker-function'
 import { CHECK_BOUND_MS } from '../../functions/shared/access-cache'
-import { addMember, auditLog, manageCall } from '../manage/grants-support'
+import { dynamodb } from '../../functions/shared/dynamodb'
+import {
+  addMember,
+  auditLog,
+  declaredAccess,
+  manageCall,
+  recordAccess,
+} from '../manage/grants-support'
 import {
   advanceCheckClock,
   countRoundTrips,
@@ -112,13 +120,14 @@ describe("the console's send one, larger than a slice", () => {
     const issuer = await newIssuer({ pool: 50_000 })
     const person = await signUpPerson()
     await addMember(issuer.issuerId, person, 'admin')
+    const access = recordAccess(dynamodb)
     const call = await manageCall(
       api.baseUrl,
       person,
       'POST',
       `/manage/issuers/${issuer.issuerId}/programs/${issuer.programs.LIVE}/grants`,
       { body: grantBody({ amount: 1_000 }), headers: { 'idempotency-key': 'console-send' } },
-    )
+    ).finally(() => access.stop())
     expect({ status: call.status, amount: call.body.amount }).toEqual({
       status: 201,
       amount: 1_000,
@@ -131,5 +140,16 @@ describe("the console's send one, larger than a slice", () => {
     const sends = (await auditLog(issuer.issuerId)).filter((e) => e.action === 'grant.send')
     expect(sends).toHaveLength(1)
     expect(sends[0]?.details).toMatchObject({ amount: 1_000 })
+    // IAM: the read of the shards (BatchGetItem) is declared by the route, and by the batch
+    // worker, which grants a row through the same use case.
+    expect([...access.seen]).toContain('programs dynamodb:BatchGetItem')
+    const route = declaredAccess('SendGrant')
+    for (const line of access.seen) expect(route).toContain(line)
+    const worker = Object.entries(GRANT_BATCH_WORKER.access).flatMap(([table, actions]) =>
+      actions.map((action) => `${table} ${action}`),
+    )
+    for (const line of access.seen) {
+      if (line.startsWith('programs ')) expect(worker).toContain(line)
+    }
   })
 })
