@@ -139,6 +139,19 @@ describe('a pool split over shards', () => {
     }
   })
 
+  it("grants 200,000 of the seeded program's pool of 1,000,000 (slices of 15,625) in one request, taking 13 slices", async () => {
+    const pool = 1_000_000
+    const target = await setUp(pool, 64)
+    await grant(instance(40), target, 200_000, 'seeded-200k')
+    const first = await invariant(target.programId, pool)
+    // Whole slices: 12 emptied and one in part.
+    expect(first.shards.filter((s) => s.issued > 0)).toHaveLength(13)
+    expect(first.shards.filter((s) => s.remaining === 0)).toHaveLength(12)
+    // Twice refused on npm start before this release: another instance, knowing nothing, too.
+    await grant(instance(41), target, 200_000, 'seeded-200k-again')
+    expect((await invariant(target.programId, pool)).issued).toBe(400_000)
+  })
+
   it('serves concurrent grants larger than a slice from 8 instances, refusing only what the pool no longer holds', async () => {
     const pool = 20_000
     const target = await setUp(pool, 64) // slices of 312 and 313
