@@ -218,6 +218,16 @@ const main = async () => {
   }
   process.once('SIGINT', () => void shutdown(0))
   process.once('SIGTERM', () => void shutdown(0))
+  // Tests (test/support/npm-start.ts) name their own process: if it dies without stopping this
+  // server (a killed test worker), the server stops instead of running on for hours.
+  const watched = Number(process.env.VS_STOP_WITH_PID ?? Number.NaN)
+  if (Number.isInteger(watched) && watched > 0) {
+    setInterval(() => {
+      if (isAlive(watched)) return
+      console.error(`error: pid ${watched}, which started this server, is gone: stopping.`)
+      void shutdown(1)
+    }, 500).unref()
+  }
   // The server answers every client without throwing (local/http-server.ts). Should anything
   // still escape, stop DynamoDB Local and clean up on the way out rather than leave it running.
   const crash = (error: unknown) => {

@@ -13,6 +13,7 @@ import {
 } from 'playwright-core'
 import type { Mail } from '../../local/mail-sink'
 import type { Seed } from '../../local/seed'
+import { findChromium, noBrowserLine } from '../support/chromium'
 import { launchNpmStart, type Started, waitFor } from '../support/npm-start'
 
 // What page.evaluate callbacks read in the browser: the root tsconfig has Node's types, not the DOM's.
@@ -23,8 +24,9 @@ declare const document: { activeElement: unknown }
 
 /**
  * What the console's browser tests share: a real `npm start` (its tables, Cognito emulator, mail
- * sink and the built console at /app/), Debian's Chromium driven by playwright-core (never a
- * downloaded browser), axe-core injected into each page, and a screenshot of each page.
+ * sink and the built console at /app/), Chromium driven by playwright-core (the system's, or the
+ * one `npm test` installed: test/support/chromium.ts), axe-core injected into each page, and a
+ * screenshot of each page.
  */
 const ROOT = resolve(__dirname, '../..')
 const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs')
@@ -48,10 +50,37 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ]
-export const CHROMIUM = process.env.VS_CHROMIUM ?? '/usr/bin/chromium'
 
-export const launchBrowser = (): Promise<Browser> =>
-  chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 })
+/**
+ * Every browser this test file launched: closed after its tests whatever happened, like the
+ * servers (test/support/npm-start.ts); one that comes up after that is closed at once.
+ */
+const browsers = new Set<Browser>()
+let closed = false
+if (typeof afterAll === 'function') {
+  afterAll(async () => {
+    closed = true
+    await Promise.all([...browsers].map((browser) => browser.close().catch(() => undefined)))
+  })
+}
+
+/**
+ * Chromium (test/support/chromium.ts finds it: CHROMIUM_PATH, the system's, Playwright's). None is
+ * an error at once, in one line that says what to install: browser tests are never skipped.
+ */
+export const launchBrowser = async (): Promise<Browser> => {
+  const found = findChromium()
+  if (found.path === undefined) throw new Error(noBrowserLine(found.why))
+  const browser = await chromium.launch({
+    executablePath: found.path,
+    args: CHROMIUM_ARGS,
+    timeout: 60_000,
+  })
+  browsers.add(browser)
+  browser.once('disconnected', () => browsers.delete(browser))
+  if (closed) await browser.close()
+  return browser
+}
 
 export type LocalServer = Started & {
   dir: string
@@ -90,12 +119,8 @@ export const startLocalServer = async (): Promise<LocalServer> => {
     baseUrl: string
   }
   const seed = JSON.parse(readFileSync(join(dir, 'seed.json'), 'utf8')) as Seed
-  const stop = async () => {
-    if (started.child.exitCode !== null || started.child.signalCode !== null) return
-    started.child.kill('SIGINT')
-    await started.exited
-  }
-  return { ...started, dir, baseUrl: running.baseUrl, seed, stop }
+  // Stopped after the file's tests in any case (test/support/npm-start.ts); `stop` is for sooner.
+  return { ...started, dir, baseUrl: running.baseUrl, seed, stop: () => started.stop() }
 }
 
 /** The operator's admin CLI on that server's tables and emulator, as `npm run admin -- ...`. */

@@ -137,17 +137,16 @@ describe('npm start with the Cognito emulator', () => {
     }
   })
 
-  it('takes the emulator down with it when the server is killed with SIGKILL', async () => {
+  it('takes the emulator and DynamoDB Local down with it when the server is killed with SIGKILL', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vs-local-'))
     const server = await startServer(dir, ['--in-memory'])
     const dataDir = readlinkSync(`/proc/${server.cognitoPid}/cwd`)
+    const { dynamoPid } = JSON.parse(readFileSync(join(dir, 'dynamodb-endpoint.json'), 'utf8'))
     process.kill(server.serverPid, 'SIGKILL')
     expect(await waitUntilGone(server.cognitoPid)).toBe(true)
     // Even then, an in-memory emulator removes its data on the way out.
     expect(existsSync(dataDir)).toBe(false)
-    // The DynamoDB Local left behind is the next start's to stop (see local-server.test.ts).
-    server.child.kill('SIGKILL')
-    const { dynamoPid } = JSON.parse(readFileSync(join(dir, 'dynamodb-endpoint.json'), 'utf8'))
-    process.kill(dynamoPid, 'SIGKILL')
+    // DynamoDB Local's launcher sees its standard input close (local/dynamodb-local-launcher.java).
+    expect(await waitUntilGone(dynamoPid)).toBe(true)
   })
 })

@@ -49,6 +49,8 @@ export default async function globalSetup() {
   // Workers are forked after this, so they inherit the environment the handlers' config reads.
   Object.assign(process.env, functionEnvironment(dynamo.endpoint, tables), {
     POWERTOOLS_SERVICE_NAME: 'virtual-share-grants-test',
+    // For test/local/test-processes.test.ts: what this run started, to check it is stopped.
+    VS_TEST_RUN_PIDS: JSON.stringify({ 'DynamoDB Local': dynamo.pid, emulator: cognito.pid }),
     [TEST_IDENTITY_ENV]: JSON.stringify(testIdentity),
   })
   const { dynamodb } = await import('../../functions/shared/dynamodb')

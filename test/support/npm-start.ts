@@ -1,20 +1,54 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
 import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 
 /** `npm start` as a user runs it: a child process with its own .local folder and a free port. */
 const ROOT = resolve(__dirname, '../..')
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs')
+const TSX = pathToFileURL(createRequire(resolve(ROOT, 'package.json')).resolve('tsx')).href
 
-export type Started = { child: ChildProcess; output: () => string; exited: Promise<number | null> }
+export type Started = {
+  child: ChildProcess
+  output: () => string
+  exited: Promise<number | null>
+  /** Ctrl-C, and SIGKILL if it has not ended within `graceMs`. Resolves once it has exited. */
+  stop: (graceMs?: number) => Promise<void>
+}
+
+/**
+ * Every `npm start` this test file launched. Each is stopped after the file's tests whatever
+ * happened (a failed set-up, a timeout, another afterAll that threw: see the hook below), and one
+ * launched after that (a set-up still running when its suite gave up) is stopped at once.
+ * Should this process die without running hooks (a killed worker), each server stops itself:
+ * VS_STOP_WITH_PID makes it watch this process (bin/local-server.ts), and DynamoDB Local and the
+ * emulator go with it.
+ */
+const launched = new Set<Started>()
+let closed = false
+
+export const stopLaunched = async () => {
+  closed = true
+  await Promise.all([...launched].map((started) => started.stop()))
+}
+
+// Registered when a test file imports this module: the file's top level, after its own hooks.
+if (typeof afterAll === 'function') afterAll(stopLaunched)
 
 export const launchNpmStart = (
   localDir: string,
   args: string[],
   env: Record<string, string> = {},
 ): Started => {
-  const child = spawn(process.execPath, [TSX, 'bin/local-server.ts', ...args], {
+  // node with tsx's loader, as the emulator is run: the child is the server itself, no wrapper.
+  const child = spawn(process.execPath, ['--import', TSX, 'bin/local-server.ts', ...args], {
     cwd: ROOT,
-    env: { ...process.env, VS_LOCAL_DIR: localDir, PORT: '0', ...env },
+    env: {
+      ...process.env,
+      VS_LOCAL_DIR: localDir,
+      PORT: '0',
+      VS_STOP_WITH_PID: String(process.pid),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -24,20 +58,36 @@ export const launchNpmStart = (
   child.stderr?.on('data', (d) => {
     output += d
   })
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
-  return { child, output: () => output, exited }
+  const exited = new Promise<number | null>((r) => {
+    if (child.exitCode !== null || child.signalCode !== null) r(child.exitCode)
+    else child.once('exit', (code) => r(code))
+  })
+  const stop = async (graceMs = 20_000) => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGINT')
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
+      await exited
+      clearTimeout(timer)
+    }
+    launched.delete(started)
+  }
+  const started: Started = { child, output: () => output, exited, stop }
+  launched.add(started)
+  if (closed) void stop()
+  return started
 }
 
 /** Waits for `condition`; fails with the server's output if it exits or `timeoutMs` passes. */
 export const waitFor = async (
   condition: () => boolean,
   what: string,
-  started: Started,
+  started: Pick<Started, 'child' | 'output'>,
   timeoutMs = 60_000,
 ) => {
   const deadline = Date.now() + timeoutMs
   while (!condition()) {
-    if (started.child.exitCode !== null || Date.now() > deadline) {
+    const { exitCode, signalCode } = started.child
+    if (exitCode !== null || signalCode !== null || Date.now() > deadline) {
       throw new Error(`gave up waiting for ${what}; output:\n${started.output()}`)
     }
     await new Promise((r) => setTimeout(r, 100))
