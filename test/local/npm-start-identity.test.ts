@@ -125,6 +125,7 @@ describe('npm start with the Cognito emulator', () => {
       expect(await provider(second.identity).invite({ email, issuerName: 'Acme' })).toEqual({
         sub,
         created: false,
+        status: 'invited',
       })
       // The mail sink is kept with the pool.
       const mails = JSON.parse(
