@@ -261,71 +261,73 @@ export const KeysPage = () => {
         </section>
       ) : null}
       {loadError ? <Alert>{(loadError as Error).message}</Alert> : null}
-      <table>
-        <caption>{mode} keys, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created by</th>
-            <th scope="col">Created</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Last used</th>
-            {admin ? <th scope="col">Actions</th> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => (
-            <tr key={key.id}>
-              <th scope="row">
-                <code>{masked(key)}</code>
-                <div class="hint">{key.id}</div>
-              </th>
-              <td>
-                <StatusBadge status={key.status} />
-              </td>
-              <td>{key.createdBy ?? '—'}</td>
-              <td>
-                <Time iso={key.createdAt} />
-              </td>
-              <td>{key.expiresAt ? <Time iso={key.expiresAt} /> : 'Never'}</td>
-              <td>
-                <span class="hint">Not recorded</span>
-              </td>
-              {admin ? (
-                <td>
-                  {key.status === 'active' ? (
-                    <span class="row-actions">
-                      <button
-                        type="button"
-                        aria-label={`Roll key ${masked(key)}`}
-                        onClick={() => {
-                          setError(undefined)
-                          setGrace('24h')
-                          setDialog({ kind: 'roll', key })
-                        }}
-                      >
-                        Roll
-                      </button>
-                      <button
-                        type="button"
-                        class="danger-outline"
-                        aria-label={`Revoke key ${masked(key)}`}
-                        onClick={() => {
-                          setError(undefined)
-                          setDialog({ kind: 'revoke', key })
-                        }}
-                      >
-                        Revoke
-                      </button>
-                    </span>
-                  ) : null}
-                </td>
-              ) : null}
+      <div class="table-box">
+        <table>
+          <caption>{mode} keys, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Status</th>
+              <th scope="col">Created by</th>
+              <th scope="col">Created</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Last used</th>
+              {admin ? <th scope="col">Actions</th> : null}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {keys.map((key) => (
+              <tr key={key.id}>
+                <th scope="row">
+                  <code>{masked(key)}</code>
+                  <div class="hint">{key.id}</div>
+                </th>
+                <td>
+                  <StatusBadge status={key.status} />
+                </td>
+                <td class="text">{key.createdBy ?? '—'}</td>
+                <td>
+                  <Time iso={key.createdAt} />
+                </td>
+                <td>{key.expiresAt ? <Time iso={key.expiresAt} /> : 'Never'}</td>
+                <td>
+                  <span class="hint">Not recorded</span>
+                </td>
+                {admin ? (
+                  <td>
+                    {key.status === 'active' ? (
+                      <span class="row-actions">
+                        <button
+                          type="button"
+                          aria-label={`Roll key ${masked(key)}`}
+                          onClick={() => {
+                            setError(undefined)
+                            setGrace('24h')
+                            setDialog({ kind: 'roll', key })
+                          }}
+                        >
+                          Roll
+                        </button>
+                        <button
+                          type="button"
+                          class="danger-outline"
+                          aria-label={`Revoke key ${masked(key)}`}
+                          onClick={() => {
+                            setError(undefined)
+                            setDialog({ kind: 'revoke', key })
+                          }}
+                        >
+                          Revoke
+                        </button>
+                      </span>
+                    ) : null}
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {!loading && keys.length === 0 ? <p>No {mode} keys yet.</p> : null}
       <p class="hint">
         "Last used" is not recorded: the service does not write on every grant to keep it.

@@ -166,8 +166,10 @@ const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant)
         <section class="preview" aria-label="Grant preview">
           <p>
             Grant <strong>{formatNumber(amount)}</strong> share{amount === 1 ? '' : 's'} of{' '}
-            <strong>{program.name}</strong> ({program.mode}) to{' '}
-            <strong>{form.email.trim().toLowerCase()}</strong>
+            <strong>
+              <bdi>{program.name}</bdi>
+            </strong>{' '}
+            ({program.mode}) to <strong>{form.email.trim().toLowerCase()}</strong>
             {form.name.trim() ? ` (${form.name.trim()})` : ''}, for “{form.reason}”.
           </p>
           {program.remaining !== null ? (
@@ -307,40 +309,50 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
         {exportState.text ? <Status>{exportState.text}</Status> : null}
         <Alert>{exportState.error}</Alert>
         {error ? <Alert>{(error as Error).message}</Alert> : null}
-        <table>
-          <caption>{recipient ? `Grants to ${recipient}` : 'Recent grants'}, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Created</th>
-              <th scope="col">Recipient</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Source</th>
-              <th scope="col">Status</th>
-              <th scope="col">Grant id</th>
-            </tr>
-          </thead>
-          <tbody>
-            {grants.map((grant) => (
-              <tr key={grant.id}>
-                <td>
-                  <Time iso={grant.createdAt} />
-                </td>
-                <td>
-                  {grant.recipient.email}
-                  {grant.recipient.name ? <div class="hint">{grant.recipient.name}</div> : null}
-                </td>
-                <td class="num">{formatNumber(grant.amount)}</td>
-                <td>{grant.reason}</td>
-                <td>{sourceText(grant)}</td>
-                <td>{grant.status}</td>
-                <td>
-                  <code>{grant.id}</code>
-                </td>
+        <div class="table-box">
+          <table>
+            <caption>
+              {recipient ? `Grants to ${recipient}` : 'Recent grants'}, newest first
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col">Recipient</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Source</th>
+                <th scope="col">Status</th>
+                <th scope="col">Grant id</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {grants.map((grant) => (
+                <tr key={grant.id}>
+                  <td>
+                    <Time iso={grant.createdAt} />
+                  </td>
+                  <td class="text">
+                    {grant.recipient.email}
+                    {grant.recipient.name ? (
+                      <div class="hint">
+                        <bdi>{grant.recipient.name}</bdi>
+                      </div>
+                    ) : null}
+                  </td>
+                  <td class="num">{formatNumber(grant.amount)}</td>
+                  <td class="text">
+                    <bdi>{grant.reason}</bdi>
+                  </td>
+                  <td class="text">{sourceText(grant)}</td>
+                  <td>{grant.status}</td>
+                  <td>
+                    <code>{grant.id}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
         {loading && !data ? <p role="status">Loading grants…</p> : null}
         {!loading && grants.length === 0 ? (
           <p>{recipient ? `No grants to ${recipient} on this page.` : 'No grants yet.'}</p>

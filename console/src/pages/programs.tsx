@@ -242,52 +242,56 @@ export const ProgramsPage = () => {
       </p>
       {message ? <Status>{message}</Status> : null}
       {error ? <Alert>{(error as Error).message}</Alert> : null}
-      <table>
-        <caption>{mode} programs</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Status</th>
-            <th scope="col">Pool</th>
-            <th scope="col">Created</th>
-            {can(role, 'admin') ? <th scope="col">Actions</th> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {programs.map((program) => (
-            <tr key={program.id}>
-              <th scope="row">
-                <Link to={scope.at(`programs/${program.id}`)}>{program.name}</Link>
-              </th>
-              <td>
-                <StatusBadge status={program.status} />
-              </td>
-              <td>
-                <PoolGauge
-                  name={program.name}
-                  pool={program.pool}
-                  issued={program.issued}
-                  remaining={program.remaining}
-                />
-              </td>
-              <td>
-                <Time iso={program.createdAt} />
-              </td>
-              {can(role, 'admin') ? (
+      <div class="table-box">
+        <table>
+          <caption>{mode} programs</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Status</th>
+              <th scope="col">Pool</th>
+              <th scope="col">Created</th>
+              {can(role, 'admin') ? <th scope="col">Actions</th> : null}
+            </tr>
+          </thead>
+          <tbody>
+            {programs.map((program) => (
+              <tr key={program.id}>
+                <th scope="row" class="text">
+                  <Link to={scope.at(`programs/${program.id}`)}>
+                    <bdi>{program.name}</bdi>
+                  </Link>
+                </th>
                 <td>
-                  <ProgramActions
-                    program={program}
-                    onChanged={(_, text) => {
-                      setMessage(text)
-                      void reload()
-                    }}
+                  <StatusBadge status={program.status} />
+                </td>
+                <td>
+                  <PoolGauge
+                    name={program.name}
+                    pool={program.pool}
+                    issued={program.issued}
+                    remaining={program.remaining}
                   />
                 </td>
-              ) : null}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+                <td>
+                  <Time iso={program.createdAt} />
+                </td>
+                {can(role, 'admin') ? (
+                  <td>
+                    <ProgramActions
+                      program={program}
+                      onChanged={(_, text) => {
+                        setMessage(text)
+                        void reload()
+                      }}
+                    />
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {!loading && programs.length === 0 && !error ? (
         <p>
           No {mode} programs yet.

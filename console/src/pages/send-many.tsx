@@ -265,41 +265,43 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
             </Alert>
           ) : null}
           {preview.result.problems.length > 0 ? (
-            <table>
-              <caption>Rows that will not be sent</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Row</th>
-                  <th scope="col">Problem</th>
-                  <th scope="col">Details</th>
-                </tr>
-              </thead>
-              <tbody>
-                {preview.result.problems.map((problem) => (
-                  <tr key={problem.row}>
-                    <th scope="row">Row {problem.row}</th>
-                    <td>
-                      {problem.code === 'duplicate_row'
-                        ? `Duplicate of row ${problem.duplicateOf}`
-                        : 'Invalid'}
-                    </td>
-                    <td>
-                      {problem.errors && problem.errors.length > 0 ? (
-                        <ul class="plain">
-                          {problem.errors.map((e) => (
-                            <li key={e.field}>
-                              {e.field}: {e.message}
-                            </li>
-                          ))}
-                        </ul>
-                      ) : (
-                        problem.message
-                      )}
-                    </td>
+            <div class="table-box">
+              <table>
+                <caption>Rows that will not be sent</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Row</th>
+                    <th scope="col">Problem</th>
+                    <th scope="col">Details</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {preview.result.problems.map((problem) => (
+                    <tr key={problem.row}>
+                      <th scope="row">Row {problem.row}</th>
+                      <td>
+                        {problem.code === 'duplicate_row'
+                          ? `Duplicate of row ${problem.duplicateOf}`
+                          : 'Invalid'}
+                      </td>
+                      <td class="text">
+                        {problem.errors && problem.errors.length > 0 ? (
+                          <ul class="plain">
+                            {problem.errors.map((e) => (
+                              <li key={e.field}>
+                                {e.field}: {e.message}
+                              </li>
+                            ))}
+                          </ul>
+                        ) : (
+                          problem.message
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           ) : (
             <p>Every row is ready to send.</p>
           )}
@@ -476,41 +478,43 @@ export const BatchPage = ({ programId, batchId }: { programId: string; batchId: 
               )}
             </Field>
           </div>
-          <table>
-            <caption>Rows of the batch, in CSV order</caption>
-            <thead>
-              <tr>
-                <th scope="col">Row</th>
-                <th scope="col">E-mail</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Result</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {batch.rows.map((row) => (
-                <tr key={row.row}>
-                  <th scope="row">Row {row.row}</th>
-                  <td>{row.email}</td>
-                  <td class="num">
-                    {typeof row.amount === 'number' ? formatNumber(row.amount) : row.amount}
-                  </td>
-                  <td>
-                    <StatusBadge status={row.status} />
-                  </td>
-                  <td>
-                    {row.status === 'granted' ? (
-                      <code>{row.grantId}</code>
-                    ) : row.status === 'failed' ? (
-                      `${row.code}: ${row.message}`
-                    ) : (
-                      ''
-                    )}
-                  </td>
+          <div class="table-box">
+            <table>
+              <caption>Rows of the batch, in CSV order</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Row</th>
+                  <th scope="col">E-mail</th>
+                  <th scope="col">Amount</th>
+                  <th scope="col">Result</th>
+                  <th scope="col">Details</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {batch.rows.map((row) => (
+                  <tr key={row.row}>
+                    <th scope="row">Row {row.row}</th>
+                    <td class="text">{row.email}</td>
+                    <td class="num">
+                      {typeof row.amount === 'number' ? formatNumber(row.amount) : row.amount}
+                    </td>
+                    <td>
+                      <StatusBadge status={row.status} />
+                    </td>
+                    <td>
+                      {row.status === 'granted' ? (
+                        <code>{row.grantId}</code>
+                      ) : row.status === 'failed' ? (
+                        `${row.code}: ${row.message}`
+                      ) : (
+                        ''
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <Pager label="Row pages" pager={pager} nextCursor={batch.nextCursor} />
           <p>
             <Link to={scope.at(`programs/${programId}`)}>

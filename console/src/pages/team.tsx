@@ -56,7 +56,7 @@ const MemberRow = ({
 
   return (
     <tr>
-      <th scope="row">
+      <th scope="row" class="text">
         {member.email}
         {isMe ? ' (you)' : ''}
       </th>
@@ -259,30 +259,32 @@ export const TeamPage = () => {
       <p class="lede">The people of {scope.issuerName} and their roles.</p>
       {message ? <Status>{message}</Status> : null}
       {error ? <Alert>{(error as Error).message}</Alert> : null}
-      <table>
-        <caption>Members and pending invitations</caption>
-        <thead>
-          <tr>
-            <th scope="col">E-mail</th>
-            <th scope="col">Role</th>
-            <th scope="col">Status</th>
-            <th scope="col">Invited by</th>
-            <th scope="col">Since</th>
-            {owner ? <th scope="col">Actions</th> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {members.map((member) => (
-            <MemberRow
-              key={`${member.memberId}-${member.role}`}
-              member={member}
-              isMe={member.email === scope.email}
-              owner={owner}
-              onDone={done}
-            />
-          ))}
-        </tbody>
-      </table>
+      <div class="table-box">
+        <table>
+          <caption>Members and pending invitations</caption>
+          <thead>
+            <tr>
+              <th scope="col">E-mail</th>
+              <th scope="col">Role</th>
+              <th scope="col">Status</th>
+              <th scope="col">Invited by</th>
+              <th scope="col">Since</th>
+              {owner ? <th scope="col">Actions</th> : null}
+            </tr>
+          </thead>
+          <tbody>
+            {members.map((member) => (
+              <MemberRow
+                key={`${member.memberId}-${member.role}`}
+                member={member}
+                isMe={member.email === scope.email}
+                owner={owner}
+                onDone={done}
+              />
+            ))}
+          </tbody>
+        </table>
+      </div>
       {loading && !data ? <p role="status">Loading the team…</p> : null}
       {owners.length === 1 ? (
         <p class="note">
