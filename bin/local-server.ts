@@ -261,6 +261,7 @@ const main = async () => {
         root: ROOT,
         ...(inMemory ? {} : { dataDir: paths.cognito }),
         consoleUrl,
+        otherConsoleUrls: [servedConsoleUrl],
         onMail: (mail) => console.log(formatMailForTerminal(mail)),
         onLog: (line) => console.error(`cognito-local: ${line}`),
       }).then((running) => {

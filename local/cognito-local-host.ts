@@ -50,7 +50,7 @@ import type { Logger } from 'pino'
 import { generateTemporaryPassword } from '../functions/identity/cognito-identity-provider'
 import { issuerNamesOf, renderMessage } from '../functions/identity/invitation-message'
 import { HOST_CONFIG_ENV, type HostConfig, type HostMessage } from './cognito-local'
-import { consoleOrigins, guardEmulator } from './cognito-local-guard'
+import { guardEmulator } from './cognito-local-guard'
 import { appendMail, type Mail } from './mail-sink'
 
 const tell = (message: HostMessage) => {
@@ -393,7 +393,7 @@ const main = async () => {
   const { port } = server.address() as AddressInfo
   tokenConfig.IssuerDomain = `http://127.0.0.1:${port}`
   // Loopback Host names only, and CORS for the console's origin only (not cognito-local's `*`).
-  guardEmulator(server, consoleOrigins(config.consoleUrl))
+  guardEmulator(server, config.corsOrigins)
 
   let stopping = false
   const stop = () => {

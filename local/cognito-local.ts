@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-cognito-identity-provider'
 import { createCognitoClient } from '../functions/identity/cognito-identity-provider'
 import { PASSWORD_POLICY, TOKEN_VALIDITY } from '../functions/identity/identity-settings'
+import { consoleOrigins } from './cognito-local-guard'
 import { LocalSetupError } from './dynamodb-local'
 import type { Mail } from './mail-sink'
 
@@ -50,6 +51,8 @@ export type HostConfig = {
   consoleUrl: string
   /** In-memory runs: the host deletes dataDir on the way out, even when its parent died first. */
   removeOnExit: boolean
+  /** The browser origins the emulator answers (CORS): the console's (local/cognito-local-guard.ts). */
+  corsOrigins: string[]
 }
 
 /** What the host tells its parent over IPC. */
@@ -97,6 +100,11 @@ export const startCognitoLocal = async (options: {
   root: string
   dataDir?: string
   consoleUrl: string
+  /**
+   * Other addresses the console is served at (npm start's own /app/ when CONSOLE_URL names
+   * another): their origins may call the emulator from a browser too. No other origin may.
+   */
+  otherConsoleUrls?: string[]
   /** Each message the pool sends, as it lands in the mail sink. */
   onMail?: (mail: Mail) => void
   /** The emulator's error output after start-up, line by line. */
@@ -115,6 +123,13 @@ export const startCognitoLocal = async (options: {
     mailFile,
     consoleUrl: options.consoleUrl,
     removeOnExit: temporary,
+    corsOrigins: [
+      ...new Set(
+        [options.consoleUrl, ...(options.otherConsoleUrls ?? [])].flatMap((url) =>
+          consoleOrigins(url),
+        ),
+      ),
+    ],
   }
   const env: NodeJS.ProcessEnv = { ...process.env }
   for (const name of STRIPPED_ENV) delete env[name]

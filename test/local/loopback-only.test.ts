@@ -6,6 +6,8 @@ import { networkInterfaces, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb'
 import { createDynamoDbClient } from '../../functions/shared/dynamodb'
+import { startCognitoLocal } from '../../local/cognito-local'
+import { consoleOrigins } from '../../local/cognito-local-guard'
 import type { LocalConsoleOptions } from '../../local/console-site'
 import { type RunningDynamoDb, startDynamoDbLocal } from '../../local/dynamodb-local'
 import { appendMail } from '../../local/mail-sink'
@@ -310,6 +312,38 @@ describe('the Cognito emulator', () => {
     const plain = await adminGetUser({})
     expect(plain.status).toBe(400)
     expect(plain.headers.get('access-control-allow-origin')).toBeNull()
+  })
+
+  test('with CONSOLE_URL elsewhere, answers that console and npm start’s own /app/, nothing else', async () => {
+    expect(consoleOrigins('https://console.example.com/app/')).toEqual([
+      'https://console.example.com',
+    ])
+    const emulator = await startCognitoLocal({
+      root: ROOT,
+      consoleUrl: 'http://localhost:5173/',
+      otherConsoleUrls: ['http://localhost:3999/app/'],
+    })
+    try {
+      const preflightTo = (origin: string) =>
+        fetch(emulator.endpoint, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST' },
+        })
+      for (const origin of [
+        'http://localhost:5173',
+        'http://127.0.0.1:5173',
+        'http://localhost:3999',
+        'http://[::1]:3999',
+      ]) {
+        const pre = await preflightTo(origin)
+        expect([origin, pre.headers.get('access-control-allow-origin')]).toEqual([origin, origin])
+      }
+      for (const origin of ['http://localhost:3000', 'https://console.example.com']) {
+        expect([origin, (await preflightTo(origin)).status]).toEqual([origin, 403])
+      }
+    } finally {
+      await emulator.stop()
+    }
   })
 
   test('refuses a Host that is not a loopback name (DNS rebinding)', async () => {
