@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
-import { ScanCommand } from '@aws-sdk/lib-dynamodb'
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { parseCommand } from '../../cli/admin-cli'
 import type { AdminTableNames } from '../../functions/admin/admin.store'
 import { CHECK_BOUND_MS } from '../../functions/shared/access-cache'
@@ -468,5 +468,30 @@ describe('admin CLI bad input', () => {
     const listed = [...help.stdout.matchAll(/^ {2}(\w+) [\w-]+/gm)].map((m) => m[1])
     expect(listed).toEqual(Array(count).fill(noun))
     expect(help.stdout).toContain('--stack <name>')
+  })
+})
+
+describe('admin CLI output of names stored before the bidirectional-control rule', () => {
+  const tables: AdminTableNames = tableNames('vs', `-cli-bidi-${process.pid}`)
+  const dir = localDirFor(tables)
+  beforeAll(() => ensureTables(dynamodb, tables))
+
+  it('writes their controls out, so they cannot reorder the rest of a terminal line', async () => {
+    await documentClient.send(
+      new PutCommand({
+        TableName: tables.issuers,
+        Item: {
+          issuerId: 'iss_00000000000000000000000bid',
+          name: 'Old\u202Egnp.exe',
+          createdAt: '2020-01-01T00:00:00.000Z',
+        },
+      }),
+    )
+    const listed = await cli(['issuer', 'list'], dir)
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toContain('Old\\u202Egnp.exe')
+    expect(listed.stdout).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/)
+    // --json keeps the stored value as it is, for programs to read.
+    expect((await json(['issuer', 'list'], dir))[0].name).toBe('Old\u202Egnp.exe')
   })
 })
