@@ -5,6 +5,7 @@ import {
   type DynamoDBClient,
   type GlobalSecondaryIndex,
   ListTablesCommand,
+  ResourceInUseException,
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb'
 import {
@@ -63,25 +64,31 @@ export const ensureTables = async (
       await addMissingIndexes(client, name, indexes)
       continue
     }
-    await client.send(
-      new CreateTableCommand({
-        TableName: name,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: attributeDefinitions([
-          schema.partitionKey,
-          ...('sortKey' in schema ? [schema.sortKey] : []),
-          ...indexes.flatMap(indexKeys),
-        ]),
-        KeySchema: [
-          { AttributeName: schema.partitionKey.name, KeyType: 'HASH' },
-          ...('sortKey' in schema
-            ? [{ AttributeName: schema.sortKey.name, KeyType: 'RANGE' as const }]
-            : []),
-        ],
-        // DynamoDB refuses an empty index list: leave the property out instead.
-        GlobalSecondaryIndexes: indexes.length === 0 ? undefined : indexes.map(toIndex),
-      }),
-    )
+    try {
+      await client.send(
+        new CreateTableCommand({
+          TableName: name,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: attributeDefinitions([
+            schema.partitionKey,
+            ...('sortKey' in schema ? [schema.sortKey] : []),
+            ...indexes.flatMap(indexKeys),
+          ]),
+          KeySchema: [
+            { AttributeName: schema.partitionKey.name, KeyType: 'HASH' },
+            ...('sortKey' in schema
+              ? [{ AttributeName: schema.sortKey.name, KeyType: 'RANGE' as const }]
+              : []),
+          ],
+          // DynamoDB refuses an empty index list: leave the property out instead.
+          GlobalSecondaryIndexes: indexes.length === 0 ? undefined : indexes.map(toIndex),
+        }),
+      )
+    } catch (error) {
+      // The SDK retried an attempt that timed out on a loaded machine after DynamoDB Local had
+      // created the table: it was not there before this call, so it counts as created.
+      if (!(error instanceof ResourceInUseException)) throw error
+    }
     created.push(name)
   }
   return created

@@ -157,7 +157,9 @@ it('from the operator’s invitation to a revoked key, in the browser', async ()
   await page.getByLabel('TEST program').selectOption(programId)
   await page.getByLabel('TEST key to try').fill(secret)
   const command = await page.getByRole('figure', { name: 'Command' }).innerText()
-  expect(command).toContain(`/programs/${programId}/grant-tokens`)
+  // The grant API's own address (config.json's grantApiUrl), not the console's: in AWS the
+  // console's CloudFront sends only /manage/* to the API.
+  expect(command).toContain(`${server.baseUrl}/programs/${programId}/grant-tokens`)
   expect(command).toContain(`x-api-key: ${secret}`)
   await checkPage(page, 'keys')
   const stored = await page.evaluate(() =>

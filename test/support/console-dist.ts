@@ -10,7 +10,7 @@ export const FIXTURE_FILES = {
   'assets/index-Cy2.css': 'body { margin: 0 }\n',
   'favicon.svg': '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"></svg>\n',
   // A config.json left in a build by a dev set-up: both the stack and npm start serve their own.
-  'config.json': '{"apiUrl":"http://localhost:5173"}\n',
+  'config.json': '{"grantApiUrl":"http://localhost:5173"}\n',
 } as const
 
 /**
