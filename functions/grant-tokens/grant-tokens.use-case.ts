@@ -323,7 +323,9 @@ export const makeGrantTokens = ({
       const pool = head.pool
       // An unlimited program's shards only count: any shard takes any grant.
       if (pool === undefined) {
-        return { kind: 'shard', shard: pickOther(allShards(shards)), limited: false }
+        const shard =
+          last === undefined ? Math.floor(random() * shards) : pickOther(allShards(shards))
+        return { kind: 'shard', shard, limited: false }
       }
       const known = access.knownExhausted(current, grant.amount)
       if (known !== undefined) return { refusal: new PoolExhausted(known, grant.amount) }

@@ -94,7 +94,9 @@ export const advanceCheckClock = (ms: number) => {
 let frozenAt: number | undefined
 /** Stops the cache's clock (it then moves only by advanceCheckClock) until `thaw` is called. */
 export const freezeCheckClock = () => {
-  frozenAt = performance.now()
+  // A whole number: base + offset then ages by exactly what tests add (a fractional base can make
+  // 1,000 ms of advances measure 999.9999, and a check due at the bound stays fresh).
+  frozenAt = Math.round(performance.now())
   advanceCheckClock(0)
   return {
     thaw: () => {
