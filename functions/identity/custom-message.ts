@@ -27,7 +27,8 @@ import { issuerNamesOf, renderMessage } from './invitation-message'
  * with InvalidLambdaResponseException; and the API reference still documents the pool's own
  * subject templates as not allowed with COGNITO_DEFAULT (EmailConfigurationType,
  * EmailSendingAccount: "InviteMessageTemplate.EmailSubject" among the parameters that "aren't
- * allowed"). Not verifiable here without a deployed pool, so the safe reading is taken:
+ * allowed"; MessageTemplateType.EmailSubject: "allowed only if EmailSendingAccount is DEVELOPER").
+ * Not verifiable here without a deployed pool, so the safe reading is taken:
  * with Cognito's default sender (the default deploy) Cognito's own subject line goes out and the
  * body, which names the issuers, is ours.
  */
