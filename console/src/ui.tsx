@@ -1,4 +1,4 @@
-import type { ComponentChildren, JSX } from 'preact'
+import type { ComponentChildren, JSX, Ref } from 'preact'
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks'
 import { ApiError, type FieldError, type Role, SignedOut } from './api'
 
@@ -102,6 +102,34 @@ export const Field = ({ label, hint, error, children }: FieldProps) => {
 
 export const inputValue = (event: Event) =>
   (event.currentTarget as HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement).value
+
+/**
+ * The six digits of an authenticator app (a space in the middle allowed, hence 7): the sign-in
+ * step and the account page's first code.
+ */
+export const CodeField = (props: {
+  label: string
+  hint: string
+  error: string | undefined
+  value: string
+  onValue: (value: string) => void
+  inputRef: Ref<HTMLInputElement>
+}) => (
+  <Field label={props.label} hint={props.hint} error={props.error}>
+    {(field) => (
+      <input
+        {...field}
+        ref={props.inputRef}
+        inputMode="numeric"
+        autocomplete="one-time-code"
+        maxLength={7}
+        value={props.value}
+        onInput={(e) => props.onValue(inputValue(e))}
+        required
+      />
+    )}
+  </Field>
+)
 
 type LoadState<T> = {
   data: T | undefined

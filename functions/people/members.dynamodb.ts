@@ -8,8 +8,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
 import type { AuditEntry, MembershipRecord, Role } from '../model/people'
-import { INDEX } from '../shared/table-schema'
 import { auditPut } from '../stores/audit'
+import { DynamoDbMembershipReader } from '../stores/memberships.dynamodb'
 import type { AddOutcome, CallOptions, MembersStore, WriteOutcome } from './members.store'
 
 type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>
@@ -66,10 +66,14 @@ const reasonsOf = (error: unknown) =>
  * and every listing would otherwise have to skip).
  */
 export class DynamoDbMembersStore implements MembersStore {
+  private readonly reader: DynamoDbMembershipReader
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: MembersTableNames,
-  ) {}
+  ) {
+    this.reader = new DynamoDbMembershipReader(client, tables)
+  }
 
   async get(issuerId: string, sub: string, { signal }: CallOptions = {}) {
     const { Item } = await this.client.send(
@@ -225,40 +229,17 @@ export class DynamoDbMembersStore implements MembersStore {
   }
 
   async pendingIssuerNames(sub: string, exceptIssuerId: string, { signal }: CallOptions = {}) {
-    const issuerIds: string[] = []
-    let start: Record<string, unknown> | undefined
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tables.memberships,
-          IndexName: INDEX.membershipsBySub,
-          KeyConditionExpression: '#sub = :sub',
-          ExpressionAttributeNames: { '#sub': 'sub' },
-          ExpressionAttributeValues: { ':sub': sub },
-          ExclusiveStartKey: start,
-        }),
-        { abortSignal: signal },
-      )
-      for (const item of page.Items ?? []) {
-        if (item.issuerId !== exceptIssuerId) issuerIds.push(item.issuerId as string)
-      }
-      start = page.LastEvaluatedKey
-    } while (start && issuerIds.length < MAX_PENDING_LOOKUPS)
-    // A person belongs to a handful of issuers: one strongly consistent read of each membership's
-    // status (the index does not carry it) and of each pending one's name, side by side.
+    // The person's issuers through the bySub index (the query the management routes make), then,
+    // side by side, one strongly consistent read of each membership's status (the index does not
+    // carry it) and each pending one's name: a person belongs to a handful of issuers.
+    const issuerIds = (await this.reader.listForPerson(sub, { signal }))
+      .map((membership) => membership.issuerId)
+      .filter((issuerId) => issuerId !== exceptIssuerId)
+      .slice(0, MAX_PENDING_LOOKUPS)
     const names = await Promise.all(
-      issuerIds.slice(0, MAX_PENDING_LOOKUPS).map(async (issuerId) => {
-        const { Item } = await this.client.send(
-          new GetCommand({
-            TableName: this.tables.memberships,
-            Key: { issuerId, sub },
-            ConsistentRead: true,
-            ProjectionExpression: '#status',
-            ExpressionAttributeNames: { '#status': 'status' },
-          }),
-          { abortSignal: signal },
-        )
-        if (Item?.status !== 'invited') return undefined
+      issuerIds.map(async (issuerId) => {
+        const membership = await this.get(issuerId, sub, { signal })
+        if (membership?.status !== 'invited') return undefined
         return this.issuerName(issuerId, { signal })
       }),
     )

@@ -13,7 +13,7 @@ import {
 } from '../cognito'
 import { useScope } from '../scope'
 import { withAccessToken } from '../session'
-import { Alert, ConfirmDialog, CopyButton, Field, inputValue, PageTitle, Status } from '../ui'
+import { Alert, CodeField, ConfirmDialog, CopyButton, PageTitle, Status } from '../ui'
 
 /**
  * The signed-in person's account: two-step sign-in with an authenticator app (TOTP). Setting it
@@ -157,24 +157,14 @@ const SetUp = ({
         leave this page.
       </p>
       <form onSubmit={submit} noValidate>
-        <Field
+        <CodeField
           label="Code from the app"
           hint="6 digits. It proves the app has the key; a new one comes every 30 seconds."
           error={error}
-        >
-          {(props) => (
-            <input
-              {...props}
-              ref={input}
-              inputMode="numeric"
-              autocomplete="one-time-code"
-              maxLength={7}
-              value={code}
-              onInput={(e) => setCode(inputValue(e))}
-              required
-            />
-          )}
-        </Field>
+          value={code}
+          onValue={setCode}
+          inputRef={input}
+        />
         <Alert>{formError}</Alert>
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>

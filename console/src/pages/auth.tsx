@@ -12,7 +12,7 @@ import {
   signInWithPassword,
 } from '../cognito'
 import { Link, navigate } from '../router'
-import { Alert, Field, inputValue, PageTitle, Status } from '../ui'
+import { Alert, CodeField, Field, inputValue, PageTitle, Status } from '../ui'
 
 /**
  * Signing in, accepting an invitation (the temporary password, then one's own) and resetting a
@@ -166,24 +166,14 @@ const MfaSignIn = ({
         Shares console and enter the code it shows.
       </p>
       <form onSubmit={submit} noValidate>
-        <Field
+        <CodeField
           label="Code from your authenticator app"
           hint="6 digits. The app shows a new one every 30 seconds."
           error={errors.code}
-        >
-          {(props) => (
-            <input
-              {...props}
-              ref={input}
-              inputMode="numeric"
-              autocomplete="one-time-code"
-              maxLength={7}
-              value={code}
-              onInput={(e) => setCode(inputValue(e))}
-              required
-            />
-          )}
-        </Field>
+          value={code}
+          onValue={setCode}
+          inputRef={input}
+        />
         <Alert>{formError}</Alert>
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
