@@ -118,6 +118,9 @@ it('works by keyboard alone: accept, switch modes, create and close a program, c
   await tabTo(page, page.getByRole('button', { name: 'Resume Keyboard program' }))
   await key.press('Enter')
   await visible(page.getByRole('status').filter({ hasText: 'Keyboard program is active again' }))
+  // The list reloads after the change: act on the row once it shows the program active, as a
+  // person would (once, under CI load, an Enter sent while it reloaded opened no dialog).
+  await visible(page.getByRole('button', { name: 'Pause Keyboard program' }))
   const closeButton = page.getByRole('button', { name: 'Close Keyboard program' })
   await tabTo(page, closeButton)
   await key.press('Enter')
