@@ -1,5 +1,5 @@
 import { type Actor, type AuditEntry, OPERATOR } from '../model/people'
-import { isValidShardCount, shardsForPool } from '../model/program-shards'
+import { isValidShardCount, poolRemaining, shardsForPool } from '../model/program-shards'
 import { generateApiKey, hashApiKey, type Mode, maskApiKey } from '../shared/api-key'
 import { idPattern, newId } from '../shared/ids'
 import { auditEntry } from '../stores/audit'
@@ -71,7 +71,7 @@ export type ProgramView = Omit<ProgramRecord, 'pool' | 'remaining'> & {
 export const programView = ({ shards: _, ...program }: ProgramRecord): ProgramView => ({
   ...program,
   pool: program.pool ?? null,
-  remaining: program.pool === undefined ? null : program.pool - program.issued,
+  remaining: poolRemaining(program.pool, program.issued),
 })
 
 /** The opaque cursor of the audit log: the last entry's id, base64url. */

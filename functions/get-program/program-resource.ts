@@ -1,3 +1,4 @@
+import { poolRemaining } from '../model/program-shards'
 import type { ProgramRecord } from '../stores/grants.store'
 
 /**
@@ -23,5 +24,5 @@ export const toProgramResource = (program: ProgramRecord): ProgramResource => ({
   status: program.status,
   pool: program.pool ?? null,
   issued: program.issued ?? 0,
-  remaining: program.pool === undefined ? null : Math.max(0, program.pool - (program.issued ?? 0)),
+  remaining: poolRemaining(program.pool, program.issued),
 })

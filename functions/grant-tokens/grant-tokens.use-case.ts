@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { grantListSlot } from '../model/grant-slots'
-import { type ShardTake, sliceOf, spreadTakes } from '../model/program-shards'
+import { poolRemaining, type ShardTake, sliceOf, spreadTakes } from '../model/program-shards'
 import type { AccessCache, ProgramAccess } from '../shared/access-cache'
 import type { Mode } from '../shared/api-key'
 import { readCredential } from '../shared/authenticator'
@@ -416,9 +416,8 @@ const programError = (
   if (!program) return new ProgramNotFound(programId)
   const refusal = headRefusal(program, programId, key)
   if (refusal) return refusal
-  if (program.pool !== undefined) {
-    return new PoolExhausted(Math.max(0, program.pool - program.issued), amount)
-  }
+  const remaining = poolRemaining(program.pool, program.issued)
+  if (remaining !== null) return new PoolExhausted(remaining, amount)
   // Every condition held when read back: a concurrent change; the caller may retry.
   return new RequestConflict()
 }

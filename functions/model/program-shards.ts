@@ -49,6 +49,16 @@ export const shardsForPool = (pool: number | undefined): number =>
     ? DEFAULT_SHARDS
     : Math.max(1, Math.min(DEFAULT_SHARDS, Math.floor(pool / MIN_SLICE)))
 
+/**
+ * What is left of a program's pool: null for a program without one (unlimited), never below 0
+ * (a pool lowered under what was issued has nothing left, not a negative amount). Every door
+ * that shows or checks it (the grant API, the management API, send to many, the CLI) asks here.
+ */
+export const poolRemaining = (
+  pool: number | undefined,
+  issued: number | undefined,
+): number | null => (pool === undefined ? null : Math.max(0, pool - (issued ?? 0)))
+
 const SHARD_MARK = '#shard-'
 
 export const shardKey = (programId: string, shard: number) => `${programId}${SHARD_MARK}${shard}`
@@ -130,8 +140,8 @@ export const sumShards = <T extends { issued?: number; pool?: number; remaining?
   shards: readonly ShardRecord[],
 ): T & { issued: number } => {
   const issued = (head.issued ?? 0) + shards.reduce((sum, shard) => sum + shard.issued, 0)
-  if (head.pool === undefined) return { ...head, issued }
-  return { ...head, issued, remaining: Math.max(0, head.pool - issued) }
+  const remaining = poolRemaining(head.pool, issued)
+  return remaining === null ? { ...head, issued } : { ...head, issued, remaining }
 }
 
 /** Checks an operator's shard count. */

@@ -1,5 +1,10 @@
 import fc from 'fast-check'
-import { poolSlices, sliceOf, spreadTakes } from '../../functions/model/program-shards'
+import {
+  poolRemaining,
+  poolSlices,
+  sliceOf,
+  spreadTakes,
+} from '../../functions/model/program-shards'
 import { seededRandom } from '../support/fault-injector'
 
 /** How a grant no one slice holds is split over slices (functions/model/program-shards.ts). */
@@ -68,5 +73,16 @@ describe('sliceOf', () => {
         )
       }),
     )
+  })
+})
+
+/** The one rule every door uses for what a pool has left. */
+describe('poolRemaining', () => {
+  it('is null without a pool, the pool less what was issued, and never below 0', () => {
+    expect(poolRemaining(undefined, 5)).toBeNull()
+    expect(poolRemaining(10, undefined)).toBe(10)
+    expect(poolRemaining(10, 3)).toBe(7)
+    expect(poolRemaining(10, 10)).toBe(0)
+    expect(poolRemaining(10, 12)).toBe(0)
   })
 })

@@ -18,6 +18,7 @@ import {
   IdempotencyKeySchema,
   LIMITS,
 } from '../../grant-tokens/grant-request.schema'
+import { poolRemaining } from '../../model/program-shards'
 import { clock } from '../../shared/clock'
 import { documentClient, dynamodb } from '../../shared/dynamodb'
 import {
@@ -58,8 +59,7 @@ export const BatchBody = z.strictObject(
 
 /** The dry run's answer: what a commit would do, row by row, and whether the pool suffices. */
 export const batchPreview = (program: ProgramRecord, checked: CheckedRows) => {
-  const remaining =
-    program.pool === undefined ? null : Math.max(0, program.pool - (program.issued ?? 0))
+  const remaining = poolRemaining(program.pool, program.issued)
   return {
     object: 'grant_batch_preview',
     dryRun: true,
