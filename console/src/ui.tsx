@@ -212,17 +212,41 @@ export const ConfirmDialog = ({
 }: DialogProps) => {
   const ref = useRef<HTMLDialogElement>(null)
   const titleId = useId()
+  // A `close` event comes a task after the close itself. One of ours (Escape, or `open` turned
+  // false) must not be taken for a new request to close: by then the opener may have asked for
+  // the dialog again, and that press would be undone.
+  const closedByUs = useRef(false)
+  const closeNow = () => {
+    const dialog = ref.current
+    if (!dialog?.open) return
+    closedByUs.current = true
+    dialog.close()
+  }
   useEffect(() => {
     const dialog = ref.current
     if (!dialog) return
     if (open && !dialog.open) dialog.showModal()
-    if (!open && dialog.open) dialog.close()
+    if (!open) closeNow()
   }, [open])
   return (
     <dialog
       ref={ref}
       aria-labelledby={titleId}
+      // Escape closes at once (focus back on the opener) and says so through onClose, instead
+      // of the browser's own close, whose late `close` event undid an Enter on the opener
+      // pressed in between.
+      onKeyDown={(event) => {
+        if (event.key !== 'Escape') return
+        event.preventDefault()
+        closeNow()
+        onClose()
+      }}
       onClose={() => {
+        if (closedByUs.current) {
+          closedByUs.current = false
+          return
+        }
+        // Closed by the browser some other way (a platform's back gesture).
         if (open) onClose()
       }}
     >
