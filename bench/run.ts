@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
-import { tableNames } from '../functions/shared/table-schema'
+import { tableNames } from '../functions/stores/table-schema'
 import { esbuildOptions } from '../lib/esbuild-options'
 import { startDynamoDbLocal } from '../local/dynamodb-local'
 import { functionEnvironment } from '../local/local-env'
@@ -48,10 +48,10 @@ Object.assign(process.env, functionEnvironment(dynamo.endpoint, tables), {
   POWERTOOLS_LOG_LEVEL: 'INFO', // what the stack deploys
   POWERTOOLS_SERVICE_NAME: 'virtual-share-grants',
 })
-const { dynamodb, documentClient } = await import('../functions/shared/dynamodb')
+const { dynamodb, documentClient } = await import('../functions/stores/dynamodb-client')
 await ensureTables(dynamodb, tables)
-const { DynamoDbAdminStore } = await import('../functions/admin/admin.dynamodb')
-const { makeAdmin } = await import('../functions/admin/admin.use-cases')
+const { DynamoDbAdminStore } = await import('../functions/stores/admin.dynamodb')
+const { makeAdmin } = await import('../functions/core/admin')
 const admin = makeAdmin(new DynamoDbAdminStore(documentClient, tables))
 const { issuerId } = await admin.createIssuer({ name: 'Bench' })
 const programs = await Promise.all(
@@ -250,8 +250,8 @@ log('2/6 handler latency against the bare TransactWriteItems')
 // The floor: the very TransactWriteItems the hot path sends (the store's own call, same items
 // and expressions), without middy, parsing, validation, authentication, mapping or logging.
 const { DynamoDbGrantStore } = await import('../functions/stores/grants.dynamodb')
-const { hashApiKey } = await import('../functions/shared/api-key')
-const { DEFAULT_SHARDS } = await import('../functions/model/program-shards')
+const { hashApiKey } = await import('../functions/domain/api-key')
+const { DEFAULT_SHARDS } = await import('../functions/domain/program-shards')
 const store = new DynamoDbGrantStore(documentClient, tables)
 const { key: keyRecord } = await store.findAccess({ keyHash: hashApiKey(apiKey) })
 if (!keyRecord) throw new Error('bench key missing')
@@ -472,7 +472,7 @@ const bundle = async (entry: string, name: string) => {
   const code = readFileSync(outfile)
   return { outfile, bytes: statSync(outfile).size, gzip: gzipSync(code).length }
 }
-const production = await bundle('functions/grant-tokens/grant-tokens.handler.ts', 'grant')
+const production = await bundle('functions/handlers/grant-tokens.handler.ts', 'grant')
 const baseline = await bundle('bench/baseline-handler.ts', 'baseline')
 const importMs = (file: string) => {
   const script = `const t=performance.now();await import(${JSON.stringify(`file://${file}`)});process.stdout.write(String(performance.now()-t))`

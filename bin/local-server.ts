@@ -14,8 +14,8 @@ import type { Server } from 'node:net'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb'
+import { hashApiKey } from '../functions/domain/api-key'
 import { IDENTITY_ENV, parseConsoleUrl } from '../functions/identity/identity-settings'
-import { hashApiKey } from '../functions/shared/api-key'
 import { CONSOLE_PATH } from '../lib/console-site'
 import {
   ensureUserPool,
@@ -296,7 +296,7 @@ const main = async () => {
       localMailEnvironment({ mailFile: cognito.mailFile, consoleUrl }),
     )
     // The function's own client, now that its environment points at DynamoDB Local.
-    const { dynamodb, documentClient } = await import('../functions/shared/dynamodb')
+    const { dynamodb, documentClient } = await import('../functions/stores/dynamodb-client')
     await ensureTables(dynamodb, LOCAL_TABLES)
     // Grants a kept .local/dynamodb holds from before `byProgramSlot` get their slot, so the
     // listings (which read that index) show them. Once done, a marker beside the data says so:
@@ -304,7 +304,7 @@ const main = async () => {
     // always new.
     const slotsMarker = resolve(paths.data, 'grant-slots-backfilled')
     if (!inMemory && !existsSync(slotsMarker)) {
-      const { DynamoDbAdminStore } = await import('../functions/admin/admin.dynamodb')
+      const { DynamoDbAdminStore } = await import('../functions/stores/admin.dynamodb')
       const slotted = await new DynamoDbAdminStore(
         documentClient,
         LOCAL_TABLES,

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
-import { AdminError } from '../functions/admin/admin.store'
-import type { Admin, KeyView } from '../functions/admin/admin.use-cases'
+import type { Admin, KeyView } from '../functions/core/admin'
+import { AdminError } from '../functions/stores/admin.store'
 import type { GrantRecord, ProgramRecord } from '../functions/stores/grants.store'
 import { csv, table, when } from './format'
 import { MEMBER_COMMANDS, MEMBER_OPTIONS } from './member-commands'

@@ -1,5 +1,5 @@
-import { csvCell } from '../functions/manage/grants/csv'
-import { showBidiControls } from '../functions/shared/text-rules'
+import { showBidiControls } from '../functions/domain/text-rules'
+import { csvCell } from '../functions/http/csv'
 
 /** Plain-text tables and CSV for the admin CLI; --json bypasses both. */
 export const table = (headers: string[], given: string[][]): string => {
@@ -16,7 +16,7 @@ export const table = (headers: string[], given: string[][]): string => {
 }
 
 /**
- * CSV as the management API's export writes it (functions/manage/grants/csv.ts): every cell quoted,
+ * CSV as the management API's export writes it (functions/http/csv.ts): every cell quoted,
  * formulas neutralised, safe in a ',' and a ';' locale. Lines end with LF, as the terminal's.
  */
 export const csv = (headers: string[], rows: string[][]): string =>

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
-import { AdminError, InvalidInput, WriteConflictError } from '../functions/admin/admin.store'
+import { AdminError, InvalidInput, WriteConflictError } from '../functions/stores/admin.store'
 import { functionEnvironment, localPaths, tableEnvironment } from '../local/local-env'
 import { type Io, parseCommand, runParsed } from './admin-cli'
 import { describeStackTarget, localTarget, type Target } from './targets'
@@ -59,10 +59,10 @@ export const runCli = async (argv: string[], io: Io, options: CliOptions = {}): 
               ...(target.region ? { AWS_REGION: target.region } : {}),
             },
       )
-      client = (await import('../functions/shared/dynamodb')).documentClient
+      client = (await import('../functions/stores/dynamodb-client')).documentClient
     }
-    const { DynamoDbAdminStore } = await import('../functions/admin/admin.dynamodb')
-    const { makeAdmin } = await import('../functions/admin/admin.use-cases')
+    const { DynamoDbAdminStore } = await import('../functions/stores/admin.dynamodb')
+    const { makeAdmin } = await import('../functions/core/admin')
     const store = new DynamoDbAdminStore(
       client,
       target.tables,

@@ -1,20 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DescribeStacksCommandOutput } from '@aws-sdk/client-cloudformation'
-import { AdminError, type AdminTableNames } from '../functions/admin/admin.store'
+import type { Members, MemberView } from '../functions/core/members'
+import { DomainError, ValidationFailed } from '../functions/domain/errors'
+import { idPattern } from '../functions/domain/ids'
+import { OPERATOR } from '../functions/domain/people'
+import { MEMBER_ID, MemberEmailSchema } from '../functions/http/member-request.schema'
 import type { IdentityProvider } from '../functions/identity/identity-provider'
-import { OPERATOR } from '../functions/model/people'
-import { MEMBER_ID, MemberEmailSchema } from '../functions/people/member-request.schema'
-import type { Members, MemberView } from '../functions/people/members.use-cases'
-import { DomainError, ValidationFailed } from '../functions/shared/errors'
-import { idPattern } from '../functions/shared/ids'
+import { AdminError, type AdminTableNames } from '../functions/stores/admin.store'
 import { localPaths, tableEnvironment } from '../local/local-env'
 import { table } from './format'
 import { localTarget, tablesFromStackOutputs } from './targets'
 
 /**
  * The admin CLI's `member` commands: the operator's door to the same use cases the member routes
- * run (functions/people/members.use-cases.ts), with the operator as the actor of every audit entry.
+ * run (functions/core/members.ts), with the operator as the actor of every audit entry.
  * They find their own target (local: `npm start`'s DynamoDB Local and Cognito emulator, from
  * `.local/`; `--stack`: the stack's outputs, tables and `UserPoolId`), so they need nothing from the
  * rest of the CLI but their registration in admin-cli.ts.
@@ -139,9 +139,9 @@ const open = async (values: Values, io: Io) => {
     process.env[name] ??= value
   }
   const [dynamoModule, { DynamoDbMembersStore }, { makeMembers }, cognito] = await Promise.all([
-    import('../functions/shared/dynamodb'),
-    import('../functions/people/members.dynamodb'),
-    import('../functions/people/members.use-cases'),
+    import('../functions/stores/dynamodb-client'),
+    import('../functions/stores/members.dynamodb'),
+    import('../functions/core/members'),
     import('../functions/identity/cognito-identity-provider'),
   ])
   const dynamodb = dynamoModule.createDynamoDbClient({

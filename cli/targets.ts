@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import type { DescribeStacksCommandOutput } from '@aws-sdk/client-cloudformation'
-import { AdminError, type AdminTableNames } from '../functions/admin/admin.store'
+import { AdminError, type AdminTableNames } from '../functions/stores/admin.store'
 import {
   GRANT_LIST_INDEX_OUTPUT,
   GRANT_LIST_INDEXES,
@@ -9,7 +9,7 @@ import {
   TABLES,
   type TableKey,
   tableOutputKey,
-} from '../functions/shared/table-schema'
+} from '../functions/stores/table-schema'
 
 /** Where the admin CLI works: the DynamoDB Local of `npm start`, or a deployed stack's tables. */
 export type Target =

@@ -4,7 +4,7 @@ import {
   type GrantListIndex,
   INDEX,
   type TableKey,
-} from './shared/table-schema'
+} from './stores/table-schema'
 
 /**
  * GRANTS_LIST_INDEX: unset means `byProgramSlot`; a value that names no listing index stops the

@@ -1,4 +1,4 @@
-import type { TableKey } from './shared/table-schema'
+import type { TableKey } from './stores/table-schema'
 
 /**
  * Names of the environment variables the functions read (config.ts reads them). Pure data, so the

@@ -1,5 +1,5 @@
-import type { Role } from './model/people'
-import { INDEX, type TableKey } from './shared/table-schema'
+import type { Role } from './domain/people'
+import { INDEX, type TableKey } from './stores/table-schema'
 
 /**
  * The API's routes, the one list the CDK stack (one function per route, its authorizer, its IAM)
@@ -54,10 +54,10 @@ export const ROUTES = [
   {
     id: 'GrantTokens',
     routeKey: 'POST /programs/{programId}/grant-tokens',
-    entry: 'functions/grant-tokens/grant-tokens.handler.ts',
+    entry: 'functions/handlers/grant-tokens.handler.ts',
     auth: 'function',
     // The key and the program's head (GetItem, or both in one BatchGetItem) at most once a
-    // second (functions/shared/access-cache.ts); one shard's UpdateItem (or several, for a grant
+    // second (functions/core/access-cache.ts); one shard's UpdateItem (or several, for a grant
     // no one slice holds) and the grant's PutItem in the transaction; BatchGetItem on programs
     // also reads the shards (a grant larger than a slice, a slice found dry); GetItem on grants
     // for a replay's lookup.
@@ -70,7 +70,7 @@ export const ROUTES = [
   {
     id: 'GetGrant',
     routeKey: 'GET /programs/{programId}/grants/{grantId}',
-    entry: 'functions/get-grant/get-grant.handler.ts',
+    entry: 'functions/handlers/get-grant.handler.ts',
     auth: 'function',
     access: {
       apiKeys: ['dynamodb:BatchGetItem'],
@@ -82,7 +82,7 @@ export const ROUTES = [
   {
     id: 'GetProgramByKey',
     routeKey: 'GET /programs/{programId}',
-    entry: 'functions/get-program/get-program.handler.ts',
+    entry: 'functions/handlers/get-program.handler.ts',
     auth: 'function',
     access: {
       apiKeys: ['dynamodb:BatchGetItem'],
@@ -92,7 +92,7 @@ export const ROUTES = [
   {
     id: 'ListGrantsByKey',
     routeKey: 'GET /programs/{programId}/grants',
-    entry: 'functions/list-grants/list-grants.handler.ts',
+    entry: 'functions/handlers/list-grants.handler.ts',
     auth: 'function',
     access: {
       apiKeys: ['dynamodb:BatchGetItem'],
@@ -103,7 +103,7 @@ export const ROUTES = [
   {
     id: 'NotFound',
     routeKey: '$default',
-    entry: 'functions/not-found/not-found.handler.ts',
+    entry: 'functions/handlers/not-found.handler.ts',
     auth: 'function',
     access: {},
   },
@@ -113,18 +113,18 @@ export const ROUTES = [
   {
     id: 'ManageMe',
     routeKey: 'GET /manage/me',
-    entry: 'functions/manage/me.handler.ts',
+    entry: 'functions/handlers/manage/me.handler.ts',
     auth: 'user',
     role: 'signed-in',
     // memberships UpdateItem: the person's pending memberships become active now that they have
-    // signed in (conditional on `invited`; people/members.use-cases.ts, acceptInvitations).
+    // signed in (conditional on `invited`; core/members.ts, acceptInvitations).
     access: { issuers: ['dynamodb:BatchGetItem'], memberships: ['dynamodb:UpdateItem'] },
     indexes: { memberships: { [INDEX.membershipsBySub]: ['dynamodb:Query'] } },
   },
   {
     id: 'ListPrograms',
     routeKey: 'GET /manage/issuers/{issuerId}/programs',
-    entry: 'functions/manage/programs-list.handler.ts',
+    entry: 'functions/handlers/manage/programs-list.handler.ts',
     auth: 'user',
     role: 'viewer',
     access: { memberships: ['dynamodb:GetItem'], programs: ['dynamodb:BatchGetItem'] },
@@ -133,7 +133,7 @@ export const ROUTES = [
   {
     id: 'CreateProgram',
     routeKey: 'POST /manage/issuers/{issuerId}/programs',
-    entry: 'functions/manage/program-create.handler.ts',
+    entry: 'functions/handlers/manage/program-create.handler.ts',
     auth: 'user',
     role: 'admin',
     access: {
@@ -146,7 +146,7 @@ export const ROUTES = [
   {
     id: 'GetProgram',
     routeKey: 'GET /manage/issuers/{issuerId}/programs/{programId}',
-    entry: 'functions/manage/program-get.handler.ts',
+    entry: 'functions/handlers/manage/program-get.handler.ts',
     auth: 'user',
     role: 'viewer',
     access: {
@@ -157,7 +157,7 @@ export const ROUTES = [
   {
     id: 'PauseProgram',
     routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/pause',
-    entry: 'functions/manage/program-pause.handler.ts',
+    entry: 'functions/handlers/manage/program-pause.handler.ts',
     auth: 'user',
     role: 'admin',
     access: {
@@ -169,7 +169,7 @@ export const ROUTES = [
   {
     id: 'ResumeProgram',
     routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/resume',
-    entry: 'functions/manage/program-resume.handler.ts',
+    entry: 'functions/handlers/manage/program-resume.handler.ts',
     auth: 'user',
     role: 'admin',
     access: {
@@ -181,7 +181,7 @@ export const ROUTES = [
   {
     id: 'CloseProgram',
     routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/close',
-    entry: 'functions/manage/program-close.handler.ts',
+    entry: 'functions/handlers/manage/program-close.handler.ts',
     auth: 'user',
     role: 'admin',
     access: {
@@ -193,7 +193,7 @@ export const ROUTES = [
   {
     id: 'ListKeys',
     routeKey: 'GET /manage/issuers/{issuerId}/keys',
-    entry: 'functions/manage/keys-list.handler.ts',
+    entry: 'functions/handlers/manage/keys-list.handler.ts',
     auth: 'user',
     role: 'viewer',
     access: { memberships: ['dynamodb:GetItem'], apiKeys: ['dynamodb:BatchGetItem'] },
@@ -202,7 +202,7 @@ export const ROUTES = [
   {
     id: 'CreateKey',
     routeKey: 'POST /manage/issuers/{issuerId}/keys',
-    entry: 'functions/manage/key-create.handler.ts',
+    entry: 'functions/handlers/manage/key-create.handler.ts',
     auth: 'user',
     role: 'admin',
     access: {
@@ -215,7 +215,7 @@ export const ROUTES = [
   {
     id: 'RollKey',
     routeKey: 'POST /manage/issuers/{issuerId}/keys/{keyId}/roll',
-    entry: 'functions/manage/key-roll.handler.ts',
+    entry: 'functions/handlers/manage/key-roll.handler.ts',
     auth: 'user',
     role: 'admin',
     access: {
@@ -229,7 +229,7 @@ export const ROUTES = [
   {
     id: 'RevokeKey',
     routeKey: 'POST /manage/issuers/{issuerId}/keys/{keyId}/revoke',
-    entry: 'functions/manage/key-revoke.handler.ts',
+    entry: 'functions/handlers/manage/key-revoke.handler.ts',
     auth: 'user',
     role: 'admin',
     access: {
@@ -242,18 +242,18 @@ export const ROUTES = [
   {
     id: 'ListAudit',
     routeKey: 'GET /manage/issuers/{issuerId}/audit',
-    entry: 'functions/manage/audit-list.handler.ts',
+    entry: 'functions/handlers/manage/audit-list.handler.ts',
     auth: 'user',
     role: 'viewer',
     access: { memberships: ['dynamodb:GetItem'], audit: ['dynamodb:Query'] },
   },
-  // The members of an issuer (functions/manage/members, use cases in functions/people). Every one
+  // The members of an issuer (functions/handlers/manage, use cases in functions/core/members.ts). Every one
   // reads the caller's membership (memberships GetItem) first; each change and its audit entry
   // are one transaction (audit PutItem).
   {
     id: 'ListMembers',
     routeKey: 'GET /manage/issuers/{issuerId}/members',
-    entry: 'functions/manage/members/list-members.handler.ts',
+    entry: 'functions/handlers/manage/list-members.handler.ts',
     auth: 'user',
     role: 'viewer',
     access: {
@@ -265,7 +265,7 @@ export const ROUTES = [
   {
     id: 'InviteMember',
     routeKey: 'POST /manage/issuers/{issuerId}/members',
-    entry: 'functions/manage/members/invite-member.handler.ts',
+    entry: 'functions/handlers/manage/invite-member.handler.ts',
     auth: 'user',
     role: 'owner',
     access: {
@@ -287,7 +287,7 @@ export const ROUTES = [
   {
     id: 'ChangeMemberRole',
     routeKey: 'PATCH /manage/issuers/{issuerId}/members/{memberId}',
-    entry: 'functions/manage/members/change-member-role.handler.ts',
+    entry: 'functions/handlers/manage/change-member-role.handler.ts',
     auth: 'user',
     role: 'owner',
     access: {
@@ -305,7 +305,7 @@ export const ROUTES = [
   {
     id: 'RemoveMember',
     routeKey: 'DELETE /manage/issuers/{issuerId}/members/{memberId}',
-    entry: 'functions/manage/members/remove-member.handler.ts',
+    entry: 'functions/handlers/manage/remove-member.handler.ts',
     auth: 'user',
     role: 'owner',
     access: {
@@ -322,7 +322,7 @@ export const ROUTES = [
   {
     id: 'ResendInvitation',
     routeKey: 'POST /manage/issuers/{issuerId}/members/{memberId}/resend',
-    entry: 'functions/manage/members/resend-invitation.handler.ts',
+    entry: 'functions/handlers/manage/resend-invitation.handler.ts',
     auth: 'user',
     role: 'owner',
     access: {
@@ -341,12 +341,12 @@ export const ROUTES = [
     // The "you were added" e-mail again, to an account with a password of its own.
     mail: true,
   },
-  // A program's grants, for its issuer's people (functions/manage/grants): the program must be the
+  // A program's grants, for its issuer's people (functions/handlers/manage): the program must be the
   // path issuer's (programs GetItem, strongly consistent).
   {
     id: 'ListGrants',
     routeKey: 'GET /manage/issuers/{issuerId}/programs/{programId}/grants',
-    entry: 'functions/manage/grants/grants-list.handler.ts',
+    entry: 'functions/handlers/manage/grants-list.handler.ts',
     auth: 'user',
     role: 'viewer',
     access: {
@@ -358,7 +358,7 @@ export const ROUTES = [
   {
     id: 'SendGrant',
     routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/grants',
-    entry: 'functions/manage/grants/grants-send.handler.ts',
+    entry: 'functions/handlers/manage/grants-send.handler.ts',
     auth: 'user',
     role: 'admin',
     // The grant API's transaction without the key check (program UpdateItem, grant PutItem), plus
@@ -372,11 +372,11 @@ export const ROUTES = [
     },
   },
   {
-    // Also lambda:InvokeFunction on the batch worker (functions/batches/worker-function.ts),
+    // Also lambda:InvokeFunction on the batch worker (functions/runtime/worker-function.ts),
     // whose name it reads from GRANT_BATCH_WORKER_FUNCTION.
     id: 'CreateGrantBatch',
     routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/grant-batches',
-    entry: 'functions/manage/grants/grant-batch-create.handler.ts',
+    entry: 'functions/handlers/manage/grant-batch-create.handler.ts',
     auth: 'user',
     role: 'admin',
     // grants: the batch (GetItem; PutItem with its audit entry) and its rows' chunks (BatchWriteItem).
@@ -390,7 +390,7 @@ export const ROUTES = [
   {
     id: 'GetGrantBatch',
     routeKey: 'GET /manage/issuers/{issuerId}/programs/{programId}/grant-batches/{batchId}',
-    entry: 'functions/manage/grants/grant-batch-get.handler.ts',
+    entry: 'functions/handlers/manage/grant-batch-get.handler.ts',
     auth: 'user',
     role: 'viewer',
     access: {

@@ -24,7 +24,6 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import { LogGroup } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
-import { GRANT_BATCH_WORKER } from '../functions/batches/worker-function'
 import { ENV, TABLE_ENV } from '../functions/env-names'
 import {
   FUNCTION_TIMEOUT_SECONDS,
@@ -33,13 +32,14 @@ import {
   type RouteId,
   USER_SCOPE,
 } from '../functions/routes'
+import { GRANT_BATCH_WORKER } from '../functions/runtime/worker-function'
 import {
   GRANT_LIST_INDEX_OUTPUT,
   type GrantListIndex,
   INDEX,
   type TableKey,
   tableOutputKey,
-} from '../functions/shared/table-schema'
+} from '../functions/stores/table-schema'
 import { ApiFunction } from './api-function'
 import { ConsoleHosting } from './console-hosting'
 import { GrantTables } from './grant-tables'
@@ -170,7 +170,7 @@ export class GrantServiceStack extends Stack {
       }),
     ) as GrantServiceStack['functions']
 
-    // The send-to-many worker: a function with no route (functions/batches/worker-function.ts).
+    // The send-to-many worker: a function with no route (functions/runtime/worker-function.ts).
     const worker = GRANT_BATCH_WORKER
     this.batchWorker = new ApiFunction(this, worker.id, {
       projectRoot: props.projectRoot,

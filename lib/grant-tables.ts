@@ -13,7 +13,7 @@ import {
   type AttributeType as KeyType,
   TABLES,
   type TableKey,
-} from '../functions/shared/table-schema'
+} from '../functions/stores/table-schema'
 
 const attribute = (key: { name: string; type: KeyType }) => ({
   name: key.name,

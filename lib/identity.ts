@@ -67,11 +67,11 @@ export class Identity extends Construct {
     // Nothing grants it any DynamoDB action: it only renders text.
     this.customMessage = new ApiFunction(this, 'CustomMessage', {
       projectRoot: props.projectRoot,
-      entry: 'functions/identity/custom-message.handler.ts',
+      entry: 'functions/handlers/custom-message.handler.ts',
       environment: {
         [IDENTITY_ENV.consoleUrl]: props.consoleUrl,
         // The trigger returns a subject only when the pool sends through SES (see
-        // functions/identity/custom-message.handler.ts for why).
+        // functions/handlers/custom-message.handler.ts for why).
         [IDENTITY_ENV.emailSending]: props.ses ? 'DEVELOPER' : 'COGNITO_DEFAULT',
       },
       memorySize: 256,

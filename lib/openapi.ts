@@ -1,8 +1,8 @@
 import * as z from 'zod/mini'
-import { GrantRequestSchema, LIMITS } from '../functions/grant-tokens/grant-request.schema'
-import { GRANT_PAGE } from '../functions/list-grants/grant-list-query'
-import { ERROR_CODES, type ErrorCode, MANAGEMENT_ONLY_CODES } from '../functions/shared/errors'
-import { problemType } from '../functions/shared/problem'
+import { ERROR_CODES, type ErrorCode, MANAGEMENT_ONLY_CODES } from '../functions/domain/errors'
+import { GrantRequestSchema, LIMITS } from '../functions/domain/grant-request.schema'
+import { GRANT_PAGE } from '../functions/http/grant-list-query'
+import { problemType } from '../functions/http/problem'
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the zod schemas the handler validates

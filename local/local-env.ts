@@ -1,8 +1,8 @@
 import { resolve } from 'node:path'
-import type { AdminTableNames } from '../functions/admin/admin.store'
 import { ENV, TABLE_ENV } from '../functions/env-names'
-import { tableNames } from '../functions/shared/table-schema'
+import type { AdminTableNames } from '../functions/stores/admin.store'
 import type { TableNames } from '../functions/stores/grants.dynamodb'
+import { tableNames } from '../functions/stores/table-schema'
 
 /**
  * Locally, this file plays the part the CDK stack plays in AWS: it names the tables and hands

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { PROBLEM_CONTENT_TYPE, problemType } from '../functions/shared/problem'
+import { PROBLEM_CONTENT_TYPE, problemType } from '../functions/http/problem'
 
 /**
  * Is this Host header a loopback name? `localhost` and `*.localhost` (RFC 6761: browsers resolve

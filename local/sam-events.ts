@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
-import { idempotentGrantId } from '../functions/shared/ids'
+import { idempotentGrantId } from '../functions/domain/ids'
 import type { Seed } from './seed'
 
 /**

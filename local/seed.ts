@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
-import { DynamoDbAdminStore } from '../functions/admin/admin.dynamodb'
-import type { AdminTableNames } from '../functions/admin/admin.store'
-import { makeAdmin } from '../functions/admin/admin.use-cases'
+import { makeAdmin } from '../functions/core/admin'
+import { DynamoDbAdminStore } from '../functions/stores/admin.dynamodb'
+import type { AdminTableNames } from '../functions/stores/admin.store'
 
 /** The shape of `.local/seed.json`, which tests and tools read to find a working key. */
 export type Seed = {

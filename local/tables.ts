@@ -13,7 +13,7 @@ import {
   type IndexSchema,
   TABLES,
   type TableKey,
-} from '../functions/shared/table-schema'
+} from '../functions/stores/table-schema'
 
 const attributeDefinitions = (keys: { name: string; type: 'S' | 'N' }[]): AttributeDefinition[] => [
   ...new Map(

@@ -8,7 +8,7 @@ import {
   type IndexSchema,
   TABLES,
   type TableKey,
-} from '../../functions/shared/table-schema'
+} from '../../functions/stores/table-schema'
 import type { VirtualTime } from './virtual-time'
 
 /**

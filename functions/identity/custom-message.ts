@@ -1,5 +1,5 @@
 import type { CustomMessageTriggerEvent } from 'aws-lambda'
-import { logger } from '../shared/logger'
+import { logger } from '../runtime/logger'
 import {
   CONSOLE_URL_PLACEHOLDER,
   type EmailSending,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Actor, AuditEntry } from '../model/people'
+import type { Actor, AuditEntry } from '../domain/people'
 
 /** A time-ordered, unique id: ISO time, then 8 random hex characters. */
 export const newAuditEntryId = (now: number) =>

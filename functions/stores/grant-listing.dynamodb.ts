@@ -1,12 +1,12 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb'
-import { allGrantListSlots } from '../model/grant-slots'
-import { type GrantListIndex, INDEX } from '../shared/table-schema'
+import { allGrantListSlots } from '../domain/grant-slots'
 import {
   encodeGrantCursor,
   type GrantCursor,
   type GrantPage,
   type GrantRecord,
 } from './grants.store'
+import { type GrantListIndex, INDEX } from './table-schema'
 
 /**
  * A program's grants, newest first, a page at a time, from the listing index: the one reader of
@@ -15,7 +15,7 @@ import {
  *
  * The order is (createdAt desc, grantId desc), and a cursor is the last grant of a page: the next
  * page is what comes strictly after it in that order. Under `byProgramSlot` a program's grants are
- * in GRANT_LIST_SLOTS partitions (functions/model/grant-slots.ts), so a page reads every slot (one
+ * in GRANT_LIST_SLOTS partitions (functions/domain/grant-slots.ts), so a page reads every slot (one
  * Query per slot, in parallel) and merges. Under the legacy `byProgram` they are in one partition,
  * read the same way. Why this is exact:
  *

@@ -7,9 +7,9 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb'
-import { type ShardRecord, shardKey, shardKeys, sumShards } from '../model/program-shards'
-import { ServiceUnavailable } from '../shared/errors'
-import { sleep } from '../shared/sleep'
+import { ServiceUnavailable } from '../domain/errors'
+import { type ShardRecord, shardKey, shardKeys, sumShards } from '../domain/program-shards'
+import { sleep } from '../runtime/sleep'
 import { auditPut } from './audit'
 import type {
   AccessRead,

@@ -1,5 +1,4 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb'
-import { type GrantListIndex, INDEX } from '../shared/table-schema'
 import { GrantLister } from './grant-listing.dynamodb'
 import { DynamoDbGrantStore, type TableNames } from './grants.dynamodb'
 import type {
@@ -10,6 +9,7 @@ import type {
   ListGrantsInput,
   ProgramRecord,
 } from './grants.store'
+import { type GrantListIndex, INDEX } from './table-schema'
 
 /**
  * The reads of programs and grants for integrators and the management API: the grant path's store

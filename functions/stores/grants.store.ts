@@ -1,6 +1,6 @@
-import type { AuditEntry } from '../model/people'
-import type { ShardRecord, ShardTake } from '../model/program-shards'
-import type { Mode } from '../shared/api-key'
+import type { Mode } from '../domain/api-key'
+import type { AuditEntry } from '../domain/people'
+import type { ShardRecord, ShardTake } from '../domain/program-shards'
 
 export type ApiKeyStatus = 'active' | 'revoked'
 export type ProgramStatus = 'active' | 'paused' | 'closed'
@@ -21,7 +21,7 @@ export type ApiKeyRecord = {
 
 /**
  * Item of the programs table (the program's "head"). With `shards` set, the counters live in
- * shard items (functions/model/program-shards.ts) and `issued` here is only a base; every read
+ * shard items (functions/domain/program-shards.ts) and `issued` here is only a base; every read
  * that shows a program sums them (`issued`, `remaining` of a read are the totals). Without it (a
  * program made before shards existed) this item is the program's one counter, as before.
  */
@@ -62,7 +62,7 @@ export type GrantRecord = {
   sentBy?: GrantSender
   /** For a grant of a batch (send to many): the batch and the CSV row it came from. */
   batch?: { batchId: string; row: number }
-  /** The index slot of the program's listing (functions/model/grant-slots.ts); never shown. */
+  /** The index slot of the program's listing (functions/domain/grant-slots.ts); never shown. */
   programSlot?: string
 }
 

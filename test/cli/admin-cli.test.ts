@@ -5,11 +5,11 @@ import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { parseCommand } from '../../cli/admin-cli'
-import type { AdminTableNames } from '../../functions/admin/admin.store'
-import { CHECK_BOUND_MS } from '../../functions/shared/access-cache'
-import { clock } from '../../functions/shared/clock'
-import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
-import { tableNames } from '../../functions/shared/table-schema'
+import { CHECK_BOUND_MS } from '../../functions/core/access-cache'
+import { clock } from '../../functions/runtime/clock'
+import type { AdminTableNames } from '../../functions/stores/admin.store'
+import { documentClient, dynamodb } from '../../functions/stores/dynamodb-client'
+import { tableNames } from '../../functions/stores/table-schema'
 import { ensureTables } from '../../local/tables'
 import {
   adminTables,
@@ -161,7 +161,7 @@ describe('admin CLI walkthrough', () => {
     expect(JSON.stringify(key)).not.toContain(secret.slice(8, -4))
 
     expect((await cli(['key', 'revoke', key.keyId])).code).toBe(0)
-    // Every instance re-reads a key it checked CHECK_BOUND_MS ago (functions/shared/access-cache.ts).
+    // Every instance re-reads a key it checked CHECK_BOUND_MS ago (functions/core/access-cache.ts).
     advanceCheckClock(CHECK_BOUND_MS)
     const refused = await postGrant(api.baseUrl, program.programId, secret)
     expect(refused.status).toBe(401)

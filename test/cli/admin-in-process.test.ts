@@ -17,15 +17,15 @@ import {
 } from '@aws-sdk/lib-dynamodb'
 import type { Io } from '../../cli/admin-cli'
 import { runCli } from '../../cli/main'
-import { DynamoDbAdminStore, keyIdPointer } from '../../functions/admin/admin.dynamodb'
-import type { AdminTableNames } from '../../functions/admin/admin.store'
-import { ADMIN_OTHER_ACCESS, adminAccessLines } from '../../functions/admin/admin-access'
-import type { AuditEntry } from '../../functions/model/people'
-import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/shared/api-key'
-import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
-import { newId } from '../../functions/shared/ids'
-import { INDEX, KEY_ID_POINTER, TABLES, tableNames } from '../../functions/shared/table-schema'
+import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/domain/api-key'
+import { newId } from '../../functions/domain/ids'
+import type { AuditEntry } from '../../functions/domain/people'
+import { DynamoDbAdminStore, keyIdPointer } from '../../functions/stores/admin.dynamodb'
+import type { AdminTableNames } from '../../functions/stores/admin.store'
+import { ADMIN_OTHER_ACCESS, adminAccessLines } from '../../functions/stores/admin-access'
+import { documentClient, dynamodb } from '../../functions/stores/dynamodb-client'
 import type { ApiKeyRecord } from '../../functions/stores/grants.store'
+import { INDEX, KEY_ID_POINTER, TABLES, tableNames } from '../../functions/stores/table-schema'
 import { ensureTables } from '../../local/tables'
 
 /**
@@ -625,7 +625,7 @@ describe('grant backfill-slots', () => {
   })
 })
 
-describe('IAM for the admin CLI (functions/admin/admin-access.ts)', () => {
+describe('IAM for the admin CLI (functions/stores/admin-access.ts)', () => {
   it('is exactly what every command sends, per table and index', async () => {
     const tableKey = new Map(Object.entries(tables).map(([key, name]) => [name, key]))
     const used = new Set<string>()

@@ -1,17 +1,17 @@
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb'
 import { PutCommand } from '@aws-sdk/lib-dynamodb'
-import { DynamoDbAdminStore } from '../../functions/admin/admin.dynamodb'
-import type { AdminTableNames } from '../../functions/admin/admin.store'
-import { grantListSlot } from '../../functions/model/grant-slots'
-import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
-import { newId } from '../../functions/shared/ids'
+import { grantListSlot } from '../../functions/domain/grant-slots'
+import { newId } from '../../functions/domain/ids'
+import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
+import type { AdminTableNames } from '../../functions/stores/admin.store'
+import { documentClient, dynamodb } from '../../functions/stores/dynamodb-client'
+import { DynamoDbGrantReads } from '../../functions/stores/grants.reads.dynamodb'
 import {
   type IndexSchema,
   TABLES,
   type TableKey,
   tableNames,
-} from '../../functions/shared/table-schema'
-import { DynamoDbGrantReads } from '../../functions/stores/grants.reads.dynamodb'
+} from '../../functions/stores/table-schema'
 import { ensureTables } from '../../local/tables'
 
 /** local/tables.ts on the run's DynamoDB Local: the schema of table-schema.ts, and upgrades. */

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { GrantClient, GrantQueue, JsonlFileStore } from '../../client/src'
-import { dynamodb } from '../../functions/shared/dynamodb'
+import { dynamodb } from '../../functions/stores/dynamodb-client'
 import { newIssuer, programState, startApi } from '../support/api'
 import { injectFaults } from '../support/fault-injector'
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Ajv2020 from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
-import { dynamodb } from '../../functions/shared/dynamodb'
+import { dynamodb } from '../../functions/stores/dynamodb-client'
 import { buildOpenApi } from '../../lib/openapi'
 import {
   type Call,

@@ -1,12 +1,11 @@
 import { DescribeTableCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb'
 import { BatchWriteCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
-import { DynamoDbAdminStore } from '../../functions/admin/admin.dynamodb'
-import type { AdminTableNames } from '../../functions/admin/admin.store'
 import { config } from '../../functions/config'
-import { allGrantListSlots, grantListSlot } from '../../functions/model/grant-slots'
-import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
-import { newId } from '../../functions/shared/ids'
-import { type GrantListIndex, INDEX, tableNames } from '../../functions/shared/table-schema'
+import { allGrantListSlots, grantListSlot } from '../../functions/domain/grant-slots'
+import { newId } from '../../functions/domain/ids'
+import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
+import type { AdminTableNames } from '../../functions/stores/admin.store'
+import { documentClient, dynamodb } from '../../functions/stores/dynamodb-client'
 import {
   GrantLister,
   listGrantPage,
@@ -18,11 +17,12 @@ import {
   encodeGrantCursor,
   type GrantRecord,
 } from '../../functions/stores/grants.store'
+import { type GrantListIndex, INDEX, tableNames } from '../../functions/stores/table-schema'
 import { ensureTables } from '../../local/tables'
 import { type Issuer, newIssuer, request, startApi } from '../support/api'
 
 /**
- * A program's grants spread over the slots of `byProgramSlot` (functions/model/grant-slots.ts), on
+ * A program's grants spread over the slots of `byProgramSlot` (functions/domain/grant-slots.ts), on
  * DynamoDB Local: every listing (the grant API's, the management store's, the admin CLI's) pages
  * through every slot exactly, ties in one millisecond included; the slot is never shown; and the
  * upgrade: grants written before the index get their slot from `grant backfill-slots`, listings

@@ -1,7 +1,7 @@
-import { LIMITS } from '../../functions/grant-tokens/grant-request.schema'
-import { CHECK_BOUND_MS } from '../../functions/shared/access-cache'
-import { generateApiKey } from '../../functions/shared/api-key'
-import { newId } from '../../functions/shared/ids'
+import { CHECK_BOUND_MS } from '../../functions/core/access-cache'
+import { generateApiKey } from '../../functions/domain/api-key'
+import { LIMITS } from '../../functions/domain/grant-request.schema'
+import { newId } from '../../functions/domain/ids'
 import {
   advanceCheckClock,
   type Call,

@@ -1,6 +1,6 @@
-import { GRANT_BATCH_WORKER } from '../../functions/batches/worker-function'
-import { CHECK_BOUND_MS } from '../../functions/shared/access-cache'
-import { dynamodb } from '../../functions/shared/dynamodb'
+import { CHECK_BOUND_MS } from '../../functions/core/access-cache'
+import { GRANT_BATCH_WORKER } from '../../functions/runtime/worker-function'
+import { dynamodb } from '../../functions/stores/dynamodb-client'
 import {
   addMember,
   auditLog,

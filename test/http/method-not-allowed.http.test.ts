@@ -1,10 +1,10 @@
 import { request as httpRequest } from 'node:http'
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
-import { handler as notFound } from '../../functions/not-found/not-found.handler'
+import { ERROR_CODES, MethodNotAllowed } from '../../functions/domain/errors'
+import { newId } from '../../functions/domain/ids'
+import { handler as notFound } from '../../functions/handlers/not-found.handler'
+import { problemResponse } from '../../functions/http/problem'
 import { methodsForPath, ROUTES } from '../../functions/routes'
-import { ERROR_CODES, MethodNotAllowed } from '../../functions/shared/errors'
-import { newId } from '../../functions/shared/ids'
-import { problemResponse } from '../../functions/shared/problem'
 import {
   expectNothingWritten,
   expectProblem,

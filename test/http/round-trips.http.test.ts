@@ -1,4 +1,4 @@
-import { CHECK_BOUND_MS } from '../../functions/shared/access-cache'
+import { CHECK_BOUND_MS } from '../../functions/core/access-cache'
 import {
   advanceCheckClock,
   countRoundTrips,

@@ -1,5 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
-import { dynamodb } from '../../functions/shared/dynamodb'
+import { dynamodb } from '../../functions/stores/dynamodb-client'
 import { grantBody, newIssuer, postGrant, programState, request, startApi } from '../support/api'
 
 let api: Awaited<ReturnType<typeof startApi>>

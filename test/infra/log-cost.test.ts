@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { logger } from '../../functions/shared/logger'
+import { logger } from '../../functions/runtime/logger'
 import { newIssuer, postGrant, startApi } from '../support/api'
 import { type CfnResource, PROJECT_ROOT, resourcesOfType, synth } from '../support/synth'
 

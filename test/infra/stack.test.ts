@@ -3,10 +3,10 @@ import { join } from 'node:path'
 import { App, Stack } from 'aws-cdk-lib'
 import { Annotations, Match } from 'aws-cdk-lib/assertions'
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
-import { GRANT_BATCH_WORKER } from '../../functions/batches/worker-function'
 import { loadConfig } from '../../functions/config'
 import { ENV, TABLE_ENV } from '../../functions/env-names'
 import { ROUTES, type Route, USER_SCOPE } from '../../functions/routes'
+import { GRANT_BATCH_WORKER } from '../../functions/runtime/worker-function'
 import {
   GRANT_LIST_INDEX_OUTPUT,
   INDEX,
@@ -14,7 +14,7 @@ import {
   TABLES,
   type TableSchema,
   tableOutputKey,
-} from '../../functions/shared/table-schema'
+} from '../../functions/stores/table-schema'
 import { checkAwsSolutions } from '../../lib/nag'
 import { TRANSACTION_CONFLICT_THRESHOLD } from '../../lib/service-alarms'
 import {

@@ -1,14 +1,14 @@
 import type { AddressInfo } from 'node:net'
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
-import { DEFAULT_SHARDS } from '../../functions/model/program-shards'
+import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/domain/api-key'
+import { newId } from '../../functions/domain/ids'
+import { DEFAULT_SHARDS } from '../../functions/domain/program-shards'
 import { ROUTES, type Route } from '../../functions/routes'
-import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/shared/api-key'
 import {
   createDocumentClient,
   createDynamoDbClient,
   dynamodb,
-} from '../../functions/shared/dynamodb'
-import { newId } from '../../functions/shared/ids'
+} from '../../functions/stores/dynamodb-client'
 import type { ApiKeyRecord } from '../../functions/stores/grants.store'
 import { createLocalApi, type LambdaHandler } from '../../local/http-server'
 import {
@@ -516,7 +516,7 @@ describe('no key in any log line', () => {
       handlers = new Map(
         ROUTES.map((r) => [r.routeKey, require(`../../${r.entry}`).handler as LambdaHandler]),
       )
-      client = require('../../functions/shared/dynamodb').dynamodb
+      client = require('../../functions/stores/dynamodb-client').dynamodb
     })
     process.env.POWERTOOLS_LOG_LEVEL = 'SILENT'
     const server = createLocalApi(handlers, { authorizer: testAuthorizer() })

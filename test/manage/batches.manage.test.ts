@@ -1,4 +1,5 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
+import { config } from '../../functions/config'
 import {
   BATCH_LIMITS,
   type BatchRecord,
@@ -6,10 +7,9 @@ import {
   batchStatus,
   packChunks,
   rowIdempotencyKey,
-} from '../../functions/batches/batch.model'
-import { LOCAL_WORKER, localWorkersIdle } from '../../functions/batches/worker-invoker'
-import { config } from '../../functions/config'
-import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
+} from '../../functions/domain/batch'
+import { LOCAL_WORKER, localWorkersIdle } from '../../functions/runtime/worker-invoker'
+import { documentClient, dynamodb } from '../../functions/stores/dynamodb-client'
 import type { GrantRecord } from '../../functions/stores/grants.store'
 import {
   type Call,
@@ -498,7 +498,7 @@ describe('commit', () => {
     } finally {
       access.stop()
     }
-    const { GRANT_BATCH_WORKER } = await import('../../functions/batches/worker-function')
+    const { GRANT_BATCH_WORKER } = await import('../../functions/runtime/worker-function')
     const allowed = new Set([
       ...declaredAccess('CreateGrantBatch'),
       ...declaredAccess('GetGrantBatch'),
@@ -678,7 +678,7 @@ describe('the worker, run by hand as Lambda would run it', () => {
   /** The commit route's handler with an invoker that starts nothing: the test runs the worker. */
   const commitWithoutWorker = async (issuer: Issuer, csv: string, key: string) => {
     const { makeCreateGrantBatchHandler } = await import(
-      '../../functions/manage/grants/grant-batch-create.handler'
+      '../../functions/handlers/manage/grant-batch-create.handler'
     )
     const started: string[] = []
     const handler = makeCreateGrantBatchHandler(
@@ -723,7 +723,7 @@ describe('the worker, run by hand as Lambda would run it', () => {
     const csv = csvOf(Array.from({ length: 30 }, (_, i) => [`w${i}@example.com`, 1, '', '']))
     const { batchId, started } = await commitWithoutWorker(issuer, csv, `by-hand-${Math.random()}`)
     expect(started).toEqual([batchId])
-    const { handler: worker } = await import('../../functions/batches/grant-batch-worker.handler')
+    const { handler: worker } = await import('../../functions/handlers/grant-batch-worker.handler')
 
     const faults = injectFaults(dynamodb, {
       rate: 1,
@@ -765,7 +765,7 @@ describe('the worker, run by hand as Lambda would run it', () => {
     const issuer = await issuerWith()
     const csv = csvOf(Array.from({ length: 400 }, (_, i) => [`h${i}@example.com`, 1, '', '']))
     const { batchId } = await commitWithoutWorker(issuer, csv, `handover-${Math.random()}`)
-    const { handler: worker } = await import('../../functions/batches/grant-batch-worker.handler')
+    const { handler: worker } = await import('../../functions/handlers/grant-batch-worker.handler')
     // A 0.7 s run: well short of 400 rows; it starts the next run (in-process here).
     const first = (await worker({ batchId }, context(700))) as { outcome: string; rows: number }
     expect(first.outcome).toBe('handed_over')
@@ -782,7 +782,7 @@ describe('the worker, run by hand as Lambda would run it', () => {
 describe('starting the worker in AWS', () => {
   it("uses Lambda's asynchronous Invoke, signed with SigV4, with only the batch id", async () => {
     const { createServer } = await import('node:http')
-    const { lambdaInvoker, workerInvoker } = await import('../../functions/batches/worker-invoker')
+    const { lambdaInvoker, workerInvoker } = await import('../../functions/runtime/worker-invoker')
     const seen: {
       method?: string
       url?: string

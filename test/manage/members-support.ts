@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { config } from '../../functions/config'
+import { newId } from '../../functions/domain/ids'
+import type { AuditEntry, MembershipRecord } from '../../functions/domain/people'
 import type { IdentityProvider } from '../../functions/identity/identity-provider'
 import type { Mailer, OutgoingMail } from '../../functions/mail/mailer'
-import type { AuditEntry, MembershipRecord } from '../../functions/model/people'
-import { documentClient } from '../../functions/shared/dynamodb'
-import { newId } from '../../functions/shared/ids'
+import { documentClient } from '../../functions/stores/dynamodb-client'
 
 /**
  * Helpers of the member tests: issuers written straight to the table (so they do not depend on

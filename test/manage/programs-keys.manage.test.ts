@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import type { Role } from '../../functions/model/people'
+import { CHECK_BOUND_MS } from '../../functions/core/access-cache'
+import { newId } from '../../functions/domain/ids'
+import type { Role } from '../../functions/domain/people'
 import { ROUTES } from '../../functions/routes'
-import { CHECK_BOUND_MS } from '../../functions/shared/access-cache'
-import { newId } from '../../functions/shared/ids'
 import {
   advanceCheckClock,
   type Call,

@@ -6,9 +6,9 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
 import { config } from '../../functions/config'
-import type { AuditEntry, MembershipRecord, Role } from '../../functions/model/people'
-import { hashApiKey } from '../../functions/shared/api-key'
-import { documentClient } from '../../functions/shared/dynamodb'
+import { hashApiKey } from '../../functions/domain/api-key'
+import type { AuditEntry, MembershipRecord, Role } from '../../functions/domain/people'
+import { documentClient } from '../../functions/stores/dynamodb-client'
 import { type Call, request } from '../support/api'
 import { accessTokenFor, bearer, type Person } from '../support/identity'
 

@@ -8,14 +8,14 @@ import {
 import { runHotProgram } from '../../bench/contention/hot-program'
 import { VirtualTime } from '../../bench/contention/virtual-time'
 import { config } from '../../functions/config'
-import { createDocumentClient, createDynamoDbClient } from '../../functions/shared/dynamodb'
+import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import {
   INDEX,
   type IndexSchema,
   TABLES,
   type TableKey,
   tableNames,
-} from '../../functions/shared/table-schema'
+} from '../../functions/stores/table-schema'
 import { ensureTables } from '../../local/tables'
 import { seededRandom } from '../support/fault-injector'
 import { type CfnTemplate, resourcesOfType, synth } from '../support/synth'

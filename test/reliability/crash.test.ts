@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
-import { hashApiKey } from '../../functions/shared/api-key'
+import { hashApiKey } from '../../functions/domain/api-key'
 import type { Seed } from '../../local/seed'
 import { grantBody, postGrant, request } from '../support/api'
 

@@ -1,12 +1,12 @@
 import { createServer, type Server, type Socket } from 'node:net'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
 import { config } from '../../functions/config'
-import { makeGetGrantHandler } from '../../functions/get-grant/get-grant.handler'
-import { makeGrantTokensHandler } from '../../functions/grant-tokens/grant-tokens.handler'
-import { BUDGET, DYNAMODB_TIMEOUTS } from '../../functions/shared/deadline'
-import { createDocumentClient, createDynamoDbClient } from '../../functions/shared/dynamodb'
-import { httpHandler } from '../../functions/shared/http-handler'
-import { newId } from '../../functions/shared/ids'
+import { newId } from '../../functions/domain/ids'
+import { makeGetGrantHandler } from '../../functions/handlers/get-grant.handler'
+import { makeGrantTokensHandler } from '../../functions/handlers/grant-tokens.handler'
+import { httpHandler } from '../../functions/http/http-handler'
+import { BUDGET, DYNAMODB_TIMEOUTS } from '../../functions/runtime/deadline'
+import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import { newIssuer, programState } from '../support/api'
 
 /**

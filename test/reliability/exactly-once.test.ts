@@ -1,4 +1,4 @@
-import { dynamodb } from '../../functions/shared/dynamodb'
+import { dynamodb } from '../../functions/stores/dynamodb-client'
 import { newIssuer, programState, startApi } from '../support/api'
 import { injectFaults, seededRandom } from '../support/fault-injector'
 import { type GrantOutcome, grantWithRetries, pool } from '../support/retrying-client'

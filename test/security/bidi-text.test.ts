@@ -1,4 +1,4 @@
-import { BIDI_CONTROLS, showBidiControls } from '../../functions/shared/text-rules'
+import { BIDI_CONTROLS, showBidiControls } from '../../functions/domain/text-rules'
 import { addMember, auditLog, manageCall } from '../manage/grants-support'
 import {
   type Call,

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import fc from 'fast-check'
-import { generateApiKey } from '../../functions/shared/api-key'
-import { newId } from '../../functions/shared/ids'
+import { generateApiKey } from '../../functions/domain/api-key'
+import { newId } from '../../functions/domain/ids'
 import { newIssuer, programState, startApi } from '../support/api'
 
 /**

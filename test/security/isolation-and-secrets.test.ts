@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net'
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
+import { generateApiKey, hashApiKey } from '../../functions/domain/api-key'
+import { newId } from '../../functions/domain/ids'
 import { ROUTES } from '../../functions/routes'
-import { generateApiKey, hashApiKey } from '../../functions/shared/api-key'
-import { clock } from '../../functions/shared/clock'
-import { documentClient } from '../../functions/shared/dynamodb'
-import { newId } from '../../functions/shared/ids'
+import { clock } from '../../functions/runtime/clock'
+import { documentClient } from '../../functions/stores/dynamodb-client'
 import { createLocalApi, type LambdaHandler } from '../../local/http-server'
 import {
   adminTables,
@@ -153,7 +153,7 @@ describe('no secret leaks', () => {
         handlers: new Map(
           ROUTES.map((r) => [r.routeKey, require(`../../${r.entry}`).handler as LambdaHandler]),
         ),
-        client: require('../../functions/shared/dynamodb').dynamodb,
+        client: require('../../functions/stores/dynamodb-client').dynamodb,
       }
     })
     process.env.POWERTOOLS_LOG_LEVEL = 'SILENT'

@@ -1,13 +1,13 @@
 import type { AddressInfo } from 'node:net'
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
-import { DynamoDbAdminStore } from '../../functions/admin/admin.dynamodb'
-import { makeAdmin } from '../../functions/admin/admin.use-cases'
 import { config } from '../../functions/config'
-import type { ShardRecord } from '../../functions/model/program-shards'
-import { generateApiKey, hashApiKey, type Mode, maskApiKey } from '../../functions/shared/api-key'
-import { monotonic } from '../../functions/shared/clock'
-import { documentClient, dynamodb } from '../../functions/shared/dynamodb'
-import { newId } from '../../functions/shared/ids'
+import { makeAdmin } from '../../functions/core/admin'
+import { generateApiKey, hashApiKey, type Mode, maskApiKey } from '../../functions/domain/api-key'
+import { newId } from '../../functions/domain/ids'
+import type { ShardRecord } from '../../functions/domain/program-shards'
+import { monotonic } from '../../functions/runtime/clock'
+import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
+import { documentClient, dynamodb } from '../../functions/stores/dynamodb-client'
 import type { ApiKeyRecord, GrantRecord, ProgramStatus } from '../../functions/stores/grants.store'
 import {
   createLocalApi,
@@ -81,7 +81,7 @@ export const revokeKey = (keyHash: string) => adminStore.revokeApiKey(keyHash)
 
 let checkClockOffset = 0
 /**
- * Moves the clock the grant path's access cache ages its checks by (functions/shared/clock.ts
+ * Moves the clock the grant path's access cache ages its checks by (functions/runtime/clock.ts
  * `monotonic`) forward by `ms`, for this test file's process: a test that revokes a key or pauses a
  * program moves it by CHECK_BOUND_MS to see the change take effect, instead of sleeping a second.
  */

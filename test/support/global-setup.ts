@@ -1,5 +1,5 @@
 import { resolve } from 'node:path'
-import { tableNames } from '../../functions/shared/table-schema'
+import { tableNames } from '../../functions/stores/table-schema'
 import { ensureAppClient, ensureUserPool, startCognitoLocal } from '../../local/cognito-local'
 import { startDynamoDbLocal } from '../../local/dynamodb-local'
 import { functionEnvironment } from '../../local/local-env'
@@ -53,7 +53,7 @@ export default async function globalSetup() {
     VS_TEST_RUN_PIDS: JSON.stringify({ 'DynamoDB Local': dynamo.pid, emulator: cognito.pid }),
     [TEST_IDENTITY_ENV]: JSON.stringify(testIdentity),
   })
-  const { dynamodb } = await import('../../functions/shared/dynamodb')
+  const { dynamodb } = await import('../../functions/stores/dynamodb-client')
   await ensureTables(dynamodb, tables)
   dynamodb.destroy()
 }

@@ -4,7 +4,7 @@ import {
   keyPrefix,
   maskApiKey,
   parseApiKey,
-} from '../../functions/shared/api-key'
+} from '../../functions/domain/api-key'
 
 describe('API key format', () => {
   it('carries its mode in a readable prefix and parses back to it', () => {

@@ -1,11 +1,11 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb'
-import { grantCsvLine, toManagedGrant } from '../../functions/manage/grants/grant-view'
-import { GRANT_LIST_SLOTS, grantListSlot } from '../../functions/model/grant-slots'
-import { toGrantResource } from '../../functions/shared/grant-resource'
-import { newId } from '../../functions/shared/ids'
-import { INDEX } from '../../functions/shared/table-schema'
+import { GRANT_LIST_SLOTS, grantListSlot } from '../../functions/domain/grant-slots'
+import { newId } from '../../functions/domain/ids'
+import { toGrantResource } from '../../functions/http/grant-resource'
+import { grantCsvLine, toManagedGrant } from '../../functions/http/grant-view'
 import { listGrantPage, type QueryPage } from '../../functions/stores/grant-listing.dynamodb'
 import { decodeGrantCursor, type GrantRecord } from '../../functions/stores/grants.store'
+import { INDEX } from '../../functions/stores/table-schema'
 
 /**
  * The merge of a program's slots (functions/stores/grant-listing.dynamodb.ts) against an index of

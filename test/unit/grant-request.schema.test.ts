@@ -2,8 +2,8 @@ import {
   GrantRequestSchema,
   IdempotencyKeySchema,
   LIMITS,
-} from '../../functions/grant-tokens/grant-request.schema'
-import { zodIssuesToFieldErrors } from '../../functions/shared/problem'
+} from '../../functions/domain/grant-request.schema'
+import { zodIssuesToFieldErrors } from '../../functions/http/problem'
 
 const valid = { recipient: { email: 'ann@example.com' }, reason: 'Referral bonus', amount: 1 }
 

@@ -292,9 +292,9 @@ describe('the CustomMessage trigger handler', () => {
     if (consoleUrl === undefined) delete process.env[IDENTITY_ENV.consoleUrl]
     else process.env[IDENTITY_ENV.consoleUrl] = consoleUrl
     try {
-      let loaded: typeof import('../../functions/identity/custom-message.handler') | undefined
+      let loaded: typeof import('../../functions/handlers/custom-message.handler') | undefined
       await jest.isolateModulesAsync(async () => {
-        loaded = await import('../../functions/identity/custom-message.handler')
+        loaded = await import('../../functions/handlers/custom-message.handler')
       })
       return (loaded as NonNullable<typeof loaded>).handler
     } finally {

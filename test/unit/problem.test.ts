@@ -1,6 +1,6 @@
 import * as z from 'zod/mini'
-import * as errors from '../../functions/shared/errors'
-import { problemResponse } from '../../functions/shared/problem'
+import * as errors from '../../functions/domain/errors'
+import { problemResponse } from '../../functions/http/problem'
 
 const awsError = (name: string, extra: Record<string, unknown> = {}) =>
   Object.assign(new Error(`${name} happened at arn:aws:dynamodb:secret-table`), { name, ...extra })

@@ -4,10 +4,10 @@ import {
   poolSlices,
   sliceOf,
   spreadTakes,
-} from '../../functions/model/program-shards'
+} from '../../functions/domain/program-shards'
 import { seededRandom } from '../support/fault-injector'
 
-/** How a grant no one slice holds is split over slices (functions/model/program-shards.ts). */
+/** How a grant no one slice holds is split over slices (functions/domain/program-shards.ts). */
 describe('spreadTakes', () => {
   it('takes exactly the amount, from distinct slices, none past what it holds, or says it cannot', () => {
     fc.assert(

@@ -3,8 +3,8 @@
  * for `npm run bench` only (bench/contention): "today's design" in the contention model.
  */
 
-import { hashApiKey, type Mode, parseApiKey } from '../../../functions/shared/api-key'
-import { InvalidApiKey, MissingApiKey } from '../../../functions/shared/errors'
+import { hashApiKey, type Mode, parseApiKey } from '../../../functions/domain/api-key'
+import { InvalidApiKey, MissingApiKey } from '../../../functions/domain/errors'
 import { type GrantStore, isKeyUsable, type KeyIdentity } from './grants.store'
 
 /** A key that passed the offline checks (present, well-formed, checksum right). */

@@ -5,13 +5,7 @@
  * jitter). Never imported by the service.
  */
 import { createHash } from 'node:crypto'
-import {
-  GrantRequestSchema,
-  IdempotencyKeySchema,
-  LIMITS,
-} from '../../../functions/grant-tokens/grant-request.schema'
-import type { Mode } from '../../../functions/shared/api-key'
-import { type Deadline, DYNAMODB_TIMEOUTS, NO_DEADLINE } from '../../../functions/shared/deadline'
+import type { Mode } from '../../../functions/domain/api-key'
 import {
   IdempotencyKeyReused,
   InvalidApiKey,
@@ -22,10 +16,16 @@ import {
   ProgramNotFound,
   RequestConflict,
   ValidationFailed,
-} from '../../../functions/shared/errors'
-import { idempotentGrantId, idPattern, newId } from '../../../functions/shared/ids'
-import { zodIssuesToFieldErrors } from '../../../functions/shared/problem'
-import { sleep as realSleep } from '../../../functions/shared/sleep'
+} from '../../../functions/domain/errors'
+import {
+  GrantRequestSchema,
+  IdempotencyKeySchema,
+  LIMITS,
+} from '../../../functions/domain/grant-request.schema'
+import { idempotentGrantId, idPattern, newId } from '../../../functions/domain/ids'
+import { zodIssuesToFieldErrors } from '../../../functions/http/problem'
+import { type Deadline, DYNAMODB_TIMEOUTS, NO_DEADLINE } from '../../../functions/runtime/deadline'
+import { sleep as realSleep } from '../../../functions/runtime/sleep'
 import { auditEntry } from '../../../functions/stores/audit'
 import { type Authenticator, readCredential } from './authenticator'
 import type {

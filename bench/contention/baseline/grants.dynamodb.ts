@@ -10,7 +10,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb'
-import { ServiceUnavailable } from '../../../functions/shared/errors'
+import { ServiceUnavailable } from '../../../functions/domain/errors'
 import { auditPut } from '../../../functions/stores/audit'
 import type {
   ApiKeyRecord,

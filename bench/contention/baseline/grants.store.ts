@@ -3,8 +3,9 @@
  * for `npm run bench` only (bench/contention): "today's design" in the contention model. The
  * records are the service's own (unchanged); only the store's contract of that release is here.
  */
-import type { AuditEntry } from '../../../functions/model/people'
-import type { Mode } from '../../../functions/shared/api-key'
+
+import type { Mode } from '../../../functions/domain/api-key'
+import type { AuditEntry } from '../../../functions/domain/people'
 import type {
   ApiKeyRecord,
   CallOptions,

@@ -1,0 +1,37 @@
+import { type GrantListQuery, parseGrantListQuery } from '../http/grant-list-query'
+import type { GrantPage, GrantReads } from '../stores/grants.store'
+import { makeProgramReader, type ProgramReadInput } from './get-program'
+
+/**
+ * `GET /programs/{programId}/grants` for an integrator: the program is checked exactly as by
+ * `GET /programs/{programId}` (key fresh, other issuer = missing, other mode = 403), then its
+ * grants are listed newest first, a page at a time.
+ */
+export const makeListGrants = ({
+  store,
+  clock = Date.now,
+}: {
+  store: GrantReads
+  clock?: () => number
+}) => {
+  const readProgram = makeProgramReader({ store, clock })
+  return async (
+    input: ProgramReadInput & { query: Record<string, string | undefined> | undefined },
+  ): Promise<GrantPage> => {
+    let query: GrantListQuery = { limit: 0 }
+    // The query is checked after the key's presence and format, before any read.
+    // Only who may list: the program's counters are not part of a listing.
+    const program = await readProgram(
+      input,
+      () => {
+        query = parseGrantListQuery(input.query)
+      },
+      false,
+    )
+    return store.listGrants({
+      programId: program.programId,
+      ...query,
+      signal: input.deadline?.signal,
+    })
+  }
+}

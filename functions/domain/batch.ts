@@ -1,0 +1,178 @@
+import { createHash } from 'node:crypto'
+import type { GrantSender } from '../stores/grants.store'
+import type { Mode } from './api-key'
+import type { FieldError } from './errors'
+import { base32 } from './ids'
+
+/**
+ * Send to many: a batch of grants from a CSV, its rows, and what became of each. The records and
+ * the rules on them, for the routes (functions/http, functions/handlers/manage), the store and the worker.
+ *
+ * Where it lives: in the grants table, beside the grants, under keys no grant can have (like the
+ * API keys table's key-id pointers): the batch itself at `batch#<batchId>`, its rows in chunks at
+ * `batch#<batchId>#<request hash prefix>#<chunk>`. A grant id is `gr_` and 26 base32 characters,
+ * so no grant read can reach one. None has a `programId` attribute (the program is `program`), so
+ * none is ever in the `byProgram` index and no grant listing sees one.
+ */
+export const BATCH_LIMITS = {
+  maxRows: 5_000,
+  maxCsvBytes: 1024 * 1024,
+  /**
+   * The JSON body that carries the CSV: a 1 MB CSV full of quotes and line breaks doubles when
+   * JSON-escaped. Well inside API Gateway's 10 MB and Lambda's 6 MB.
+   */
+  maxBodyBytes: 3 * 1024 * 1024,
+  /** A chunk holds at most this many rows and about this many bytes (a DynamoDB item: 400 KB). */
+  chunkRows: 100,
+  chunkBytes: 64 * 1024,
+  /** A value of a refused row is kept (to show it) up to this many characters. */
+  keptChars: 300,
+} as const
+
+export const BATCH_ROW_CODES = ['validation_failed', 'duplicate_row'] as const
+
+/** Why a row was refused before any grant was tried (at commit, as in the dry run). */
+export type RowProblem = {
+  code: (typeof BATCH_ROW_CODES)[number]
+  message: string
+  errors?: FieldError[]
+  /** For `duplicate_row`: the row it repeats. */
+  duplicateOf?: number
+}
+
+/** One CSV row as stored: the normalised values of a valid row, what was typed for a refused one. */
+export type StoredRow = {
+  row: number
+  email: string
+  name?: string
+  /** Absent: the batch's reason. */
+  reason?: string
+  amount: number | string
+  problem?: RowProblem
+}
+
+export type RowResult =
+  | { status: 'granted'; grantId: string }
+  | { status: 'failed'; code: string; message: string }
+
+/** Item of a chunk of rows; `results` grows from the front as the worker goes. */
+export type BatchChunk = {
+  grantId: string
+  itemType: 'grantBatchChunk'
+  batchId: string
+  index: number
+  rows: StoredRow[]
+  results: RowResult[]
+}
+
+export type BatchStatus = 'queued' | 'running' | 'done'
+
+/** Item of the batch itself. */
+export type BatchRecord = {
+  grantId: string
+  itemType: 'grantBatch'
+  batchId: string
+  issuerId: string
+  /** Not `programId`: see above. */
+  program: string
+  mode: Mode
+  /** The batch's reason, for rows without their own. */
+  reason?: string
+  idempotencyKey: string
+  /** SHA-256 of program, CSV and reason: a retried commit with another body is refused. */
+  requestHash: string
+  /** Where the chunks are: `batch#<batchId>#<chunkPrefix>#0000` ... */
+  chunkPrefix: string
+  chunks: number
+  createdBy: GrantSender
+  /** Not `createdAt`: see above. */
+  submittedAt: string
+  total: number
+  /** Rows refused at commit (invalid, duplicate); counted in `failed` from the start. */
+  refused: number
+  /** The sum of the valid rows' amounts. */
+  amount: number
+  granted: number
+  failed: number
+  /** The first chunk not yet complete. */
+  nextChunk: number
+  status: BatchStatus
+  /** The worker that holds the batch, until when (epoch ms; 0: nobody). */
+  leaseToken?: string
+  leaseUntil: number
+  updatedAt: string
+  finishedAt?: string
+  /** The commit's request id (audit). */
+  requestId?: string
+}
+
+export const BATCH_PREFIX = 'batch#'
+export const batchKey = (batchId: string) => `${BATCH_PREFIX}${batchId}`
+export const chunkKey = (batchId: string, chunkPrefix: string, index: number) =>
+  `${BATCH_PREFIX}${batchId}#${chunkPrefix}#${String(index).padStart(4, '0')}`
+
+export const BATCH_ID = /^bat_[0-9a-hjkmnp-tv-z]{26}$/
+
+/**
+ * The batch id of a commit: a pure function of the issuer and the Idempotency-Key (scoped to the
+ * issuer, as a grant's is to issuer and mode), so a retried commit, or one racing the first,
+ * aims at the same batch and cannot make a second.
+ */
+export const batchIdFor = (issuerId: string, idempotencyKey: string) =>
+  `bat_${base32(
+    createHash('sha256').update(`${issuerId}\nbatch\n${idempotencyKey}`, 'utf8').digest(),
+    26,
+  )}`
+
+export const batchRequestHash = (programId: string, csv: string, reason: string | undefined) =>
+  createHash('sha256')
+    .update(JSON.stringify([programId, csv, reason ?? null]))
+    .digest('hex')
+
+/**
+ * The Idempotency-Key a row is granted with: derived from the batch and the row, so however often
+ * a row is tried (a retry, a second worker, a resumed batch) it aims at one grant item, and no row
+ * is ever granted twice.
+ */
+export const rowIdempotencyKey = (batchId: string, row: number) => `batch:${batchId}:row:${row}`
+
+/** The chunks of a batch's rows: at most `chunkRows` rows and about `chunkBytes` each. */
+export const packChunks = (rows: StoredRow[]): StoredRow[][] => {
+  const chunks: StoredRow[][] = []
+  let current: StoredRow[] = []
+  let bytes = 0
+  for (const row of rows) {
+    const size = Buffer.byteLength(JSON.stringify(row)) + 16
+    if (
+      current.length > 0 &&
+      (current.length >= BATCH_LIMITS.chunkRows || bytes + size > BATCH_LIMITS.chunkBytes)
+    ) {
+      chunks.push(current)
+      current = []
+      bytes = 0
+    }
+    current.push(row)
+    bytes += size
+  }
+  if (current.length > 0) chunks.push(current)
+  return chunks
+}
+
+/** A stored row's state: its result once the worker got to it, else refused or pending. */
+export const rowState = (row: StoredRow, result: RowResult | undefined) =>
+  result !== undefined
+    ? result
+    : row.problem !== undefined
+      ? ({ status: 'failed', code: row.problem.code, message: row.problem.message } as const)
+      : ({ status: 'pending' } as const)
+
+/** How long after its lease ran out an unfinished batch counts as stalled. */
+export const STALLED_AFTER_MS = 60_000
+
+/** `stalled`: nothing holds it and nothing moved for a while (resume: commit again). */
+export const batchStatus = (batch: BatchRecord, now: number): BatchStatus | 'stalled' =>
+  batch.status !== 'done' &&
+  batch.leaseUntil < now &&
+  Date.parse(batch.updatedAt) < now - STALLED_AFTER_MS
+    ? 'stalled'
+    : batch.status

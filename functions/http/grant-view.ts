@@ -1,0 +1,61 @@
+import type { GrantRecord } from '../stores/grants.store'
+import { csvLine } from './csv'
+import { toGrantResource } from './grant-resource'
+
+/**
+ * A grant as the management API shows it to the issuer's people: the grant API's resource, plus
+ * where it came from. `source` is `api` (an integrator's API key: `keyId`), `console` (one grant
+ * sent by a member: `sentBy`) or `batch` (a row of a batch a member committed: `sentBy` and
+ * `batch`). The Idempotency-Key is the one the grant was made with (an integrator's own, or the
+ * batch's `batch:<batchId>:row:<n>`). Never the request hash.
+ */
+export const toManagedGrant = (grant: GrantRecord) => ({
+  ...toGrantResource(grant),
+  source: grant.batch !== undefined ? 'batch' : grant.sentBy !== undefined ? 'console' : 'api',
+  sentBy: grant.sentBy === undefined ? null : { sub: grant.sentBy.sub, email: grant.sentBy.email },
+  keyId: grant.keyId ?? null,
+  batch: grant.batch === undefined ? null : { id: grant.batch.batchId, row: grant.batch.row },
+  idempotencyKey: grant.idempotencyKey ?? null,
+})
+
+export type ManagedGrant = ReturnType<typeof toManagedGrant>
+
+/** The export's columns, in order (the header row). */
+export const GRANT_CSV_COLUMNS = [
+  'id',
+  'created_at',
+  'recipient_email',
+  'recipient_name',
+  'amount',
+  'reason',
+  'mode',
+  'status',
+  'source',
+  'sent_by',
+  'key_id',
+  'batch_id',
+  'batch_row',
+  'idempotency_key',
+] as const
+
+export const grantCsvHeader = () => csvLine(GRANT_CSV_COLUMNS)
+
+export const grantCsvLine = (grant: GrantRecord) => {
+  const view = toManagedGrant(grant)
+  return csvLine([
+    view.id,
+    view.createdAt,
+    view.recipient.email,
+    view.recipient.name,
+    view.amount,
+    view.reason,
+    view.mode,
+    view.status,
+    view.source,
+    view.sentBy?.email,
+    view.keyId,
+    view.batch?.id,
+    view.batch?.row,
+    view.idempotencyKey,
+  ])
+}

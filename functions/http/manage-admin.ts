@@ -1,0 +1,163 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
+import { type KeyView, makeAdmin, type ProgramView } from '../core/admin'
+import {
+  IssuerNotFound,
+  IssuerProgramNotFound,
+  KeyNotFound,
+  KeyStateConflict,
+  ProgramStateConflict,
+  RequestConflict,
+  ServiceUnavailable,
+  ValidationFailed,
+} from '../domain/errors'
+import { idPattern } from '../domain/ids'
+import type { AuditEntry } from '../domain/people'
+import { clock } from '../runtime/clock'
+import { type DynamoDbAdminStore, REQUEST_CONFLICT_RETRY } from '../stores/admin.dynamodb'
+import {
+  InvalidId,
+  InvalidInput,
+  NotFound,
+  StateConflict,
+  StoreUnavailable,
+  WriteConflictError,
+} from '../stores/admin.store'
+import type { ManageRequest } from './manage-handler'
+
+/**
+ * What the management routes share around the admin use cases (functions/admin): one admin per
+ * request (its person, its request id, its deadline), the use cases' outcomes as the API's
+ * errors, path ids checked before any read, and the resources the routes answer with.
+ */
+
+/** Store options for a request: few conflict retries, so the deadline is never reached by them. */
+export const MANAGE_STORE_OPTIONS = { conflictRetry: REQUEST_CONFLICT_RETRY } as const
+
+/** The JSON bodies of the management routes are small: the grant API's limit. */
+export const MANAGE_BODY_MAX_BYTES = 16 * 1024
+
+/** The use cases for this request: its person as the actor, its deadline on every call. */
+export const adminFor = (store: DynamoDbAdminStore, request: ManageRequest<unknown>) => {
+  if (!request.actor) throw new Error('A management change needs the member who makes it')
+  return makeAdmin(store.withSignal(request.deadline.signal), () => clock.now(), {
+    actor: request.actor,
+    requestId: request.requestId,
+  })
+}
+
+/**
+ * What the use cases report, as the API's problem codes (problem.ts then answers them). Another
+ * issuer's program or key is reported by the use cases exactly as a missing one, so it answers
+ * the same 404.
+ */
+export const toApiError = (error: unknown): unknown => {
+  if (error instanceof InvalidInput) {
+    return new ValidationFailed(
+      error.problems.map((p) => ({ field: p.field, message: `${p.field} ${p.rule}` })),
+    )
+  }
+  if (error instanceof NotFound || error instanceof InvalidId) {
+    const kind = error instanceof NotFound ? error.kind : error.label.toLowerCase()
+    const id = error.id
+    return kind === 'program'
+      ? new IssuerProgramNotFound(id)
+      : kind === 'key'
+        ? new KeyNotFound(id)
+        : new IssuerNotFound(id)
+  }
+  if (error instanceof StateConflict) {
+    return error.kind === 'program'
+      ? new ProgramStateConflict(error.message)
+      : new KeyStateConflict(error.message)
+  }
+  if (error instanceof WriteConflictError) return new RequestConflict({ cause: error })
+  if (error instanceof StoreUnavailable) return new ServiceUnavailable({ cause: error })
+  return error
+}
+
+/** Runs a use case; whatever it reports becomes the API's answer. */
+export const useCase = async <T>(work: () => Promise<T>): Promise<T> => {
+  try {
+    return await work()
+  } catch (error) {
+    throw toApiError(error)
+  }
+}
+
+/** A path id, checked offline: a malformed one answers exactly like an unknown one (404). */
+export const programIdOf = (event: { pathParameters?: Record<string, string | undefined> }) => {
+  const id = event.pathParameters?.programId ?? ''
+  if (!idPattern('program').test(id)) throw new IssuerProgramNotFound(id)
+  return id
+}
+
+export const keyIdOf = (event: { pathParameters?: Record<string, string | undefined> }) => {
+  const id = event.pathParameters?.keyId ?? ''
+  if (!idPattern('apiKey').test(id)) throw new KeyNotFound(id)
+  return id
+}
+
+// Shared with the member routes, which must not bundle the admin code.
+export { manageJson, queryOf } from './manage-http'
+
+export const programPath = (issuerId: string, programId: string) =>
+  `/manage/issuers/${issuerId}/programs/${programId}`
+
+/** A program as the management API shows it (`pool` and `remaining` null: unlimited). */
+export const programResource = (program: ProgramView) => ({
+  id: program.programId,
+  mode: program.mode,
+  name: program.name,
+  status: program.status,
+  pool: program.pool,
+  issued: program.issued,
+  remaining: program.remaining,
+  createdAt: program.createdAt,
+})
+
+/** A key as the management API shows it: never the secret or its hash, and no "last used". */
+export const keyResource = (key: KeyView) => ({
+  id: key.keyId,
+  mode: key.mode,
+  prefix: key.prefix,
+  last4: key.last4,
+  status: key.state,
+  createdAt: key.createdAt,
+  createdBy: key.createdBy ?? null,
+  expiresAt: key.expiresAt === undefined ? null : new Date(key.expiresAt).toISOString(),
+})
+
+/** An audit entry as the log shows it. */
+export const auditResource = (entry: AuditEntry) => ({
+  id: entry.entryId,
+  at: entry.at,
+  actor: entry.actor,
+  action: entry.action,
+  target: entry.target,
+  requestId: entry.requestId ?? null,
+  details: entry.details ?? {},
+})
+
+type Handler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>
+
+/**
+ * For a route whose body is all optional (`POST .../roll`): no body means `{}`, so
+ * `curl -X POST .../roll` works; a body that is there goes through the usual JSON checks.
+ */
+export const emptyBodyMeansEmptyObject =
+  (handler: Handler): Handler =>
+  (event, context) =>
+    handler(
+      event.body === undefined || event.body === ''
+        ? {
+            ...event,
+            body: '{}',
+            isBase64Encoded: false,
+            headers: { ...event.headers, 'content-type': 'application/json' },
+          }
+        : event,
+      context,
+    )

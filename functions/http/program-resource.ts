@@ -1,0 +1,28 @@
+import { poolRemaining } from '../domain/program-shards'
+import type { ProgramRecord } from '../stores/grants.store'
+
+/**
+ * The public JSON shape of a program (`GET /programs/{programId}`). `pool` and `remaining` are
+ * null for a program without a pool (unlimited).
+ */
+export type ProgramResource = {
+  id: string
+  object: 'program'
+  mode: ProgramRecord['mode']
+  name: string
+  status: ProgramRecord['status']
+  pool: number | null
+  issued: number
+  remaining: number | null
+}
+
+export const toProgramResource = (program: ProgramRecord): ProgramResource => ({
+  id: program.programId,
+  object: 'program',
+  mode: program.mode,
+  name: program.name,
+  status: program.status,
+  pool: program.pool ?? null,
+  issued: program.issued ?? 0,
+  remaining: poolRemaining(program.pool, program.issued),
+})

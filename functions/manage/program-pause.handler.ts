@@ -1,8 +1,0 @@
-import { config } from '../config'
-import { documentClient } from '../shared/dynamodb'
-import { makeProgramStatusHandler } from './program-status'
-
-/** `POST /manage/issuers/{issuerId}/programs/{programId}/pause` (see program-status.ts). */
-export const makePauseProgramHandler = makeProgramStatusHandler('PauseProgram', 'pause')
-
-export const handler = makePauseProgramHandler(documentClient, config.tables)

@@ -1,8 +1,0 @@
-import { config } from '../config'
-import { documentClient } from '../shared/dynamodb'
-import { makeProgramStatusHandler } from './program-status'
-
-/** `POST /manage/issuers/{issuerId}/programs/{programId}/resume` (see program-status.ts). */
-export const makeResumeProgramHandler = makeProgramStatusHandler('ResumeProgram', 'resume')
-
-export const handler = makeResumeProgramHandler(documentClient, config.tables)

@@ -1,0 +1,41 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
+import { config } from '../config'
+import { DYNAMODB_TIMEOUTS } from '../runtime/deadline'
+
+export type DynamoDbClientOptions = { endpoint?: string | undefined; region?: string | undefined }
+
+/** A DynamoDB client with the service's timeouts; `endpoint` only for DynamoDB Local (or a test). */
+export const createDynamoDbClient = ({ endpoint, region }: DynamoDbClientOptions = {}) =>
+  new DynamoDBClient({
+    ...(endpoint
+      ? {
+          endpoint,
+          region: region ?? 'local',
+          // DynamoDB Local accepts any credentials; these keep a developer's real ones out of it.
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        }
+      : {}),
+    maxAttempts: DYNAMODB_TIMEOUTS.maxAttempts,
+    requestHandler: {
+      connectionTimeout: DYNAMODB_TIMEOUTS.connectionTimeoutMs,
+      requestTimeout: DYNAMODB_TIMEOUTS.attemptTimeoutMs,
+      // Without it @smithy/node-http-handler 4.x only logs a warning when requestTimeout passes,
+      // and a connection that accepts and never answers is waited on forever.
+      throwOnRequestTimeout: true,
+    },
+  })
+
+export const createDocumentClient = (client: DynamoDBClient) =>
+  DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } })
+
+/**
+ * The one DynamoDB client of the process, created at module scope so a warm Lambda reuses its
+ * connections.
+ */
+export const dynamodb = createDynamoDbClient({
+  endpoint: config.dynamodbEndpoint,
+  region: config.awsRegion,
+})
+
+export const documentClient = createDocumentClient(dynamodb)

@@ -1,0 +1,299 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb'
+import type { AuditEntry, MembershipRecord, Role } from '../domain/people'
+import { auditPut } from './audit'
+import type { AddOutcome, CallOptions, MembersStore, WriteOutcome } from './members.store'
+import { DynamoDbMembershipReader } from './memberships.dynamodb'
+
+type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>
+
+/**
+ * At most this many of a person's other issuers are looked at for one invitation e-mail (which
+ * lists at most MAX_LISTED_ISSUERS by name and counts the rest): bounds the reads of one request.
+ */
+const MAX_PENDING_LOOKUPS = 50
+
+/** The tables the member use cases touch. */
+export type MembersTableNames = { memberships: string; audit: string; issuers: string }
+
+const THROTTLED = new Set([
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'RequestLimitExceeded',
+])
+
+const reasonsOf = (error: unknown) =>
+  error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : []
+
+/**
+ * An issuer always keeps at least one owner. The guard, for every write that makes an owner stop
+ * being one (a demotion, a removal):
+ *
+ *   the use case reads the issuer's memberships (strongly consistent) and picks another member
+ *   who is an owner, the witness. None: `409 last_owner`, nothing written. Otherwise ONE
+ *   TransactWriteItems holds (1) the change of the owner's item, on condition that its role is
+ *   still `owner`, (2) a ConditionCheck that the witness's role is still `owner`, and (3) the
+ *   audit entry. When the witness has stopped being an owner meanwhile, the transaction is
+ *   cancelled, nothing is written, and the use case reads again (and answers `last_owner` if no
+ *   other owner is left).
+ *
+ * Why that can never leave an issuer without an owner, whatever the concurrency: a transaction
+ * that commits leaves its witness an owner and changes only its own item. For two changes to
+ * remove the last two owners A and B, one must demote A relying on B and the other demote B
+ * relying on A (or a longer cycle A->B->C->A), so each pair of them shares an item (one writes the
+ * item the other condition-checks).
+ * - DynamoDB Local runs transactions one at a time: the second one's ConditionCheck sees the
+ *   first one's write and fails.
+ * - Real DynamoDB: TransactWriteItems are serializable with each other, and a transaction that
+ *   touches an item held by another transaction in flight (a ConditionCheck counts: its item is
+ *   part of the request) is cancelled with `TransactionConflict` (developer guide, "Transaction
+ *   conflict handling in DynamoDB"). So the two either run one after the other (the later one's
+ *   condition fails) or one is cancelled for the conflict; the use case reads again and retries,
+ *   and then sees one owner left.
+ *
+ * Why not a per-issuer owner counter item: it is a second copy of the truth (the roles in the
+ * memberships items) that any other writer (a seed, a test fixture, a restore of the table, a
+ * future import) could leave wrong, and a wrong counter either refuses a legitimate demotion or
+ * allows removing the real last owner. The witness is the truth itself, costs one extra item in
+ * the transaction, and needs no sentinel item in the memberships table (which its `bySub` index
+ * and every listing would otherwise have to skip).
+ */
+export class DynamoDbMembersStore implements MembersStore {
+  private readonly reader: DynamoDbMembershipReader
+
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tables: MembersTableNames,
+  ) {
+    this.reader = new DynamoDbMembershipReader(client, tables)
+  }
+
+  async get(issuerId: string, sub: string, { signal }: CallOptions = {}) {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tables.memberships,
+        Key: { issuerId, sub },
+        ConsistentRead: true,
+      }),
+      { abortSignal: signal },
+    )
+    return Item as MembershipRecord | undefined
+  }
+
+  async list(issuerId: string, { signal }: CallOptions = {}) {
+    const items: MembershipRecord[] = []
+    let start: Record<string, unknown> | undefined
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.memberships,
+          KeyConditionExpression: 'issuerId = :issuer',
+          ExpressionAttributeValues: { ':issuer': issuerId },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+        { abortSignal: signal },
+      )
+      items.push(...((page.Items ?? []) as MembershipRecord[]))
+      start = page.LastEvaluatedKey
+    } while (start)
+    return items
+  }
+
+  async issuerName(issuerId: string, { signal }: CallOptions = {}) {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tables.issuers,
+        Key: { issuerId },
+        ProjectionExpression: '#name',
+        ExpressionAttributeNames: { '#name': 'name' },
+      }),
+      { abortSignal: signal },
+    )
+    return Item?.name as string | undefined
+  }
+
+  async add(
+    record: MembershipRecord,
+    audit: AuditEntry,
+    { signal }: CallOptions = {},
+  ): Promise<AddOutcome> {
+    const outcome = await this.transact(
+      [
+        {
+          Put: {
+            TableName: this.tables.memberships,
+            Item: record,
+            ConditionExpression: 'attribute_not_exists(#sub)',
+            ExpressionAttributeNames: { '#sub': 'sub' },
+          },
+        },
+        auditPut(this.tables.audit, audit),
+      ],
+      signal,
+    )
+    return outcome === 'stale' ? 'exists' : outcome === 'witness_gone' ? 'conflict' : outcome
+  }
+
+  changeRole(
+    input: { current: MembershipRecord; role: Role; witness?: string | undefined },
+    audit: AuditEntry,
+    { signal }: CallOptions = {},
+  ) {
+    const { current, role, witness } = input
+    return this.transact(
+      [
+        {
+          Update: {
+            TableName: this.tables.memberships,
+            Key: { issuerId: current.issuerId, sub: current.sub },
+            UpdateExpression: 'SET #role = :role',
+            ConditionExpression: '#role = :current',
+            ExpressionAttributeNames: { '#role': 'role' },
+            ExpressionAttributeValues: { ':role': role, ':current': current.role },
+          },
+        },
+        ...this.witnessCheck(current.issuerId, witness),
+        auditPut(this.tables.audit, audit),
+      ],
+      signal,
+    )
+  }
+
+  remove(
+    input: { current: MembershipRecord; witness?: string | undefined },
+    audit: AuditEntry,
+    { signal }: CallOptions = {},
+  ) {
+    const { current, witness } = input
+    return this.transact(
+      [
+        {
+          Delete: {
+            TableName: this.tables.memberships,
+            Key: { issuerId: current.issuerId, sub: current.sub },
+            ConditionExpression: '#role = :current',
+            ExpressionAttributeNames: { '#role': 'role' },
+            ExpressionAttributeValues: { ':current': current.role },
+          },
+        },
+        ...this.witnessCheck(current.issuerId, witness),
+        auditPut(this.tables.audit, audit),
+      ],
+      signal,
+    )
+  }
+
+  recordResend(current: MembershipRecord, audit: AuditEntry, { signal }: CallOptions = {}) {
+    return this.transact(
+      [
+        {
+          ConditionCheck: {
+            TableName: this.tables.memberships,
+            Key: { issuerId: current.issuerId, sub: current.sub },
+            ConditionExpression: '#status = :invited',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':invited': 'invited' },
+          },
+        },
+        auditPut(this.tables.audit, audit),
+      ],
+      signal,
+    )
+  }
+
+  async markActive(issuerId: string, sub: string, { signal }: CallOptions = {}) {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.memberships,
+          Key: { issuerId, sub },
+          UpdateExpression: 'SET #status = :active',
+          ConditionExpression: '#status = :invited',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':active': 'active', ':invited': 'invited' },
+        }),
+        { abortSignal: signal },
+      )
+    } catch (error) {
+      // Removed, or already active: nothing to do.
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error
+    }
+  }
+
+  async pendingIssuerNames(sub: string, exceptIssuerId: string, { signal }: CallOptions = {}) {
+    // The person's issuers through the bySub index (the query the management routes make), then,
+    // side by side, one strongly consistent read of each membership's status (the index does not
+    // carry it) and each pending one's name: a person belongs to a handful of issuers.
+    const issuerIds = (await this.reader.listForPerson(sub, { signal }))
+      .map((membership) => membership.issuerId)
+      .filter((issuerId) => issuerId !== exceptIssuerId)
+      .slice(0, MAX_PENDING_LOOKUPS)
+    const names = await Promise.all(
+      issuerIds.map(async (issuerId) => {
+        const membership = await this.get(issuerId, sub, { signal })
+        if (membership?.status !== 'invited') return undefined
+        return this.issuerName(issuerId, { signal })
+      }),
+    )
+    return names.filter((name): name is string => name !== undefined).sort()
+  }
+
+  async acceptInvitations(sub: string, issuerIds: readonly string[], options: CallOptions = {}) {
+    await Promise.all(issuerIds.map((issuerId) => this.markActive(issuerId, sub, options)))
+  }
+
+  private witnessCheck(issuerId: string, witness: string | undefined): TransactItems {
+    return witness === undefined
+      ? []
+      : [
+          {
+            ConditionCheck: {
+              TableName: this.tables.memberships,
+              Key: { issuerId, sub: witness },
+              ConditionExpression: '#role = :owner',
+              ExpressionAttributeNames: { '#role': 'role' },
+              ExpressionAttributeValues: { ':owner': 'owner' },
+            },
+          },
+        ]
+  }
+
+  /**
+   * Sends one transaction whose first item is the member's and whose second, when it is not the
+   * audit entry, is the witness's; tells which condition failed from the cancellation reasons
+   * (their order is the items').
+   */
+  private async transact(
+    items: TransactItems,
+    signal: AbortSignal | undefined,
+  ): Promise<WriteOutcome> {
+    try {
+      await this.client.send(new TransactWriteCommand({ TransactItems: items }), {
+        abortSignal: signal,
+      })
+      return 'done'
+    } catch (error) {
+      const reasons = reasonsOf(error)
+      if (reasons.length === 0) {
+        if ((error as Error).name === 'TransactionConflictException') return 'conflict'
+        throw error
+      }
+      if (reasons.some((r) => r.Code !== undefined && THROTTLED.has(r.Code))) return 'unavailable'
+      if (reasons[0]?.Code === 'ConditionalCheckFailed') return 'stale'
+      const hasWitness = items.length === 3
+      if (hasWitness && reasons[1]?.Code === 'ConditionalCheckFailed') return 'witness_gone'
+      if (reasons.some((r) => r.Code === 'TransactionConflict')) return 'conflict'
+      // The audit entry's own condition (an id clash: 32 random bits within one millisecond) or
+      // anything unexpected: nothing was written; say so loudly rather than guess.
+      throw error
+    }
+  }
+}
