@@ -25,7 +25,7 @@ import {
   type RunningCognito,
   startCognitoLocal,
 } from '../local/cognito-local'
-import { consoleBuilt, type LocalConsoleOptions } from '../local/console-site'
+import { consoleBuilt, type LocalConsoleOptions } from '../local/dev-pages/console-site'
 import { LocalSetupError, type RunningDynamoDb, startDynamoDbLocal } from '../local/dynamodb-local'
 import { createLocalApi, type LocalApiOptions, loadRouteHandlers } from '../local/http-server'
 import {

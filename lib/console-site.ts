@@ -1,8 +1,9 @@
 /**
  * What the issuer console's site sends, wherever it is served: CloudFront in AWS
  * (lib/console-hosting.ts, its response headers policy and the deployed objects' Cache-Control) and
- * `npm start` (local/console-site.ts). Both read this one definition, so the browser tests against
- * `npm start` prove the policy AWS sends. Pure data and string builders: no AWS or Node imports.
+ * `npm start` (local/dev-pages/console-site.ts). Both read this one definition, so the browser
+ * tests against `npm start` prove the policy AWS sends. Pure data and string builders: no AWS or
+ * Node imports.
  */
 
 /** The console lives under this path in both places, so one build (Vite `base`) serves every stage. */

@@ -1,7 +1,8 @@
 /**
  * The console's SPA routing, as one piece of JavaScript run in two places: by CloudFront, as the
  * viewer-request function of the console's behaviour (lib/console-hosting.ts), and by `npm start`
- * (local/console-site.ts), so the browser tests exercise the very rule CloudFront applies.
+ * (local/dev-pages/console-site.ts), so the browser tests exercise the very rule CloudFront
+ * applies.
  *
  * - `/` and `/app` redirect to `/app/` (the build's one base path);
  * - `/app/<page>`, a path whose last segment has no dot, is a page of the console: rewritten to

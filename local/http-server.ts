@@ -1,29 +1,12 @@
-import { isUtf8 } from 'node:buffer'
-import { randomUUID } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import {
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-  STATUS_CODES,
-} from 'node:http'
-import { join } from 'node:path'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
-import { getAbsoluteFSPath } from 'swagger-ui-dist'
-import {
-  FUNCTION_TIMEOUT_SECONDS,
-  matchRoute,
-  ROUTES,
-  type Route,
-  USER_SCOPE,
-} from '../functions/routes'
-import { buildOpenApi } from '../lib/openapi'
-import { type LocalConsoleOptions, serveConsole } from './console-site'
+import { matchRoute, ROUTES, type Route, USER_SCOPE } from '../functions/routes'
+import { type DevPagesOptions, serveDevPage } from './dev-pages/dev-pages'
+import { answerOnSocket, gatewayAnswer, statusOfClientError } from './gateway/answers'
+import { lambdaContext, splitTarget, toEvent } from './gateway/event'
+import { lingeringClose, readBody } from './gateway/request-body'
 import { createJwtAuthorizer, type JwtAuthorizer, type JwtAuthorizerConfig } from './jwt-authorizer'
-import { isLoopbackHost, notLoopbackProblem } from './loopback-host'
-import { mailPage, readMail } from './mail-sink'
 
 export type LambdaHandler = (
   event: APIGatewayProxyEventV2,
@@ -51,7 +34,11 @@ export const GATEWAY_TIMEOUTS = {
   lingerMs: 5_000,
 } as const
 
-export type LocalApiOptions = {
+/**
+ * `mailFile` and `console` (local/dev-pages/): the developer pages, read on each request like
+ * `authorizer`.
+ */
+export type LocalApiOptions = DevPagesOptions & {
   /** The clock the Lambda context counts down with (tests move it). Default `Date.now`. */
   now?: () => number
   headersTimeoutMs?: number
@@ -66,13 +53,6 @@ export type LocalApiOptions = {
   authorizer?: JwtAuthorizerConfig
   /** Told why the authorizer refused a request (what API Gateway logs as its error). */
   onAuthorizerRefusal?: (refusal: { routeKey: string; status: number; reason: string }) => void
-  /** The mail sink `GET /_local/mail` and `/_local/mail.json` show (npm start and tests only). */
-  mailFile?: string
-  /**
-   * The issuer console at `/app/` (local/console-site.ts), as CloudFront serves it in AWS. Read on
-   * each request, like `authorizer`. Without it, `/app/...` is an unknown path of the API.
-   */
-  console?: LocalConsoleOptions
   /**
    * Routing: functions/routes.ts's routes, unless a test adds some of its own (a `user` route with
    * a fake handler, say); their handlers go in `handlers` under their route keys.
@@ -94,243 +74,7 @@ export const loadRouteHandlers = async (): Promise<RouteHandlers> => {
   return handlers
 }
 
-/** The request target as sent, split at the first `?`: no host is ever read out of it. */
-export const splitTarget = (target: string) => {
-  const mark = target.indexOf('?')
-  return mark === -1
-    ? { rawPath: target, rawQueryString: '' }
-    : { rawPath: target.slice(0, mark), rawQueryString: target.slice(mark + 1) }
-}
-
-const TEXT_CONTENT =
-  /^(text\/|application\/([\w.+-]+\+)?(json|xml)|application\/x-www-form-urlencoded)/i
-
-/** Builds the payload-2.0 event API Gateway would send for this request. */
-const toEvent = (
-  req: IncomingMessage,
-  target: { rawPath: string; rawQueryString: string },
-  body: Buffer,
-  routeKey: string,
-  pathParameters: Record<string, string> | undefined,
-  now: number,
-): APIGatewayProxyEventV2 => {
-  const headers: Record<string, string> = {}
-  let cookies: string[] | undefined
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = (req.rawHeaders[i] as string).toLowerCase()
-    const value = req.rawHeaders[i + 1] as string
-    if (name === 'cookie') {
-      cookies = [...(cookies ?? []), ...value.split(/;\s*/)]
-      continue
-    }
-    // Like API Gateway, repeated headers arrive as one comma-joined value.
-    headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`
-  }
-  const query: Record<string, string> = {}
-  for (const [k, v] of new URLSearchParams(target.rawQueryString)) {
-    query[k] = query[k] === undefined ? v : `${query[k]},${v}`
-  }
-  // Text that is valid UTF-8 travels as a string; anything else as base64, so no byte is lost
-  // (or silently replaced with U+FFFD) on the way to the function.
-  const asText = TEXT_CONTENT.test(headers['content-type'] ?? '') && isUtf8(body)
-  return {
-    version: '2.0',
-    routeKey,
-    rawPath: target.rawPath,
-    rawQueryString: target.rawQueryString,
-    ...(cookies ? { cookies } : {}),
-    headers,
-    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
-    requestContext: {
-      accountId: 'local',
-      apiId: 'local',
-      domainName: headers.host ?? 'localhost',
-      domainPrefix: (headers.host ?? 'localhost').split('.')[0] ?? 'localhost',
-      http: {
-        method: req.method ?? 'GET',
-        path: target.rawPath,
-        protocol: `HTTP/${req.httpVersion}`,
-        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId: randomUUID(),
-      routeKey,
-      stage: '$default',
-      time: new Date(now).toISOString(),
-      timeEpoch: now,
-    },
-    ...(pathParameters ? { pathParameters } : {}),
-    ...(body.length > 0 ? { body: asText ? body.toString('utf8') : body.toString('base64') } : {}),
-    isBase64Encoded: body.length > 0 && !asText,
-  }
-}
-
-/**
- * The context Lambda hands a function. Its remaining time counts down from the function's
- * timeout (FUNCTION_TIMEOUT_SECONDS, what the stack configures) from the moment the invocation
- * starts, never below zero.
- */
-export const lambdaContext = (
-  requestId: string,
-  functionName: string,
-  now: () => number = Date.now,
-): Context => {
-  const deadline = now() + FUNCTION_TIMEOUT_SECONDS * 1000
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '256',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - now()),
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
-  }
-}
-
-const DOCS_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Virtual-share grant API</title>
-<link rel="stylesheet" href="/docs/swagger-ui.css"></head>
-<body><div id="docs"></div><script src="/docs/swagger-ui-bundle.js"></script>
-<script>SwaggerUIBundle({ url: '/openapi.json', dom_id: '#docs' })</script></body></html>`
-
-const DOCS_ASSETS: Record<string, string> = {
-  '/docs/swagger-ui.css': 'text/css; charset=utf-8',
-  '/docs/swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-}
-
-/** The contract and its rendered docs, served from node_modules (no CDN), local server only. */
-const serveDocs = (method: string, path: string) => {
-  if (method !== 'GET') return undefined
-  if (path === '/openapi.json') {
-    return { type: 'application/json', body: JSON.stringify(buildOpenApi(), null, 2) }
-  }
-  if (path === '/docs' || path === '/docs/')
-    return { type: 'text/html; charset=utf-8', body: DOCS_PAGE }
-  const type = DOCS_ASSETS[path]
-  if (type)
-    return { type, body: readFileSync(join(getAbsoluteFSPath(), path.slice('/docs/'.length))) }
-  return undefined
-}
-
-/**
- * The local server's own pages, never in the stack: the mail sink (local/mail-sink.ts), newest
- * first, as a page and as JSON (`to`, `subject`, `text`, `sentAt`).
- */
-const serveLocal = (
-  method: string,
-  path: string,
-  host: string | undefined,
-  mailFile: string | undefined,
-) => {
-  if (method !== 'GET' || mailFile === undefined) return undefined
-  if (path !== '/_local/mail.json' && path !== '/_local/mail') return undefined
-  // Temporary passwords and reset codes: never to a page that rebound its own name to us.
-  if (!isLoopbackHost(host)) return notLoopbackProblem(path)
-  if (path === '/_local/mail.json') {
-    return {
-      status: 200,
-      type: 'application/json',
-      body: JSON.stringify(readMail(mailFile), null, 2),
-    }
-  }
-  return { status: 200, type: 'text/html; charset=utf-8', body: mailPage(readMail(mailFile)) }
-}
-
-/** The answers API Gateway gives itself, without calling a function: `{"message": ...}` JSON. */
-const GATEWAY_MESSAGES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  408: 'Request Timeout',
-  413: 'Request Entity Too Large',
-  431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error',
-}
-
-const gatewayBody = (status: number) =>
-  JSON.stringify({ message: GATEWAY_MESSAGES[status] ?? STATUS_CODES[status] })
-
-/** A gateway answer through the request's response; `close` when the connection cannot go on. */
-const gatewayAnswer = (
-  res: ServerResponse,
-  status: number,
-  close = false,
-  headers: Record<string, string> = {},
-) => {
-  const body = gatewayBody(status)
-  res.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
-    'apigw-requestid': randomUUID(),
-    ...(close ? { connection: 'close' } : {}),
-  })
-  res.end(body)
-}
-
-/** A gateway answer written straight to the socket, for what never became a request, then closed. */
-const answerOnSocket = (socket: Duplex, status: number) => {
-  if (socket.writable) {
-    const body = gatewayBody(status)
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\napigw-requestid: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`,
-    )
-  }
-  socket.destroy()
-}
-
-/** What Node's HTTP parser reports, as the gateway's status (everything else is 400). */
-const statusOfClientError = (code: string | undefined) => {
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408
-  if (code === 'HPE_HEADER_OVERFLOW') return 431
-  return 400
-}
-
-type Body = Buffer | 'too-large' | 'gone'
-
-/**
- * Reads a request body, keeping at most `limit` bytes: past it, stops keeping and says so at once.
- * A client that goes away mid-body (reset, closed, timed out) is 'gone', never an exception.
- */
-const readBody = (req: IncomingMessage, limit: number) =>
-  new Promise<Body>((resolve) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const finish = (result: Body) => {
-      req.off('data', onData)
-      req.off('end', onEnd)
-      req.off('error', onGone)
-      req.off('close', onGone)
-      resolve(result)
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size > limit) finish('too-large')
-      else chunks.push(chunk)
-    }
-    const onEnd = () => finish(Buffer.concat(chunks, size))
-    // 'close' before 'end' (or an 'error'): the request was destroyed, its client is gone.
-    const onGone = () => finish('gone')
-    req.on('data', onData)
-    req.once('end', onEnd)
-    req.once('error', onGone)
-    req.once('close', onGone)
-  })
-
 const ignore = () => {}
-
-/** Ends our side of a connection now, and destroys it once the client is done or `ms` passed. */
-const lingeringClose = (socket: Duplex, ms: number) => {
-  socket.end()
-  const timer = setTimeout(() => socket.destroy(), ms)
-  timer.unref()
-  socket.once('close', () => clearTimeout(timer))
-}
 
 /**
  * A plain node:http server that does what API Gateway does in front of the Lambda: match the
@@ -407,32 +151,16 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
 
     const method = req.method ?? 'GET'
     const raw = splitTarget(target)
-    const docs = serveDocs(method, raw.rawPath)
-    if (docs) {
-      res.writeHead(200, { 'content-type': docs.type })
-      res.end(docs.body)
-      return
-    }
-    const local = serveLocal(method, raw.rawPath, req.headers.host, options.mailFile)
-    if (local) {
-      res.writeHead(local.status, { 'content-type': local.type, 'cache-control': 'no-store' })
-      res.end(local.body)
-      return
-    }
-    const site = options.console
-      ? serveConsole(options.console, {
-          method,
-          rawPath: raw.rawPath,
-          host: req.headers.host,
-          localPort: socket.localPort ?? 0,
-        })
-      : undefined
-    if (site) {
-      res.writeHead(site.status, {
-        ...site.headers,
-        'content-length': Buffer.byteLength(site.body),
-      })
-      res.end(method === 'HEAD' ? undefined : site.body)
+    // The developer pages first (docs, mail sink, console): what is not theirs is the API's.
+    const page = serveDevPage(options, {
+      method,
+      rawPath: raw.rawPath,
+      host: req.headers.host,
+      localPort: socket.localPort ?? 0,
+    })
+    if (page) {
+      res.writeHead(page.status, page.headers)
+      res.end(method === 'HEAD' ? undefined : page.body)
       return
     }
     const matched = route(method, raw.rawPath)

@@ -1,12 +1,12 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs'
-import { escapeHtml } from '../functions/identity/invitation-message'
 
 /**
  * The local mail sink: every message the emulated user pool would e-mail (invitations, resent
  * invitations, password-reset codes) is appended to one JSON-lines file instead, by the emulator's
  * process (local/cognito-local-host.ts), before the Cognito call that sent it returns. `npm start`
- * prints each one and serves the file at `GET /_local/mail` and `GET /_local/mail.json`; any process
- * that invites through the emulator (the server, the admin CLI, a test) lands in the same file.
+ * prints each one and serves the file at `GET /_local/mail` and `GET /_local/mail.json`
+ * (local/dev-pages/mail-viewer.ts); any process that invites through the emulator (the server,
+ * the admin CLI, a test) lands in the same file.
  */
 export type Mail = {
   to: string
@@ -42,30 +42,6 @@ export const readMail = (file: string): Mail[] => {
     }
   }
   return mails.reverse()
-}
-
-/** The page `GET /_local/mail` shows: every message, newest first, all of it escaped. */
-export const mailPage = (mails: readonly Mail[]) => {
-  const items = mails.map(
-    (mail) => `<article>
-<h2>${escapeHtml(mail.subject)}</h2>
-<p class="meta">To <strong>${escapeHtml(mail.to)}</strong> &middot; <time datetime="${escapeHtml(mail.sentAt)}">${escapeHtml(mail.sentAt)}</time></p>
-<pre>${escapeHtml(mail.text)}</pre>
-</article>`,
-  )
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Local mail (${mails.length})</title>
-<style>
-body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1f2328}
-article{border:1px solid #d0d7de;border-radius:6px;padding:0 1rem;margin:1rem 0}
-h2{font-size:1.1rem}.meta{color:#57606a}pre{white-space:pre-wrap;font-size:.95rem}
-</style></head>
-<body><h1>Local mail</h1>
-<p>What the local user pool would have e-mailed, newest first (<a href="/_local/mail.json">JSON</a>).
-Nothing here leaves this machine.</p>
-${items.length > 0 ? items.join('\n') : '<p>No mail yet.</p>'}
-</body></html>
-`
 }
 
 /** How `npm start` prints a message as it arrives. */

@@ -12,7 +12,7 @@ import {
   consoleSecurityHeaders,
 } from '../../lib/console-site'
 import type { LocalIdentity } from '../../local/cognito-local'
-import type { LocalConsoleOptions } from '../../local/console-site'
+import type { LocalConsoleOptions } from '../../local/dev-pages/console-site'
 import type { Mail } from '../../local/mail-sink'
 import { expectProblem, request, startApi } from '../support/api'
 import { FIXTURE_FILES, makeConsoleDist } from '../support/console-dist'
@@ -20,8 +20,8 @@ import { launchNpmStart, type Started, waitFor } from '../support/npm-start'
 import { exchange } from './raw-client'
 
 /**
- * The console under the local server (local/console-site.ts), over real sockets: what CloudFront
- * and S3 do in AWS. A fixture build stands in for console/dist, next to a secret no request may
+ * The console under the local server (local/dev-pages/console-site.ts), over real sockets: what
+ * CloudFront and S3 do in AWS. A fixture build stands in for console/dist, next to a secret no request may
  * reach. Requests go out as raw bytes: fetch would resolve `..`, `%2e%2e` and backslashes itself.
  */
 const root = mkdtempSync(join(tmpdir(), 'console-site-'))

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
 import { FUNCTION_TIMEOUT_SECONDS } from '../../functions/routes'
-import { type LambdaHandler, lambdaContext, splitTarget } from '../../local/http-server'
+import { lambdaContext, splitTarget } from '../../local/gateway/event'
+import type { LambdaHandler } from '../../local/http-server'
 import {
   type Call,
   expectNothingWritten,

@@ -6,9 +6,9 @@ import {
   CONSOLE_PATH,
   type ConsoleConfig,
   consoleSecurityHeaders,
-} from '../lib/console-site'
-import { compileViewerRequest, viewerRequestEvent } from '../lib/console-viewer-request'
-import { isLoopbackHost, notLoopbackProblem } from './loopback-host'
+} from '../../lib/console-site'
+import { compileViewerRequest, viewerRequestEvent } from '../../lib/console-viewer-request'
+import { isLoopbackHost, notLoopbackProblem } from '../loopback-host'
 
 /**
  * The issuer console under `npm start`: what S3 + CloudFront do in AWS (lib/console-hosting.ts),
