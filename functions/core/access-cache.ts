@@ -9,9 +9,7 @@ import type { ApiKeyRecord, CallOptions, GrantStore, ProgramRecord } from '../st
  * after the consistent read that filled it was SENT (a write that finished before the read was
  * sent is in what the read returns).
  *
- * Why not check in the grant's transaction, as before: DynamoDB serialises transactions on one
- * item (a ConditionCheck holds the item like a write), so every grant made with one key, across
- * all its programs, would queue on the key item, and every grant of a program on its head.
+ * Why a cache and not a check in the grant's transaction: docs/decisions/access-cache.md.
  */
 export const CHECK_BOUND_MS = 1_000
 
@@ -22,11 +20,11 @@ export const CHECK_BOUND_MS = 1_000
 export type ProgramAccess = {
   head: ProgramRecord
   /**
-   * Upper bounds of each shard's `remaining` from failed grants and snapshots (only grants take
-   * from a slice; a gather, which adds to one, is always followed by a snapshot when it matters).
+   * Upper bounds of each shard's `remaining`, from failed grants and reads of the shards (only
+   * grants write a slice, and they only lower it).
    */
   seen: Map<number, number>
-  /** The pool's total left, from a snapshot, when it was too little for a grant: refuse fast. */
+  /** The pool's total left, read from the shards, when too little for a grant: refuse fast. */
   exhausted?: { remaining: number; at: number }
 }
 
@@ -96,8 +94,8 @@ export class AccessCache {
     this.programs.delete(programId)
   }
 
-  /** Learns from a snapshot: exact slices, and whether the total is below what was asked. */
-  learnSnapshot(access: ProgramAccess, shards: readonly ShardRecord[], asked: number): number {
+  /** Learns from a read of every shard: exact slices, and whether their total is below `asked`. */
+  learnShards(access: ProgramAccess, shards: readonly ShardRecord[], asked: number): number {
     access.seen = new Map(
       shards.map((shard) => [shardNumber(shard.programId), shard.remaining ?? 0]),
     )
@@ -106,7 +104,7 @@ export class AccessCache {
     return total
   }
 
-  /** A recent snapshot's total, if it was below `amount` (the pool never grows). */
+  /** A recent read's total of the shards, if it was below `amount` (the pool never grows). */
   knownExhausted(access: ProgramAccess, amount: number): number | undefined {
     const exhausted = access.exhausted
     if (exhausted === undefined || this.now() - exhausted.at >= this.boundMs) return undefined

@@ -401,7 +401,7 @@ export const makeAdmin = (
 
     /**
      * Gives the grants written before `byProgramSlot` existed their slot, so that listings on it
-     * show them (README, "Upgrading a stage"). Idempotent: a second run updates nothing.
+     * show them (docs/deploying.md, "Upgrading a stage"). Idempotent: a second run updates nothing.
      */
     backfillGrantSlots() {
       return store.backfillGrantSlots()

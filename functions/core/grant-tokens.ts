@@ -367,7 +367,7 @@ export const makeGrantTokens = ({
         const reloaded = program as ProgramAccess
         return pickTarget(reloaded) ?? fromRead(reloaded)
       }
-      const total = access.learnSnapshot(current, found, grant.amount)
+      const total = access.learnShards(current, found, grant.amount)
       if (total < grant.amount) return { refusal: new PoolExhausted(total, grant.amount) }
       const fits = [...current.seen.entries()]
         .filter(([, left]) => left >= grant.amount)

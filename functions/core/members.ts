@@ -193,7 +193,7 @@ export const makeMembers = (deps: MembersDeps) => {
         ? await mail.mailer.send({ to: member.email, ...message }, { signal })
         : 'no_sender'
     if (outcome === 'no_sender') {
-      // Never the address: the ids say who, the README says why (no SES identity on this stage).
+      // Never the address: the ids say who, docs/management-api.md why (no SES identity here).
       deps.warn?.('no mail sender configured: the added member was not e-mailed', {
         issuerId: member.issuerId,
         memberId: member.sub,

@@ -5,8 +5,8 @@
 export type FieldError = { field: string; message: string }
 
 /**
- * Every `code` the API can answer with, and its status: the public catalogue (README, OpenAPI).
- * test/unit/problem.test.ts checks each error class against it.
+ * Every `code` the API can answer with, and its status: the public catalogue (docs/api.md,
+ * OpenAPI). test/unit/problem.test.ts checks each error class against it.
  */
 export const ERROR_CODES = {
   validation_failed: 400,

@@ -2,7 +2,7 @@
 import * as z from 'zod/mini'
 import { TEXT_RULES, textProblem } from './text-rules'
 
-/** Documented limits of the grant contract (README "API contract"). */
+/** Documented limits of the grant contract (docs/api.md, "API contract"). */
 export const LIMITS = {
   maxAmount: 1_000_000,
   maxEmailLength: 254,

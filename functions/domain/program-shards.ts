@@ -1,12 +1,7 @@
 /**
  * A program's pool split over counter shards: the records and their rules, pure data (no SDK).
- *
- * Why: DynamoDB serialises transactions on one item (a second transaction touching an item that an
- * in-flight one holds is cancelled with `TransactionConflict`), so a program whose every grant
- * updates one counter item takes at most 1 / (service time) grants per second, whatever the
- * table's capacity. Each shard is an item of its own, owning a slice of `remaining`; a grant
- * updates one shard, so N shards take about N times the load before they conflict
- * (bench/contention: `npm run bench`, "hot program").
+ * Why shards (one counter item serialises a program's grants), and why 64:
+ * docs/decisions/counter-shards.md.
  *
  * Layout in the programs table:
  * - the program's own item (the "head") keeps what people and the grant path read: issuer, mode,
@@ -22,10 +17,10 @@
  * Only grants write `remaining`, and they only lower it: each shard's `remaining` never grows, so a
  * value seen is an upper bound from then on, and shards read one by one (no snapshot) add up to at
  * least what is left once the read ends: a total read below a grant's amount proves the pool short.
- * A program without `shards` (made before this release) is its own single shard, as before.
+ * A program without `shards` (made before shards existed) is its own single shard.
  */
 
-/** What a new program gets: measured in `npm run bench` (see README, "One hot program"). */
+/** What a new program gets: measured in `npm run bench` (docs/decisions/counter-shards.md). */
 export const DEFAULT_SHARDS = 64
 /**
  * The most an operator may ask for. A grant taken in parts from every shard, plus the grant and

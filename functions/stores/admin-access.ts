@@ -2,9 +2,10 @@ import { INDEX, type TableKey } from './table-schema'
 
 /**
  * Every AWS action the admin CLI uses against a deployed stage: the IAM an operator's role needs,
- * and the source of the README's list. test/cli/admin-iam.test.ts runs every command, records each
- * DynamoDB call on the wire (each item of a TransactWriteItems as the action IAM checks for it:
- * ConditionCheckItem, PutItem or UpdateItem) and requires exactly this.
+ * and the source of docs/admin-cli.md's list. test/cli/admin-in-process.test.ts ("IAM for the
+ * admin CLI") runs every command, records each DynamoDB call on the wire (each item of a
+ * TransactWriteItems as the action IAM checks for it: ConditionCheckItem, PutItem or UpdateItem)
+ * and requires exactly this.
  * There is no TransactWriteItems action in IAM: a transaction is authorised item by item.
  */
 export const ADMIN_DYNAMODB_ACCESS = {

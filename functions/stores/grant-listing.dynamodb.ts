@@ -62,7 +62,7 @@ export type GrantListRequest = {
 
 /**
  * With a recipient filter, the grants one round may evaluate in all its Queries (DynamoDB drops
- * the others after reading them): about 1 MB of grants, what one unbounded Query used to read.
+ * the others after reading them): about 1 MB of grants, what one Query reads at most.
  */
 export const FILTERED_ROUND_ITEMS = 2_000
 

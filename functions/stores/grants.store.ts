@@ -85,7 +85,7 @@ export type GrantAuthority =
 /**
  * Which counter a grant moves:
  * - `head`: a program without shards; the transaction also requires the head's issuer, mode and
- *   status, as before shards existed;
+ *   status;
  * - `shard`: one shard; the head's issuer, mode and status were checked from the access cache;
  * - `spread`: the pool has room in total but no one slice holds `amount`: each listed shard gives
  *   its `take` (moved from its `remaining` to its `issued`, on condition that `remaining >= take`),

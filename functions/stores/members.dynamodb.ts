@@ -33,37 +33,9 @@ const reasonsOf = (error: unknown) =>
   error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : []
 
 /**
- * An issuer always keeps at least one owner. The guard, for every write that makes an owner stop
- * being one (a demotion, a removal):
- *
- *   the use case reads the issuer's memberships (strongly consistent) and picks another member
- *   who is an owner, the witness. None: `409 last_owner`, nothing written. Otherwise ONE
- *   TransactWriteItems holds (1) the change of the owner's item, on condition that its role is
- *   still `owner`, (2) a ConditionCheck that the witness's role is still `owner`, and (3) the
- *   audit entry. When the witness has stopped being an owner meanwhile, the transaction is
- *   cancelled, nothing is written, and the use case reads again (and answers `last_owner` if no
- *   other owner is left).
- *
- * Why that can never leave an issuer without an owner, whatever the concurrency: a transaction
- * that commits leaves its witness an owner and changes only its own item. For two changes to
- * remove the last two owners A and B, one must demote A relying on B and the other demote B
- * relying on A (or a longer cycle A->B->C->A), so each pair of them shares an item (one writes the
- * item the other condition-checks).
- * - DynamoDB Local runs transactions one at a time: the second one's ConditionCheck sees the
- *   first one's write and fails.
- * - Real DynamoDB: TransactWriteItems are serializable with each other, and a transaction that
- *   touches an item held by another transaction in flight (a ConditionCheck counts: its item is
- *   part of the request) is cancelled with `TransactionConflict` (developer guide, "Transaction
- *   conflict handling in DynamoDB"). So the two either run one after the other (the later one's
- *   condition fails) or one is cancelled for the conflict; the use case reads again and retries,
- *   and then sees one owner left.
- *
- * Why not a per-issuer owner counter item: it is a second copy of the truth (the roles in the
- * memberships items) that any other writer (a seed, a test fixture, a restore of the table, a
- * future import) could leave wrong, and a wrong counter either refuses a legitimate demotion or
- * allows removing the real last owner. The witness is the truth itself, costs one extra item in
- * the transaction, and needs no sentinel item in the memberships table (which its `bySub` index
- * and every listing would otherwise have to skip).
+ * An issuer always keeps at least one owner: a change that makes an owner stop being one
+ * condition-checks another owner (the witness) in its own transaction. Why that holds under any
+ * concurrency: docs/decisions/owner-witness.md.
  */
 export class DynamoDbMembersStore implements MembersStore {
   private readonly reader: DynamoDbMembershipReader

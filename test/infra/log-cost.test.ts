@@ -5,9 +5,9 @@ import { newIssuer, postGrant, startApi } from '../support/api'
 import { type CfnResource, PROJECT_ROOT, resourcesOfType, synth } from '../support/synth'
 
 /**
- * README "Cost", log ingestion: the bytes one successful grant writes to CloudWatch Logs, measured
- * from what the code writes (the real handler's request line, the template's access log format),
- * against the figures the README states.
+ * docs/deploying.md "Cost", log ingestion: the bytes one successful grant writes to CloudWatch
+ * Logs, measured from what the code writes (the real handler's request line, the template's access
+ * log format), against the figures that page states.
  */
 
 /** A CloudFormation-generated function name in a stage: `<stack>-<logical id>-<12 random>`. */
@@ -40,13 +40,13 @@ const TYPICAL_CONTEXT: Record<string, string> = {
   '$context.identity.userAgent': 'virtual-shares-client/1.0 node/22.11.0',
 }
 
-/** The README's log table and its price, as numbers. */
+/** The log table of docs/deploying.md "Cost" and its price, as numbers. */
 const statedFigures = () => {
-  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8')
-  const cost = readme.split('### Cost')[1]?.split('\n### ')[0] ?? ''
+  const page = readFileSync(join(PROJECT_ROOT, 'docs', 'deploying.md'), 'utf8')
+  const cost = page.split('\n## Cost\n')[1]?.split('\n## ')[0] ?? ''
   const row = (pattern: RegExp) => {
     const match = cost.match(pattern)
-    if (!match?.[1]) throw new Error(`README "Cost" has no row ${pattern}`)
+    if (!match?.[1]) throw new Error(`docs/deploying.md "Cost" has no row ${pattern}`)
     return Number(match[1].replace(/,/g, ''))
   }
   const price = cost.match(/ingest about ([\d.]+) GB: about \*\*\$([\d.]+)\*\*/)
@@ -104,7 +104,7 @@ const requestLine = async () => {
   return `${JSON.stringify(inAws)}\n`
 }
 
-it('matches the bytes per grant and the price per million grants the README states', async () => {
+it('matches the bytes per grant and the price per million grants docs/deploying.md states', async () => {
   const stated = statedFigures()
   const request = Buffer.byteLength(await requestLine())
   const platform = PLATFORM_LINES.reduce((sum, line) => sum + Buffer.byteLength(line), 0)

@@ -210,12 +210,12 @@ describe('HTTP API', () => {
 })
 
 describe('capacity of a plain deploy', () => {
-  /** The figure README "Capacity on real DynamoDB" states for one program. */
+  /** The figure docs/performance.md, "Capacity on real DynamoDB", states for one program. */
   const statedGrantsPerSecond = () => {
-    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8')
-    const section = readme.split('### Capacity on real DynamoDB')[1]?.split('\n## ')[0] ?? ''
+    const page = readFileSync(join(PROJECT_ROOT, 'docs', 'performance.md'), 'utf8')
+    const section = page.split('\n## Capacity on real DynamoDB\n')[1]?.split('\n## ')[0] ?? ''
     const match = section.match(/sized for \*\*([\d,]+) grants a second\*\*/)
-    if (!match?.[1]) throw new Error('README "Capacity on real DynamoDB" states no figure')
+    if (!match?.[1]) throw new Error('docs/performance.md, Capacity: no figure')
     return Number(match[1].replace(/,/g, ''))
   }
   const stageOf = (t: CfnTemplate) =>
@@ -224,7 +224,7 @@ describe('capacity of a plain deploy', () => {
       CfnResource & { DependsOn?: string[] },
     ]
 
-  it('lets the grant route take the grants a second the README states, within the default account quota', () => {
+  it('lets the grant route take the grants a second the docs state, within the default account quota', () => {
     const stated = statedGrantsPerSecond()
     expect(stated).toBeGreaterThanOrEqual(1_000)
     const [, stage] = stageOf(prod.json)
@@ -235,7 +235,7 @@ describe('capacity of a plain deploy', () => {
     expect(settings?.ThrottlingRateLimit).toBeGreaterThanOrEqual(stated)
     expect(settings?.ThrottlingBurstLimit).toBeGreaterThanOrEqual(stated)
     // API Gateway's default quota per account and region, which a route cannot exceed: 10,000
-    // requests a second, burst 5,000 (README names it among the quotas a stage needs).
+    // requests a second, burst 5,000 (docs/performance.md names it among the quotas a stage needs).
     expect(settings?.ThrottlingRateLimit).toBeLessThanOrEqual(10_000)
     expect(settings?.ThrottlingBurstLimit).toBeLessThanOrEqual(5_000)
     // The other routes keep the stage's default (management and reads, 100 a second).
@@ -890,14 +890,15 @@ describe('alarms', () => {
     )
   })
 
-  it('evaluates as many metrics as README "Cost" charges for', () => {
+  it('evaluates as many metrics as docs/deploying.md "Cost" charges for', () => {
     // CloudWatch charges alarms per metric they evaluate: a metric-math alarm per metric in it.
     const metrics = alarms(prod.json).reduce(
       (sum, a) => sum + (a.MetricName ? 1 : (a.Metrics ?? []).filter((m) => m.MetricStat).length),
       0,
     )
-    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8')
-    const stated = readme.match(
+    const page = readFileSync(join(PROJECT_ROOT, 'docs', 'deploying.md'), 'utf8')
+    const cost = page.split('\n## Cost\n')[1]?.split('\n## ')[0] ?? ''
+    const stated = cost.match(
       /charged per metric they evaluate \(\$0\.10\s+each per month\): (\d+) here/,
     )
     expect(Number(stated?.[1])).toBe(metrics)
