@@ -1,10 +1,7 @@
-import { grantBody, newIssuer, postGrant, programState, startApi } from '../support/api'
+import { grantBody, newIssuer, postGrant, programState } from '../support/api'
+import { useApi } from '../support/api-harness'
 
-let api: Awaited<ReturnType<typeof startApi>>
-beforeAll(async () => {
-  api = await startApi()
-})
-afterAll(() => api.close())
+const api = useApi()
 
 /**
  * What the contract tells integrators to do: on a retryable answer (409 request_conflict, 503),

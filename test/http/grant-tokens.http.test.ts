@@ -16,18 +16,16 @@ import {
   request,
   revokeKey,
   setProgramStatus,
-  startApi,
 } from '../support/api'
+import { useApi } from '../support/api-harness'
 
-let api: Awaited<ReturnType<typeof startApi>>
+const api = useApi()
 let issuer: Issuer
 let other: Issuer
 
 beforeAll(async () => {
-  api = await startApi()
   ;[issuer, other] = await Promise.all([newIssuer({ pool: 1_000 }), newIssuer()])
 })
-afterAll(() => api.close())
 
 describe('POST /programs/{programId}/grant-tokens: success', () => {
   it('creates a grant: 201, Location, request id, normalised e-mail, stored once', async () => {

@@ -21,22 +21,20 @@ import {
   postGrant,
   request,
   revokeKey,
-  startApi,
 } from '../support/api'
+import { useApi } from '../support/api-harness'
 
 /**
  * The integrators' reads, through real HTTP: `GET /programs/{programId}` and
  * `GET /programs/{programId}/grants`, with the rules of the GET of a grant (isolation, modes, a
  * revoked or expired key refused at once), paging, the recipient filter, and the contract.
  */
-let api: Awaited<ReturnType<typeof startApi>>
+const api = useApi()
 let a: Issuer
 let b: Issuer
 beforeAll(async () => {
-  api = await startApi()
   ;[a, b] = await Promise.all([newIssuer({ pool: 100 }), newIssuer()])
 })
-afterAll(() => api.close())
 
 const get = (path: string, key?: string) =>
   request(api.baseUrl, 'GET', path, { headers: key === undefined ? {} : { 'x-api-key': key } })

@@ -10,15 +10,13 @@ import {
 } from '../manage/grants-support'
 import {
   advanceCheckClock,
-  countRoundTrips,
   expectProblem,
-  freezeCheckClock,
   grantBody,
   newIssuer,
   postGrant,
   programState,
-  startApi,
 } from '../support/api'
+import { useApi, useRoundTripCounter } from '../support/api-harness'
 import { signUpPerson } from '../support/identity'
 
 /**
@@ -27,17 +25,8 @@ import { signUpPerson } from '../support/identity'
  * 10,000); one that does not fit answers pool_exhausted; never a retryable 409 because of how the
  * pool is sliced.
  */
-let api: Awaited<ReturnType<typeof startApi>>
-const counter = countRoundTrips()
-beforeAll(async () => {
-  // The access cache's clock moves only when this file moves it: round trips count exactly.
-  freezeCheckClock()
-  api = await startApi()
-})
-afterAll(async () => {
-  counter.stop()
-  await api.close()
-})
+const counter = useRoundTripCounter()
+const api = useApi()
 
 const POOL = 10_000
 const SLICE = Math.ceil(POOL / 64) // the largest slice a new program of this pool gets: 157

@@ -13,26 +13,24 @@ import {
   newIssuer,
   postGrant,
   request,
-  startApi,
 } from '../support/api'
+import { useApi } from '../support/api-harness'
 
 /**
  * A path the API has, asked with a method it has no route for, is 405 method_not_allowed with
  * `Allow`, answered by the NotFound function (API Gateway's `$default` route), so the deployed
  * API and `npm start` answer alike. Unknown paths stay 404 route_not_found.
  */
-let api: Awaited<ReturnType<typeof startApi>>
+const api = useApi()
 let issuer: Issuer
 let grantId: string
 
 beforeAll(async () => {
-  api = await startApi()
   issuer = await newIssuer()
   const created = await postGrant(api.baseUrl, issuer.programs.TEST, issuer.keys.TEST)
   expect(created.status).toBe(201)
   grantId = created.body.id as string
 })
-afterAll(() => api.close())
 
 const grantPath = () => `/programs/${issuer.programs.TEST}/grant-tokens`
 const grantReadPath = () => `/programs/${issuer.programs.TEST}/grants/${grantId}`

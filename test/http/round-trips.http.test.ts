@@ -1,29 +1,17 @@
 import { CHECK_BOUND_MS } from '../../functions/core/access-cache'
 import {
   advanceCheckClock,
-  countRoundTrips,
   createKey,
-  freezeCheckClock,
   grantBody,
   newIssuer,
   postGrant,
   request,
   revokeKey,
-  startApi,
 } from '../support/api'
+import { useApi, useRoundTripCounter } from '../support/api-harness'
 
-let api: Awaited<ReturnType<typeof startApi>>
-const counter = countRoundTrips()
-beforeAll(async () => {
-  // The access cache's clock moves only when a test moves it: what a test checked stays checked
-  // however slow the machine, and ages exactly as far as the test says.
-  freezeCheckClock()
-  api = await startApi()
-})
-afterAll(async () => {
-  counter.stop()
-  await api.close()
-})
+const counter = useRoundTripCounter()
+const api = useApi()
 
 /** DynamoDB calls one HTTP request causes, counted by an SDK middleware (not by timing). */
 const roundTrips = async (act: () => Promise<unknown>) => {

@@ -1,12 +1,9 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import { dynamodb } from '../../functions/stores/dynamodb-client'
-import { grantBody, newIssuer, postGrant, programState, request, startApi } from '../support/api'
+import { grantBody, newIssuer, postGrant, programState, request } from '../support/api'
+import { useApi } from '../support/api-harness'
 
-let api: Awaited<ReturnType<typeof startApi>>
-beforeAll(async () => {
-  api = await startApi()
-})
-afterAll(() => api.close())
+const api = useApi()
 
 /**
  * Fault injection on the real client: a middleware just above the wire makes DynamoDB calls
