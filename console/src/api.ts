@@ -1,120 +1,33 @@
+import type { MemberView } from '../../functions/core/members'
+import type { Mode } from '../../functions/domain/api-key'
+import type { MembershipRecord, Role } from '../../functions/domain/people'
+import type { RowView, toBatchView } from '../../functions/http/batch-view'
+import type { ManagedGrant } from '../../functions/http/grant-view'
+import type { auditResource, keyResource, programResource } from '../../functions/http/manage-admin'
+import type { batchPreview } from '../../functions/http/routes/manage/grant-batch-create.route'
 import { currentAccessToken, refreshNow } from './session'
 
 /**
  * The management API, same-origin (`/manage/...`), with the access token as a Bearer token. A 401
  * refreshes the tokens once and retries; a second 401 ends the session (the caller is sent back
- * to sign-in by the session's listener).
+ * to sign-in by the session's listener). Every path is built here, once; the answers' types are
+ * the server's own (type-only imports: no server code reaches the bundle).
  */
-export type Mode = 'TEST' | 'LIVE'
-export type Role = 'viewer' | 'admin' | 'owner'
+export type { Mode, Role }
 
 export type Me = {
   email: string | null
-  memberships: { issuerId: string; issuerName: string | null; role: Role }[]
+  memberships: (Pick<MembershipRecord, 'issuerId' | 'role'> & { issuerName: string | null })[]
 }
-
-export type Program = {
-  id: string
-  mode: Mode
-  name: string
-  status: 'active' | 'paused' | 'closed'
-  pool: number | null
-  issued: number
-  remaining: number | null
-  createdAt: string
-}
-
-export type ApiKey = {
-  id: string
-  mode: Mode
-  prefix: string
-  last4: string
-  status: 'active' | 'revoked' | 'expired'
-  createdAt: string
-  createdBy: string | null
-  expiresAt: string | null
-}
-
-export type Grant = {
-  id: string
-  programId: string
-  mode: Mode
-  recipient: { email: string; name?: string }
-  reason: string
-  amount: number
-  status: string
-  createdAt: string
-  source: 'api' | 'console' | 'batch'
-  sentBy: { sub: string; email: string } | null
-  keyId: string | null
-  batch: { id: string; row: number } | null
-  idempotencyKey: string | null
-}
-
-export type Member = {
-  memberId: string
-  email: string
-  role: Role
-  status: 'invited' | 'active'
-  createdAt: string
-  invitedBy: string
-}
-
-export type AuditEntry = {
-  id: string
-  at: string
-  actor: { kind: 'person'; sub: string; email: string } | { kind: 'operator'; label: string }
-  action: string
-  target: { type: string; id: string }
-  requestId: string | null
-  details: Record<string, string | number | boolean | null>
-}
-
-export type RowProblem = {
-  row: number
-  code: string
-  message: string
-  errors?: { field: string; message: string }[]
-  duplicateOf?: number
-}
-
-export type BatchPreview = {
-  programId: string
-  mode: Mode
-  programStatus: Program['status']
-  counts: { total: number; valid: number; invalid: number; duplicates: number }
-  amount: number
-  pool: { limited: boolean; remaining: number | null; enough: boolean; shortBy: number }
-  problems: RowProblem[]
-}
-
-export type BatchRow = {
-  row: number
-  email: string
-  name: string | null
-  amount: number | string
-  reason: string | null
-  status: 'pending' | 'granted' | 'failed'
-  grantId?: string
-  code?: string
-  message?: string
-}
-
-export type Batch = {
-  id: string
-  programId: string
-  mode: Mode
-  status: 'queued' | 'running' | 'done' | 'stalled'
-  reason: string | null
-  createdAt: string
-  createdBy: { sub: string; email: string }
-  updatedAt: string
-  finishedAt: string | null
-  counts: { total: number; granted: number; failed: number; pending: number }
-  amount: number
-  rows: BatchRow[]
-  nextCursor: string | null
-}
+export type Program = ReturnType<typeof programResource>
+export type ApiKey = ReturnType<typeof keyResource>
+export type Grant = ManagedGrant
+export type Member = MemberView
+export type AuditEntry = ReturnType<typeof auditResource>
+export type BatchPreview = ReturnType<typeof batchPreview>
+export type BatchSummary = ReturnType<typeof toBatchView>
+export type Batch = BatchSummary & { rows: RowView[]; nextCursor: string | null }
+type Page<T> = { data: T[]; nextCursor: string | null }
 
 export type FieldError = { field: string; message: string }
 
@@ -211,22 +124,20 @@ export const request = async (
   )
 }
 
-export const getJson = async <T>(path: string, options: Options = {}): Promise<T> =>
-  (await (await request('GET', path, options)).json()) as T
+const getJson = async <T>(path: string): Promise<T> =>
+  (await (await request('GET', path)).json()) as T
 
-export const sendJson = async <T>(
+const sendJson = async <T>(
   method: string,
   path: string,
   body?: unknown,
-  options: Options = {},
+  headers?: Record<string, string>,
 ): Promise<T> => {
-  const response = await request(method, path, { ...options, body })
+  const response = await request(method, path, { body, ...(headers ? { headers } : {}) })
   return (response.status === 204 ? undefined : await response.json()) as T
 }
 
-export const issuerPath = (issuerId: string) => `/manage/issuers/${encodeURIComponent(issuerId)}`
-
-export const query = (params: Record<string, string | number | undefined | null>) => {
+const query = (params: Record<string, string | number | undefined | null>) => {
   const entries = Object.entries(params).filter(
     (entry): entry is [string, string | number] =>
       entry[1] !== undefined && entry[1] !== null && entry[1] !== '',
@@ -236,5 +147,91 @@ export const query = (params: Record<string, string | number | undefined | null>
     : `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)]))}`
 }
 
+/** One path segment: an id from an address is never taken for more than one segment. */
+const at = (...segments: string[]) => segments.map(encodeURIComponent).join('/')
+
 /** A fresh Idempotency-Key: one per logical change, reused if that change is sent again. */
 export const newIdempotencyKey = (prefix: string) => `${prefix}-${crypto.randomUUID()}`
+
+export type ProgramAction = 'pause' | 'resume' | 'close'
+export type GrantBody = {
+  recipient: { email: string; name?: string }
+  reason: string
+  amount: number
+}
+export type BatchBody = { csv: string; reason?: string }
+type Cursor = { cursor?: string | undefined }
+
+export const me = () => getJson<Me>('/manage/me')
+
+/** The management API of one issuer: what its pages read and change. */
+export const issuerApi = (issuerId: string) => {
+  const base = `/manage/issuers/${at(issuerId)}`
+  const program = (programId: string) => `${base}/programs/${at(programId)}`
+  const batches = (programId: string) => `${program(programId)}/grant-batches`
+  const key = (keyId: string) => `${base}/keys/${at(keyId)}`
+  const member = (memberId: string) => `${base}/members/${at(memberId)}`
+  return {
+    programs: (mode: Mode) =>
+      getJson<{ programs: Program[] }>(`${base}/programs${query({ mode })}`).then(
+        (r) => r.programs,
+      ),
+    program: (programId: string) => getJson<Program>(program(programId)),
+    createProgram: (body: { name: string; mode: Mode; pool?: number }) =>
+      sendJson<Program>('POST', `${base}/programs`, body),
+    changeProgram: (programId: string, action: ProgramAction) =>
+      sendJson<Program>('POST', `${program(programId)}/${action}`),
+
+    grants: (programId: string, params: Cursor & { recipient: string; limit: number }) =>
+      getJson<Page<Grant>>(`${program(programId)}/grants${query(params)}`),
+    /** A page of the CSV export and the cursor of the next one. */
+    grantsCsv: async (programId: string, params: Cursor & { recipient: string }) => {
+      const response = await request(
+        'GET',
+        `${program(programId)}/grants${query({ ...params, limit: 1000 })}`,
+        { accept: 'text/csv' },
+      )
+      return { csv: await response.text(), next: response.headers.get('x-next-cursor') }
+    },
+    sendGrant: (programId: string, body: GrantBody, idempotencyKey: string) =>
+      sendJson<Grant>('POST', `${program(programId)}/grants`, body, {
+        'Idempotency-Key': idempotencyKey,
+      }),
+
+    checkBatch: (programId: string, body: BatchBody) =>
+      sendJson<BatchPreview>('POST', batches(programId), { ...body, dryRun: true }),
+    /** Commits a batch, or resumes a stalled one when sent again with the same key. */
+    commitBatch: (programId: string, body: BatchBody, idempotencyKey: string) =>
+      sendJson<BatchSummary>(
+        'POST',
+        batches(programId),
+        { ...body, dryRun: false },
+        { 'Idempotency-Key': idempotencyKey },
+      ),
+    batch: (programId: string, batchId: string, params: Cursor & { status: string }) =>
+      getJson<Batch>(`${batches(programId)}/${at(batchId)}${query({ ...params, limit: 100 })}`),
+
+    keys: (mode: Mode) =>
+      getJson<{ keys: ApiKey[] }>(`${base}/keys${query({ mode })}`).then((r) => r.keys),
+    createKey: (body: { mode: Mode; expiresIn?: string }) =>
+      sendJson<ApiKey & { secret: string }>('POST', `${base}/keys`, body),
+    rollKey: (keyId: string, grace: string) =>
+      sendJson<ApiKey & { secret: string; old: ApiKey }>('POST', `${key(keyId)}/roll`, { grace }),
+    revokeKey: (keyId: string) => sendJson<ApiKey>('POST', `${key(keyId)}/revoke`),
+
+    members: () => getJson<{ members: Member[] }>(`${base}/members`).then((r) => r.members),
+    invite: (body: { email: string; role: Role }) =>
+      sendJson<Member>('POST', `${base}/members`, body),
+    changeRole: (memberId: string, role: Role) =>
+      sendJson<Member>('PATCH', member(memberId), { role }),
+    resendInvitation: (memberId: string) => sendJson('POST', `${member(memberId)}/resend`),
+    removeMember: (memberId: string) => sendJson('DELETE', member(memberId)),
+
+    audit: (params: Cursor) =>
+      getJson<{ entries: AuditEntry[]; nextCursor: string | null }>(
+        `${base}/audit${query({ ...params, limit: 25 })}`,
+      ),
+  }
+}
+
+export type IssuerApi = ReturnType<typeof issuerApi>

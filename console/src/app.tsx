@@ -1,21 +1,38 @@
+import type { ComponentType } from 'preact'
 import { useEffect, useMemo, useState } from 'preact/hooks'
-import { getJson, type Me, type Mode, SignedOut } from './api'
+import { LocationProvider, lazy, Route, Router, useLocation } from 'preact-iso'
+import { issuerApi, me as loadMeOnce, type Me, type Mode, SignedOut } from './api'
 import type { AuthenticationResult } from './cognito'
 import { loadConfig } from './config'
-import { AccountPage } from './pages/account'
-import { AuditPage } from './pages/audit'
 import { AcceptInvitationPage, ForgotPasswordPage, SignInPage } from './pages/auth'
-import { KeysPage } from './pages/keys'
-import { ProgramPage } from './pages/program'
 import { ProgramsPage } from './pages/programs'
-import { BatchPage, SendManyPage } from './pages/send-many'
-import { TeamPage } from './pages/team'
-import { Link, navigate, usePath } from './router'
-import { type Scope, ScopeContext, scopePath } from './scope'
+import { BASE, href, type Scope, ScopeContext, scopePath } from './scope'
 import { hasSession, onSessionEnded, refreshNow, signOut, startSession } from './session'
 import { Alert, errorText, PageTitle } from './ui'
 
-const PUBLIC = new Set(['sign-in', 'accept', 'forgot-password'])
+/** A chunk that could not be fetched (offline, or a build long gone) says so instead of waiting. */
+const NotLoaded = () => (
+  <>
+    <PageTitle title="Page not loaded">This page could not be loaded</PageTitle>
+    <p>Check your connection, then reload the page.</p>
+    <button type="button" onClick={() => location.reload()}>
+      Reload
+    </button>
+  </>
+)
+const lazyPage = <P,>(load: () => Promise<ComponentType<P>>) =>
+  lazy(() => load().catch(() => NotLoaded as ComponentType<P>))
+
+// The sign-in pages and the programs list come with the first page; the others when first opened.
+const ProgramPage = lazyPage(() => import('./pages/program').then((m) => m.ProgramPage))
+const SendManyPage = lazyPage(() => import('./pages/send-many').then((m) => m.SendManyPage))
+const BatchPage = lazyPage(() => import('./pages/send-many').then((m) => m.BatchPage))
+const KeysPage = lazyPage(() => import('./pages/keys').then((m) => m.KeysPage))
+const TeamPage = lazyPage(() => import('./pages/team').then((m) => m.TeamPage))
+const AuditPage = lazyPage(() => import('./pages/audit').then((m) => m.AuditPage))
+const AccountPage = lazyPage(() => import('./pages/account').then((m) => m.AccountPage))
+
+const PUBLIC = ['sign-in', 'accept', 'forgot-password']
 const LAST_ISSUER = 'vs.console.issuer'
 
 type Phase =
@@ -28,10 +45,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Who the person is; a membership added a moment ago may show a little late (an index). */
 const loadMe = async () => {
-  let me = await getJson<Me>('/manage/me')
+  let me = await loadMeOnce()
   if (me.memberships.length === 0) {
     await sleep(1500)
-    me = await getJson<Me>('/manage/me')
+    me = await loadMeOnce()
   }
   return me
 }
@@ -44,6 +61,7 @@ const rememberIssuer = (issuerId: string) => {
   }
 }
 
+/** Where a signed-in person lands: their last issuer's programs (else their first), in Test mode. */
 const homeOf = (me: Me) => {
   let last: string | null = null
   try {
@@ -54,6 +72,19 @@ const homeOf = (me: Me) => {
   const chosen =
     me.memberships.find((m) => m.issuerId === last) ?? (me.memberships[0] as Me['memberships'][0])
   return scopePath(chosen.issuerId, 'TEST', 'programs')
+}
+
+const Loading = () => (
+  <main id="main" class="auth">
+    <p role="status">Loading…</p>
+  </main>
+)
+
+/** Another address for this one, without a history entry of its own. */
+const Redirect = ({ to }: { to: string }) => {
+  const { route } = useLocation()
+  useEffect(() => route(to, true), [to])
+  return <Loading />
 }
 
 const NoIssuer = ({
@@ -88,8 +119,7 @@ const NotFound = ({ home }: { home: string }) => (
   <>
     <PageTitle title="Page not found">Page not found</PageTitle>
     <p>
-      This page does not exist, or you have no access to it.{' '}
-      <Link to={home}>Go to the programs</Link>
+      This page does not exist, or you have no access to it. <a href={home}>Go to the programs</a>
     </p>
   </>
 )
@@ -107,40 +137,29 @@ const ModeSwitch = ({ mode, onChange }: { mode: Mode; onChange: (mode: Mode) => 
   </label>
 )
 
+const NAV = [
+  { section: 'programs', label: 'Programs' },
+  { section: 'keys', label: 'API keys' },
+  { section: 'team', label: 'Team' },
+  { section: 'audit', label: 'Audit log' },
+]
+
+/** The signed-in frame: issuer, mode and account in the top bar, the sections, the page. */
 const Shell = ({
   scope,
   section,
-  rest,
   onSignOut,
 }: {
   scope: Scope
   section: string
-  rest: string[]
   onSignOut: () => void
 }) => {
-  const nav = [
-    { section: 'programs', label: 'Programs' },
-    { section: 'keys', label: 'API keys' },
-    { section: 'team', label: 'Team' },
-    { section: 'audit', label: 'Audit log' },
-  ]
-  let page = <NotFound home={scope.at('programs')} />
-  if (section === 'programs' && rest.length === 0) page = <ProgramsPage />
-  else if (section === 'programs' && rest.length === 1)
-    page = <ProgramPage programId={rest[0] as string} />
-  else if (section === 'programs' && rest.length === 2 && rest[1] === 'send-many') {
-    page = <SendManyPage programId={rest[0] as string} />
-  } else if (section === 'programs' && rest.length === 3 && rest[1] === 'batches') {
-    page = <BatchPage programId={rest[0] as string} batchId={rest[2] as string} />
-  } else if (section === 'keys' && rest.length === 0) page = <KeysPage />
-  else if (section === 'team' && rest.length === 0) page = <TeamPage />
-  else if (section === 'audit' && rest.length === 0) page = <AuditPage />
-  else if (section === 'account' && rest.length === 0) page = <AccountPage />
-
+  const { route } = useLocation()
+  // The other mode's page of the same section; a program or an unknown page has none: its list.
   const switchMode = (mode: Mode) =>
-    navigate(
+    route(
       scope.at(
-        section === 'programs' || (!nav.some((n) => n.section === section) && section !== 'account')
+        section === 'programs' || (!NAV.some((n) => n.section === section) && section !== 'account')
           ? 'programs'
           : section,
         mode,
@@ -164,7 +183,7 @@ const Shell = ({
                 onChange={(e) => {
                   const issuerId = (e.currentTarget as HTMLSelectElement).value
                   rememberIssuer(issuerId)
-                  navigate(scopePath(issuerId, scope.mode, 'programs'))
+                  route(scopePath(issuerId, scope.mode, 'programs'))
                 }}
               >
                 {scope.memberships.map((m) => (
@@ -180,12 +199,9 @@ const Shell = ({
           <ModeSwitch mode={scope.mode} onChange={switchMode} />
           <span class="account">
             {scope.email} · {scope.role}
-            <Link
-              to={scope.at('account')}
-              aria-current={section === 'account' ? 'page' : undefined}
-            >
+            <a href={scope.at('account')} aria-current={section === 'account' ? 'page' : undefined}>
               Your account
-            </Link>
+            </a>
             <button type="button" onClick={onSignOut}>
               Sign out
             </button>
@@ -193,14 +209,14 @@ const Shell = ({
         </div>
         <nav aria-label="Console">
           <ul>
-            {nav.map((item) => (
+            {NAV.map((item) => (
               <li key={item.section}>
-                <Link
-                  to={scope.at(item.section)}
+                <a
+                  href={scope.at(item.section)}
                   aria-current={item.section === section ? 'page' : undefined}
                 >
                   {item.label}
-                </Link>
+                </a>
               </li>
             ))}
           </ul>
@@ -215,13 +231,74 @@ const Shell = ({
           </div>
         )}
       </header>
-      <main id="main">{page}</main>
+      <main id="main">
+        {/* The rest of the address after /app/<issuer>/<mode>. */}
+        <Router>
+          <Route path="/" component={ProgramsPage} />
+          <Route path="/programs" component={ProgramsPage} />
+          <Route path="/programs/:programId" component={ProgramPage} />
+          <Route path="/programs/:programId/send-many" component={SendManyPage} />
+          <Route path="/programs/:programId/batches/:batchId" component={BatchPage} />
+          <Route path="/keys" component={KeysPage} />
+          <Route path="/team" component={TeamPage} />
+          <Route path="/audit" component={AuditPage} />
+          <Route path="/account" component={AccountPage} />
+          <Route default component={NotFound} home={scope.at('programs')} />
+        </Router>
+      </main>
     </ScopeContext.Provider>
   )
 }
 
-export const App = () => {
-  const path = usePath()
+type AreaProps = {
+  me: Me
+  onSignOut: () => void
+  issuerId?: string
+  mode?: string
+  rest?: string
+}
+
+/**
+ * /app/<issuer>/<mode>/...: the person's issuer in Test or Live mode. An address without a mode
+ * goes to Test mode; one of an issuer that is not theirs is not found (nothing of it is shown).
+ */
+const IssuerArea = ({ me, onSignOut, issuerId = '', mode, rest = '' }: AreaProps) => {
+  const membership = me.memberships.find((m) => m.issuerId === issuerId)
+  const modeOf: Mode | undefined = mode === 'test' ? 'TEST' : mode === 'live' ? 'LIVE' : undefined
+  const scope = useMemo<Scope | undefined>(() => {
+    if (!membership || !modeOf) return undefined
+    return {
+      email: me.email ?? '',
+      issuerId: membership.issuerId,
+      issuerName: membership.issuerName ?? membership.issuerId,
+      role: membership.role,
+      mode: modeOf,
+      memberships: me.memberships,
+      api: issuerApi(membership.issuerId),
+      at: (section: string, m: Mode = modeOf) => scopePath(membership.issuerId, m, section),
+    }
+  }, [me, membership, modeOf])
+  useEffect(() => {
+    if (scope) rememberIssuer(scope.issuerId)
+  }, [scope?.issuerId])
+
+  if (PUBLIC.includes(issuerId)) return <Redirect to={homeOf(me)} />
+  if (!membership) {
+    return (
+      <main id="main" class="auth">
+        <NotFound home={homeOf(me)} />
+      </main>
+    )
+  }
+  if (!scope) {
+    const page = [mode, rest.slice(1)].filter(Boolean).join('/')
+    return <Redirect to={scopePath(issuerId, 'TEST', page || 'programs')} />
+  }
+  return <Shell scope={scope} section={rest.split('/')[1] || 'programs'} onSignOut={onSignOut} />
+}
+
+const Console = () => {
+  const { route } = useLocation()
   const [phase, setPhase] = useState<Phase>({ kind: 'starting' })
 
   const enter = async (notice?: string) => {
@@ -270,41 +347,8 @@ export const App = () => {
   const leave = async () => {
     await signOut()
     setPhase({ kind: 'signed-out', notice: 'You are signed out.' })
-    navigate('sign-in')
+    route(href('sign-in'))
   }
-
-  const segments = path.split('/').filter(Boolean)
-  const me = phase.kind === 'signed-in' ? phase.me : undefined
-  const membership = me?.memberships.find((m) => m.issuerId === segments[0])
-  const modeSegment = segments[1]
-  const mode: Mode = modeSegment === 'live' ? 'LIVE' : 'TEST'
-
-  // Where a signed-in person lands: their issuer's programs, in Test mode.
-  useEffect(() => {
-    if (!me || me.memberships.length === 0) return
-    if (segments.length === 0 || PUBLIC.has(segments[0] as string)) {
-      navigate(homeOf(me), { replace: true })
-    } else if (membership && modeSegment !== 'test' && modeSegment !== 'live') {
-      navigate(scopePath(membership.issuerId, 'TEST', segments.slice(1).join('/') || 'programs'), {
-        replace: true,
-      })
-    } else if (membership) {
-      rememberIssuer(membership.issuerId)
-    }
-  })
-
-  const scope = useMemo<Scope | undefined>(() => {
-    if (!me || !membership) return undefined
-    return {
-      email: me.email ?? '',
-      issuerId: membership.issuerId,
-      issuerName: membership.issuerName ?? membership.issuerId,
-      role: membership.role,
-      mode,
-      memberships: me.memberships,
-      at: (section: string, m: Mode = mode) => scopePath(membership.issuerId, m, section),
-    }
-  }, [me, membership, mode])
 
   switch (phase.kind) {
     case 'starting':
@@ -324,39 +368,50 @@ export const App = () => {
         </main>
       )
     case 'signed-out':
-      if (segments[0] === 'accept') return <AcceptInvitationPage onSignedIn={signedIn} />
-      if (segments[0] === 'forgot-password') return <ForgotPasswordPage onSignedIn={signedIn} />
-      return <SignInPage onSignedIn={signedIn} notice={phase.notice} />
+      // Any other address asks to sign in first, and is shown once signed in.
+      return (
+        <Router>
+          <Route
+            path={`${BASE}accept/:rest*`}
+            component={AcceptInvitationPage}
+            onSignedIn={signedIn}
+          />
+          <Route
+            path={`${BASE}forgot-password/:rest*`}
+            component={ForgotPasswordPage}
+            onSignedIn={signedIn}
+          />
+          <Route default component={SignInPage} onSignedIn={signedIn} notice={phase.notice} />
+        </Router>
+      )
     case 'signed-in': {
-      if (phase.me.memberships.length === 0) {
-        return <NoIssuer me={phase.me} onRetry={() => void enter()} onSignOut={leave} />
-      }
-      if (
-        !scope ||
-        modeSegment === undefined ||
-        (modeSegment !== 'test' && modeSegment !== 'live')
-      ) {
-        if (segments.length > 0 && !PUBLIC.has(segments[0] as string) && !membership) {
-          return (
-            <main id="main" class="auth">
-              <NotFound home={homeOf(phase.me)} />
-            </main>
-          )
-        }
-        return (
-          <main id="main" class="auth">
-            <p role="status">Loading…</p>
-          </main>
-        )
+      const { me } = phase
+      if (me.memberships.length === 0) {
+        return <NoIssuer me={me} onRetry={() => void enter()} onSignOut={leave} />
       }
       return (
-        <Shell
-          scope={scope}
-          section={segments[2] ?? 'programs'}
-          rest={segments.slice(3)}
-          onSignOut={leave}
-        />
+        <Router>
+          <Route
+            path={`${BASE}:issuerId/:mode/*`}
+            component={IssuerArea}
+            me={me}
+            onSignOut={leave}
+          />
+          <Route
+            path={`${BASE}:issuerId/:mode?`}
+            component={IssuerArea}
+            me={me}
+            onSignOut={leave}
+          />
+          <Route default component={Redirect} to={homeOf(me)} />
+        </Router>
       )
     }
   }
 }
+
+export const App = () => (
+  <LocationProvider scope={BASE}>
+    <Console />
+  </LocationProvider>
+)

@@ -1,12 +1,11 @@
 import type { ComponentChildren, JSX, Ref } from 'preact'
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks'
-import { ApiError, type FieldError, type Role, SignedOut } from './api'
+import { ApiError, SignedOut } from './api'
 
 /** Shared pieces of the pages: fields with their errors, alerts, dialogs, dates and numbers. */
 
-export const ROLE_ORDER: Role[] = ['viewer', 'admin', 'owner']
-export const can = (role: Role | undefined, needed: Role) =>
-  role !== undefined && ROLE_ORDER.indexOf(role) >= ROLE_ORDER.indexOf(needed)
+// The server's own list and rule (a module of plain data, no server dependencies).
+export { ROLES, roleAllows as can } from '../../functions/domain/people'
 
 const numberFormat = new Intl.NumberFormat('en-US')
 export const formatNumber = (value: number) => numberFormat.format(value)
@@ -36,17 +35,74 @@ export const errorText = (error: unknown) => {
   return error instanceof Error ? error.message : String(error)
 }
 
-/** Field errors of a 400 validation_failed, by field name. */
-export const fieldErrorsOf = (error: unknown, rename: Record<string, string> = {}) => {
-  const out: Record<string, string> = {}
-  if (error instanceof ApiError) {
-    for (const e of error.errors as FieldError[]) {
-      const field = rename[e.field] ?? e.field
-      out[field] = out[field] ? `${out[field]}; ${e.message}` : e.message
+export type Errors = Record<string, string>
+
+/** What a failed action says: messages next to their fields, or one for the whole form. */
+export type Explained = { fields?: Errors; message?: string }
+
+/** A 400's field errors by field name (renamed to the form's), else the error's text. */
+export const explainApiError = (error: unknown, rename: Errors = {}): Explained => {
+  const fields: Errors = {}
+  for (const e of error instanceof ApiError ? error.errors : []) {
+    const field = rename[e.field] ?? e.field
+    fields[field] = fields[field] ? `${fields[field]}; ${e.message}` : e.message
+  }
+  return Object.keys(fields).length > 0 ? { fields } : { message: errorText(error) }
+}
+
+/** A message an action has for the person, shown as it is on the form. */
+export class FormMessage extends Error {}
+
+/**
+ * One action of a page (a form sent, a button pressed): `busy` while it runs, then what went
+ * wrong, by field or for the form. `run(work, problems)` shows the page's own findings first
+ * and sends nothing while there are any.
+ */
+export const useAction = (explain: (error: unknown) => Explained = explainApiError) => {
+  const [busy, setBusy] = useState(false)
+  const [errors, setErrors] = useState<Errors>({})
+  const [error, setError] = useState('')
+  const run = async (work: () => Promise<unknown>, problems: Errors = {}) => {
+    setError('')
+    setErrors(problems)
+    if (Object.keys(problems).length > 0) return
+    setBusy(true)
+    try {
+      await work()
+    } catch (e) {
+      const { fields = {}, message = '' } =
+        e instanceof FormMessage ? { message: e.message } : explain(e)
+      setErrors(fields)
+      setError(message)
+    } finally {
+      setBusy(false)
     }
   }
-  return out
+  return { busy, errors, error, run, setErrors, setError }
 }
+
+/** A form's closing part: its error, then its buttons (the first one sends it). */
+export const FormEnd = ({
+  error,
+  busy,
+  label,
+  children,
+}: {
+  error: string
+  busy: boolean
+  label: string
+  children?: ComponentChildren
+}) => (
+  <>
+    <Alert>{error}</Alert>
+    <div class="actions">
+      <button type="submit" class="primary" disabled={busy}>
+        {label}
+      </button>
+      {children}
+    </div>
+  </>
+)
 
 export const Alert = ({ children }: { children: ComponentChildren }) =>
   children ? (
@@ -103,37 +159,75 @@ export const Field = ({ label, hint, error, children }: FieldProps) => {
 export const inputValue = (event: Event) =>
   (event.currentTarget as HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement).value
 
-/**
- * The six digits of an authenticator app (a space in the middle allowed, hence 7): the sign-in
- * step and the account page's first code.
- */
-export const CodeField = (props: {
+type InputProps = {
+  type?: 'text' | 'email' | 'password' | 'search'
+  autocomplete?: string
+  inputMode?: 'numeric'
+  required?: boolean
+  minLength?: number
+  maxLength?: number
+  spellcheck?: boolean
   label: string
-  hint: string
-  error: string | undefined
+  hint?: ComponentChildren
+  error?: string | undefined
   value: string
   onValue: (value: string) => void
-  inputRef: Ref<HTMLInputElement>
+  inputRef?: Ref<HTMLInputElement>
+}
+
+/** A text input in its Field: the most common control of the forms. */
+export const TextField = ({
+  label,
+  hint,
+  error,
+  value,
+  onValue,
+  inputRef,
+  ...input
+}: InputProps) => (
+  <Field label={label} hint={hint} error={error}>
+    {(field) => (
+      <input
+        // Preact's input types are a union by `type`: this union of types is one of them.
+        {...(input as JSX.IntrinsicElements['input'])}
+        {...field}
+        ref={inputRef}
+        value={value}
+        onInput={(e) => onValue(inputValue(e))}
+      />
+    )}
+  </Field>
+)
+
+/** A select in its Field, its options as value and label. */
+export const SelectField = <T extends string>(props: {
+  label: string
+  hint?: ComponentChildren
+  error?: string | undefined
+  value: T
+  onValue: (value: T) => void
+  options: readonly (T | { value: T; label: string })[]
 }) => (
   <Field label={props.label} hint={props.hint} error={props.error}>
     {(field) => (
-      <input
-        {...field}
-        ref={props.inputRef}
-        inputMode="numeric"
-        autocomplete="one-time-code"
-        maxLength={7}
-        value={props.value}
-        onInput={(e) => props.onValue(inputValue(e))}
-        required
-      />
+      <select {...field} value={props.value} onChange={(e) => props.onValue(inputValue(e) as T)}>
+        {props.options.map((o) => {
+          const { value, label } = typeof o === 'string' ? { value: o, label: o } : o
+          return (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          )
+        })}
+      </select>
     )}
   </Field>
 )
 
 type LoadState<T> = {
   data: T | undefined
-  error: unknown
+  /** Why the last run failed, for the person; empty when it did not. */
+  error: string
   loading: boolean
   reload: () => Promise<void>
 }
@@ -141,7 +235,7 @@ type LoadState<T> = {
 /** Loads data for a page; reload() runs it again. Results of a superseded run are dropped. */
 export const useLoad = <T,>(load: () => Promise<T>, deps: unknown[]): LoadState<T> => {
   const [data, setData] = useState<T>()
-  const [error, setError] = useState<unknown>()
+  const [error, setError] = useState('')
   const [loading, setLoading] = useState(true)
   const run = useRef(0)
   const reload = useCallback(async () => {
@@ -151,10 +245,10 @@ export const useLoad = <T,>(load: () => Promise<T>, deps: unknown[]): LoadState<
       const value = await load()
       if (mine !== run.current) return
       setData(value)
-      setError(undefined)
+      setError('')
     } catch (e) {
       if (mine !== run.current) return
-      setError(e)
+      setError(errorText(e))
     } finally {
       if (mine === run.current) setLoading(false)
     }

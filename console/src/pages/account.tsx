@@ -1,9 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
+import { AppCodeForm } from '../app-code'
 import {
-  appCode,
   associateSoftwareToken,
   type CognitoUser,
-  explainAppCodeError,
   explainCognitoError,
   getUser,
   hasAuthenticatorApp,
@@ -13,7 +12,19 @@ import {
 } from '../cognito'
 import { useScope } from '../scope'
 import { withAccessToken } from '../session'
-import { Alert, CodeField, ConfirmDialog, CopyButton, PageTitle, Status } from '../ui'
+import {
+  Alert,
+  ConfirmDialog,
+  CopyButton,
+  type Explained,
+  PageTitle,
+  Status,
+  useAction,
+} from '../ui'
+
+const explainCognito = (error: unknown): Explained => ({
+  message: explainCognitoError(error).message,
+})
 
 /**
  * The signed-in person's account: two-step sign-in with an authenticator app (TOTP). Setting it
@@ -91,42 +102,10 @@ const SetUp = ({
   onDone: () => void
   onCancel: () => void
 }) => {
-  const [code, setCode] = useState('')
-  const [error, setError] = useState('')
-  const [formError, setFormError] = useState('')
-  const [busy, setBusy] = useState(false)
-  const input = useRef<HTMLInputElement>(null)
   const heading = useRef<HTMLHeadingElement>(null)
   const uri = otpauthUri(appIssuer(), email, enrolment.secret)
   // The button that opened this section is gone: the focus goes to its heading, read out first.
   useEffect(() => heading.current?.focus(), [])
-
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    setFormError('')
-    const digits = appCode(code)
-    if (!digits) {
-      setError('Enter the 6-digit code the app shows for Virtual Shares.')
-      input.current?.focus()
-      return
-    }
-    setError('')
-    setBusy(true)
-    try {
-      await withAccessToken((token) => verifySoftwareToken(token, digits, 'Authenticator app'))
-      await withAccessToken((token) => setAuthenticatorApp(token, true))
-      onDone()
-    } catch (e) {
-      const { field, message } = explainAppCodeError(e)
-      if (field) {
-        setError(message)
-        setCode('')
-        input.current?.focus()
-      } else setFormError(message)
-    } finally {
-      setBusy(false)
-    }
-  }
 
   return (
     <section class="panel mfa-setup" aria-labelledby="mfa-setup">
@@ -156,25 +135,18 @@ const SetUp = ({
         Keep the key to yourself: with it anyone can make your codes. It is not shown again once you
         leave this page.
       </p>
-      <form onSubmit={submit} noValidate>
-        <CodeField
-          label="Code from the app"
-          hint="6 digits. It proves the app has the key; a new one comes every 30 seconds."
-          error={error}
-          value={code}
-          onValue={setCode}
-          inputRef={input}
-        />
-        <Alert>{formError}</Alert>
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            Verify and turn on
-          </button>
-          <button type="button" onClick={onCancel} disabled={busy}>
-            Cancel
-          </button>
-        </div>
-      </form>
+      <AppCodeForm
+        label="Code from the app"
+        hint="6 digits. It proves the app has the key; a new one comes every 30 seconds."
+        missing="Enter the 6-digit code the app shows for Virtual Shares."
+        submitLabel="Verify and turn on"
+        onCode={async (digits) => {
+          await withAccessToken((token) => verifySoftwareToken(token, digits, 'Authenticator app'))
+          await withAccessToken((token) => setAuthenticatorApp(token, true))
+          onDone()
+        }}
+        onCancel={onCancel}
+      />
     </section>
   )
 }
@@ -185,10 +157,9 @@ export const AccountPage = () => {
   const [loadError, setLoadError] = useState('')
   const [enrolment, setEnrolment] = useState<Enrolment>()
   const [notice, setNotice] = useState('')
-  const [error, setError] = useState('')
-  const [busy, setBusy] = useState(false)
+  const starting = useAction(explainCognito)
+  const off = useAction(explainCognito)
   const [confirmOff, setConfirmOff] = useState(false)
-  const [offError, setOffError] = useState<unknown>()
   // Where the focus goes when the controls it was on are replaced (turned on, turned off).
   const heading = useRef<HTMLHeadingElement>(null)
 
@@ -204,23 +175,15 @@ export const AccountPage = () => {
     void load()
   }, [])
 
-  const start = async () => {
+  const start = () => {
     setNotice('')
-    setError('')
-    setBusy(true)
-    try {
-      setEnrolment({ secret: await withAccessToken(associateSoftwareToken) })
-    } catch (e) {
-      setError(explainCognitoError(e).message)
-    } finally {
-      setBusy(false)
-    }
+    void starting.run(async () =>
+      setEnrolment({ secret: await withAccessToken(associateSoftwareToken) }),
+    )
   }
 
-  const turnOff = async () => {
-    setBusy(true)
-    setOffError(undefined)
-    try {
+  const turnOff = () =>
+    off.run(async () => {
       await withAccessToken((token) => setAuthenticatorApp(token, false))
       setConfirmOff(false)
       setNotice(
@@ -228,12 +191,7 @@ export const AccountPage = () => {
       )
       await load()
       heading.current?.focus()
-    } catch (e) {
-      setOffError(new Error(explainCognitoError(e).message))
-    } finally {
-      setBusy(false)
-    }
-  }
+    })
 
   const on = user ? hasAuthenticatorApp(user) : undefined
 
@@ -252,7 +210,7 @@ export const AccountPage = () => {
           app, so a stolen password alone does not open your account.
         </p>
         {notice ? <Status>{notice}</Status> : null}
-        <Alert>{loadError || error}</Alert>
+        <Alert>{loadError || starting.error}</Alert>
         {on === undefined ? (
           loadError ? null : (
             <p role="status">Loading…</p>
@@ -277,7 +235,7 @@ export const AccountPage = () => {
               <strong>Off</strong>: your password alone signs you in.
             </p>
             <div class="actions">
-              <button type="button" class="primary" onClick={start} disabled={busy}>
+              <button type="button" class="primary" onClick={start} disabled={starting.busy}>
                 Set up an authenticator app
               </button>
             </div>
@@ -304,12 +262,12 @@ export const AccountPage = () => {
         title="Turn off two-step sign-in?"
         confirmLabel="Turn off"
         danger
-        busy={busy}
-        error={offError}
+        busy={off.busy}
+        error={off.error}
         onConfirm={() => void turnOff()}
         onClose={() => {
           setConfirmOff(false)
-          setOffError(undefined)
+          off.setError('')
         }}
       >
         <p>Your password alone will sign you in. You can set up an app again at any time.</p>

@@ -1,4 +1,4 @@
-import { type AuditEntry, getJson, issuerPath, query } from '../api'
+import type { AuditEntry } from '../api'
 import { useScope } from '../scope'
 import { Alert, Pager, PageTitle, Time, useLoad, usePager } from '../ui'
 
@@ -26,14 +26,11 @@ const actorText = (actor: AuditEntry['actor']) =>
   actor.kind === 'person' ? actor.email : actor.label
 
 export const AuditPage = () => {
-  const { issuerId, issuerName } = useScope()
+  const { api, issuerName } = useScope()
   const pager = usePager()
   const { data, error, loading } = useLoad(
-    () =>
-      getJson<{ entries: AuditEntry[]; nextCursor: string | null }>(
-        `${issuerPath(issuerId)}/audit${query({ cursor: pager.cursor, limit: 25 })}`,
-      ),
-    [issuerId, pager.cursor],
+    () => api.audit({ cursor: pager.cursor }),
+    [api, pager.cursor],
   )
   const entries = data?.entries ?? []
   return (
@@ -43,7 +40,7 @@ export const AuditPage = () => {
         Every change to {issuerName}, by whom and when, written in the same transaction as the
         change. Entries are never changed or deleted.
       </p>
-      {error ? <Alert>{(error as Error).message}</Alert> : null}
+      <Alert>{error}</Alert>
       <div class="table-box">
         <table>
           <caption>Audit log, newest first</caption>

@@ -1,18 +1,28 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import type { ComponentChildren } from 'preact'
+import { useState } from 'preact/hooks'
+import { useLocation } from 'preact-iso'
+import { AppCodeForm } from '../app-code'
 import {
   type AuthenticationResult,
   answerMfaCode,
-  appCode,
   confirmForgotPassword,
-  explainAppCodeError,
   explainCognitoError,
   forgotPassword,
   type SignInStep,
   setNewPassword,
   signInWithPassword,
 } from '../cognito'
-import { Link, navigate } from '../router'
-import { Alert, CodeField, Field, inputValue, PageTitle, Status } from '../ui'
+import { href } from '../scope'
+import {
+  type Errors,
+  type Explained,
+  FormEnd,
+  FormMessage,
+  PageTitle,
+  Status,
+  TextField,
+  useAction,
+} from '../ui'
 
 /**
  * Signing in, accepting an invitation (the temporary password, then one's own) and resetting a
@@ -50,8 +60,19 @@ const checkEmail = (email: string): Record<string, string> =>
     ? {}
     : { email: 'Enter the e-mail address the invitation was sent to.' }
 
-type Errors = Record<string, string>
 type SignedIn = (result: AuthenticationResult) => void
+
+const ANOTHER_STEP = 'The sign-in service asked for another step. Sign in again.'
+
+/** Cognito's refusal next to its field, or for the form. */
+const explainSignIn = (error: unknown): Explained => {
+  const { field, message } = explainCognitoError(error)
+  return field ? { fields: { [field]: message } } : { message }
+}
+
+const EmailField = (props: { value: string; onValue: (v: string) => void; error?: string }) => (
+  <TextField label="E-mail address" type="email" autocomplete="username" required {...props} />
+)
 
 const NewPasswordFields = ({
   password,
@@ -59,48 +80,61 @@ const NewPasswordFields = ({
   setPassword,
   setRepeat,
   errors,
-  label = 'New password',
 }: {
   password: string
   repeat: string
   setPassword: (v: string) => void
   setRepeat: (v: string) => void
   errors: Errors
-  label?: string
 }) => (
   <>
-    <Field label={label} hint={<PolicyText />} error={errors.newPassword}>
-      {(props) => (
-        <input
-          {...props}
-          type="password"
-          autocomplete="new-password"
-          value={password}
-          onInput={(e) => setPassword(inputValue(e))}
-          required
-          minLength={PASSWORD_MIN}
-        />
-      )}
-    </Field>
-    <Field label={`Repeat the ${label.toLowerCase()}`} error={errors.repeat}>
-      {(props) => (
-        <input
-          {...props}
-          type="password"
-          autocomplete="new-password"
-          value={repeat}
-          onInput={(e) => setRepeat(inputValue(e))}
-          required
-        />
-      )}
-    </Field>
+    <TextField
+      label="New password"
+      hint={<PolicyText />}
+      error={errors.newPassword}
+      type="password"
+      autocomplete="new-password"
+      value={password}
+      onValue={setPassword}
+      required
+      minLength={PASSWORD_MIN}
+    />
+    <TextField
+      label="Repeat the new password"
+      error={errors.repeat}
+      type="password"
+      autocomplete="new-password"
+      value={repeat}
+      onValue={setRepeat}
+      required
+    />
   </>
 )
 
-const AuthFrame = ({ children }: { children: preact.ComponentChildren }) => (
+/** A new password typed twice, with the policy's check. */
+const useNewPassword = () => {
+  const [password, setPassword] = useState('')
+  const [repeat, setRepeat] = useState('')
+  return {
+    password,
+    problems: () => checkNewPassword(password, repeat),
+    fields: (errors: Errors) => (
+      <NewPasswordFields
+        password={password}
+        repeat={repeat}
+        setPassword={setPassword}
+        setRepeat={setRepeat}
+        errors={errors}
+      />
+    ),
+  }
+}
+
+const AuthFrame = (props: { children: ComponentChildren; links?: ComponentChildren }) => (
   <main id="main" class="auth">
     <p class="brand">Virtual Shares console</p>
-    {children}
+    {props.children}
+    {props.links ? <ul class="auth-links">{props.links}</ul> : null}
   </main>
 )
 
@@ -120,44 +154,6 @@ const MfaSignIn = ({
   onSignedIn: SignedIn
   onRestart: (message?: string) => void
 }) => {
-  const [code, setCode] = useState('')
-  const [errors, setErrors] = useState<Errors>({})
-  const [formError, setFormError] = useState('')
-  const [busy, setBusy] = useState(false)
-  const input = useRef<HTMLInputElement>(null)
-  useEffect(() => input.current?.focus(), [])
-
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    setFormError('')
-    const digits = appCode(code)
-    if (!digits) {
-      setErrors({ code: 'Enter the 6-digit code your authenticator app shows.' })
-      input.current?.focus()
-      return
-    }
-    setErrors({})
-    setBusy(true)
-    try {
-      const next = await answerMfaCode(challenge.session, challenge.username, digits)
-      if (next.kind === 'signed-in') {
-        onSignedIn(next.result)
-        return
-      }
-      setFormError('The sign-in service asked for another step. Sign in again.')
-    } catch (error) {
-      const { field, message, restart } = explainAppCodeError(error)
-      if (restart) onRestart(message)
-      else if (field) {
-        setErrors({ [field]: message })
-        setCode('')
-        input.current?.focus()
-      } else setFormError(message)
-    } finally {
-      setBusy(false)
-    }
-  }
-
   return (
     <AuthFrame>
       <PageTitle title="Enter your code">Enter the code from your app</PageTitle>
@@ -165,25 +161,20 @@ const MfaSignIn = ({
         Your account has two-step sign-in. Open the authenticator app you set up for the Virtual
         Shares console and enter the code it shows.
       </p>
-      <form onSubmit={submit} noValidate>
-        <CodeField
-          label="Code from your authenticator app"
-          hint="6 digits. The app shows a new one every 30 seconds."
-          error={errors.code}
-          value={code}
-          onValue={setCode}
-          inputRef={input}
-        />
-        <Alert>{formError}</Alert>
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            Verify and sign in
-          </button>
-          <button type="button" onClick={() => onRestart()} disabled={busy}>
-            Cancel
-          </button>
-        </div>
-      </form>
+      <AppCodeForm
+        label="Code from your authenticator app"
+        hint="6 digits. The app shows a new one every 30 seconds."
+        missing="Enter the 6-digit code your authenticator app shows."
+        submitLabel="Verify and sign in"
+        focus
+        onCode={async (digits) => {
+          const next = await answerMfaCode(challenge.session, challenge.username, digits)
+          if (next.kind !== 'signed-in') throw new FormMessage(ANOTHER_STEP)
+          onSignedIn(next.result)
+        }}
+        onCancel={() => onRestart()}
+        onRestart={onRestart}
+      />
       <p class="hint">
         Lost the app? Ask the operator of the console to turn two-step sign-in off for your account,
         then sign in with your password and set it up again.
@@ -192,59 +183,84 @@ const MfaSignIn = ({
   )
 }
 
+/** What a password sign-in leads to: signed in, or the authenticator app's code (the MFA step). */
+const useSignInSteps = (onSignedIn: SignedIn) => {
+  const [mfa, setMfa] = useState<MfaChallenge>()
+  return {
+    /** The app's code, when asked: the page to show instead of the form. */
+    mfaStep: (onRestart: (message?: string) => void) =>
+      mfa ? (
+        <MfaSignIn
+          challenge={mfa}
+          onSignedIn={onSignedIn}
+          onRestart={(message) => {
+            setMfa(undefined)
+            onRestart(message)
+          }}
+        />
+      ) : null,
+    /** Signed in, or the app's code asked; a new password asked here is `otherwise`'s to say. */
+    finish: (answer: SignInStep, otherwise: string) => {
+      if (answer.kind === 'signed-in') onSignedIn(answer.result)
+      else if (answer.kind === 'mfa') setMfa(answer)
+      else throw new FormMessage(otherwise)
+    },
+  }
+}
+
 export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notice?: string }) => {
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
   const [challenge, setChallenge] = useState<{ session: string; username: string }>()
-  const [mfa, setMfa] = useState<MfaChallenge>()
-  const [newPassword, setNewPasswordValue] = useState('')
-  const [repeat, setRepeat] = useState('')
-  const [errors, setErrors] = useState<Errors>({})
-  const [formError, setFormError] = useState('')
-  const [busy, setBusy] = useState(false)
+  const steps = useSignInSteps(onSignedIn)
+  const chosen = useNewPassword()
+  const { busy, errors, error, run, setError } = useAction((e) => {
+    const explained = explainSignIn(e)
+    // A policy refusal of the password typed to sign in is the form's, not a new password's.
+    return explained.fields?.newPassword && !challenge
+      ? { message: explained.fields.newPassword }
+      : explained
+  })
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault()
-    setFormError('')
-    const problems = challenge
-      ? checkNewPassword(newPassword, repeat)
-      : { ...checkEmail(email), ...(password === '' ? { password: 'Enter your password.' } : {}) }
-    setErrors(problems)
-    if (Object.keys(problems).length > 0) return
-    setBusy(true)
-    try {
-      const answer = challenge
-        ? await setNewPassword(challenge.session, challenge.username, newPassword)
-        : await signInWithPassword(email.trim(), password)
-      if (answer.kind === 'signed-in') onSignedIn(answer.result)
-      else if (answer.kind === 'mfa') setMfa(answer)
-      else setChallenge({ session: answer.session, username: answer.username })
-    } catch (error) {
-      const { field, message } = explainCognitoError(error)
-      if (field && (field !== 'newPassword' || challenge)) setErrors({ [field]: message })
-      else setFormError(message)
-    } finally {
-      setBusy(false)
-    }
-  }
-
-  if (mfa) {
-    return (
-      <MfaSignIn
-        challenge={mfa}
-        onSignedIn={onSignedIn}
-        onRestart={(message) => {
-          setMfa(undefined)
-          setChallenge(undefined)
-          setPassword('')
-          setFormError(message ?? '')
-        }}
-      />
+    void run(
+      async () => {
+        const answer = challenge
+          ? await setNewPassword(challenge.session, challenge.username, chosen.password)
+          : await signInWithPassword(email.trim(), password)
+        if (answer.kind === 'new-password') setChallenge(answer)
+        else steps.finish(answer, '')
+      },
+      challenge
+        ? chosen.problems()
+        : {
+            ...checkEmail(email),
+            ...(password === '' ? { password: 'Enter your password.' } : {}),
+          },
     )
   }
 
+  const mfaStep = steps.mfaStep((message) => {
+    setChallenge(undefined)
+    setPassword('')
+    setError(message ?? '')
+  })
+  if (mfaStep) return mfaStep
+
   return (
-    <AuthFrame>
+    <AuthFrame
+      links={
+        <>
+          <li>
+            <a href={href('forgot-password')}>Forgot your password?</a>
+          </li>
+          <li>
+            <a href={href('accept')}>Accept an invitation</a>
+          </li>
+        </>
+      }
+    >
       <PageTitle title={challenge ? 'Choose your password' : 'Sign in'}>
         {challenge ? 'Choose your password' : 'Sign in'}
       </PageTitle>
@@ -256,305 +272,178 @@ export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notic
               You signed in with a temporary password. Choose your own to finish accepting the
               invitation.
             </p>
-            <NewPasswordFields
-              password={newPassword}
-              repeat={repeat}
-              setPassword={setNewPasswordValue}
-              setRepeat={setRepeat}
-              errors={errors}
-            />
+            {chosen.fields(errors)}
           </>
         ) : (
           <>
-            <Field label="E-mail address" error={errors.email}>
-              {(props) => (
-                <input
-                  {...props}
-                  type="email"
-                  autocomplete="username"
-                  value={email}
-                  onInput={(e) => setEmail(inputValue(e))}
-                  required
-                />
-              )}
-            </Field>
-            <Field label="Password" error={errors.password}>
-              {(props) => (
-                <input
-                  {...props}
-                  type="password"
-                  autocomplete="current-password"
-                  value={password}
-                  onInput={(e) => setPassword(inputValue(e))}
-                  required
-                />
-              )}
-            </Field>
+            <EmailField value={email} onValue={setEmail} error={errors.email} />
+            <TextField
+              label="Password"
+              error={errors.password}
+              type="password"
+              autocomplete="current-password"
+              value={password}
+              onValue={setPassword}
+              required
+            />
           </>
         )}
-        <Alert>{formError}</Alert>
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            {challenge ? 'Set password and sign in' : 'Sign in'}
-          </button>
-        </div>
+        <FormEnd
+          error={error}
+          busy={busy}
+          label={challenge ? 'Set password and sign in' : 'Sign in'}
+        />
       </form>
-      <ul class="auth-links">
-        <li>
-          <Link to="forgot-password">Forgot your password?</Link>
-        </li>
-        <li>
-          <Link to="accept">Accept an invitation</Link>
-        </li>
-      </ul>
     </AuthFrame>
   )
 }
 
 export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) => {
-  const params = new URLSearchParams(location.search)
-  const [email, setEmail] = useState(params.get('email') ?? '')
+  const { query } = useLocation()
+  const [email, setEmail] = useState(query.email ?? '')
   const [temporary, setTemporary] = useState('')
-  const [password, setPassword] = useState('')
-  const [repeat, setRepeat] = useState('')
-  const [mfa, setMfa] = useState<MfaChallenge>()
-  const [errors, setErrors] = useState<Errors>({})
-  const [formError, setFormError] = useState('')
-  const [busy, setBusy] = useState(false)
+  const chosen = useNewPassword()
+  const steps = useSignInSteps(onSignedIn)
+  const { busy, errors, error, run, setError } = useAction(explainSignIn)
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault()
-    setFormError('')
-    const problems = {
-      ...checkEmail(email),
-      ...(temporary.trim() === ''
-        ? { password: 'Enter the temporary password from the invitation e-mail.' }
-        : {}),
-      ...checkNewPassword(password, repeat),
-    }
-    setErrors(problems)
-    if (Object.keys(problems).length > 0) return
-    setBusy(true)
-    try {
-      let answer = await signInWithPassword(email.trim(), temporary.trim())
-      // Already accepted, the "temporary" password being the person's own: signed in, or the
-      // authenticator app's code next.
-      if (answer.kind === 'new-password') {
-        answer = await setNewPassword(answer.session, answer.username, password)
-      }
-      if (answer.kind === 'signed-in') onSignedIn(answer.result)
-      else if (answer.kind === 'mfa') setMfa(answer)
-      else setFormError('The sign-in service asked for another step. Sign in again.')
-    } catch (error) {
-      const { field, message } = explainCognitoError(error)
-      if (field) setErrors({ [field]: message })
-      else setFormError(message)
-    } finally {
-      setBusy(false)
-    }
-  }
-
-  if (mfa) {
-    return (
-      <MfaSignIn
-        challenge={mfa}
-        onSignedIn={onSignedIn}
-        onRestart={(message) => {
-          setMfa(undefined)
-          setFormError(message ?? '')
-        }}
-      />
+    void run(
+      async () => {
+        let answer = await signInWithPassword(email.trim(), temporary.trim())
+        // Already accepted, the "temporary" password being the person's own: signed in, or the
+        // authenticator app's code next.
+        if (answer.kind === 'new-password') {
+          answer = await setNewPassword(answer.session, answer.username, chosen.password)
+        }
+        steps.finish(answer, ANOTHER_STEP)
+      },
+      {
+        ...checkEmail(email),
+        ...(temporary.trim() === ''
+          ? { password: 'Enter the temporary password from the invitation e-mail.' }
+          : {}),
+        ...chosen.problems(),
+      },
     )
   }
 
+  const mfaStep = steps.mfaStep((message) => setError(message ?? ''))
+  if (mfaStep) return mfaStep
+
   return (
-    <AuthFrame>
+    <AuthFrame
+      links={
+        <li>
+          <a href={href('sign-in')}>Already have a password? Sign in</a>
+        </li>
+      }
+    >
       <PageTitle title="Accept your invitation">Accept your invitation</PageTitle>
       <p>
         Your invitation e-mail holds a temporary password, valid for 7 days. Sign in with it once
         and choose your own password.
       </p>
       <form onSubmit={submit} noValidate>
-        <Field label="E-mail address" error={errors.email}>
-          {(props) => (
-            <input
-              {...props}
-              type="email"
-              autocomplete="username"
-              value={email}
-              onInput={(e) => setEmail(inputValue(e))}
-              required
-            />
-          )}
-        </Field>
-        <Field
+        <EmailField value={email} onValue={setEmail} error={errors.email} />
+        <TextField
           label="Temporary password"
           hint="As written in the invitation e-mail."
           error={errors.password}
-        >
-          {(props) => (
-            <input
-              {...props}
-              type="password"
-              autocomplete="one-time-code"
-              value={temporary}
-              onInput={(e) => setTemporary(inputValue(e))}
-              required
-            />
-          )}
-        </Field>
-        <NewPasswordFields
-          password={password}
-          repeat={repeat}
-          setPassword={setPassword}
-          setRepeat={setRepeat}
-          errors={errors}
+          type="password"
+          autocomplete="one-time-code"
+          value={temporary}
+          onValue={setTemporary}
+          required
         />
-        <Alert>{formError}</Alert>
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            Set password and sign in
-          </button>
-        </div>
+        {chosen.fields(errors)}
+        <FormEnd error={error} busy={busy} label="Set password and sign in" />
       </form>
-      <ul class="auth-links">
-        <li>
-          <Link to="sign-in">Already have a password? Sign in</Link>
-        </li>
-      </ul>
     </AuthFrame>
   )
 }
 
 export const ForgotPasswordPage = ({ onSignedIn }: { onSignedIn: SignedIn }) => {
+  const { route } = useLocation()
   const [step, setStep] = useState<'email' | 'code'>('email')
-  const [mfa, setMfa] = useState<MfaChallenge>()
   const [email, setEmail] = useState('')
   const [code, setCode] = useState('')
-  const [password, setPassword] = useState('')
-  const [repeat, setRepeat] = useState('')
-  const [errors, setErrors] = useState<Errors>({})
-  const [formError, setFormError] = useState('')
-  const [busy, setBusy] = useState(false)
+  const chosen = useNewPassword()
+  const steps = useSignInSteps(onSignedIn)
+  const { busy, errors, error, run } = useAction(explainSignIn)
 
-  const sendCode = async (event: Event) => {
+  const sendCode = (event: Event) => {
     event.preventDefault()
-    setFormError('')
-    const problems = checkEmail(email)
-    setErrors(problems)
-    if (Object.keys(problems).length > 0) return
-    setBusy(true)
-    try {
-      await forgotPassword(email.trim())
+    void run(async () => {
+      try {
+        await forgotPassword(email.trim())
+      } catch (error) {
+        // Whether the address has an account is never said: the same next step for every address.
+        if (!/UserNotFound|NotAuthorized/.test((error as { type?: string }).type ?? '')) {
+          throw new FormMessage(explainCognitoError(error).message)
+        }
+      }
       setStep('code')
-    } catch (error) {
-      const { message } = explainCognitoError(error)
-      // Whether the address has an account is never said: the same next step for every address.
-      if (/UserNotFound|NotAuthorized/.test((error as { type?: string }).type ?? ''))
-        setStep('code')
-      else setFormError(message)
-    } finally {
-      setBusy(false)
-    }
+    }, checkEmail(email))
   }
 
-  const reset = async (event: Event) => {
+  const reset = (event: Event) => {
     event.preventDefault()
-    setFormError('')
-    const problems = {
-      ...(/^\s*\S+\s*$/.test(code) ? {} : { code: 'Enter the code from the e-mail.' }),
-      ...checkNewPassword(password, repeat),
-    }
-    setErrors(problems)
-    if (Object.keys(problems).length > 0) return
-    setBusy(true)
-    try {
-      await confirmForgotPassword(email.trim(), code.trim(), password)
-      const answer = await signInWithPassword(email.trim(), password)
-      if (answer.kind === 'signed-in') onSignedIn(answer.result)
-      else if (answer.kind === 'mfa') setMfa(answer)
-      else setFormError('Your password is set. Sign in with it.')
-    } catch (error) {
-      const { field, message } = explainCognitoError(error)
-      if (field) setErrors({ [field]: message })
-      else setFormError(message)
-    } finally {
-      setBusy(false)
-    }
-  }
-
-  if (mfa) {
-    // The new password is set; the authenticator app's code finishes the sign-in.
-    return (
-      <MfaSignIn challenge={mfa} onSignedIn={onSignedIn} onRestart={() => navigate('sign-in')} />
+    void run(
+      async () => {
+        await confirmForgotPassword(email.trim(), code.trim(), chosen.password)
+        const answer = await signInWithPassword(email.trim(), chosen.password)
+        steps.finish(answer, 'Your password is set. Sign in with it.')
+      },
+      {
+        ...(/^\s*\S+\s*$/.test(code) ? {} : { code: 'Enter the code from the e-mail.' }),
+        ...chosen.problems(),
+      },
     )
   }
 
+  // The new password is set; the authenticator app's code finishes the sign-in.
+  const mfaStep = steps.mfaStep(() => route(href('sign-in')))
+  if (mfaStep) return mfaStep
+
   return (
-    <AuthFrame>
+    <AuthFrame
+      links={
+        <li>
+          <a href={href('sign-in')}>Back to sign in</a>
+        </li>
+      }
+    >
       <PageTitle title="Reset your password">Reset your password</PageTitle>
       {step === 'email' ? (
         <form onSubmit={sendCode} noValidate>
           <p>We send a code to your e-mail address. With it you choose a new password.</p>
-          <Field label="E-mail address" error={errors.email}>
-            {(props) => (
-              <input
-                {...props}
-                type="email"
-                autocomplete="username"
-                value={email}
-                onInput={(e) => setEmail(inputValue(e))}
-                required
-              />
-            )}
-          </Field>
-          <Alert>{formError}</Alert>
-          <div class="actions">
-            <button type="submit" class="primary" disabled={busy}>
-              Send code
-            </button>
-          </div>
+          <EmailField value={email} onValue={setEmail} error={errors.email} />
+          <FormEnd error={error} busy={busy} label="Send code" />
         </form>
       ) : (
         <form onSubmit={reset} noValidate>
           <Status>
             If {email.trim()} has an account, a code is on its way to it. It may take a minute.
           </Status>
-          <Field label="Code" hint="From the e-mail." error={errors.code}>
-            {(props) => (
-              <input
-                {...props}
-                inputMode="numeric"
-                autocomplete="one-time-code"
-                value={code}
-                onInput={(e) => setCode(inputValue(e))}
-                required
-              />
-            )}
-          </Field>
-          <NewPasswordFields
-            password={password}
-            repeat={repeat}
-            setPassword={setPassword}
-            setRepeat={setRepeat}
-            errors={errors}
+          <TextField
+            label="Code"
+            hint="From the e-mail."
+            error={errors.code}
+            inputMode="numeric"
+            autocomplete="one-time-code"
+            value={code}
+            onValue={setCode}
+            required
           />
-          <Alert>{formError}</Alert>
-          <div class="actions">
-            <button type="submit" class="primary" disabled={busy}>
-              Set new password
-            </button>
+          {chosen.fields(errors)}
+          <FormEnd error={error} busy={busy} label="Set new password">
             <button type="button" onClick={() => setStep('email')} disabled={busy}>
               Use another address
             </button>
-          </div>
+          </FormEnd>
         </form>
       )}
-      <ul class="auth-links">
-        <li>
-          <Link to="sign-in">Back to sign in</Link>
-        </li>
-      </ul>
     </AuthFrame>
   )
 }

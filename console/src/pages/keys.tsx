@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { type ApiKey, getJson, issuerPath, type Program, sendJson } from '../api'
+import type { ApiKey } from '../api'
 import { config } from '../config'
 import { useScope } from '../scope'
 import {
@@ -9,11 +9,13 @@ import {
   can,
   Field,
   formatTime,
-  inputValue,
   PageTitle,
+  SelectField,
   Status,
   StatusBadge,
+  TextField,
   Time,
+  useAction,
   useLoad,
 } from '../ui'
 
@@ -84,13 +86,10 @@ const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`
 
 /** A ready curl for a TEST program; the pasted key lives in this component's state only. */
 const TryIt = () => {
-  const { issuerId } = useScope()
+  const { api } = useScope()
   const { data } = useLoad(
-    () =>
-      getJson<{ programs: Program[] }>(`${issuerPath(issuerId)}/programs?mode=TEST`).then((r) =>
-        r.programs.filter((p) => p.status === 'active'),
-      ),
-    [issuerId],
+    () => api.programs('TEST').then((all) => all.filter((p) => p.status === 'active')),
+    [api],
   )
   const [programId, setProgramId] = useState('')
   const [key, setKey] = useState('')
@@ -112,30 +111,25 @@ const TryIt = () => {
         stays in this page, is never stored or sent anywhere, and is gone when you leave.
       </p>
       <div class="form-row">
-        <Field label="TEST program">
-          {(props) => (
-            <select {...props} value={chosen} onChange={(e) => setProgramId(inputValue(e))}>
-              {programs.length === 0 ? <option value="">No active TEST program</option> : null}
-              {programs.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name} ({p.id})
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="TEST key to try" hint="Never stored.">
-          {(props) => (
-            <input
-              {...props}
-              type="password"
-              autocomplete="off"
-              spellcheck={false}
-              value={key}
-              onInput={(e) => setKey(inputValue(e))}
-            />
-          )}
-        </Field>
+        <SelectField
+          label="TEST program"
+          value={chosen}
+          onValue={setProgramId}
+          options={
+            programs.length === 0
+              ? [{ value: '', label: 'No active TEST program' }]
+              : programs.map((p) => ({ value: p.id, label: `${p.name} (${p.id})` }))
+          }
+        />
+        <TextField
+          label="TEST key to try"
+          hint="Never stored."
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          value={key}
+          onValue={setKey}
+        />
       </div>
       {key.trim() !== '' && !key.trim().startsWith('vs_test_') ? (
         <Alert>
@@ -156,13 +150,12 @@ const TryIt = () => {
 
 export const KeysPage = () => {
   const scope = useScope()
-  const { issuerId, mode, role } = scope
+  const { api, mode, role } = scope
   const admin = can(role, 'admin')
   const [expiresIn, setExpiresIn] = useState('')
   const [revealed, setRevealed] = useState<Revealed>()
   const [message, setMessage] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>()
+  const { busy, error, run, setError } = useAction()
   const [dialog, setDialog] = useState<{ kind: 'roll' | 'revoke'; key: ApiKey }>()
   const [grace, setGrace] = useState('24h')
   const {
@@ -170,64 +163,32 @@ export const KeysPage = () => {
     error: loadError,
     loading,
     reload,
-  } = useLoad(
-    () =>
-      getJson<{ keys: ApiKey[] }>(`${issuerPath(issuerId)}/keys?mode=${mode}`).then((r) =>
-        [...r.keys].reverse(),
-      ),
-    [issuerId, mode],
-  )
+  } = useLoad(() => api.keys(mode).then((keys) => [...keys].reverse()), [api, mode])
   const keys = data ?? []
 
-  const create = async (event: Event) => {
+  const create = (event: Event) => {
     event.preventDefault()
-    setBusy(true)
-    setError(undefined)
     setMessage('')
-    try {
-      const created = await sendJson<ApiKey & { secret: string }>(
-        'POST',
-        `${issuerPath(issuerId)}/keys`,
-        { mode, ...(expiresIn ? { expiresIn } : {}) },
-      )
-      const { secret, ...key } = created
+    void run(async () => {
+      const { secret, ...key } = await api.createKey({ mode, ...(expiresIn ? { expiresIn } : {}) })
       setRevealed({ key, secret })
       void reload()
-    } catch (e) {
-      setError(e)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
-  const confirm = async () => {
-    if (!dialog) return
-    setBusy(true)
-    setError(undefined)
-    try {
+  const confirm = () =>
+    run(async () => {
+      if (!dialog) return
       if (dialog.kind === 'revoke') {
-        const key = await sendJson<ApiKey>(
-          'POST',
-          `${issuerPath(issuerId)}/keys/${dialog.key.id}/revoke`,
-        )
+        const key = await api.revokeKey(dialog.key.id)
         setMessage(`Key ${masked(key)} is revoked: it stops working within 1 second.`)
       } else {
-        const rolled = await sendJson<ApiKey & { secret: string; old: ApiKey }>(
-          'POST',
-          `${issuerPath(issuerId)}/keys/${dialog.key.id}/roll`,
-          { grace },
-        )
-        const { secret, old, ...key } = rolled
+        const { secret, old, ...key } = await api.rollKey(dialog.key.id, grace)
         setRevealed({ key, secret, old })
       }
       setDialog(undefined)
       void reload()
-    } catch (e) {
-      setError(e)
-    } finally {
-      setBusy(false)
-    }
-  }
+    })
 
   return (
     <>
@@ -242,25 +203,20 @@ export const KeysPage = () => {
         <section class="panel" aria-labelledby="create-key">
           <h2 id="create-key">Create a {mode} key</h2>
           <form onSubmit={create} class="inline-form">
-            <Field label="Expires">
-              {(props) => (
-                <select {...props} value={expiresIn} onChange={(e) => setExpiresIn(inputValue(e))}>
-                  {EXPIRY.map((o) => (
-                    <option key={o.value} value={o.value}>
-                      {o.label}
-                    </option>
-                  ))}
-                </select>
-              )}
-            </Field>
+            <SelectField
+              label="Expires"
+              value={expiresIn}
+              onValue={setExpiresIn}
+              options={EXPIRY}
+            />
             <button type="submit" class="primary" disabled={busy}>
               Create {mode} key
             </button>
           </form>
-          {!dialog && error ? <Alert>{(error as Error).message}</Alert> : null}
+          <Alert>{!dialog && error}</Alert>
         </section>
       ) : null}
-      {loadError ? <Alert>{(loadError as Error).message}</Alert> : null}
+      <Alert>{loadError}</Alert>
       <div class="table-box">
         <table>
           <caption>{mode} keys, newest first</caption>
@@ -301,7 +257,7 @@ export const KeysPage = () => {
                           type="button"
                           aria-label={`Roll key ${masked(key)}`}
                           onClick={() => {
-                            setError(undefined)
+                            setError('')
                             setGrace('24h')
                             setDialog({ kind: 'roll', key })
                           }}
@@ -313,7 +269,7 @@ export const KeysPage = () => {
                           class="danger-outline"
                           aria-label={`Revoke key ${masked(key)}`}
                           onClick={() => {
-                            setError(undefined)
+                            setError('')
                             setDialog({ kind: 'revoke', key })
                           }}
                         >
@@ -361,17 +317,12 @@ export const KeysPage = () => {
           A new key is made now and its secret shown once. The old key keeps working for the grace
           period, so you can move your integrations to the new one.
         </p>
-        <Field label="The old key keeps working">
-          {(props) => (
-            <select {...props} value={grace} onChange={(e) => setGrace(inputValue(e))}>
-              {GRACE.map((o) => (
-                <option key={o.value} value={o.value}>
-                  {o.label}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField
+          label="The old key keeps working"
+          value={grace}
+          onValue={setGrace}
+          options={GRACE}
+        />
       </ConfirmDialog>
       {mode === 'TEST' ? (
         <TryIt />

@@ -1,23 +1,14 @@
 import { useState } from 'preact/hooks'
-import {
-  type Grant,
-  getJson,
-  issuerPath,
-  newIdempotencyKey,
-  type Program,
-  query,
-  request,
-  sendJson,
-} from '../api'
+import { useLocation } from 'preact-iso'
+import { type Grant, type IssuerApi, newIdempotencyKey, type Program } from '../api'
 import { knownBatches } from '../batches'
-import { Link, navigate } from '../router'
 import { useScope } from '../scope'
 import {
   Alert,
   CopyButton,
   can,
+  explainApiError,
   Field,
-  fieldErrorsOf,
   formatNumber,
   inputValue,
   Pager,
@@ -25,13 +16,15 @@ import {
   PoolGauge,
   Status,
   StatusBadge,
+  TextField,
   Time,
+  useAction,
   useLoad,
   usePager,
 } from '../ui'
 import { ProgramActions } from './programs'
 
-/** The grant API's rules (functions/grant-tokens/grant-request.schema.ts), checked before sending. */
+/** The grant API's rules (functions/domain/grant-request.schema.ts), checked before sending. */
 export const GRANT_RULES = {
   email: 'A valid address, at most 254 characters. Stored lower-case.',
   name: 'Optional. At most 200 characters.',
@@ -41,7 +34,7 @@ export const GRANT_RULES = {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the rule is about control characters.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 const BLANK = /^[\s\p{Default_Ignorable_Code_Point}\u2800]*$/u
-// functions/shared/text-rules.ts: they reorder what follows them ("\u202Egnp.exe" shows as exe.png).
+// functions/domain/text-rules.ts: they reorder what follows them ("\u202Egnp.exe" shows as exe.png).
 const BIDI = /[\u202A-\u202E\u2066-\u2069]/
 const NO_BIDI = 'No bidirectional control characters (U+202A to U+202E, U+2066 to U+2069).'
 
@@ -75,33 +68,30 @@ export const checkGrant = (form: {
 const API_FIELDS = { 'recipient.email': 'email', 'recipient.name': 'name' }
 
 const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant) => void }) => {
-  const { issuerId } = useScope()
+  const { api } = useScope()
   const [form, setForm] = useState({ email: '', name: '', reason: '', amount: '' })
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [formError, setFormError] = useState('')
   const [preview, setPreview] = useState<{ key: string } | undefined>()
-  const [busy, setBusy] = useState(false)
-  const set = (field: keyof typeof form) => (event: Event) => {
-    setForm({ ...form, [field]: inputValue(event) })
+  const { busy, errors, error, run } = useAction((e) => {
+    const explained = explainApiError(e, API_FIELDS)
+    // A field the service refused is changed in the form, so the preview goes.
+    if (explained.fields) setPreview(undefined)
+    return explained
+  })
+  const set = (field: keyof typeof form) => (value: string) => {
+    setForm({ ...form, [field]: value })
     setPreview(undefined)
   }
 
   const review = (event: Event) => {
     event.preventDefault()
-    const problems = checkGrant(form)
-    setErrors(problems)
-    setFormError('')
-    if (Object.keys(problems).length === 0) setPreview({ key: newIdempotencyKey('console') })
+    void run(async () => setPreview({ key: newIdempotencyKey('console') }), checkGrant(form))
   }
 
-  const send = async () => {
-    if (!preview) return
-    setBusy(true)
-    setFormError('')
-    try {
-      const grant = await sendJson<Grant>(
-        'POST',
-        `${issuerPath(issuerId)}/programs/${program.id}/grants`,
+  const send = () =>
+    run(async () => {
+      if (!preview) return
+      const grant = await api.sendGrant(
+        program.id,
         {
           recipient: {
             email: form.email.trim(),
@@ -110,20 +100,12 @@ const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant)
           reason: form.reason,
           amount: Number(form.amount.trim().replace(/[,_ ]/g, '')),
         },
-        { headers: { 'Idempotency-Key': preview.key } },
+        preview.key,
       )
       setForm({ email: '', name: '', reason: '', amount: '' })
       setPreview(undefined)
       onSent(grant)
-    } catch (e) {
-      const fields = fieldErrorsOf(e, API_FIELDS)
-      setErrors(fields)
-      if (Object.keys(fields).length > 0) setPreview(undefined)
-      else setFormError((e as Error).message)
-    } finally {
-      setBusy(false)
-    }
-  }
+    })
 
   const amount = Number(form.amount.trim().replace(/[,_ ]/g, ''))
   return (
@@ -131,30 +113,41 @@ const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant)
       <h2 id="send-one">Send one grant</h2>
       <form onSubmit={review} noValidate>
         <div class="form-row">
-          <Field label="Recipient e-mail" hint={GRANT_RULES.email} error={errors.email}>
-            {(props) => (
-              <input {...props} type="email" value={form.email} onInput={set('email')} required />
-            )}
-          </Field>
-          <Field label="Recipient name" hint={GRANT_RULES.name} error={errors.name}>
-            {(props) => <input {...props} value={form.name} onInput={set('name')} />}
-          </Field>
+          <TextField
+            label="Recipient e-mail"
+            hint={GRANT_RULES.email}
+            error={errors.email}
+            type="email"
+            value={form.email}
+            onValue={set('email')}
+            required
+          />
+          <TextField
+            label="Recipient name"
+            hint={GRANT_RULES.name}
+            error={errors.name}
+            value={form.name}
+            onValue={set('name')}
+          />
         </div>
         <div class="form-row">
-          <Field label="Reason" hint={GRANT_RULES.reason} error={errors.reason}>
-            {(props) => <input {...props} value={form.reason} onInput={set('reason')} required />}
-          </Field>
-          <Field label="Amount" hint={GRANT_RULES.amount} error={errors.amount}>
-            {(props) => (
-              <input
-                {...props}
-                inputMode="numeric"
-                value={form.amount}
-                onInput={set('amount')}
-                required
-              />
-            )}
-          </Field>
+          <TextField
+            label="Reason"
+            hint={GRANT_RULES.reason}
+            error={errors.reason}
+            value={form.reason}
+            onValue={set('reason')}
+            required
+          />
+          <TextField
+            label="Amount"
+            hint={GRANT_RULES.amount}
+            error={errors.amount}
+            inputMode="numeric"
+            value={form.amount}
+            onValue={set('amount')}
+            required
+          />
         </div>
         {!preview ? (
           <div class="actions">
@@ -175,7 +168,7 @@ const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant)
           {program.remaining !== null ? (
             <p class="hint">{formatNumber(program.remaining)} shares are left in the pool.</p>
           ) : null}
-          <Alert>{formError}</Alert>
+          <Alert>{error}</Alert>
           <div class="actions">
             <button type="button" class="primary" onClick={send} disabled={busy}>
               Send grant
@@ -186,7 +179,7 @@ const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant)
           </div>
         </section>
       ) : (
-        <Alert>{formError}</Alert>
+        <Alert>{error}</Alert>
       )}
     </section>
   )
@@ -200,17 +193,13 @@ const sourceText = (grant: Grant) =>
       : `Batch row ${grant.batch?.row ?? ''}`
 
 /** Every page of the CSV export, in order, as one file. */
-const exportCsv = async (issuerId: string, program: Program, recipient: string) => {
+const exportCsv = async (api: IssuerApi, program: Program, recipient: string) => {
   let cursor: string | undefined
   let csv = ''
   do {
-    const response = await request(
-      'GET',
-      `${issuerPath(issuerId)}/programs/${program.id}/grants${query({ recipient, cursor, limit: 1000 })}`,
-      { accept: 'text/csv' },
-    )
-    csv += await response.text()
-    cursor = response.headers.get('x-next-cursor') ?? undefined
+    const page = await api.grantsCsv(program.id, { recipient, cursor })
+    csv += page.csv
+    cursor = page.next ?? undefined
   } while (cursor)
   const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv;charset=utf-8' }))
   const link = document.createElement('a')
@@ -232,11 +221,8 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
     {},
   )
   const { data, error, loading } = useLoad(
-    () =>
-      getJson<{ data: Grant[]; nextCursor: string | null }>(
-        `${issuerPath(scope.issuerId)}/programs/${program.id}/grants${query({ recipient, cursor: pager.cursor, limit: 25 })}`,
-      ),
-    [scope.issuerId, program.id, recipient, pager.cursor, version],
+    () => scope.api.grants(program.id, { recipient, cursor: pager.cursor, limit: 25 }),
+    [scope.api, program.id, recipient, pager.cursor, version],
   )
   const grants = data?.data ?? []
   const batches = [
@@ -294,7 +280,7 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
             onClick={async () => {
               setExportState({ busy: true, text: 'Exporting…' })
               try {
-                const rows = await exportCsv(scope.issuerId, program, recipient)
+                const rows = await exportCsv(scope.api, program, recipient)
                 setExportState({
                   text: `Exported ${formatNumber(rows)} ${rows === 1 ? 'grant' : 'grants'} as CSV.`,
                 })
@@ -308,7 +294,7 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
         </div>
         {exportState.text ? <Status>{exportState.text}</Status> : null}
         <Alert>{exportState.error}</Alert>
-        {error ? <Alert>{(error as Error).message}</Alert> : null}
+        <Alert>{error}</Alert>
         <div class="table-box">
           <table>
             <caption>
@@ -365,7 +351,7 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
           <ul>
             {batches.map(([id, at]) => (
               <li key={id}>
-                <Link to={scope.at(`programs/${program.id}/batches/${id}`)}>Batch {id}</Link>{' '}
+                <a href={scope.at(`programs/${program.id}/batches/${id}`)}>Batch {id}</a>{' '}
                 <span class="hint">
                   <Time iso={at} />
                 </span>
@@ -380,6 +366,7 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
 
 export const ProgramPage = ({ programId }: { programId: string }) => {
   const scope = useScope()
+  const { route } = useLocation()
   const [message, setMessage] = useState('')
   const [version, setVersion] = useState(0)
   const {
@@ -387,20 +374,19 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
     error,
     reload,
   } = useLoad(async () => {
-    const found = await getJson<Program>(`${issuerPath(scope.issuerId)}/programs/${programId}`)
-    if (found.mode !== scope.mode) {
-      navigate(scope.at(`programs/${found.id}`, found.mode), { replace: true })
-    }
+    const found = await scope.api.program(programId)
+    // A program's address in the other mode: its own mode's.
+    if (found.mode !== scope.mode) route(scope.at(`programs/${found.id}`, found.mode), true)
     return found
-  }, [scope.issuerId, programId, version])
+  }, [scope.api, programId, version])
 
   if (error) {
     return (
       <>
         <PageTitle title="Program not found">Program not found</PageTitle>
-        <Alert>{(error as Error).message}</Alert>
+        <Alert>{error}</Alert>
         <p>
-          <Link to={scope.at('programs')}>Back to the programs</Link>
+          <a href={scope.at('programs')}>Back to the programs</a>
         </p>
       </>
     )
@@ -409,7 +395,7 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
   return (
     <>
       <p class="crumbs">
-        <Link to={scope.at('programs')}>Programs</Link> ›
+        <a href={scope.at('programs')}>Programs</a> ›
       </p>
       <PageTitle title={program.name}>{program.name}</PageTitle>
       {message ? <Status>{message}</Status> : null}
@@ -475,9 +461,9 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
               them all at once.
             </p>
             <p>
-              <Link class="button" to={scope.at(`programs/${program.id}/send-many`)}>
+              <a class="button" href={scope.at(`programs/${program.id}/send-many`)}>
                 Send to many from a CSV file
-              </Link>
+              </a>
             </p>
           </section>
         </>

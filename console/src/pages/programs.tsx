@@ -1,20 +1,20 @@
 import { useState } from 'preact/hooks'
-import { getJson, issuerPath, type Mode, type Program, sendJson } from '../api'
-import { Link, navigate } from '../router'
+import { useLocation } from 'preact-iso'
+import type { Mode, Program, ProgramAction } from '../api'
 import { useScope } from '../scope'
 import {
   Alert,
   ConfirmDialog,
   can,
-  Field,
-  fieldErrorsOf,
+  FormEnd,
   formatNumber,
-  inputValue,
   PageTitle,
   PoolGauge,
   Status,
   StatusBadge,
+  TextField,
   Time,
+  useAction,
   useLoad,
 } from '../ui'
 
@@ -26,20 +26,14 @@ export const ProgramActions = ({
   program: Program
   onChanged: (program: Program, message: string) => void
 }) => {
-  const { issuerId, role } = useScope()
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>()
+  const { api, role } = useScope()
+  const { busy, error, run, setError } = useAction()
   const [confirmClose, setConfirmClose] = useState(false)
   if (!can(role, 'admin') || program.status === 'closed') return null
 
-  const change = async (action: 'pause' | 'resume' | 'close') => {
-    setBusy(true)
-    setError(undefined)
-    try {
-      const updated = await sendJson<Program>(
-        'POST',
-        `${issuerPath(issuerId)}/programs/${program.id}/${action}`,
-      )
+  const change = (action: ProgramAction) =>
+    run(async () => {
+      const updated = await api.changeProgram(program.id, action)
       setConfirmClose(false)
       onChanged(
         updated,
@@ -49,12 +43,7 @@ export const ProgramActions = ({
             ? `${updated.name} is active again: it accepts grants within 1 second.`
             : `${updated.name} is closed for good: new grants are refused within 1 second.`,
       )
-    } catch (e) {
-      setError(e)
-    } finally {
-      setBusy(false)
-    }
-  }
+    })
 
   return (
     <span class="row-actions">
@@ -82,21 +71,21 @@ export const ProgramActions = ({
         class="danger-outline"
         aria-label={`Close ${program.name}`}
         onClick={() => {
-          setError(undefined)
+          setError('')
           setConfirmClose(true)
         }}
         disabled={busy}
       >
         Close
       </button>
-      {error && !confirmClose ? <Alert>{(error as Error).message}</Alert> : null}
+      <Alert>{!confirmClose && error}</Alert>
       <ConfirmDialog
         open={confirmClose}
         title={`Close ${program.name}?`}
         confirmLabel="Close program"
         danger
         busy={busy}
-        error={confirmClose ? error : undefined}
+        error={confirmClose && error}
         onConfirm={() => change('close')}
         onClose={() => setConfirmClose(false)}
       >
@@ -115,15 +104,13 @@ const NAME_MAX = 100
 const POOL_MAX = 1_000_000_000_000
 
 const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void }) => {
-  const { issuerId, mode: currentMode } = useScope()
+  const { api, mode: currentMode } = useScope()
   const [name, setName] = useState('')
   const [mode, setMode] = useState<Mode>(currentMode)
   const [pool, setPool] = useState('')
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [formError, setFormError] = useState('')
-  const [busy, setBusy] = useState(false)
+  const { busy, errors, error, run } = useAction()
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault()
     const problems: Record<string, string> = {}
     const trimmed = name.trim()
@@ -136,12 +123,8 @@ const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void })
     ) {
       problems.pool = 'A whole number from 1 to 1,000,000,000,000, or empty for no limit.'
     }
-    setErrors(problems)
-    setFormError('')
-    if (Object.keys(problems).length > 0) return
-    setBusy(true)
-    try {
-      const program = await sendJson<Program>('POST', `${issuerPath(issuerId)}/programs`, {
+    void run(async () => {
+      const program = await api.createProgram({
         name: trimmed,
         mode,
         ...(poolText === '' ? {} : { pool: Number(poolText) }),
@@ -149,13 +132,7 @@ const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void })
       setName('')
       setPool('')
       onCreated(program)
-    } catch (e) {
-      const fields = fieldErrorsOf(e)
-      setErrors(fields)
-      if (Object.keys(fields).length === 0) setFormError((e as Error).message)
-    } finally {
-      setBusy(false)
-    }
+    }, problems)
   }
 
   return (
@@ -163,11 +140,14 @@ const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void })
       <h2 id="create-program">Create a program</h2>
       <form onSubmit={submit} noValidate>
         <div class="form-row">
-          <Field label="Name" hint={`1 to ${NAME_MAX} characters.`} error={errors.name}>
-            {(props) => (
-              <input {...props} value={name} onInput={(e) => setName(inputValue(e))} required />
-            )}
-          </Field>
+          <TextField
+            label="Name"
+            hint={`1 to ${NAME_MAX} characters.`}
+            error={errors.name}
+            value={name}
+            onValue={setName}
+            required
+          />
           <fieldset class="field">
             <legend>Mode</legend>
             <label class="inline">
@@ -193,27 +173,16 @@ const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void })
             <div class="hint">A program's mode never changes.</div>
             {errors.mode ? <div class="field-error">{errors.mode}</div> : null}
           </fieldset>
-          <Field
+          <TextField
             label="Pool (optional)"
             hint="The most shares it may ever grant. Empty: no limit."
             error={errors.pool}
-          >
-            {(props) => (
-              <input
-                {...props}
-                inputMode="numeric"
-                value={pool}
-                onInput={(e) => setPool(inputValue(e))}
-              />
-            )}
-          </Field>
+            inputMode="numeric"
+            value={pool}
+            onValue={setPool}
+          />
         </div>
-        <Alert>{formError}</Alert>
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            Create program
-          </button>
-        </div>
+        <FormEnd error={error} busy={busy} label="Create program" />
       </form>
     </section>
   )
@@ -221,15 +190,10 @@ const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void })
 
 export const ProgramsPage = () => {
   const scope = useScope()
-  const { issuerId, mode, role } = scope
+  const { api, mode, role } = scope
+  const { route } = useLocation()
   const [message, setMessage] = useState('')
-  const { data, error, loading, reload } = useLoad(
-    () =>
-      getJson<{ programs: Program[] }>(`${issuerPath(issuerId)}/programs?mode=${mode}`).then(
-        (r) => r.programs,
-      ),
-    [issuerId, mode],
-  )
+  const { data, error, loading, reload } = useLoad(() => api.programs(mode), [api, mode])
   const programs = data ?? []
   return (
     <>
@@ -241,7 +205,7 @@ export const ProgramsPage = () => {
           : 'LIVE programs take LIVE keys and grant real shares.'}
       </p>
       {message ? <Status>{message}</Status> : null}
-      {error ? <Alert>{(error as Error).message}</Alert> : null}
+      <Alert>{error}</Alert>
       <div class="table-box">
         <table>
           <caption>{mode} programs</caption>
@@ -258,9 +222,9 @@ export const ProgramsPage = () => {
             {programs.map((program) => (
               <tr key={program.id}>
                 <th scope="row" class="text">
-                  <Link to={scope.at(`programs/${program.id}`)}>
+                  <a href={scope.at(`programs/${program.id}`)}>
                     <bdi>{program.name}</bdi>
-                  </Link>
+                  </a>
                 </th>
                 <td>
                   <StatusBadge status={program.status} />
@@ -311,7 +275,7 @@ export const ProgramsPage = () => {
             setMessage(
               `Program ${program.name} created (${program.mode}${program.pool === null ? ', no pool limit' : `, pool ${formatNumber(program.pool)}`}).`,
             )
-            if (program.mode !== mode) navigate(scope.at('programs', program.mode))
+            if (program.mode !== mode) route(scope.at('programs', program.mode))
             else void reload()
           }}
         />

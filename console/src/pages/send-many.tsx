@@ -1,29 +1,20 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import {
-  ApiError,
-  type Batch,
-  type BatchPreview,
-  getJson,
-  issuerPath,
-  newIdempotencyKey,
-  type Program,
-  query,
-  sendJson,
-} from '../api'
+import { useLocation } from 'preact-iso'
+import { type BatchPreview, newIdempotencyKey } from '../api'
 import { pendingCommits, rememberBatch } from '../batches'
-import { Link, navigate } from '../router'
 import { useScope } from '../scope'
 import {
   Alert,
   can,
   Field,
-  fieldErrorsOf,
   formatNumber,
   inputValue,
   Pager,
   PageTitle,
   StatusBadge,
+  TextField,
   Time,
+  useAction,
   useLoad,
   usePager,
 } from '../ui'
@@ -36,11 +27,8 @@ import { GRANT_RULES } from './program'
  */
 
 const useProgram = (programId: string) => {
-  const { issuerId } = useScope()
-  return useLoad(
-    () => getJson<Program>(`${issuerPath(issuerId)}/programs/${programId}`),
-    [issuerId, programId],
-  )
+  const { api } = useScope()
+  return useLoad(() => api.program(programId), [api, programId])
 }
 
 const poolText = (preview: BatchPreview) => {
@@ -53,13 +41,13 @@ const poolText = (preview: BatchPreview) => {
 
 export const SendManyPage = ({ programId }: { programId: string }) => {
   const scope = useScope()
+  const { api } = scope
+  const { route } = useLocation()
   const { data: program, error: programError } = useProgram(programId)
   const [csv, setCsv] = useState('')
   const [fileName, setFileName] = useState('')
   const [reason, setReason] = useState('')
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [formError, setFormError] = useState('')
-  const [busy, setBusy] = useState(false)
+  const { busy, errors, error, run } = useAction()
   const [preview, setPreview] = useState<{
     result: BatchPreview
     key: string
@@ -69,73 +57,47 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
 
   const changed = () => setPreview(undefined)
 
-  const check = async (event: Event) => {
+  const check = (event: Event) => {
     event.preventDefault()
-    setFormError('')
-    setErrors({})
-    if (csv.trim() === '') {
-      setErrors({ csv: 'Choose a CSV file or paste the CSV.' })
-      return
-    }
-    setBusy(true)
-    try {
-      const result = await sendJson<BatchPreview>(
-        'POST',
-        `${issuerPath(scope.issuerId)}/programs/${programId}/grant-batches`,
-        { csv, ...(reason.trim() === '' ? {} : { reason }), dryRun: true },
-      )
-      setPreview({
-        result,
-        key: newIdempotencyKey('batch'),
-        csv,
-        reason: reason.trim() === '' ? '' : reason,
-      })
-    } catch (e) {
-      const fields = fieldErrorsOf(e)
-      setErrors(fields)
-      if (Object.keys(fields).length === 0) setFormError((e as Error).message)
-    } finally {
-      setBusy(false)
-    }
+    void run(
+      async () => {
+        const result = await api.checkBatch(programId, {
+          csv,
+          ...(reason.trim() === '' ? {} : { reason }),
+        })
+        setPreview({
+          result,
+          key: newIdempotencyKey('batch'),
+          csv,
+          reason: reason.trim() === '' ? '' : reason,
+        })
+      },
+      csv.trim() === '' ? { csv: 'Choose a CSV file or paste the CSV.' } : {},
+    )
   }
 
-  const commit = async () => {
-    if (!preview) return
-    setBusy(true)
-    setFormError('')
-    try {
-      const batch = await sendJson<Batch>(
-        'POST',
-        `${issuerPath(scope.issuerId)}/programs/${programId}/grant-batches`,
-        { csv: preview.csv, ...(preview.reason ? { reason: preview.reason } : {}), dryRun: false },
-        { headers: { 'Idempotency-Key': preview.key } },
-      )
+  const commit = () =>
+    run(async () => {
+      if (!preview) return
+      const body = { csv: preview.csv, ...(preview.reason ? { reason: preview.reason } : {}) }
+      const batch = await api.commitBatch(programId, body, preview.key)
       rememberBatch(scope.issuerId, programId, {
         id: batch.id,
         createdAt: batch.createdAt,
         total: batch.counts.total,
       })
-      pendingCommits.set(batch.id, {
-        csv: preview.csv,
-        key: preview.key,
-        ...(preview.reason ? { reason: preview.reason } : {}),
-      })
-      navigate(scope.at(`programs/${programId}/batches/${batch.id}`))
-    } catch (e) {
-      setFormError((e as Error).message)
-    } finally {
-      setBusy(false)
-    }
-  }
+      pendingCommits.set(batch.id, { ...body, key: preview.key })
+      route(scope.at(`programs/${programId}/batches/${batch.id}`))
+    })
 
-  if (programError) return <Alert>{(programError as Error).message}</Alert>
+  if (programError) return <Alert>{programError}</Alert>
   const name = program?.name ?? programId
   const valid = preview?.result.counts.valid ?? 0
   return (
     <>
       <p class="crumbs">
-        <Link to={scope.at('programs')}>Programs</Link> ›{' '}
-        <Link to={scope.at(`programs/${programId}`)}>{name}</Link> ›
+        <a href={scope.at('programs')}>Programs</a> ›{' '}
+        <a href={scope.at(`programs/${programId}`)}>{name}</a> ›
       </p>
       <PageTitle title={`Send to many: ${name}`}>Send to many</PageTitle>
       <p class="lede">
@@ -208,23 +170,17 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
                 />
               )}
             </Field>
-            <Field
+            <TextField
               label="Reason for rows without one (optional)"
               hint={GRANT_RULES.reason}
               error={errors.reason}
-            >
-              {(props) => (
-                <input
-                  {...props}
-                  value={reason}
-                  onInput={(e) => {
-                    setReason(inputValue(e))
-                    changed()
-                  }}
-                />
-              )}
-            </Field>
-            {!preview ? <Alert>{formError}</Alert> : null}
+              value={reason}
+              onValue={(value) => {
+                setReason(value)
+                changed()
+              }}
+            />
+            {!preview ? <Alert>{error}</Alert> : null}
             <div class="actions">
               <button type="submit" disabled={busy}>
                 Check the CSV
@@ -305,7 +261,7 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
           ) : (
             <p>Every row is ready to send.</p>
           )}
-          <Alert>{formError}</Alert>
+          <Alert>{error}</Alert>
           <div class="actions">
             <button
               type="button"
@@ -333,14 +289,10 @@ export const BatchPage = ({ programId, batchId }: { programId: string; batchId: 
   const pager = usePager()
   const [status, setStatus] = useState('')
   const [tick, setTick] = useState(0)
-  const [resumeError, setResumeError] = useState('')
-  const path = `${issuerPath(scope.issuerId)}/programs/${programId}/grant-batches/${batchId}`
+  const resume = useAction()
   const { data: batch, error } = useLoad(
-    () =>
-      getJson<Batch>(
-        `${path}${query({ cursor: pager.cursor, limit: 100, status: status || undefined })}`,
-      ),
-    [path, pager.cursor, status, tick],
+    () => scope.api.batch(programId, batchId, { cursor: pager.cursor, status }),
+    [scope.api, programId, batchId, pager.cursor, status, tick],
   )
   const running = batch !== undefined && (batch.status === 'queued' || batch.status === 'running')
   const timer = useRef<number | undefined>(undefined)
@@ -354,7 +306,7 @@ export const BatchPage = ({ programId, batchId }: { programId: string; batchId: 
     return (
       <>
         <PageTitle title="Batch not found">Batch not found</PageTitle>
-        <Alert>{error instanceof ApiError ? error.message : String(error)}</Alert>
+        <Alert>{error}</Alert>
       </>
     )
   }
@@ -364,8 +316,8 @@ export const BatchPage = ({ programId, batchId }: { programId: string; batchId: 
   return (
     <>
       <p class="crumbs">
-        <Link to={scope.at('programs')}>Programs</Link> ›{' '}
-        <Link to={scope.at(`programs/${programId}`)}>{program?.name ?? programId}</Link> ›
+        <a href={scope.at('programs')}>Programs</a> ›{' '}
+        <a href={scope.at(`programs/${programId}`)}>{program?.name ?? programId}</a> ›
       </p>
       <PageTitle title={`Batch ${batchId}`}>Batch {batchId}</PageTitle>
       {!batch || !counts ? (
@@ -429,24 +381,14 @@ export const BatchPage = ({ programId, batchId }: { programId: string; batchId: 
               {pending ? (
                 <button
                   type="button"
-                  onClick={async () => {
-                    setResumeError('')
-                    try {
-                      await sendJson(
-                        'POST',
-                        `${issuerPath(scope.issuerId)}/programs/${programId}/grant-batches`,
-                        {
-                          csv: pending.csv,
-                          ...(pending.reason ? { reason: pending.reason } : {}),
-                          dryRun: false,
-                        },
-                        { headers: { 'Idempotency-Key': pending.key } },
-                      )
+                  disabled={resume.busy}
+                  onClick={() =>
+                    resume.run(async () => {
+                      const { key, ...body } = pending
+                      await scope.api.commitBatch(programId, body, key)
                       setTick((t) => t + 1)
-                    } catch (e) {
-                      setResumeError((e as Error).message)
-                    }
-                  }}
+                    })
+                  }
                 >
                   Resume the batch
                 </button>
@@ -456,7 +398,7 @@ export const BatchPage = ({ programId, batchId }: { programId: string; batchId: 
                   tab to resume, or ask whoever sent it.
                 </p>
               )}
-              <Alert>{resumeError}</Alert>
+              <Alert>{resume.error}</Alert>
             </div>
           ) : null}
           <div class="toolbar">
@@ -517,9 +459,7 @@ export const BatchPage = ({ programId, batchId }: { programId: string; batchId: 
           </div>
           <Pager label="Row pages" pager={pager} nextCursor={batch.nextCursor} />
           <p>
-            <Link to={scope.at(`programs/${programId}`)}>
-              Back to {program?.name ?? 'the program'}
-            </Link>
+            <a href={scope.at(`programs/${programId}`)}>Back to {program?.name ?? 'the program'}</a>
           </p>
         </>
       )}

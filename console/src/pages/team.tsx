@@ -1,17 +1,19 @@
 import { useState } from 'preact/hooks'
-import { getJson, issuerPath, type Member, type Role, sendJson } from '../api'
+import type { Member, Role } from '../api'
 import { useScope } from '../scope'
 import {
   Alert,
   ConfirmDialog,
   can,
-  Field,
-  fieldErrorsOf,
+  FormEnd,
   inputValue,
   PageTitle,
-  ROLE_ORDER,
+  ROLES,
+  SelectField,
   Status,
+  TextField,
   Time,
+  useAction,
   useLoad,
 } from '../ui'
 
@@ -34,25 +36,16 @@ const MemberRow = ({
   owner: boolean
   onDone: (message: string) => void
 }) => {
-  const { issuerId, issuerName } = useScope()
+  const { api, issuerName } = useScope()
   const [role, setRole] = useState<Role>(member.role)
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>()
+  const { busy, error, run, setError } = useAction()
   const [confirmRemove, setConfirmRemove] = useState(false)
-  const path = `${issuerPath(issuerId)}/members/${member.memberId}`
 
-  const act = async (work: () => Promise<string>) => {
-    setBusy(true)
-    setError(undefined)
-    try {
+  const act = (work: () => Promise<string>) =>
+    run(async () => {
       onDone(await work())
       setConfirmRemove(false)
-    } catch (e) {
-      setError(e)
-    } finally {
-      setBusy(false)
-    }
-  }
+    })
 
   return (
     <tr>
@@ -69,7 +62,7 @@ const MemberRow = ({
               onChange={(e) => setRole(inputValue(e) as Role)}
               disabled={busy}
             >
-              {ROLE_ORDER.map((r) => (
+              {ROLES.map((r) => (
                 <option key={r} value={r}>
                   {r}
                 </option>
@@ -80,7 +73,7 @@ const MemberRow = ({
                 type="button"
                 onClick={() =>
                   act(async () => {
-                    await sendJson('PATCH', path, { role })
+                    await api.changeRole(member.memberId, role)
                     return `${member.email} is now ${role}.`
                   })
                 }
@@ -108,7 +101,7 @@ const MemberRow = ({
                 aria-label={`Resend invitation to ${member.email}`}
                 onClick={() =>
                   act(async () => {
-                    await sendJson('POST', `${path}/resend`)
+                    await api.resendInvitation(member.memberId)
                     return `The invitation is on its way to ${member.email} again.`
                   })
                 }
@@ -122,7 +115,7 @@ const MemberRow = ({
               class="danger-outline"
               aria-label={`${member.status === 'invited' ? 'Withdraw' : 'Remove'} ${member.email}`}
               onClick={() => {
-                setError(undefined)
+                setError('')
                 setConfirmRemove(true)
               }}
               disabled={busy}
@@ -130,17 +123,17 @@ const MemberRow = ({
               {member.status === 'invited' ? 'Withdraw' : 'Remove'}
             </button>
           </span>
-          {error && !confirmRemove ? <Alert>{(error as Error).message}</Alert> : null}
+          <Alert>{!confirmRemove && error}</Alert>
           <ConfirmDialog
             open={confirmRemove}
             title={`Remove ${member.email}?`}
             confirmLabel={member.status === 'invited' ? 'Withdraw invitation' : 'Remove member'}
             danger
             busy={busy}
-            error={confirmRemove ? error : undefined}
+            error={confirmRemove && error}
             onConfirm={() =>
               act(async () => {
-                await sendJson('DELETE', path)
+                await api.removeMember(member.memberId)
                 return `${member.email} no longer has access to ${issuerName}.`
               })
             }
@@ -161,36 +154,23 @@ const MemberRow = ({
 }
 
 const Invite = ({ onInvited }: { onInvited: (member: Member) => void }) => {
-  const { issuerId } = useScope()
+  const { api } = useScope()
   const [email, setEmail] = useState('')
   const [role, setRole] = useState<Role>('viewer')
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [formError, setFormError] = useState('')
-  const [busy, setBusy] = useState(false)
+  const { busy, errors, error, run } = useAction()
 
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault()
-    setFormError('')
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())) {
-      setErrors({ email: 'Enter a valid e-mail address.' })
-      return
-    }
-    setErrors({})
-    setBusy(true)
-    try {
-      const member = await sendJson<Member>('POST', `${issuerPath(issuerId)}/members`, {
-        email: email.trim(),
-        role,
-      })
-      setEmail('')
-      onInvited(member)
-    } catch (e) {
-      const fields = fieldErrorsOf(e)
-      setErrors(fields)
-      if (Object.keys(fields).length === 0) setFormError((e as Error).message)
-    } finally {
-      setBusy(false)
-    }
+    void run(
+      async () => {
+        const member = await api.invite({ email: email.trim(), role })
+        setEmail('')
+        onInvited(member)
+      },
+      /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())
+        ? {}
+        : { email: 'Enter a valid e-mail address.' },
+    )
   }
 
   return (
@@ -198,39 +178,25 @@ const Invite = ({ onInvited }: { onInvited: (member: Member) => void }) => {
       <h2 id="invite">Invite someone</h2>
       <form onSubmit={submit} noValidate>
         <div class="form-row">
-          <Field
+          <TextField
             label="E-mail address"
             hint="They get an e-mail with a temporary password, valid for 7 days."
             error={errors.email}
-          >
-            {(props) => (
-              <input
-                {...props}
-                type="email"
-                value={email}
-                onInput={(e) => setEmail(inputValue(e))}
-                required
-              />
-            )}
-          </Field>
-          <Field label="Role" hint={ROLE_TEXT[role]} error={errors.role}>
-            {(props) => (
-              <select {...props} value={role} onChange={(e) => setRole(inputValue(e) as Role)}>
-                {ROLE_ORDER.map((r) => (
-                  <option key={r} value={r}>
-                    {r}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+            type="email"
+            value={email}
+            onValue={setEmail}
+            required
+          />
+          <SelectField
+            label="Role"
+            hint={ROLE_TEXT[role]}
+            error={errors.role}
+            value={role}
+            onValue={setRole}
+            options={ROLES}
+          />
         </div>
-        <Alert>{formError}</Alert>
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            Send invitation
-          </button>
-        </div>
+        <FormEnd error={error} busy={busy} label="Send invitation" />
       </form>
     </section>
   )
@@ -240,13 +206,7 @@ export const TeamPage = () => {
   const scope = useScope()
   const owner = can(scope.role, 'owner')
   const [message, setMessage] = useState('')
-  const { data, error, loading, reload } = useLoad(
-    () =>
-      getJson<{ members: Member[] }>(`${issuerPath(scope.issuerId)}/members`).then(
-        (r) => r.members,
-      ),
-    [scope.issuerId],
-  )
+  const { data, error, loading, reload } = useLoad(() => scope.api.members(), [scope.api])
   const members = data ?? []
   const owners = members.filter((m) => m.role === 'owner')
   const done = (text: string) => {
@@ -258,7 +218,7 @@ export const TeamPage = () => {
       <PageTitle title="Team">Team</PageTitle>
       <p class="lede">The people of {scope.issuerName} and their roles.</p>
       {message ? <Status>{message}</Status> : null}
-      {error ? <Alert>{(error as Error).message}</Alert> : null}
+      <Alert>{error}</Alert>
       <div class="table-box">
         <table>
           <caption>Members and pending invitations</caption>
@@ -306,7 +266,7 @@ export const TeamPage = () => {
       <section aria-labelledby="roles">
         <h2 id="roles">Roles</h2>
         <dl class="roles">
-          {ROLE_ORDER.map((r) => (
+          {ROLES.map((r) => (
             <div key={r}>
               <dt>{r}</dt>
               <dd>{ROLE_TEXT[r]}</dd>
