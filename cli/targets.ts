@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import type { DescribeStacksCommandOutput } from '@aws-sdk/client-cloudformation'
-import { AdminError, type AdminTableNames } from '../functions/stores/admin.store'
+import type { AdminTableNames } from '../functions/stores/admin.store'
 import {
   GRANT_LIST_INDEX_OUTPUT,
   GRANT_LIST_INDEXES,
@@ -10,6 +10,7 @@ import {
   type TableKey,
   tableOutputKey,
 } from '../functions/stores/table-schema'
+import { CliError } from './messages'
 
 /** Where the admin CLI works: the DynamoDB Local of `npm start`, or a deployed stack's tables. */
 export type Target =
@@ -34,11 +35,11 @@ export const tablesFromStackOutputs = (
   stackName: string,
 ): AdminTableNames => {
   const stack = response.Stacks?.find((s) => s.StackName === stackName) ?? response.Stacks?.[0]
-  if (!stack) throw new AdminError(`Stack ${stackName} was not found.`)
+  if (!stack) throw new CliError(`Stack ${stackName} was not found.`)
   const outputs = new Map((stack.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]))
   const missing = Object.values(TABLE_OUTPUTS).filter((key) => !outputs.get(key))
   if (missing.length > 0) {
-    throw new AdminError(
+    throw new CliError(
       `Stack ${stackName} has no output ${missing.join(', ')}: is it a virtual-share grant stack deployed from this version?`,
     )
   }
@@ -60,7 +61,7 @@ export const grantListIndexFromStackOutputs = (
   if (value === undefined) return INDEX.grantsByProgram
   const known = GRANT_LIST_INDEXES.find((index) => index === value)
   if (known === undefined) {
-    throw new AdminError(
+    throw new CliError(
       `Stack ${stackName} lists grants from index ${JSON.stringify(value)}, which this CLI does not know: use the CLI of the release the stack was deployed from.`,
     )
   }
@@ -80,9 +81,9 @@ export const describeStackTarget = async (stackName: string, region?: string) =>
       grantListIndex: grantListIndexFromStackOutputs(response, stackName),
     }
   } catch (error) {
-    if (error instanceof AdminError) throw error
+    if (error instanceof CliError) throw error
     const e = error as Error
-    throw new AdminError(
+    throw new CliError(
       e.name === 'ValidationError'
         ? `Stack ${stackName} does not exist in ${region ?? 'the default region'}.`
         : `Cannot read stack ${stackName} (${e.name}: ${e.message}). Check your AWS credentials and --region.`,
@@ -96,9 +97,7 @@ export const describeStackTarget = async (stackName: string, region?: string) =>
 export const localTarget = async (endpointFile: string): Promise<Target> => {
   const hint = 'Start it with `npm start` in this checkout (or use --stack for a deployed stage).'
   if (!existsSync(endpointFile)) {
-    throw new AdminError(
-      `The local database is not running: ${endpointFile} does not exist. ${hint}`,
-    )
+    throw new CliError(`The local database is not running: ${endpointFile} does not exist. ${hint}`)
   }
   const running = JSON.parse(readFileSync(endpointFile, 'utf8')) as {
     endpoint: string
@@ -107,7 +106,7 @@ export const localTarget = async (endpointFile: string): Promise<Target> => {
   try {
     await fetch(running.endpoint, { signal: AbortSignal.timeout(2_000) })
   } catch {
-    throw new AdminError(`The local database at ${running.endpoint} does not answer. ${hint}`)
+    throw new CliError(`The local database at ${running.endpoint} does not answer. ${hint}`)
   }
   return { kind: 'local', endpoint: running.endpoint, tables: running.tables }
 }

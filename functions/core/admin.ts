@@ -1,4 +1,12 @@
 import {
+  CURSOR_RULE,
+  type EntityKind,
+  InvalidId,
+  NotFound,
+  StateConflict,
+  WriteConflictError,
+} from '../domain/admin-errors'
+import {
   durationRule,
   fields,
   MAX_POOL,
@@ -7,21 +15,23 @@ import {
   one,
   wholeNumberRule,
 } from '../domain/admin-rules'
-import { generateApiKey, hashApiKey, type Mode, maskApiKey } from '../domain/api-key'
+import { generateApiKey, hashApiKey, keyState, type Mode, maskApiKey } from '../domain/api-key'
+import { decodeGrantCursor } from '../domain/grant'
 import { idPattern, newId } from '../domain/ids'
-import { type Actor, type AuditEntry, OPERATOR } from '../domain/people'
-import { isValidShardCount, poolRemaining, shardsForPool } from '../domain/program-shards'
+import { type Actor, type AuditEntry, actorLabel, OPERATOR } from '../domain/people'
 import {
-  type AdminKeyRecord,
-  type AdminStore,
-  InvalidId,
-  type IssuerRecord,
-  NotFound,
-  StateConflict,
-  WriteConflictError,
-} from '../stores/admin.store'
+  PROGRAM_TRANSITIONS,
+  type ProgramAction,
+  type ProgramRecord,
+  type ProgramStatus,
+} from '../domain/program'
+import { isValidShardCount, poolRemaining, shardsForPool } from '../domain/program-shards'
+import type { AdminStore } from '../stores/admin.store'
+import type { AdminKeyRecord } from '../stores/api-keys.store'
 import { auditEntry } from '../stores/audit'
-import type { ProgramRecord, ProgramStatus } from '../stores/grants.store'
+import type { IssuerRecord } from '../stores/issuers.store'
+import { decodeAuditCursor, encodeAuditCursor } from '../stores/paging'
+import { StoreUnavailable } from '../stores/store-errors'
 
 /**
  * The management use cases, one core for every door: the admin CLI (the operator) and the
@@ -35,20 +45,14 @@ import type { ProgramRecord, ProgramStatus } from '../stores/grants.store'
 export type Who = { actor: Actor; requestId?: string }
 export type Scope = { issuerId?: string }
 
-/** How the audit log and the key's `createdBy` name who did it. */
-export const actorLabel = (actor: Actor) => (actor.kind === 'person' ? actor.email : actor.label)
-
-const checkId = (kind: 'issuer' | 'program' | 'apiKey', id: string | undefined, label: string) => {
-  if (id === undefined || !idPattern(kind).test(id)) throw new InvalidId(label, id ?? '')
+const ID_KIND = { issuer: 'issuer', program: 'program', key: 'apiKey' } as const
+const checkId = (kind: EntityKind, id: string | undefined) => {
+  if (id === undefined || !idPattern(ID_KIND[kind]).test(id)) throw new InvalidId(kind, id ?? '')
   return id
 }
 
-const TRANSITIONS: Record<ProgramAction, { to: ProgramStatus; from: ProgramStatus[] }> = {
-  pause: { to: 'paused', from: ['active'] },
-  resume: { to: 'active', from: ['paused'] },
-  close: { to: 'closed', from: ['active', 'paused'] },
-}
-export type ProgramAction = 'pause' | 'resume' | 'close'
+export type { ProgramAction }
+
 const GERUND = { pause: 'Pausing', resume: 'Resuming', close: 'Closing' } as const
 
 /** A write that ran out of conflict retries, told as the change that was asked for. */
@@ -56,8 +60,8 @@ const orBusy = async <T>(change: string, write: () => Promise<T>): Promise<T> =>
   try {
     return await write()
   } catch (error) {
-    if (!(error instanceof WriteConflictError)) throw error
-    throw new WriteConflictError(error.attempts, error.elapsedMs, change)
+    if (!(error instanceof StoreUnavailable) || error.reason !== 'conflict') throw error
+    throw new WriteConflictError(change, error.attempts ?? 0, error.elapsedMs ?? 0)
   }
 }
 
@@ -73,15 +77,6 @@ export const programView = ({ shards: _, ...program }: ProgramRecord): ProgramVi
   pool: program.pool ?? null,
   remaining: poolRemaining(program.pool, program.issued),
 })
-
-/** The opaque cursor of the audit log: the last entry's id, base64url. */
-const encodeAuditCursor = (entryId: string) => Buffer.from(entryId, 'utf8').toString('base64url')
-const AUDIT_ENTRY_ID = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[0-9a-f]{8}$/
-const decodeAuditCursor = (cursor: unknown): string | undefined => {
-  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return undefined
-  const entryId = Buffer.from(cursor, 'base64url').toString('utf8')
-  return AUDIT_ENTRY_ID.test(entryId) && encodeAuditCursor(entryId) === cursor ? entryId : undefined
-}
 
 export const AUDIT_PAGE = { default: 50, max: 100 } as const
 
@@ -112,13 +107,13 @@ export const makeAdmin = (
     scope?.issuerId === undefined || scope.issuerId === issuerId
 
   const requireProgram = async (programId: string, scope?: Scope) => {
-    const program = await store.getProgram(checkId('program', programId, 'Program'))
+    const program = await store.getProgram(checkId('program', programId))
     if (!program || !inScope(program.issuerId, scope)) throw new NotFound('program', programId)
     return program
   }
 
   const requireKey = async (keyId: string, scope?: Scope) => {
-    const key = await store.findApiKeyById(checkId('apiKey', keyId, 'Key'))
+    const key = await store.findApiKeyById(checkId('key', keyId))
     if (!key || !inScope(key.issuerId, scope)) throw new NotFound('key', keyId)
     return key
   }
@@ -139,15 +134,7 @@ export const makeAdmin = (
     return { secret, record }
   }
 
-  const keyView = (key: AdminKeyRecord): KeyView => ({
-    ...key,
-    state:
-      key.status === 'revoked'
-        ? 'revoked'
-        : key.expiresAt !== undefined && key.expiresAt <= clock()
-          ? 'expired'
-          : 'active',
-  })
+  const keyView = (key: AdminKeyRecord): KeyView => ({ ...key, state: keyState(key, clock()) })
 
   const programRefused = (programId: string, action: ProgramAction, current: ProgramStatus) =>
     new StateConflict(
@@ -191,7 +178,7 @@ export const makeAdmin = (
       /** Counter shards (1 to MAX_SHARDS); absent: shardsForPool. The operator's choice only. */
       shards?: number
     }): Promise<ProgramRecord> {
-      const issuerId = checkId('issuer', input.issuer, 'Issuer')
+      const issuerId = checkId('issuer', input.issuer)
       const check = fields()
       const mode = check.check('mode', input.mode, modeRule)
       const name = check.check('name', input.name, nameRule)
@@ -229,11 +216,10 @@ export const makeAdmin = (
       return program
     },
 
-    listPrograms: (filter: { issuer?: string; mode?: unknown }) =>
+    // async: a broken filter rejects like every other refusal, never throws at the call.
+    listPrograms: async (filter: { issuer?: string; mode?: unknown }) =>
       store.listPrograms({
-        ...(filter.issuer === undefined
-          ? {}
-          : { issuerId: checkId('issuer', filter.issuer, 'Issuer') }),
+        ...(filter.issuer === undefined ? {} : { issuerId: checkId('issuer', filter.issuer) }),
         ...(filter.mode === undefined ? {} : { mode: one('mode', filter.mode, modeRule) }),
       }),
 
@@ -252,7 +238,7 @@ export const makeAdmin = (
       scope?: Scope,
     ): Promise<ProgramRecord> {
       let program = await requireProgram(programId, scope)
-      const { to, from } = TRANSITIONS[action]
+      const { to, from } = PROGRAM_TRANSITIONS[action]
       for (let attempt = 1; ; attempt++) {
         if (!from.includes(program.status)) throw programRefused(programId, action, program.status)
         const seen = program.status
@@ -281,7 +267,7 @@ export const makeAdmin = (
       /** `90d`, `24h`, ...; absent or null: the key does not expire. */
       expiresIn?: unknown
     }) {
-      const issuerId = checkId('issuer', input.issuer, 'Issuer')
+      const issuerId = checkId('issuer', input.issuer)
       const check = fields()
       const mode = check.check('mode', input.mode, modeRule)
       const ttl =
@@ -313,9 +299,7 @@ export const makeAdmin = (
     listKeys: async (filter: { issuer?: string; mode?: unknown }) =>
       (
         await store.listApiKeys({
-          ...(filter.issuer === undefined
-            ? {}
-            : { issuerId: checkId('issuer', filter.issuer, 'Issuer') }),
+          ...(filter.issuer === undefined ? {} : { issuerId: checkId('issuer', filter.issuer) }),
           ...(filter.mode === undefined ? {} : { mode: one('mode', filter.mode, modeRule) }),
         })
       ).map(keyView),
@@ -385,9 +369,14 @@ export const makeAdmin = (
       limit?: string
       cursor?: string
     }) {
-      const programId = checkId('program', input.program, 'Program')
+      const programId = checkId('program', input.program)
+      const check = fields()
       const limit =
-        input.limit === undefined ? 50 : one('limit', input.limit, wholeNumberRule(1000))
+        input.limit === undefined ? 50 : check.check('limit', input.limit, wholeNumberRule(1000))
+      // The cursor is checked before any read, as the grant API does (grant-list-query.ts).
+      const after = input.cursor === undefined ? undefined : decodeGrantCursor(input.cursor)
+      if (input.cursor !== undefined && after === undefined) check.add('cursor', CURSOR_RULE)
+      check.done()
       // An unknown program is an error, as for `program show`, not an empty list.
       await requireProgram(programId)
       const recipient = input.recipient?.trim().toLowerCase()
@@ -395,7 +384,7 @@ export const makeAdmin = (
         programId,
         limit,
         ...(recipient === undefined ? {} : { recipientEmail: recipient }),
-        ...(input.cursor === undefined ? {} : { cursor: input.cursor }),
+        ...(after === undefined ? {} : { after }),
       })
     },
 
@@ -412,7 +401,7 @@ export const makeAdmin = (
      * entry's id) and checked before any read: one that did not come from here is refused.
      */
     async listAudit(input: { issuer?: string; cursor?: unknown; limit?: unknown }) {
-      const issuerId = checkId('issuer', input.issuer, 'Issuer')
+      const issuerId = checkId('issuer', input.issuer)
       const check = fields()
       const limit =
         input.limit === undefined
@@ -421,7 +410,7 @@ export const makeAdmin = (
       let after: string | undefined
       if (input.cursor !== undefined) {
         after = decodeAuditCursor(input.cursor)
-        if (after === undefined) check.add('cursor', 'must be a cursor from a previous page')
+        if (after === undefined) check.add('cursor', CURSOR_RULE)
       }
       check.done()
       const page = await store.listAudit({

@@ -1,4 +1,4 @@
-import { type FieldProblem, InvalidInput } from '../stores/admin.store'
+import { type FieldProblem, InvalidInput } from './admin-errors'
 import { MODES, type Mode } from './api-key'
 import { TEXT_RULES, textProblem } from './text-rules'
 

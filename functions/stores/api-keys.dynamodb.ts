@@ -1,0 +1,179 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb'
+import type { ApiKeyRecord, Mode } from '../domain/api-key'
+import { DynamoDbAdminBase, itemOf } from './admin-writes.dynamodb'
+import type { AdminKeyRecord, ApiKeyStore, KeyRevocation, KeyRoll } from './api-keys.store'
+import type { ChangeOptions } from './changes.store'
+import { batchGetAll, queryAll, scanAll } from './paging'
+import { INDEX, KEY_ID_POINTER } from './table-schema'
+
+/** The key of the pointer item that finds a key by its id (see KEY_ID_POINTER). */
+export const keyIdPointer = (keyId: string) => `${KEY_ID_POINTER.prefix}${keyId}`
+
+/** The API keys table: keys by hash, and a pointer item per key that finds it by id. */
+export class DynamoDbApiKeyStore extends DynamoDbAdminBase implements ApiKeyStore {
+  /** The pointer that finds a key by id (see KEY_ID_POINTER), put in the key's transaction. */
+  private pointerPut(key: ApiKeyRecord) {
+    return {
+      table: this.tables.apiKeys,
+      item: { keyHash: keyIdPointer(key.keyId), [KEY_ID_POINTER.target]: key.keyHash },
+      key: 'keyHash',
+    }
+  }
+
+  createApiKey(key: AdminKeyRecord, options?: ChangeOptions) {
+    return this.putForIssuer(
+      key.issuerId,
+      [{ table: this.tables.apiKeys, item: key, key: 'keyHash' }, this.pointerPut(key)],
+      options,
+    )
+  }
+
+  /**
+   * The pointer, then the key, both strongly consistent: found even a moment after it was
+   * created or rolled, which the `byKeyId` index (eventually consistent) does not promise.
+   */
+  async findApiKeyById(keyId: string): Promise<AdminKeyRecord | undefined> {
+    const { Item: pointer } = await this.send<{ Item?: Record<string, unknown> }>(
+      new GetCommand({
+        TableName: this.tables.apiKeys,
+        Key: { keyHash: keyIdPointer(keyId) },
+        ConsistentRead: true,
+      }),
+    )
+    let keyHash = pointer?.[KEY_ID_POINTER.target] as string | undefined
+    if (keyHash === undefined) {
+      // Keys created before pointers existed have none: the index finds them. They were written
+      // long before this version ran, so the index has them; the read below is consistent.
+      const [indexed] = await queryAll<ApiKeyRecord>(this.send, {
+        TableName: this.tables.apiKeys,
+        IndexName: INDEX.keysById,
+        KeyConditionExpression: 'keyId = :id',
+        ExpressionAttributeValues: { ':id': keyId },
+      })
+      keyHash = indexed?.keyHash
+    }
+    if (keyHash === undefined) return undefined
+    const { Item } = await this.send<{ Item?: AdminKeyRecord }>(
+      new GetCommand({ TableName: this.tables.apiKeys, Key: { keyHash }, ConsistentRead: true }),
+    )
+    return Item
+  }
+
+  /**
+   * By issuer: the `byIssuer` index finds the keys (a key created a moment ago may show a little
+   * late), and one consistent BatchGetItem per 100 reads them, so a key revoked or rolled a moment
+   * ago shows as it is now.
+   */
+  async listApiKeys(filter: { issuerId?: string; mode?: Mode }): Promise<AdminKeyRecord[]> {
+    const keys =
+      filter.issuerId === undefined
+        ? await scanAll<AdminKeyRecord>(this.send, {
+            TableName: this.tables.apiKeys,
+            ConsistentRead: true,
+            // Pointer items are not keys. (They are in neither index: they have no keyId,
+            // issuerId or createdAt.)
+            FilterExpression: 'NOT begins_with(keyHash, :pointer)',
+            ExpressionAttributeValues: { ':pointer': KEY_ID_POINTER.prefix },
+          })
+        : await batchGetAll<AdminKeyRecord>(
+            this.send,
+            this.signal,
+            this.tables.apiKeys,
+            (
+              await queryAll<Pick<ApiKeyRecord, 'keyHash'>>(this.send, {
+                TableName: this.tables.apiKeys,
+                IndexName: INDEX.keysByIssuer,
+                KeyConditionExpression: 'issuerId = :issuer',
+                ExpressionAttributeValues: { ':issuer': filter.issuerId },
+                ProjectionExpression: 'keyHash',
+              })
+            ).map((k) => ({ keyHash: k.keyHash })),
+          )
+    return keys
+      .filter((k) => filter.mode === undefined || k.mode === filter.mode)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+  }
+
+  async revokeApiKey(keyHash: string, options?: ChangeOptions): Promise<KeyRevocation> {
+    const issuer = options?.issuerId
+    const refused = await this.transact(
+      [
+        {
+          Update: {
+            TableName: this.tables.apiKeys,
+            Key: { keyHash },
+            UpdateExpression: 'SET #status = :revoked',
+            // keyId: a key, not a pointer item. Already revoked: nothing to write, nor to audit.
+            ConditionExpression: `attribute_exists(keyId) AND #status <> :revoked${issuer === undefined ? '' : ' AND issuerId = :issuer'}`,
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':revoked': 'revoked',
+              ...(issuer === undefined ? {} : { ':issuer': issuer }),
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+      ],
+      options,
+    )
+    if (!refused) return { kind: 'revoked' }
+    const current = itemOf<AdminKeyRecord>(refused[0])
+    if (!current?.keyId || (issuer !== undefined && current.issuerId !== issuer)) {
+      return { kind: 'not_found' }
+    }
+    return { kind: 'already_revoked' }
+  }
+
+  /** The condition is domain/api-key.ts's keyState "active", in DynamoDB's terms. */
+  async rollApiKey(
+    {
+      old,
+      next,
+      oldExpiresAt,
+      now,
+    }: { old: ApiKeyRecord; next: AdminKeyRecord; oldExpiresAt: number; now: number },
+    options?: ChangeOptions,
+  ): Promise<KeyRoll> {
+    const issuer = options?.issuerId
+    const pointer = this.pointerPut(next)
+    const refused = await this.transact(
+      [
+        {
+          Update: {
+            TableName: this.tables.apiKeys,
+            Key: { keyHash: old.keyHash },
+            UpdateExpression: 'SET #expires = :expires, rolledTo = :next',
+            ConditionExpression: `#status = :active AND (attribute_not_exists(#expires) OR #expires > :now)${issuer === undefined ? '' : ' AND issuerId = :issuer'}`,
+            ExpressionAttributeNames: { '#status': 'status', '#expires': 'expiresAt' },
+            ExpressionAttributeValues: {
+              ':expires': oldExpiresAt,
+              ':next': next.keyId,
+              ':active': 'active',
+              ':now': now,
+              ...(issuer === undefined ? {} : { ':issuer': issuer }),
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        {
+          Put: {
+            TableName: this.tables.apiKeys,
+            Item: next,
+            ConditionExpression: 'attribute_not_exists(keyHash)',
+          },
+        },
+        {
+          Put: {
+            TableName: pointer.table,
+            Item: pointer.item,
+            ConditionExpression: 'attribute_not_exists(keyHash)',
+          },
+        },
+      ],
+      options,
+    )
+    return refused
+      ? { kind: 'refused', current: itemOf<AdminKeyRecord>(refused[0]) }
+      : { kind: 'rolled' }
+  }
+}

@@ -1,0 +1,39 @@
+import type { ApiKeyRecord, Mode } from '../domain/api-key'
+import type { ChangeOptions } from './changes.store'
+
+/**
+ * An API key as the admin side writes it: the grant path's record, plus who created it (a
+ * person's e-mail, or "operator CLI"; absent on keys made before it was recorded) and, once it
+ * was rolled, the key that replaced it.
+ */
+export type AdminKeyRecord = ApiKeyRecord & { createdBy?: string; rolledTo?: string }
+
+export type KeyRevocation =
+  | { kind: 'revoked' }
+  | { kind: 'already_revoked' }
+  | { kind: 'not_found' }
+
+export type KeyRoll = { kind: 'rolled' } | { kind: 'refused'; current: AdminKeyRecord | undefined }
+
+/** API keys as the admin side makes, finds, revokes and rolls them. */
+export interface ApiKeyStore {
+  /** The key and its id pointer, with the issuer's existence checked in the same write. */
+  createApiKey(
+    key: AdminKeyRecord,
+    options?: ChangeOptions,
+  ): Promise<'created' | 'issuer_not_found'>
+  /** Strongly consistent: a key created or rolled a moment ago is found. */
+  findApiKeyById(keyId: string): Promise<AdminKeyRecord | undefined>
+  /** By issuer: found through an index (a key made a moment ago may show late), read consistently. */
+  listApiKeys(filter: { issuerId?: string; mode?: Mode }): Promise<AdminKeyRecord[]>
+  revokeApiKey(keyHash: string, options?: ChangeOptions): Promise<KeyRevocation>
+  /**
+   * Atomically: the new key exists, and the old one (still usable at `now`, and of
+   * `options.issuerId`) expires at `oldExpiresAt`. Refused: `current` is the old key as the write
+   * found it (undefined: gone).
+   */
+  rollApiKey(
+    input: { old: ApiKeyRecord; next: AdminKeyRecord; oldExpiresAt: number; now: number },
+    options?: ChangeOptions,
+  ): Promise<KeyRoll>
+}

@@ -1,0 +1,140 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb'
+import type { Mode } from '../domain/api-key'
+import type { ProgramRecord, ProgramStatus } from '../domain/program'
+import {
+  isShardKey,
+  newShards,
+  type ShardRecord,
+  shardKeys,
+  sumShards,
+} from '../domain/program-shards'
+import { DynamoDbAdminBase, itemOf, missingIndex } from './admin-writes.dynamodb'
+import type { ChangeOptions } from './changes.store'
+import { batchGetAll, queryAll, scanAll } from './paging'
+import type { ProgramChange, ProgramStore } from './programs.store'
+import { INDEX } from './table-schema'
+
+/** The programs table: program heads and their counter shards (program-shards.ts). */
+export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramStore {
+  /** The head and, for a program with `shards`, its shards with the pool's slices. */
+  createProgram(program: ProgramRecord, options?: ChangeOptions) {
+    const shards =
+      program.shards === undefined ? [] : newShards(program.programId, program.shards, program.pool)
+    return this.putForIssuer(
+      program.issuerId,
+      [
+        { table: this.tables.programs, item: program, key: 'programId' },
+        ...shards.map((item) => ({ table: this.tables.programs, item, key: 'programId' })),
+      ],
+      options,
+    )
+  }
+
+  async getProgram(programId: string): Promise<ProgramRecord | undefined> {
+    if (isShardKey(programId)) return undefined
+    const { Item } = await this.send<{ Item?: ProgramRecord }>(
+      new GetCommand({ TableName: this.tables.programs, Key: { programId }, ConsistentRead: true }),
+    )
+    return Item === undefined ? undefined : (await this.withShards([Item]))[0]
+  }
+
+  /**
+   * Programs with `issued` and `remaining` summed over their shards: one consistent BatchGetItem
+   * per 100 shards. A program without shards is its own counter.
+   */
+  private async withShards(heads: ProgramRecord[]): Promise<ProgramRecord[]> {
+    const keys = heads.flatMap((head) => shardKeys(head.programId, head.shards ?? 0))
+    if (keys.length === 0) return heads
+    const shards = await batchGetAll<ShardRecord>(
+      this.send,
+      this.signal,
+      this.tables.programs,
+      keys,
+    )
+    const byProgram = new Map<string, ShardRecord[]>()
+    for (const shard of shards) {
+      byProgram.set(shard.shardOf, [...(byProgram.get(shard.shardOf) ?? []), shard])
+    }
+    return heads.map((head) => {
+      if (head.shards === undefined) return head
+      const { remaining: _, ...rest } = head
+      return sumShards(rest, byProgram.get(head.programId) ?? [])
+    })
+  }
+
+  /**
+   * By issuer: the index holds only the keys and the mode (never written by a grant), so it finds
+   * the programs and filters the mode; their counters and status come from one consistent
+   * BatchGetItem per 100 programs.
+   */
+  async listPrograms(filter: { issuerId?: string; mode?: Mode }): Promise<ProgramRecord[]> {
+    const byMode = filter.mode === undefined ? {} : { ':mode': filter.mode }
+    const modeFilter =
+      filter.mode === undefined
+        ? {}
+        : { FilterExpression: '#mode = :mode', ExpressionAttributeNames: { '#mode': 'mode' } }
+    const heads =
+      filter.issuerId === undefined
+        ? // A scan also meets the shard items (they have no issuer): keep the heads only.
+          (
+            await scanAll<ProgramRecord>(this.send, {
+              TableName: this.tables.programs,
+              ConsistentRead: true,
+              ...modeFilter,
+              ...(filter.mode === undefined ? {} : { ExpressionAttributeValues: byMode }),
+            })
+          ).filter((item) => !isShardKey(item.programId))
+        : await batchGetAll<ProgramRecord>(
+            this.send,
+            this.signal,
+            this.tables.programs,
+            (
+              await queryAll<Pick<ProgramRecord, 'programId'>>(this.send, {
+                TableName: this.tables.programs,
+                IndexName: INDEX.programsByIssuer,
+                KeyConditionExpression: 'issuerId = :issuer',
+                ...modeFilter,
+                ExpressionAttributeValues: { ':issuer': filter.issuerId, ...byMode },
+              }).catch(missingIndex(this.tables.programs, INDEX.programsByIssuer))
+            ).map((p) => ({ programId: p.programId })),
+          )
+    const programs = await this.withShards(heads)
+    return programs.sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+  }
+
+  async setProgramStatus(
+    programId: string,
+    to: ProgramStatus,
+    from: ProgramStatus[],
+    options?: ChangeOptions,
+  ): Promise<ProgramChange> {
+    const values = Object.fromEntries(from.map((status, i) => [`:from${i}`, status]))
+    const issuer = options?.issuerId
+    const refused = await this.transact(
+      [
+        {
+          Update: {
+            TableName: this.tables.programs,
+            Key: { programId },
+            UpdateExpression: 'SET #status = :to',
+            ConditionExpression: `attribute_exists(programId) AND #status IN (${Object.keys(values).join(', ')})${issuer === undefined ? '' : ' AND issuerId = :issuer'}`,
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':to': to,
+              ...values,
+              ...(issuer === undefined ? {} : { ':issuer': issuer }),
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+      ],
+      options,
+    )
+    if (!refused) return { kind: 'changed' }
+    const current = itemOf<ProgramRecord>(refused[0])
+    if (!current || (issuer !== undefined && current.issuerId !== issuer)) {
+      return { kind: 'not_found' }
+    }
+    return { kind: 'refused', current }
+  }
+}

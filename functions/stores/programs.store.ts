@@ -1,0 +1,41 @@
+import type { Mode } from '../domain/api-key'
+import type { GrantCursor, GrantRecord } from '../domain/grant'
+import type { ProgramRecord, ProgramStatus } from '../domain/program'
+import type { ChangeOptions, Page } from './changes.store'
+
+/** How a conditional change of a program ended. `current` is the program as the write found it. */
+export type ProgramChange =
+  | { kind: 'changed' }
+  | { kind: 'not_found' }
+  | { kind: 'refused'; current: ProgramRecord }
+
+/** Programs as the admin side reads and changes them (the grant path has its own store). */
+export interface ProgramStore {
+  /** The head and its counter shards, with the issuer's existence checked in the same write. */
+  createProgram(
+    program: ProgramRecord,
+    options?: ChangeOptions,
+  ): Promise<'created' | 'issuer_not_found'>
+  /** Counters summed over the shards, strongly consistent. */
+  getProgram(programId: string): Promise<ProgramRecord | undefined>
+  /** Counters and status as the base table holds them now (strongly consistent). Oldest first. */
+  listPrograms(filter: { issuerId?: string; mode?: Mode }): Promise<ProgramRecord[]>
+  /** Moves the status only from one of `from` (and only within `options.issuerId`). */
+  setProgramStatus(
+    programId: string,
+    to: ProgramStatus,
+    from: ProgramStatus[],
+    options?: ChangeOptions,
+  ): Promise<ProgramChange>
+}
+
+/** A program's grants, a page at a time, for the operator. */
+export interface ProgramGrantPages {
+  /** Newest first, from after `after` (a position decodeGrantCursor checked). */
+  listGrants(input: {
+    programId: string
+    recipientEmail?: string
+    limit: number
+    after?: GrantCursor
+  }): Promise<Page<GrantRecord>>
+}
