@@ -1,0 +1,96 @@
+/** The bench's table: one row per figure, with its baseline from the same run and its target. */
+export type Row = {
+  metric: string
+  value: string
+  baseline?: string
+  ratio?: number
+  target?: string
+  met?: boolean
+}
+
+export const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number
+}
+export const median = (values: number[]) => percentile(values, 50)
+export const round = (n: number, digits = 2) => Number(n.toFixed(digits))
+
+export type Environment = {
+  date: string
+  node: string
+  cpu: string
+  cores: number
+  seconds: number
+  logBytesDropped: number
+}
+
+/** bench/results.json: the run's environment, its rows in order, and every figure behind them. */
+export type Results = {
+  environment: Environment
+  rows: Row[]
+  results: Record<string, unknown>
+}
+
+/** Sets `value` at `path` in `target`, merged into what is there (a benchmark's own results). */
+export const setAt = (
+  target: Record<string, unknown>,
+  path: readonly string[],
+  value: Record<string, unknown>,
+) => {
+  let node = target
+  for (const key of path.slice(0, -1)) {
+    node[key] = (node[key] as Record<string, unknown> | undefined) ?? {}
+    node = node[key] as Record<string, unknown>
+  }
+  const last = path.at(-1) as string
+  node[last] = { ...(node[last] as Record<string, unknown> | undefined), ...value }
+}
+
+/** What a row is called up to its unit or detail in parentheses, which a re-run may change. */
+const rowName = (row: Row) => row.metric.split(' (')[0] as string
+
+/**
+ * A run of some benchmarks only (BENCH_ONLY): their rows replace the rows of the same name in the
+ * previous results, or follow the last row of their group (the words before the first colon), or
+ * come last; their figures replace the earlier ones, dated on their own (the other rows keep the
+ * date of the run that measured them).
+ */
+export const mergeRows = (previous: Row[], fresh: Row[]) => {
+  const rows = [...previous]
+  for (const row of fresh) {
+    const at = rows.findIndex((r) => rowName(r) === rowName(row))
+    if (at >= 0) {
+      rows[at] = row
+      continue
+    }
+    const group = row.metric.includes(':') ? `${row.metric.split(':')[0]}:` : undefined
+    const after = group === undefined ? -1 : rows.findLastIndex((r) => r.metric.startsWith(group))
+    if (after >= 0) rows.splice(after + 1, 0, row)
+    else rows.push(row)
+  }
+  return rows
+}
+
+const WIDTHS = [46, 36, 40, 6, 18]
+const cell = (s: string | undefined, w: number) => (s ?? '').padEnd(w)
+
+/** The table `npm run bench` prints. */
+export const formatTable = (heading: string, rows: Row[]) =>
+  [
+    heading,
+    ['metric', 'value', 'baseline (same run)', 'ratio', 'target']
+      .map((h, i) => cell(h, WIDTHS[i] as number))
+      .join(' '),
+    ...rows.map((r) =>
+      [
+        r.metric,
+        r.value,
+        r.baseline,
+        r.ratio === undefined ? '' : String(r.ratio),
+        r.target === undefined ? '' : `${r.target} ${r.met ? 'met' : 'MISSED'}`,
+      ]
+        .map((s, i) => cell(s, WIDTHS[i] as number))
+        .join(' ')
+        .trimEnd(),
+    ),
+  ].join('\n')
