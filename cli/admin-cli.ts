@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util'
 import type { Admin, KeyView } from '../functions/core/admin'
-import { AdminError } from '../functions/stores/admin.store'
 import type { GrantRecord, ProgramRecord } from '../functions/stores/grants.store'
 import { csv, table, when } from './format'
 import { MEMBER_COMMANDS, MEMBER_OPTIONS } from './member-commands'
+import { CliError } from './messages'
 
 export type Io = { out: (text: string) => void; err: (text: string) => void }
 
@@ -277,7 +277,7 @@ const COMMANDS: Record<string, Command> = {
     run: async (admin, { values, json }, io) => {
       const format = json ? 'json' : (str(values, 'format') ?? 'table')
       if (!['table', 'json', 'csv'].includes(format)) {
-        throw new AdminError(`--format must be table, json or csv, got ${JSON.stringify(format)}.`)
+        throw new CliError(`--format must be table, json or csv, got ${JSON.stringify(format)}.`)
       }
       const page = await admin.listGrants({
         program: str(values, 'program'),
@@ -395,7 +395,7 @@ export type Parsed =
   | { kind: 'help'; text: string }
   | { kind: 'run'; command: Command; id: string; values: Values; stack?: string; region?: string }
 
-/** Parses argv; throws AdminError with a one-line message on any mistake. */
+/** Parses argv; throws CliError with a one-line message on any mistake. */
 export const parseCommand = (argv: string[]): Parsed => {
   let parsed: ReturnType<
     typeof parseArgs<{ options: typeof ALL_OPTIONS; allowPositionals: true; strict: true }>
@@ -408,7 +408,7 @@ export const parseCommand = (argv: string[]): Parsed => {
       strict: true,
     })
   } catch (error) {
-    throw new AdminError(`${(error as Error).message.split('\n')[0]} (see --help)`)
+    throw new CliError(`${(error as Error).message.split('\n')[0]} (see --help)`)
   }
   const { values, positionals } = parsed
   const [noun, verb, ...rest] = positionals
@@ -420,7 +420,7 @@ export const parseCommand = (argv: string[]): Parsed => {
   const command = COMMANDS[key]
   if (!command) {
     const verbs = Object.keys(COMMANDS).filter((k) => k.startsWith(`${noun} `))
-    throw new AdminError(
+    throw new CliError(
       verbs.length > 0
         ? `Unknown command "${key}". ${noun} takes: ${verbs.map((v) => v.split(' ')[1]).join(', ')}.`
         : `Unknown command "${key}". Nouns: ${NOUNS.join(', ')} (see --help).`,
@@ -436,13 +436,13 @@ export const parseCommand = (argv: string[]): Parsed => {
     (k) => !command.options.includes(k) && !GLOBAL_OPTIONS.includes(k),
   )
   if (unexpected.length > 0) {
-    throw new AdminError(
+    throw new CliError(
       `"${key}" does not take --${unexpected.join(', --')} (usage: ${command.usage}).`,
     )
   }
   const expected = command.positional === undefined ? 0 : 1
   if (rest.length !== expected) {
-    throw new AdminError(
+    throw new CliError(
       expected === 0
         ? `"${key}" takes no argument ${JSON.stringify(rest[0])} (usage: ${command.usage}).`
         : `"${key}" needs exactly one <${command.positional}> (usage: ${command.usage}).`,

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
-import { AdminError, InvalidInput, WriteConflictError } from '../functions/stores/admin.store'
 import { functionEnvironment, localPaths, tableEnvironment } from '../local/local-env'
 import { type Io, parseCommand, runParsed } from './admin-cli'
+import { type CliValues, cliMessage } from './messages'
 import { describeStackTarget, localTarget, type Target } from './targets'
 
 export type CliOptions = {
@@ -15,30 +15,18 @@ export type CliOptions = {
 }
 
 /**
- * What the use cases report, in the CLI's words: a field is named as its flag (`expiresIn` is
- * `--expires-in`), and a change that did not take effect says to run the command again.
- */
-export const cliMessage = (error: AdminError) => {
-  if (error instanceof InvalidInput) {
-    return error.problems
-      .map((p) => `--${p.field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${p.rule}.`)
-      .join(' ')
-  }
-  if (error instanceof WriteConflictError) return `${error.message} Run the command again.`
-  return error.message
-}
-
-/**
  * The admin CLI, given its arguments: prints to `io` and resolves to the exit code (0, or 1 after
  * one `error: ...` line). bin/admin.ts runs it on process.argv.
  */
 export const runCli = async (argv: string[], io: Io, options: CliOptions = {}): Promise<number> => {
+  let values: CliValues = {}
   try {
     const parsed = parseCommand(argv)
     if (parsed.kind === 'help') {
       io.out(parsed.text)
       return 0
     }
+    values = parsed.values
     const target: Target = parsed.stack
       ? {
           kind: 'stack',
@@ -71,12 +59,7 @@ export const runCli = async (argv: string[], io: Io, options: CliOptions = {}): 
     await runParsed(makeAdmin(store), parsed, io)
     return 0
   } catch (error) {
-    const e = error as Error
-    io.err(
-      error instanceof AdminError
-        ? `error: ${cliMessage(error)}`
-        : `error: ${e.name}: ${String(e.message).split('\n')[0]}`,
-    )
+    io.err(`error: ${cliMessage(error, values)}`)
     return 1
   }
 }

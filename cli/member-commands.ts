@@ -2,14 +2,14 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DescribeStacksCommandOutput } from '@aws-sdk/client-cloudformation'
 import type { Members, MemberView } from '../functions/core/members'
-import { DomainError, ValidationFailed } from '../functions/domain/errors'
 import { idPattern } from '../functions/domain/ids'
 import { OPERATOR } from '../functions/domain/people'
 import { MEMBER_ID, MemberEmailSchema } from '../functions/http/member-request.schema'
 import type { IdentityProvider } from '../functions/identity/identity-provider'
-import { AdminError, type AdminTableNames } from '../functions/stores/admin.store'
+import type { AdminTableNames } from '../functions/stores/admin.store'
 import { localPaths, tableEnvironment } from '../local/local-env'
 import { table } from './format'
+import { CliError } from './messages'
 import { localTarget, tablesFromStackOutputs } from './targets'
 
 /**
@@ -54,7 +54,7 @@ export const userPoolFromStackOutputs = (
   const stack = response.Stacks?.find((s) => s.StackName === stackName) ?? response.Stacks?.[0]
   const id = stack?.Outputs?.find((o) => o.OutputKey === USER_POOL_OUTPUT)?.OutputValue
   if (!id) {
-    throw new AdminError(
+    throw new CliError(
       `Stack ${stackName} has no output ${USER_POOL_OUTPUT}: deploy this version of the stack first (it adds the user pool).`,
     )
   }
@@ -116,9 +116,9 @@ const stackWhere = async (stackName: string, region?: string): Promise<Where> =>
       ...(region === undefined ? {} : { region }),
     }
   } catch (error) {
-    if (error instanceof AdminError) throw error
+    if (error instanceof CliError) throw error
     const e = error as Error
-    throw new AdminError(
+    throw new CliError(
       e.name === 'ValidationError'
         ? `Stack ${stackName} does not exist in ${region ?? 'the default region'}.`
         : `Cannot read stack ${stackName} (${e.name}: ${e.message}). Check your AWS credentials and --region.`,
@@ -150,7 +150,7 @@ const open = async (values: Values, io: Io) => {
   })
   let provider: IdentityProvider | undefined
   const identity = () => {
-    if ('missing' in where.pool) throw new AdminError(where.pool.missing)
+    if ('missing' in where.pool) throw new CliError(where.pool.missing)
     const { userPoolId, endpoint } = where.pool
     provider ??= new cognito.CognitoIdentityProvider(
       cognito.createCognitoClient({
@@ -178,9 +178,9 @@ const str = (values: Values, key: string) => values[key] as string | undefined
 
 const requireIssuer = async (members: Members, values: Values) => {
   const issuerId = str(values, 'issuer')
-  if (issuerId === undefined) throw new AdminError('--issuer is required.')
+  if (issuerId === undefined) throw new CliError('--issuer is required.')
   if (!idPattern('issuer').test(issuerId)) {
-    throw new AdminError(`Issuer ${JSON.stringify(issuerId)} is not a valid id.`)
+    throw new CliError(`Issuer ${JSON.stringify(issuerId)} is not a valid id.`)
   }
   await members.issuerName(issuerId)
   return issuerId
@@ -191,50 +191,23 @@ const requireMemberId = async (members: Members, issuerId: string, values: Value
   const memberId = str(values, 'member')
   const email = str(values, 'email')
   if ((memberId === undefined) === (email === undefined)) {
-    throw new AdminError(
+    throw new CliError(
       'Name the member with exactly one of --member <memberId> or --email <address>.',
     )
   }
   if (memberId !== undefined) {
     if (!MEMBER_ID.test(memberId)) {
-      throw new AdminError(
+      throw new CliError(
         `Member ${JSON.stringify(memberId)} is not a valid member id (a UUID; see member list).`,
       )
     }
     return memberId
   }
   const parsed = MemberEmailSchema.safeParse(email)
-  if (!parsed.success) throw new AdminError('--email must be a valid e-mail address.')
+  if (!parsed.success) throw new CliError('--email must be a valid e-mail address.')
   const found = (await members.list(issuerId)).find((m) => m.email === parsed.data)
-  if (!found) throw new AdminError(`${parsed.data} is not a member of ${issuerId}.`)
+  if (!found) throw new CliError(`${parsed.data} is not a member of ${issuerId}.`)
   return found.memberId
-}
-
-/** What the use cases report, in the CLI's words: one line, flags named as flags. */
-const cliError = (error: unknown, values: Values): unknown => {
-  if (error instanceof ValidationFailed) {
-    return new AdminError(
-      (error.errors ?? []).map((e) => `--${e.message.replace(/\.$/, '')}.`).join(' '),
-    )
-  }
-  if (!(error instanceof DomainError)) return error
-  const issuer = str(values, 'issuer') ?? ''
-  switch (error.code) {
-    case 'issuer_not_found':
-      return new AdminError(`No issuer ${issuer}.`)
-    case 'member_not_found':
-      return new AdminError(`No member ${str(values, 'member') ?? ''} in ${issuer}.`)
-    case 'request_conflict':
-      return new AdminError(
-        'The change did NOT take effect: the member was being changed at the same moment. Run the command again.',
-      )
-    case 'service_unavailable':
-      return new AdminError(
-        'The change did NOT take effect: the database was throttled or did not answer. Run the command again.',
-      )
-    default:
-      return new AdminError(error.detail)
-  }
 }
 
 /** Runs a member command against its target; every failure is one line and exit 1. */
@@ -249,10 +222,9 @@ const command =
   ): MemberCommand['run'] =>
   async (_admin, { values, json }, io) => {
     const context = await open(values, io)
+    // What fails is worded by cli/messages.ts, like every command's failure.
     try {
       await work(context, values, json, io)
-    } catch (error) {
-      throw cliError(error, values)
     } finally {
       context.close()
     }

@@ -223,7 +223,7 @@ export const ROUTES = [
       apiKeys: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
       audit: ['dynamodb:PutItem'],
     },
-    // Only for keys made before key-id pointers existed (admin.dynamodb.ts findApiKeyById).
+    // Only for keys made before key-id pointers existed (api-keys.dynamodb.ts findApiKeyById).
     indexes: { apiKeys: { [INDEX.keysById]: ['dynamodb:Query'] } },
   },
   {

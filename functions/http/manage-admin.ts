@@ -1,33 +1,17 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
 import { type KeyView, makeAdmin, type ProgramView } from '../core/admin'
-import {
-  IssuerNotFound,
-  IssuerProgramNotFound,
-  KeyNotFound,
-  KeyStateConflict,
-  ProgramStateConflict,
-  RequestConflict,
-  ServiceUnavailable,
-  ValidationFailed,
-} from '../domain/errors'
+import { IssuerProgramNotFound, KeyNotFound } from '../domain/errors'
 import { idPattern } from '../domain/ids'
 import type { AuditEntry } from '../domain/people'
 import { clock } from '../runtime/clock'
 import { type DynamoDbAdminStore, REQUEST_CONFLICT_RETRY } from '../stores/admin.dynamodb'
-import {
-  InvalidId,
-  InvalidInput,
-  NotFound,
-  StateConflict,
-  StoreUnavailable,
-  WriteConflictError,
-} from '../stores/admin.store'
 import type { ManageRequest } from './manage-handler'
 
 /**
- * What the management routes share around the admin use cases (functions/admin): one admin per
- * request (its person, its request id, its deadline), the use cases' outcomes as the API's
- * errors, path ids checked before any read, and the resources the routes answer with.
+ * What the management routes share around the admin use cases (functions/core/admin.ts): one
+ * admin per request (its person, its request id, its deadline), path ids checked before any
+ * read, and the resources the routes answer with. What the use cases report is answered by
+ * problem.ts.
  */
 
 /** Store options for a request: few conflict retries, so the deadline is never reached by them. */
@@ -46,43 +30,11 @@ export const adminFor = (store: DynamoDbAdminStore, request: ManageRequest<unkno
 }
 
 /**
- * What the use cases report, as the API's problem codes (problem.ts then answers them). Another
- * issuer's program or key is reported by the use cases exactly as a missing one, so it answers
- * the same 404.
+ * Runs a use case. What it reports (domain/admin-errors.ts, store-errors.ts) becomes the API's
+ * answer in one place, problem.ts's toDomainError; this wrapper translates nothing and goes once
+ * the route modules (functions/http/routes/manage) stop calling it.
  */
-export const toApiError = (error: unknown): unknown => {
-  if (error instanceof InvalidInput) {
-    return new ValidationFailed(
-      error.problems.map((p) => ({ field: p.field, message: `${p.field} ${p.rule}` })),
-    )
-  }
-  if (error instanceof NotFound || error instanceof InvalidId) {
-    const kind = error instanceof NotFound ? error.kind : error.label.toLowerCase()
-    const id = error.id
-    return kind === 'program'
-      ? new IssuerProgramNotFound(id)
-      : kind === 'key'
-        ? new KeyNotFound(id)
-        : new IssuerNotFound(id)
-  }
-  if (error instanceof StateConflict) {
-    return error.kind === 'program'
-      ? new ProgramStateConflict(error.message)
-      : new KeyStateConflict(error.message)
-  }
-  if (error instanceof WriteConflictError) return new RequestConflict({ cause: error })
-  if (error instanceof StoreUnavailable) return new ServiceUnavailable({ cause: error })
-  return error
-}
-
-/** Runs a use case; whatever it reports becomes the API's answer. */
-export const useCase = async <T>(work: () => Promise<T>): Promise<T> => {
-  try {
-    return await work()
-  } catch (error) {
-    throw toApiError(error)
-  }
-}
+export const useCase = <T>(work: () => Promise<T>): Promise<T> => work()
 
 /** A path id, checked offline: a malformed one answers exactly like an unknown one (404). */
 export const programIdOf = (event: { pathParameters?: Record<string, string | undefined> }) => {

@@ -2,12 +2,25 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
 // The error class alone: the zod/mini namespace object would drag every locale into the bundle.
 import { $ZodError } from 'zod/v4/core'
 import {
+  InvalidId,
+  InvalidInput,
+  NotFound,
+  StateConflict,
+  WriteConflictError,
+} from '../domain/admin-errors'
+import {
   DomainError,
+  IssuerNotFound,
+  IssuerProgramNotFound,
+  KeyNotFound,
+  KeyStateConflict,
   MalformedJson,
+  ProgramStateConflict,
   RequestConflict,
   ServiceUnavailable,
   ValidationFailed,
 } from '../domain/errors'
+import { StoreUnavailable } from '../stores/store-errors'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 export const problemType = (code: string) => `urn:virtual-shares:problem:${code}`
@@ -89,8 +102,38 @@ const isBodyParserError = (error: unknown) =>
   (error.cause as { package?: unknown } | undefined)?.package === '@middy/http-json-body-parser'
 
 /** Turns anything thrown by a handler into a DomainError; unknown errors become undefined (500). */
+/**
+ * What the admin use cases (domain/admin-errors.ts) and the stores (store-errors.ts) report, as
+ * the API's errors. Another issuer's program or key is reported by the use cases exactly as a
+ * missing one, and a malformed id too, so each answers the same 404.
+ */
+const fromUseCase = (error: unknown): DomainError | undefined => {
+  if (error instanceof InvalidInput) {
+    return new ValidationFailed(
+      error.problems.map((p) => ({ field: p.field, message: `${p.field} ${p.rule}` })),
+    )
+  }
+  if (error instanceof NotFound || error instanceof InvalidId) {
+    if (error.kind === 'program') return new IssuerProgramNotFound(error.id)
+    return error.kind === 'key' ? new KeyNotFound(error.id) : new IssuerNotFound(error.id)
+  }
+  if (error instanceof StateConflict) {
+    return error.kind === 'program'
+      ? new ProgramStateConflict(error.message)
+      : new KeyStateConflict(error.message)
+  }
+  if (error instanceof WriteConflictError) return new RequestConflict({ cause: error })
+  if (error instanceof StoreUnavailable) {
+    if (error.reason === 'conflict') return new RequestConflict({ cause: error })
+    if (error.reason === 'throttled') return new ServiceUnavailable({ cause: error })
+  }
+  return undefined
+}
+
 export const toDomainError = (error: unknown): DomainError | undefined => {
   if (error instanceof DomainError) return error
+  const reported = fromUseCase(error)
+  if (reported) return reported
   if (error instanceof $ZodError) return new ValidationFailed(zodIssuesToFieldErrors(error))
   if (isBodyParserError(error)) {
     return new MalformedJson('The request body is not valid JSON.', { cause: error })

@@ -1,6 +1,9 @@
 import { DescribeTableCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb'
 import { BatchWriteCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
+import { cliMessage } from '../../cli/messages'
 import { config } from '../../functions/config'
+import { makeAdmin } from '../../functions/core/admin'
+import { InvalidInput } from '../../functions/domain/admin-errors'
 import { allGrantListSlots, grantListSlot } from '../../functions/domain/grant-slots'
 import { newId } from '../../functions/domain/ids'
 import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
@@ -214,20 +217,25 @@ describe('listing a program spread over the slots of byProgramSlot', () => {
   })
 
   it('pages the admin CLI listing the same way, with the same cursors', async () => {
-    const store = new DynamoDbAdminStore(documentClient, config.tables as AdminTableNames)
+    const admin = makeAdmin(
+      new DynamoDbAdminStore(documentClient, config.tables as AdminTableNames),
+    )
     const pages = await pageThrough(
       (cursor) =>
-        store.listGrants({
-          programId: issuer.programs.TEST,
-          limit: 13,
+        admin.listGrants({
+          program: issuer.programs.TEST,
+          limit: '13',
           ...(cursor === undefined ? {} : { cursor }),
         }),
       13,
     )
     expect(pages.flat()).toEqual(expected)
-    await expect(
-      store.listGrants({ programId: issuer.programs.TEST, limit: 5, cursor: 'e30' }),
-    ).rejects.toThrow('The --cursor value is not one this command printed.')
+    // A cursor that did not come from a page is refused before any read, in the CLI's words.
+    const refused = await admin
+      .listGrants({ program: issuer.programs.TEST, limit: '5', cursor: 'e30' })
+      .catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(InvalidInput)
+    expect(cliMessage(refused)).toBe('The --cursor value is not one this command printed.')
   })
 
   it('answers GET /programs/{programId}/grants from the slots, without ever showing one', async () => {
