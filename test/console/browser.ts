@@ -123,6 +123,19 @@ export const startLocalServer = async (): Promise<LocalServer> => {
   return { ...started, dir, baseUrl: running.baseUrl, seed, stop: () => started.stop() }
 }
 
+/** How long a console test file's set-up may take: a console build, `npm start` and Chromium. */
+export const SET_UP_MS = 180_000
+
+/**
+ * What each console test file needs before its tests: its own `npm start` and Chromium, started
+ * side by side. Both are closed after the file's tests whatever happened (the hooks above and in
+ * test/support/npm-start.ts), so the files register no afterAll of their own.
+ */
+export const startServerAndBrowser = async () => {
+  const [server, browser] = await Promise.all([startLocalServer(), launchBrowser()])
+  return { server, browser }
+}
+
 /** The operator's admin CLI on that server's tables and emulator, as `npm run admin -- ...`. */
 export const adminCli = async (server: LocalServer, args: string[]) => {
   try {

@@ -4,10 +4,10 @@ import {
   adminCli,
   checkPage,
   type LocalServer,
-  launchBrowser,
   mailTo,
   newContext,
-  startLocalServer,
+  SET_UP_MS,
+  startServerAndBrowser,
   tabTo,
   temporaryPasswordIn,
   visible,
@@ -36,13 +36,8 @@ let server: LocalServer
 let browser: Browser
 
 beforeAll(async () => {
-  ;[server, browser] = await Promise.all([startLocalServer(), launchBrowser()])
-}, 180_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await server?.stop()
-})
+  ;({ server, browser } = await startServerAndBrowser())
+}, SET_UP_MS)
 
 const PASSWORD = 'a long passphrase for the console'
 const address = (who: string) => `${who}-${randomUUID().slice(0, 8)}@example.com`

@@ -4,10 +4,10 @@ import {
   adminCli,
   checkPage,
   type LocalServer,
-  launchBrowser,
   mailTo,
   newContext,
-  startLocalServer,
+  SET_UP_MS,
+  startServerAndBrowser,
   temporaryPasswordIn,
   visible,
   watchConsole,
@@ -28,13 +28,8 @@ let server: LocalServer
 let browser: Browser
 
 beforeAll(async () => {
-  ;[server, browser] = await Promise.all([startLocalServer(), launchBrowser()])
-}, 180_000)
-
-afterAll(async () => {
-  await browser?.close()
-  await server?.stop()
-})
+  ;({ server, browser } = await startServerAndBrowser())
+}, SET_UP_MS)
 
 const PASSWORD = 'correct horse battery staple'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
