@@ -19,8 +19,8 @@ import {
   postGrant,
   programState,
   request,
-  startApi,
 } from '../support/api'
+import { useApi } from '../support/api-harness'
 import { bearer, idTokenFor, type Person, signUpPerson, testAuthorizer } from '../support/identity'
 import {
   auditOf,
@@ -40,7 +40,6 @@ import {
  * holds a key. Through the local server with real access tokens from the run's Cognito emulator.
  */
 
-let api: Awaited<ReturnType<typeof startApi>>
 let a: Issuer
 let b: Issuer
 let admin: Person
@@ -49,22 +48,21 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
 /** The route key of the request the local server is running now (requests here go one by one). */
 let current: string | undefined
+const api = useApi({
+  wrap: (routeKey, handler) => async (event, context) => {
+    current = routeKey
+    try {
+      return await handler(event, context)
+    } finally {
+      current = undefined
+    }
+  },
+})
 beforeAll(async () => {
-  api = await startApi({
-    wrap: (routeKey, handler) => async (event, context) => {
-      current = routeKey
-      try {
-        return await handler(event, context)
-      } finally {
-        current = undefined
-      }
-    },
-  })
   ;[a, b] = await Promise.all([newIssuer({ pool: 100 }), newIssuer()])
   ;[admin, viewer] = (await Promise.all([signUpPerson(), signUpPerson()])) as [Person, Person]
   await Promise.all([join(admin, a.issuerId, 'admin'), join(viewer, a.issuerId, 'viewer')])
 })
-afterAll(() => api.close())
 
 const call = (person: Person | undefined, method: string, path: string, body?: unknown) =>
   manage(api.baseUrl, person, method, path, body)

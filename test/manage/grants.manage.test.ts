@@ -19,8 +19,8 @@ import {
   postGrant,
   programState,
   setProgramStatus,
-  startApi,
 } from '../support/api'
+import { useApi } from '../support/api-harness'
 import { type Person, signUpPerson } from '../support/identity'
 import { addMember, auditLog, declaredAccess, manageCall, recordAccess } from './grants-support'
 
@@ -29,7 +29,7 @@ import { addMember, auditLog, declaredAccess, manageCall, recordAccess } from '.
  * from the run's Cognito emulator: sending one (admin), listing them and exporting them as CSV
  * (viewer); who may do what, and that a refused call writes nothing.
  */
-let api: Awaited<ReturnType<typeof startApi>>
+const api = useApi()
 let a: Issuer
 let b: Issuer
 let admin: Person
@@ -37,7 +37,6 @@ let viewer: Person
 let adminOfB: Person
 
 beforeAll(async () => {
-  api = await startApi()
   ;[a, b] = await Promise.all([newIssuer({ pool: 1_000 }), newIssuer()])
   ;[admin, viewer, adminOfB] = (await Promise.all([
     signUpPerson(),
@@ -50,7 +49,6 @@ beforeAll(async () => {
     addMember(b.issuerId, adminOfB, 'admin'),
   ])
 })
-afterAll(() => api.close())
 
 const grantsPath = (issuerId: string, programId: string) =>
   `/manage/issuers/${issuerId}/programs/${programId}/grants`
