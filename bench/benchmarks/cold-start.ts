@@ -17,7 +17,10 @@ import { tableEnvironment } from '../../local/local-env'
 import type { Benchmark } from '../support/benchmark'
 import { median, round } from '../support/report'
 
-const IMPORTS = 17
+// 41 interleaved imports of each (about 10 s): with 17, a busy machine moved the ratio by 0.03.
+const IMPORTS = 41
+// At most 1.2x the bare SDK's import (issue 18: headroom for the recipient and webhook work).
+const IMPORT_TARGET = 1.2
 
 export const benchmark: Benchmark = {
   title: 'bundle size and import time',
@@ -40,22 +43,27 @@ export const benchmark: Benchmark = {
       POWERTOOLS_LOG_LEVEL: 'INFO',
       AWS_REGION: 'eu-west-1',
     }
+    // Wall time, as a cold start waits for it; the CPU time beside it, which other processes on a
+    // busy machine disturb less, is kept in results.json only.
     const importMs = (file: string) => {
-      const script = `const t=performance.now();await import(${JSON.stringify(`file://${file}`)});process.stdout.write(String(performance.now()-t))`
+      const script = `const c=process.cpuUsage();const t=performance.now();await import(${JSON.stringify(`file://${file}`)});const w=performance.now()-t;const u=process.cpuUsage(c);process.stdout.write(JSON.stringify([w,(u.user+u.system)/1000]))`
       const run = spawnSync(
         process.execPath,
         ['--enable-source-maps', '--input-type=module', '-e', script],
         { env, encoding: 'utf8' },
       )
       if (run.status !== 0) throw new Error(run.stderr)
-      return Number(run.stdout)
+      return JSON.parse(run.stdout) as [number, number]
     }
     const imports = { production: [] as number[], baseline: [] as number[] }
+    const importCpu = { production: [] as number[], baseline: [] as number[] }
     for (let i = 0; i < IMPORTS; i++) {
       for (const side of i % 2 === 0
         ? (['production', 'baseline'] as const)
         : (['baseline', 'production'] as const)) {
-        imports[side].push(importMs(side === 'production' ? production.outfile : baseline.outfile))
+        const [wall, cpu] = importMs(side === 'production' ? production.outfile : baseline.outfile)
+        imports[side].push(wall)
+        importCpu[side].push(cpu)
       }
     }
     const sizeRatio = production.bytes / baseline.bytes
@@ -66,6 +74,8 @@ export const benchmark: Benchmark = {
         production: { bytes: production.bytes, gzip: production.gzip },
         baseline: { bytes: baseline.bytes, gzip: baseline.gzip },
         importMs: imports,
+        importCpuMs: importCpu,
+        importCpuRatio: round(median(importCpu.production) / median(importCpu.baseline)),
       },
       rows: [
         {
@@ -89,8 +99,8 @@ export const benchmark: Benchmark = {
           value: String(round(median(imports.production), 1)),
           baseline: String(round(median(imports.baseline), 1)),
           ratio: round(importRatio),
-          target: '<= 1.25',
-          met: importRatio <= 1.25,
+          target: `<= ${IMPORT_TARGET}`,
+          met: importRatio <= IMPORT_TARGET,
         },
       ],
     }

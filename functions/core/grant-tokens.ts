@@ -12,11 +12,10 @@ import {
   ServiceUnavailable,
   ValidationFailed,
 } from '../domain/errors'
-import { GrantRequestSchema, IdempotencyKeySchema, LIMITS } from '../domain/grant-request.schema'
+import { LIMITS } from '../domain/grant-limits'
 import { grantListSlot } from '../domain/grant-slots'
 import { idempotentGrantId, idPattern, newId } from '../domain/ids'
 import { poolRemaining, type ShardTake, sliceOf, spreadTakes } from '../domain/program-shards'
-import { zodIssuesToFieldErrors } from '../http/problem'
 import { type Deadline, DYNAMODB_TIMEOUTS, NO_DEADLINE } from '../runtime/deadline'
 import { sleep as realSleep } from '../runtime/sleep'
 import { auditEntry } from '../stores/audit'
@@ -85,6 +84,17 @@ export type GrantTokensDeps = {
 
 const PROGRAM_ID = idPattern('program')
 
+/**
+ * The request's checks (zod) are evaluated on the first request, not at import: zod and the
+ * schemas it builds were the largest share of what the grant function adds to a cold start's
+ * import over the bare SDK (npm run bench, "import time"). Later requests await a settled promise.
+ */
+let requestChecks: Promise<typeof import('../domain/grant-request.schema')> | undefined
+const loadRequestChecks = () => {
+  requestChecks ??= import('../domain/grant-request.schema')
+  return requestChecks
+}
+
 export const makeGrantTokens = ({
   store,
   access,
@@ -97,8 +107,13 @@ export const makeGrantTokens = ({
     // Everything that needs no database comes first, so bad requests cost nothing.
     const member = input.member
     const credential = member === undefined ? readCredential(input.apiKey) : undefined
+    const { GrantRequestSchema, IdempotencyKeySchema } = await loadRequestChecks()
     const parsed = GrantRequestSchema.safeParse(input.body)
-    if (!parsed.success) throw new ValidationFailed(zodIssuesToFieldErrors(parsed.error))
+    if (!parsed.success) {
+      // The field errors' mapping lives with the problem catalogue (and the zod error class).
+      const { zodIssuesToFieldErrors } = await import('../http/problem')
+      throw new ValidationFailed(zodIssuesToFieldErrors(parsed.error))
+    }
     const request = parsed.data
     if (
       input.idempotencyKey !== undefined &&

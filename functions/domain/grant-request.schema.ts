@@ -1,19 +1,11 @@
 // zod/mini: the same validation as classic zod at a fraction of the bundle (cold start matters).
 import * as z from 'zod/mini'
+import { LIMITS } from './grant-limits'
 import { TEXT_RULES, textProblem } from './text-rules'
 
-/** Documented limits of the grant contract (docs/api.md, "API contract"). */
-export const LIMITS = {
-  maxAmount: 1_000_000,
-  maxEmailLength: 254,
-  maxReasonLength: 500,
-  maxNameLength: 200,
-  maxBodyBytes: 16 * 1024,
-  maxIdempotencyKeyLength: 255,
-} as const
-
-// The rules every free-text field shares live in one module; isBlank is re-exported for the
-// readers that knew it here.
+// The limits live without zod (grant-limits.ts), the rules every free-text field shares in one
+// module; both re-exported for the readers that knew them here.
+export { LIMITS } from './grant-limits'
 export { isBlank } from './text-rules'
 
 // "is required" for an absent field, "must be a ..." for a present one of the wrong type.

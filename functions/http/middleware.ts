@@ -3,7 +3,6 @@ import type { MiddlewareObj } from '@middy/core'
 import httpJsonBodyParser from '@middy/http-json-body-parser'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
 import { MalformedJson, PayloadTooLarge, UnsupportedMediaType } from '../domain/errors'
-import { problemResponse } from './problem'
 
 export type JsonEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body: unknown }
 type Result = APIGatewayProxyStructuredResultV2
@@ -96,6 +95,9 @@ export const problemDetails = ({
   },
   onError: async (request) => {
     const requestId = requestIdOf(request.event, request.context)
+    // Loaded on the first error: the catalogue and its mappings (and the zod error class they
+    // know) are no part of a successful request, so they stay out of a cold start's import.
+    const { problemResponse } = await import('./problem')
     const { response, problem, known } = problemResponse(request.error, requestId)
     if (!known) {
       logger.error('unhandled error', request.error as Error)
