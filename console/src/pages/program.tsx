@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
+import { textProblem } from '../../../functions/domain/text-rules'
 import { type Grant, type IssuerApi, newIdempotencyKey, type Program } from '../api'
 import { knownBatches } from '../batches'
 import { useScope } from '../scope'
@@ -31,12 +32,21 @@ export const GRANT_RULES = {
   reason: '1 to 500 characters; no line breaks or tabs.',
   amount: 'A whole number of shares from 1 to 1,000,000.',
 }
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the rule is about control characters.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
-const BLANK = /^[\s\p{Default_Ignorable_Code_Point}\u2800]*$/u
-// functions/domain/text-rules.ts: they reorder what follows them ("\u202Egnp.exe" shows as exe.png).
-const BIDI = /[\u202A-\u202E\u2066-\u2069]/
 const NO_BIDI = 'No bidirectional control characters (U+202A to U+202E, U+2066 to U+2069).'
+const NOT_UNICODE = 'Only whole characters: this text holds half of one (a lone surrogate).'
+// What the service's shared text rules (functions/domain/text-rules.ts) refuse, said per field.
+const NAME_SAYS = {
+  blank: 'Leave the name empty, or give one without control characters.',
+  control: 'Leave the name empty, or give one without control characters.',
+  bidi: NO_BIDI,
+  unicode: NOT_UNICODE,
+}
+const REASON_SAYS = {
+  blank: 'Give a reason.',
+  control: 'No line breaks, tabs or control characters.',
+  bidi: NO_BIDI,
+  unicode: NOT_UNICODE,
+}
 
 export const checkGrant = (form: {
   email: string
@@ -49,14 +59,11 @@ export const checkGrant = (form: {
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
     problems.email = 'Enter a valid e-mail address (at most 254 characters).'
   }
-  if (form.name !== '' && (BLANK.test(form.name) || CONTROL.test(form.name))) {
-    problems.name = 'Leave the name empty, or give one without control characters.'
-  } else if (BIDI.test(form.name)) problems.name = NO_BIDI
+  const nameProblem = form.name === '' ? undefined : textProblem(form.name)
+  if (nameProblem) problems.name = NAME_SAYS[nameProblem]
   else if ([...form.name].length > 200) problems.name = 'At most 200 characters.'
-  if (BLANK.test(form.reason)) problems.reason = 'Give a reason.'
-  else if (CONTROL.test(form.reason))
-    problems.reason = 'No line breaks, tabs or control characters.'
-  else if (BIDI.test(form.reason)) problems.reason = NO_BIDI
+  const reasonProblem = textProblem(form.reason)
+  if (reasonProblem) problems.reason = REASON_SAYS[reasonProblem]
   else if ([...form.reason].length > 500) problems.reason = 'At most 500 characters.'
   const amount = form.amount.trim().replace(/[,_ ]/g, '')
   if (!/^\d+$/.test(amount) || Number(amount) < 1 || Number(amount) > 1_000_000) {
