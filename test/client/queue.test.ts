@@ -6,6 +6,7 @@ import { GrantClient, GrantQueue, JsonlFileStore } from '../../client/src'
 import { dynamodb } from '../../functions/stores/dynamodb-client'
 import { newIssuer, programState, startApi } from '../support/api'
 import { injectFaults } from '../support/fault-injector'
+import { waitFor } from '../support/npm-start'
 
 const ROOT = resolve(__dirname, '../..')
 let api: Awaited<ReturnType<typeof startApi>>
@@ -86,10 +87,13 @@ it('survives being killed mid-delivery: after a restart every grant is delivered
   })
   const exited = new Promise<void>((r) => child.once('exit', () => r()))
   try {
-    while (!/"delivered":(1\d|[2-9]\d)/.test(output)) {
-      if (child.exitCode !== null) throw new Error(output)
-      await new Promise((r) => setTimeout(r, 20))
-    }
+    // Killed as soon as it reports 10 or more delivered, mid-queue.
+    await waitFor(
+      () => /"delivered":(1\d|[2-9]\d)/.test(output),
+      '10 deliveries',
+      { child, output: () => output },
+      120_000,
+    )
     child.kill('SIGKILL')
     await exited
   } finally {

@@ -6,6 +6,7 @@ import { promisify } from 'node:util'
 import { hashApiKey } from '../../functions/domain/api-key'
 import type { Seed } from '../../local/seed'
 import { grantBody, postGrant, request } from '../support/api'
+import { waitFor } from '../support/npm-start'
 
 /**
  * Durability: `npm start` (data on disk) takes grants under load and is killed with SIGKILL
@@ -37,11 +38,7 @@ const start = (dir: string) => {
 }
 
 const ready = async (server: { child: ChildProcess; output: () => string }, dir: string) => {
-  const deadline = Date.now() + 120_000
-  while (!server.output().includes('Ctrl-C stops')) {
-    if (server.child.exitCode !== null || Date.now() > deadline) throw new Error(server.output())
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  await waitFor(() => server.output().includes('Ctrl-C stops'), 'the ready banner', server, 120_000)
   return JSON.parse(readFileSync(join(dir, 'seed.json'), 'utf8')) as Seed
 }
 
@@ -52,6 +49,11 @@ it('keeps every acknowledged grant across a SIGKILL of the local server', async 
   const programId = seed.programs.LIVE
 
   const acknowledged = new Map<string, Record<string, unknown>>()
+  /** Resolved by the 150th acknowledgement: the moment to kill the server, mid-load. */
+  let loaded = () => {}
+  const underLoad = new Promise<void>((resolve) => {
+    loaded = resolve
+  })
   let stop = false
   let sent = 0
   const worker = async (w: number) => {
@@ -68,13 +70,14 @@ it('keeps every acknowledged grant across a SIGKILL of the local server', async 
           },
         )
         if (call.status === 201) acknowledged.set(call.body.id as string, call.body)
+        if (acknowledged.size >= 150) loaded()
       } catch {
         // The server died under this request: unacknowledged, so nothing is promised.
       }
     }
   }
   const load = Promise.all(Array.from({ length: 8 }, (_, w) => worker(w)))
-  while (acknowledged.size < 150) await new Promise((r) => setTimeout(r, 20))
+  await underLoad
   // SIGKILL the server process (and the tsx launcher above it) mid-load. Its DynamoDB Local
   // child is left running, as it would be after a real crash; the next start stops it.
   const { serverPid } = JSON.parse(readFileSync(join(dir, 'dynamodb-endpoint.json'), 'utf8'))

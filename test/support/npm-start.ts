@@ -77,19 +77,45 @@ export const launchNpmStart = (
   return started
 }
 
-/** Waits for `condition`; fails with the server's output if it exits or `timeoutMs` passes. */
-export const waitFor = async (
+/**
+ * Waits for `condition` on the process's output: checked now and on each chunk it writes, so the
+ * wait ends on the output itself, not on a poll. Fails with the output once the process has ended
+ * (its output closed) without it, or when `timeoutMs` passes.
+ */
+export const waitFor = (
   condition: () => boolean,
   what: string,
   started: Pick<Started, 'child' | 'output'>,
   timeoutMs = 60_000,
-) => {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    const { exitCode, signalCode } = started.child
-    if (exitCode !== null || signalCode !== null || Date.now() > deadline) {
-      throw new Error(`gave up waiting for ${what}; output:\n${started.output()}`)
+) =>
+  new Promise<void>((resolve, reject) => {
+    const { child } = started
+    const settle = (error?: Error) => {
+      clearTimeout(timer)
+      child.stdout?.off('data', check)
+      child.stderr?.off('data', check)
+      child.off('close', ended)
+      if (error) reject(error)
+      else resolve()
     }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
+    const gaveUp = () => new Error(`gave up waiting for ${what}; output:\n${started.output()}`)
+    // Listeners run in order: the output launchNpmStart collects already holds this chunk.
+    function check() {
+      if (condition()) settle()
+    }
+    function ended() {
+      if (condition()) settle()
+      else settle(gaveUp())
+    }
+    const timer = setTimeout(() => settle(gaveUp()), timeoutMs)
+    child.stdout?.on('data', check)
+    child.stderr?.on('data', check)
+    child.once('close', ended)
+    if (condition()) settle()
+    else if (
+      (child.exitCode !== null || child.signalCode !== null) &&
+      child.stdout?.readableEnded !== false &&
+      child.stderr?.readableEnded !== false
+    )
+      ended()
+  })
