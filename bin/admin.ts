@@ -14,6 +14,7 @@ const io: Io = {
   err: (text) => process.stderr.write(`${text}\n`),
 }
 
-runCli(process.argv.slice(2), io).then((code) => {
+// The CLI's entry point: what it takes from the environment, it takes here.
+runCli(process.argv.slice(2), io, { localDir: process.env.VS_LOCAL_DIR }).then((code) => {
   process.exitCode = code
 })

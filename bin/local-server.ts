@@ -14,6 +14,8 @@ import type { Server } from 'node:net'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb'
+import { buildRuntime } from '../functions/composition'
+import { loadConfig } from '../functions/config'
 import { hashApiKey } from '../functions/domain/api-key'
 import { IDENTITY_ENV, parseConsoleUrl } from '../functions/identity/identity-settings'
 import { CONSOLE_PATH } from '../lib/console-site'
@@ -27,7 +29,7 @@ import {
 } from '../local/cognito-local'
 import { consoleBuilt, type LocalConsoleOptions } from '../local/dev-pages/console-site'
 import { LocalSetupError, type RunningDynamoDb, startDynamoDbLocal } from '../local/dynamodb-local'
-import { createLocalApi, type LocalApiOptions, loadRouteHandlers } from '../local/http-server'
+import { buildRouteHandlers, createLocalApi, type LocalApiOptions } from '../local/http-server'
 import {
   functionEnvironment,
   identityEnvironment,
@@ -50,7 +52,7 @@ const host = process.env.HOST ?? '127.0.0.1'
 // Pinned only for `sam local`, whose container needs a known address (events/env.json uses 8000).
 const dynamoPort =
   process.env.DYNAMODB_PORT === undefined ? undefined : Number(process.env.DYNAMODB_PORT)
-const paths = localPaths()
+const paths = localPaths(process.env.VS_LOCAL_DIR)
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DEFAULT_CONSOLE_DIR = resolve(ROOT, 'console/dist')
 const consoleDir = process.env.VS_CONSOLE_DIR
@@ -181,8 +183,8 @@ const main = async () => {
     }
   }
 
-  // The handlers are imported only once the environment is set: config.ts reads it at import.
-  // The authorizer and the mail sink are set once the emulator is up (the adapter reads them then).
+  // The handlers are built once DynamoDB Local and the emulator are up, over their addresses.
+  // The authorizer and the mail sink are set then too (the adapter reads them on each request).
   const handlers = new Map()
   // The console's pool is filled in once the emulator is up (config.json answers 503 until then).
   const consoleOptions: LocalConsoleOptions = { dir: consoleDir }
@@ -259,6 +261,7 @@ const main = async () => {
       }),
       startCognitoLocal({
         root: ROOT,
+        env: process.env,
         ...(inMemory ? {} : { dataDir: paths.cognito }),
         consoleUrl,
         otherConsoleUrls: [servedConsoleUrl],
@@ -289,14 +292,16 @@ const main = async () => {
       userPoolClientId: identity.clientId,
       cognitoEndpoint: `${identity.endpoint}/`,
     }
-    Object.assign(
-      process.env,
-      functionEnvironment(dynamo.endpoint),
-      identityEnvironment(identity),
-      localMailEnvironment({ mailFile: cognito.mailFile, consoleUrl }),
+    // This server's runtime: the configuration the stack would give the functions, pointed at
+    // DynamoDB Local, the emulator and the mail sink; one client for every route.
+    const runtime = buildRuntime(
+      loadConfig({
+        ...functionEnvironment(dynamo.endpoint),
+        ...identityEnvironment(identity),
+        ...localMailEnvironment({ mailFile: cognito.mailFile, consoleUrl }),
+      }),
     )
-    // The function's own client, now that its environment points at DynamoDB Local.
-    const { dynamodb, documentClient } = await import('../functions/stores/dynamodb-client')
+    const { dynamodb, documentClient } = runtime
     await ensureTables(dynamodb, LOCAL_TABLES)
     // Grants a kept .local/dynamodb holds from before `byProgramSlot` get their slot, so the
     // listings (which read that index) show them. Once done, a marker beside the data says so:
@@ -318,7 +323,7 @@ const main = async () => {
     if (!current) current = await seed(documentClient, LOCAL_TABLES, baseUrl)
     writeFileSync(paths.seedFile, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 })
 
-    for (const [routeKey, handler] of await loadRouteHandlers()) handlers.set(routeKey, handler)
+    for (const [routeKey, handler] of buildRouteHandlers(runtime)) handlers.set(routeKey, handler)
     const buildFailure = await building
     if (buildFailure) console.error(`error: the console could not be built: ${buildFailure}`)
     const consoleNote = consoleBuilt(consoleDir)

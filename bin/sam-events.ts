@@ -9,7 +9,7 @@ import { localPaths } from '../local/local-env'
 import { eventValues, sampleEvents } from '../local/sam-events'
 import type { Seed } from '../local/seed'
 
-const paths = localPaths()
+const paths = localPaths(process.env.VS_LOCAL_DIR)
 if (!existsSync(paths.seedFile)) {
   console.error(
     `error: ${paths.seedFile} does not exist yet. Run npm start first; it seeds the local database.`,

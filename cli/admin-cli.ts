@@ -1,11 +1,20 @@
 import { parseArgs } from 'node:util'
 import type { Admin, KeyView } from '../functions/core/admin'
-import type { GrantRecord, ProgramRecord } from '../functions/stores/grants.store'
+import type { GrantRecord } from '../functions/domain/grant'
+import type { ProgramRecord } from '../functions/domain/program'
 import { csv, table, when } from './format'
 import { MEMBER_COMMANDS, MEMBER_OPTIONS } from './member-commands'
 import { CliError } from './messages'
 
 export type Io = { out: (text: string) => void; err: (text: string) => void }
+
+/** What a command is run with: its id, its options, and where `npm start` keeps its records. */
+export type CommandArgs = {
+  id: string
+  values: Values
+  json: boolean
+  localDir?: string | undefined
+}
 
 type Values = Record<string, string | boolean | undefined>
 type Command = {
@@ -14,7 +23,7 @@ type Command = {
   options: string[]
   /** Name of the one positional argument, if the command takes one. */
   positional?: string
-  run: (admin: Admin, args: { id: string; values: Values; json: boolean }, io: Io) => Promise<void>
+  run: (admin: Admin, args: CommandArgs, io: Io) => Promise<void>
 }
 
 const str = (values: Values, key: string) => values[key] as string | undefined
@@ -458,9 +467,15 @@ export const parseCommand = (argv: string[]): Parsed => {
   }
 }
 
-export const runParsed = (admin: Admin, parsed: Extract<Parsed, { kind: 'run' }>, io: Io) =>
+/** `localDir`: where `npm start` keeps its records (bin/admin.ts passes VS_LOCAL_DIR). */
+export const runParsed = (
+  admin: Admin,
+  parsed: Extract<Parsed, { kind: 'run' }>,
+  io: Io,
+  localDir?: string,
+) =>
   parsed.command.run(
     admin,
-    { id: parsed.id, values: parsed.values, json: parsed.values.json === true },
+    { id: parsed.id, values: parsed.values, json: parsed.values.json === true, localDir },
     io,
   )

@@ -1,16 +1,18 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
-import { functionEnvironment, localPaths, tableEnvironment } from '../local/local-env'
+import { localPaths } from '../local/local-env'
 import { type Io, parseCommand, runParsed } from './admin-cli'
 import { type CliValues, cliMessage } from './messages'
 import { describeStackTarget, localTarget, type Target } from './targets'
 
 export type CliOptions = {
   /**
-   * The DynamoDB document client to use. Default: the functions' own client, pointed at the
-   * target through the variables it reads. Tests pass one with SDK middleware on it.
+   * The DynamoDB document client to use. Default: one made for the target (the functions' own
+   * kind, with their timeouts). Tests pass one with SDK middleware on it.
    */
   documentClient?: DynamoDBDocumentClient
-  /** Where `npm start` records its database. Default: in `.local/` (or VS_LOCAL_DIR). */
+  /** Where `npm start` keeps its records: bin/admin.ts passes VS_LOCAL_DIR. Default `.local/`. */
+  localDir?: string | undefined
+  /** Where `npm start` records its database. Default: in `localDir`. */
   endpointFile?: string
 }
 
@@ -34,20 +36,19 @@ export const runCli = async (argv: string[], io: Io, options: CliOptions = {}): 
           ...(parsed.region === undefined ? {} : { region: parsed.region }),
           ...(await describeStackTarget(parsed.stack, parsed.region)),
         }
-      : await localTarget(options.endpointFile ?? localPaths().endpointFile)
+      : await localTarget(options.endpointFile ?? localPaths(options.localDir).endpointFile)
     let client = options.documentClient
     if (client === undefined) {
-      // The functions' own DynamoDB client reads these variables when it is first imported.
-      Object.assign(
-        process.env,
-        target.kind === 'local'
-          ? functionEnvironment(target.endpoint, target.tables)
-          : {
-              ...tableEnvironment(target.tables),
-              ...(target.region ? { AWS_REGION: target.region } : {}),
-            },
+      const { createDocumentClient, createDynamoDbClient } = await import(
+        '../functions/stores/dynamodb-client'
       )
-      client = (await import('../functions/stores/dynamodb-client')).documentClient
+      client = createDocumentClient(
+        createDynamoDbClient(
+          target.kind === 'local'
+            ? { endpoint: target.endpoint }
+            : { ...(target.region ? { region: target.region } : {}) },
+        ),
+      )
     }
     const { DynamoDbAdminStore } = await import('../functions/stores/admin.dynamodb')
     const { makeAdmin } = await import('../functions/core/admin')
@@ -56,7 +57,7 @@ export const runCli = async (argv: string[], io: Io, options: CliOptions = {}): 
       target.tables,
       target.kind === 'stack' ? { grantListIndex: target.grantListIndex } : {},
     )
-    await runParsed(makeAdmin(store), parsed, io)
+    await runParsed(makeAdmin(store), parsed, io, options.localDir)
     return 0
   } catch (error) {
     io.err(`error: ${cliMessage(error, values)}`)

@@ -3,11 +3,11 @@ import { join } from 'node:path'
 import type { DescribeStacksCommandOutput } from '@aws-sdk/client-cloudformation'
 import type { Members, MemberView } from '../functions/core/members'
 import { idPattern } from '../functions/domain/ids'
+import { MEMBER_ID, MemberEmailSchema } from '../functions/domain/member-request.schema'
 import { OPERATOR } from '../functions/domain/people'
-import { MEMBER_ID, MemberEmailSchema } from '../functions/http/member-request.schema'
 import type { IdentityProvider } from '../functions/identity/identity-provider'
 import type { AdminTableNames } from '../functions/stores/admin.store'
-import { localPaths, tableEnvironment } from '../local/local-env'
+import { localPaths } from '../local/local-env'
 import { table } from './format'
 import { CliError } from './messages'
 import { localTarget, tablesFromStackOutputs } from './targets'
@@ -31,7 +31,7 @@ type MemberCommand = {
   positional?: string
   run: (
     admin: unknown,
-    args: { id: string; values: Values; json: boolean },
+    args: { id: string; values: Values; json: boolean; localDir?: string | undefined },
     io: Io,
   ) => Promise<void>
 }
@@ -74,8 +74,8 @@ type Where = {
 
 const hint = 'Start it with `npm start` in this checkout (or use --stack for a deployed stage).'
 
-const localWhere = async (): Promise<Where> => {
-  const paths = localPaths()
+const localWhere = async (localDir: string | undefined): Promise<Where> => {
+  const paths = localPaths(localDir)
   const target = await localTarget(paths.endpointFile)
   const identityFile = join(paths.dir, 'identity.json')
   const baseUrl = (() => {
@@ -129,15 +129,10 @@ const stackWhere = async (stackName: string, region?: string): Promise<Where> =>
 }
 
 /** The member use cases over the target's tables and pool, with the operator as the actor. */
-const open = async (values: Values, io: Io) => {
+const open = async (values: Values, io: Io, localDir: string | undefined) => {
   const stack = values.stack as string | undefined
   const region = values.region as string | undefined
-  const where = stack === undefined ? await localWhere() : await stackWhere(stack, region)
-  // The functions' modules read their table names from the environment when first imported
-  // (config.ts); main.ts sets it for the target, and this makes sure of it.
-  for (const [name, value] of Object.entries(tableEnvironment(where.tables))) {
-    process.env[name] ??= value
-  }
+  const where = stack === undefined ? await localWhere(localDir) : await stackWhere(stack, region)
   const [dynamoModule, { DynamoDbMembersStore }, { makeMembers }, cognito] = await Promise.all([
     import('../functions/stores/dynamodb-client'),
     import('../functions/stores/members.dynamodb'),
@@ -220,8 +215,8 @@ const command =
       io: Io,
     ) => Promise<void>,
   ): MemberCommand['run'] =>
-  async (_admin, { values, json }, io) => {
-    const context = await open(values, io)
+  async (_admin, { values, json, localDir }, io) => {
+    const context = await open(values, io, localDir)
     // What fails is worded by cli/messages.ts, like every command's failure.
     try {
       await work(context, values, json, io)

@@ -21,16 +21,41 @@ const grantListIndexOf = (value: string | undefined): GrantListIndex => {
   return known
 }
 
+type Env = Record<string, string | undefined>
+
+/** A variable's value, or undefined when unset or blank. */
+const optionalIn = (env: Env, name: string): string | undefined => {
+  const value = env[name]
+  return value === undefined || value.trim() === '' ? undefined : value
+}
+
 /**
- * The functions' configuration, read from an environment passed in (Lambda's and `npm start`'s
- * `process.env`, or a test's own). A missing variable stops the function at init, before it
- * serves a request: a misconfigured deployment should fail loudly, not answer 500 on every call.
+ * Which mailer an environment asks for (functions/mail/mailer.ts's createMailer): SES from the
+ * stage's identity, the local mail sink, or nobody.
  */
-export const loadConfig = (env: Record<string, string | undefined>) => {
-  const optional = (name: string): string | undefined => {
-    const value = env[name]
-    return value === undefined || value.trim() === '' ? undefined : value
-  }
+export const loadMailConfig = (env: Env) => ({
+  /** The SES From address (the stage's `sesFromEmail`). */
+  from: optionalIn(env, ENV.mailFrom)?.trim(),
+  /** The SES region of that identity; default the function's own. */
+  sesRegion: (optionalIn(env, ENV.mailSesRegion) ?? optionalIn(env, ENV.awsRegion))?.trim(),
+  /** Local only: the mail sink file. */
+  sinkFile: optionalIn(env, ENV.mailSinkFile)?.trim(),
+  /** The console's address the service's e-mail links to (unset: the placeholder, see identity). */
+  consoleUrl: optionalIn(env, ENV.consoleUrl),
+})
+
+export type MailConfig = ReturnType<typeof loadMailConfig>
+
+/**
+ * The functions' configuration, read from an environment passed in: each entry point's own (a
+ * Lambda handler module's `process.env`, what `npm start`, the CLI, the bench or the test setup
+ * builds). The only place that knows the variables' names and rules. A missing variable stops the
+ * function at init, before it serves a request: a misconfigured deployment should fail loudly, not
+ * answer 500 on every call. What only some functions need (the user pool, the mail, the worker's
+ * name) is optional here and checked where it is used.
+ */
+export const loadConfig = (env: Env) => {
+  const optional = (name: string) => optionalIn(env, name)
   const required = (name: string): string => {
     const value = optional(name)
     if (value === undefined) {
@@ -50,10 +75,21 @@ export const loadConfig = (env: Record<string, string | undefined>) => {
     dynamodbEndpoint: optional(ENV.dynamodbEndpoint),
     /** Set by the Lambda runtime; locally any name does for DynamoDB Local. */
     awsRegion: optional(ENV.awsRegion),
+    /** The people directory of the member functions (functions/identity/identity-config.ts). */
+    identity: {
+      userPoolId: optional(ENV.userPoolId),
+      cognitoEndpoint: optional(ENV.cognitoEndpoint),
+      awsRegion: optional(ENV.awsRegion),
+    },
+    mail: loadMailConfig(env),
+    /** The batch worker's function name, on the function that commits a batch (see ENV). */
+    grantBatchWorkerFunction: optional(ENV.grantBatchWorkerFunction),
+    /**
+     * This function's own name, set by the Lambda runtime only: whether the code runs in Lambda
+     * (the batch worker then starts its next run with an Invoke, never in-process).
+     */
+    lambdaFunctionName: optional(ENV.lambdaFunctionName),
   }
 }
 
 export type Config = ReturnType<typeof loadConfig>
-
-/** This process's configuration: the entry points (handlers, local server, tests) read it. */
-export const config: Config = loadConfig(process.env)

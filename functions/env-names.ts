@@ -1,7 +1,8 @@
 import type { TableKey } from './stores/table-schema'
 
 /**
- * Names of the environment variables the functions read (config.ts reads them). Pure data, so the
+ * Names of the environment variables the functions read (config.ts's loadConfig reads them, from the
+ * environment each entry point hands it). Pure data, so the
  * CDK stack can import it to set them, and its test can check the two agree.
  */
 export const ENV = {
@@ -51,6 +52,8 @@ export const ENV = {
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   /** Set by the Lambda runtime itself; never by the stack. */
   awsRegion: 'AWS_REGION',
+  /** Set by the Lambda runtime itself (the function's name); never by the stack, nor locally. */
+  lambdaFunctionName: 'AWS_LAMBDA_FUNCTION_NAME',
 } as const
 
 /**

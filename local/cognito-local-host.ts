@@ -60,8 +60,7 @@ const tell = (message: HostMessage) => {
 type Route = (ctx: Context, req: Record<string, unknown>) => Promise<unknown>
 type Patch = (ctx: Context, req: Record<string, unknown>, original: Route) => Promise<unknown>
 
-const main = async () => {
-  const config = JSON.parse(process.env[HOST_CONFIG_ENV] ?? '') as HostConfig
+const main = async (config: HostConfig) => {
   const dbDir = join(config.dataDir, 'db')
 
   // cognito-local's own pino (a dependency of its, not ours), quiet: errors only, on stderr, which
@@ -412,7 +411,9 @@ const main = async () => {
   tell({ type: 'ready', port })
 }
 
-main().catch((error: unknown) => {
+// This module runs as its own process (local/cognito-local.ts starts it): this is its entry point,
+// and its settings come in its environment, read here only.
+main(JSON.parse(process.env[HOST_CONFIG_ENV] ?? '') as HostConfig).catch((error: unknown) => {
   console.error(
     `cognito-local could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
   )

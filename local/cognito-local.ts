@@ -98,6 +98,11 @@ const waitForExit = (child: ChildProcess, ms: number) =>
 export const startCognitoLocal = async (options: {
   /** The project root: where node_modules/ and local/ are. */
   root: string
+  /**
+   * The environment the emulator's process starts from (PATH, proxies): the caller's own, which
+   * its entry point passes in. The emulator's settings are added to it, a few names taken out.
+   */
+  env: Readonly<Record<string, string | undefined>>
   dataDir?: string
   consoleUrl: string
   /**
@@ -131,7 +136,7 @@ export const startCognitoLocal = async (options: {
       ),
     ],
   }
-  const env: NodeJS.ProcessEnv = { ...process.env }
+  const env: NodeJS.ProcessEnv = { ...options.env }
   for (const name of STRIPPED_ENV) delete env[name]
   env[HOST_CONFIG_ENV] = JSON.stringify(host)
   env.TSX_TSCONFIG_PATH = join(root, 'tsconfig.json')

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
+import type { Runtime } from '../functions/composition'
+import { ROUTE_FACTORIES } from '../functions/http/routes/route-factories'
 import { matchRoute, ROUTES, type Route, USER_SCOPE } from '../functions/routes'
 import { type DevPagesOptions, serveDevPage } from './dev-pages/dev-pages'
 import { answerOnSocket, gatewayAnswer, statusOfClientError } from './gateway/answers'
@@ -63,16 +65,18 @@ export type LocalApiOptions = DevPagesOptions & {
   ) => { route: Route; pathParameters: Record<string, string> } | undefined
 }
 
-/** Imports the very handlers the stack deploys, one per route. Call after the environment is set. */
-export const loadRouteHandlers = async (): Promise<RouteHandlers> => {
-  const handlers: RouteHandlers = new Map()
-  for (const route of ROUTES) {
-    // Relative to this file, which works both as ESM (tsx) and as CommonJS (jest).
-    const module = (await import(`../${route.entry}`)) as { handler: LambdaHandler }
-    handlers.set(route.routeKey, module.handler)
-  }
-  return handlers
-}
+/**
+ * The very handlers the stack deploys, one per route, built from their factories over the
+ * caller's runtime (its configuration, clients and clocks): nothing is read from this process's
+ * environment, and no Lambda entry module is imported.
+ */
+export const buildRouteHandlers = (runtime: Runtime): RouteHandlers =>
+  new Map(
+    ROUTES.map((route) => [
+      route.routeKey,
+      ROUTE_FACTORIES[route.id](runtime) as unknown as LambdaHandler,
+    ]),
+  )
 
 const ignore = () => {}
 

@@ -10,10 +10,11 @@ import { tableNames } from '../functions/stores/table-schema'
  */
 export const LOCAL_TABLES: AdminTableNames = tableNames('vs')
 
-/** Where `npm start` keeps data, the endpoint record and the seed; VS_LOCAL_DIR moves it. */
-export const localDir = () => resolve(process.env.VS_LOCAL_DIR ?? '.local')
-
-export const localPaths = (dir = localDir()) => ({
+/**
+ * Where `npm start` keeps data, the endpoint record and the seed: `.local` unless VS_LOCAL_DIR
+ * names another folder (the bin/ entry points read that variable and pass it in as `given`).
+ */
+export const localPaths = (given: string | undefined, dir = resolve(given ?? '.local')) => ({
   dir,
   data: resolve(dir, 'dynamodb'),
   endpointFile: resolve(dir, 'dynamodb-endpoint.json'),

@@ -1,6 +1,8 @@
 import { type ShardRecord, shardNumber } from '../domain/program-shards'
-import { monotonic } from '../runtime/clock'
-import type { ApiKeyRecord, CallOptions, GrantStore, ProgramRecord } from '../stores/grants.store'
+import { monotonicClock } from '../runtime/clock'
+import type { CallOptions, GrantStore } from '../stores/grants.store'
+import type { ApiKeyRecord } from '../domain/api-key'
+import type { ProgramRecord } from '../domain/program'
 
 /**
  * How old a check of a key's validity, or of a program's status, may be when a grant relies on
@@ -54,7 +56,7 @@ export class AccessCache {
   constructor(
     private readonly store: Pick<GrantStore, 'findAccess'>,
     {
-      now = () => monotonic.now(),
+      now = monotonicClock.now,
       boundMs = CHECK_BOUND_MS,
       maxEntries = 10_000,
     }: AccessCacheOptions = {},

@@ -1,11 +1,12 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
 import { type KeyView, makeAdmin, type ProgramView } from '../core/admin'
-import { IssuerProgramNotFound, KeyNotFound } from '../domain/errors'
+import { KeyNotFound } from '../domain/errors'
 import { idPattern } from '../domain/ids'
 import type { AuditEntry } from '../domain/people'
-import { clock } from '../runtime/clock'
+import type { Clock } from '../runtime/clock'
 import { type DynamoDbAdminStore, REQUEST_CONFLICT_RETRY } from '../stores/admin.dynamodb'
 import type { ManageRequest } from './manage-handler'
+import { checkProgramId } from './program-of-issuer'
 
 /**
  * What the management routes share around the admin use cases (functions/core/admin.ts): one
@@ -21,7 +22,11 @@ export const MANAGE_STORE_OPTIONS = { conflictRetry: REQUEST_CONFLICT_RETRY } as
 export const MANAGE_BODY_MAX_BYTES = 16 * 1024
 
 /** The use cases for this request: its person as the actor, its deadline on every call. */
-export const adminFor = (store: DynamoDbAdminStore, request: ManageRequest<unknown>) => {
+export const adminFor = (
+  store: DynamoDbAdminStore,
+  request: ManageRequest<unknown>,
+  clock: Clock,
+) => {
   if (!request.actor) throw new Error('A management change needs the member who makes it')
   return makeAdmin(store.withSignal(request.deadline.signal), () => clock.now(), {
     actor: request.actor,
@@ -29,19 +34,9 @@ export const adminFor = (store: DynamoDbAdminStore, request: ManageRequest<unkno
   })
 }
 
-/**
- * Runs a use case. What it reports (domain/admin-errors.ts, store-errors.ts) becomes the API's
- * answer in one place, problem.ts's toDomainError; this wrapper translates nothing and goes once
- * the route modules (functions/http/routes/manage) stop calling it.
- */
-export const useCase = <T>(work: () => Promise<T>): Promise<T> => work()
-
 /** A path id, checked offline: a malformed one answers exactly like an unknown one (404). */
-export const programIdOf = (event: { pathParameters?: Record<string, string | undefined> }) => {
-  const id = event.pathParameters?.programId ?? ''
-  if (!idPattern('program').test(id)) throw new IssuerProgramNotFound(id)
-  return id
-}
+export const programIdOf = (event: { pathParameters?: Record<string, string | undefined> }) =>
+  checkProgramId(event.pathParameters?.programId)
 
 export const keyIdOf = (event: { pathParameters?: Record<string, string | undefined> }) => {
   const id = event.pathParameters?.keyId ?? ''

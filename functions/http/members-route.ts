@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
+import type { Runtime } from '../composition'
 import { type Caller, makeMembers } from '../core/members'
 import type { IdentityProvider } from '../identity/identity-provider'
 import type { Mailer } from '../mail/mailer'
-import { clock } from '../runtime/clock'
 import { logger } from '../runtime/logger'
 import { DynamoDbMembersStore, type MembersTableNames } from '../stores/members.dynamodb'
 import { DynamoDbMembershipReader } from '../stores/memberships.dynamodb'
@@ -15,7 +15,7 @@ import type { JsonEvent } from './middleware'
 export type MemberEvent = JsonEvent &
   Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
 
-/** What a member route's function is built from: the Lambda's defaults, or a test's own. */
+/** What a member route's function is built from: its entry point's runtime, or a test's own. */
 export type MemberRouteDeps = {
   client: DynamoDBDocumentClient
   tables: MembersTableNames
@@ -23,8 +23,15 @@ export type MemberRouteDeps = {
   identity?: () => IdentityProvider
   /** The same two, for the e-mail to a person with an account who is added to the issuer. */
   mail?: () => { mailer: Mailer; consoleUrl: string }
-  now?: () => number
+  now: () => number
 }
+
+/** A member route's deps from its entry point's runtime (the inviting routes add pool and mail). */
+export const memberDepsOf = (runtime: Runtime): MemberRouteDeps => ({
+  client: runtime.documentClient,
+  tables: runtime.config.tables,
+  now: () => runtime.clock.now(),
+})
 
 const NO_IDENTITY = () => {
   throw new Error('This function has no identity provider: its route never needs one.')
@@ -37,7 +44,7 @@ export const memberRoute = (deps: MemberRouteDeps) => ({
     store: new DynamoDbMembersStore(deps.client, deps.tables),
     identity: deps.identity ?? NO_IDENTITY,
     ...(deps.mail ? { mail: deps.mail } : {}),
-    now: deps.now ?? (() => clock.now()),
+    now: deps.now,
     warn: (message, details) => logger.warn(message, details),
   }),
 })

@@ -1,7 +1,6 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
+import type { Runtime } from '../composition'
 import { type ProgramAction, programView } from '../core/admin'
 import { DynamoDbAdminStore } from '../stores/admin.dynamodb'
-import type { AdminTableNames } from '../stores/admin.store'
 import { DynamoDbMembershipReader } from '../stores/memberships.dynamodb'
 import {
   adminFor,
@@ -9,7 +8,6 @@ import {
   manageJson,
   programIdOf,
   programResource,
-  useCase,
 } from './manage-admin'
 import { manageHandler } from './manage-handler'
 
@@ -21,15 +19,15 @@ import { manageHandler } from './manage-handler'
  */
 export const makeProgramStatusHandler =
   (routeId: string, action: ProgramAction) =>
-  (client: DynamoDBDocumentClient, tables: AdminTableNames) => {
-    const memberships = new DynamoDbMembershipReader(client, tables)
-    const store = new DynamoDbAdminStore(client, tables, MANAGE_STORE_OPTIONS)
+  ({ documentClient, config, clock }: Runtime) => {
+    const memberships = new DynamoDbMembershipReader(documentClient, config.tables)
+    const store = new DynamoDbAdminStore(documentClient, config.tables, MANAGE_STORE_OPTIONS)
     return manageHandler(routeId, { memberships }, async (request) => {
       const programId = programIdOf(request.event)
-      const admin = adminFor(store, request)
-      const program = await useCase(() =>
-        admin.changeProgramStatus(programId, action, { issuerId: request.membership?.issuerId }),
-      )
+      const admin = adminFor(store, request, clock)
+      const program = await admin.changeProgramStatus(programId, action, {
+        issuerId: request.membership?.issuerId,
+      })
       return manageJson(200, programResource(programView(program)))
     })
   }

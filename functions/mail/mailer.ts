@@ -1,11 +1,11 @@
 import { appendFileSync } from 'node:fs'
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2'
-import { ENV } from '../env-names'
+import type { MailConfig } from '../config'
 
 /**
  * The service's own e-mail: what Cognito does not send for us (it only mails its own kinds of
- * messages: invitations, codes). One interface, built once per entry point from its environment
- * (lazyMailer), so every sender (the member use cases today, recipients' offer mail later) goes
+ * messages: invitations, codes). One interface, built from the configuration (config.ts's
+ * `mail`) by the routes that send (lazyMailer), so every sender (the member use cases today, recipients' offer mail later) goes
  * through the same piece:
  *
  * - in AWS, Amazon SES (SESv2 SendEmail) from the stage's SES identity (`-c sesFromEmail=...`,
@@ -90,23 +90,6 @@ export class MailSinkMailer implements Mailer {
   }
 }
 
-const optional = (env: Record<string, string | undefined>, name: string) => {
-  const value = env[name]
-  return value === undefined || value.trim() === '' ? undefined : value.trim()
-}
-
-/** Which mailer an environment asks for (see Mailer). */
-export const loadMailConfig = (env: Record<string, string | undefined>) => ({
-  /** The SES From address (the stage's `sesFromEmail`). */
-  from: optional(env, ENV.mailFrom),
-  /** The SES region of that identity; default the function's own. */
-  sesRegion: optional(env, ENV.mailSesRegion) ?? optional(env, ENV.awsRegion),
-  /** Local only: the mail sink file. */
-  sinkFile: optional(env, ENV.mailSinkFile),
-})
-
-export type MailConfig = ReturnType<typeof loadMailConfig>
-
 export const createMailer = (config: MailConfig): Mailer => {
   if (config.sinkFile !== undefined) return new MailSinkMailer(config.sinkFile)
   if (config.from !== undefined) {
@@ -119,14 +102,13 @@ export const createMailer = (config: MailConfig): Mailer => {
 }
 
 /**
- * The mailer of this process, made on first use from `env` and kept (a warm Lambda reuses its
- * client). Lazy like the identity provider: route modules are imported by the local server and
- * tests whether or not they send mail.
+ * A mailer made on first use from `config` and kept (a warm Lambda reuses its client). Lazy like
+ * the identity provider: the local server builds every route whether or not it sends mail.
  */
-export const lazyMailer = (env: Record<string, string | undefined> = process.env) => {
+export const lazyMailer = (config: MailConfig) => {
   let mailer: Mailer | undefined
   return () => {
-    mailer ??= createMailer(loadMailConfig(env))
+    mailer ??= createMailer(config)
     return mailer
   }
 }

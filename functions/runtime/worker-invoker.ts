@@ -9,8 +9,8 @@ import type {
 } from '@smithy/types'
 import type { Context } from 'aws-lambda'
 import { ENV } from '../env-names'
+import { GRANT_BATCH_WORKER } from '../worker-function'
 import { logger } from './logger'
-import { GRANT_BATCH_WORKER } from './worker-function'
 
 /** What the batch worker is invoked with: the batch's id, nothing else (an async event: <= 1 MB). */
 export type BatchWorkerEvent = { batchId: string }
@@ -192,13 +192,14 @@ export const inProcessInvoker =
  */
 export const workerInvoker = (options: {
   functionName: string | undefined
-  env: Record<string, string | undefined>
+  /** Whether this code runs in Lambda (the runtime names the function: AWS_LAMBDA_FUNCTION_NAME). */
+  inLambda: boolean
   aws: Omit<Parameters<typeof lambdaInvoker>[0], 'functionName'>
   loadLocal: () => Promise<WorkerHandler>
 }): WorkerInvoker => {
   if (options.functionName)
     return lambdaInvoker({ ...options.aws, functionName: options.functionName })
-  if (options.env.AWS_LAMBDA_FUNCTION_NAME !== undefined) {
+  if (options.inLambda) {
     throw new Error(
       `Missing environment variable ${ENV.grantBatchWorkerFunction}: the stack sets it to the batch worker's function name.`,
     )

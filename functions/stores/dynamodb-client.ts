@@ -1,6 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
-import { config } from '../config'
 import { DYNAMODB_TIMEOUTS } from '../runtime/deadline'
 
 export type DynamoDbClientOptions = { endpoint?: string | undefined; region?: string | undefined }
@@ -28,14 +27,3 @@ export const createDynamoDbClient = ({ endpoint, region }: DynamoDbClientOptions
 
 export const createDocumentClient = (client: DynamoDBClient) =>
   DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } })
-
-/**
- * The one DynamoDB client of the process, created at module scope so a warm Lambda reuses its
- * connections.
- */
-export const dynamodb = createDynamoDbClient({
-  endpoint: config.dynamodbEndpoint,
-  region: config.awsRegion,
-})
-
-export const documentClient = createDocumentClient(dynamodb)

@@ -6,9 +6,7 @@ import { promisify } from 'node:util'
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { parseCommand } from '../../cli/admin-cli'
 import { CHECK_BOUND_MS } from '../../functions/core/access-cache'
-import { clock } from '../../functions/runtime/clock'
 import type { AdminTableNames } from '../../functions/stores/admin.store'
-import { documentClient, dynamodb } from '../../functions/stores/dynamodb-client'
 import { tableNames } from '../../functions/stores/table-schema'
 import { ensureTables } from '../../local/tables'
 import {
@@ -19,6 +17,7 @@ import {
   programState,
   startApi,
 } from '../support/api'
+import { config, documentClient, dynamodb, wallClock } from '../support/runtime'
 
 /**
  * The admin CLI as an operator runs it: a child process (`npm run admin -- ...` runs the same
@@ -34,7 +33,7 @@ const localDirFor = (tables: AdminTableNames) => {
   const dir = mkdtempSync(join(tmpdir(), 'vs-admin-'))
   writeFileSync(
     join(dir, 'dynamodb-endpoint.json'),
-    JSON.stringify({ endpoint: process.env.DYNAMODB_ENDPOINT, tables }),
+    JSON.stringify({ endpoint: config.dynamodbEndpoint, tables }),
   )
   return dir
 }
@@ -191,14 +190,13 @@ describe('admin CLI walkthrough', () => {
 
     expect((await postGrant(api.baseUrl, program.programId, old.secret)).status).toBe(201)
     expect((await postGrant(api.baseUrl, program.programId, rolled.secret)).status).toBe(201)
-    const realNow = clock.now
     try {
       // The service's clock, 25 hours on: past the grace period, with the old key still cached.
-      clock.now = () => realNow() + 25 * 3_600_000
+      wallClock.advance(25 * 3_600_000)
       expect((await postGrant(api.baseUrl, program.programId, old.secret)).status).toBe(401)
       expect((await postGrant(api.baseUrl, program.programId, rolled.secret)).status).toBe(201)
     } finally {
-      clock.now = realNow
+      wallClock.reset()
     }
     const again = await cli(['key', 'roll', old.keyId, '--grace', '0'])
     expect(again.code).toBe(0)

@@ -17,17 +17,17 @@ import {
 } from '@aws-sdk/lib-dynamodb'
 import type { Io } from '../../cli/admin-cli'
 import { runCli } from '../../cli/main'
+import type { ApiKeyRecord } from '../../functions/domain/api-key'
 import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/domain/api-key'
 import { newId } from '../../functions/domain/ids'
 import type { AuditEntry } from '../../functions/domain/people'
 import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
-import { keyIdPointer } from '../../functions/stores/api-keys.dynamodb'
 import type { AdminTableNames } from '../../functions/stores/admin.store'
 import { ADMIN_OTHER_ACCESS, adminAccessLines } from '../../functions/stores/admin-access'
-import { documentClient, dynamodb } from '../../functions/stores/dynamodb-client'
-import type { ApiKeyRecord } from '../../functions/stores/grants.store'
+import { keyIdPointer } from '../../functions/stores/api-keys.dynamodb'
 import { INDEX, KEY_ID_POINTER, TABLES, tableNames } from '../../functions/stores/table-schema'
 import { ensureTables } from '../../local/tables'
+import { config, documentClient, dynamodb } from '../support/runtime'
 
 /**
  * The admin CLI in this process (cli/main.ts, which bin/admin.ts runs on process.argv), on the
@@ -38,10 +38,10 @@ const suffix = `cli-inproc-${process.pid}`
 const tables: AdminTableNames = tableNames('vs', `-${suffix}`)
 const dir = mkdtempSync(join(tmpdir(), 'vs-admin-inproc-'))
 const endpointFile = join(dir, 'dynamodb-endpoint.json')
-writeFileSync(endpointFile, JSON.stringify({ endpoint: process.env.DYNAMODB_ENDPOINT, tables }))
+writeFileSync(endpointFile, JSON.stringify({ endpoint: config.dynamodbEndpoint, tables }))
 
 const base = new DynamoDBClient({
-  endpoint: process.env.DYNAMODB_ENDPOINT,
+  endpoint: config.dynamodbEndpoint,
   region: 'local',
   credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
 })

@@ -4,7 +4,6 @@ import { grantListSlot } from '../../functions/domain/grant-slots'
 import { newId } from '../../functions/domain/ids'
 import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
 import type { AdminTableNames } from '../../functions/stores/admin.store'
-import { documentClient, dynamodb } from '../../functions/stores/dynamodb-client'
 import { DynamoDbGrantReads } from '../../functions/stores/grants.reads.dynamodb'
 import {
   type IndexSchema,
@@ -13,6 +12,7 @@ import {
   tableNames,
 } from '../../functions/stores/table-schema'
 import { ensureTables } from '../../local/tables'
+import { documentClient, dynamodb } from '../support/runtime'
 
 /** local/tables.ts on the run's DynamoDB Local: the schema of table-schema.ts, and upgrades. */
 const tablesFor = (tag: string): AdminTableNames => tableNames('vs', `-${tag}-${process.pid}`)

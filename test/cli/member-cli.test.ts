@@ -23,6 +23,7 @@ import {
   type Person,
   signUpPerson,
 } from '../support/identity'
+import { config, runtimeWith } from '../support/runtime'
 
 /**
  * The admin CLI's `member` commands as an operator runs them: a child process (`npm run admin --
@@ -39,7 +40,7 @@ const localDir = (withIdentity = true) => {
   const dir = mkdtempSync(join(tmpdir(), 'vs-members-'))
   writeFileSync(
     join(dir, 'dynamodb-endpoint.json'),
-    JSON.stringify({ endpoint: process.env.DYNAMODB_ENDPOINT, tables }),
+    JSON.stringify({ endpoint: config.dynamodbEndpoint, tables }),
   )
   if (withIdentity) {
     const { endpoint, userPoolId, clientId, issuer } = identity()
@@ -77,11 +78,11 @@ const temporaryPassword = (text: string | undefined) =>
 
 let api: Awaited<ReturnType<typeof startApi>>
 beforeAll(async () => {
-  Object.assign(process.env, {
+  const runtime = runtimeWith({
     [ENV.userPoolId]: identity().userPoolId,
     [ENV.cognitoEndpoint]: identity().endpoint,
   })
-  api = await startApi()
+  api = await startApi({ runtime })
 })
 afterAll(() => api?.close())
 

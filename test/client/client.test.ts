@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { GrantApiError, GrantClient } from '../../client/src'
-import { dynamodb } from '../../functions/stores/dynamodb-client'
 import { grantBody, newIssuer, programState, startApi } from '../support/api'
 import { injectFaults } from '../support/fault-injector'
+import { dynamodb } from '../support/runtime'
 
 let api: Awaited<ReturnType<typeof startApi>>
 beforeAll(async () => {

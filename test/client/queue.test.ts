@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { GrantClient, GrantQueue, JsonlFileStore } from '../../client/src'
-import { dynamodb } from '../../functions/stores/dynamodb-client'
 import { newIssuer, programState, startApi } from '../support/api'
 import { injectFaults } from '../support/fault-injector'
 import { waitFor } from '../support/npm-start'
+import { dynamodb } from '../support/runtime'
 
 const ROOT = resolve(__dirname, '../..')
 let api: Awaited<ReturnType<typeof startApi>>

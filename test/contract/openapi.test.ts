@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Ajv2020 from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
-import { dynamodb } from '../../functions/stores/dynamodb-client'
 import { buildOpenApi } from '../../lib/openapi'
 import {
   type Call,
@@ -13,6 +12,7 @@ import {
   setProgramStatus,
   startApi,
 } from '../support/api'
+import { dynamodb } from '../support/runtime'
 import { PROJECT_ROOT } from '../support/synth'
 
 type Doc = ReturnType<typeof buildOpenApi>

@@ -1,28 +1,27 @@
 import { DescribeTableCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb'
 import { BatchWriteCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { cliMessage } from '../../cli/messages'
-import { config } from '../../functions/config'
 import { makeAdmin } from '../../functions/core/admin'
 import { InvalidInput } from '../../functions/domain/admin-errors'
+import {
+  decodeGrantCursor,
+  encodeGrantCursor,
+  type GrantRecord,
+} from '../../functions/domain/grant'
 import { allGrantListSlots, grantListSlot } from '../../functions/domain/grant-slots'
 import { newId } from '../../functions/domain/ids'
 import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
 import type { AdminTableNames } from '../../functions/stores/admin.store'
-import { documentClient, dynamodb } from '../../functions/stores/dynamodb-client'
 import {
   GrantLister,
   listGrantPage,
   type SendQuery,
 } from '../../functions/stores/grant-listing.dynamodb'
 import { DynamoDbGrantReads } from '../../functions/stores/grants.reads.dynamodb'
-import {
-  decodeGrantCursor,
-  encodeGrantCursor,
-  type GrantRecord,
-} from '../../functions/stores/grants.store'
 import { type GrantListIndex, INDEX, tableNames } from '../../functions/stores/table-schema'
 import { ensureTables } from '../../local/tables'
 import { type Issuer, newIssuer, request, startApi } from '../support/api'
+import { config, documentClient, dynamodb } from '../support/runtime'
 
 /**
  * A program's grants spread over the slots of `byProgramSlot` (functions/domain/grant-slots.ts), on

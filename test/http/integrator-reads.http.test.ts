@@ -4,8 +4,6 @@ import { AccessCache } from '../../functions/core/access-cache'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
 import { GRANT_LIST_SLOTS } from '../../functions/domain/grant-slots'
 import { newId } from '../../functions/domain/ids'
-import { clock } from '../../functions/runtime/clock'
-import { documentClient, dynamodb } from '../../functions/stores/dynamodb-client'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import { buildOpenApi } from '../../lib/openapi'
 import { declaredAccess, recordAccess } from '../manage/grants-support'
@@ -23,6 +21,7 @@ import {
   revokeKey,
 } from '../support/api'
 import { useApi } from '../support/api-harness'
+import { documentClient, dynamodb, wallClock } from '../support/runtime'
 
 /**
  * The integrators' reads, through real HTTP: `GET /programs/{programId}` and
@@ -106,13 +105,12 @@ describe('GET /programs/{programId}', () => {
       expiresAt: Date.now() + 60_000,
     })
     expect((await get(path, expiring.secret)).status).toBe(200)
-    const real = clock.now
-    clock.now = () => real() + 120_000
+    wallClock.advance(120_000)
     try {
       expectProblem(await get(path, expiring.secret), 401, 'invalid_api_key')
       expectProblem(await get(`${path}/grants`, expiring.secret), 401, 'invalid_api_key')
     } finally {
-      clock.now = real
+      wallClock.reset()
     }
   })
 

@@ -1,6 +1,5 @@
 import { CHECK_BOUND_MS } from '../../functions/core/access-cache'
-import { GRANT_BATCH_WORKER } from '../../functions/runtime/worker-function'
-import { dynamodb } from '../../functions/stores/dynamodb-client'
+import { GRANT_BATCH_WORKER } from '../../functions/worker-function'
 import {
   addMember,
   auditLog,
@@ -18,6 +17,7 @@ import {
 } from '../support/api'
 import { useApi, useRoundTripCounter } from '../support/api-harness'
 import { signUpPerson } from '../support/identity'
+import { dynamodb } from '../support/runtime'
 
 /**
  * Issue 17, item 1: a grant that fits what the pool has left answers 201 on its first request,

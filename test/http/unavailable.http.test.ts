@@ -1,7 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
-import { dynamodb } from '../../functions/stores/dynamodb-client'
 import { grantBody, newIssuer, postGrant, programState, request } from '../support/api'
 import { useApi } from '../support/api-harness'
+import { dynamodb } from '../support/runtime'
 
 const api = useApi()
 

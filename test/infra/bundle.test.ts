@@ -6,9 +6,10 @@ import { promisify } from 'node:util'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
 import { ROUTES } from '../../functions/routes'
 import { ESM_REQUIRE_BANNER } from '../../lib/function-bundling'
-import { loadRouteHandlers } from '../../local/http-server'
+import { buildRouteHandlers } from '../../local/http-server'
 import { eventValues, sampleEvents } from '../../local/sam-events'
 import { newIssuer, programState } from '../support/api'
+import { runtime } from '../support/runtime'
 import { PROJECT_ROOT, synth } from '../support/synth'
 
 /**
@@ -79,7 +80,7 @@ describe('the deployed bundle', () => {
     const files = readdirSync(join(PROJECT_ROOT, 'events')).filter((f) => f !== 'env.json')
     expect(files.sort()).toEqual(Object.keys(EXPECTED).sort())
 
-    const handlers = await loadRouteHandlers()
+    const handlers = buildRouteHandlers(runtime)
     const [bundled, source] = await Promise.all([newIssuer(), newIssuer()])
     const run = async (issuer: typeof bundled, viaBundle: boolean) => {
       const events = new Map(

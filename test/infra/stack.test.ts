@@ -6,7 +6,6 @@ import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
 import { loadConfig } from '../../functions/config'
 import { ENV, TABLE_ENV } from '../../functions/env-names'
 import { ROUTES, type Route, USER_SCOPE } from '../../functions/routes'
-import { GRANT_BATCH_WORKER } from '../../functions/runtime/worker-function'
 import {
   GRANT_LIST_INDEX_OUTPUT,
   INDEX,
@@ -15,6 +14,7 @@ import {
   type TableSchema,
   tableOutputKey,
 } from '../../functions/stores/table-schema'
+import { GRANT_BATCH_WORKER } from '../../functions/worker-function'
 import { checkAwsSolutions } from '../../lib/nag'
 import { TRANSACTION_CONFLICT_THRESHOLD } from '../../lib/service-alarms'
 import {
@@ -284,13 +284,24 @@ describe('Lambda functions', () => {
         },
       }),
     )
-    // Every name config.ts reads is set by the stack, except AWS_REGION, which Lambda sets, and
-    // the listing index, set only where a function lists grants.
-    const expected = new Set(
-      [...read].filter((name) => name !== ENV.awsRegion && name !== ENV.grantsListIndex),
-    )
+    // Every name config.ts reads is set by the stack on every function, except those Lambda sets
+    // (AWS_REGION, AWS_LAMBDA_FUNCTION_NAME), those only npm start and tests set (the emulator,
+    // the mail sink), and those set only where a route needs them (checked per route below; a
+    // stage's SES sender: test/infra/identity.test.ts).
+    const byRuntime = [ENV.awsRegion, ENV.lambdaFunctionName]
+    const localOnly = [ENV.cognitoEndpoint, ENV.mailSinkFile]
+    const perRoute = [
+      ENV.grantsListIndex,
+      ENV.userPoolId,
+      ENV.consoleUrl,
+      ENV.mailFrom,
+      ENV.mailSesRegion,
+      ENV.grantBatchWorkerFunction,
+    ]
+    const notEverywhere = new Set<string>([...byRuntime, ...localOnly, ...perRoute])
+    const expected = new Set([...read].filter((name) => !notEverywhere.has(name)))
     expect(expected).toEqual(new Set([...Object.values(TABLE_ENV), ENV.dynamodbEndpoint]))
-    expect(read).toContain(ENV.grantsListIndex)
+    for (const name of notEverywhere) expect(read).toContain(name)
     for (const route of ROUTES as readonly Route[]) {
       const id = `${route.id}Function`
       const variables = (

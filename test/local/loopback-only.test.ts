@@ -320,6 +320,7 @@ describe('the Cognito emulator', () => {
     ])
     const emulator = await startCognitoLocal({
       root: ROOT,
+      env: process.env,
       consoleUrl: 'http://localhost:5173/',
       otherConsoleUrls: ['http://localhost:3999/app/'],
     })

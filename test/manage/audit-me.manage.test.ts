@@ -1,15 +1,12 @@
 import type { AddressInfo } from 'node:net'
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import type { Runtime } from '../../functions/composition'
+import type { ApiKeyRecord } from '../../functions/domain/api-key'
 import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/domain/api-key'
 import { newId } from '../../functions/domain/ids'
 import { DEFAULT_SHARDS } from '../../functions/domain/program-shards'
 import { ROUTES, type Route } from '../../functions/routes'
-import {
-  createDocumentClient,
-  createDynamoDbClient,
-  dynamodb,
-} from '../../functions/stores/dynamodb-client'
-import type { ApiKeyRecord } from '../../functions/stores/grants.store'
+import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import { createLocalApi, type LambdaHandler } from '../../local/http-server'
 import {
   type Call,
@@ -22,6 +19,7 @@ import {
 } from '../support/api'
 import { useApi } from '../support/api-harness'
 import { bearer, idTokenFor, type Person, signUpPerson, testAuthorizer } from '../support/identity'
+import { config, dynamodb } from '../support/runtime'
 import {
   auditOf,
   expectIssuersUnchanged,
@@ -83,9 +81,7 @@ const onDynamoDb = (
 }
 
 /** A client of the test's own: its writes pass no middleware of the functions' client. */
-const direct = createDocumentClient(
-  createDynamoDbClient({ endpoint: process.env.DYNAMODB_ENDPOINT }),
-)
+const direct = createDocumentClient(createDynamoDbClient({ endpoint: config.dynamodbEndpoint }))
 afterAll(() => direct.destroy())
 
 describe('GET /manage/me', () => {
@@ -511,10 +507,9 @@ describe('no key in any log line', () => {
     let client = dynamodb
     process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG'
     jest.isolateModules(() => {
-      handlers = new Map(
-        ROUTES.map((r) => [r.routeKey, require(`../../${r.entry}`).handler as LambdaHandler]),
-      )
-      client = require('../../functions/stores/dynamodb-client').dynamodb
+      const isolated = require('../../functions/composition').buildRuntime(config) as Runtime
+      handlers = require('../../local/http-server').buildRouteHandlers(isolated)
+      client = isolated.dynamodb
     })
     process.env.POWERTOOLS_LOG_LEVEL = 'SILENT'
     const server = createLocalApi(handlers, { authorizer: testAuthorizer() })

@@ -1,5 +1,5 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
-import { config } from '../../functions/config'
+import { makeBatchWorkerHandler } from '../../functions/core/grant-batch-worker.factory'
 import {
   BATCH_LIMITS,
   type BatchRecord,
@@ -8,9 +8,9 @@ import {
   packChunks,
   rowIdempotencyKey,
 } from '../../functions/domain/batch'
+import type { GrantRecord } from '../../functions/domain/grant'
+import { makeCreateGrantBatchHandler } from '../../functions/http/routes/manage/grant-batch-create.route'
 import { LOCAL_WORKER, localWorkersIdle } from '../../functions/runtime/worker-invoker'
-import { documentClient, dynamodb } from '../../functions/stores/dynamodb-client'
-import type { GrantRecord } from '../../functions/stores/grants.store'
 import {
   type Call,
   expectNothingWritten,
@@ -23,6 +23,7 @@ import {
 } from '../support/api'
 import { injectFaults } from '../support/fault-injector'
 import { type Person, signUpPerson } from '../support/identity'
+import { config, documentClient, dynamodb, runtime } from '../support/runtime'
 import {
   addMember,
   auditLog,
@@ -498,7 +499,7 @@ describe('commit', () => {
     } finally {
       access.stop()
     }
-    const { GRANT_BATCH_WORKER } = await import('../../functions/runtime/worker-function')
+    const { GRANT_BATCH_WORKER } = await import('../../functions/worker-function')
     const allowed = new Set([
       ...declaredAccess('CreateGrantBatch'),
       ...declaredAccess('GetGrantBatch'),
@@ -677,17 +678,10 @@ describe('exactly once', () => {
 describe('the worker, run by hand as Lambda would run it', () => {
   /** The commit route's handler with an invoker that starts nothing: the test runs the worker. */
   const commitWithoutWorker = async (issuer: Issuer, csv: string, key: string) => {
-    const { makeCreateGrantBatchHandler } = await import(
-      '../../functions/handlers/manage/grant-batch-create.handler'
-    )
     const started: string[] = []
-    const handler = makeCreateGrantBatchHandler(
-      documentClient,
-      config.tables,
-      async ({ batchId }) => {
-        started.push(batchId)
-      },
-    )
+    const handler = makeCreateGrantBatchHandler(runtime, async ({ batchId }) => {
+      started.push(batchId)
+    })
     const result = await handler(
       {
         version: '2.0',
@@ -723,7 +717,7 @@ describe('the worker, run by hand as Lambda would run it', () => {
     const csv = csvOf(Array.from({ length: 30 }, (_, i) => [`w${i}@example.com`, 1, '', '']))
     const { batchId, started } = await commitWithoutWorker(issuer, csv, `by-hand-${Math.random()}`)
     expect(started).toEqual([batchId])
-    const { handler: worker } = await import('../../functions/handlers/grant-batch-worker.handler')
+    const worker = makeBatchWorkerHandler(runtime)
 
     const faults = injectFaults(dynamodb, {
       rate: 1,
@@ -765,7 +759,7 @@ describe('the worker, run by hand as Lambda would run it', () => {
     const issuer = await issuerWith()
     const csv = csvOf(Array.from({ length: 400 }, (_, i) => [`h${i}@example.com`, 1, '', '']))
     const { batchId } = await commitWithoutWorker(issuer, csv, `handover-${Math.random()}`)
-    const { handler: worker } = await import('../../functions/handlers/grant-batch-worker.handler')
+    const worker = makeBatchWorkerHandler(runtime)
     // A 0.7 s run: well short of 400 rows; it starts the next run (in-process here).
     const first = (await worker({ batchId }, context(700))) as { outcome: string; rows: number }
     expect(first.outcome).toBe('handed_over')
@@ -843,7 +837,7 @@ describe('starting the worker in AWS', () => {
     expect(() =>
       workerInvoker({
         functionName: undefined,
-        env: { AWS_LAMBDA_FUNCTION_NAME: 'f' },
+        inLambda: true,
         aws,
         loadLocal: async () => async () => undefined,
       }),

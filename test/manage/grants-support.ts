@@ -1,11 +1,10 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
-import { config } from '../../functions/config'
 import type { AuditEntry, MembershipRecord, Role } from '../../functions/domain/people'
 import { ROUTES, type Route } from '../../functions/routes'
-import { documentClient } from '../../functions/stores/dynamodb-client'
 import { type Call, request } from '../support/api'
 import { accessTokenFor, bearer, type Person } from '../support/identity'
+import { config, documentClient } from '../support/runtime'
 
 /**
  * What the grant and batch tests share: memberships written straight to the table (to make a

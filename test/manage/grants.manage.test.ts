@@ -1,15 +1,13 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
 import { parse as parseWithCsvParse } from 'csv-parse/sync'
 import fc from 'fast-check'
-import { config } from '../../functions/config'
 import { AccessCache } from '../../functions/core/access-cache'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
+import { csvCell, csvLine, parseCsv } from '../../functions/domain/csv'
+import type { GrantRecord } from '../../functions/domain/grant'
 import { newId } from '../../functions/domain/ids'
-import { wantsCsv } from '../../functions/handlers/manage/grants-list.handler'
-import { csvCell, csvLine, parseCsv } from '../../functions/http/csv'
-import { documentClient, dynamodb } from '../../functions/stores/dynamodb-client'
+import { wantsCsv } from '../../functions/http/routes/manage/grants-list.route'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
-import type { GrantRecord } from '../../functions/stores/grants.store'
 import {
   expectNothingWritten,
   expectProblem,
@@ -22,6 +20,7 @@ import {
 } from '../support/api'
 import { useApi } from '../support/api-harness'
 import { type Person, signUpPerson } from '../support/identity'
+import { config, documentClient, dynamodb } from '../support/runtime'
 import { addMember, auditLog, declaredAccess, manageCall, recordAccess } from './grants-support'
 
 /**

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
-import { config } from '../../functions/config'
 import { newId } from '../../functions/domain/ids'
 import type { AuditEntry, MembershipRecord } from '../../functions/domain/people'
 import type { IdentityProvider } from '../../functions/identity/identity-provider'
 import type { Mailer, OutgoingMail } from '../../functions/mail/mailer'
-import { documentClient } from '../../functions/stores/dynamodb-client'
+import { config, documentClient } from '../support/runtime'
 
 /**
  * Helpers of the member tests: issuers written straight to the table (so they do not depend on

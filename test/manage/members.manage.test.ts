@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import type { Runtime } from '../../functions/composition'
 import { makeMembers } from '../../functions/core/members'
 import { OPERATOR } from '../../functions/domain/people'
 import { ENV } from '../../functions/env-names'
 import { ROUTES } from '../../functions/routes'
-import { documentClient } from '../../functions/stores/dynamodb-client'
 import { DynamoDbMembersStore } from '../../functions/stores/members.dynamodb'
 import type { MembersStore, WriteOutcome } from '../../functions/stores/members.store'
 import type { LambdaHandler, RouteHandlers } from '../../local/http-server'
@@ -21,6 +21,7 @@ import {
   type Person,
   signUpPerson,
 } from '../support/identity'
+import { documentClient, runtimeWith } from '../support/runtime'
 import {
   auditOf,
   createIssuer,
@@ -569,18 +570,16 @@ function bindAll(target: MembersStore): MembersStore {
 // ---------------------------------------------------------------------------------------------
 
 let api: Awaited<ReturnType<typeof startApi>>
+let memberRuntime: Runtime
 beforeAll(async () => {
-  // What the stack sets on the member functions, and npm start locally: the pool they invite into.
-  Object.assign(
-    process.env,
-    {
-      [ENV.userPoolId]: identity().userPoolId,
-      [ENV.cognitoEndpoint]: identity().endpoint,
-    },
-    // ...and where the service's own e-mail goes locally: the same sink as the emulator's.
-    localMailEnvironment({ mailFile: identity().mailFile, consoleUrl: identity().consoleUrl }),
-  )
-  api = await startApi()
+  // What the stack sets on the member functions, and npm start locally: the pool they invite into,
+  // and where the service's own e-mail goes locally: the same sink as the emulator's.
+  memberRuntime = runtimeWith({
+    [ENV.userPoolId]: identity().userPoolId,
+    [ENV.cognitoEndpoint]: identity().endpoint,
+    ...localMailEnvironment({ mailFile: identity().mailFile, consoleUrl: identity().consoleUrl }),
+  })
+  api = await startApi({ runtime: memberRuntime })
 })
 afterAll(() => api?.close())
 
@@ -1021,13 +1020,15 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
     const level = process.env.POWERTOOLS_LOG_LEVEL
     process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG'
     jest.isolateModules(() => {
+      const factories = require('../../functions/http/routes/route-factories').ROUTE_FACTORIES
       handlers = new Map(
-        ROUTES.filter((r) => r.entry.includes('/members/')).map((r) => [
+        ROUTES.filter((r) => r.routeKey.includes('/members')).map((r) => [
           r.routeKey,
-          require(`../../${r.entry}`).handler as LambdaHandler,
+          factories[r.id](memberRuntime) as LambdaHandler,
         ]),
       )
     })
+    expect(handlers.size).toBe(5)
     process.env.POWERTOOLS_LOG_LEVEL = level
     const debugApi = await startApi({ handlers })
     const captured: string[] = []

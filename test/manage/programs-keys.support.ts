@@ -5,12 +5,11 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
-import { config } from '../../functions/config'
 import { hashApiKey } from '../../functions/domain/api-key'
 import type { AuditEntry, MembershipRecord, Role } from '../../functions/domain/people'
-import { documentClient } from '../../functions/stores/dynamodb-client'
 import { type Call, request } from '../support/api'
 import { accessTokenFor, bearer, type Person } from '../support/identity'
+import { config, documentClient } from '../support/runtime'
 
 /**
  * Helpers of the program, key and audit route tests: memberships written straight to their table

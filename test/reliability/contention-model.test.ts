@@ -7,7 +7,6 @@ import {
 } from '../../bench/contention/dynamodb-model'
 import { runHotProgram } from '../../bench/contention/hot-program'
 import { VirtualTime } from '../../bench/contention/virtual-time'
-import { config } from '../../functions/config'
 import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import {
   INDEX,
@@ -18,6 +17,7 @@ import {
 } from '../../functions/stores/table-schema'
 import { ensureTables } from '../../local/tables'
 import { seededRandom } from '../support/fault-injector'
+import { config } from '../support/runtime'
 import { type CfnTemplate, resourcesOfType, synth } from '../support/synth'
 
 /**

@@ -1,13 +1,13 @@
 import { createServer, type Server, type Socket } from 'node:net'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
-import { config } from '../../functions/config'
+import { buildRuntime } from '../../functions/composition'
 import { newId } from '../../functions/domain/ids'
-import { makeGetGrantHandler } from '../../functions/handlers/get-grant.handler'
-import { makeGrantTokensHandler } from '../../functions/handlers/grant-tokens.handler'
 import { httpHandler } from '../../functions/http/http-handler'
+import { makeGetGrantHandler } from '../../functions/http/routes/get-grant.route'
+import { makeGrantTokensHandler } from '../../functions/http/routes/grant-tokens.route'
 import { BUDGET, DYNAMODB_TIMEOUTS } from '../../functions/runtime/deadline'
-import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import { newIssuer, programState } from '../support/api'
+import { config } from '../support/runtime'
 
 /**
  * Every request answers inside the function's budget, whatever DynamoDB does. The database here is
@@ -101,8 +101,9 @@ const getEvent = (programId: string, grantId: string, apiKey: string): APIGatewa
     isBase64Encoded: false,
   }) as unknown as APIGatewayProxyEventV2
 
-const clientFor = (endpoint: string) =>
-  createDocumentClient(createDynamoDbClient({ endpoint, region: 'local' }))
+/** The test's runtime, with its own DynamoDB client for `endpoint`. */
+const runtimeFor = (endpoint: string) =>
+  buildRuntime({ ...config, dynamodbEndpoint: endpoint, awsRegion: 'local' })
 
 const timed = async (run: () => Promise<APIGatewayProxyStructuredResultV2>) => {
   const started = Date.now()
@@ -136,7 +137,7 @@ describe.each([
   afterEach(() => peer.close())
 
   it('grant: 503 + Retry-After in problem+json well inside 10,000 ms, after more than one connection', async () => {
-    const handler = makeGrantTokensHandler(clientFor(peer.endpoint), config.tables)
+    const handler = makeGrantTokensHandler(runtimeFor(peer.endpoint))
     const { result, elapsedMs } = await timed(() =>
       handler(grantEvent(issuer.programs.TEST, issuer.keys.TEST), contextWith(10_000)),
     )
@@ -149,7 +150,7 @@ describe.each([
   })
 
   it('read: 503 + Retry-After in problem+json well inside 10,000 ms', async () => {
-    const handler = makeGetGrantHandler(clientFor(peer.endpoint), config.tables)
+    const handler = makeGetGrantHandler(runtimeFor(peer.endpoint))
     const { result, elapsedMs } = await timed(() =>
       handler(
         getEvent(issuer.programs.TEST, newId('grant'), issuer.keys.TEST),
@@ -166,7 +167,7 @@ describe('a short budget', () => {
   it('with 2,000 ms remaining, answers 503 before the function would be stopped', async () => {
     const peer = await misbehavingDynamoDb()
     try {
-      const handler = makeGrantTokensHandler(clientFor(peer.endpoint), config.tables)
+      const handler = makeGrantTokensHandler(runtimeFor(peer.endpoint))
       const { result, elapsedMs } = await timed(() =>
         handler(grantEvent(issuer.programs.TEST, issuer.keys.TEST), contextWith(2_000)),
       )
@@ -181,11 +182,8 @@ describe('a short budget', () => {
   it('a request against a hung DynamoDB does not cut short another, overlapping one', async () => {
     const peer = await misbehavingDynamoDb()
     try {
-      const hung = makeGrantTokensHandler(clientFor(peer.endpoint), config.tables)
-      const healthy = makeGrantTokensHandler(
-        clientFor(config.dynamodbEndpoint as string),
-        config.tables,
-      )
+      const hung = makeGrantTokensHandler(runtimeFor(peer.endpoint))
+      const healthy = makeGrantTokensHandler(runtimeFor(config.dynamodbEndpoint as string))
       const before = await programState(issuer.programs.TEST)
       const [failed, made] = await Promise.all([
         hung(grantEvent(issuer.programs.TEST, issuer.keys.TEST), contextWith(1_000)),

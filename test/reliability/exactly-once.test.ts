@@ -1,7 +1,7 @@
-import { dynamodb } from '../../functions/stores/dynamodb-client'
 import { newIssuer, programState, startApi } from '../support/api'
 import { injectFaults, seededRandom } from '../support/fault-injector'
 import { type GrantOutcome, grantWithRetries, pool } from '../support/retrying-client'
+import { dynamodb } from '../support/runtime'
 
 /**
  * Exactly once under faults. Integrators retry; 30% of DynamoDB calls fail (before the database,

@@ -1,11 +1,10 @@
-import { config } from '../../functions/config'
 import { AccessCache } from '../../functions/core/access-cache'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
 import { newId } from '../../functions/domain/ids'
-import { documentClient } from '../../functions/stores/dynamodb-client'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import { admin, createKey, programState } from '../support/api'
 import { seededRandom } from '../support/fault-injector'
+import { config, documentClient } from '../support/runtime'
 
 /**
  * The pool split over counter shards, on DynamoDB Local (the real conditions and data): grants

@@ -1,11 +1,9 @@
 import type { AddressInfo } from 'node:net'
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
+import type { Runtime } from '../../functions/composition'
 import { generateApiKey, hashApiKey } from '../../functions/domain/api-key'
 import { newId } from '../../functions/domain/ids'
-import { ROUTES } from '../../functions/routes'
-import { clock } from '../../functions/runtime/clock'
-import { documentClient } from '../../functions/stores/dynamodb-client'
 import { createLocalApi, type LambdaHandler } from '../../local/http-server'
 import {
   adminTables,
@@ -23,6 +21,7 @@ import {
   startApi,
 } from '../support/api'
 import { injectFaults } from '../support/fault-injector'
+import { config, documentClient, wallClock } from '../support/runtime'
 
 let api: Awaited<ReturnType<typeof startApi>>
 let a: Issuer
@@ -101,10 +100,10 @@ describe('keys', () => {
     const checks = freezeCheckClock()
     expect((await postGrant(api.baseUrl, a.programs.TEST, key.secret)).status).toBe(201)
     const created = await postGrant(api.baseUrl, a.programs.TEST, key.secret)
-    const realNow = clock.now
     const counter = countRoundTrips()
     try {
-      clock.now = () => realNow() + 2 * 3_600_000
+      // The functions' wall clock (the runtime's), two hours on: past the key's expiry.
+      wallClock.advance(2 * 3_600_000)
       const refused = await postGrant(api.baseUrl, a.programs.TEST, key.secret)
       expect(refused.status).toBe(401)
       expect(refused.body.code).toBe('invalid_api_key')
@@ -113,7 +112,7 @@ describe('keys', () => {
       // read checks the key afresh (one BatchGetItem).
       expect(counter.calls).toEqual(['BatchGetItemCommand'])
     } finally {
-      clock.now = realNow
+      wallClock.reset()
       counter.stop()
       checks.thaw()
     }
@@ -149,11 +148,10 @@ describe('no secret leaks', () => {
     }
     process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG'
     jest.isolateModules(() => {
+      const runtime = require('../../functions/composition').buildRuntime(config) as Runtime
       isolated = {
-        handlers: new Map(
-          ROUTES.map((r) => [r.routeKey, require(`../../${r.entry}`).handler as LambdaHandler]),
-        ),
-        client: require('../../functions/stores/dynamodb-client').dynamodb,
+        handlers: require('../../local/http-server').buildRouteHandlers(runtime),
+        client: runtime.dynamodb,
       }
     })
     process.env.POWERTOOLS_LOG_LEVEL = 'SILENT'

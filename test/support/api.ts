@@ -1,22 +1,23 @@
 import type { AddressInfo } from 'node:net'
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
-import { config } from '../../functions/config'
+import type { Runtime } from '../../functions/composition'
 import { makeAdmin } from '../../functions/core/admin'
+import type { ApiKeyRecord } from '../../functions/domain/api-key'
 import { generateApiKey, hashApiKey, type Mode, maskApiKey } from '../../functions/domain/api-key'
+import type { GrantRecord } from '../../functions/domain/grant'
 import { newId } from '../../functions/domain/ids'
+import type { ProgramStatus } from '../../functions/domain/program'
 import type { ShardRecord } from '../../functions/domain/program-shards'
-import { monotonic } from '../../functions/runtime/clock'
 import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
-import { documentClient, dynamodb } from '../../functions/stores/dynamodb-client'
-import type { ApiKeyRecord, GrantRecord, ProgramStatus } from '../../functions/stores/grants.store'
 import {
+  buildRouteHandlers,
   createLocalApi,
   type LambdaHandler,
   type LocalApiOptions,
-  loadRouteHandlers,
   type RouteHandlers,
 } from '../../local/http-server'
 import { identity, testAuthorizer } from './identity'
+import { checkClock, config, documentClient, dynamodb, runtime } from './runtime'
 
 /**
  * The local server, in this test process, on a free port: real HTTP in front of the same
@@ -29,13 +30,14 @@ export const startApi = async (
   setup: { wrap?: (routeKey: string, handler: LambdaHandler) => LambdaHandler } & {
     handlers?: RouteHandlers
     options?: LocalApiOptions
+    /** What the routes are built over; default this file's (test/support/runtime.ts). */
+    runtime?: Runtime
   } = {},
 ) => {
   const handlers: RouteHandlers = new Map(
-    [...(await loadRouteHandlers()), ...(setup.handlers ?? [])].map(([routeKey, handler]) => [
-      routeKey,
-      setup.wrap ? setup.wrap(routeKey, handler) : handler,
-    ]),
+    [...buildRouteHandlers(setup.runtime ?? runtime), ...(setup.handlers ?? [])].map(
+      ([routeKey, handler]) => [routeKey, setup.wrap ? setup.wrap(routeKey, handler) : handler],
+    ),
   )
   const server = createLocalApi(handlers, {
     authorizer: testAuthorizer(),
@@ -79,32 +81,18 @@ export const createKey = async (input: { issuerId: string; mode: Mode; expiresAt
 
 export const revokeKey = (keyHash: string) => adminStore.revokeApiKey(keyHash)
 
-let checkClockOffset = 0
 /**
- * Moves the clock the grant path's access cache ages its checks by (functions/runtime/clock.ts
- * `monotonic`) forward by `ms`, for this test file's process: a test that revokes a key or pauses a
+ * Moves the clock the grant path's access cache ages its checks by (the runtime's `monotonic`,
+ * test/support/runtime.ts `checkClock`) forward by `ms`: a test that revokes a key or pauses a
  * program moves it by CHECK_BOUND_MS to see the change take effect, instead of sleeping a second.
  */
-export const advanceCheckClock = (ms: number) => {
-  checkClockOffset += ms
-  const base = frozenAt
-  monotonic.now =
-    base === undefined ? () => performance.now() + checkClockOffset : () => base + checkClockOffset
-}
-let frozenAt: number | undefined
+export const advanceCheckClock = (ms: number) => checkClock.advance(ms)
 /** Stops the cache's clock (it then moves only by advanceCheckClock) until `thaw` is called. */
 export const freezeCheckClock = () => {
-  // A whole number: base + offset then ages by exactly what tests add (a fractional base can make
+  // A whole number: the clock then ages by exactly what tests add (a fractional base can make
   // 1,000 ms of advances measure 999.9999, and a check due at the bound stays fresh).
-  frozenAt = Math.round(performance.now())
-  advanceCheckClock(0)
-  return {
-    thaw: () => {
-      checkClockOffset += (frozenAt as number) - performance.now()
-      frozenAt = undefined
-      advanceCheckClock(0)
-    },
-  }
+  checkClock.freeze(Math.round(checkClock.now()))
+  return { thaw: () => checkClock.thaw() }
 }
 
 export const setProgramStatus = (programId: string, status: ProgramStatus) =>

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import { tableNames } from '../../functions/stores/table-schema'
 import { ensureAppClient, ensureUserPool, startCognitoLocal } from '../../local/cognito-local'
 import { startDynamoDbLocal } from '../../local/dynamodb-local'
@@ -16,7 +17,11 @@ export default async function globalSetup() {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'
   const started = await Promise.allSettled([
     startDynamoDbLocal({ root: resolve(__dirname, '../..') }),
-    startCognitoLocal({ root: resolve(__dirname, '../..'), consoleUrl: TEST_CONSOLE_URL }),
+    startCognitoLocal({
+      root: resolve(__dirname, '../..'),
+      env: process.env,
+      consoleUrl: TEST_CONSOLE_URL,
+    }),
   ])
   const dynamo = started[0].status === 'fulfilled' ? started[0].value : undefined
   const cognito = started[1].status === 'fulfilled' ? started[1].value : undefined
@@ -46,14 +51,15 @@ export default async function globalSetup() {
     await stopAll()
     throw error
   }
-  // Workers are forked after this, so they inherit the environment the handlers' config reads.
+  // Workers are forked after this, so they inherit it: test/support/runtime.ts builds each test
+  // file's configuration from it.
   Object.assign(process.env, functionEnvironment(dynamo.endpoint, tables), {
     POWERTOOLS_SERVICE_NAME: 'virtual-share-grants-test',
     // For test/local/test-processes.test.ts: what this run started, to check it is stopped.
     VS_TEST_RUN_PIDS: JSON.stringify({ 'DynamoDB Local': dynamo.pid, emulator: cognito.pid }),
     [TEST_IDENTITY_ENV]: JSON.stringify(testIdentity),
   })
-  const { dynamodb } = await import('../../functions/stores/dynamodb-client')
+  const dynamodb = createDynamoDbClient({ endpoint: dynamo.endpoint, region: 'local' })
   await ensureTables(dynamodb, tables)
   dynamodb.destroy()
 }

@@ -287,21 +287,13 @@ const adminCreateUserEvent = (): CustomMessageTriggerEvent => ({
 })
 
 describe('the CustomMessage trigger handler', () => {
-  const loadHandler = async (consoleUrl: string | undefined) => {
-    const saved = process.env[IDENTITY_ENV.consoleUrl]
-    if (consoleUrl === undefined) delete process.env[IDENTITY_ENV.consoleUrl]
-    else process.env[IDENTITY_ENV.consoleUrl] = consoleUrl
-    try {
-      let loaded: typeof import('../../functions/handlers/custom-message.handler') | undefined
-      await jest.isolateModulesAsync(async () => {
-        loaded = await import('../../functions/handlers/custom-message.handler')
-      })
-      return (loaded as NonNullable<typeof loaded>).handler
-    } finally {
-      if (saved === undefined) delete process.env[IDENTITY_ENV.consoleUrl]
-      else process.env[IDENTITY_ENV.consoleUrl] = saved
-    }
-  }
+  /** The handler as its entry module builds it at cold start, from an environment with this address. */
+  const loadHandler = async (consoleUrl: string | undefined) =>
+    makeCustomMessageHandler(
+      loadCustomMessageConfig(
+        consoleUrl === undefined ? {} : { [IDENTITY_ENV.consoleUrl]: consoleUrl },
+      ),
+    )
 
   it('answers an AdminCreateUser event with the invitation, and changes nothing else', async () => {
     const handler = await loadHandler('https://console.example.com/')

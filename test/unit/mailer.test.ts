@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { SESv2Client } from '@aws-sdk/client-sesv2'
+import { loadMailConfig } from '../../functions/config'
 import { ENV } from '../../functions/env-names'
 import {
   createMailer,
-  loadMailConfig,
   MailSinkMailer,
   NoSenderMailer,
   SesMailer,

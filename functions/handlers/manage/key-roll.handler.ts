@@ -1,54 +1,5 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
-import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
-import { config } from '../../config'
-import {
-  adminFor,
-  emptyBodyMeansEmptyObject,
-  keyIdOf,
-  keyResource,
-  MANAGE_BODY_MAX_BYTES,
-  MANAGE_STORE_OPTIONS,
-  manageJson,
-  useCase,
-} from '../../http/manage-admin'
-import { RollKeyBody } from '../../http/manage-bodies'
-import { manageHandler } from '../../http/manage-handler'
-import type { JsonEvent } from '../../http/middleware'
-import { DynamoDbAdminStore } from '../../stores/admin.dynamodb'
-import type { AdminTableNames } from '../../stores/admin.store'
-import { documentClient } from '../../stores/dynamodb-client'
-import { DynamoDbMembershipReader } from '../../stores/memberships.dynamodb'
+import { runtimeFrom } from '../../composition'
+import { makeRollKeyHandler } from '../../http/routes/manage/key-roll.route'
 
-type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
-
-/**
- * `POST /manage/issuers/{issuerId}/keys/{keyId}/roll` `{ grace? }` (no body: the default 24h):
- * a new key now, its secret shown this once; the old key works until the grace period ends
- * (`"0"`: stops now). One transaction with the audit entry. 201, `Cache-Control: no-store`.
- */
-export const makeRollKeyHandler = (client: DynamoDBDocumentClient, tables: AdminTableNames) => {
-  const memberships = new DynamoDbMembershipReader(client, tables)
-  const store = new DynamoDbAdminStore(client, tables, MANAGE_STORE_OPTIONS)
-  return emptyBodyMeansEmptyObject(
-    manageHandler<Event>(
-      'RollKey',
-      { memberships },
-      async (request) => {
-        const keyId = keyIdOf(request.event)
-        const { grace } = RollKeyBody.parse(request.event.body)
-        const admin = adminFor(store, request)
-        const { secret, record, old } = await useCase(() =>
-          admin.rollKey(keyId, grace ?? undefined, { issuerId: request.membership?.issuerId }),
-        )
-        return manageJson(201, {
-          ...keyResource({ ...record, state: 'active' }),
-          secret,
-          old: keyResource(old),
-        })
-      },
-      { jsonBodyMaxBytes: MANAGE_BODY_MAX_BYTES },
-    ),
-  )
-}
-
-export const handler = makeRollKeyHandler(documentClient, config.tables)
+/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
+export const handler = makeRollKeyHandler(runtimeFrom(process.env))

@@ -1,24 +1,5 @@
-import { config } from '../../config'
-import { manageHandler } from '../../http/manage-handler'
-import {
-  type MemberEvent,
-  type MemberRouteDeps,
-  memberJson,
-  memberRoute,
-  pathOf,
-  refuseQuery,
-} from '../../http/members-route'
-import { documentClient } from '../../stores/dynamodb-client'
+import { runtimeFrom } from '../../composition'
+import { makeListMembersHandler } from '../../http/routes/manage/list-members.route'
 
-/** `GET /manage/issuers/{issuerId}/members` (viewer): members and pending invitations. */
-export const makeListMembersHandler = (deps: MemberRouteDeps) => {
-  const { reader, members } = memberRoute(deps)
-  return manageHandler<MemberEvent>('ListMembers', { memberships: reader }, async (request) => {
-    refuseQuery(request.event)
-    const { issuerId } = pathOf(request.event)
-    const list = await members.list(issuerId, { signal: request.deadline.signal })
-    return memberJson(200, { members: list })
-  })
-}
-
-export const handler = makeListMembersHandler({ client: documentClient, tables: config.tables })
+/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
+export const handler = makeListMembersHandler(runtimeFrom(process.env))

@@ -1,8 +1,5 @@
-import { config } from '../../config'
-import { makeProgramStatusHandler } from '../../http/program-status'
-import { documentClient } from '../../stores/dynamodb-client'
+import { runtimeFrom } from '../../composition'
+import { makeCloseProgramHandler } from '../../http/routes/manage/program-close.route'
 
-/** `POST /manage/issuers/{issuerId}/programs/{programId}/close` (see program-status.ts). */
-export const makeCloseProgramHandler = makeProgramStatusHandler('CloseProgram', 'close')
-
-export const handler = makeCloseProgramHandler(documentClient, config.tables)
+/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
+export const handler = makeCloseProgramHandler(runtimeFrom(process.env))

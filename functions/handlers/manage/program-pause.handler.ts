@@ -1,8 +1,5 @@
-import { config } from '../../config'
-import { makeProgramStatusHandler } from '../../http/program-status'
-import { documentClient } from '../../stores/dynamodb-client'
+import { runtimeFrom } from '../../composition'
+import { makePauseProgramHandler } from '../../http/routes/manage/program-pause.route'
 
-/** `POST /manage/issuers/{issuerId}/programs/{programId}/pause` (see program-status.ts). */
-export const makePauseProgramHandler = makeProgramStatusHandler('PauseProgram', 'pause')
-
-export const handler = makePauseProgramHandler(documentClient, config.tables)
+/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
+export const handler = makePauseProgramHandler(runtimeFrom(process.env))

@@ -1,8 +1,5 @@
-import { config } from '../../config'
-import { makeProgramStatusHandler } from '../../http/program-status'
-import { documentClient } from '../../stores/dynamodb-client'
+import { runtimeFrom } from '../../composition'
+import { makeResumeProgramHandler } from '../../http/routes/manage/program-resume.route'
 
-/** `POST /manage/issuers/{issuerId}/programs/{programId}/resume` (see program-status.ts). */
-export const makeResumeProgramHandler = makeProgramStatusHandler('ResumeProgram', 'resume')
-
-export const handler = makeResumeProgramHandler(documentClient, config.tables)
+/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
+export const handler = makeResumeProgramHandler(runtimeFrom(process.env))

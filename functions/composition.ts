@@ -1,0 +1,47 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
+import { type Config, loadConfig } from './config'
+import { type Clock, monotonicClock, systemClock } from './runtime/clock'
+import { createDocumentClient, createDynamoDbClient } from './stores/dynamodb-client'
+
+/**
+ * What every route is built from: the configuration, the process's DynamoDB client, and the
+ * clocks. Built once per entry point (functions/handlers/*.handler.ts at module scope, so a warm
+ * Lambda reuses its connections; `npm start`; the CLI; the bench; the test setup) and passed
+ * down; nothing below reads the environment or builds a client at import. What only a few routes
+ * need (the user pool, the mailer, the worker's invoker) those routes build from `config`, so the
+ * grant path's bundle carries none of it.
+ */
+export type Runtime = {
+  readonly config: Config
+  readonly dynamodb: DynamoDBClient
+  readonly documentClient: DynamoDBDocumentClient
+  /** Wall clock: createdAt, key expiry, leases. */
+  readonly clock: Clock
+  /** Monotonic clock: how old the grant path's cached checks are. */
+  readonly monotonic: Clock
+}
+
+/** The runtime of `config`: one DynamoDB client; the system clocks unless a test passes its own. */
+export const buildRuntime = (
+  config: Config,
+  overrides: Partial<Omit<Runtime, 'config'>> = {},
+): Runtime => {
+  const dynamodb =
+    overrides.dynamodb ??
+    createDynamoDbClient({ endpoint: config.dynamodbEndpoint, region: config.awsRegion })
+  return {
+    config,
+    dynamodb,
+    documentClient: overrides.documentClient ?? createDocumentClient(dynamodb),
+    clock: overrides.clock ?? systemClock,
+    monotonic: overrides.monotonic ?? monotonicClock,
+  }
+}
+
+/**
+ * A Lambda handler module's runtime: its function's environment, read once at cold start (a
+ * missing variable stops the function at init). Only entry modules call it, with their process's environment.
+ */
+export const runtimeFrom = (env: Record<string, string | undefined>): Runtime =>
+  buildRuntime(loadConfig(env))

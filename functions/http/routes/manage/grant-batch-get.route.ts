@@ -1,0 +1,109 @@
+import type { Runtime } from '../../../composition'
+import { BATCH_ID } from '../../../domain/batch'
+import { BatchNotFound, type FieldError, ValidationFailed } from '../../../domain/errors'
+import { ownedBy } from '../../../domain/program'
+import { DynamoDbBatchStore } from '../../../stores/batches.dynamodb'
+import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
+import {
+  decodeRowCursor,
+  encodeRowCursor,
+  pageOfRows,
+  type RowCursor,
+  type RowView,
+  toBatchView,
+} from '../../batch-view'
+import { json } from '../../http-handler'
+import { manageHandler } from '../../manage-handler'
+import { checkProgramId, NO_STORE } from '../../program-of-issuer'
+
+export const ROW_PAGE = { default: 100, max: 500 } as const
+const ROW_STATUSES = ['pending', 'granted', 'failed'] as const
+/** Chunks read per BatchGetItem while filling a page. */
+const CHUNKS_PER_READ = 10
+
+const parseQuery = (query: Record<string, string | undefined> | undefined) => {
+  const given = query ?? {}
+  const errors: FieldError[] = Object.keys(given)
+    .filter((name) => !['cursor', 'limit', 'status'].includes(name))
+    .map((name) => ({ field: name, message: `unknown query parameter ${JSON.stringify(name)}` }))
+  let limit: number = ROW_PAGE.default
+  if (given.limit !== undefined && given.limit !== '') {
+    limit = /^\d{1,6}$/.test(given.limit) ? Number(given.limit) : 0
+    if (limit < 1 || limit > ROW_PAGE.max) {
+      errors.push({
+        field: 'limit',
+        message: `limit must be a whole number from 1 to ${ROW_PAGE.max}`,
+      })
+    }
+  }
+  let cursor: RowCursor | undefined
+  if (given.cursor !== undefined && given.cursor !== '') {
+    cursor = decodeRowCursor(given.cursor)
+    if (!cursor)
+      errors.push({ field: 'cursor', message: 'cursor must be the nextCursor of a previous page' })
+  }
+  const status = given.status === '' ? undefined : given.status
+  if (status !== undefined && !(ROW_STATUSES as readonly string[]).includes(status)) {
+    errors.push({ field: 'status', message: 'status must be pending, granted or failed' })
+  }
+  if (errors.length > 0) throw new ValidationFailed(errors)
+  return { limit, cursor, status: status as (typeof ROW_STATUSES)[number] | undefined }
+}
+
+/**
+ * `GET /manage/issuers/{issuerId}/programs/{programId}/grant-batches/{batchId}?cursor=&limit=&status=`
+ * (viewer): the batch's progress (counts: total, granted, failed, pending) and a page of its rows
+ * with what became of each, in CSV order, optionally only `pending`, `granted` or `failed` ones.
+ */
+export const makeGetGrantBatchHandler = (runtime: Runtime) => {
+  const { documentClient: client, config } = runtime
+  const memberships = new DynamoDbMembershipReader(client, config.tables)
+  const batches = new DynamoDbBatchStore(client, config.tables)
+  return manageHandler(
+    'GetGrantBatch',
+    { memberships },
+    async ({ event, deadline, membership }) => {
+      const programId = checkProgramId(event.pathParameters?.programId)
+      const batchId = event.pathParameters?.batchId ?? ''
+      if (!BATCH_ID.test(batchId)) throw new BatchNotFound(batchId)
+      const query = parseQuery(event.queryStringParameters)
+      const signal = deadline.signal
+      const batch = await batches.getBatch(batchId, { signal })
+      // Another issuer's batch, or one of another program, answers as a missing one.
+      if (!ownedBy(batch, membership?.issuerId ?? '') || batch.program !== programId) {
+        throw new BatchNotFound(batchId)
+      }
+      const start = query.cursor ?? { chunk: 0, offset: 0 }
+      if (start.chunk >= batch.chunks && batch.chunks > 0) {
+        throw new ValidationFailed([
+          { field: 'cursor', message: 'cursor must be the nextCursor of a previous page' },
+        ])
+      }
+      const rows: RowView[] = []
+      let next: RowCursor | undefined
+      for (let from = start.chunk; from < batch.chunks; from += CHUNKS_PER_READ) {
+        const chunks = await batches.getChunks(
+          batch,
+          from,
+          Math.min(batch.chunks, from + CHUNKS_PER_READ),
+          {
+            signal,
+          },
+        )
+        const page = pageOfRows(batch, chunks, start, query.limit - rows.length, query.status)
+        rows.push(...page.rows)
+        next = page.next
+        if (next !== undefined) break
+      }
+      return json(
+        200,
+        {
+          ...toBatchView(batch, runtime.clock.now()),
+          rows,
+          nextCursor: next === undefined ? null : encodeRowCursor(next),
+        },
+        NO_STORE,
+      )
+    },
+  )
+}

@@ -1,0 +1,63 @@
+import type { Runtime } from '../../composition'
+import type { RouteId } from '../../routes'
+import { makeGetGrantHandler } from './get-grant.route'
+import { makeGetProgramHandler } from './get-program.route'
+import { makeGrantTokensHandler } from './grant-tokens.route'
+import { makeListGrantsHandler } from './list-grants.route'
+import { makeListAuditHandler } from './manage/audit-list.route'
+import { makeChangeMemberRoleHandler } from './manage/change-member-role.route'
+import { makeCreateGrantBatchHandler } from './manage/grant-batch-create.route'
+import { makeGetGrantBatchHandler } from './manage/grant-batch-get.route'
+import { makeManageListGrantsHandler } from './manage/grants-list.route'
+import { makeSendGrantHandler } from './manage/grants-send.route'
+import { makeInviteMemberHandler } from './manage/invite-member.route'
+import { makeCreateKeyHandler } from './manage/key-create.route'
+import { makeRevokeKeyHandler } from './manage/key-revoke.route'
+import { makeRollKeyHandler } from './manage/key-roll.route'
+import { makeListKeysHandler } from './manage/keys-list.route'
+import { makeListMembersHandler } from './manage/list-members.route'
+import { makeMeHandler } from './manage/me.route'
+import { makeCloseProgramHandler } from './manage/program-close.route'
+import { makeCreateProgramHandler } from './manage/program-create.route'
+import { makeGetProgramHandler as makeManageGetProgramHandler } from './manage/program-get.route'
+import { makePauseProgramHandler } from './manage/program-pause.route'
+import { makeResumeProgramHandler } from './manage/program-resume.route'
+import { makeListProgramsHandler } from './manage/programs-list.route'
+import { makeRemoveMemberHandler } from './manage/remove-member.route'
+import { makeResendInvitationHandler } from './manage/resend-invitation.route'
+import { makeNotFoundHandler } from './not-found.route'
+
+/**
+ * Each route's handler factory, by route id: what the local server (and the bench and the tests
+ * through it) builds every route from, over a runtime of its own. Lambda never loads this list:
+ * each function's entry (functions/handlers/*.handler.ts, routes.ts `entry`) imports its one
+ * factory, so a function's bundle carries its own route only.
+ */
+export const ROUTE_FACTORIES = {
+  GrantTokens: makeGrantTokensHandler,
+  GetGrant: makeGetGrantHandler,
+  GetProgramByKey: makeGetProgramHandler,
+  ListGrantsByKey: makeListGrantsHandler,
+  NotFound: makeNotFoundHandler,
+  ManageMe: makeMeHandler,
+  ListPrograms: makeListProgramsHandler,
+  CreateProgram: makeCreateProgramHandler,
+  GetProgram: makeManageGetProgramHandler,
+  PauseProgram: makePauseProgramHandler,
+  ResumeProgram: makeResumeProgramHandler,
+  CloseProgram: makeCloseProgramHandler,
+  ListKeys: makeListKeysHandler,
+  CreateKey: makeCreateKeyHandler,
+  RollKey: makeRollKeyHandler,
+  RevokeKey: makeRevokeKeyHandler,
+  ListAudit: makeListAuditHandler,
+  ListMembers: makeListMembersHandler,
+  InviteMember: makeInviteMemberHandler,
+  ChangeMemberRole: makeChangeMemberRoleHandler,
+  RemoveMember: makeRemoveMemberHandler,
+  ResendInvitation: makeResendInvitationHandler,
+  ListGrants: makeManageListGrantsHandler,
+  SendGrant: makeSendGrantHandler,
+  CreateGrantBatch: makeCreateGrantBatchHandler,
+  GetGrantBatch: makeGetGrantBatchHandler,
+} as const satisfies Record<RouteId, (runtime: Runtime) => unknown>
