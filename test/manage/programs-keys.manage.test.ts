@@ -12,8 +12,8 @@ import {
   postGrant,
   programState,
   request,
-  startApi,
 } from '../support/api'
+import { useApi } from '../support/api-harness'
 import {
   accessClaims,
   bearer,
@@ -40,7 +40,7 @@ import {
  * role, another issuer's program or key), and what each does when allowed.
  */
 
-let api: Awaited<ReturnType<typeof startApi>>
+const api = useApi()
 let a: Issuer
 let b: Issuer
 let owner: Person
@@ -53,7 +53,6 @@ let drifter: Person
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
 beforeAll(async () => {
-  api = await startApi()
   ;[a, b] = await Promise.all([newIssuer({ pool: 100 }), newIssuer()])
   ;[owner, admin, viewer, ownerOfB, stranger, drifter] = (await Promise.all(
     Array.from({ length: 6 }, () => signUpPerson()),
@@ -65,7 +64,6 @@ beforeAll(async () => {
     join(ownerOfB, b.issuerId, 'owner'),
   ])
 })
-afterAll(() => api.close())
 
 const call = (person: Person | undefined, method: string, path: string, body?: unknown) =>
   manage(api.baseUrl, person, method, path, body)
