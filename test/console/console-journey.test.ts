@@ -349,7 +349,10 @@ it('from the operator’s invitation to a revoked key, in the browser', async ()
   await dialog.getByRole('button', { name: 'Revoke key' }).click()
   await visible(page.getByRole('status').filter({ hasText: 'stops working within 1 second' }))
   await visible(page.getByRole('row', { name: new RegExp(`${masked}.*revoked`) }))
-  // The bound the README states: a revocation takes effect within 1 second.
+  // The bound the docs state: a revocation takes effect within 1 second. A real wait: the grant
+  // is answered by `npm start`, another process, whose access cache ages on its own clock
+  // (freezeCheckClock moves this process's only). The bound itself is proven with the injected
+  // clock in test/http/grant-tokens.http.test.ts; here, end to end in real time.
   await sleep(1_100)
   const refused = await grantWithKey(programId, secret, {
     recipient: { email: 'ann@example.com' },
