@@ -260,7 +260,8 @@ describe('admin CLI walkthrough', () => {
         key.secret,
         grantBody({ amount: i, recipient: { email } }),
       )
-      await new Promise((r) => setTimeout(r, 5))
+      // The next createdAt 5 ms later on the functions' clock: newest first is a strict order.
+      wallClock.advance(5)
     }
     const first = await json(['grant', 'list', '--program', program.programId, '--limit', '2'])
     expect(first.grants.map((g: { amount: number }) => g.amount)).toEqual([5, 4])

@@ -20,7 +20,7 @@ import {
 } from '../support/api'
 import { useApi } from '../support/api-harness'
 import { type Person, signUpPerson } from '../support/identity'
-import { config, documentClient, dynamodb } from '../support/runtime'
+import { config, documentClient, dynamodb, wallClock } from '../support/runtime'
 import { addMember, auditLog, declaredAccess, manageCall, recordAccess } from './grants-support'
 
 /**
@@ -302,7 +302,8 @@ describe('GET .../programs/{programId}/grants: the listing and the CSV export', 
             )
       expect(call.status).toBe(201)
       ids.push(call.body.id as string)
-      await new Promise((r) => setTimeout(r, 3))
+      // The next createdAt 3 ms later on the functions' clock: newest first is a strict order.
+      wallClock.advance(3)
     }
   })
 
