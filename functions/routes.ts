@@ -372,7 +372,7 @@ export const ROUTES = [
     },
   },
   {
-    // Also lambda:InvokeFunction on the batch worker (functions/runtime/worker-function.ts),
+    // Also lambda:InvokeFunction on the batch worker (functions/worker-function.ts),
     // whose name it reads from GRANT_BATCH_WORKER_FUNCTION.
     id: 'CreateGrantBatch',
     routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/grant-batches',

@@ -32,7 +32,7 @@ import {
   type RouteId,
   USER_SCOPE,
 } from '../functions/routes'
-import { GRANT_BATCH_WORKER } from '../functions/runtime/worker-function'
+import { GRANT_BATCH_WORKER } from '../functions/worker-function'
 import {
   GRANT_LIST_INDEX_OUTPUT,
   type GrantListIndex,
@@ -170,7 +170,7 @@ export class GrantServiceStack extends Stack {
       }),
     ) as GrantServiceStack['functions']
 
-    // The send-to-many worker: a function with no route (functions/runtime/worker-function.ts).
+    // The send-to-many worker: a function with no route (functions/worker-function.ts).
     const worker = GRANT_BATCH_WORKER
     this.batchWorker = new ApiFunction(this, worker.id, {
       projectRoot: props.projectRoot,

@@ -1,7 +1,8 @@
 import * as z from 'zod/mini'
-import { ERROR_CODES, type ErrorCode, MANAGEMENT_ONLY_CODES } from '../functions/domain/errors'
+import { type ErrorCode } from '../functions/domain/errors'
+import { ERROR_CODES, MANAGEMENT_ONLY_CODES } from '../functions/http/problem'
 import { GrantRequestSchema, LIMITS } from '../functions/domain/grant-request.schema'
-import { GRANT_PAGE } from '../functions/http/grant-list-query'
+import { GRANT_PAGE } from '../functions/domain/grant-list-query'
 import { problemType } from '../functions/http/problem'
 
 /**

@@ -1,7 +1,10 @@
+import { keyAuthorizes } from '../domain/api-key'
 import { GrantNotFound, InvalidApiKey, ModeMismatch } from '../domain/errors'
+import type { GrantRecord } from '../domain/grant'
 import { idPattern } from '../domain/ids'
+import { ownedBy } from '../domain/program'
 import type { Deadline } from '../runtime/deadline'
-import { type GrantRecord, type GrantStore, isKeyUsable } from '../stores/grants.store'
+import type { GrantStore } from '../stores/grants.store'
 import { readCredential } from './authenticator'
 
 export type GetGrantInput = {
@@ -31,11 +34,9 @@ export const makeGetGrant = ({
     const { key, grant } = await store.findGrantWithKey(credential.keyHash, grantId, {
       signal: input.deadline?.signal,
     })
-    if (!key || key.mode !== credential.mode || !isKeyUsable(key, clock())) {
-      throw new InvalidApiKey()
-    }
+    if (!keyAuthorizes(key, credential.mode, clock())) throw new InvalidApiKey()
     // Another issuer's grant, or one filed under another program, answers as a missing one.
-    if (!grant || grant.issuerId !== key.issuerId || grant.programId !== programId) {
+    if (!ownedBy(grant, key.issuerId) || grant.programId !== programId) {
       throw new GrantNotFound(grantId)
     }
     if (grant.mode !== key.mode) throw new ModeMismatch(grant.mode, key.mode)

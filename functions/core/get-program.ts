@@ -1,8 +1,11 @@
-import { InvalidApiKey, ModeMismatch, ProgramNotFound } from '../domain/errors'
+import { keyAuthorizes } from '../domain/api-key'
+import { InvalidApiKey, ProgramNotFound } from '../domain/errors'
 import { idPattern } from '../domain/ids'
+import { type ProgramRecord, programRefusal } from '../domain/program'
 import type { Deadline } from '../runtime/deadline'
-import { type GrantReads, isKeyUsable, type ProgramRecord } from '../stores/grants.store'
+import type { GrantReads } from '../stores/grants.store'
 import { type Credential, readCredential } from './authenticator'
+import { refusalError } from './program-refusal'
 
 const PROGRAM_ID = idPattern('program')
 
@@ -40,12 +43,10 @@ export const makeProgramReader = ({
       signal: input.deadline?.signal,
       totals,
     })
-    if (!key || key.mode !== credential.mode || !isKeyUsable(key, clock())) {
-      throw new InvalidApiKey()
-    }
-    if (!program || program.issuerId !== key.issuerId) throw new ProgramNotFound(programId)
-    if (program.mode !== key.mode) throw new ModeMismatch(program.mode, key.mode)
-    return program
+    if (!keyAuthorizes(key, credential.mode, clock())) throw new InvalidApiKey()
+    const refusal = programRefusal(program, key, 'read')
+    if (refusal) throw refusalError(refusal, programId)
+    return program as ProgramRecord
   }
   return read
 }

@@ -6,13 +6,15 @@ import {
   rowIdempotencyKey,
   type StoredRow,
 } from '../domain/batch'
-import { toDomainError } from '../http/problem'
+import { DomainError } from '../domain/errors'
+import { isAwsConflict, isTransientAwsError } from '../runtime/aws-errors'
 import { startDeadline } from '../runtime/deadline'
 import { logger } from '../runtime/logger'
 import { sleep } from '../runtime/sleep'
 import type { BatchWorkerEvent, WorkerHandler, WorkerInvoker } from '../runtime/worker-invoker'
 import { auditEntry } from '../stores/audit'
 import type { DynamoDbBatchStore } from '../stores/batches.dynamodb'
+import { StoreUnavailable } from '../stores/store-errors'
 import type { GrantTokensInput, GrantTokensResult } from './grant-tokens'
 
 /**
@@ -49,10 +51,15 @@ export type WorkerOutcome =
 /** Thrown when a run could do nothing at all (DynamoDB away): Lambda retries the event later. */
 export class NoProgress extends Error {}
 
-const isTransient = (error: unknown) => {
-  const domain = toDomainError(error)
-  return domain !== undefined && (domain.status >= 500 || domain.code === 'request_conflict')
-}
+/** Busy, away or in conflict: worth another try (a deadline's abort included). */
+const isTransient = (error: unknown) =>
+  error instanceof DomainError
+    ? error.code === 'service_unavailable' || error.code === 'request_conflict'
+    : (error instanceof StoreUnavailable &&
+        (error.reason === 'throttled' || error.reason === 'conflict')) ||
+      isTransientAwsError(error) ||
+      isAwsConflict(error) ||
+      (error instanceof Error && error.name === 'AbortError')
 
 const backoff = (attempt: number) => Math.min(2_000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2)
 
@@ -128,11 +135,13 @@ export const makeBatchWorker =
           })
           return { status: 'granted', grantId: grant.grantId }
         } catch (error) {
-          const domain = toDomainError(error)
-          // Unexpected: this run fails, and Lambda tries the event again.
-          if (domain === undefined) throw error
           if (!isTransient(error)) {
-            return { status: 'failed', code: domain.code, message: domain.detail }
+            // The grant's own refusal (validation, pool, program): this row fails.
+            if (error instanceof DomainError) {
+              return { status: 'failed', code: error.code, message: error.detail }
+            }
+            // Unexpected: this run fails, and Lambda tries the event again.
+            throw error
           }
           const pause = backoff(attempt)
           if (Date.now() + pause >= stopAt) return 'time_up'

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Mode } from '../domain/api-key'
+import { keyAuthorizes } from '../domain/api-key'
 import {
   IdempotencyKeyReused,
   InvalidApiKey,
@@ -12,24 +13,19 @@ import {
   ServiceUnavailable,
   ValidationFailed,
 } from '../domain/errors'
-import { LIMITS } from '../domain/grant-limits'
+import type { GrantRecord, GrantSender } from '../domain/grant'
 import { grantListSlot } from '../domain/grant-slots'
 import { idempotentGrantId, idPattern, newId } from '../domain/ids'
+import { ownedBy, type ProgramRecord, programRefusal } from '../domain/program'
 import { poolRemaining, type ShardTake, sliceOf, spreadTakes } from '../domain/program-shards'
+import { zodIssuesToFieldErrors } from '../domain/validation'
 import { type Deadline, DYNAMODB_TIMEOUTS, NO_DEADLINE } from '../runtime/deadline'
 import { sleep as realSleep } from '../runtime/sleep'
 import { auditEntry } from '../stores/audit'
-import {
-  type GrantAuthority,
-  type GrantRecord,
-  type GrantSender,
-  type GrantStore,
-  type GrantTarget,
-  isKeyUsable,
-  type ProgramRecord,
-} from '../stores/grants.store'
+import type { GrantAuthority, GrantStore, GrantTarget } from '../stores/grants.store'
 import type { AccessCache, ProgramAccess } from './access-cache'
 import { readCredential } from './authenticator'
+import { refusalError } from './program-refusal'
 
 type CommonInput = {
   programId: string | undefined
@@ -107,22 +103,11 @@ export const makeGrantTokens = ({
     // Everything that needs no database comes first, so bad requests cost nothing.
     const member = input.member
     const credential = member === undefined ? readCredential(input.apiKey) : undefined
-    const { GrantRequestSchema, IdempotencyKeySchema } = await loadRequestChecks()
+    const { GrantRequestSchema, checkIdempotencyKey } = await loadRequestChecks()
     const parsed = GrantRequestSchema.safeParse(input.body)
-    if (!parsed.success) {
-      // The field errors' mapping lives with the problem catalogue (and the zod error class).
-      const { zodIssuesToFieldErrors } = await import('../http/problem')
-      throw new ValidationFailed(zodIssuesToFieldErrors(parsed.error))
-    }
+    if (!parsed.success) throw new ValidationFailed(zodIssuesToFieldErrors(parsed.error))
     const request = parsed.data
-    if (
-      input.idempotencyKey !== undefined &&
-      !IdempotencyKeySchema.safeParse(input.idempotencyKey).success
-    ) {
-      throw new InvalidIdempotencyKey(
-        `Idempotency-Key must be 1 to ${LIMITS.maxIdempotencyKeyLength} printable ASCII characters.`,
-      )
-    }
+    checkIdempotencyKey(input.idempotencyKey)
     const programId = input.programId ?? ''
     // An id we could never have issued cannot exist: answer as for any unknown program.
     if (!PROGRAM_ID.test(programId)) throw new ProgramNotFound(programId)
@@ -139,9 +124,7 @@ export const makeGrantTokens = ({
     let authority: GrantAuthority
     if (credential) {
       const key = checked.key
-      if (!key || key.mode !== credential.mode || !isKeyUsable(key, clock())) {
-        throw new InvalidApiKey()
-      }
+      if (!keyAuthorizes(key, credential.mode, clock())) throw new InvalidApiKey()
       authority = {
         kind: 'key',
         key: { keyHash: key.keyHash, keyId: key.keyId, issuerId: key.issuerId, mode: key.mode },
@@ -149,9 +132,7 @@ export const makeGrantTokens = ({
     } else {
       const sender = member as MemberSender
       // Another issuer's program answers as a missing one; issuer and mode never change.
-      if (!program || program.head.issuerId !== sender.issuerId) {
-        throw new ProgramNotFound(programId)
-      }
+      if (!ownedBy(program?.head, sender.issuerId)) throw new ProgramNotFound(programId)
       authority = {
         kind: 'issuer',
         issuerId: sender.issuerId,
@@ -212,11 +193,8 @@ export const makeGrantTokens = ({
       throw error
     }
 
-    const early =
-      program === undefined
-        ? new ProgramNotFound(programId)
-        : headRefusal(program.head, programId, { issuerId, mode })
-    if (early) return refuse(early)
+    const early = programRefusal(program?.head, { issuerId, mode }, 'grant')
+    if (early) return refuse(refusalError(early, programId))
 
     let attempt = 1
     // Reads of the shards (and of the head): bounded (MAX_READS); each follows a write that failed
@@ -291,11 +269,8 @@ export const makeGrantTokens = ({
       nextRead()
       access.forgetProgram(programId)
       program = (await access.check({ programId }, { signal })).program
-      const refusal =
-        program === undefined
-          ? new ProgramNotFound(programId)
-          : headRefusal(program.head, programId, { issuerId, mode })
-      if (refusal) throw refusal
+      const refusal = programRefusal(program?.head, { issuerId, mode }, 'grant')
+      if (refusal) throw refusalError(refusal, programId)
     }
 
     /**
@@ -410,27 +385,15 @@ const replayOf = (existing: GrantRecord, grant: GrantRecord): GrantTokensResult 
   return { grant: existing, replayed: true }
 }
 
-/** What the program's head (at most CHECK_BOUND_MS old) refuses, before any write. */
-const headRefusal = (
-  head: ProgramRecord,
-  programId: string,
-  key: { issuerId: string; mode: Mode },
-): Error | undefined => {
-  if (head.issuerId !== key.issuerId) return new ProgramNotFound(programId)
-  if (head.mode !== key.mode) return new ModeMismatch(head.mode, key.mode)
-  if (head.status !== 'active') return new ProgramInactive(head.status)
-  return undefined
-}
-
 const programError = (
   programId: string,
   program: ProgramRecord | undefined,
   key: { issuerId: string; mode: Mode },
   amount: number,
 ) => {
+  const refusal = programRefusal(program, key, 'grant')
+  if (refusal) return refusalError(refusal, programId)
   if (!program) return new ProgramNotFound(programId)
-  const refusal = headRefusal(program, programId, key)
-  if (refusal) return refusal
   const remaining = poolRemaining(program.pool, program.issued)
   if (remaining !== null) return new PoolExhausted(remaining, amount)
   // Every condition held when read back: a concurrent change; the caller may retry.

@@ -1,4 +1,4 @@
-import { type GrantListQuery, parseGrantListQuery } from '../http/grant-list-query'
+import { type GrantListQuery, parseGrantListQuery } from '../domain/grant-list-query'
 import type { GrantPage, GrantReads } from '../stores/grants.store'
 import { makeProgramReader, type ProgramReadInput } from './get-program'
 

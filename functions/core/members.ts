@@ -9,9 +9,15 @@ import {
   ValidationFailed,
 } from '../domain/errors'
 import { idPattern } from '../domain/ids'
-import type { Actor, AuditEntry, MembershipRecord, Role } from '../domain/people'
-import { ChangeRoleSchema, InviteMemberSchema, MEMBER_ID } from '../http/member-request.schema'
-import { zodIssuesToFieldErrors } from '../http/problem'
+import {
+  type Actor,
+  type AuditEntry,
+  actorLabel,
+  type MembershipRecord,
+  type Role,
+} from '../domain/people'
+import { zodIssuesToFieldErrors } from '../domain/validation'
+import { ChangeRoleSchema, InviteMemberSchema, MEMBER_ID } from '../domain/member-request.schema'
 import type { IdentityProvider } from '../identity/identity-provider'
 import { renderAddedMessage } from '../identity/invitation-message'
 import type { Mailer } from '../mail/mailer'
@@ -97,8 +103,6 @@ const isRefusedAsActive = (error: unknown) =>
  * the sending failed and was logged).
  */
 export type Emailed = 'invitation' | 'added' | 'none'
-
-const invitedByOf = (actor: Actor) => (actor.kind === 'person' ? actor.email : actor.label)
 
 /**
  * The members of an issuer: the one core behind the member routes and the admin CLI's `member`
@@ -289,7 +293,7 @@ export const makeMembers = (deps: MembersDeps) => {
         role,
         status: 'invited',
         createdAt: new Date(now()).toISOString(),
-        invitedBy: invitedByOf(caller.actor),
+        invitedBy: actorLabel(caller.actor),
       }
       const member = await retrying(caller.signal, async () => {
         // No word of whether an account existed: owners and viewers read the audit log.

@@ -70,3 +70,50 @@ export const maskApiKey = (secret: string): { prefix: string; last4: string } =>
   prefix: secret.slice(0, 8),
   last4: secret.slice(-4),
 })
+
+export type ApiKeyStatus = 'active' | 'revoked'
+
+/** Item of the API keys table. Keyed by the SHA-256 of the secret; the secret is never stored. */
+export type ApiKeyRecord = {
+  keyHash: string
+  keyId: string
+  issuerId: string
+  mode: Mode
+  status: ApiKeyStatus
+  createdAt: string
+  /** Epoch milliseconds; absent when the key does not expire. */
+  expiresAt?: number
+  prefix: string
+  last4: string
+}
+
+/** What a cached, authenticated key may be trusted with: issuer and mode never change. */
+export type KeyIdentity = Pick<ApiKeyRecord, 'keyHash' | 'keyId' | 'issuerId' | 'mode'>
+
+/**
+ * A key's state as people see it: revoked, expired (its time has passed), or active. The one
+ * rule of a key's life; the store's roll condition (`status = active`, not expired) states the
+ * same in DynamoDB's terms.
+ */
+export const keyState = (
+  key: Pick<ApiKeyRecord, 'status' | 'expiresAt'>,
+  now: number,
+): 'active' | 'revoked' | 'expired' =>
+  key.status === 'revoked'
+    ? 'revoked'
+    : key.expiresAt !== undefined && key.expiresAt <= now
+      ? 'expired'
+      : 'active'
+
+export const isKeyUsable = (key: Pick<ApiKeyRecord, 'status' | 'expiresAt'>, now: number) =>
+  keyState(key, now) === 'active'
+
+/**
+ * Whether a stored key opens the door for a presented one of `mode`: it exists, is of that mode,
+ * and is usable now. Unknown, revoked, expired and other-mode keys are refused alike.
+ */
+export const keyAuthorizes = (
+  key: ApiKeyRecord | undefined,
+  mode: Mode,
+  now: number,
+): key is ApiKeyRecord => key !== undefined && key.mode === mode && isKeyUsable(key, now)

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
-import type { GrantSender } from '../stores/grants.store'
 import type { Mode } from './api-key'
 import type { FieldError } from './errors'
+import type { GrantSender } from './grant'
 import { base32 } from './ids'
 
 /**

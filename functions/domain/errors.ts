@@ -1,74 +1,48 @@
 /**
- * Typed domain errors. Each carries its HTTP status and a stable machine `code`; the mapping to a
- * response happens in one place (problem.ts). Codes are part of the public contract: never rename.
+ * Typed domain errors: a stable machine `code`, a title and a detail, and no transport. The HTTP
+ * status of each code lives in one place (functions/http/problem.ts), the CLI's wording in
+ * another (cli/main.ts). Codes are part of the public contract: never rename.
  */
 export type FieldError = { field: string; message: string }
 
-/**
- * Every `code` the API can answer with, and its status: the public catalogue (docs/api.md,
- * OpenAPI). test/unit/problem.test.ts checks each error class against it.
- */
-export const ERROR_CODES = {
-  validation_failed: 400,
-  malformed_json: 400,
-  invalid_idempotency_key: 400,
-  missing_api_key: 401,
-  invalid_api_key: 401,
-  unauthenticated: 401,
-  mode_mismatch: 403,
-  forbidden: 403,
-  issuer_not_found: 404,
-  key_not_found: 404,
-  member_not_found: 404,
-  batch_not_found: 404,
-  program_not_found: 404,
-  grant_not_found: 404,
-  route_not_found: 404,
-  method_not_allowed: 405,
-  program_inactive: 409,
-  pool_exhausted: 409,
-  request_conflict: 409,
-  last_owner: 409,
-  program_state_conflict: 409,
-  key_state_conflict: 409,
-  member_exists: 409,
-  member_active: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  idempotency_key_reused: 422,
-  internal_error: 500,
-  service_unavailable: 503,
-} as const
-
-export type ErrorCode = keyof typeof ERROR_CODES
-
-/**
- * Codes only the management API (the console's, behind sign-in) answers with. The integrators'
- * contract (openapi.json) leaves them out.
- */
-export const MANAGEMENT_ONLY_CODES: readonly ErrorCode[] = [
-  'unauthenticated',
-  'forbidden',
-  'issuer_not_found',
-  'key_not_found',
-  'member_not_found',
-  'batch_not_found',
-  'last_owner',
-  'program_state_conflict',
-  'key_state_conflict',
-  'member_exists',
-  'member_active',
-]
+/** Every `code` the service can answer with: the public catalogue (docs/api.md, OpenAPI). */
+export type ErrorCode =
+  | 'validation_failed'
+  | 'malformed_json'
+  | 'invalid_idempotency_key'
+  | 'missing_api_key'
+  | 'invalid_api_key'
+  | 'unauthenticated'
+  | 'mode_mismatch'
+  | 'forbidden'
+  | 'issuer_not_found'
+  | 'key_not_found'
+  | 'member_not_found'
+  | 'batch_not_found'
+  | 'program_not_found'
+  | 'grant_not_found'
+  | 'route_not_found'
+  | 'method_not_allowed'
+  | 'program_inactive'
+  | 'pool_exhausted'
+  | 'request_conflict'
+  | 'last_owner'
+  | 'program_state_conflict'
+  | 'key_state_conflict'
+  | 'member_exists'
+  | 'member_active'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'idempotency_key_reused'
+  | 'internal_error'
+  | 'service_unavailable'
 
 export abstract class DomainError extends Error {
-  abstract readonly status: number
-  abstract readonly code: string
+  abstract readonly code: ErrorCode
   abstract readonly title: string
   /** Seconds the client should wait before retrying; set only on retryable errors. */
   readonly retryAfterSeconds?: number
   readonly errors?: FieldError[]
-  /** Extra response headers the answer must carry (for example `Allow` on a 405). */
-  readonly headers?: Record<string, string>
 
   /** `cause`: the error behind this answer (a timeout, a throttle), for the log, never the caller. */
   constructor(
@@ -81,7 +55,6 @@ export abstract class DomainError extends Error {
 }
 
 export class ValidationFailed extends DomainError {
-  readonly status = 400
   readonly code = 'validation_failed'
   readonly title = 'Request validation failed'
   constructor(override readonly errors: FieldError[]) {
@@ -89,20 +62,12 @@ export class ValidationFailed extends DomainError {
   }
 }
 
-export class MalformedJson extends DomainError {
-  readonly status = 400
-  readonly code = 'malformed_json'
-  readonly title = 'Malformed JSON body'
-}
-
 export class InvalidIdempotencyKey extends DomainError {
-  readonly status = 400
   readonly code = 'invalid_idempotency_key'
   readonly title = 'Invalid Idempotency-Key header'
 }
 
 export class MissingApiKey extends DomainError {
-  readonly status = 401
   readonly code = 'missing_api_key'
   readonly title = 'API key required'
   constructor() {
@@ -112,7 +77,6 @@ export class MissingApiKey extends DomainError {
 
 /** One error for unknown, malformed, revoked and expired keys: the answer must not tell them apart. */
 export class InvalidApiKey extends DomainError {
-  readonly status = 401
   readonly code = 'invalid_api_key'
   readonly title = 'Invalid API key'
   constructor() {
@@ -122,7 +86,6 @@ export class InvalidApiKey extends DomainError {
 
 /** A management route reached without a signed-in person (API Gateway's authorizer lets none through). */
 export class Unauthenticated extends DomainError {
-  readonly status = 401
   readonly code = 'unauthenticated'
   readonly title = 'Sign-in required'
   constructor() {
@@ -132,7 +95,6 @@ export class Unauthenticated extends DomainError {
 
 /** A member whose role does not allow this; nothing was written. */
 export class Forbidden extends DomainError {
-  readonly status = 403
   readonly code = 'forbidden'
   readonly title = 'Not allowed for your role'
   constructor(role: string, needed: string) {
@@ -142,7 +104,6 @@ export class Forbidden extends DomainError {
 
 /** Also the answer for an issuer the person is not a member of, so issuers cannot be probed. */
 export class IssuerNotFound extends DomainError {
-  readonly status = 404
   readonly code = 'issuer_not_found'
   readonly title = 'Issuer not found'
   constructor(issuerId: string) {
@@ -151,7 +112,6 @@ export class IssuerNotFound extends DomainError {
 }
 
 export class KeyNotFound extends DomainError {
-  readonly status = 404
   readonly code = 'key_not_found'
   readonly title = 'API key not found'
   constructor(keyId: string) {
@@ -160,7 +120,6 @@ export class KeyNotFound extends DomainError {
 }
 
 export class MemberNotFound extends DomainError {
-  readonly status = 404
   readonly code = 'member_not_found'
   readonly title = 'Member not found'
   constructor(memberId: string) {
@@ -171,7 +130,6 @@ export class MemberNotFound extends DomainError {
 /** An issuer always keeps at least one owner. */
 /** No such batch of this program in this issuer (another issuer's answers the same). */
 export class BatchNotFound extends DomainError {
-  readonly status = 404
   readonly code = 'batch_not_found'
   readonly title = 'Batch not found'
   constructor(batchId: string) {
@@ -180,7 +138,6 @@ export class BatchNotFound extends DomainError {
 }
 
 export class LastOwner extends DomainError {
-  readonly status = 409
   readonly code = 'last_owner'
   readonly title = 'An issuer needs an owner'
   constructor() {
@@ -192,7 +149,6 @@ export class LastOwner extends DomainError {
 
 /** The address is already a member (or has a pending invitation) of this issuer; nothing was written. */
 export class MemberExists extends DomainError {
-  readonly status = 409
   readonly code = 'member_exists'
   readonly title = 'Already a member'
   constructor(email: string) {
@@ -204,7 +160,6 @@ export class MemberExists extends DomainError {
 
 /** A resend for a person who has already signed in and chosen a password; nothing was sent. */
 export class MemberActive extends DomainError {
-  readonly status = 409
   readonly code = 'member_active'
   readonly title = 'Invitation already accepted'
   constructor() {
@@ -219,20 +174,17 @@ export class MemberActive extends DomainError {
  * a paused one, and a closed program stays closed. Nothing was written.
  */
 export class ProgramStateConflict extends DomainError {
-  readonly status = 409
   readonly code = 'program_state_conflict'
   readonly title = 'Program state does not allow this'
 }
 
 /** A key change its state does not allow (only an active key can be rolled). Nothing was written. */
 export class KeyStateConflict extends DomainError {
-  readonly status = 409
   readonly code = 'key_state_conflict'
   readonly title = 'API key state does not allow this'
 }
 
 export class ModeMismatch extends DomainError {
-  readonly status = 403
   readonly code = 'mode_mismatch'
   readonly title = 'API key mode does not match the program'
   constructor(programMode: string, keyMode: string) {
@@ -244,7 +196,6 @@ export class ModeMismatch extends DomainError {
 
 /** Also the answer for another issuer's program, so ids of other tenants cannot be probed. */
 export class ProgramNotFound extends DomainError {
-  readonly status = 404
   readonly code = 'program_not_found'
   readonly title = 'Program not found'
   constructor(programId: string) {
@@ -257,7 +208,6 @@ export class ProgramNotFound extends DomainError {
  * the answer for another issuer's program.
  */
 export class IssuerProgramNotFound extends DomainError {
-  readonly status = 404
   readonly code = 'program_not_found'
   readonly title = 'Program not found'
   constructor(programId: string) {
@@ -266,7 +216,6 @@ export class IssuerProgramNotFound extends DomainError {
 }
 
 export class GrantNotFound extends DomainError {
-  readonly status = 404
   readonly code = 'grant_not_found'
   readonly title = 'Grant not found'
   constructor(grantId: string) {
@@ -274,52 +223,7 @@ export class GrantNotFound extends DomainError {
   }
 }
 
-export class RouteNotFound extends DomainError {
-  readonly status = 404
-  readonly code = 'route_not_found'
-  readonly title = 'Route not found'
-  constructor(method: string, path: string) {
-    super(
-      `No route for ${method} ${path}. Grants are made with POST /programs/{programId}/grant-tokens.`,
-    )
-  }
-}
-
-/**
- * A path the API has, with a method it has no route for. The `Allow` header lists the methods the
- * path does have (RFC 9110 15.5.6).
- */
-export class MethodNotAllowed extends DomainError {
-  readonly status = 405
-  readonly code = 'method_not_allowed'
-  readonly title = 'Method not allowed'
-  override readonly headers: Record<string, string>
-  constructor(method: string, path: string, allowed: readonly string[]) {
-    super(`No route for ${method} ${path}; this path accepts ${allowed.join(', ')}.`)
-    this.headers = { allow: allowed.join(', ') }
-  }
-}
-
-export class PayloadTooLarge extends DomainError {
-  readonly status = 413
-  readonly code = 'payload_too_large'
-  readonly title = 'Request body too large'
-  constructor(limitBytes: number) {
-    super(`The request body exceeds the limit of ${limitBytes} bytes.`)
-  }
-}
-
-export class UnsupportedMediaType extends DomainError {
-  readonly status = 415
-  readonly code = 'unsupported_media_type'
-  readonly title = 'Unsupported media type'
-  constructor() {
-    super('Send the body as JSON with the header Content-Type: application/json.')
-  }
-}
-
 export class ProgramInactive extends DomainError {
-  readonly status = 409
   readonly code = 'program_inactive'
   readonly title = 'Program is not active'
   constructor(programStatus: string) {
@@ -328,7 +232,6 @@ export class ProgramInactive extends DomainError {
 }
 
 export class PoolExhausted extends DomainError {
-  readonly status = 409
   readonly code = 'pool_exhausted'
   readonly title = 'Program pool exhausted'
   constructor(remaining: number, requested: number) {
@@ -338,7 +241,6 @@ export class PoolExhausted extends DomainError {
 
 /** Another request on the same program or Idempotency-Key was committing at the same moment. */
 export class RequestConflict extends DomainError {
-  readonly status = 409
   readonly code = 'request_conflict'
   readonly title = 'Concurrent request conflict'
   override readonly retryAfterSeconds = 1
@@ -351,7 +253,6 @@ export class RequestConflict extends DomainError {
 }
 
 export class IdempotencyKeyReused extends DomainError {
-  readonly status = 422
   readonly code = 'idempotency_key_reused'
   readonly title = 'Idempotency-Key reused with a different request'
   constructor() {
@@ -362,7 +263,6 @@ export class IdempotencyKeyReused extends DomainError {
 }
 
 export class ServiceUnavailable extends DomainError {
-  readonly status = 503
   readonly code = 'service_unavailable'
   readonly title = 'Service temporarily unavailable'
   override readonly retryAfterSeconds = 1

@@ -1,5 +1,6 @@
 // zod/mini: the same validation as classic zod at a fraction of the bundle (cold start matters).
 import * as z from 'zod/mini'
+import { InvalidIdempotencyKey } from './errors'
 import { LIMITS } from './grant-limits'
 import { TEXT_RULES, textProblem } from './text-rules'
 
@@ -75,3 +76,16 @@ export type GrantRequest = z.output<typeof GrantRequestSchema>
 export const IdempotencyKeySchema = z
   .string()
   .check(z.minLength(1), z.maxLength(LIMITS.maxIdempotencyKeyLength), z.regex(/^[\x20-\x7e]+$/))
+
+/**
+ * The Idempotency-Key rule, for the grant API, the management API's sends and batch commits
+ * alike: absent is allowed (`undefined` back), present must be printable ASCII of the right length.
+ */
+export const checkIdempotencyKey = (key: string | undefined): string | undefined => {
+  if (key !== undefined && !IdempotencyKeySchema.safeParse(key).success) {
+    throw new InvalidIdempotencyKey(
+      `Idempotency-Key must be 1 to ${LIMITS.maxIdempotencyKeyLength} printable ASCII characters.`,
+    )
+  }
+  return key
+}

@@ -40,6 +40,9 @@ export type Actor =
 
 export const OPERATOR: Actor = { kind: 'operator', label: 'operator CLI' }
 
+/** How an actor is named on records people read (`createdBy`, `invitedBy`): e-mail or label. */
+export const actorLabel = (actor: Actor) => (actor.kind === 'person' ? actor.email : actor.label)
+
 /**
  * Item of the audit table, written in the same transaction as the change it records and never
  * changed or deleted. No secret, key hash or token is ever part of one.

@@ -1,4 +1,4 @@
-import type { GrantRecord } from '../stores/grants.store'
+import type { GrantRecord } from '../domain/grant'
 
 /** The public JSON shape of a grant; the same for a creation, its replay and a GET. */
 export type GrantResource = {

@@ -1,5 +1,5 @@
-import type { GrantRecord } from '../stores/grants.store'
-import { csvLine } from './csv'
+import type { GrantRecord } from '../domain/grant'
+import { csvLine } from '../domain/csv'
 import { toGrantResource } from './grant-resource'
 
 /**

@@ -2,7 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger'
 import type { MiddlewareObj } from '@middy/core'
 import httpJsonBodyParser from '@middy/http-json-body-parser'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
-import { MalformedJson, PayloadTooLarge, UnsupportedMediaType } from '../domain/errors'
+import { MalformedJson, PayloadTooLarge, UnsupportedMediaType } from './request-errors'
 
 export type JsonEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body: unknown }
 type Result = APIGatewayProxyStructuredResultV2

@@ -10,17 +10,74 @@ import {
 } from '../domain/admin-errors'
 import {
   DomainError,
+  type ErrorCode,
   IssuerNotFound,
   IssuerProgramNotFound,
   KeyNotFound,
   KeyStateConflict,
-  MalformedJson,
   ProgramStateConflict,
   RequestConflict,
   ServiceUnavailable,
   ValidationFailed,
 } from '../domain/errors'
+import { zodIssuesToFieldErrors } from '../domain/validation'
+import { isAwsConflict, isTransientAwsError } from '../runtime/aws-errors'
 import { StoreUnavailable } from '../stores/store-errors'
+import { MalformedJson, MethodNotAllowed } from './request-errors'
+
+/**
+ * Every `code` and its HTTP status: the public catalogue (docs/api.md, OpenAPI), the one place a
+ * domain error becomes a status. test/unit/problem.test.ts checks each error class against it.
+ */
+export const ERROR_CODES: Readonly<Record<ErrorCode, number>> = {
+  validation_failed: 400,
+  malformed_json: 400,
+  invalid_idempotency_key: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  unauthenticated: 401,
+  mode_mismatch: 403,
+  forbidden: 403,
+  issuer_not_found: 404,
+  key_not_found: 404,
+  member_not_found: 404,
+  batch_not_found: 404,
+  program_not_found: 404,
+  grant_not_found: 404,
+  route_not_found: 404,
+  method_not_allowed: 405,
+  program_inactive: 409,
+  pool_exhausted: 409,
+  request_conflict: 409,
+  last_owner: 409,
+  program_state_conflict: 409,
+  key_state_conflict: 409,
+  member_exists: 409,
+  member_active: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  internal_error: 500,
+  service_unavailable: 503,
+}
+
+/**
+ * Codes only the management API (the console's, behind sign-in) answers with. The integrators'
+ * contract (openapi.json) leaves them out.
+ */
+export const MANAGEMENT_ONLY_CODES: readonly ErrorCode[] = [
+  'unauthenticated',
+  'forbidden',
+  'issuer_not_found',
+  'key_not_found',
+  'member_not_found',
+  'batch_not_found',
+  'last_owner',
+  'program_state_conflict',
+  'key_state_conflict',
+  'member_exists',
+  'member_active',
+]
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 export const problemType = (code: string) => `urn:virtual-shares:problem:${code}`
@@ -35,62 +92,6 @@ export type Problem = {
   requestId: string
   errors?: { field: string; message: string }[]
 }
-
-/** AWS SDK error names that mean "the database is busy or away", never "your request is wrong". */
-const TRANSIENT_AWS_ERRORS = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'InternalFailure',
-  'ServiceUnavailable',
-  'ServiceUnavailableException',
-  'LimitExceededException',
-  'TimeoutError',
-  'RequestTimeout',
-  'RequestTimeoutException',
-])
-/** Another transaction held the item; the same request can succeed a moment later. */
-const CONFLICT_AWS_ERRORS = new Set([
-  'TransactionConflictException',
-  'TransactionInProgressException',
-])
-const TRANSIENT_NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-])
-
-/** True when an error from the AWS SDK (or the socket under it) is worth retrying later. */
-export const isTransientAwsError = (error: unknown): boolean => {
-  if (!(error instanceof Error)) return false
-  const e = error as Error & {
-    code?: string
-    $retryable?: unknown
-    $metadata?: { httpStatusCode?: number }
-  }
-  if (TRANSIENT_AWS_ERRORS.has(e.name)) return true
-  if (e.code !== undefined && TRANSIENT_NETWORK_CODES.has(e.code)) return true
-  if (e.$retryable !== undefined) return true
-  const status = e.$metadata?.httpStatusCode
-  return status !== undefined && status >= 500
-}
-
-const fieldName = (path: PropertyKey[]) => (path.length > 0 ? path.map(String).join('.') : '(body)')
-
-/** One entry per failing field; an unknown key is named as a field of its own. */
-export const zodIssuesToFieldErrors = (error: $ZodError) =>
-  error.issues.flatMap((issue) =>
-    issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({
-          field: fieldName([...issue.path, key]),
-          message: `unknown field ${JSON.stringify(key)}`,
-        }))
-      : [{ field: fieldName(issue.path), message: issue.message }],
-  )
 
 /**
  * An error raised by @middy/http-json-body-parser. Our guard before it (middleware.ts) has already
@@ -138,7 +139,7 @@ export const toDomainError = (error: unknown): DomainError | undefined => {
   if (isBodyParserError(error)) {
     return new MalformedJson('The request body is not valid JSON.', { cause: error })
   }
-  if (error instanceof Error && CONFLICT_AWS_ERRORS.has(error.name)) {
+  if (isAwsConflict(error)) {
     return new RequestConflict({ cause: error })
   }
   // The request's deadline (deadline.ts) aborted a DynamoDB call: answer before Lambda's timeout.
@@ -159,7 +160,7 @@ export const problemResponse = (
     ? {
         type: problemType(domain.code),
         title: domain.title,
-        status: domain.status,
+        status: ERROR_CODES[domain.code],
         detail: domain.detail,
         code: domain.code,
         requestId,
@@ -175,7 +176,7 @@ export const problemResponse = (
         requestId,
       }
   const headers: Record<string, string> = {
-    ...domain?.headers,
+    ...(domain instanceof MethodNotAllowed ? domain.headers : {}),
     'content-type': PROBLEM_CONTENT_TYPE,
   }
   if (domain?.retryAfterSeconds !== undefined) {

@@ -1,6 +1,8 @@
 import { IssuerProgramNotFound } from '../domain/errors'
 import { idPattern } from '../domain/ids'
-import type { CallOptions, GrantStore, ProgramRecord } from '../stores/grants.store'
+import type { ProgramRecord } from '../domain/program'
+import { ownedBy } from '../domain/program'
+import type { CallOptions, GrantStore } from '../stores/grants.store'
 
 const PROGRAM_ID = idPattern('program')
 
@@ -15,14 +17,13 @@ export const programOfIssuer = async (
   programId: string | undefined,
   options: CallOptions = {},
 ): Promise<ProgramRecord> => {
-  const id = programId ?? ''
-  if (!PROGRAM_ID.test(id)) throw new IssuerProgramNotFound(id)
+  const id = checkProgramId(programId)
   const program = await store.findProgram(id, options)
-  if (!program || program.issuerId !== issuerId) throw new IssuerProgramNotFound(id)
+  if (!ownedBy(program, issuerId)) throw new IssuerProgramNotFound(id)
   return program
 }
 
-/** A path program id, checked offline only. */
+/** A path program id, checked offline: a malformed one answers exactly like an unknown one (404). */
 export const checkProgramId = (programId: string | undefined): string => {
   const id = programId ?? ''
   if (!PROGRAM_ID.test(id)) throw new IssuerProgramNotFound(id)

@@ -15,11 +15,11 @@ import {
   type RowResult,
   type StoredRow,
 } from '../domain/batch'
-import { ServiceUnavailable } from '../domain/errors'
 import type { AuditEntry } from '../domain/people'
 import { sleep } from '../runtime/sleep'
 import { auditPut } from './audit'
 import type { CallOptions } from './grants.store'
+import { throttled } from './store-errors'
 
 /**
  * The batches' items (domain/batch.ts): in the grants table, with the audit table for the entries
@@ -38,7 +38,7 @@ const cancellation = (error: unknown) => {
   if (!(error instanceof TransactionCanceledException)) return undefined
   const reasons = error.CancellationReasons ?? []
   if (reasons.some((r) => r.Code !== undefined && THROTTLED.has(r.Code))) {
-    throw new ServiceUnavailable({ cause: error })
+    throw throttled('a batch transaction', error)
   }
   return reasons.map((r) => r.Code)
 }
@@ -97,9 +97,7 @@ export class DynamoDbBatchStore {
         .map((item) => ({ PutRequest: { Item: item } }))
       for (let attempt = 0; pending.length > 0; attempt++) {
         if (attempt === 8) {
-          throw new ServiceUnavailable({
-            cause: new Error('BatchWriteItem left items unprocessed'),
-          })
+          throw throttled('BatchWriteItem left items unprocessed')
         }
         if (attempt > 0) await sleep(25 * 2 ** attempt, signal)
         const result = await this.client.send(
@@ -143,7 +141,7 @@ export class DynamoDbBatchStore {
       const codes = cancellation(error)
       if (codes?.[0] !== 'ConditionalCheckFailed') throw error
       const existing = await this.getBatch(batch.batchId, { signal })
-      if (!existing) throw new ServiceUnavailable({ cause: error })
+      if (!existing) throw throttled('a batch cancelled, then not found', error)
       return { kind: 'exists', existing }
     }
   }
@@ -170,7 +168,7 @@ export class DynamoDbBatchStore {
     let pending: Record<string, unknown>[] = keys
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === 8) {
-        throw new ServiceUnavailable({ cause: new Error('BatchGetItem left keys unprocessed') })
+        throw throttled('BatchGetItem left keys unprocessed')
       }
       if (attempt > 0) await sleep(25 * 2 ** attempt, signal)
       const result = await this.client.send(

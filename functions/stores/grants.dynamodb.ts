@@ -7,20 +7,20 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb'
-import { ServiceUnavailable } from '../domain/errors'
+import type { ApiKeyRecord } from '../domain/api-key'
+import type { GrantRecord } from '../domain/grant'
+import type { ProgramRecord } from '../domain/program'
 import { type ShardRecord, shardKey, shardKeys, sumShards } from '../domain/program-shards'
 import { sleep } from '../runtime/sleep'
 import { auditPut } from './audit'
 import type {
   AccessRead,
-  ApiKeyRecord,
   CallOptions,
   CreateGrantInput,
   CreateGrantOutcome,
-  GrantRecord,
   GrantStore,
-  ProgramRecord,
 } from './grants.store'
+import { throttled } from './store-errors'
 
 /** The tables the grant path uses; `audit` only where a management send writes its entry. */
 export type TableNames = { apiKeys: string; programs: string; grants: string; audit?: string }
@@ -303,7 +303,7 @@ export class DynamoDbGrantStore implements GrantStore {
       if (Object.keys(unprocessed).length === 0) return found
       pending = unprocessed as typeof pending
     }
-    throw new ServiceUnavailable({ cause: new Error('BatchGetItem left keys unprocessed 5 times') })
+    throw throttled('BatchGetItem left keys unprocessed 5 times')
   }
 
   private async getGrant(grantId: string, signal?: AbortSignal): Promise<GrantRecord | undefined> {

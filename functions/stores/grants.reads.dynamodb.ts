@@ -1,14 +1,10 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb'
+import type { ApiKeyRecord } from '../domain/api-key'
+import type { ProgramRecord } from '../domain/program'
+import { programRefusal } from '../domain/program'
 import { GrantLister } from './grant-listing.dynamodb'
 import { DynamoDbGrantStore, type TableNames } from './grants.dynamodb'
-import type {
-  ApiKeyRecord,
-  CallOptions,
-  GrantPage,
-  GrantReads,
-  ListGrantsInput,
-  ProgramRecord,
-} from './grants.store'
+import type { CallOptions, GrantPage, GrantReads, ListGrantsInput } from './grants.store'
 import { type GrantListIndex, INDEX } from './table-schema'
 
 /**
@@ -41,11 +37,7 @@ export class DynamoDbGrantReads extends DynamoDbGrantStore implements GrantReads
     )
     // Its shards only when asked, for a program the key may read (a second round trip).
     const visible =
-      totals &&
-      head !== undefined &&
-      key !== undefined &&
-      head.issuerId === key.issuerId &&
-      head.mode === key.mode
+      totals && head !== undefined && key !== undefined && !programRefusal(head, key, 'read')
     return { key, program: visible ? await this.withShards(head, options.signal) : head }
   }
 

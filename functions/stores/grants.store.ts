@@ -1,76 +1,8 @@
-import type { Mode } from '../domain/api-key'
+import type { ApiKeyRecord, KeyIdentity, Mode } from '../domain/api-key'
+import type { GrantCursor, GrantRecord } from '../domain/grant'
+import type { ProgramRecord } from '../domain/program'
 import type { AuditEntry } from '../domain/people'
 import type { ShardRecord, ShardTake } from '../domain/program-shards'
-
-export type ApiKeyStatus = 'active' | 'revoked'
-export type ProgramStatus = 'active' | 'paused' | 'closed'
-
-/** Item of the API keys table. Keyed by the SHA-256 of the secret; the secret is never stored. */
-export type ApiKeyRecord = {
-  keyHash: string
-  keyId: string
-  issuerId: string
-  mode: Mode
-  status: ApiKeyStatus
-  createdAt: string
-  /** Epoch milliseconds; absent when the key does not expire. */
-  expiresAt?: number
-  prefix: string
-  last4: string
-}
-
-/**
- * Item of the programs table (the program's "head"). With `shards` set, the counters live in
- * shard items (functions/domain/program-shards.ts) and `issued` here is only a base; every read
- * that shows a program sums them (`issued`, `remaining` of a read are the totals). Without it (a
- * program made before shards existed) this item is the program's one counter, as before.
- */
-export type ProgramRecord = {
-  programId: string
-  issuerId: string
-  mode: Mode
-  name: string
-  status: ProgramStatus
-  pool?: number
-  issued: number
-  remaining?: number
-  /** How many counter shards hold the pool; absent: the head is the one counter. */
-  shards?: number
-  createdAt: string
-}
-
-/** Item of the grants table. The item is also the idempotency record (see ids.ts). */
-export type GrantRecord = {
-  grantId: string
-  programId: string
-  issuerId: string
-  mode: Mode
-  recipient: { email: string; name?: string }
-  reason: string
-  amount: number
-  status: 'reserved'
-  createdAt: string
-  /** SHA-256 of the normalised request; tells a replay from a reuse of the Idempotency-Key. */
-  requestHash: string
-  idempotencyKey?: string
-  /** The API key that made it; absent for a grant sent from the management API. */
-  keyId?: string
-  /**
-   * The person who sent it through the management API (one grant, or a batch they committed).
-   * Never part of the grant API's resource (grant-resource.ts): integrators do not see who.
-   */
-  sentBy?: GrantSender
-  /** For a grant of a batch (send to many): the batch and the CSV row it came from. */
-  batch?: { batchId: string; row: number }
-  /** The index slot of the program's listing (functions/domain/grant-slots.ts); never shown. */
-  programSlot?: string
-}
-
-/** A member of the issuer, as a grant records its sender (access tokens carry no e-mail). */
-export type GrantSender = { sub: string; email: string }
-
-/** What a cached, authenticated key may be trusted with: issuer and mode never change. */
-export type KeyIdentity = Pick<ApiKeyRecord, 'keyHash' | 'keyId' | 'issuerId' | 'mode'>
 
 /**
  * On whose authority a grant is written: the grant API's key, or a member of the issuer whose
@@ -193,37 +125,3 @@ export type ListGrantsInput = {
   maxReads?: number
 } & CallOptions
 
-/**
- * Where a page of a program's grants ends: the last grant's `createdAt` and id, a position in the
- * order (createdAt desc, grantId desc) whatever slot the grant is in. The program always comes
- * from the request, never from a cursor, so a cursor can only move within the caller's own
- * program.
- */
-export type GrantCursor = { createdAt: string; grantId: string }
-
-const CURSOR_CREATED_AT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
-const CURSOR_GRANT_ID = /^gr_[0-9a-z]{26}$/
-
-/** Opaque to callers: base64url of `<createdAt> <grantId>`. */
-export const encodeGrantCursor = (cursor: GrantCursor) =>
-  Buffer.from(`${cursor.createdAt} ${cursor.grantId}`, 'utf8').toString('base64url')
-
-/**
- * The position a cursor stands for, or undefined when it is not one this service made: checked
- * before any read (its characters, its length, both parts' formats, and that it encodes back to
- * exactly itself).
- */
-export const decodeGrantCursor = (cursor: unknown): GrantCursor | undefined => {
-  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(cursor)) return undefined
-  const [createdAt = '', grantId = '', ...rest] = Buffer.from(cursor, 'base64url')
-    .toString('utf8')
-    .split(' ')
-  if (rest.length > 0 || !CURSOR_CREATED_AT.test(createdAt) || !CURSOR_GRANT_ID.test(grantId)) {
-    return undefined
-  }
-  const decoded = { createdAt, grantId }
-  return encodeGrantCursor(decoded) === cursor ? decoded : undefined
-}
-
-export const isKeyUsable = (key: ApiKeyRecord, now: number): boolean =>
-  key.status === 'active' && (key.expiresAt === undefined || key.expiresAt > now)

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
-import { ERROR_CODES, MethodNotAllowed } from '../../functions/domain/errors'
+import { ERROR_CODES } from '../../functions/http/problem'
+import { MethodNotAllowed } from '../../functions/http/request-errors'
 import { newId } from '../../functions/domain/ids'
 import { handler as notFound } from '../../functions/handlers/not-found.handler'
 import { problemResponse } from '../../functions/http/problem'

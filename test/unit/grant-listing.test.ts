@@ -4,7 +4,7 @@ import { newId } from '../../functions/domain/ids'
 import { toGrantResource } from '../../functions/http/grant-resource'
 import { grantCsvLine, toManagedGrant } from '../../functions/http/grant-view'
 import { listGrantPage, type QueryPage } from '../../functions/stores/grant-listing.dynamodb'
-import { decodeGrantCursor, type GrantRecord } from '../../functions/stores/grants.store'
+import { decodeGrantCursor, type GrantRecord } from '../../functions/domain/grant'
 import { INDEX } from '../../functions/stores/table-schema'
 
 /**

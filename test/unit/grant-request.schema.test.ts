@@ -3,7 +3,7 @@ import {
   IdempotencyKeySchema,
   LIMITS,
 } from '../../functions/domain/grant-request.schema'
-import { zodIssuesToFieldErrors } from '../../functions/http/problem'
+import { zodIssuesToFieldErrors } from '../../functions/domain/validation'
 
 const valid = { recipient: { email: 'ann@example.com' }, reason: 'Referral bonus', amount: 1 }
 

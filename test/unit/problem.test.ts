@@ -1,6 +1,7 @@
 import * as z from 'zod/mini'
 import * as errors from '../../functions/domain/errors'
-import { problemResponse } from '../../functions/http/problem'
+import { ERROR_CODES, problemResponse } from '../../functions/http/problem'
+import * as requestErrors from '../../functions/http/request-errors'
 
 const awsError = (name: string, extra: Record<string, unknown> = {}) =>
   Object.assign(new Error(`${name} happened at arn:aws:dynamodb:secret-table`), { name, ...extra })
@@ -8,7 +9,7 @@ const awsError = (name: string, extra: Record<string, unknown> = {}) =>
 describe('error mapping', () => {
   it.each([
     [new errors.ValidationFailed([{ field: 'amount', message: 'bad' }]), 400, 'validation_failed'],
-    [new errors.MalformedJson('x'), 400, 'malformed_json'],
+    [new requestErrors.MalformedJson('x'), 400, 'malformed_json'],
     [new errors.InvalidIdempotencyKey('x'), 400, 'invalid_idempotency_key'],
     [new errors.MissingApiKey(), 401, 'missing_api_key'],
     [new errors.InvalidApiKey(), 401, 'invalid_api_key'],
@@ -21,13 +22,13 @@ describe('error mapping', () => {
     [new errors.LastOwner(), 409, 'last_owner'],
     [new errors.ProgramNotFound('prg_x'), 404, 'program_not_found'],
     [new errors.GrantNotFound('gr_x'), 404, 'grant_not_found'],
-    [new errors.RouteNotFound('GET', '/x'), 404, 'route_not_found'],
-    [new errors.MethodNotAllowed('PUT', '/x', ['POST']), 405, 'method_not_allowed'],
+    [new requestErrors.RouteNotFound('GET', '/x'), 404, 'route_not_found'],
+    [new requestErrors.MethodNotAllowed('PUT', '/x', ['POST']), 405, 'method_not_allowed'],
     [new errors.ProgramInactive('paused'), 409, 'program_inactive'],
     [new errors.PoolExhausted(0, 1), 409, 'pool_exhausted'],
     [new errors.RequestConflict(), 409, 'request_conflict'],
-    [new errors.PayloadTooLarge(10), 413, 'payload_too_large'],
-    [new errors.UnsupportedMediaType(), 415, 'unsupported_media_type'],
+    [new requestErrors.PayloadTooLarge(10), 413, 'payload_too_large'],
+    [new requestErrors.UnsupportedMediaType(), 415, 'unsupported_media_type'],
     [new errors.IdempotencyKeyReused(), 422, 'idempotency_key_reused'],
     [new errors.ServiceUnavailable(), 503, 'service_unavailable'],
   ])('%p is %i %s as RFC 9457 problem+json', (error, status, code) => {
@@ -36,7 +37,7 @@ describe('error mapping', () => {
     expect(response.headers?.['content-type']).toBe('application/problem+json')
     expect(JSON.parse(response.body as string)).toEqual(problem)
     // The public catalogue (README, OpenAPI) knows this code, with this status.
-    expect(errors.ERROR_CODES[code as errors.ErrorCode]).toBe(status)
+    expect(ERROR_CODES[code as errors.ErrorCode]).toBe(status)
     expect(problem).toMatchObject({
       type: `urn:virtual-shares:problem:${code}`,
       status,

@@ -23,7 +23,7 @@ import {
   LIMITS,
 } from '../../../functions/domain/grant-request.schema'
 import { idempotentGrantId, idPattern, newId } from '../../../functions/domain/ids'
-import { zodIssuesToFieldErrors } from '../../../functions/http/problem'
+import { zodIssuesToFieldErrors } from '../../../functions/domain/validation'
 import { type Deadline, DYNAMODB_TIMEOUTS, NO_DEADLINE } from '../../../functions/runtime/deadline'
 import { sleep as realSleep } from '../../../functions/runtime/sleep'
 import { auditEntry } from '../../../functions/stores/audit'

@@ -6,16 +6,13 @@
 
 import type { Mode } from '../../../functions/domain/api-key'
 import type { AuditEntry } from '../../../functions/domain/people'
-import type {
-  ApiKeyRecord,
-  CallOptions,
-  GrantRecord,
-  KeyIdentity,
-  ProgramRecord,
-} from '../../../functions/stores/grants.store'
+import type { CallOptions } from '../../../functions/stores/grants.store'
+import type { ApiKeyRecord, KeyIdentity } from '../../../functions/domain/api-key'
+import type { GrantRecord } from '../../../functions/domain/grant'
+import type { ProgramRecord } from '../../../functions/domain/program'
 
-export type { GrantSender } from '../../../functions/stores/grants.store'
-export { isKeyUsable } from '../../../functions/stores/grants.store'
+export type { GrantSender } from '../../../functions/domain/grant'
+export { isKeyUsable } from '../../../functions/domain/api-key'
 export type { ApiKeyRecord, CallOptions, GrantRecord, KeyIdentity, ProgramRecord }
 
 export type GrantAuthority =

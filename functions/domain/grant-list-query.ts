@@ -1,6 +1,6 @@
-import { type FieldError, ValidationFailed } from '../domain/errors'
-import { EmailSchema } from '../domain/grant-request.schema'
-import { decodeGrantCursor, type GrantCursor } from '../stores/grants.store'
+import { type FieldError, ValidationFailed } from './errors'
+import { decodeGrantCursor, type GrantCursor } from './grant'
+import { EmailSchema } from './grant-request.schema'
 
 /** Page sizes of a grant listing. */
 export const GRANT_PAGE = { default: 25, max: 100 } as const

@@ -1,7 +1,7 @@
 // zod/mini, as the grant contract (cold start matters on every function).
 import * as z from 'zod/mini'
-import { LIMITS } from '../domain/grant-request.schema'
-import { ROLES } from '../domain/people'
+import { LIMITS } from './grant-request.schema'
+import { ROLES } from './people'
 
 /** Bodies of the member routes are a few dozen bytes; anything near this is not one. */
 export const MEMBER_BODY_MAX_BYTES = 4 * 1024

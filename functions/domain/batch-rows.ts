@@ -1,8 +1,8 @@
-import { BATCH_LIMITS, type RowProblem, type StoredRow } from '../domain/batch'
-import { type FieldError, ValidationFailed } from '../domain/errors'
-import { GrantRequestSchema, LIMITS } from '../domain/grant-request.schema'
+import { BATCH_LIMITS, type RowProblem, type StoredRow } from './batch'
 import { CsvSyntaxError, parseCsv } from './csv'
-import { zodIssuesToFieldErrors } from './problem'
+import { type FieldError, ValidationFailed } from './errors'
+import { GrantRequestSchema, LIMITS } from './grant-request.schema'
+import { zodIssuesToFieldErrors } from './validation'
 
 /**
  * The rows of a batch's CSV, each checked with the grant API's own schema (GrantRequestSchema):

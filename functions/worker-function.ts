@@ -1,5 +1,5 @@
-import { ENV } from '../env-names'
-import type { TableKey } from '../stores/table-schema'
+import { ENV } from './env-names'
+import type { TableKey } from './stores/table-schema'
 
 /**
  * The batch worker (send to many): a function with no route, which the stack creates beside the

@@ -1,0 +1,65 @@
+import type { Mode } from './api-key'
+
+/** A grant: the record every door writes and reads, and the listing's cursor over it. */
+
+/** Item of the grants table. The item is also the idempotency record (see ids.ts). */
+export type GrantRecord = {
+  grantId: string
+  programId: string
+  issuerId: string
+  mode: Mode
+  recipient: { email: string; name?: string }
+  reason: string
+  amount: number
+  status: 'reserved'
+  createdAt: string
+  /** SHA-256 of the normalised request; tells a replay from a reuse of the Idempotency-Key. */
+  requestHash: string
+  idempotencyKey?: string
+  /** The API key that made it; absent for a grant sent from the management API. */
+  keyId?: string
+  /**
+   * The person who sent it through the management API (one grant, or a batch they committed).
+   * Never part of the grant API's resource (functions/http/grant-resource.ts): integrators do not see who.
+   */
+  sentBy?: GrantSender
+  /** For a grant of a batch (send to many): the batch and the CSV row it came from. */
+  batch?: { batchId: string; row: number }
+  /** The index slot of the program's listing (grant-slots.ts); never shown. */
+  programSlot?: string
+}
+
+/** A member of the issuer, as a grant records its sender (access tokens carry no e-mail). */
+export type GrantSender = { sub: string; email: string }
+
+/**
+ * Where a page of a program's grants ends: the last grant's `createdAt` and id, a position in the
+ * order (createdAt desc, grantId desc) whatever slot the grant is in. The program always comes
+ * from the request, never from a cursor, so a cursor can only move within the caller's own
+ * program.
+ */
+export type GrantCursor = { createdAt: string; grantId: string }
+
+const CURSOR_CREATED_AT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+const CURSOR_GRANT_ID = /^gr_[0-9a-z]{26}$/
+
+/** Opaque to callers: base64url of `<createdAt> <grantId>`. */
+export const encodeGrantCursor = (cursor: GrantCursor) =>
+  Buffer.from(`${cursor.createdAt} ${cursor.grantId}`, 'utf8').toString('base64url')
+
+/**
+ * The position a cursor stands for, or undefined when it is not one this service made: checked
+ * before any read (its characters, its length, both parts' formats, and that it encodes back to
+ * exactly itself).
+ */
+export const decodeGrantCursor = (cursor: unknown): GrantCursor | undefined => {
+  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(cursor)) return undefined
+  const [createdAt = '', grantId = '', ...rest] = Buffer.from(cursor, 'base64url')
+    .toString('utf8')
+    .split(' ')
+  if (rest.length > 0 || !CURSOR_CREATED_AT.test(createdAt) || !CURSOR_GRANT_ID.test(grantId)) {
+    return undefined
+  }
+  const decoded = { createdAt, grantId }
+  return encodeGrantCursor(decoded) === cursor ? decoded : undefined
+}

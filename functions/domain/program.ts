@@ -1,0 +1,78 @@
+import type { Mode } from './api-key'
+
+/**
+ * A program and the rules on it that every door uses (the grant API, its reads, the management
+ * routes, send to many, the CLI): who may see it, whether it takes grants, and how its status
+ * moves. Pure: no SDK, no HTTP.
+ */
+
+export type ProgramStatus = 'active' | 'paused' | 'closed'
+
+/**
+ * Item of the programs table (the program's "head"). With `shards` set, the counters live in
+ * shard items (program-shards.ts) and `issued` here is only a base; every read that shows a
+ * program sums them (`issued`, `remaining` of a read are the totals). Without it (a program made
+ * before shards existed) this item is the program's one counter.
+ */
+export type ProgramRecord = {
+  programId: string
+  issuerId: string
+  mode: Mode
+  name: string
+  status: ProgramStatus
+  pool?: number
+  issued: number
+  remaining?: number
+  /** How many counter shards hold the pool; absent: the head is the one counter. */
+  shards?: number
+  createdAt: string
+}
+
+/**
+ * Whether an issuer's record (a program, a grant, a batch) is one `issuerId` may see. Another
+ * issuer's is answered exactly as a missing one, everywhere, so ids of other tenants cannot be
+ * probed.
+ */
+export const ownedBy = <R extends { issuerId: string }>(
+  record: R | undefined,
+  issuerId: string,
+): record is R => record !== undefined && record.issuerId === issuerId
+
+/** Only an active program takes grants; paused and closed ones refuse them. */
+export const isProgramOpen = (program: Pick<ProgramRecord, 'status'>) => program.status === 'active'
+
+/** Why a program refuses a grant (or a read) on behalf of an issuer and mode. */
+export type ProgramRefusal =
+  | { kind: 'not_found' }
+  | { kind: 'mode_mismatch'; programMode: Mode; callerMode: Mode }
+  | { kind: 'inactive'; status: ProgramStatus }
+
+/**
+ * What a program refuses to a caller of `issuerId` and `mode`, in the order the API answers:
+ * missing (or another issuer's), then the other mode, then, for a grant, not open.
+ */
+export const programRefusal = (
+  program: Pick<ProgramRecord, 'issuerId' | 'mode' | 'status'> | undefined,
+  caller: { issuerId: string; mode: Mode },
+  purpose: 'grant' | 'read',
+): ProgramRefusal | undefined => {
+  if (!ownedBy(program, caller.issuerId)) return { kind: 'not_found' }
+  if (program.mode !== caller.mode) {
+    return { kind: 'mode_mismatch', programMode: program.mode, callerMode: caller.mode }
+  }
+  if (purpose === 'grant' && !isProgramOpen(program))
+    return { kind: 'inactive', status: program.status }
+  return undefined
+}
+
+export type ProgramAction = 'pause' | 'resume' | 'close'
+
+/** How a program's status moves: each action's target, and the statuses it may start from. */
+export const PROGRAM_TRANSITIONS: Record<
+  ProgramAction,
+  { to: ProgramStatus; from: ProgramStatus[] }
+> = {
+  pause: { to: 'paused', from: ['active'] },
+  resume: { to: 'active', from: ['paused'] },
+  close: { to: 'closed', from: ['active', 'paused'] },
+}
