@@ -1,5 +1,5 @@
-import { showBidiControls } from '../functions/domain/text-rules'
 import { csvCell } from '../functions/domain/csv'
+import { showBidiControls } from '../functions/domain/text-rules'
 
 /** Plain-text tables and CSV for the admin CLI; --json bypasses both. */
 export const table = (headers: string[], given: string[][]): string => {

@@ -32,7 +32,6 @@ import {
   type RouteId,
   USER_SCOPE,
 } from '../functions/routes'
-import { GRANT_BATCH_WORKER } from '../functions/worker-function'
 import {
   GRANT_LIST_INDEX_OUTPUT,
   type GrantListIndex,
@@ -40,6 +39,7 @@ import {
   type TableKey,
   tableOutputKey,
 } from '../functions/stores/table-schema'
+import { GRANT_BATCH_WORKER } from '../functions/worker-function'
 import { ApiFunction } from './api-function'
 import { ConsoleHosting } from './console-hosting'
 import { GrantTables } from './grant-tables'

@@ -1,9 +1,8 @@
 import * as z from 'zod/mini'
-import { type ErrorCode } from '../functions/domain/errors'
-import { ERROR_CODES, MANAGEMENT_ONLY_CODES } from '../functions/http/problem'
-import { GrantRequestSchema, LIMITS } from '../functions/domain/grant-request.schema'
+import type { ErrorCode } from '../functions/domain/errors'
 import { GRANT_PAGE } from '../functions/domain/grant-list-query'
-import { problemType } from '../functions/http/problem'
+import { GrantRequestSchema, LIMITS } from '../functions/domain/grant-request.schema'
+import { ERROR_CODES, MANAGEMENT_ONLY_CODES, problemType } from '../functions/http/problem'
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the zod schemas the handler validates

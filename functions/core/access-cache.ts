@@ -1,8 +1,8 @@
+import type { ApiKeyRecord } from '../domain/api-key'
+import type { ProgramRecord } from '../domain/program'
 import { type ShardRecord, shardNumber } from '../domain/program-shards'
 import { monotonicClock } from '../runtime/clock'
 import type { CallOptions, GrantStore } from '../stores/grants.store'
-import type { ApiKeyRecord } from '../domain/api-key'
-import type { ProgramRecord } from '../domain/program'
 
 /**
  * How old a check of a key's validity, or of a program's status, may be when a grant relies on

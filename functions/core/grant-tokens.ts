@@ -4,10 +4,7 @@ import { keyAuthorizes } from '../domain/api-key'
 import {
   IdempotencyKeyReused,
   InvalidApiKey,
-  InvalidIdempotencyKey,
-  ModeMismatch,
   PoolExhausted,
-  ProgramInactive,
   ProgramNotFound,
   RequestConflict,
   ServiceUnavailable,

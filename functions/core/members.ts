@@ -9,6 +9,7 @@ import {
   ValidationFailed,
 } from '../domain/errors'
 import { idPattern } from '../domain/ids'
+import { ChangeRoleSchema, InviteMemberSchema, MEMBER_ID } from '../domain/member-request.schema'
 import {
   type Actor,
   type AuditEntry,
@@ -17,7 +18,6 @@ import {
   type Role,
 } from '../domain/people'
 import { zodIssuesToFieldErrors } from '../domain/validation'
-import { ChangeRoleSchema, InviteMemberSchema, MEMBER_ID } from '../domain/member-request.schema'
 import type { IdentityProvider } from '../identity/identity-provider'
 import { renderAddedMessage } from '../identity/invitation-message'
 import type { Mailer } from '../mail/mailer'

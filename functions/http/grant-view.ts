@@ -1,5 +1,5 @@
-import type { GrantRecord } from '../domain/grant'
 import { csvLine } from '../domain/csv'
+import type { GrantRecord } from '../domain/grant'
 import { toGrantResource } from './grant-resource'
 
 /**

@@ -1,5 +1,5 @@
-import { poolRemaining } from '../domain/program-shards'
 import type { ProgramRecord } from '../domain/program'
+import { poolRemaining } from '../domain/program-shards'
 
 /**
  * The public JSON shape of a program (`GET /programs/{programId}`). `pool` and `remaining` are

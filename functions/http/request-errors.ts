@@ -1,4 +1,4 @@
-import { DomainError, type ErrorCode } from '../domain/errors'
+import { DomainError } from '../domain/errors'
 
 /**
  * Errors about the HTTP request itself (its body, its media type, its route), which only the

@@ -1,7 +1,7 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb'
-import { allGrantListSlots } from '../domain/grant-slots'
-import { type GrantPage } from './grants.store'
 import { encodeGrantCursor, type GrantCursor, type GrantRecord } from '../domain/grant'
+import { allGrantListSlots } from '../domain/grant-slots'
+import type { GrantPage } from './grants.store'
 import { type GrantListIndex, INDEX } from './table-schema'
 
 /**

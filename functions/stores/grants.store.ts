@@ -1,7 +1,7 @@
 import type { ApiKeyRecord, KeyIdentity, Mode } from '../domain/api-key'
 import type { GrantCursor, GrantRecord } from '../domain/grant'
-import type { ProgramRecord } from '../domain/program'
 import type { AuditEntry } from '../domain/people'
+import type { ProgramRecord } from '../domain/program'
 import type { ShardRecord, ShardTake } from '../domain/program-shards'
 
 /**
@@ -124,4 +124,3 @@ export type ListGrantsInput = {
    */
   maxReads?: number
 } & CallOptions
-

@@ -1,10 +1,9 @@
 import { request as httpRequest } from 'node:http'
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
-import { ERROR_CODES } from '../../functions/http/problem'
-import { MethodNotAllowed } from '../../functions/http/request-errors'
 import { newId } from '../../functions/domain/ids'
 import { handler as notFound } from '../../functions/handlers/not-found.handler'
-import { problemResponse } from '../../functions/http/problem'
+import { ERROR_CODES, problemResponse } from '../../functions/http/problem'
+import { MethodNotAllowed } from '../../functions/http/request-errors'
 import { methodsForPath, ROUTES } from '../../functions/routes'
 import {
   expectNothingWritten,

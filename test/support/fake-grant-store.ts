@@ -44,10 +44,15 @@ type Method = keyof GrantStore
  * `conflict`, a `throttled`) without writing; `failNext(method, error)` makes a method's next call
  * throw; `beforeWrite` runs just before a transaction's conditions are checked (another writer
  * between the core's read and its write).
+ *
+ * test/reliability/fake-grant-store.test.ts runs the same writes on this and on DynamoDB Local and
+ * compares outcomes and items.
  */
 export class FakeGrantStore implements GrantStore {
   /** Every call, in order, with what it asked for: what the core asked of the store. */
   readonly calls: { method: Method; detail?: unknown }[] = []
+  /** What each createGrant answered, in order (injected answers included). */
+  readonly outcomes: CreateGrantOutcome['kind'][] = []
   readonly state = {
     keys: new Map<string, ApiKeyRecord>(),
     programs: new Map<string, ProgramsItem>(),
@@ -150,10 +155,15 @@ export class FakeGrantStore implements GrantStore {
   }
 
   async createGrant(input: CreateGrantInput): Promise<CreateGrantOutcome> {
+    await this.enter('createGrant', { target: input.target, amount: input.grant.amount }, input)
+    const outcome = this.answers.shift() ?? this.transact(input)
+    this.outcomes.push(outcome.kind)
+    return structuredClone(outcome)
+  }
+
+  /** One TransactWriteItems: the counters, the grant and the audit entry, or nothing. */
+  private transact(input: CreateGrantInput): CreateGrantOutcome {
     const { grant, target, authority, audit } = input
-    await this.enter('createGrant', { target, amount: grant.amount }, input)
-    const injected = this.answers.shift()
-    if (injected !== undefined) return structuredClone(injected)
     this.beforeWrite?.(input)
     const { issuerId, mode } = authority.kind === 'key' ? authority.key : authority
 

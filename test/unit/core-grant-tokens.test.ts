@@ -27,7 +27,8 @@ import { seededRandom } from '../support/fault-injector'
  * injected clock, a sleep that only records its waits, and a seeded random. The contract as
  * behaviour: who may grant, on which program, how much, what a retry with the same
  * Idempotency-Key answers, and how conflicts and throttles (which DynamoDB Local never shows) are
- * retried; every refusal writes nothing. The same use case over HTTP and DynamoDB Local:
+ * retried; every refusal writes nothing. That the fake answers as the DynamoDB store does:
+ * test/reliability/fake-grant-store.test.ts. The same use case over HTTP and DynamoDB Local:
  * test/http/grant-tokens.http.test.ts and test/reliability/shards.test.ts.
  */
 
@@ -373,7 +374,7 @@ describe('the program', () => {
 
 describe('the pool', () => {
   it('refuses a grant larger than what is left with pool_exhausted, naming what is left', async () => {
-    const { store, send, program } = setup()
+    const { store, send, program, advance } = setup()
     const programId = program({ pool: 1_000, shards: 4 })
     await send(programId, 700)
     await expectRefused(
@@ -392,6 +393,15 @@ describe('the pool', () => {
       'The program has 0 shares left in its pool; this grant asks for 1.',
     )
     expect(expectExactPool(store, programId)).toEqual({ issued: 1_000, left: 0 })
+    // Known short a moment ago (the pool never grows): refused again without a read, until the
+    // bound passes.
+    const calls = store.calls.length
+    advance(CHECK_BOUND_MS - 1)
+    await expectRefused(store, send(programId, 1), PoolExhausted, 'pool_exhausted')
+    expect(store.calls.length).toBe(calls)
+    advance(1)
+    await expectRefused(store, send(programId, 1), PoolExhausted, 'pool_exhausted')
+    expect(store.calls.slice(calls).map((c) => c.method)).toEqual(['findAccess', 'readShards'])
   })
 
   it('without shards (one counter), refuses past the pool by the condition of the write', async () => {
@@ -480,7 +490,9 @@ describe('the pool', () => {
       await last({ apiKey: key.secret, programId, idempotencyKey: undefined, body: body(left) })
     }
     expect(expectExactPool(store, programId)).toEqual({ issued: 5_000, left: 0 })
-    // Slices ran dry under the instances' feet and grants went on elsewhere or in parts.
+    // Slices ran dry under the instances' feet (their caches a step behind), and grants went on
+    // on other slices, or in parts.
+    expect(store.outcomes).toContain('shard_dry')
     expect(store.count('readShards')).toBeGreaterThan(0)
   })
 
@@ -499,7 +511,7 @@ describe('the pool', () => {
     }
     const { grant } = await send(programId, 60)
     const targets = writes(store).map((w) => w.target)
-    expect(targets).toHaveLength(2)
+    expect(store.outcomes).toEqual(['shard_dry', 'created'])
     expect(store.count('readShards')).toBe(1)
     const second = targets[1]
     expect(second?.kind === 'shard' && second.shard !== drained).toBe(true)
@@ -526,6 +538,7 @@ describe('the pool', () => {
       })
     }
     await send(programId, 5)
+    expect(store.outcomes).toEqual(['created', 'shard_missing', 'created'])
     expect(writes(store).map((w) => w.target)).toEqual([
       { kind: 'shard', shard: 3, limited: false },
       { kind: 'shard', shard: 3, limited: false },
@@ -557,6 +570,8 @@ describe('the Idempotency-Key', () => {
       body: body(25, '  ANN@example.COM '),
     })
     expect(again).toEqual({ grant: first.grant, replayed: true })
+    // The write itself found the grant (one round trip, as for a new one).
+    expect(store.outcomes).toEqual(['created', 'grant_exists'])
     expect(store.snapshot()).toEqual(before)
     expect(expectExactPool(store, programId)).toEqual({ issued: 25, left: 975 })
   })
@@ -579,6 +594,9 @@ describe('the Idempotency-Key', () => {
       grant: first.grant,
       replayed: true,
     })
+    // Refused before any write, the grant was looked up first.
+    expect(store.outcomes).toEqual(['created', 'grant_exists'])
+    expect(store.count('findGrant')).toBe(1)
   })
 
   it('with a different request is idempotency_key_reused, and nothing is written', async () => {

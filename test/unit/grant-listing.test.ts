@@ -1,10 +1,10 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb'
+import { decodeGrantCursor, type GrantRecord } from '../../functions/domain/grant'
 import { GRANT_LIST_SLOTS, grantListSlot } from '../../functions/domain/grant-slots'
 import { newId } from '../../functions/domain/ids'
 import { toGrantResource } from '../../functions/http/grant-resource'
 import { grantCsvLine, toManagedGrant } from '../../functions/http/grant-view'
 import { listGrantPage, type QueryPage } from '../../functions/stores/grant-listing.dynamodb'
-import { decodeGrantCursor, type GrantRecord } from '../../functions/domain/grant'
 import { INDEX } from '../../functions/stores/table-schema'
 
 /**

@@ -4,15 +4,14 @@
  * records are the service's own (unchanged); only the store's contract of that release is here.
  */
 
-import type { Mode } from '../../../functions/domain/api-key'
-import type { AuditEntry } from '../../../functions/domain/people'
-import type { CallOptions } from '../../../functions/stores/grants.store'
-import type { ApiKeyRecord, KeyIdentity } from '../../../functions/domain/api-key'
+import type { ApiKeyRecord, KeyIdentity, Mode } from '../../../functions/domain/api-key'
 import type { GrantRecord } from '../../../functions/domain/grant'
+import type { AuditEntry } from '../../../functions/domain/people'
 import type { ProgramRecord } from '../../../functions/domain/program'
+import type { CallOptions } from '../../../functions/stores/grants.store'
 
-export type { GrantSender } from '../../../functions/domain/grant'
 export { isKeyUsable } from '../../../functions/domain/api-key'
+export type { GrantSender } from '../../../functions/domain/grant'
 export type { ApiKeyRecord, CallOptions, GrantRecord, KeyIdentity, ProgramRecord }
 
 export type GrantAuthority =
