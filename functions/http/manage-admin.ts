@@ -1,11 +1,18 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyEventV2WithJWTAuthorizer,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda'
+import type { Runtime } from '../composition'
 import { type KeyView, makeAdmin, type ProgramView } from '../core/admin'
 import { KeyNotFound } from '../domain/errors'
 import { idPattern } from '../domain/ids'
 import type { AuditEntry } from '../domain/people'
 import type { Clock } from '../runtime/clock'
-import { type DynamoDbAdminStore, REQUEST_CONFLICT_RETRY } from '../stores/admin.dynamodb'
-import type { ManageRequest } from './manage-handler'
+import { DynamoDbAdminStore, REQUEST_CONFLICT_RETRY } from '../stores/admin.dynamodb'
+import { DynamoDbMembershipReader } from '../stores/memberships.dynamodb'
+import { type ManageEvent, type ManageRequest, manageHandler } from './manage-handler'
 import { checkProgramId } from './program-of-issuer'
 
 /**
@@ -32,6 +39,29 @@ export const adminFor = (
     actor: request.actor,
     requestId: request.requestId,
   })
+}
+
+/**
+ * A management route over the admin use cases: the membership and role check of its route
+ * (manageHandler), then `handle` with the use cases for this request (adminFor).
+ */
+export const adminRoute = <E extends ManageEvent = APIGatewayProxyEventV2WithJWTAuthorizer>(
+  { documentClient, config, clock }: Runtime,
+  routeId: string,
+  handle: (
+    request: ManageRequest<E>,
+    admin: ReturnType<typeof adminFor>,
+  ) => Promise<APIGatewayProxyStructuredResultV2>,
+  options: { jsonBodyMaxBytes?: number } = {},
+) => {
+  const memberships = new DynamoDbMembershipReader(documentClient, config.tables)
+  const store = new DynamoDbAdminStore(documentClient, config.tables, MANAGE_STORE_OPTIONS)
+  return manageHandler<E>(
+    routeId,
+    { memberships },
+    (request) => handle(request, adminFor(store, request, clock)),
+    options,
+  )
 }
 
 /** A path id, checked offline: a malformed one answers exactly like an unknown one (404). */

@@ -14,7 +14,7 @@ import type { JsonEvent } from './middleware'
 import { requestIdOf } from './middleware'
 
 type Result = APIGatewayProxyStructuredResultV2
-type ManageEvent =
+export type ManageEvent =
   | APIGatewayProxyEventV2WithJWTAuthorizer
   | (JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>)
 

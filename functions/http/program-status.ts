@@ -1,15 +1,6 @@
 import type { Runtime } from '../composition'
 import { type ProgramAction, programView } from '../core/admin'
-import { DynamoDbAdminStore } from '../stores/admin.dynamodb'
-import { DynamoDbMembershipReader } from '../stores/memberships.dynamodb'
-import {
-  adminFor,
-  MANAGE_STORE_OPTIONS,
-  manageJson,
-  programIdOf,
-  programResource,
-} from './manage-admin'
-import { manageHandler } from './manage-handler'
+import { adminRoute, manageJson, programIdOf, programResource } from './manage-admin'
 
 /**
  * `POST /manage/issuers/{issuerId}/programs/{programId}/pause|resume|close`, one function each:
@@ -18,16 +9,11 @@ import { manageHandler } from './manage-handler'
  * and writes nothing.
  */
 export const makeProgramStatusHandler =
-  (routeId: string, action: ProgramAction) =>
-  ({ documentClient, config, clock }: Runtime) => {
-    const memberships = new DynamoDbMembershipReader(documentClient, config.tables)
-    const store = new DynamoDbAdminStore(documentClient, config.tables, MANAGE_STORE_OPTIONS)
-    return manageHandler(routeId, { memberships }, async (request) => {
+  (routeId: string, action: ProgramAction) => (runtime: Runtime) =>
+    adminRoute(runtime, routeId, async (request, admin) => {
       const programId = programIdOf(request.event)
-      const admin = adminFor(store, request, clock)
       const program = await admin.changeProgramStatus(programId, action, {
         issuerId: request.membership?.issuerId,
       })
       return manageJson(200, programResource(programView(program)))
     })
-  }

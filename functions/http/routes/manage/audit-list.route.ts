@@ -1,14 +1,5 @@
 import type { Runtime } from '../../../composition'
-import { DynamoDbAdminStore } from '../../../stores/admin.dynamodb'
-import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
-import {
-  adminFor,
-  auditResource,
-  MANAGE_STORE_OPTIONS,
-  manageJson,
-  queryOf,
-} from '../../manage-admin'
-import { manageHandler } from '../../manage-handler'
+import { adminRoute, auditResource, manageJson, queryOf } from '../../manage-admin'
 
 /**
  * `GET /manage/issuers/{issuerId}/audit?cursor=&limit=`: the issuer's audit log, newest first,
@@ -17,13 +8,8 @@ import { manageHandler } from '../../manage-handler'
  * deletes an entry.
  */
 export const makeListAuditHandler = (runtime: Runtime) => {
-  const client = runtime.documentClient
-  const { tables } = runtime.config
-  const memberships = new DynamoDbMembershipReader(client, tables)
-  const store = new DynamoDbAdminStore(client, tables, MANAGE_STORE_OPTIONS)
-  return manageHandler('ListAudit', { memberships }, async (request) => {
+  return adminRoute(runtime, 'ListAudit', async (request, admin) => {
     const { cursor, limit } = queryOf(request.event, ['cursor', 'limit'])
-    const admin = adminFor(store, request, runtime.clock)
     const page = await admin.listAudit({
       issuer: request.membership?.issuerId,
       ...(cursor === undefined ? {} : { cursor }),

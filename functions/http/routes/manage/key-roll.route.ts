@@ -1,18 +1,14 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
 import type { Runtime } from '../../../composition'
-import { DynamoDbAdminStore } from '../../../stores/admin.dynamodb'
-import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
 import {
-  adminFor,
+  adminRoute,
   emptyBodyMeansEmptyObject,
   keyIdOf,
   keyResource,
   MANAGE_BODY_MAX_BYTES,
-  MANAGE_STORE_OPTIONS,
   manageJson,
 } from '../../manage-admin'
 import { RollKeyBody } from '../../manage-bodies'
-import { manageHandler } from '../../manage-handler'
 import type { JsonEvent } from '../../middleware'
 
 type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
@@ -23,18 +19,13 @@ type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestC
  * (`"0"`: stops now). One transaction with the audit entry. 201, `Cache-Control: no-store`.
  */
 export const makeRollKeyHandler = (runtime: Runtime) => {
-  const client = runtime.documentClient
-  const { tables } = runtime.config
-  const memberships = new DynamoDbMembershipReader(client, tables)
-  const store = new DynamoDbAdminStore(client, tables, MANAGE_STORE_OPTIONS)
   return emptyBodyMeansEmptyObject(
-    manageHandler<Event>(
+    adminRoute<Event>(
+      runtime,
       'RollKey',
-      { memberships },
-      async (request) => {
+      async (request, admin) => {
         const keyId = keyIdOf(request.event)
         const { grace } = RollKeyBody.parse(request.event.body)
-        const admin = adminFor(store, request, runtime.clock)
         const { secret, record, old } = await admin.rollKey(keyId, grace ?? undefined, {
           issuerId: request.membership?.issuerId,
         })
