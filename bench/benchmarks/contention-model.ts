@@ -22,8 +22,7 @@ export const benchmark: Benchmark = {
   title: 'one hot program in the contention model (virtual time; a few minutes)',
   resultPath: ['contentionModel'],
   run: async (bench) => {
-    const { endpoint, tables } = bench.dynamoDbLocal()
-    bench.muteLogs()
+    const { endpoint, tables } = await bench.dynamoDbLocal()
     const byLevel: Record<string, Run> = {}
     for (const design of ['baseline', 'sharded'] as const) {
       for (const [concurrency, requests] of LEVELS) {
@@ -78,7 +77,6 @@ export const benchmark: Benchmark = {
         tables,
       }),
     }
-    bench.unmuteLogs()
     const rows: Row[] = []
     for (const [concurrency] of LEVELS) {
       const b = byLevel[`baseline-${concurrency}`] as Run

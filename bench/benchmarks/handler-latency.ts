@@ -47,7 +47,6 @@ export const benchmark: Benchmark = {
       })
       if (outcome.kind !== 'created') throw new Error(`floor: ${outcome.kind}`)
     }
-    bench.muteLogs()
     for (let i = 0; i < 150; i++) {
       await db.invoke()
       await floor()
@@ -71,7 +70,6 @@ export const benchmark: Benchmark = {
       latency.handler.push({ p50: percentile(h, 50), p99: percentile(h, 99) })
       latency.floor.push({ p50: percentile(f, 50), p99: percentile(f, 99) })
     }
-    bench.unmuteLogs()
     const lat = {
       handlerP50: median(latency.handler.map((x) => x.p50)),
       handlerP99: median(latency.handler.map((x) => x.p99)),

@@ -7,10 +7,8 @@ export const benchmark: Benchmark = {
   resultPath: ['hotProgram'],
   run: async (bench) => {
     const api = await bench.localApi()
-    bench.muteLogs()
     const hot = await api.load([api.spread[0] as string], 32, 5)
     const wide = await api.load(api.spread, 32, 5)
-    bench.unmuteLogs()
     await bench.close()
     return {
       result: { hot, spread: wide },

@@ -12,11 +12,9 @@ export const benchmark: Benchmark = {
   resultPath: ['throughput'],
   run: async (bench) => {
     const api = await bench.localApi()
-    bench.muteLogs()
     const throughput: Record<string, LoadResult> = {}
     for (const c of [1, 16, 64]) throughput[`c${c}`] = await api.load(api.spread, c, 5)
     bench.measures.rssAfterLoadKB = process.resourceUsage().maxRSS
-    bench.unmuteLogs()
     return {
       result: throughput,
       rows: Object.entries(throughput).map(([c, t]) => ({

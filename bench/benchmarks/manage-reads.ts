@@ -82,7 +82,6 @@ export const benchmark: Benchmark = {
     const params = { issuerId, programId: db.programIds[0] as string }
     const rows = []
     const manage: Record<string, unknown> = {}
-    bench.muteLogs()
     for (const routeKey of MANAGE_LIST_ROUTES) {
       const label = LABELS[routeKey]
       const route = db.handlers.get(routeKey)
@@ -134,7 +133,6 @@ export const benchmark: Benchmark = {
         met: routeP50 / bareP50 <= 1.3,
       })
     }
-    bench.unmuteLogs()
     return { rows, result: manage }
   },
 }

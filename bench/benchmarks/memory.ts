@@ -17,7 +17,6 @@ export const benchmark: Benchmark = {
       gc?.()
       return process.memoryUsage().heapUsed / 1024 / 1024
     }
-    bench.muteLogs()
     const samples: { grants: number; heapMB: number }[] = []
     let done = 0
     const worker = async (n: number) => {
@@ -35,7 +34,6 @@ export const benchmark: Benchmark = {
       done = checkpoint
       samples.push({ grants: done, heapMB: round(heap(), 1) })
     }
-    bench.unmuteLogs()
     const afterWarmup = samples[1]?.heapMB ?? 0
     const growth = (samples.at(-1)?.heapMB ?? 0) - afterWarmup
     return {

@@ -15,13 +15,12 @@ export const benchmark: Benchmark = {
   title: 'mixed amounts on one pool in the contention model (virtual time)',
   resultPath: ['contentionModel', 'mixedPool'],
   run: async (bench) => {
-    const { endpoint, tables } = bench.dynamoDbLocal()
+    const { endpoint, tables } = await bench.dynamoDbLocal()
     const draw = seededRandom(MIXED.seed)
     const amounts = Array.from(
       { length: MIXED.requests },
       () => 1 + Math.floor(draw() * MIXED.maxAmount),
     )
-    bench.muteLogs()
     const run = await runHotProgram({
       design: 'sharded',
       concurrency: MIXED.concurrency,
@@ -32,7 +31,6 @@ export const benchmark: Benchmark = {
       endpoint,
       tables,
     })
-    bench.unmuteLogs()
     const asked = amounts.reduce((a, b) => a + b, 0)
     const exact =
       run.issued === run.grantedAmount &&

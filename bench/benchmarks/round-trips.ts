@@ -10,7 +10,6 @@ export const benchmark: Benchmark = {
   resultPath: ['roundTrips'],
   run: async (bench) => {
     const db = await bench.database()
-    bench.muteLogs()
     const { secret: coldKey } = await db.admin.createKey({ issuer: db.issuerId, mode: 'TEST' })
     const trips = async (event: ReturnType<Database['grantEvent']>, expectCreated = true) => {
       db.meter.calls = []
@@ -24,7 +23,6 @@ export const benchmark: Benchmark = {
       db.grantEvent(`${coldKey.slice(0, -1)}${coldKey.endsWith('A') ? 'B' : 'A'}`),
       false,
     )
-    bench.unmuteLogs()
     return {
       result: { cold, warm, malformed },
       rows: [

@@ -45,7 +45,8 @@ export const createBenchContext = ({
   const started = Date.now()
   const log = (text: string) => process.stderr.write(`${text}\n`)
 
-  // Request logs go to stdout in Lambda; here they are formatted as usual and then dropped.
+  // Request logs go to stdout in Lambda; here they are formatted as usual and then dropped (the
+  // runner mutes them for its whole run and writes its table with realStdout).
   const realStdout = process.stdout.write.bind(process.stdout)
   let logBytes = 0
   const muteLogs = () => {
@@ -54,12 +55,30 @@ export const createBenchContext = ({
       return true
     }) as typeof process.stdout.write
   }
-  const unmuteLogs = () => {
-    process.stdout.write = realStdout
-  }
 
   /** Figures one benchmark leaves for a later one (the peak RSS after the HTTP load). */
   const measures: { rssAfterLoadKB?: number } = {}
+
+  const local = () => {
+    if (!database) throw new Error('this benchmark needs DynamoDB Local: the runner started none')
+    return database
+  }
+  // Tables and seed data are set-up, not measured: a client without the service's 1.5 s timeouts,
+  // which a freshly started DynamoDB Local on a busy machine can outlast.
+  let setup: Promise<DynamoDBClient> | undefined
+  const setUp = () => {
+    setup ??= (async () => {
+      const { endpoint, tables } = local()
+      const client = new DynamoDBClient({
+        endpoint,
+        region: 'local',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      })
+      await ensureTables(client, tables)
+      return client
+    })()
+    return setup
+  }
 
   let db: ReturnType<typeof openDatabase> | undefined
   const seeded = () => {
@@ -67,24 +86,14 @@ export const createBenchContext = ({
     return db
   }
   const openDatabase = async () => {
-    if (!database) throw new Error('this benchmark needs DynamoDB Local: the runner started none')
-    const { endpoint, tables } = database
+    const { endpoint, tables } = local()
     const config = loadConfig(env)
     const dynamodb = createDynamoDbClient({
       endpoint: config.dynamodbEndpoint,
       region: config.awsRegion,
     })
     const documentClient = createDocumentClient(dynamodb)
-    // Creating tables is set-up, not measured: a client without the service's 1.5 s timeouts,
-    // which a CreateTable on a busy machine's freshly started DynamoDB Local can outlast.
-    const setup = new DynamoDBClient({
-      endpoint,
-      region: 'local',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    })
-    await ensureTables(setup, tables)
-    setup.destroy()
-    const admin = makeAdmin(new DynamoDbAdminStore(documentClient, tables))
+    const admin = makeAdmin(new DynamoDbAdminStore(createDocumentClient(await setUp()), tables))
     const { issuerId } = await admin.createIssuer({ name: 'Bench' })
     const programs = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
@@ -253,14 +262,13 @@ export const createBenchContext = ({
     started,
     log,
     muteLogs,
-    unmuteLogs,
     realStdout,
     logBytesDropped: () => logBytes,
     measures,
     /** DynamoDB Local's endpoint and the bench's tables, unseeded (the contention model's own). */
-    dynamoDbLocal: () => {
-      if (!database) throw new Error('this benchmark needs DynamoDB Local: the runner started none')
-      return database
+    dynamoDbLocal: async () => {
+      await setUp()
+      return local()
     },
     /** DynamoDB Local's tables, seeded (an issuer, 16 programs, a key), and the bench's handlers. */
     database: seeded,
