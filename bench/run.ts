@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { tableNames } from '../functions/stores/table-schema'
 import { startDynamoDbLocal } from '../local/dynamodb-local'
-import { functionEnvironment } from '../local/local-env'
+import { functionEnvironment, tableEnvironment } from '../local/local-env'
 import type { Benchmark } from './support/benchmark'
 import {
   type Environment,
@@ -59,7 +59,8 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true'
 const dynamo = selected.some((b) => b.database) ? await startDynamoDbLocal() : undefined
 const tables = tableNames('bench')
 const functionEnv = {
-  ...(dynamo ? functionEnvironment(dynamo.endpoint, tables) : {}),
+  // Without DynamoDB Local, the table names alone: what reads a configuration at import needs them.
+  ...(dynamo ? functionEnvironment(dynamo.endpoint, tables) : tableEnvironment(tables)),
   POWERTOOLS_LOG_LEVEL: 'INFO', // what the stack deploys
   POWERTOOLS_SERVICE_NAME: 'virtual-share-grants',
 }

@@ -48,19 +48,25 @@ export const setAt = (
 
 /** What a row is called up to its unit or detail in parentheses, which a re-run may change. */
 const rowName = (row: Row) => row.metric.split(' (')[0] as string
+/** The name with its figures blanked: "median of 17" and "median of 41" are one row. */
+const rowShape = (row: Row) => rowName(row).replace(/\d[\d,.]*/g, '#')
 
 /**
  * A run of some benchmarks only (BENCH_ONLY): their rows replace the rows of the same name in the
- * previous results, or follow the last row of their group (the words before the first colon), or
- * come last; their figures replace the earlier ones, dated on their own (the other rows keep the
+ * previous results (or the one row of the same name but for its figures, a changed repetition
+ * count say), or follow the last row of their group (the words before the first colon), or come
+ * last; their figures replace the earlier ones, dated on their own (the other rows keep the
  * date of the run that measured them).
  */
 export const mergeRows = (previous: Row[], fresh: Row[]) => {
   const rows = [...previous]
   for (const row of fresh) {
     const at = rows.findIndex((r) => rowName(r) === rowName(row))
-    if (at >= 0) {
-      rows[at] = row
+    const alike = rows.flatMap((r, i) => (rowShape(r) === rowShape(row) ? [i] : []))
+    const only =
+      alike.length === 1 && fresh.filter((f) => rowShape(f) === rowShape(row)).length === 1
+    if (at >= 0 || only) {
+      rows[at >= 0 ? at : (alike[0] as number)] = row
       continue
     }
     const group = row.metric.includes(':') ? `${row.metric.split(':')[0]}:` : undefined
