@@ -16,7 +16,7 @@ export const table = (headers: string[], given: string[][]): string => {
 }
 
 /**
- * CSV as the management API's export writes it (functions/http/csv.ts): every cell quoted,
+ * CSV as the management API's export writes it (functions/domain/csv.ts): every cell quoted,
  * formulas neutralised, safe in a ',' and a ';' locale. Lines end with LF, as the terminal's.
  */
 export const csv = (headers: string[], rows: string[][]): string =>
