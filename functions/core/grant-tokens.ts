@@ -10,7 +10,7 @@ import {
   ServiceUnavailable,
   ValidationFailed,
 } from '../domain/errors'
-import { drawsOf, type GrantRecord, type GrantSender } from '../domain/grant'
+import type { GrantRecord, GrantSender } from '../domain/grant'
 import { grantListSlot } from '../domain/grant-slots'
 import { idempotentGrantId, idPattern, newId } from '../domain/ids'
 import { ownedBy, type ProgramRecord, programRefusal } from '../domain/program'
@@ -205,19 +205,17 @@ export const makeGrantTokens = ({
       const current = program as ProgramAccess
       const target = (mustRead ? undefined : pickTarget(current)) ?? (await fromRead(current))
       if ('refusal' in target) return refuse(target.refusal)
-      const draws = drawsOf(target, grant.amount)
-      const written: GrantRecord = draws === undefined ? grant : { ...grant, draws }
       const outcome = await store.createGrant({
         authority,
         target,
-        grant: written,
+        grant,
         ...(audit === undefined ? {} : { audit }),
         signal,
       })
       switch (outcome.kind) {
         case 'created':
           taken(current, target)
-          return { grant: written, replayed: false }
+          return { grant, replayed: false }
         case 'grant_exists':
           return replayOf(outcome.existing, grant)
         case 'program_rejected': {

@@ -8,7 +8,8 @@
  *   reserved | offered --cancel-------> canceled  (the issuer, or the integrator's key)
  *
  * Reserved and offered shares count as issued; rejected, expired and canceled give theirs back to
- * the slices they came from (`GrantRecord.draws`), once, in the transaction that makes the change.
+ * the slices they came from (docs/decisions/returning-shares.md), once, in the transaction that
+ * makes the change.
  * Pure: the store makes each transition conditional on the state it was decided from, so of two
  * racing transitions exactly one is written.
  */

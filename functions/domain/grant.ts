@@ -1,5 +1,4 @@
 import type { Mode } from './api-key'
-import type { ShardTake } from './program-shards'
 
 /** A grant: the record every door writes and reads, and the listing's cursor over it. */
 
@@ -28,30 +27,7 @@ export type GrantRecord = {
   batch?: { batchId: string; row: number }
   /** The index slot of the program's listing (grant-slots.ts); never shown. */
   programSlot?: string
-  /**
-   * The counter shards this grant's shares came from, and how many from each: where they go back
-   * when the grant ends without being accepted (issue 19: rejected, expired, canceled). Absent:
-   * the program's head was the counter (a program without shards). Never shown.
-   */
-  draws?: readonly ShardTake[]
 }
-
-/**
- * What a write to `target` draws from which shard: one shard gives the whole amount, a spread
- * gives its takes, the program's head none (it is the counter itself).
- */
-export const drawsOf = (
-  target:
-    | { kind: 'head' }
-    | { kind: 'shard'; shard: number }
-    | { kind: 'spread'; takes: readonly ShardTake[] },
-  amount: number,
-): readonly ShardTake[] | undefined =>
-  target.kind === 'head'
-    ? undefined
-    : target.kind === 'shard'
-      ? [{ shard: target.shard, take: amount }]
-      : target.takes
 
 /** A member of the issuer, as a grant records its sender (access tokens carry no e-mail). */
 export type GrantSender = { sub: string; email: string }

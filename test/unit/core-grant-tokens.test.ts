@@ -16,7 +16,6 @@ import {
 } from '../../functions/domain/errors'
 import { newId } from '../../functions/domain/ids'
 import type { ProgramRecord } from '../../functions/domain/program'
-import { shardNumber } from '../../functions/domain/program-shards'
 import type { Deadline } from '../../functions/runtime/deadline'
 import type { GrantTarget } from '../../functions/stores/grants.store'
 import { apiKeyFor, FakeGrantStore } from '../support/fake-grant-store'
@@ -169,38 +168,9 @@ describe('a grant', () => {
     expect(grant.sentBy).toBeUndefined()
     expect(store.state.grants.get(grant.grantId)).toEqual(grant)
     expect(store.calls.map((c) => c.method)).toEqual(['findAccess', 'createGrant'])
-    const target = writes(store)[0]?.target
-    expect(target).toMatchObject({ kind: 'shard', limited: true })
-    // The slice it drew from is on the grant, for a return to put its shares back there.
-    expect(grant.draws).toEqual([{ shard: target?.kind === 'shard' ? target.shard : -1, take: 30 }])
+    expect(writes(store)[0]?.target).toMatchObject({ kind: 'shard', limited: true })
     expect(expectExactPool(store, programId)).toEqual({ issued: 30, left: 970 })
     expect(store.state.audit).toEqual([])
-  })
-
-  it("records what it drew from each shard, so every shard's issued is the sum of its grants' draws", async () => {
-    const { store, send, program } = setup()
-    const programId = program({ pool: 1_000, shards: 4 })
-    for (const amount of [1, 250, 600, 7, 3, 100]) await send(programId, amount).catch(() => {})
-    const grants = [...store.state.grants.values()].filter((g) => g.programId === programId)
-    expect(grants.length).toBeGreaterThan(3)
-    for (const shard of store.shards(programId)) {
-      const drawn = grants
-        .flatMap((g) => g.draws ?? [])
-        .filter((d) => d.shard === shardNumber(shard.programId))
-        .reduce((sum, d) => sum + d.take, 0)
-      expect(drawn).toBe(shard.issued)
-    }
-    for (const g of grants) {
-      expect((g.draws ?? []).reduce((sum, d) => sum + d.take, 0)).toBe(g.amount)
-    }
-  })
-
-  it('of a program without shards draws from its head: no draws are recorded', async () => {
-    const { store, send, program } = setup()
-    const programId = program({ pool: 5 })
-    const { grant } = await send(programId, 4)
-    expect(grant.draws).toBeUndefined()
-    expect(store.state.grants.get(grant.grantId)).not.toHaveProperty('draws')
   })
 
   it('keeps the warm path at one write: a second grant within the bound reads nothing', async () => {
@@ -461,7 +431,6 @@ describe('the pool', () => {
     expect(new Set(takes.map((t) => t.shard)).size).toBe(takes.length)
     expect(store.count('createGrant')).toBe(1)
     expect(store.state.grants.get(grant.grantId)?.amount).toBe(600)
-    expect(store.state.grants.get(grant.grantId)?.draws).toEqual(takes)
     expect(expectExactPool(store, programId)).toEqual({ issued: 600, left: 400 })
     expect(await store.findProgram(programId)).toMatchObject({ issued: 600, remaining: 400 })
     // What is left is spread over several slices too: it can all be granted at once.
