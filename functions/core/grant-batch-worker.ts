@@ -7,14 +7,13 @@ import {
   type StoredRow,
 } from '../domain/batch'
 import { DomainError } from '../domain/errors'
-import { isAwsConflict, isTransientAwsError } from '../runtime/aws-errors'
 import { startDeadline } from '../runtime/deadline'
 import { logger } from '../runtime/logger'
 import { sleep } from '../runtime/sleep'
 import type { BatchWorkerEvent, WorkerHandler, WorkerInvoker } from '../runtime/worker-invoker'
 import { auditEntry } from '../stores/audit'
 import type { DynamoDbBatchStore } from '../stores/batches.dynamodb'
-import { StoreUnavailable } from '../stores/store-errors'
+import { transientKind } from '../stores/store-errors'
 import type { GrantTokensInput, GrantTokensResult } from './grant-tokens'
 
 /**
@@ -55,11 +54,7 @@ export class NoProgress extends Error {}
 const isTransient = (error: unknown) =>
   error instanceof DomainError
     ? error.code === 'service_unavailable' || error.code === 'request_conflict'
-    : (error instanceof StoreUnavailable &&
-        (error.reason === 'throttled' || error.reason === 'conflict')) ||
-      isTransientAwsError(error) ||
-      isAwsConflict(error) ||
-      (error instanceof Error && error.name === 'AbortError')
+    : transientKind(error) !== undefined
 
 const backoff = (attempt: number) => Math.min(2_000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2)
 

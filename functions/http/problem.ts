@@ -21,8 +21,7 @@ import {
   ValidationFailed,
 } from '../domain/errors'
 import { zodIssuesToFieldErrors } from '../domain/validation'
-import { isAwsConflict, isTransientAwsError } from '../runtime/aws-errors'
-import { StoreUnavailable } from '../stores/store-errors'
+import { transientKind } from '../stores/store-errors'
 import { MalformedJson, MethodNotAllowed } from './request-errors'
 
 /**
@@ -102,7 +101,6 @@ const isBodyParserError = (error: unknown) =>
   error instanceof Error &&
   (error.cause as { package?: unknown } | undefined)?.package === '@middy/http-json-body-parser'
 
-/** Turns anything thrown by a handler into a DomainError; unknown errors become undefined (500). */
 /**
  * What the admin use cases (domain/admin-errors.ts) and the stores (store-errors.ts) report, as
  * the API's errors. Another issuer's program or key is reported by the use cases exactly as a
@@ -124,13 +122,10 @@ const fromUseCase = (error: unknown): DomainError | undefined => {
       : new KeyStateConflict(error.message)
   }
   if (error instanceof WriteConflictError) return new RequestConflict({ cause: error })
-  if (error instanceof StoreUnavailable) {
-    if (error.reason === 'conflict') return new RequestConflict({ cause: error })
-    if (error.reason === 'throttled') return new ServiceUnavailable({ cause: error })
-  }
   return undefined
 }
 
+/** Turns anything thrown by a handler into a DomainError; unknown errors become undefined (500). */
 export const toDomainError = (error: unknown): DomainError | undefined => {
   if (error instanceof DomainError) return error
   const reported = fromUseCase(error)
@@ -139,14 +134,11 @@ export const toDomainError = (error: unknown): DomainError | undefined => {
   if (isBodyParserError(error)) {
     return new MalformedJson('The request body is not valid JSON.', { cause: error })
   }
-  if (isAwsConflict(error)) {
-    return new RequestConflict({ cause: error })
-  }
-  // The request's deadline (deadline.ts) aborted a DynamoDB call: answer before Lambda's timeout.
-  if (error instanceof Error && error.name === 'AbortError') {
-    return new ServiceUnavailable({ cause: error })
-  }
-  if (isTransientAwsError(error)) return new ServiceUnavailable({ cause: error })
+  // A store's or the SDK's busy, away or aborted (the request's deadline: answer before Lambda's
+  // timeout) call, as the answer to retry.
+  const transient = transientKind(error)
+  if (transient === 'conflict') return new RequestConflict({ cause: error })
+  if (transient === 'unavailable') return new ServiceUnavailable({ cause: error })
   return undefined
 }
 

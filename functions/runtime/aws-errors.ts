@@ -1,6 +1,6 @@
 /**
- * How the AWS SDK says "busy, away or in conflict": the errors worth trying again, for every
- * door (the HTTP mapping, the worker, the CLI).
+ * How the AWS SDK says "busy, away or in conflict": the errors worth trying again. Read through
+ * transientKind (stores/store-errors.ts), with the stores' own StoreUnavailable.
  */
 
 /** AWS SDK error names that mean "the database is busy or away", never "your request is wrong". */

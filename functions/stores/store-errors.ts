@@ -1,4 +1,5 @@
 import { conflictMessage } from '../domain/admin-errors'
+import { isAwsConflict, isTransientAwsError } from '../runtime/aws-errors'
 
 /**
  * Why a store could not do what it was asked. In every case nothing was written:
@@ -48,3 +49,18 @@ export const busy = (attempts: number, elapsedMs: number, change = 'The change')
     attempts,
     elapsedMs,
   })
+
+/**
+ * Whether a failure below the core is worth another try, and as what: `conflict` (another
+ * transaction held an item) or `unavailable` (throttled, away, or the request's deadline aborted
+ * the call). The one reading of it, for the HTTP answer (problem.ts) and the batch worker alike.
+ */
+export const transientKind = (error: unknown): 'conflict' | 'unavailable' | undefined => {
+  if (error instanceof StoreUnavailable) {
+    if (error.reason === 'conflict') return 'conflict'
+    return error.reason === 'throttled' ? 'unavailable' : undefined
+  }
+  if (isAwsConflict(error)) return 'conflict'
+  if (error instanceof Error && error.name === 'AbortError') return 'unavailable'
+  return isTransientAwsError(error) ? 'unavailable' : undefined
+}
