@@ -1,5 +1,6 @@
 /**
- * A grant's life once it is written (issue 19, first step: the rules; nothing calls them yet).
+ * A grant's life once it is written: the rules every door (the integrator API, the management API,
+ * the recipient's page, the sweep, the CLI, TEST simulation) moves a grant by.
  *
  *   reserved --identify (eligible)----> offered --accept--> accepted (final)
  *   reserved --identify (ineligible)--> rejected (ineligible_age | ineligible_country)
@@ -30,12 +31,18 @@ export type RejectionReason = (typeof REJECTION_REASONS)[number]
 /** The states whose shares count as issued and that may still change. */
 export const OPEN_STATES: readonly GrantState[] = ['reserved', 'offered']
 
-/** Who moves a grant: its recipient, a member of the issuer, the integrator's key, or the service. */
+/**
+ * Who moves a grant: its recipient, a member of the issuer, the integrator's key, the operator's
+ * CLI, the service (expiry, delivery), or TEST-mode simulation (magic addresses and the TEST-only
+ * move call), which may do what a recipient does and is refused on LIVE grants by the use case.
+ */
 export type GrantActor =
   | { kind: 'recipient' }
   | { kind: 'person'; sub: string; email: string }
   | { kind: 'key'; keyId: string }
+  | { kind: 'operator' }
   | { kind: 'service' }
+  | { kind: 'simulation' }
 
 export type GrantEvent =
   | { kind: 'identify'; ineligible?: Exclude<RejectionReason, 'declined'> }
@@ -62,11 +69,11 @@ export type TransitionRefusal =
 export type Transition = { to: GrantState; reason?: RejectionReason }
 
 const ALLOWED: Record<GrantEvent['kind'], readonly GrantActor['kind'][]> = {
-  identify: ['recipient'],
-  accept: ['recipient'],
-  decline: ['recipient'],
-  expire: ['service'],
-  cancel: ['person', 'key', 'service'],
+  identify: ['recipient', 'simulation'],
+  accept: ['recipient', 'simulation'],
+  decline: ['recipient', 'simulation'],
+  expire: ['service', 'simulation'],
+  cancel: ['person', 'key', 'operator', 'service', 'simulation'],
 }
 
 /**
@@ -97,7 +104,8 @@ export const nextState = (
       if (!open) return { refused: 'offer_expired' }
       return { to: 'rejected', reason: 'declined' }
     case 'expire':
-      return open ? { refused: 'not_expired' } : { to: 'expired' }
+      // Simulation expires a TEST grant on demand (the TEST-only move call).
+      return open && actor.kind !== 'simulation' ? { refused: 'not_expired' } : { to: 'expired' }
     case 'cancel':
       return { to: 'canceled' }
   }
@@ -110,3 +118,55 @@ export const returnsShares = (state: GrantState) =>
 /** Whether a grant in `state` counts in its program's `issued`. */
 export const countsAsIssued = (state: GrantState) =>
   state === 'reserved' || state === 'offered' || state === 'accepted'
+
+/** One line of a grant's history: every transition and every delivery event, written with it. */
+export type GrantHistoryEntry = {
+  at: string
+  /** `transition`: the state moved to `state`; `delivery`: something happened to its e-mail. */
+  event: 'transition' | 'delivery'
+  state?: GrantState
+  reason?: RejectionReason
+  /** For `delivery`: what happened (`sent`, `test_inbox`, `reminded`, `bounced`, `complained`, `failed`). */
+  delivery?: DeliveryEvent
+  /** Who: `recipient`, `service`, `simulation`, `operator`, `key:<keyId>`, `person:<email>`. */
+  actor: string
+  /** Short, non-secret: an SES bounce type, a corrected address's domain. */
+  detail?: string
+}
+
+export const DELIVERY_EVENTS = [
+  'sent',
+  'test_inbox',
+  'reminded',
+  'bounced',
+  'complained',
+  'failed',
+] as const
+export type DeliveryEvent = (typeof DELIVERY_EVENTS)[number]
+
+/** How an actor is written on a history line (no secret: a key's id, never its hash). */
+export const actorOnHistory = (actor: GrantActor): string => {
+  switch (actor.kind) {
+    case 'key':
+      return `key:${actor.keyId}`
+    case 'person':
+      return `person:${actor.email}`
+    default:
+      return actor.kind
+  }
+}
+
+/** The offer window when a program sets none (days). */
+export const DEFAULT_OFFER_DAYS = 30
+/** A reminder goes out this long before an offer expires (ms), if the window is longer than that. */
+export const REMINDER_BEFORE_MS = 3 * 24 * 60 * 60 * 1000
+
+/** When an offer made at `createdAt` (ISO) under a window of `offerDays` expires (ISO). */
+export const offerExpiresAt = (createdAtMs: number, offerDays = DEFAULT_OFFER_DAYS) =>
+  new Date(createdAtMs + offerDays * 24 * 60 * 60 * 1000).toISOString()
+
+/** When the reminder is due (ms), or undefined when the window is too short for one. */
+export const reminderDueAt = (createdAtMs: number, expiresAtMs: number) => {
+  const at = expiresAtMs - REMINDER_BEFORE_MS
+  return at > createdAtMs ? at : undefined
+}

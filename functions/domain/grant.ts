@@ -1,4 +1,6 @@
 import type { Mode } from './api-key'
+import type { GrantHistoryEntry, GrantState, RejectionReason } from './grant-lifecycle'
+import type { ShardTake } from './program-shards'
 
 /** A grant: the record every door writes and reads, and the listing's cursor over it. */
 
@@ -11,8 +13,33 @@ export type GrantRecord = {
   recipient: { email: string; name?: string }
   reason: string
   amount: number
-  status: 'reserved'
+  /** Where the grant is in its life (grant-lifecycle.ts); written `reserved`. */
+  status: GrantState
+  /** Set with `rejected`: why. */
+  rejectionReason?: RejectionReason
   createdAt: string
+  /**
+   * End of the offer window (ISO): createdAt + the program's offer window. Absent on grants made
+   * before offers existed: they read as createdAt + DEFAULT_OFFER_DAYS (grantExpiresAt).
+   */
+  expiresAt?: string
+  /**
+   * `recipient.email` again, top level, as the key of the `byRecipient` index (a recipient's grants
+   * across programs: their page, their balance). Changes when the issuer corrects the address.
+   */
+  recipientKey?: string
+  /** The one counter shard that gave the whole amount (a sharded program's usual grant). */
+  shard?: number
+  /** The shards a grant taken in parts drew from, and how much from each. */
+  draws?: ShardTake[]
+  /** Every transition and delivery event after creation, oldest first (grant-lifecycle.ts). */
+  history?: GrantHistoryEntry[]
+  /** The offer e-mail: its links (hashes only), and what happened to it. */
+  offer?: GrantOffer
+  /** What the recipient's identification decided; never the date of birth. */
+  identity?: RecipientIdentity
+  /** Set with `accepted`: the terms the recipient accepted, and when. */
+  acceptance?: { termsVersion: number; at: string }
   /** SHA-256 of the normalised request; tells a replay from a reuse of the Idempotency-Key. */
   requestHash: string
   idempotencyKey?: string
@@ -27,6 +54,28 @@ export type GrantRecord = {
   batch?: { batchId: string; row: number }
   /** The index slot of the program's listing (grant-slots.ts); never shown. */
   programSlot?: string
+}
+
+export type GrantOffer = {
+  /** SHA-256 (hex) of each link token still valid for this grant; a corrected address clears them. */
+  tokens?: string[]
+  /** `pending` until the first offer e-mail is handed over; `failed` after a bounce or complaint. */
+  delivery: 'pending' | 'sent' | 'test_inbox' | 'failed'
+  /** How many offer e-mails were sent (first send, resends, relinks). */
+  sends?: number
+  lastSentAt?: string
+  /** Set by a resend from the management API; the stream reader sends the offer again. */
+  resendRequestedAt?: string
+  remindedAt?: string
+}
+
+export type RecipientIdentity = {
+  name: string
+  /** ISO 3166-1 alpha-2, when the program limits countries. */
+  country?: string
+  /** When the program has a minimum age: that age, and whether the recipient is at least it. */
+  age?: { atLeast: number; passed: boolean }
+  at: string
 }
 
 /** A member of the issuer, as a grant records its sender (access tokens carry no e-mail). */

@@ -26,7 +26,19 @@ export type ProgramRecord = {
   /** How many counter shards hold the pool; absent: the head is the one counter. */
   shards?: number
   createdAt: string
+  /** Shown to recipients on their page and in the offer e-mail. */
+  description?: string
+  /** Days an offer stays open (default DEFAULT_OFFER_DAYS); read by the grant path from the head. */
+  offerDays?: number
+  /** Eligibility: the youngest age that may accept (absent: no age rule, no date of birth asked). */
+  minAge?: number
+  /** Eligibility: the ISO 3166-1 alpha-2 countries recipients may live in (absent: any). */
+  countries?: string[]
+  /** The Terms of Virtual Shares recipients accept: text or a link, versioned (1, 2, ...). */
+  terms?: ProgramTerms
 }
+
+export type ProgramTerms = { version: number; text?: string; url?: string }
 
 /**
  * Whether an issuer's record (a program, a grant, a batch) is one `issuerId` may see. Another
