@@ -1,0 +1,232 @@
+import type { TableKey } from './stores/table-schema'
+
+/**
+ * What happens after a request has stored its change (issue 19): the grants table's stream, the
+ * queues it feeds, their consumers, the SES events and the sweep. One list, like
+ * functions/routes.ts: the CDK stack builds each function, event source, queue and its IAM from
+ * it, `npm start` and the tests run the same handlers on local equivalents (local/pipeline.ts),
+ * and test/unit/consumers.test.ts checks its rules (visibility timeout, entries on disk). Pure
+ * data: importing it loads no handler code.
+ *
+ *   grants table stream (NEW_AND_OLD_IMAGES)
+ *     -> GrantStream (the one reader; a shard throttles more than two readers, so webhooks will
+ *        add their queue here instead of reading the stream themselves)
+ *          -> queue OfferMail -> OfferMailer (LIVE: SES, paced; TEST: the inbox table)
+ *          -> timers table (an offer's reminder and expiry)
+ *   SES configuration set -> SNS topic MailEventsTopic -> MailEvents (bounce, complaint)
+ *   EventBridge rate(1 minute) -> OfferSweep (timers due -> expire / remind)
+ */
+
+/** DynamoDB actions per table, and per index of a table: what the stack grants, nothing more. */
+export type TableAccess = Partial<Record<TableKey, readonly string[]>>
+export type IndexAccess = Partial<Record<TableKey, Readonly<Record<string, readonly string[]>>>>
+
+export type QueueSpec = {
+  /** Construct id of the queue, and its name in the local pipeline. */
+  id: string
+  /**
+   * How long a received message stays invisible before it is delivered again. AWS's rule for a
+   * queue that triggers a function: at least six times the function's timeout (the poller's
+   * retries of throttled invocations fit inside it). Checked by test/unit/consumers.test.ts.
+   */
+  visibilityTimeoutSeconds: number
+  /** How long an unconsumed message is kept. */
+  retentionSeconds: number
+  /** After this many receives without a delete, the message moves to `deadLetter`. */
+  maxReceiveCount: number
+  /** The dead-letter queue: kept 14 days (SQS's longest) so an operator can read and redrive it. */
+  deadLetter: { id: string; retentionSeconds: number }
+  /** The variable that tells a sender the queue's URL (the stack sets it on each sender). */
+  urlVariable: string
+}
+
+export type StreamTrigger = {
+  kind: 'stream'
+  table: TableKey
+  /** The table's StreamSpecification (the stack's `stream`, local/tables.ts's StreamViewType). */
+  viewType: 'NEW_AND_OLD_IMAGES'
+  batchSize: number
+  maxBatchingWindowSeconds: number
+  /** TRIM_HORIZON: nothing written before the mapping exists is skipped on a new stage. */
+  startingPosition: 'TRIM_HORIZON' | 'LATEST'
+  /** Failed batches are retried (halved each time) this often, then go to `onFailure`. */
+  retryAttempts: number
+  bisectBatchOnError: boolean
+  /** The handler answers `{ batchItemFailures }` with the first record it could not handle. */
+  reportBatchItemFailures: boolean
+  /** SQS queue that receives the metadata (shard, sequence numbers) of a batch given up on. */
+  onFailure: string
+  /**
+   * Lambda event filter: only grant items (`gr_...`) invoke the reader; link tokens, rate limits
+   * and batches (`offer-token#`, `limit#`, `batch#`) in the same table never do. The reader checks
+   * the prefix again (core/grant-stream.ts), locally where no filter runs.
+   */
+  filters: readonly Record<string, unknown>[]
+}
+
+export type QueueTrigger = {
+  kind: 'queue'
+  queue: string
+  batchSize: number
+  maxBatchingWindowSeconds: number
+  /** At most this many concurrent invocations from this queue (SQS event source maxConcurrency). */
+  maxConcurrency?: number
+  /** Always: the handler returns `{ batchItemFailures }`, only those messages come back. */
+  reportBatchItemFailures: true
+}
+
+export type TopicTrigger = {
+  kind: 'topic'
+  /** Construct id of the SNS topic (the SES configuration set's event destination). */
+  topic: string
+  /** Lambda retries a failed asynchronous invocation this often, then sends it to `deadLetter`. */
+  retryAttempts: number
+  deadLetter: string
+}
+
+export type ScheduleTrigger = {
+  kind: 'schedule'
+  /** EventBridge schedule expression. Locally the same handler runs on a timer of this period. */
+  expression: string
+  periodSeconds: number
+}
+
+export type ConsumerSpec = {
+  /** Construct id of the function, and its name in the local pipeline's consumer map. */
+  id: string
+  /** Handler module, relative to the project root. */
+  entry: string
+  trigger: StreamTrigger | QueueTrigger | TopicTrigger | ScheduleTrigger
+  timeoutSeconds: number
+  memorySize: number
+  /** Exactly the DynamoDB actions it needs, per table (as a route's `access`). */
+  access: TableAccess
+  indexes?: IndexAccess
+  /** Queues it sends to (sqs:SendMessage, which also authorises SendMessageBatch; their URLs). */
+  sends?: readonly string[]
+  /** It sends e-mail through SES (the stack's mail identity and configuration set), as a route's `mail`. */
+  mail?: boolean
+}
+
+const DAY = 24 * 60 * 60
+
+export const OFFER_MAIL_QUEUE = {
+  id: 'OfferMail',
+  // 6 x OfferMailer's 60 s.
+  visibilityTimeoutSeconds: 360,
+  retentionSeconds: 4 * DAY,
+  // A message that failed 5 times (SES refusing, a bug) waits in the dead letters instead of
+  // blocking its batch forever; a throttled send is not a failure (the consumer paces itself).
+  maxReceiveCount: 5,
+  deadLetter: { id: 'OfferMailDeadLetters', retentionSeconds: 14 * DAY },
+  urlVariable: 'OFFER_MAIL_QUEUE_URL',
+} as const satisfies QueueSpec
+
+/** Where the stream's failed batches are recorded (Lambda's on-failure destination): no consumer. */
+export const GRANT_STREAM_FAILURES = 'GrantStreamFailures'
+/** Where SES events whose handler failed three times go: no consumer. */
+export const MAIL_EVENTS_DEAD_LETTERS = 'MailEventsDeadLetters'
+
+export const QUEUES: readonly QueueSpec[] = [OFFER_MAIL_QUEUE]
+
+/** The message on OfferMail: which grant, which mail, and why (core/grant-stream.ts writes it). */
+export type OfferMailMessage = {
+  kind: 'offer' | 'reminder'
+  grantId: string
+  cause: 'created' | 'resend' | 'corrected' | 'relink' | 'reminder'
+}
+
+export const CONSUMERS = [
+  {
+    id: 'GrantStream',
+    entry: 'functions/handlers/grant-stream.handler.ts',
+    trigger: {
+      kind: 'stream',
+      table: 'grants',
+      viewType: 'NEW_AND_OLD_IMAGES',
+      batchSize: 100,
+      maxBatchingWindowSeconds: 1,
+      startingPosition: 'TRIM_HORIZON',
+      retryAttempts: 10,
+      bisectBatchOnError: true,
+      reportBatchItemFailures: true,
+      onFailure: GRANT_STREAM_FAILURES,
+      filters: [{ dynamodb: { Keys: { grantId: { S: [{ prefix: 'gr_' }] } } } }],
+    },
+    timeoutSeconds: 30,
+    memorySize: 256,
+    // The timers of a new grant: one BatchWriteItem of all a batch's timers (PutItem for one).
+    access: { timers: ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'] },
+    sends: [OFFER_MAIL_QUEUE.id],
+  },
+  {
+    id: 'OfferMailer',
+    entry: 'functions/handlers/offer-mailer.handler.ts',
+    trigger: {
+      kind: 'queue',
+      queue: OFFER_MAIL_QUEUE.id,
+      batchSize: 10,
+      maxBatchingWindowSeconds: 5,
+      // SES's sending rate is per account (1 a second in the sandbox): two invocations at most,
+      // each pacing its sends to half of it, never hit it, however many offers a batch makes.
+      maxConcurrency: 2,
+      reportBatchItemFailures: true,
+    },
+    // Ten paced messages at 1 a second, with their DynamoDB writes, well inside.
+    timeoutSeconds: 60,
+    memorySize: 256,
+    access: {
+      // issueOfferLink: read the grant, write the token item and its hash on the grant (one
+      // transaction); recordDelivery: the history line and offer.delivery (UpdateItem).
+      // TEST magic addresses move the grant (testMove), which may give shares back.
+      grants: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+      // TEST mode's mail goes here, never to SES.
+      inbox: ['dynamodb:PutItem'],
+    },
+    mail: true,
+  },
+  {
+    id: 'MailEvents',
+    entry: 'functions/handlers/mail-events.handler.ts',
+    trigger: {
+      kind: 'topic',
+      topic: 'MailEventsTopic',
+      retryAttempts: 2,
+      deadLetter: MAIL_EVENTS_DEAD_LETTERS,
+    },
+    timeoutSeconds: 10,
+    memorySize: 256,
+    // recordDelivery('bounced' | 'complained'): read the grant, append the history line.
+    access: { grants: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+  },
+  {
+    id: 'OfferSweep',
+    entry: 'functions/handlers/offer-sweep.handler.ts',
+    trigger: { kind: 'schedule', expression: 'rate(1 minute)', periodSeconds: 60 },
+    timeoutSeconds: 60,
+    memorySize: 256,
+    access: {
+      // Each slot's due timers (Query), each deleted once handled.
+      timers: ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+      // expire (state, history, returned shares in one transaction) and remind (offer.remindedAt).
+      grants: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    },
+  },
+] as const satisfies readonly ConsumerSpec[]
+
+export type ConsumerId = (typeof CONSUMERS)[number]['id']
+
+export const consumerById = (id: ConsumerId): ConsumerSpec => {
+  const found = CONSUMERS.find((c) => c.id === id)
+  if (!found) throw new Error(`No consumer ${id}`)
+  return found
+}
+
+/** The tables with a stream, and its view type: the stack and local/tables.ts both read it. */
+export const STREAMS: Partial<Record<TableKey, 'NEW_AND_OLD_IMAGES'>> = Object.fromEntries(
+  CONSUMERS.flatMap((c) =>
+    c.trigger.kind === 'stream' ? [[c.trigger.table, c.trigger.viewType] as const] : [],
+  ),
+)
