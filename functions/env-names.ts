@@ -12,6 +12,8 @@ export const ENV = {
   grantsTable: 'GRANTS_TABLE',
   membershipsTable: 'MEMBERSHIPS_TABLE',
   auditTable: 'AUDIT_TABLE',
+  timersTable: 'TIMERS_TABLE',
+  inboxTable: 'INBOX_TABLE',
   /**
    * The Cognito user pool the member routes invite people into (InviteMember, ResendInvitation,
    * ListMembers): the stack sets it from the pool; locally, the emulator's pool.
@@ -68,4 +70,6 @@ export const TABLE_ENV = {
   grants: ENV.grantsTable,
   memberships: ENV.membershipsTable,
   audit: ENV.auditTable,
+  timers: ENV.timersTable,
+  inbox: ENV.inboxTable,
 } as const satisfies Record<TableKey, string>

@@ -106,7 +106,11 @@ export class AccessCache {
     return total
   }
 
-  /** A recent read's total of the shards, if it was below `amount` (the pool never grows). */
+  /**
+   * A recent read's total of the shards, if it was below `amount`. Shares returned since (a grant
+   * rejected, expired or canceled) are seen once the read is CHECK_BOUND_MS old, the same bound as
+   * a program's status.
+   */
   knownExhausted(access: ProgramAccess, amount: number): number | undefined {
     const exhausted = access.exhausted
     if (exhausted === undefined || this.now() - exhausted.at >= this.boundMs) return undefined

@@ -11,10 +11,17 @@ import {
   ValidationFailed,
 } from '../domain/errors'
 import type { GrantRecord, GrantSender } from '../domain/grant'
+import { offerExpiresAt } from '../domain/grant-lifecycle'
 import { grantListSlot } from '../domain/grant-slots'
 import { idempotentGrantId, idPattern, newId } from '../domain/ids'
 import { ownedBy, type ProgramRecord, programRefusal } from '../domain/program'
-import { poolRemaining, type ShardTake, sliceOf, spreadTakes } from '../domain/program-shards'
+import {
+  poolRemaining,
+  type ShardRecord,
+  type ShardTake,
+  sliceOf,
+  spreadTakes,
+} from '../domain/program-shards'
 import { zodIssuesToFieldErrors } from '../domain/validation'
 import { type Deadline, DYNAMODB_TIMEOUTS, NO_DEADLINE } from '../runtime/deadline'
 import { sleep as realSleep } from '../runtime/sleep'
@@ -163,6 +170,9 @@ export const makeGrantTokens = ({
       ...(member === undefined ? {} : { sentBy: member.sentBy }),
       ...(member?.batch === undefined ? {} : { batch: member.batch }),
       programSlot: grantListSlot(programId, grantId),
+      // The offer window is the program's when the grant is made (its head is already at hand).
+      expiresAt: offerExpiresAt(clock(), program?.head.offerDays),
+      recipientKey: recipient.email,
     }
     // One entry per send, in the grant's own transaction; a replay writes none.
     const audit =
@@ -205,6 +215,7 @@ export const makeGrantTokens = ({
       const current = program as ProgramAccess
       const target = (mustRead ? undefined : pickTarget(current)) ?? (await fromRead(current))
       if ('refusal' in target) return refuse(target.refusal)
+      recordDraws(target)
       const outcome = await store.createGrant({
         authority,
         target,
@@ -240,6 +251,18 @@ export const makeGrantTokens = ({
           // Another grant held some of a spread's slices: choose again from a new read.
           if (target.kind === 'spread') mustRead = true
       }
+    }
+
+    /**
+     * The slices this attempt takes from, on the grant itself (written in its own PutItem): a
+     * grant that ends unaccepted gives its shares back there (returning-shares.md).
+     */
+    function recordDraws(target: GrantTarget) {
+      delete grant.shard
+      delete grant.draws
+      if (target.kind === 'shard') grant.shard = target.shard
+      if (target.kind === 'spread')
+        grant.draws = target.takes.map(({ shard, take }) => ({ shard, take }))
     }
 
     /** What this grant took comes off what the instance has seen of those slices. */
@@ -354,8 +377,17 @@ export const makeGrantTokens = ({
         const reloaded = program as ProgramAccess
         return pickTarget(reloaded) ?? fromRead(reloaded)
       }
-      const total = access.learnShards(current, found, grant.amount)
-      if (total < grant.amount) return { refusal: new PoolExhausted(total, grant.amount) }
+      let total = access.learnShards(current, found, grant.amount)
+      if (total < grant.amount) {
+        // Returns make slices grow, so one read's total may be below what the pool held at any
+        // one moment. A second read with every shard's version unchanged proves nothing was
+        // written between them: the first read's values held together (the double collect).
+        nextRead()
+        const again = await store.readShards(programId, shards, { signal })
+        if (sameVersions(found, again)) return { refusal: new PoolExhausted(total, grant.amount) }
+        total = access.learnShards(current, again, grant.amount)
+        if (total < grant.amount) return fromRead(current)
+      }
       const fits = [...current.seen.entries()]
         .filter(([, left]) => left >= grant.amount)
         .map(([shard]) => shard)
@@ -366,6 +398,15 @@ export const makeGrantTokens = ({
       }
     }
   }
+}
+
+/** Whether two reads of a program's shards saw every shard at the same version (no write between). */
+const sameVersions = (first: ShardRecord[], second: ShardRecord[]) => {
+  const versions = new Map(first.map((shard) => [shard.programId, shard.version ?? 0]))
+  return (
+    first.length === second.length &&
+    second.every((shard) => versions.get(shard.programId) === (shard.version ?? 0))
+  )
 }
 
 const allShards = (shards: number) => Array.from({ length: shards }, (_, i) => i)

@@ -34,6 +34,14 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'idempotency_key_reused'
+  | 'grant_accepted'
+  | 'grant_state_conflict'
+  | 'test_mode_only'
+  | 'offer_link_invalid'
+  | 'offer_expired'
+  | 'offer_not_identified'
+  | 'too_many_attempts'
+  | 'resend_too_soon'
   | 'internal_error'
   | 'service_unavailable'
 
@@ -271,5 +279,81 @@ export class ServiceUnavailable extends DomainError {
       'The database is throttled or did not answer in time. Retry with the same Idempotency-Key: a grant is made at most once.',
       options,
     )
+  }
+}
+
+/** Cancel (or any change) of an accepted grant: accepted is final. */
+export class GrantAccepted extends DomainError {
+  readonly code = 'grant_accepted'
+  readonly title = 'Grant already accepted'
+  constructor(grantId: string) {
+    super(`Grant ${grantId} was accepted by its recipient; an accepted grant is final.`)
+  }
+}
+
+/** The grant's state does not allow this change (rejected, expired, or not yet offered). */
+export class GrantStateConflict extends DomainError {
+  readonly code = 'grant_state_conflict'
+  readonly title = 'Grant state does not allow this'
+  constructor(
+    grantId: string,
+    readonly state: string,
+    why: string,
+  ) {
+    super(`Grant ${grantId} is ${state}: ${why}`)
+  }
+}
+
+/** A call that only TEST mode offers, on a LIVE grant or with a LIVE key. */
+export class TestModeOnly extends DomainError {
+  readonly code = 'test_mode_only'
+  readonly title = 'Only in TEST mode'
+  constructor() {
+    super('Moving a grant on demand is for TEST grants only; LIVE grants move by their recipient.')
+  }
+}
+
+/**
+ * One answer for a link token that is unknown, used (no open offer left) or past its offer: the
+ * page then asks for the address, so nobody learns which addresses hold offers.
+ */
+export class OfferLinkInvalid extends DomainError {
+  readonly code = 'offer_link_invalid'
+  readonly title = 'Link not valid'
+  constructor() {
+    super('This link is not valid any more. Ask for a new one with your e-mail address.')
+  }
+}
+
+export class OfferExpired extends DomainError {
+  readonly code = 'offer_expired'
+  readonly title = 'Offer expired'
+  constructor() {
+    super('This offer has expired and can no longer be accepted or declined.')
+  }
+}
+
+export class OfferNotIdentified extends DomainError {
+  readonly code = 'offer_not_identified'
+  readonly title = 'Identify first'
+  constructor() {
+    super('Confirm your details first; then you can accept the offer.')
+  }
+}
+
+/** A public endpoint's attempts per token or per address ran out for now. */
+export class TooManyAttempts extends DomainError {
+  readonly code = 'too_many_attempts'
+  readonly title = 'Too many attempts'
+  constructor(override readonly retryAfterSeconds: number) {
+    super(`Too many attempts. Try again in ${retryAfterSeconds} seconds.`)
+  }
+}
+
+export class ResendTooSoon extends DomainError {
+  readonly code = 'resend_too_soon'
+  readonly title = 'Offer sent recently'
+  constructor(override readonly retryAfterSeconds: number) {
+    super(`The offer was sent moments ago; it can be sent again in ${retryAfterSeconds} seconds.`)
   }
 }

@@ -122,8 +122,11 @@ export const countsAsIssued = (state: GrantState) =>
 /** One line of a grant's history: every transition and every delivery event, written with it. */
 export type GrantHistoryEntry = {
   at: string
-  /** `transition`: the state moved to `state`; `delivery`: something happened to its e-mail. */
-  event: 'transition' | 'delivery'
+  /**
+   * `transition`: the state moved to `state`; `delivery`: something happened to its e-mail;
+   * `address`: the issuer corrected the recipient's address (earlier links stop working).
+   */
+  event: 'transition' | 'delivery' | 'address'
   state?: GrantState
   reason?: RejectionReason
   /** For `delivery`: what happened (`sent`, `test_inbox`, `reminded`, `bounced`, `complained`, `failed`). */

@@ -75,6 +75,11 @@ export type ShardRecord = {
   issued: number
   /** Absent when the program has no pool (unlimited): the shard then only counts. */
   remaining?: number
+  /**
+   * Moves by one on every write to the shard (a take, a return): two reads with the same versions
+   * saw the shard unchanged between them (the double collect in grant-tokens.ts). Absent: 0.
+   */
+  version?: number
 }
 
 /** Shard `i`'s first slice: whole slices, as equal as they go, the first `pool % n` one more. */

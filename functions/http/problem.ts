@@ -56,6 +56,14 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, number>> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
+  grant_accepted: 409,
+  grant_state_conflict: 409,
+  test_mode_only: 409,
+  offer_link_invalid: 404,
+  offer_expired: 409,
+  offer_not_identified: 409,
+  too_many_attempts: 429,
+  resend_too_soon: 429,
   internal_error: 500,
   service_unavailable: 503,
 }
@@ -76,6 +84,7 @@ export const MANAGEMENT_ONLY_CODES: readonly ErrorCode[] = [
   'key_state_conflict',
   'member_exists',
   'member_active',
+  'resend_too_soon',
 ]
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'

@@ -31,6 +31,8 @@ export const ADMIN_DYNAMODB_ACCESS = {
   memberships: { table: [], indexes: {} },
   // Every change's audit entry, in the change's own transaction.
   audit: { table: ['PutItem'], indexes: {} },
+  timers: { table: [], indexes: {} },
+  inbox: { table: [], indexes: {} },
 } as const satisfies Record<
   TableKey,
   { table: readonly string[]; indexes: Record<string, readonly string[]> }

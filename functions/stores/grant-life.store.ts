@@ -21,7 +21,8 @@ export type GrantChange = {
   /** The new state; absent for a history-only change (a delivery event). */
   to?: GrantState
   reason?: RejectionReason
-  entry: GrantHistoryEntry
+  /** The history line; absent only for a change nobody reads as an event (a reminder's due mark). */
+  entry?: GrantHistoryEntry
   identity?: RecipientIdentity
   acceptance?: { termsVersion: number; at: string }
   /** Replaces the grant's offer (delivery state, tokens). */

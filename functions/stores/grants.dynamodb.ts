@@ -156,10 +156,14 @@ export class DynamoDbGrantStore implements GrantStore {
           Update: {
             TableName: this.tables.programs,
             Key: { programId: shardKey(grant.programId, target.shard) },
-            UpdateExpression: 'ADD #issued :amount',
+            UpdateExpression: 'ADD #issued :amount, #version :one',
             ConditionExpression: 'attribute_exists(#of)',
-            ExpressionAttributeNames: { '#of': 'shardOf', '#issued': 'issued' },
-            ExpressionAttributeValues: { ':amount': grant.amount },
+            ExpressionAttributeNames: {
+              '#of': 'shardOf',
+              '#issued': 'issued',
+              '#version': 'version',
+            },
+            ExpressionAttributeValues: { ':amount': grant.amount, ':one': 1 },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
@@ -174,14 +178,16 @@ export class DynamoDbGrantStore implements GrantStore {
       Update: {
         TableName: this.tables.programs,
         Key: { programId: shardKey(programId, shard) },
-        UpdateExpression: 'ADD #issued :take, #remaining :minus',
+        // `version` moves on every write to a shard: the double collect's proof (grant-tokens.ts).
+        UpdateExpression: 'ADD #issued :take, #remaining :minus, #version :one',
         ConditionExpression: 'attribute_exists(#of) AND #remaining >= :take',
         ExpressionAttributeNames: {
           '#of': 'shardOf',
           '#issued': 'issued',
           '#remaining': 'remaining',
+          '#version': 'version',
         },
-        ExpressionAttributeValues: { ':take': take, ':minus': -take },
+        ExpressionAttributeValues: { ':take': take, ':minus': -take, ':one': 1 },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     }

@@ -48,6 +48,12 @@ export const INDEX = {
   grantsByProgramSlot: 'byProgramSlot',
   /** A person's memberships across issuers (`GET /manage/me`). */
   membershipsBySub: 'bySub',
+  /**
+   * A recipient's grants across programs and issuers, by normalised e-mail (`recipientKey`): their
+   * page, their balance, a new link. One address takes far fewer than a partition's 1,000 writes a
+   * second, unless one address is the target of a load test (docs/decisions/returning-shares.md).
+   */
+  grantsByRecipient: 'byRecipient',
 } as const
 
 /**
@@ -121,6 +127,17 @@ export const TABLES = {
         sortKey: { name: 'createdAt', type: 'S' },
         projection: { type: 'ALL' },
       },
+      {
+        indexName: INDEX.grantsByRecipient,
+        partitionKey: { name: 'recipientKey', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        // Only what picks a recipient's grants (program, issuer, mode, state): the page and the
+        // balance re-read the grants themselves, strongly consistent, before deciding on them.
+        projection: {
+          type: 'INCLUDE',
+          nonKeyAttributes: ['programId', 'issuerId', 'mode', 'status', 'amount'],
+        },
+      },
     ],
     legacyIndexes: [
       {
@@ -158,6 +175,28 @@ export const TABLES = {
   audit: {
     partitionKey: { name: 'issuerId', type: 'S' },
     sortKey: { name: 'entryId', type: 'S' },
+    globalSecondaryIndexes: [],
+    legacyIndexes: [],
+  },
+  /**
+   * When an open offer next needs the service: its reminder, then its expiry. Written by the
+   * grants stream's reader when a grant is made (not by the grant path), spread over TIMER_SLOTS
+   * partitions by a hash of the grant id; read and deleted by the sweep every minute
+   * (docs/decisions/offer-expiry.md). `due` is `<ISO time>#<grantId>#<kind>`.
+   */
+  timers: {
+    partitionKey: { name: 'slot', type: 'S' },
+    sortKey: { name: 'due', type: 'S' },
+    globalSecondaryIndexes: [],
+    legacyIndexes: [],
+  },
+  /**
+   * An issuer's TEST inbox: the offer e-mail of TEST grants, as rendered, never handed to SES.
+   * `messageId` sorts by time. Kept 30 days (`purgeAt`, the table's TTL).
+   */
+  inbox: {
+    partitionKey: { name: 'issuerId', type: 'S' },
+    sortKey: { name: 'messageId', type: 'S' },
     globalSecondaryIndexes: [],
     legacyIndexes: [],
   },

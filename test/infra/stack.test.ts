@@ -638,6 +638,8 @@ describe('DynamoDB tables', () => {
       // New tables: created with their indexes, which CloudFormation allows in one update.
       memberships: ['bySub'],
       audit: [],
+      timers: [],
+      inbox: [],
     }
     const namesOf = (t: CfnTemplate) =>
       Object.fromEntries(

@@ -1,0 +1,514 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
+import {
+  BatchGetCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb'
+import type { GrantOffer, GrantRecord } from '../domain/grant'
+import { type GrantHistoryEntry, OPEN_STATES } from '../domain/grant-lifecycle'
+import type { ProgramRecord } from '../domain/program'
+import {
+  type ShardRecord,
+  type ShardTake,
+  shardKey,
+  shardKeys,
+  shardNumber,
+} from '../domain/program-shards'
+import { MAX_OFFER_TOKENS } from '../domain/recipient-offer'
+import { isAwsConflict } from '../runtime/aws-errors'
+import { sleep } from '../runtime/sleep'
+import { auditPut } from './audit'
+import type { GrantChange, GrantLifeStore, LifeOutcome, OfferTokenRecord } from './grant-life.store'
+import type { CallOptions } from './grants.store'
+import { INDEX } from './table-schema'
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number]
+
+export type GrantLifeTables = { programs: string; grants: string; audit?: string }
+
+const TOKEN_PREFIX = 'offer-token#'
+const LIMIT_PREFIX = 'limit#'
+/** Attempts of one write that DynamoDB cancelled for a conflict or a throttle. */
+const ATTEMPTS = 4
+
+/**
+ * The writes of a grant's life (stores/grant-life.store.ts): each one transaction, conditional on
+ * the grant's state (and address) as it was read, so of racing changes exactly one is written, and
+ * the shares of a grant that ends unaccepted go back to the slices it drew from in that same
+ * transaction (docs/decisions/returning-shares.md).
+ */
+export class DynamoDbGrantLifeStore implements GrantLifeStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tables: GrantLifeTables,
+  ) {}
+
+  async findGrant(grantId: string, { signal }: CallOptions = {}) {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tables.grants, Key: { grantId }, ConsistentRead: true }),
+      { abortSignal: signal },
+    )
+    return Item as GrantRecord | undefined
+  }
+
+  async findProgramHead(programId: string, { signal }: CallOptions = {}) {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tables.programs, Key: { programId }, ConsistentRead: true }),
+      { abortSignal: signal },
+    )
+    return Item as ProgramRecord | undefined
+  }
+
+  async findGrants(grantIds: readonly string[], options: CallOptions = {}) {
+    return (await this.batchGet(this.tables.grants, 'grantId', grantIds, options)) as GrantRecord[]
+  }
+
+  async findProgramHeads(programIds: readonly string[], options: CallOptions = {}) {
+    return (await this.batchGet(
+      this.tables.programs,
+      'programId',
+      programIds,
+      options,
+    )) as ProgramRecord[]
+  }
+
+  async grantsOfRecipient(
+    email: string,
+    { signal, limit = 50 }: CallOptions & { limit?: number } = {},
+  ) {
+    const { Items = [] } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tables.grants,
+        IndexName: INDEX.grantsByRecipient,
+        KeyConditionExpression: '#r = :r',
+        ExpressionAttributeNames: { '#r': 'recipientKey' },
+        ExpressionAttributeValues: { ':r': email },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+      { abortSignal: signal },
+    )
+    const ids = Items.map((item) => item.grantId as string)
+    const grants = await this.findGrants(ids, { signal })
+    const order = new Map(ids.map((id, i) => [id, i]))
+    // Re-read strongly consistent: the index may lag; a grant whose address changed is dropped.
+    return grants
+      .filter((grant) => grant.recipientKey === email)
+      .sort((a, b) => (order.get(a.grantId) ?? 0) - (order.get(b.grantId) ?? 0))
+  }
+
+  async change(change: GrantChange): Promise<LifeOutcome> {
+    const { grant, signal } = change
+    const items: TransactItem[] = [this.grantUpdate(change)]
+    if (change.returnShares !== undefined) {
+      items.push(...(await this.returns(grant, change.returnShares.program, signal)))
+    }
+    if (change.audit !== undefined) items.push(this.audit(change.audit))
+    return this.transact(items, signal)
+  }
+
+  /** The grant's own update: state, history line, what the change records; on its state as read. */
+  private grantUpdate(change: GrantChange): TransactItem {
+    const { grant } = change
+    const sets: string[] = []
+    const names: Record<string, string> = { '#status': 'status' }
+    const values: Record<string, unknown> = { ':from': grant.status }
+    if (change.entry !== undefined) {
+      sets.push('#history = list_append(if_not_exists(#history, :none), :entry)')
+      names['#history'] = 'history'
+      values[':none'] = []
+      values[':entry'] = [change.entry]
+    }
+    const set = (name: string, value: unknown) => {
+      names[`#${name}`] = name
+      values[`:${name}`] = value
+      sets.push(`#${name} = :${name}`)
+    }
+    if (change.to !== undefined) set('status', change.to)
+    if (change.reason !== undefined) set('rejectionReason', change.reason)
+    if (change.identity !== undefined) set('identity', change.identity)
+    if (change.acceptance !== undefined) set('acceptance', change.acceptance)
+    if (change.offer !== undefined) set('offer', change.offer)
+    return {
+      Update: {
+        TableName: this.tables.grants,
+        Key: { grantId: grant.grantId },
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: '#status = :from',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    }
+  }
+
+  /**
+   * Where a grant's shares go back: the head of a program without shards; the shard(s) it drew
+   * from; for a grant made before draws were recorded, shards read now that have issued enough.
+   */
+  private async returns(
+    grant: GrantRecord,
+    program: Pick<ProgramRecord, 'programId' | 'shards' | 'pool'>,
+    signal: AbortSignal | undefined,
+  ): Promise<TransactItem[]> {
+    const limited = program.pool !== undefined
+    if (program.shards === undefined) {
+      return [
+        {
+          Update: {
+            TableName: this.tables.programs,
+            Key: { programId: grant.programId },
+            // The grant path ADDs -amount to `remaining` on every head (with or without a pool):
+            // the return mirrors it, so the head's invariant holds either way.
+            UpdateExpression: 'ADD #issued :minus, #remaining :amount',
+            ConditionExpression: 'attribute_exists(#id) AND #issued >= :amount',
+            ExpressionAttributeNames: {
+              '#id': 'programId',
+              '#issued': 'issued',
+              '#remaining': 'remaining',
+            },
+            ExpressionAttributeValues: { ':minus': -grant.amount, ':amount': grant.amount },
+          },
+        },
+      ]
+    }
+    const draws = drawsOf(grant)
+    if (draws === undefined) return this.olderReturn(grant, program.shards, limited, signal)
+    return draws.map(({ shard, take }) => this.shardReturn(grant.programId, shard, take, limited))
+  }
+
+  private shardReturn(programId: string, shard: number, take: number, limited: boolean) {
+    return {
+      Update: {
+        TableName: this.tables.programs,
+        Key: { programId: shardKey(programId, shard) },
+        // `version` moves on every write to a shard, so a refusal can prove the pool short
+        // (grant-tokens.ts: the double collect).
+        UpdateExpression: limited
+          ? 'ADD #issued :minus, #remaining :take, #version :one'
+          : 'ADD #issued :minus, #version :one',
+        ConditionExpression: 'attribute_exists(#of) AND #issued >= :take',
+        ExpressionAttributeNames: {
+          '#of': 'shardOf',
+          '#issued': 'issued',
+          '#version': 'version',
+          ...(limited ? { '#remaining': 'remaining' } : {}),
+        },
+        ExpressionAttributeValues: {
+          ':minus': -take,
+          ':one': 1,
+          ':take': take,
+        },
+      },
+    } satisfies TransactItem
+  }
+
+  /**
+   * For a grant made before draws were recorded. A program split into shards keeps what it had
+   * counted as its head's `issued` (a base): such a grant's shares leave that base and join one
+   * shard's slice (the invariant `pool = head.issued + Σ issued + Σ remaining` holds). If the base
+   * is too small (a grant made on shards before this release), they leave the shards that have
+   * issued the most, as a grant taken in parts would.
+   */
+  private async olderReturn(
+    grant: GrantRecord,
+    shards: number,
+    limited: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<TransactItem[]> {
+    const head = await this.findProgramHead(grant.programId, { signal })
+    if ((head?.issued ?? 0) >= grant.amount) {
+      const shard = Number.parseInt(grant.grantId.slice(-6), 36) % shards
+      return [
+        {
+          Update: {
+            TableName: this.tables.programs,
+            Key: { programId: grant.programId },
+            UpdateExpression: 'ADD #issued :minus',
+            ConditionExpression: '#issued >= :amount',
+            ExpressionAttributeNames: { '#issued': 'issued' },
+            ExpressionAttributeValues: { ':minus': -grant.amount, ':amount': grant.amount },
+          },
+        },
+        {
+          Update: {
+            TableName: this.tables.programs,
+            Key: { programId: shardKey(grant.programId, shard) },
+            UpdateExpression: limited
+              ? 'ADD #remaining :amount, #version :one'
+              : 'ADD #version :one',
+            ConditionExpression: 'attribute_exists(#of)',
+            ExpressionAttributeNames: {
+              '#of': 'shardOf',
+              '#version': 'version',
+              ...(limited ? { '#remaining': 'remaining' } : {}),
+            },
+            ExpressionAttributeValues: {
+              ':one': 1,
+              ...(limited ? { ':amount': grant.amount } : {}),
+            },
+          },
+        },
+      ]
+    }
+    const found = (await this.batchGet(
+      this.tables.programs,
+      'programId',
+      shardKeys(grant.programId, shards).map((k) => k.programId),
+      { signal },
+    )) as ShardRecord[]
+    const byIssued = found
+      .map((s) => ({ shard: shardNumber(s.programId), issued: s.issued ?? 0 }))
+      .sort((a, b) => b.issued - a.issued)
+    const takes: ShardTake[] = []
+    let left = grant.amount
+    for (const { shard, issued } of byIssued) {
+      if (left === 0) break
+      const take = Math.min(issued, left)
+      if (take > 0) takes.push({ shard, take })
+      left -= take
+    }
+    if (left > 0) {
+      throw new Error(
+        `The shards of ${grant.programId} have issued less than ${grant.grantId}'s amount`,
+      )
+    }
+    return takes.map(({ shard, take }) => this.shardReturn(grant.programId, shard, take, limited))
+  }
+
+  async addOfferToken(
+    grant: GrantRecord,
+    token: { hash: string; expiresAt: string },
+    { signal }: CallOptions = {},
+  ): Promise<LifeOutcome> {
+    const offer: GrantOffer = {
+      ...(grant.offer ?? { delivery: 'pending' }),
+      tokens: [...(grant.offer?.tokens ?? []), token.hash].slice(-MAX_OFFER_TOKENS),
+    }
+    return this.transact(
+      [
+        {
+          Put: {
+            TableName: this.tables.grants,
+            Item: {
+              grantId: `${TOKEN_PREFIX}${token.hash}`,
+              tokenOf: grant.grantId,
+              expiresAt: token.expiresAt,
+              purgeAt: Math.ceil(Date.parse(token.expiresAt) / 1000) + 86_400,
+            },
+            ConditionExpression: 'attribute_not_exists(grantId)',
+          },
+        },
+        {
+          Update: {
+            TableName: this.tables.grants,
+            Key: { grantId: grant.grantId },
+            UpdateExpression: 'SET #offer = :offer',
+            ConditionExpression: '#status IN (:reserved, :offered) AND #recipient.#email = :email',
+            ExpressionAttributeNames: {
+              '#offer': 'offer',
+              '#status': 'status',
+              '#recipient': 'recipient',
+              '#email': 'email',
+            },
+            ExpressionAttributeValues: {
+              ':offer': offer,
+              ':reserved': OPEN_STATES[0],
+              ':offered': OPEN_STATES[1],
+              ':email': grant.recipient.email,
+            },
+          },
+        },
+      ],
+      signal,
+    )
+  }
+
+  async findOfferToken(hash: string, { signal }: CallOptions = {}) {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tables.grants,
+        Key: { grantId: `${TOKEN_PREFIX}${hash}` },
+        ConsistentRead: true,
+      }),
+      { abortSignal: signal },
+    )
+    return Item as OfferTokenRecord | undefined
+  }
+
+  async requestResend(
+    grant: GrantRecord,
+    input: { now: number; minGapMs: number; audit?: GrantChange['audit'] },
+    { signal }: CallOptions = {},
+  ): Promise<LifeOutcome | 'too_soon'> {
+    const last = grant.offer?.resendRequestedAt ?? grant.offer?.lastSentAt
+    if (last !== undefined && Date.parse(last) > input.now - input.minGapMs) return 'too_soon'
+    const at = new Date(input.now).toISOString()
+    const offer: GrantOffer = { ...(grant.offer ?? { delivery: 'pending' }), resendRequestedAt: at }
+    const items: TransactItem[] = [
+      {
+        Update: {
+          TableName: this.tables.grants,
+          Key: { grantId: grant.grantId },
+          UpdateExpression: 'SET #offer = :offer',
+          // On the offer as read: of two resends at once, one is written.
+          ConditionExpression:
+            '#status = :status AND (attribute_not_exists(#offer) OR #offer = :old)',
+          ExpressionAttributeNames: { '#offer': 'offer', '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':offer': offer,
+            ':status': grant.status,
+            ':old': grant.offer ?? null,
+          },
+        },
+      },
+    ]
+    if (input.audit !== undefined) items.push(this.audit(input.audit))
+    return this.transact(items, signal)
+  }
+
+  async correctEmail(
+    grant: GrantRecord,
+    input: { email: string; entry: GrantHistoryEntry; audit?: GrantChange['audit'] },
+    { signal }: CallOptions = {},
+  ): Promise<LifeOutcome> {
+    const offer: GrantOffer = { ...(grant.offer ?? { delivery: 'pending' }), tokens: [] }
+    const items: TransactItem[] = [
+      {
+        Update: {
+          TableName: this.tables.grants,
+          Key: { grantId: grant.grantId },
+          UpdateExpression:
+            'SET #recipient.#email = :email, #key = :email, #offer = :offer, #history = list_append(if_not_exists(#history, :none), :entry)',
+          ConditionExpression: '#status = :status AND #recipient.#email = :old',
+          ExpressionAttributeNames: {
+            '#recipient': 'recipient',
+            '#email': 'email',
+            '#key': 'recipientKey',
+            '#offer': 'offer',
+            '#history': 'history',
+            '#status': 'status',
+          },
+          ExpressionAttributeValues: {
+            ':email': input.email,
+            ':offer': { ...offer, delivery: 'pending' },
+            ':none': [],
+            ':entry': [input.entry],
+            ':status': grant.status,
+            ':old': grant.recipient.email,
+          },
+        },
+      },
+    ]
+    if (input.audit !== undefined) items.push(this.audit(input.audit))
+    return this.transact(items, signal)
+  }
+
+  async countAttempt(
+    key: string,
+    input: { now: number; windowMs: number; limit: number },
+    { signal }: CallOptions = {},
+  ): Promise<'allowed' | 'limited'> {
+    const window = Math.floor(input.now / input.windowMs)
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.grants,
+          Key: { grantId: `${LIMIT_PREFIX}${key}#${window}` },
+          UpdateExpression: 'ADD #count :one SET #purge = :purge',
+          ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+          ExpressionAttributeNames: { '#count': 'count', '#purge': 'purgeAt' },
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ':limit': input.limit,
+            ':purge': Math.ceil(((window + 2) * input.windowMs) / 1000),
+          },
+        }),
+        { abortSignal: signal },
+      )
+      return 'allowed'
+    } catch (error) {
+      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return 'limited'
+      throw error
+    }
+  }
+
+  private audit(entry: NonNullable<GrantChange['audit']>): TransactItem {
+    if (this.tables.audit === undefined) throw new Error('An audited change needs the audit table')
+    return auditPut(this.tables.audit, entry)
+  }
+
+  /**
+   * One transaction: `stale` when the grant's condition (the first item) failed; another
+   * transaction or a throttle is tried again a few times, then `unavailable`.
+   */
+  private async transact(items: TransactItem[], signal: AbortSignal | undefined) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.send(new TransactWriteCommand({ TransactItems: items }), {
+          abortSignal: signal,
+        })
+        return 'done' as const
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) {
+          if (isAwsConflict(error) && attempt < ATTEMPTS) {
+            await sleep(Math.random() * 20 * 2 ** attempt, signal)
+            continue
+          }
+          throw error
+        }
+        const reasons = error.CancellationReasons ?? []
+        const grantAt = items.findIndex(
+          (item) =>
+            item.Update?.Key?.grantId !== undefined &&
+            !String(item.Update.Key.grantId).startsWith(TOKEN_PREFIX),
+        )
+        if (reasons[grantAt]?.Code === 'ConditionalCheckFailed') return 'stale'
+        const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed')
+        if (failed >= 0) {
+          throw new Error(
+            `A grant's change was refused by item ${failed} of its transaction (${reasons.map((r) => r.Code).join(',')})`,
+          )
+        }
+        if (attempt >= ATTEMPTS) return 'unavailable'
+        await sleep(Math.random() * 20 * 2 ** attempt, signal)
+      }
+    }
+  }
+
+  private async batchGet(
+    table: string,
+    keyName: string,
+    ids: readonly string[],
+    { signal }: CallOptions,
+  ): Promise<Record<string, unknown>[]> {
+    const found: Record<string, unknown>[] = []
+    const unique = [...new Set(ids)]
+    for (let i = 0; i < unique.length; i += 100) {
+      let pending: Record<string, unknown>[] = unique
+        .slice(i, i + 100)
+        .map((id) => ({ [keyName]: id }))
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 5) throw new Error(`BatchGetItem left keys of ${table} unprocessed 5 times`)
+        if (attempt > 0) await sleep(20 * 2 ** attempt, signal)
+        const result = await this.client.send(
+          new BatchGetCommand({
+            RequestItems: { [table]: { Keys: pending, ConsistentRead: true } },
+          }),
+          { abortSignal: signal },
+        )
+        found.push(...(result.Responses?.[table] ?? []))
+        pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[]
+      }
+    }
+    return found
+  }
+}
+
+/** The slices a grant drew from, as recorded when it was made; undefined for older grants. */
+export const drawsOf = (grant: Pick<GrantRecord, 'shard' | 'draws' | 'amount'>) =>
+  grant.draws ??
+  (grant.shard === undefined ? undefined : [{ shard: grant.shard, take: grant.amount }])
