@@ -43,6 +43,19 @@ export const ENV = {
    */
   mailFrom: 'MAIL_FROM',
   mailSesRegion: 'MAIL_SES_REGION',
+  /**
+   * The SES configuration set the offer mail is sent with (its bounce and complaint events reach
+   * the MailEvents function through SNS). The stack sets it, with MAIL_FROM, on the consumers that
+   * send mail (functions/consumers.ts `mail: true`) when the stage has an SES identity.
+   */
+  mailConfigurationSet: 'MAIL_CONFIGURATION_SET',
+  /**
+   * Where the recipient's page is served: `https://<console domain>` in AWS (the console's
+   * CloudFront distribution, which also routes `/recipient/*` to the API), the local server's
+   * origin under npm start. Offer links are `<origin>/offer#t=<token>`. The stack sets it on the
+   * functions that render those links.
+   */
+  recipientOrigin: 'RECIPIENT_ORIGIN',
   /** Only locally (npm start, tests): the mail sink file the service's e-mail goes to. */
   mailSinkFile: 'MAIL_SINK_FILE',
   /**
