@@ -222,6 +222,7 @@ export class FakeGrantStore implements GrantStore {
             const found = item as ShardRecord
             found.issued = (found.issued ?? 0) + take
             if (limited) found.remaining = (found.remaining ?? 0) - take
+            found.version = (found.version ?? 0) + 1
           },
         })
       }

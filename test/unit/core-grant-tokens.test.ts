@@ -393,15 +393,20 @@ describe('the pool', () => {
       'The program has 0 shares left in its pool; this grant asks for 1.',
     )
     expect(expectExactPool(store, programId)).toEqual({ issued: 1_000, left: 0 })
-    // Known short a moment ago (the pool never grows): refused again without a read, until the
-    // bound passes.
+    // Known short a moment ago: refused again without a read, until the bound passes (shares
+    // returned meanwhile are seen then).
     const calls = store.calls.length
     advance(CHECK_BOUND_MS - 1)
     await expectRefused(store, send(programId, 1), PoolExhausted, 'pool_exhausted')
     expect(store.calls.length).toBe(calls)
     advance(1)
     await expectRefused(store, send(programId, 1), PoolExhausted, 'pool_exhausted')
-    expect(store.calls.slice(calls).map((c) => c.method)).toEqual(['findAccess', 'readShards'])
+    // Then read, and read again to prove the total short (the double collect: versions unchanged).
+    expect(store.calls.slice(calls).map((c) => c.method)).toEqual([
+      'findAccess',
+      'readShards',
+      'readShards',
+    ])
   })
 
   it('without shards (one counter), refuses past the pool by the condition of the write', async () => {
