@@ -42,7 +42,48 @@ export const loadMailConfig = (env: Env) => ({
   sinkFile: optionalIn(env, ENV.mailSinkFile)?.trim(),
   /** The console's address the service's e-mail links to (unset: the placeholder, see identity). */
   consoleUrl: optionalIn(env, ENV.consoleUrl),
+  /** The SES configuration set offer mail is sent with (its bounces and complaints come back). */
+  configurationSet: optionalIn(env, ENV.mailConfigurationSet)?.trim(),
+  /**
+   * The origin of the recipient's page (offer links are `<origin>/offer#t=<token>`): RECIPIENT_ORIGIN,
+   * else the console's origin (the page is served with the console).
+   */
+  recipientOrigin: originOf(
+    ENV.recipientOrigin,
+    optionalIn(env, ENV.recipientOrigin) ?? optionalIn(env, ENV.consoleUrl),
+  ),
+  /**
+   * Offer mails a second when SES's GetAccount cannot be read (default 1, a sandbox account's
+   * rate): the offer mailer paces its sends by the account's MaxSendRate, or else by this.
+   */
+  fallbackSendRate: sendRateOf(optionalIn(env, ENV.mailFallbackSendRate)),
 })
+
+/** An origin (`https://host[:port]`), from a URL whose path is ignored; a bad one stops the function at init. */
+const originOf = (name: string, value: string | undefined): string | undefined => {
+  if (value === undefined) return undefined
+  let url: URL
+  try {
+    url = new URL(value.trim())
+  } catch {
+    throw new Error(`${name} must be an http(s) URL, got ${JSON.stringify(value)}.`)
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new Error(`${name} must be an http(s) URL, got ${JSON.stringify(value)}.`)
+  }
+  return url.origin
+}
+
+const sendRateOf = (value: string | undefined): number => {
+  if (value === undefined) return 1
+  const rate = Number(value)
+  if (!Number.isFinite(rate) || rate <= 0) {
+    throw new Error(
+      `${ENV.mailFallbackSendRate} must be a positive number of mails a second, got ${JSON.stringify(value)}.`,
+    )
+  }
+  return rate
+}
 
 export type MailConfig = ReturnType<typeof loadMailConfig>
 

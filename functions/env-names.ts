@@ -56,6 +56,11 @@ export const ENV = {
    * functions that render those links.
    */
   recipientOrigin: 'RECIPIENT_ORIGIN',
+  /**
+   * Offer mails a second the offer mailer assumes when it cannot read the SES account's sending
+   * rate (GetAccount's MaxSendRate); default 1, a sandbox account's. Optional everywhere.
+   */
+  mailFallbackSendRate: 'MAIL_FALLBACK_SEND_RATE',
   /** Only locally (npm start, tests): the mail sink file the service's e-mail goes to. */
   mailSinkFile: 'MAIL_SINK_FILE',
   /**

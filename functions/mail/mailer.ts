@@ -23,6 +23,11 @@ export type OutgoingMail = {
   /** The plain-text part: always, for clients that show no HTML (and for the local sink). */
   text: string
   html?: string
+  /**
+   * SES message tags (EmailTags): they come back on the configuration set's events (bounce,
+   * complaint) as `mail.tags`, which is how an event finds its grant. Values: letters, digits, `_-.@`.
+   */
+  tags?: Record<string, string>
 }
 
 /** `sent`: handed to the transport. `no_sender`: this deployment has no sender; nothing sent. */
@@ -38,6 +43,8 @@ export class SesMailer implements Mailer {
   constructor(
     private readonly client: SESv2Client,
     private readonly from: string,
+    /** The configuration set whose event destination publishes bounces and complaints. */
+    private readonly configurationSetName?: string,
   ) {}
 
   async send(mail: OutgoingMail, { signal }: { signal?: AbortSignal | undefined } = {}) {
@@ -45,6 +52,12 @@ export class SesMailer implements Mailer {
       new SendEmailCommand({
         FromEmailAddress: this.from,
         Destination: { ToAddresses: [mail.to] },
+        ...(this.configurationSetName === undefined
+          ? {}
+          : { ConfigurationSetName: this.configurationSetName }),
+        ...(mail.tags === undefined
+          ? {}
+          : { EmailTags: Object.entries(mail.tags).map(([Name, Value]) => ({ Name, Value })) }),
         Content: {
           Simple: {
             Subject: { Data: mail.subject, Charset: 'UTF-8' },
