@@ -134,6 +134,12 @@ export type OfferMailMessage = {
   kind: 'offer' | 'reminder'
   grantId: string
   cause: 'created' | 'resend' | 'corrected' | 'relink' | 'reminder'
+  /**
+   * The change it stands for (ISO): the grant's createdAt, its resendRequestedAt or remindedAt, the
+   * correction's history line. A stream and a queue both deliver at least once: the consumer can
+   * skip a message whose change it has already mailed.
+   */
+  at?: string
 }
 
 export const CONSUMERS = [

@@ -5,6 +5,7 @@ import type { Runtime } from '../functions/composition'
 import { ROUTE_FACTORIES } from '../functions/http/routes/route-factories'
 import { matchRoute, ROUTES, type Route, USER_SCOPE } from '../functions/routes'
 import { type DevPagesOptions, serveDevPage } from './dev-pages/dev-pages'
+import { type PipelineControl, servePipeline } from './dev-pages/pipeline-page'
 import { answerOnSocket, gatewayAnswer, statusOfClientError } from './gateway/answers'
 import { lambdaContext, splitTarget, toEvent } from './gateway/event'
 import { lingeringClose, readBody } from './gateway/request-body'
@@ -63,6 +64,11 @@ export type LocalApiOptions = DevPagesOptions & {
     method: string,
     rawPath: string,
   ) => { route: Route; pathParameters: Record<string, string> } | undefined
+  /**
+   * The local pipeline (local/pipeline.ts: stream, queues, consumers): `/_local/pipeline` shows it
+   * and `/_local/pipeline/drain` waits for it (local/dev-pages/pipeline-page.ts). Read on each request.
+   */
+  pipeline?: PipelineControl
 }
 
 /**
@@ -155,6 +161,21 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
 
     const method = req.method ?? 'GET'
     const raw = splitTarget(target)
+    const pipelinePage = await servePipeline(
+      method,
+      raw.rawPath,
+      raw.rawQueryString,
+      req.headers.host,
+      options.pipeline,
+    )
+    if (pipelinePage) {
+      res.writeHead(pipelinePage.status, {
+        'content-type': pipelinePage.type,
+        'cache-control': 'no-store',
+      })
+      res.end(pipelinePage.body)
+      return
+    }
     // The developer pages first (docs, mail sink, console): what is not theirs is the API's.
     const page = serveDevPage(options, {
       method,

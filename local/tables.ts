@@ -8,6 +8,7 @@ import {
   ResourceInUseException,
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb'
+import { STREAMS } from '../functions/consumers'
 import {
   deployedIndexes,
   type IndexSchema,
@@ -60,8 +61,10 @@ export const ensureTables = async (
     const name = names[key]
     // The indexes a plain `cdk deploy` builds (never the legacy ones).
     const indexes = deployedIndexes(key)
+    const stream = STREAMS[key]
     if (existing.has(name)) {
       await addMissingIndexes(client, name, indexes)
+      if (stream !== undefined) await enableStream(client, name, stream)
       continue
     }
     try {
@@ -82,6 +85,9 @@ export const ensureTables = async (
           ],
           // DynamoDB refuses an empty index list: leave the property out instead.
           GlobalSecondaryIndexes: indexes.length === 0 ? undefined : indexes.map(toIndex),
+          // The tables whose stream a consumer reads (functions/consumers.ts: grants -> GrantStream).
+          StreamSpecification:
+            stream === undefined ? undefined : { StreamEnabled: true, StreamViewType: stream },
         }),
       )
     } catch (error) {
@@ -92,6 +98,31 @@ export const ensureTables = async (
     created.push(name)
   }
   return created
+}
+
+/**
+ * A table kept in `.local/dynamodb` from before streams gets its stream (a table whose stream has
+ * another view type gets it replaced: DynamoDB changes a view type only by disabling first).
+ */
+const enableStream = async (
+  client: DynamoDBClient,
+  name: string,
+  viewType: 'NEW_AND_OLD_IMAGES',
+) => {
+  const current = (await client.send(new DescribeTableCommand({ TableName: name }))).Table
+    ?.StreamSpecification
+  if (current?.StreamEnabled && current.StreamViewType === viewType) return
+  if (current?.StreamEnabled) {
+    await client.send(
+      new UpdateTableCommand({ TableName: name, StreamSpecification: { StreamEnabled: false } }),
+    )
+  }
+  await client.send(
+    new UpdateTableCommand({
+      TableName: name,
+      StreamSpecification: { StreamEnabled: true, StreamViewType: viewType },
+    }),
+  )
 }
 
 /** One index per UpdateTable, as DynamoDB requires, each waited for until it is ACTIVE. */

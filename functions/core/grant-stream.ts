@@ -1,0 +1,102 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb'
+import { unmarshall } from '@aws-sdk/util-dynamodb'
+import type { DynamoDBRecord } from 'aws-lambda'
+import type { OfferMailMessage } from '../consumers'
+import type { GrantRecord } from '../domain/grant'
+import { reminderDueAt } from '../domain/grant-lifecycle'
+import { type TimerRecord, timerFor } from '../domain/offer-timers'
+import { grantExpiresAt, isOpen } from '../domain/recipient-offer'
+
+/**
+ * The grants table's stream, read once for every consumer (the GrantStream function; locally
+ * local/stream-poller.ts): which records mean offer mail, and which timers a new grant needs.
+ * Pure: records in, messages and timers out, each tied to the record it came from so the handler
+ * can report the first record it could not hand over (a stream's partial batch response).
+ *
+ * Rules (docs/architecture.md, "After a grant is stored"):
+ * - only grant items (`gr_...`); link tokens, rate limits and batches in the same table are not
+ *   grants;
+ * - INSERT: offer / created, and the grant's timers: its expiry at `expiresAt`, its reminder at
+ *   reminderDueAt when the window is long enough for one;
+ * - MODIFY of a grant that is still open (reserved, offered):
+ *   `recipient.email` changed: offer / corrected (the old links stopped working);
+ *   otherwise `offer.resendRequestedAt` changed: offer / resend (the issuer's resend and the
+ *   recipient's "send me a new link" both set it, so a new link reads as `resend` here);
+ *   `offer.remindedAt` newly set (the sweep's remind): reminder / reminder;
+ * - REMOVE (a TTL purge, a test's cleanup): nothing.
+ * At most one offer and one reminder per record. A stream delivers a record at least once: the
+ * message carries `at` (the change it stands for) so the consumer can tell a repeat.
+ */
+
+export type StreamOutput = {
+  /** The record's SequenceNumber: the stream's item identifier in a partial batch response. */
+  sequenceNumber: string
+  messages: OfferMailMessage[]
+  timers: TimerRecord[]
+}
+
+const GRANT_ID = /^gr_/
+
+const imageOf = (record: DynamoDBRecord, key: 'NewImage' | 'OldImage') => {
+  const raw = record.dynamodb?.[key]
+  // aws-lambda's AttributeValue and the SDK's describe the same JSON.
+  return raw === undefined
+    ? undefined
+    : (unmarshall(raw as Record<string, AttributeValue>) as GrantRecord)
+}
+
+/** What one stream record asks for (nothing for a record that is not about a grant). */
+export const readGrantRecord = (record: DynamoDBRecord): StreamOutput | undefined => {
+  const data = record.dynamodb
+  const sequenceNumber = data?.SequenceNumber
+  if (sequenceNumber === undefined) return undefined
+  const grantId = data?.Keys?.grantId?.S
+  if (grantId === undefined || !GRANT_ID.test(grantId)) return undefined
+  const output: StreamOutput = { sequenceNumber, messages: [], timers: [] }
+  const after = imageOf(record, 'NewImage')
+  const before = imageOf(record, 'OldImage')
+
+  if (record.eventName === 'INSERT' && after !== undefined) {
+    output.messages.push({ kind: 'offer', grantId, cause: 'created', at: after.createdAt })
+    const createdAt = Date.parse(after.createdAt)
+    const expiresAt = grantExpiresAt(after)
+    if (Number.isFinite(expiresAt)) output.timers.push(timerFor(grantId, 'expire', expiresAt))
+    const remindAt = Number.isFinite(createdAt) ? reminderDueAt(createdAt, expiresAt) : undefined
+    if (remindAt !== undefined) output.timers.push(timerFor(grantId, 'remind', remindAt))
+    return output
+  }
+  if (record.eventName !== 'MODIFY' || after === undefined || before === undefined) return output
+  if (!isOpen(after.status)) return output
+
+  const email = after.recipient?.email
+  const resendAt = after.offer?.resendRequestedAt
+  if (email !== undefined && email !== before.recipient?.email) {
+    output.messages.push({
+      kind: 'offer',
+      grantId,
+      cause: 'corrected',
+      at: changeTime(record, after),
+    })
+  } else if (resendAt !== undefined && resendAt !== before.offer?.resendRequestedAt) {
+    output.messages.push({ kind: 'offer', grantId, cause: 'resend', at: resendAt })
+  }
+  const remindedAt = after.offer?.remindedAt
+  if (remindedAt !== undefined && before.offer?.remindedAt === undefined) {
+    output.messages.push({ kind: 'reminder', grantId, cause: 'reminder', at: remindedAt })
+  }
+  return output
+}
+
+/** The record's time (ISO): the newest history line when there is one, else the stream's. */
+const changeTime = (record: DynamoDBRecord, after: GrantRecord): string => {
+  const line = after.history?.at(-1)?.at
+  if (line !== undefined) return line
+  return new Date((record.dynamodb?.ApproximateCreationDateTime ?? 0) * 1000).toISOString()
+}
+
+/** Every record of a batch, in order, with what it asks for (records about nothing included, empty). */
+export const readGrantStream = (records: readonly DynamoDBRecord[]): StreamOutput[] =>
+  records.flatMap((record) => {
+    const output = readGrantRecord(record)
+    return output === undefined ? [] : [output]
+  })

@@ -1,0 +1,296 @@
+import type { SNSEvent } from 'aws-lambda'
+import type { Runtime } from '../functions/composition'
+import {
+  CONSUMERS,
+  type ConsumerId,
+  type ConsumerSpec,
+  OFFER_MAIL_QUEUE,
+  QUEUES,
+} from '../functions/consumers'
+import { makeGrantStreamHandler } from '../functions/core/grant-stream.factory'
+import { LocalQueue, localQueueSender, pollOnce, type SqsBatchHandler } from './queue'
+import {
+  createStreamsClient,
+  type GivenUp,
+  type StreamHandler,
+  StreamPoller,
+  streamArnOf,
+} from './stream-poller'
+
+/**
+ * What runs after a request has stored its change, in this process (`npm start`, the tests):
+ * the AWS plumbing of functions/consumers.ts on local equivalents, calling the same handlers with
+ * the same event shapes.
+ *
+ *   grants table's stream (DynamoDB Local's)  --local/stream-poller.ts-->  GrantStream handler
+ *     -> OfferMail (local/queue.ts: visibility timeout, redelivery, dead letters) -> OfferMailer
+ *   OfferSweep: every `periodSeconds` of real time, and on demand (runSchedule, after a test moves
+ *   the clock).
+ * MailEvents has no local trigger (SES's events exist only in AWS); tests call its handler with
+ * the SES documents.
+ *
+ * Consumers are plugged in by their consumers.ts id; GrantStream is built here unless given. A
+ * queue whose consumer is missing keeps its messages (status shows them) and does not hold drain().
+ */
+
+export type ConsumerHandlers = {
+  GrantStream?: StreamHandler
+  OfferMailer?: SqsBatchHandler
+  MailEvents?: (event: SNSEvent) => Promise<unknown>
+  OfferSweep?: () => Promise<unknown>
+}
+
+/** Builds a consumer's handler over the pipeline's runtime and queues: how npm start plugs them in. */
+export type ConsumerFactory<K extends ConsumerId> = (
+  runtime: Runtime,
+  queues: Record<string, LocalQueue>,
+) => NonNullable<ConsumerHandlers[K]>
+export type ConsumerFactories = { [K in ConsumerId]?: ConsumerFactory<K> }
+
+export type PipelineOptions = {
+  runtime: Runtime
+  consumers?: ConsumerFactories
+  /** How often the stream is polled (ms of real time). Default 100. */
+  pollMs?: number
+  /** Shards open at start: LATEST for kept data (npm start), TRIM_HORIZON (default) otherwise. */
+  startAt?: 'LATEST' | 'TRIM_HORIZON'
+  /** Run schedules on their period (npm start). Default false: tests call runSchedule. */
+  schedules?: boolean
+  /** What a failing poll or consumer reports (default: console.error). */
+  onError?: (message: string) => void
+}
+
+export type PipelineStatus = {
+  /** Stream records read but not handed over yet (a failed batch waiting for its retry). */
+  streamPending: number
+  queues: Record<string, { visible: number; inFlight: number; deadLetters: number }>
+  /** Stream batches given up after their retries (Lambda's on-failure destination). */
+  streamGivenUp: GivenUp[]
+  /** Consumers plugged in, by id. */
+  consumers: ConsumerId[]
+  /** Whether nothing is left that a consumer could do now. */
+  idle: boolean
+}
+
+export type LocalPipeline = {
+  queues: Record<string, LocalQueue>
+  status(): PipelineStatus
+  /**
+   * Resolves once everything written before the call has gone through: the stream read past it,
+   * every message a consumer can take now taken (messages waiting out a visibility timeout on the
+   * injected clock do not count; move the clock and drain again). Rejects after `timeoutMs`.
+   */
+  drain(timeoutMs?: number): Promise<PipelineStatus>
+  /** Runs a scheduled consumer now (OfferSweep) and waits for it. */
+  runSchedule(id: 'OfferSweep'): Promise<void>
+  stop(): Promise<void>
+}
+
+const specOf = (id: ConsumerId): ConsumerSpec => CONSUMERS.find((c) => c.id === id) as ConsumerSpec
+
+export const startLocalPipeline = async (options: PipelineOptions): Promise<LocalPipeline> => {
+  const { runtime } = options
+  const onError = options.onError ?? ((message: string) => console.error(message))
+  const pollMs = options.pollMs ?? 100
+  const queues: Record<string, LocalQueue> = Object.fromEntries(
+    QUEUES.map((q) => [q.id, new LocalQueue(q, runtime.clock)]),
+  )
+  const factories: ConsumerFactories = {
+    GrantStream: (rt, qs) =>
+      makeGrantStreamHandler(rt, {
+        offerMail: localQueueSender(qs[OFFER_MAIL_QUEUE.id] as LocalQueue),
+      }),
+    ...options.consumers,
+  }
+  const handlers: ConsumerHandlers = {}
+  for (const [id, factory] of Object.entries(factories) as [
+    ConsumerId,
+    ConsumerFactory<ConsumerId>,
+  ][]) {
+    ;(handlers as Record<string, unknown>)[id] = factory(runtime, queues)
+  }
+
+  const streamSpec = specOf('GrantStream')
+  if (streamSpec.trigger.kind !== 'stream') throw new Error('GrantStream reads a stream')
+  const endpoint = runtime.config.dynamodbEndpoint
+  if (endpoint === undefined) throw new Error('The local pipeline needs DynamoDB Local')
+  const streams = createStreamsClient(endpoint, runtime.config.awsRegion ?? 'local')
+  const table = runtime.config.tables[streamSpec.trigger.table]
+  const streamArn = await streamArnOf(runtime.dynamodb, table)
+  if (streamArn === undefined) {
+    streams.destroy()
+    throw new Error(`Table ${table} has no stream: create the tables with local/tables.ts`)
+  }
+  const grantStream = handlers.GrantStream
+  const poller =
+    grantStream === undefined
+      ? undefined
+      : new StreamPoller({
+          client: streams,
+          streamArn,
+          handler: grantStream,
+          batchSize: streamSpec.trigger.batchSize,
+          retryAttempts: streamSpec.trigger.retryAttempts,
+          startAt: options.startAt ?? 'TRIM_HORIZON',
+          onGiveUp: (f) =>
+            onError(`GrantStream gave up ${f.records} records of ${f.shardId}: ${f.error}`),
+        })
+
+  try {
+    await poller?.start()
+  } catch (error) {
+    streams.destroy()
+    throw error
+  }
+
+  /** Queue consumers with their event source settings. */
+  const queueConsumers = CONSUMERS.flatMap((spec) => {
+    const trigger = (spec as ConsumerSpec).trigger
+    const handler = handlers[spec.id as keyof ConsumerHandlers]
+    if (trigger.kind !== 'queue' || handler === undefined) return []
+    const queue = queues[trigger.queue] as LocalQueue
+    return [
+      {
+        id: spec.id,
+        queue,
+        handler: handler as SqsBatchHandler,
+        batchSize: trigger.batchSize,
+        concurrency: trigger.maxConcurrency ?? 5,
+      },
+    ]
+  })
+
+  let stopped = false
+  let streamPending = 0
+  /** Each completed pass: its start time and whether it ended with nothing left to do. */
+  let passes = 0
+  const passWaiters: { after: number; resolve: () => void }[] = []
+  let lastIdlePass = -1
+
+  /** Pumps a queue until it has no visible message, `concurrency` polls at a time. */
+  const pump = async (c: (typeof queueConsumers)[number]) => {
+    const worker = async () => {
+      while (!stopped && c.queue.counts().visible > 0) {
+        const outcome = await pollOnce(c.queue, c.handler, c.batchSize)
+        if (outcome.error !== undefined) {
+          const error = outcome.error
+          onError(
+            `${c.id}: batch of ${outcome.received} failed: ${error instanceof Error ? error.message : String(error)}`,
+          )
+        }
+        if (outcome.received === 0) break
+      }
+    }
+    await Promise.all(Array.from({ length: c.concurrency }, worker))
+  }
+
+  const pass = async () => {
+    let streamIdle = true
+    if (poller !== undefined) {
+      // Read until the stream has nothing new and nothing pending (a failed batch waits for the
+      // next pass, as Lambda's retry does).
+      for (let i = 0; i < 1000 && !stopped; i++) {
+        const result = await poller.pollOnce()
+        streamPending = result.pending
+        if (result.read === 0 && result.delivered === 0) break
+      }
+      streamIdle = streamPending === 0
+    }
+    await Promise.all(queueConsumers.map(pump))
+    const queuesIdle = queueConsumers.every((c) => c.queue.counts().visible === 0)
+    return streamIdle && queuesIdle
+  }
+
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<void> = Promise.resolve()
+  let active = false
+  const loop = async () => {
+    active = true
+    const number = passes + 1
+    try {
+      const idle = await pass()
+      if (idle) lastIdlePass = number
+    } catch (error) {
+      onError(`local pipeline: ${error instanceof Error ? error.message : String(error)}`)
+    }
+    passes = number
+    for (const waiter of [...passWaiters]) {
+      if (lastIdlePass > waiter.after) {
+        passWaiters.splice(passWaiters.indexOf(waiter), 1)
+        waiter.resolve()
+      }
+    }
+    active = false
+    if (!stopped) timer = setTimeout(() => (running = loop()), pollMs)
+  }
+  running = loop()
+  /** Starts the next pass now instead of after pollMs (drain, a message sent). */
+  const wake = () => {
+    if (stopped || active) return
+    if (timer) clearTimeout(timer)
+    running = loop()
+  }
+
+  // Schedules on real time (npm start); the sweep reads the runtime's clock.
+  const scheduleTimers: NodeJS.Timeout[] = []
+  const runSchedule = async (id: 'OfferSweep') => {
+    const handler = handlers[id]
+    if (handler === undefined) throw new Error(`No ${id} consumer plugged in`)
+    await handler()
+  }
+  if (options.schedules) {
+    for (const spec of CONSUMERS) {
+      const trigger = (spec as ConsumerSpec).trigger
+      if (trigger.kind !== 'schedule' || spec.id !== 'OfferSweep' || !handlers.OfferSweep) continue
+      scheduleTimers.push(
+        setInterval(() => {
+          runSchedule('OfferSweep').catch((error) =>
+            onError(`OfferSweep: ${error instanceof Error ? error.message : String(error)}`),
+          )
+        }, trigger.periodSeconds * 1000),
+      )
+    }
+  }
+
+  const status = (): PipelineStatus => ({
+    streamPending,
+    queues: Object.fromEntries(Object.entries(queues).map(([id, q]) => [id, q.counts()])),
+    streamGivenUp: poller?.givenUp ?? [],
+    consumers: Object.keys(handlers) as ConsumerId[],
+    idle: streamPending === 0 && queueConsumers.every((c) => c.queue.counts().visible === 0),
+  })
+
+  return {
+    queues,
+    status,
+    drain: (timeoutMs = 30_000) =>
+      new Promise<PipelineStatus>((resolve, reject) => {
+        // A pass that starts after this call (the one running may have read the stream before
+        // the caller's write) and ends idle.
+        const after = passes + 1
+        const timeout = setTimeout(() => {
+          const index = passWaiters.findIndex((w) => w.resolve === done)
+          if (index >= 0) passWaiters.splice(index, 1)
+          reject(
+            new Error(
+              `The local pipeline is not idle after ${timeoutMs} ms: ${JSON.stringify(status())}`,
+            ),
+          )
+        }, timeoutMs)
+        const done = () => {
+          clearTimeout(timeout)
+          resolve(status())
+        }
+        passWaiters.push({ after, resolve: done })
+        wake()
+      }),
+    runSchedule,
+    stop: async () => {
+      stopped = true
+      if (timer) clearTimeout(timer)
+      for (const t of scheduleTimers) clearInterval(t)
+      await running
+      streams.destroy()
+    },
+  }
+}

@@ -1,0 +1,48 @@
+import { LOCAL_CONSUMERS } from '../../local/consumer-factories'
+import {
+  type ConsumerFactories,
+  type LocalPipeline,
+  startLocalPipeline,
+} from '../../local/pipeline'
+import { runtime as testRuntime } from './runtime'
+
+/**
+ * The local pipeline (local/pipeline.ts: the grants table's stream -> GrantStream -> OfferMail ->
+ * its consumer) for the test file that calls this at its top level, over the run's DynamoDB Local
+ * and the test runtime's clock, as `npm start` runs it. Started in beforeAll, stopped in afterAll.
+ * `consumers` replace or add to the ones npm start plugs in (local/consumer-factories.ts).
+ * `pipeline.drain()` waits until what the test wrote has gone through.
+ *
+ * It starts at the stream's LATEST: tables are shared by the run's test files, and another file's
+ * grants written before this one started are not this file's business (those written while it
+ * runs do go through; consumers must take them as they take any).
+ */
+export const usePipeline = (
+  setup: { consumers?: ConsumerFactories; runtime?: typeof testRuntime; pollMs?: number } = {},
+): LocalPipeline => {
+  let started: LocalPipeline | undefined
+  beforeAll(async () => {
+    started = await startLocalPipeline({
+      runtime: setup.runtime ?? testRuntime,
+      consumers: { ...LOCAL_CONSUMERS, ...setup.consumers },
+      startAt: 'LATEST',
+      pollMs: setup.pollMs ?? 50,
+    })
+  })
+  afterAll(async () => {
+    await started?.stop()
+  })
+  const running = () => {
+    if (!started) throw new Error('The pipeline starts in beforeAll: use it inside a test')
+    return started
+  }
+  return {
+    get queues() {
+      return running().queues
+    },
+    status: () => running().status(),
+    drain: (timeoutMs) => running().drain(timeoutMs),
+    runSchedule: (id) => running().runSchedule(id),
+    stop: () => running().stop(),
+  }
+}
