@@ -1,0 +1,144 @@
+import { SESv2Client } from '@aws-sdk/client-sesv2'
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
+import type { Runtime } from '../composition'
+import { consumerById, type OfferMailMessage } from '../consumers'
+import { ENV } from '../env-names'
+import { createMailer, type Mailer, MailSinkMailer, SesMailer } from '../mail/mailer'
+import { type SendPace, sesSendRate, tokenBucket, unpaced } from '../mail/send-pace'
+import { logger } from '../runtime/logger'
+import { DynamoDbGrantLifeStore } from '../stores/grant-life.dynamodb'
+import { DynamoDbInboxStore } from '../stores/inbox.dynamodb'
+import { transientKind } from '../stores/store-errors'
+import { makeGrantLife } from './grant-life'
+import { makeOfferMailer, type OfferMailer } from './offer-mailer'
+
+/** A message body the stream reader could have written, or undefined. */
+export const parseOfferMailMessage = (body: string): OfferMailMessage | undefined => {
+  let value: unknown
+  try {
+    value = JSON.parse(body)
+  } catch {
+    return undefined
+  }
+  if (typeof value !== 'object' || value === null) return undefined
+  const m = value as Record<string, unknown>
+  if (m.kind !== 'offer' && m.kind !== 'reminder') return undefined
+  if (typeof m.grantId !== 'string' || !/^gr_[0-9a-z]{26}$/.test(m.grantId)) return undefined
+  if (!['created', 'resend', 'corrected', 'relink', 'reminder'].includes(m.cause as string)) {
+    return undefined
+  }
+  return { kind: m.kind, grantId: m.grantId, cause: m.cause as OfferMailMessage['cause'] }
+}
+
+/** Leave this much of the function's time unused: a message started later is left for redelivery. */
+const TIME_MARGIN_MS = 10_000
+
+/** SES or DynamoDB saying "slow down": the rest of the batch waits for its redelivery too. */
+const isThrottle = (error: unknown) =>
+  error instanceof Error &&
+  (error.name === 'TooManyRequestsException' ||
+    error.name === 'LimitExceededException' ||
+    transientKind(error) === 'unavailable')
+
+/**
+ * The SQS handler over a mailer: each message of the batch in order (the pace spaces them), a
+ * failure reported in `batchItemFailures` (partial batch response: only those come back). A
+ * message that cannot be an OfferMail message fails too, to reach the dead letters where an
+ * operator sees it. Throttled, it stops there: the rest of the batch is left for redelivery.
+ */
+export const offerMailerSqsHandler =
+  (mailer: OfferMailer) =>
+  async (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
+    const failures: SQSBatchResponse['batchItemFailures'] = []
+    let stopped = false
+    for (const record of event.Records) {
+      if (
+        stopped ||
+        (context !== undefined && context.getRemainingTimeInMillis() < TIME_MARGIN_MS)
+      ) {
+        failures.push({ itemIdentifier: record.messageId })
+        continue
+      }
+      const message = parseOfferMailMessage(record.body)
+      if (message === undefined) {
+        logger.error('OfferMail message of an unknown shape', { messageId: record.messageId })
+        failures.push({ itemIdentifier: record.messageId })
+        continue
+      }
+      try {
+        const outcome = await mailer.handle(message)
+        logger.info('Offer mail', { grantId: message.grantId, kind: message.kind, ...outcome })
+      } catch (error) {
+        // The error's name and the grant only: an SES message may quote the address.
+        logger.warn('Offer mail failed; it comes back', {
+          grantId: message.grantId,
+          kind: message.kind,
+          error: error instanceof Error ? error.name : 'unknown',
+        })
+        failures.push({ itemIdentifier: record.messageId })
+        if (isThrottle(error)) stopped = true
+      }
+    }
+    return { batchItemFailures: failures } satisfies SQSBatchResponse
+  }
+
+/**
+ * The offer mailer over a runtime: its Lambda entry (handlers/offer-mailer.handler.ts) builds it
+ * once per process, and so do npm start and the tests. With an SES identity (MAIL_FROM) and no
+ * mail sink: SES with the configuration set, paced by the account's rate (read once, on the
+ * first LIVE send) divided among the queue trigger's maxConcurrency. Locally: the mail sink, no
+ * pacing. `overrides` lets a test pass its own transport or pace. Reads nothing at import.
+ */
+export const offerMailerOf = (
+  runtime: Runtime,
+  overrides: { mailer?: Mailer; pace?: SendPace; sesClient?: SESv2Client } = {},
+): OfferMailer => {
+  const { documentClient, config } = runtime
+  const mail = config.mail
+  const recipientOrigin = mail.recipientOrigin
+  if (recipientOrigin === undefined) {
+    throw new Error(
+      `The offer mailer needs ${ENV.recipientOrigin} (or ${ENV.consoleUrl}): offer links point there.`,
+    )
+  }
+  const clock = () => runtime.clock.now()
+  let mailer = overrides.mailer
+  let pace = overrides.pace
+  if (mail.sinkFile === undefined && mail.from !== undefined) {
+    const client =
+      overrides.sesClient ??
+      new SESv2Client(mail.sesRegion === undefined ? {} : { region: mail.sesRegion })
+    mailer ??= new SesMailer(client, mail.from, mail.configurationSet)
+    const trigger = consumerById('OfferMailer').trigger
+    pace ??= tokenBucket({
+      ratePerSecond: sesSendRate(client, {
+        fallback: mail.fallbackSendRate,
+        concurrency: trigger.kind === 'queue' ? (trigger.maxConcurrency ?? 1) : 1,
+        onFallback: (error) =>
+          logger.warn('SES GetAccount unreadable: pacing by the fallback rate', {
+            rate: mail.fallbackSendRate,
+            error: error instanceof Error ? error.name : 'unknown',
+          }),
+      }),
+      clock,
+    })
+  }
+  return makeOfferMailer({
+    life: makeGrantLife({
+      store: new DynamoDbGrantLifeStore(documentClient, config.tables),
+      clock,
+    }),
+    mailer: mailer ?? createMailer(mail),
+    inbox: new DynamoDbInboxStore(documentClient, config.tables),
+    clock,
+    pace: pace ?? unpaced,
+    recipientOrigin,
+    sink: mail.sinkFile === undefined ? undefined : new MailSinkMailer(mail.sinkFile),
+  })
+}
+
+/** The OfferMailer consumer's handler (functions/consumers.ts) over a runtime. */
+export const makeOfferMailerHandler = (
+  runtime: Runtime,
+  overrides: Parameters<typeof offerMailerOf>[1] = {},
+) => offerMailerSqsHandler(offerMailerOf(runtime, overrides))
