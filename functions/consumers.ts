@@ -213,8 +213,9 @@ export const CONSUMERS = [
     timeoutSeconds: 60,
     memorySize: 256,
     access: {
-      // Each slot's due timers (Query), each deleted once handled.
-      timers: ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+      // Each slot's due timers (Query), each taken (UpdateItem: its lease, so two runs at once
+      // never act on one timer) and deleted once handled.
+      timers: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
       // expire (state, history, returned shares in one transaction) and remind (offer.remindedAt).
       grants: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
       programs: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],

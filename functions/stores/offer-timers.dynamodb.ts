@@ -1,0 +1,82 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb'
+import type { TimerRecord } from '../domain/offer-timers'
+import type { CallOptions } from './members.store'
+import type { OfferTimerStore, SweptTimer, TimerPage } from './offer-timers.store'
+
+/** The timers table on DynamoDB: partition `slot`, sort key `due` (`<ISO time>#<grantId>#<kind>`). */
+export class DynamoDbOfferTimerStore implements OfferTimerStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tables: { timers: string },
+  ) {}
+
+  async dueTimers(
+    input: { slot: string; upTo: string; limit: number; start?: Record<string, unknown> },
+    { signal }: CallOptions = {},
+  ): Promise<TimerPage> {
+    const page = await this.client.send(
+      new QueryCommand({
+        TableName: this.tables.timers,
+        KeyConditionExpression: '#slot = :slot AND #due <= :upTo',
+        ExpressionAttributeNames: { '#slot': 'slot', '#due': 'due' },
+        ExpressionAttributeValues: { ':slot': input.slot, ':upTo': input.upTo },
+        Limit: input.limit,
+        // A timer written a moment ago by the stream reader is seen; the table has no index to lag.
+        ConsistentRead: true,
+        ...(input.start === undefined ? {} : { ExclusiveStartKey: input.start }),
+      }),
+      { abortSignal: signal },
+    )
+    return {
+      timers: (page.Items ?? []) as SweptTimer[],
+      ...(page.LastEvaluatedKey === undefined ? {} : { next: page.LastEvaluatedKey }),
+    }
+  }
+
+  async claimTimer(
+    timer: Pick<TimerRecord, 'slot' | 'due'>,
+    lease: { now: number; until: number },
+    { signal }: CallOptions = {},
+  ): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.timers,
+          Key: { slot: timer.slot, due: timer.due },
+          UpdateExpression: 'SET #lease = :until',
+          // Still there (not deleted by another sweep), and nobody's, or a lease run out (a sweep
+          // that stopped half-way: its timer is taken up again).
+          ConditionExpression:
+            'attribute_exists(#due) AND (attribute_not_exists(#lease) OR #lease <= :now)',
+          ExpressionAttributeNames: { '#due': 'due', '#lease': 'leaseUntil' },
+          ExpressionAttributeValues: { ':until': lease.until, ':now': lease.now },
+        }),
+        { abortSignal: signal },
+      )
+      return true
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false
+      throw error
+    }
+  }
+
+  async deleteTimer(
+    timer: Pick<TimerRecord, 'slot' | 'due'>,
+    { signal }: CallOptions = {},
+  ): Promise<void> {
+    // Unconditional: deleting what another sweep deleted first is the same end state.
+    await this.client.send(
+      new DeleteCommand({
+        TableName: this.tables.timers,
+        Key: { slot: timer.slot, due: timer.due },
+      }),
+      { abortSignal: signal },
+    )
+  }
+}

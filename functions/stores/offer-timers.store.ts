@@ -1,0 +1,35 @@
+import type { TimerRecord } from '../domain/offer-timers'
+import type { CallOptions } from './members.store'
+
+/**
+ * A timer as the sweep reads it: with `leaseUntil` (epoch ms) while a sweep is handling it, so a
+ * second sweep running at the same time leaves it alone (the only write a timer gets besides its
+ * delete; the stream reader's Put of the same timer again, on a retried record, clears it).
+ */
+export type SweptTimer = TimerRecord & { leaseUntil?: number }
+
+/** A page of one slot's due timers, oldest first; `next` is set while the Query has more. */
+export type TimerPage = { timers: SweptTimer[]; next?: Record<string, unknown> }
+
+/**
+ * The timers table (functions/domain/offer-timers.ts) as the sweep reads it: one slot's timers due
+ * up to a time, a page at a time, and the delete of one handled. The stream reader writes them
+ * (core/grant-stream.factory.ts).
+ */
+export interface OfferTimerStore {
+  dueTimers(
+    input: { slot: string; upTo: string; limit: number; start?: Record<string, unknown> },
+    options?: CallOptions,
+  ): Promise<TimerPage>
+  /**
+   * Takes the timer for this sweep until `until` (epoch ms), if it still exists and no other sweep
+   * holds it at `now`: true when taken.
+   */
+  claimTimer(
+    timer: Pick<TimerRecord, 'slot' | 'due'>,
+    lease: { now: number; until: number },
+    options?: CallOptions,
+  ): Promise<boolean>
+  /** Deletes the timer; a timer already gone (another sweep's) is no error. */
+  deleteTimer(timer: Pick<TimerRecord, 'slot' | 'due'>, options?: CallOptions): Promise<void>
+}
