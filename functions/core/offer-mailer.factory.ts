@@ -30,6 +30,11 @@ export const parseOfferMailMessage = (body: string): OfferMailMessage | undefine
   return { kind: m.kind, grantId: m.grantId, cause: m.cause as OfferMailMessage['cause'] }
 }
 
+/** A configuration the offer mailer cannot work without: its message is safe to log. */
+export class OfferMailerNotConfigured extends Error {
+  override readonly name = 'OfferMailerNotConfigured'
+}
+
 /** Leave this much of the function's time unused: a message started later is left for redelivery. */
 const TIME_MARGIN_MS = 10_000
 
@@ -74,6 +79,7 @@ export const offerMailerSqsHandler =
           grantId: message.grantId,
           kind: message.kind,
           error: error instanceof Error ? error.name : 'unknown',
+          ...(error instanceof OfferMailerNotConfigured ? { message: error.message } : {}),
         })
         failures.push({ itemIdentifier: record.messageId })
         if (isThrottle(error)) stopped = true
@@ -97,9 +103,15 @@ export const offerMailerOf = (
   const mail = config.mail
   const recipientOrigin = mail.recipientOrigin
   if (recipientOrigin === undefined) {
-    throw new Error(
-      `The offer mailer needs ${ENV.recipientOrigin} (or ${ENV.consoleUrl}): offer links point there.`,
-    )
+    // Every message fails (and reaches the dead letters) saying why, rather than a process that
+    // also serves other consumers (npm start's pipeline) failing to start.
+    return {
+      handle: async () => {
+        throw new OfferMailerNotConfigured(
+          `The offer mailer needs ${ENV.recipientOrigin} (or ${ENV.consoleUrl}): offer links point there.`,
+        )
+      },
+    }
   }
   const clock = () => runtime.clock.now()
   let mailer = overrides.mailer

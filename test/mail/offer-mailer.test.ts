@@ -410,3 +410,20 @@ describe('OfferMailer, LIVE mode', () => {
     }
   })
 })
+
+describe('OfferMailer without a recipient origin', () => {
+  it('fails every message, saying what is missing, and sends nothing', async () => {
+    const live = recording()
+    const handler = makeOfferMailerHandler(runtimeWith({ MAIL_SINK_FILE: sinkFile }), {
+      mailer: live.mailer,
+    })
+    const target = await setUp('LIVE')
+    const grant = await grantTo(target, 'no-origin@example.com')
+    const event = sqsEvent(offer(grant))
+    expect(await handler(event)).toEqual({
+      batchItemFailures: [{ itemIdentifier: event.Records[0]?.messageId }],
+    })
+    expect(live.sent).toEqual([])
+    expect((await stored(grant.grantId)).offer?.tokens ?? []).toEqual([])
+  })
+})
