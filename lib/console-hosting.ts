@@ -15,7 +15,10 @@ import {
   HeadersReferrerPolicy,
   HttpVersion,
   OriginProtocolPolicy,
+  OriginRequestCookieBehavior,
+  OriginRequestHeaderBehavior,
   OriginRequestPolicy,
+  OriginRequestQueryStringBehavior,
   OriginSslPolicy,
   ResponseHeadersPolicy,
   SecurityPolicyProtocol,
@@ -42,6 +45,8 @@ import {
   type ConsoleConfig,
   cognitoOrigin,
   contentSecurityPolicy,
+  OFFER_PAGE_FILE,
+  RECIPIENT_API_PATH,
 } from './console-site'
 import { VIEWER_REQUEST_CODE } from './console-viewer-request'
 
@@ -112,13 +117,18 @@ export class ConsoleHosting extends Construct {
   readonly config: ConsoleConfig
   /** The role of the deployment's function (S3 copy and invalidation). */
   readonly deployRole: Role
+  /** What the `/recipient/*` behaviour forwards to the API. */
+  readonly recipientRequests: OriginRequestPolicy
 
   constructor(scope: Construct, id: string, props: ConsoleHostingProps) {
     super(scope, id)
-    if (!existsSync(join(props.distDir, 'index.html'))) {
-      throw new Error(
-        `The console is not built: no index.html in ${props.distDir}. Run npm run build -w console (npm install does it), then synth again.`,
-      )
+    // The console, and the recipient's page that every offer e-mail links to.
+    for (const page of ['index.html', OFFER_PAGE_FILE]) {
+      if (!existsSync(join(props.distDir, page))) {
+        throw new Error(
+          `The console is not built: no ${page} in ${props.distDir}. Run npm run build -w console (npm install does it), then synth again.`,
+        )
+      }
     }
     const removalPolicy = props.ephemeral ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN
     // An ephemeral stage's buckets must be emptied for `cdk destroy` to delete them.
@@ -158,7 +168,8 @@ export class ConsoleHosting extends Construct {
     this.viewerRequest = new CloudFrontFunction(this, 'ViewerRequest', {
       code: FunctionCode.fromInline(VIEWER_REQUEST_CODE),
       runtime: FunctionRuntime.JS_2_0,
-      comment: 'Console: / and /app redirect to /app/; /app/<page> is /app/index.html',
+      comment:
+        "Console: / and /app redirect to /app/; /app/<page> is /app/index.html; the recipient's /offer is /app/offer.html",
     })
 
     const cognito = cognitoOrigin(Aws.REGION, Aws.URL_SUFFIX)
@@ -187,6 +198,25 @@ export class ConsoleHosting extends Construct {
       },
     })
 
+    // One origin for the API, shared by the management and the recipient behaviours.
+    const apiOrigin = new HttpOrigin(
+      `${props.api.apiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}`,
+      {
+        protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+        originSslProtocols: [OriginSslPolicy.TLS_V1_2],
+      },
+    )
+    // The recipient's page calls only JSON POSTs that need no credential (the link token is in
+    // the body): the body and Content-Type reach the API, and nothing else of the browser's
+    // (no cookies, no query string, no Authorization, not Host: API Gateway refuses a Host not
+    // its own).
+    this.recipientRequests = new OriginRequestPolicy(this, 'RecipientRequests', {
+      comment: "Recipient page's API calls: the body and Content-Type, nothing else",
+      headerBehavior: OriginRequestHeaderBehavior.allowList('Content-Type'),
+      queryStringBehavior: OriginRequestQueryStringBehavior.none(),
+      cookieBehavior: OriginRequestCookieBehavior.none(),
+    })
+
     const domain = props.domain
     this.distribution = new Distribution(this, 'Distribution', {
       comment: props.comment,
@@ -203,10 +233,7 @@ export class ConsoleHosting extends Construct {
       },
       additionalBehaviors: {
         '/manage/*': {
-          origin: new HttpOrigin(`${props.api.apiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}`, {
-            protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
-            originSslProtocols: [OriginSslPolicy.TLS_V1_2],
-          }),
+          origin: apiOrigin,
           // A POST sent over http must fail, not be redirected into a GET.
           viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
           allowedMethods: AllowedMethods.ALLOW_ALL,
@@ -214,6 +241,16 @@ export class ConsoleHosting extends Construct {
           // Every viewer header but Host (API Gateway answers 403 to a Host not its own); the managed
           // policy is the one way to forward Authorization without putting it in a cache key.
           originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        },
+        // The recipient's page (/offer, served by the default behaviour) calls its API here, on
+        // its own origin: no CORS, and the page's CSP (connect-src 'self') holds.
+        [`${RECIPIENT_API_PATH}*`]: {
+          origin: apiOrigin,
+          viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+          allowedMethods: AllowedMethods.ALLOW_ALL,
+          // Answers hold one recipient's grants: never cached, never shared.
+          cachePolicy: CachePolicy.CACHING_DISABLED,
+          originRequestPolicy: this.recipientRequests,
         },
       },
       // CloudFront caches an error answer for 10 s unless told otherwise, whichever behaviour gave
@@ -329,9 +366,13 @@ export class ConsoleHosting extends Construct {
       exclude: [`${CONSOLE_ASSETS_DIR}/*`],
       cacheControl: [CacheControl.fromString(CONSOLE_CACHE_CONTROL.pages)],
       distribution: this.distribution,
-      // Every page of the console is index.html (the viewer-request function rewrites before the
-      // cache), and assets never change: these two are all a deploy changes.
-      distributionPaths: [`${CONSOLE_PATH}index.html`, `${CONSOLE_PATH}config.json`],
+      // Every page of the console is index.html, the recipient's is offer.html (the viewer-request
+      // function rewrites before the cache), and assets never change: these are all a deploy changes.
+      distributionPaths: [
+        `${CONSOLE_PATH}index.html`,
+        `${CONSOLE_PATH}${OFFER_PAGE_FILE}`,
+        `${CONSOLE_PATH}config.json`,
+      ],
       role,
       logGroup: deployLogs,
       memoryLimit: 512,

@@ -9,6 +9,17 @@
 /** The console lives under this path in both places, so one build (Vite `base`) serves every stage. */
 export const CONSOLE_PATH = '/app/'
 
+/**
+ * The recipient's page: its own entry of the console build (`console/offer.html`, built to
+ * `offer.html` beside `index.html`, so under CONSOLE_PATH in the bucket), served at OFFER_PAGE_PATH
+ * (the address offer e-mails link to) by the viewer-request function, under the same headers.
+ */
+export const OFFER_PAGE_FILE = 'offer.html'
+export const OFFER_PAGE_PATH = '/offer'
+
+/** The recipient page's API (functions/routes.ts), routed to the HTTP API on the page's origin. */
+export const RECIPIENT_API_PATH = '/recipient/'
+
 /** Vite's output folder for hashed files, under CONSOLE_PATH. */
 export const CONSOLE_ASSETS_DIR = 'assets'
 

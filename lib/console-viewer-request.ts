@@ -1,3 +1,5 @@
+import { CONSOLE_PATH, OFFER_PAGE_FILE, OFFER_PAGE_PATH } from './console-site'
+
 /**
  * The console's SPA routing, as one piece of JavaScript run in two places: by CloudFront, as the
  * viewer-request function of the console's behaviour (lib/console-hosting.ts), and by `npm start`
@@ -7,6 +9,8 @@
  * - `/` and `/app` redirect to `/app/` (the build's one base path);
  * - `/app/<page>`, a path whose last segment has no dot, is a page of the console: rewritten to
  *   `/app/index.html`, which the console routes in the browser;
+ * - `/offer` is the recipient's page (the link in an offer e-mail, its token in the fragment, which
+ *   never reaches a server): rewritten to `/app/offer.html`, the page's own entry of the build;
  * - anything else is a file and goes to the origin as it is: a missing file stays a miss, never the
  *   page (a script answered with HTML would fail obscurely). Nothing under `/app/assets/` is a page.
  *
@@ -24,6 +28,10 @@ export const VIEWER_REQUEST_CODE = `function handler(event) {
       statusDescription: 'Moved Permanently',
       headers: { location: { value: '/app/' } },
     };
+  }
+  if (uri === '${OFFER_PAGE_PATH}') {
+    request.uri = '${CONSOLE_PATH}${OFFER_PAGE_FILE}';
+    return request;
   }
   if (uri.indexOf('/app/') === 0 && uri.indexOf('/app/assets/') !== 0) {
     var last = uri.slice(uri.lastIndexOf('/') + 1);

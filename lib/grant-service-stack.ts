@@ -24,6 +24,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import { LogGroup } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
+import { CONSUMERS, type ConsumerSpec } from '../functions/consumers'
 import { ENV, TABLE_ENV } from '../functions/env-names'
 import {
   FUNCTION_TIMEOUT_SECONDS,
@@ -42,6 +43,11 @@ import {
 import { GRANT_BATCH_WORKER } from '../functions/worker-function'
 import { ApiFunction } from './api-function'
 import { ConsoleHosting } from './console-hosting'
+import {
+  GrantPipeline,
+  OFFER_MAIL_MAX_AGE_SECONDS,
+  STREAM_MAX_ITERATOR_AGE_MS,
+} from './grant-pipeline'
 import { GrantTables } from './grant-tables'
 import { Identity } from './identity'
 import { ServiceAlarms } from './service-alarms'
@@ -64,6 +70,8 @@ export class GrantServiceStack extends Stack {
   readonly identity: Identity
   readonly batchWorker: ApiFunction
   readonly console: ConsoleHosting
+  /** The grants stream's reader, the offer mail queue and its consumer, SES events, the sweep. */
+  readonly pipeline: GrantPipeline
 
   constructor(scope: Construct, id: string, props: GrantServiceStackProps) {
     super(scope, id, props)
@@ -261,7 +269,9 @@ export class GrantServiceStack extends Stack {
       throttle: props.throttling,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
-        // JSON, one line per request, no headers: the API key must never reach a log.
+        // JSON, one line per request, no headers: the API key must never reach a log. The route
+        // key (`GET /programs/{programId}/recipients/{email}/balance`), never the path itself: a
+        // recipient's e-mail address is a path segment there.
         format: AccessLogFormat.custom(
           JSON.stringify({
             requestId: '$context.requestId',
@@ -269,7 +279,6 @@ export class GrantServiceStack extends Stack {
             ip: '$context.identity.sourceIp',
             method: '$context.httpMethod',
             routeKey: '$context.routeKey',
-            path: '$context.path',
             status: '$context.status',
             responseLength: '$context.responseLength',
             latencyMs: '$context.responseLatency',
@@ -313,11 +322,27 @@ export class GrantServiceStack extends Stack {
       ...(props.consoleDomain ? { domain: props.consoleDomain } : {}),
     })
 
+    // After a grant is stored: the stream's reader, the offer mail, SES events, the sweep
+    // (functions/consumers.ts). Their links point at this distribution, which serves /offer.
+    this.pipeline = new GrantPipeline(this, 'Pipeline', {
+      projectRoot: props.projectRoot,
+      tables: tableOf,
+      environment,
+      recipientOrigin: this.console.origin,
+      mail: { allow: (fn, configurationSet) => this.identity.allowOfferMail(fn, configurationSet) },
+      logRetention: props.logRetention,
+      ephemeral: props.ephemeral,
+      logLevel: props.logLevel,
+      serviceName: SERVICE_NAME,
+    })
+
     // Alarms on the tables some function touches, for the operations its declared actions allow
-    // (functions/routes.ts, the batch worker): not on the admin-only issuers table.
+    // (functions/routes.ts, the batch worker, functions/consumers.ts): not on the admin-only
+    // issuers table.
     const declared: { access: Route['access']; indexes?: Route['indexes'] }[] = [
       ...(ROUTES as readonly Route[]),
       { access: worker.access },
+      ...(CONSUMERS as readonly ConsumerSpec[]),
     ]
     const actionsOn = (table: TableKey) => [
       ...new Set(
@@ -335,7 +360,21 @@ export class GrantServiceStack extends Stack {
       functions: {
         ...Object.fromEntries(Object.entries(this.functions).map(([id, f]) => [id, f.fn])),
         [GRANT_BATCH_WORKER.id]: this.batchWorker.fn,
+        ...Object.fromEntries(Object.entries(this.pipeline.functions).map(([id, f]) => [id, f.fn])),
       },
+      deadLetterQueues: this.pipeline.deadLetterQueues,
+      queueAges: Object.fromEntries(
+        Object.entries(this.pipeline.workQueues).map(([id, queue]) => [
+          id,
+          { queue, maxAgeSeconds: OFFER_MAIL_MAX_AGE_SECONDS },
+        ]),
+      ),
+      streamReaders: Object.fromEntries(
+        Object.entries(this.pipeline.streamReaders).map(([id, f]) => [
+          id,
+          { fn: f.fn, maxIteratorAgeMs: STREAM_MAX_ITERATOR_AGE_MS },
+        ]),
+      ),
       tables: Object.fromEntries(
         touched.map((table) => [table, { table: tableOf[table], actions: actionsOn(table) }]),
       ),
@@ -380,6 +419,17 @@ export class GrantServiceStack extends Stack {
         value: this.functions[route.id].fn.functionName,
       })
     }
+    for (const [id, fn] of Object.entries(this.pipeline.functions)) {
+      new CfnOutput(this, `${id}FunctionName`, { value: fn.fn.functionName })
+    }
+    // Where failures wait for an operator (docs/deploying.md, "Offer e-mail"): read, fix, redrive.
+    for (const [id, queue] of Object.entries(this.pipeline.deadLetterQueues)) {
+      new CfnOutput(this, `${id}QueueUrl`, { value: queue.queueUrl })
+    }
+    new CfnOutput(this, 'MailConfigurationSet', {
+      value: this.pipeline.configurationSet.configurationSetName,
+      description: 'The SES configuration set offer e-mail is sent with (bounces and complaints)',
+    })
 
     this.acknowledgeReviewedFindings()
   }

@@ -3,10 +3,12 @@ import {
   AttributeType,
   BillingMode,
   ProjectionType,
+  StreamViewType,
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb'
 import { Construct } from 'constructs'
+import { STREAMS } from '../functions/consumers'
 import {
   deployedIndexes,
   type IndexSchema,
@@ -33,6 +35,20 @@ const projection = (index: IndexSchema) => {
       }
   }
 }
+
+/**
+ * The tables whose items expire by themselves, and the attribute (epoch seconds) DynamoDB's TTL
+ * reads: link tokens and rate-limit counters in the grants table, handled timers, and TEST inbox
+ * messages after 30 days. An item without the attribute (every grant) never expires. DynamoDB
+ * deletes expired items within days, not at the second: every reader checks the time itself.
+ */
+export const TIME_TO_LIVE: Partial<Record<TableKey, string>> = {
+  grants: 'purgeAt',
+  timers: 'purgeAt',
+  inbox: 'purgeAt',
+}
+
+const STREAM_VIEW = { NEW_AND_OLD_IMAGES: StreamViewType.NEW_AND_OLD_IMAGES } as const
 
 /**
  * CDK context (`-c keepLegacyIndexes=true`) for a stage an earlier release deployed: it keeps the
@@ -85,7 +101,12 @@ export class GrantTables extends Construct {
       // Construct id from the key (apiKeys -> ApiKeys): logical ids stay as they were.
       const constructId = `${key[0]?.toUpperCase()}${key.slice(1)}`
       const schema = TABLES[key]
+      const stream = STREAMS[key]
+      const ttl = TIME_TO_LIVE[key]
       const table = new Table(this, constructId, {
+        // The grants table's stream feeds its one reader (functions/consumers.ts).
+        ...(stream ? { stream: STREAM_VIEW[stream] } : {}),
+        ...(ttl ? { timeToLiveAttribute: ttl } : {}),
         partitionKey: attribute(schema.partitionKey),
         ...('sortKey' in schema ? { sortKey: attribute(schema.sortKey) } : {}),
         billingMode: BillingMode.PAY_PER_REQUEST,

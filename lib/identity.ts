@@ -189,15 +189,65 @@ export class Identity extends Construct {
     if (!ses) return
     fn.fn.addEnvironment(ENV.mailFrom, ses.fromEmail)
     if (ses.region !== undefined) fn.fn.addEnvironment(ENV.mailSesRegion, ses.region)
-    const region = ses.region ?? Aws.REGION
-    const domain = ses.fromEmail.slice(ses.fromEmail.lastIndexOf('@') + 1)
+    fn.role.addToPolicy(
+      new PolicyStatement({ actions: ['ses:SendEmail'], resources: this.sesIdentityArns(ses) }),
+    )
+  }
+
+  /**
+   * Lets a consumer send the offer mail (functions/consumers.ts `mail: true`): MAIL_FROM as above,
+   * and the configuration set whose bounce and complaint events reach the MailEvents function
+   * (MAIL_CONFIGURATION_SET); ses:SendEmail on the identity and on that configuration set only
+   * (SESv2 authorises a send against both). The configuration set lives in the stack's region: an
+   * identity in another region (`-c sesRegion`) cannot use it, so the mail then goes without one
+   * and no bounce reaches the service (the synth warns). No SES identity: nothing is granted and
+   * the mailer has no sender (the synth warns too).
+   */
+  allowOfferMail(fn: ApiFunction, configurationSet: { name: string; arn: string }) {
+    const ses = this.mailSettings.ses
+    if (!ses) {
+      Annotations.of(fn).addWarningV2(
+        'virtual-shares:noOfferMailSender',
+        'No SES identity: LIVE offer e-mails will not be sent. Deploy with -c sesFromEmail=<verified address> (docs/deploying.md, "Offer e-mail").',
+      )
+      return
+    }
+    fn.fn.addEnvironment(ENV.mailFrom, ses.fromEmail)
+    // The mailer paces its sends by the account's sending rate (SESv2 GetAccount's MaxSendRate:
+    // 1 a second in the sandbox, more once production access is granted). GetAccount has no
+    // resource in IAM: it reads the account's own quotas, nothing else.
+    fn.role.addToPolicy(new PolicyStatement({ actions: ['ses:GetAccount'], resources: ['*'] }))
+    Validations.of(fn.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        "ses:GetAccount only (the account's sending quota and rate, which the offer mailer paces itself by): IAM has no resource for it. Sending is allowed on the stage's identity and configuration set only.",
+    })
+    if (ses.region !== undefined) {
+      fn.fn.addEnvironment(ENV.mailSesRegion, ses.region)
+      Annotations.of(fn).addWarningV2(
+        'virtual-shares:offerMailOtherRegion',
+        `The SES identity is in ${ses.region} (-c sesRegion): offer e-mail is sent without the stack's configuration set, so bounces and complaints do not reach the service. Use an identity in the stack's region for them.`,
+      )
+      fn.role.addToPolicy(
+        new PolicyStatement({ actions: ['ses:SendEmail'], resources: this.sesIdentityArns(ses) }),
+      )
+      return
+    }
+    fn.fn.addEnvironment(ENV.mailConfigurationSet, configurationSet.name)
     fn.role.addToPolicy(
       new PolicyStatement({
         actions: ['ses:SendEmail'],
-        resources: [ses.fromEmail, domain].map(
-          (identity) => `arn:${Aws.PARTITION}:ses:${region}:${Aws.ACCOUNT_ID}:identity/${identity}`,
-        ),
+        resources: [...this.sesIdentityArns(ses), configurationSet.arn],
       }),
+    )
+  }
+
+  /** The address's identity and its domain's: either may be the verified one. */
+  private sesIdentityArns(ses: SesSender) {
+    const region = ses.region ?? Aws.REGION
+    const domain = ses.fromEmail.slice(ses.fromEmail.lastIndexOf('@') + 1)
+    return [ses.fromEmail, domain].map(
+      (identity) => `arn:${Aws.PARTITION}:ses:${region}:${Aws.ACCOUNT_ID}:identity/${identity}`,
     )
   }
 }

@@ -12,6 +12,7 @@ import { Operation, type Table } from 'aws-cdk-lib/aws-dynamodb'
 import type { IFunction } from 'aws-cdk-lib/aws-lambda'
 import { Topic } from 'aws-cdk-lib/aws-sns'
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions'
+import type { IQueue } from 'aws-cdk-lib/aws-sqs'
 import { Construct } from 'constructs'
 
 export type ServiceAlarmsProps = {
@@ -29,6 +30,12 @@ export type ServiceAlarmsProps = {
   transactionTables: string[]
   latencyAlarmMs: number
   alarmEmail?: string
+  /** Queues where failures wait for an operator, by name: any message there raises an alarm. */
+  deadLetterQueues?: Record<string, IQueue>
+  /** Queues a consumer reads, by name: their oldest message older than this raises an alarm. */
+  queueAges?: Record<string, { queue: IQueue; maxAgeSeconds: number }>
+  /** Functions reading a table's stream, by name: falling this far behind raises an alarm. */
+  streamReaders?: Record<string, { fn: IFunction; maxIteratorAgeMs: number }>
 }
 
 /**
@@ -168,6 +175,31 @@ export class ServiceAlarms extends Construct {
           3,
         )
       }
+    }
+
+    for (const [name, queue] of Object.entries(props.deadLetterQueues ?? {})) {
+      alarm(
+        `${name}Depth`,
+        queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+        1,
+        `A message is waiting in ${name}: something failed for good (docs/deploying.md, "Offer e-mail", says how to read and redrive it).`,
+      )
+    }
+    for (const [name, { queue, maxAgeSeconds }] of Object.entries(props.queueAges ?? {})) {
+      alarm(
+        `${name}OldestMessage`,
+        queue.metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum' }),
+        maxAgeSeconds,
+        `The oldest message in ${name} has waited ${maxAgeSeconds} s or more: its consumer is failing or cannot keep up (in the SES sandbox, 1 message a second).`,
+      )
+    }
+    for (const [name, { fn, maxIteratorAgeMs }] of Object.entries(props.streamReaders ?? {})) {
+      alarm(
+        `${name}IteratorAge`,
+        fn.metric('IteratorAge', { period, statistic: 'Maximum' }),
+        maxIteratorAgeMs,
+        `${name} is ${maxIteratorAgeMs / 1000} s or more behind the stream it reads (records are kept 24 hours, then lost).`,
+      )
     }
 
     if (props.alarmEmail) {

@@ -1,9 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Aws } from 'aws-cdk-lib'
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront'
 import { IDENTITY_ENV } from '../../functions/identity/identity-settings'
+import { ROUTES, type Route } from '../../functions/routes'
 import {
   CONSOLE_CACHE_CONTROL,
   cognitoOrigin,
@@ -220,8 +221,8 @@ describe('distribution', () => {
   })
 
   it('sends /manage/* to the HTTP API uncached, with every method and every viewer header but Host', () => {
-    expect(config.CacheBehaviors).toHaveLength(1)
-    const manage = config.CacheBehaviors?.[0] as Behavior
+    expect(config.CacheBehaviors).toHaveLength(2)
+    const manage = config.CacheBehaviors?.find((b) => b.PathPattern === '/manage/*') as Behavior
     expect(manage).toEqual({
       PathPattern: '/manage/*',
       TargetOriginId: expect.any(String),
@@ -243,6 +244,57 @@ describe('distribution', () => {
       },
       CustomOriginConfig: { OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] },
     })
+  })
+
+  it('sends /recipient/* to the same API origin uncached, every method, with the body and Content-Type only', () => {
+    const recipient = config.CacheBehaviors?.find(
+      (b) => b.PathPattern === '/recipient/*',
+    ) as Behavior
+    const manage = config.CacheBehaviors?.find((b) => b.PathPattern === '/manage/*') as Behavior
+    const [policyId, policy] = only(t, 'AWS::CloudFront::OriginRequestPolicy')
+    expect(recipient).toEqual({
+      PathPattern: '/recipient/*',
+      // The API's origin, the one /manage/* uses.
+      TargetOriginId: manage.TargetOriginId,
+      // POST included: CloudFront forwards a request's body on a behaviour that allows it.
+      AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+      // Answers hold one recipient's grants: never kept, never served to another.
+      CachePolicyId: CachePolicy.CACHING_DISABLED.cachePolicyId,
+      OriginRequestPolicyId: { Ref: policyId },
+      ViewerProtocolPolicy: 'https-only',
+      Compress: true,
+    })
+    // What the recipient routes read of a request: the JSON body and its Content-Type. No Host
+    // (API Gateway refuses one not its own), no cookies, no Authorization, no query string.
+    expect(policy.Properties.OriginRequestPolicyConfig).toMatchObject({
+      HeadersConfig: { HeaderBehavior: 'whitelist', Headers: ['Content-Type'] },
+      CookiesConfig: { CookieBehavior: 'none' },
+      QueryStringsConfig: { QueryStringBehavior: 'none' },
+    })
+    // Every route under it is public (no authorizer to forward a token to), and every public
+    // route the page calls is under it.
+    const recipientRoutes = (ROUTES as readonly Route[]).filter((r) =>
+      r.routeKey.split(' ')[1]?.startsWith('/recipient/'),
+    )
+    expect(recipientRoutes.length).toBeGreaterThan(0)
+    for (const route of recipientRoutes) {
+      expect({ id: route.id, auth: route.auth, method: route.routeKey.split(' ')[0] }).toEqual({
+        id: route.id,
+        auth: 'function',
+        method: 'POST',
+      })
+    }
+    const [apiId] = only(t, 'AWS::ApiGatewayV2::Api')
+    const routeIds = resourcesOfType(t, 'AWS::ApiGatewayV2::Route')
+      .filter(([, r]) => String(r.Properties.RouteKey).includes(' /recipient/'))
+      .map(([, r]) => ({
+        key: r.Properties.RouteKey,
+        api: r.Properties.ApiId,
+        authorizer: r.Properties.AuthorizerId,
+      }))
+    expect(routeIds).toEqual(
+      recipientRoutes.map((r) => ({ key: r.routeKey, api: { Ref: apiId }, authorizer: undefined })),
+    )
   })
 
   it('attaches the function to the console behaviour only', () => {
@@ -317,7 +369,10 @@ describe('distribution', () => {
   })
 
   it('does not carry the integrator API: /programs/... goes to the API URL', () => {
-    expect((config.CacheBehaviors ?? []).map((b) => b.PathPattern)).toEqual(['/manage/*'])
+    expect((config.CacheBehaviors ?? []).map((b) => b.PathPattern)).toEqual([
+      '/manage/*',
+      '/recipient/*',
+    ])
   })
 
   it('uses CloudFront’s own domain and certificate unless a custom domain is given', () => {
@@ -360,9 +415,34 @@ describe('viewer-request function', () => {
     ['/manage/me', '/manage/me'],
     ['/programs/prg_1/grant-tokens', '/programs/prg_1/grant-tokens'],
     ['/application', '/application'],
+    // The recipient's page, the link of every offer e-mail: its own entry, not the console's.
+    ['/offer', '/app/offer.html'],
+    ['/app/offer.html', '/app/offer.html'],
+    ['/offer/x', '/offer/x'],
+    ['/offers', '/offers'],
+    ['/recipient/offer', '/recipient/offer'],
   ])('%s goes to the origin as %s', (uri, expected) => {
     const result = handler(viewerRequestEvent(uri))
     expect('uri' in result && result.uri).toBe(expected)
+  })
+
+  it('serves /offer under the console’s headers (CSP included): the same behaviour and policy', () => {
+    // /offer reaches the default behaviour (no behaviour of its own), whose response headers
+    // policy is the console's: its CSP allows only our own scripts and calls to our own origin,
+    // where /recipient/* is.
+    expect(
+      prod.json.Resources[distributionId(prod.json)]?.Properties.DistributionConfig,
+    ).toMatchObject({
+      DefaultCacheBehavior: {
+        ResponseHeadersPolicyId: {
+          Ref: only(prod.json, 'AWS::CloudFront::ResponseHeadersPolicy')[0],
+        },
+      },
+    })
+    const paths = distributionOf(prod.json).CacheBehaviors?.map((b) => b.PathPattern ?? '') ?? []
+    for (const path of paths) {
+      expect('/offer').not.toMatch(new RegExp(`^${path.replace('*', '.*')}$`))
+    }
   })
 
   it.each(['/', '/app'])('%s redirects to /app/', (uri) => {
@@ -453,7 +533,7 @@ describe('deployment of the built console', () => {
       Prune: true,
       Exclude: ['assets/*'],
       DistributionId: { Ref: distributionId(t) },
-      DistributionPaths: ['/app/index.html', '/app/config.json'],
+      DistributionPaths: ['/app/index.html', '/app/offer.html', '/app/config.json'],
     })
     expect((pages as CfnResource & { DependsOn: string[] }).DependsOn).toContain(assetsId)
   })
@@ -465,7 +545,11 @@ describe('deployment of the built console', () => {
       unknown
     >
     const staged = (key: string) => join(prod.app.outdir, `asset.${key.replace(/\.zip$/, '')}`)
-    expect(readdirSync(staged(keys[0] as string)).sort()).toEqual(['favicon.svg', 'index.html'])
+    expect(readdirSync(staged(keys[0] as string)).sort()).toEqual([
+      'favicon.svg',
+      'index.html',
+      'offer.html',
+    ])
     const written = JSON.parse(readFileSync(join(staged(keys[1] as string), 'config.json'), 'utf8'))
     // Each value as the deploy fills it in: its text around CloudFormation's values.
     const filled = Object.fromEntries(
@@ -562,7 +646,13 @@ describe('deployment of the built console', () => {
   it('stops the synth with how to build the console when it is not built', () => {
     expect(() =>
       synth({}, { consoleDistDir: mkdtempSync(join(tmpdir(), 'console-missing-')) }),
-    ).toThrow(/The console is not built.*npm run build -w console/)
+    ).toThrow(/The console is not built: no index.html.*npm run build -w console/)
+    // A build without the recipient's page: every offer e-mail's link would be S3's 403.
+    const withoutOffer = mkdtempSync(join(tmpdir(), 'console-no-offer-'))
+    writeFileSync(join(withoutOffer, 'index.html'), '<!doctype html>')
+    expect(() => synth({}, { consoleDistDir: withoutOffer })).toThrow(
+      /The console is not built: no offer.html.*npm run build -w console/,
+    )
   })
 })
 

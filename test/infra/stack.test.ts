@@ -4,6 +4,7 @@ import { App, Stack } from 'aws-cdk-lib'
 import { Annotations, Match } from 'aws-cdk-lib/assertions'
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
 import { loadConfig } from '../../functions/config'
+import { CONSUMERS, type ConsumerSpec } from '../../functions/consumers'
 import { ENV, TABLE_ENV } from '../../functions/env-names'
 import { ROUTES, type Route, USER_SCOPE } from '../../functions/routes'
 import {
@@ -192,6 +193,13 @@ describe('HTTP API', () => {
       errorType: '$context.error.responseType',
     })
     expect(logs.Format).not.toMatch(/header|x-api-key|authorizer/i)
+    // The route key, never the path: a recipient's e-mail address is a segment of
+    // /programs/{programId}/recipients/{email}/balance, and a link token must never be logged.
+    expect(Object.values(format)).not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^\$context\.(path|rawPath|resourcePath)$/)]),
+    )
+    expect(logs.Format).not.toMatch(/\$context\.(path|rawPath|resourcePath|rawQueryString)\b/)
+    expect(logs.Format).not.toMatch(/\$(request|input|context\.requestOverride)/)
     const logGroup = t.Resources[logs.DestinationArn['Fn::GetAtt'][0]]
     expect(logGroup?.Type).toBe('AWS::Logs::LogGroup')
     expect(logGroup?.Properties.RetentionInDays).toBe(90)
@@ -279,8 +287,11 @@ describe('Lambda functions', () => {
       new Proxy({} as Record<string, string>, {
         get: (_, name) => {
           read.add(String(name))
-          // The listing index is checked against the names it may have.
-          return name === ENV.grantsListIndex ? INDEX.grantsByProgram : 'x'
+          // Values checked at load get one of the shapes they may have.
+          if (name === ENV.grantsListIndex) return INDEX.grantsByProgram
+          if (name === ENV.recipientOrigin) return 'https://console.example.com'
+          if (name === ENV.mailFallbackSendRate) return '1'
+          return 'x'
         },
       }),
     )
@@ -290,6 +301,8 @@ describe('Lambda functions', () => {
     // stage's SES sender: test/infra/identity.test.ts).
     const byRuntime = [ENV.awsRegion, ENV.lambdaFunctionName]
     const localOnly = [ENV.cognitoEndpoint, ENV.mailSinkFile]
+    // Read with a default and set by no function of the stack.
+    const optional = [ENV.mailFallbackSendRate]
     const perRoute = [
       ENV.grantsListIndex,
       ENV.userPoolId,
@@ -297,8 +310,11 @@ describe('Lambda functions', () => {
       ENV.mailFrom,
       ENV.mailSesRegion,
       ENV.grantBatchWorkerFunction,
+      // The offer mailer's (test/infra/grant-pipeline.test.ts).
+      ENV.mailConfigurationSet,
+      ENV.recipientOrigin,
     ]
-    const notEverywhere = new Set<string>([...byRuntime, ...localOnly, ...perRoute])
+    const notEverywhere = new Set<string>([...byRuntime, ...localOnly, ...optional, ...perRoute])
     const expected = new Set([...read].filter((name) => !notEverywhere.has(name)))
     expect(expected).toEqual(new Set([...Object.values(TABLE_ENV), ENV.dynamodbEndpoint]))
     for (const name of notEverywhere) expect(read).toContain(name)
@@ -471,9 +487,39 @@ describe('least privilege', () => {
     })
   })
 
-  it('grants no Scan, no wildcard action and no wildcard resource anywhere', () => {
+  it('grants no Scan, no wildcard action and no wildcard resource but the two IAM has no resource for', () => {
     const text = JSON.stringify(resourcesOfType(t, 'AWS::IAM::Policy'))
-    expect(text).not.toMatch(/dynamodb:Scan|dynamodb:\*|cognito-idp:\*|"\*"/)
+    expect(text).not.toMatch(/dynamodb:Scan|dynamodb:\*|cognito-idp:\*|sqs:\*|ses:\*|"[a-z-]+:\*"/)
+    // On "*" only: dynamodb:ListStreams for the stream's reader (its event source's grant), and
+    // ses:GetAccount for the offer mailer when the stage sends mail (its account's sending rate).
+    const wildcards = (template: CfnTemplate) =>
+      resourcesOfType(template, 'AWS::IAM::Policy').flatMap(([, policy]) =>
+        (
+          policy.Properties.PolicyDocument as {
+            Statement: { Action: string | string[]; Resource: unknown }[]
+          }
+        ).Statement.filter((s) => [s.Resource].flat().includes('*')).map((s) => ({
+          roles: policy.Properties.Roles,
+          actions: [s.Action].flat(),
+        })),
+      )
+    const roleOf = (template: CfnTemplate, fnId: string) => [
+      {
+        Ref: (resource(template, fnId).Properties.Role as { 'Fn::GetAtt': [string] })[
+          'Fn::GetAtt'
+        ][0],
+      },
+    ]
+    expect(wildcards(t)).toEqual([
+      { roles: roleOf(t, 'GrantStreamFunction'), actions: ['dynamodb:ListStreams'] },
+    ])
+    const mailing = synth({ stage: 'mailing', sesFromEmail: 'offers@example.com' }).json
+    expect(wildcards(mailing)).toEqual(
+      expect.arrayContaining([
+        { roles: roleOf(mailing, 'OfferMailerFunction'), actions: ['ses:GetAccount'] },
+      ]),
+    )
+    expect(wildcards(mailing)).toHaveLength(2)
   })
 })
 
@@ -563,11 +609,28 @@ describe('DynamoDB tables', () => {
       ],
       Projection: { ProjectionType: 'ALL' },
     }
-    // A plain deploy (a new stage, or the second deploy of an upgrade): the slot index alone.
-    expect(indexesOf(prod.json, 'grants')).toEqual({ byProgramSlot: slotIndex })
+    // A recipient's grants (issue 19): only what picks them, so a grant's own updates rarely
+    // write it.
+    const recipientIndex = {
+      KeySchema: [
+        { AttributeName: 'recipientKey', KeyType: 'HASH' },
+        { AttributeName: 'createdAt', KeyType: 'RANGE' },
+      ],
+      Projection: {
+        ProjectionType: 'INCLUDE',
+        NonKeyAttributes: ['programId', 'issuerId', 'mode', 'status', 'amount'],
+      },
+    }
+    // A plain deploy (a new stage, or the second deploy of an upgrade): the slot index, and the
+    // recipient index.
+    expect(indexesOf(prod.json, 'grants')).toEqual({
+      byProgramSlot: slotIndex,
+      byRecipient: recipientIndex,
+    })
     // The first deploy of an upgrade: beside `byProgram`, which holds the grants written before.
     expect(indexesOf(legacy.json, 'grants')).toEqual({
       byProgramSlot: slotIndex,
+      byRecipient: recipientIndex,
       byProgram: {
         KeySchema: [
           { AttributeName: 'programId', KeyType: 'HASH' },
@@ -619,28 +682,23 @@ describe('DynamoDB tables', () => {
         ['byProgram', 'byProgramSlot'],
       ])
     }
-    // Every other function lists nothing and is told nothing about it.
+    // Every other function lists nothing and is told nothing about it (it may query other
+    // indexes, a recipient's `byRecipient`).
+    const listingIndexes: string[] = [INDEX.grantsByProgram, INDEX.grantsByProgramSlot]
     for (const route of (ROUTES as readonly Route[]).filter((r) => !listsGrants(r))) {
-      expect(queried(prod.json, `${route.id}Function`)).toEqual([])
+      expect({
+        id: route.id,
+        queried: queried(prod.json, `${route.id}Function`).filter((i) =>
+          listingIndexes.includes(i as string),
+        ),
+      }).toEqual({ id: route.id, queried: [] })
     }
     // The admin CLI reads the same index, from the stack's outputs.
     expect(prod.json.Outputs[GRANT_LIST_INDEX_OUTPUT]?.Value).toBe('byProgramSlot')
     expect(legacy.json.Outputs[GRANT_LIST_INDEX_OUTPUT]?.Value).toBe('byProgram')
   })
 
-  it('upgrades a stage in two deploys, each creating or deleting at most one index per table', () => {
-    // The indexes the release before the listing slots deployed (all projecting ALL).
-    const previous: Record<keyof typeof TABLES, string[]> = {
-      issuers: [],
-      apiKeys: ['byKeyId', 'byIssuer'],
-      programs: ['byIssuer'],
-      grants: ['byProgram'],
-      // New tables: created with their indexes, which CloudFormation allows in one update.
-      memberships: ['bySub'],
-      audit: [],
-      timers: [],
-      inbox: [],
-    }
+  it('upgrades a stage with at most one index created or deleted per table and deploy', () => {
     const namesOf = (t: CfnTemplate) =>
       Object.fromEntries(
         (Object.keys(TABLES) as (keyof typeof TABLES)[]).map((key) => [
@@ -648,32 +706,60 @@ describe('DynamoDB tables', () => {
           Object.keys(indexesOf(t, key)),
         ]),
       )
-    const changes = (from: Record<string, string[]>, to: CfnTemplate) =>
+    /** Per table, the indexes a deploy of `to` creates and deletes on a stage that has `from`. */
+    const changes = (from: Partial<Record<string, string[]>>, to: CfnTemplate) =>
       Object.fromEntries(
-        (Object.keys(TABLES) as (keyof typeof TABLES)[]).map((key) => {
-          const after = Object.keys(indexesOf(to, key))
-          const before = from[key] ?? []
-          return [
-            key,
-            {
-              created: after.filter((i) => !before.includes(i)),
-              deleted: before.filter((i) => !after.includes(i)),
-            },
-          ]
-        }),
+        (Object.keys(TABLES) as (keyof typeof TABLES)[])
+          // A new table is created with its indexes, which CloudFormation allows in one update.
+          .filter((key) => from[key] !== undefined)
+          .map((key) => {
+            const after = Object.keys(indexesOf(to, key))
+            const before = from[key] ?? []
+            return [
+              key,
+              {
+                created: after.filter((i) => !before.includes(i)),
+                deleted: before.filter((i) => !after.includes(i)),
+              },
+            ]
+          }),
       )
     const none = { created: [], deleted: [] }
-    // 1. `cdk deploy -c keepLegacyIndexes=true`: the new indexes beside the old ones.
-    expect(changes(previous, legacy.json)).toEqual({
+    // The previous release's plain deploy: listing slots, no legacy index, no timers or inbox.
+    const previous = {
+      issuers: [],
+      apiKeys: ['byKeyId', 'byIssuer'],
+      programs: ['byIssuerV2'],
+      grants: ['byProgramSlot'],
+      memberships: ['bySub'],
+      audit: [],
+    }
+    // One plain deploy: the recipient index on grants, and the new tables.
+    expect(changes(previous, prod.json)).toEqual({
       issuers: none,
       apiKeys: none,
-      programs: { created: ['byIssuerV2'], deleted: [] },
-      grants: { created: ['byProgramSlot'], deleted: [] },
+      programs: none,
+      grants: { created: ['byRecipient'], deleted: [] },
       memberships: none,
       audit: none,
     })
-    // 2. a plain `cdk deploy`: the old ones go. So does a stage the last release deployed with
-    // both (its first deploy), which is where step 1 leaves a stage.
+    expect(namesOf(prod.json).timers).toEqual([])
+    expect(namesOf(prod.json).inbox).toEqual([])
+    // A stage the previous release left in the middle of its upgrade (both listing indexes):
+    // `-c keepLegacyIndexes=true` adds byRecipient, then a plain deploy drops the legacy ones.
+    const midUpgrade = {
+      ...previous,
+      programs: ['byIssuer', 'byIssuerV2'],
+      grants: ['byProgram', 'byProgramSlot'],
+    }
+    expect(changes(midUpgrade, legacy.json)).toEqual({
+      issuers: none,
+      apiKeys: none,
+      programs: none,
+      grants: { created: ['byRecipient'], deleted: [] },
+      memberships: none,
+      audit: none,
+    })
     expect(changes(namesOf(legacy.json), prod.json)).toEqual({
       issuers: none,
       apiKeys: none,
@@ -681,16 +767,16 @@ describe('DynamoDB tables', () => {
       grants: { created: [], deleted: ['byProgram'] },
       memberships: none,
       audit: none,
+      timers: none,
+      inbox: none,
     })
-    // A plain deploy straight onto the old indexes is what CloudFormation refuses (one GSI
-    // creation or deletion per table per update): it rolls back, nothing lost.
-    expect(changes(previous, prod.json).programs).toEqual({
-      created: ['byIssuerV2'],
-      deleted: ['byIssuer'],
-    })
-    expect(changes(previous, prod.json).grants).toEqual({
-      created: ['byProgramSlot'],
-      deleted: ['byProgram'],
+    // A stage from before the listing slots would need two creations on grants in one update:
+    // CloudFormation refuses it and rolls back, nothing lost. docs/deploying.md has it upgrade
+    // with the previous release first.
+    const beforeSlots = { ...previous, programs: ['byIssuer'], grants: ['byProgram'] }
+    expect(changes(beforeSlots, legacy.json).grants).toEqual({
+      created: ['byProgramSlot', 'byRecipient'],
+      deleted: [],
     })
   })
 
@@ -699,9 +785,13 @@ describe('DynamoDB tables', () => {
       Object.keys(indexesOf(synth(context).json, 'grants')).sort()
     // Its second deploy (`-c dropLegacyIndexes=true`, perhaps in cdk.json) is a plain deploy now,
     // and `false` kept the old indexes, as keepLegacyIndexes=true does.
-    expect(indexNames({ dropLegacyIndexes: 'true' })).toEqual(['byProgramSlot'])
-    expect(indexNames({ dropLegacyIndexes: 'false' })).toEqual(['byProgram', 'byProgramSlot'])
-    expect(indexNames({ keepLegacyIndexes: 'false' })).toEqual(['byProgramSlot'])
+    expect(indexNames({ dropLegacyIndexes: 'true' })).toEqual(['byProgramSlot', 'byRecipient'])
+    expect(indexNames({ dropLegacyIndexes: 'false' })).toEqual([
+      'byProgram',
+      'byProgramSlot',
+      'byRecipient',
+    ])
+    expect(indexNames({ keepLegacyIndexes: 'false' })).toEqual(['byProgramSlot', 'byRecipient'])
     expect(() => synth({ keepLegacyIndexes: 'yes' })).toThrow(
       /keepLegacyIndexes must be true or false/,
     )
@@ -726,9 +816,11 @@ describe('DynamoDB tables', () => {
       new Set(resourcesOfType(t, 'AWS::Logs::LogGroup').map(([, g]) => g.DeletionPolicy))
     expect(policies(prod.json)).toEqual(new Set(['Retain']))
     expect(policies(dev.json)).toEqual(new Set(['Delete']))
-    // One per route, the batch worker, the API's access logs, the Cognito trigger's, and the
-    // console deployment's.
-    expect(resourcesOfType(dev.json, 'AWS::Logs::LogGroup')).toHaveLength(ROUTES.length + 4)
+    // One per route, the batch worker, the API's access logs, the Cognito trigger's, the
+    // console deployment's, and one per consumer of functions/consumers.ts.
+    expect(resourcesOfType(dev.json, 'AWS::Logs::LogGroup')).toHaveLength(
+      ROUTES.length + 4 + CONSUMERS.length,
+    )
   })
 
   it('lets only an ephemeral stage destroy its tables', () => {
@@ -781,9 +873,10 @@ describe('alarms', () => {
       ]),
     )
     expect(all.find((a) => a.MetricName === 'Latency')?.ExtendedStatistic).toBe('p99')
-    // One per route's function, and the batch worker.
-    expect(watched.filter((m) => m === 'AWS/Lambda/Errors')).toHaveLength(ROUTES.length + 1)
-    expect(watched.filter((m) => m === 'AWS/Lambda/Throttles')).toHaveLength(ROUTES.length + 1)
+    // One per route's function, the batch worker and each consumer of functions/consumers.ts.
+    const functions = ROUTES.length + 1 + CONSUMERS.length
+    expect(watched.filter((m) => m === 'AWS/Lambda/Errors')).toHaveLength(functions)
+    expect(watched.filter((m) => m === 'AWS/Lambda/Throttles')).toHaveLength(functions)
     // Per table and per operation the functions use.
     expect(
       watched.filter((m) => m === 'AWS/DynamoDB/ThrottledRequests').length,
@@ -852,6 +945,7 @@ describe('alarms', () => {
     const declared = [
       ...(ROUTES as readonly Route[]),
       { access: GRANT_BATCH_WORKER.access as Route['access'], indexes: undefined },
+      ...(CONSUMERS as readonly ConsumerSpec[]),
     ]
     const expected = (table: keyof typeof TABLES) =>
       [
@@ -919,7 +1013,11 @@ describe('alarms', () => {
 
   it('sets throttle alarms on exactly the tables some function touches', () => {
     const touched = (Object.keys(TABLES) as (keyof typeof TABLES)[]).filter((table) =>
-      (ROUTES as readonly Route[]).some(
+      [
+        ...(ROUTES as readonly Route[]),
+        { access: GRANT_BATCH_WORKER.access as Route['access'], indexes: undefined },
+        ...(CONSUMERS as readonly ConsumerSpec[]),
+      ].some(
         (route) =>
           (route.access[table] ?? []).length > 0 ||
           Object.keys(route.indexes?.[table] ?? {}).length > 0,
@@ -945,9 +1043,12 @@ describe('alarms', () => {
   })
 
   it('notifies an SNS e-mail subscription only when alarmEmail is given', () => {
-    expect(resourcesOfType(prod.json, 'AWS::SNS::Topic')).toHaveLength(0)
+    // The SES events' topic (test/infra/grant-pipeline.test.ts) is not the alarms'.
+    const alarmTopics = (template: CfnTemplate) =>
+      resourcesOfType(template, 'AWS::SNS::Topic').filter(([id]) => id.startsWith('Alarms'))
+    expect(alarmTopics(prod.json)).toHaveLength(0)
     expect(alarms(prod.json).every((a) => a.AlarmActions === undefined)).toBe(true)
-    const topics = resourcesOfType(dev.json, 'AWS::SNS::Topic').map(([id]) => id)
+    const topics = alarmTopics(dev.json).map(([id]) => id)
     expect(topics).toHaveLength(1)
     const topicId = topics[0]
     dev.template.hasResourceProperties('AWS::SNS::Subscription', {
@@ -971,6 +1072,12 @@ describe('outputs and stages', () => {
         GRANT_LIST_INDEX_OUTPUT,
         ...Object.keys(TABLES).map((key) => tableOutputKey(key as keyof typeof TABLES)),
         ...ROUTES.map((r) => `${r.id}FunctionName`),
+        // What happens after a grant is stored (test/infra/grant-pipeline.test.ts).
+        ...CONSUMERS.map((c) => `${c.id}FunctionName`),
+        'OfferMailDeadLettersQueueUrl',
+        'GrantStreamFailuresQueueUrl',
+        'MailEventsDeadLettersQueueUrl',
+        'MailConfigurationSet',
         // The user pool (test/infra/identity.test.ts checks their values).
         'UserPoolId',
         'UserPoolClientId',

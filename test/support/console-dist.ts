@@ -8,6 +8,10 @@ export const FIXTURE_FILES = {
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Console</title><script type="module" crossorigin src="/app/assets/index-Bx1_a-9.js"></script><link rel="stylesheet" href="/app/assets/index-Cy2.css"></head><body><div id="app"></div></body></html>\n',
   'assets/index-Bx1_a-9.js': 'document.title = "Console"\n',
   'assets/index-Cy2.css': 'body { margin: 0 }\n',
+  // The recipient's page: its own entry, beside the console's (console/offer.html).
+  'offer.html':
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Your offer</title><script type="module" crossorigin src="/app/assets/offer-Dz3.js"></script></head><body><div id="offer"></div></body></html>\n',
+  'assets/offer-Dz3.js': 'document.title = "Your offer"\n',
   'favicon.svg': '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"></svg>\n',
   // A config.json left in a build by a dev set-up: both the stack and npm start serve their own.
   'config.json': '{"grantApiUrl":"http://localhost:5173"}\n',

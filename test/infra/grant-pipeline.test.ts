@@ -1,0 +1,603 @@
+import { Annotations, Match } from 'aws-cdk-lib/assertions'
+import {
+  CONSUMERS,
+  type ConsumerId,
+  type ConsumerSpec,
+  GRANT_STREAM_FAILURES,
+  MAIL_EVENTS_DEAD_LETTERS,
+  OFFER_MAIL_QUEUE,
+  STREAMS,
+} from '../../functions/consumers'
+import { ENV } from '../../functions/env-names'
+import { TABLES, type TableKey } from '../../functions/stores/table-schema'
+import { OFFER_MAIL_MAX_AGE_SECONDS, STREAM_MAX_ITERATOR_AGE_MS } from '../../lib/grant-pipeline'
+import { TIME_TO_LIVE } from '../../lib/grant-tables'
+import { checkAwsSolutions } from '../../lib/nag'
+import {
+  type CfnResource,
+  type CfnTemplate,
+  resource,
+  resourcesOfType,
+  synth,
+} from '../support/synth'
+
+// A plain `cdk deploy` (no SES identity), one with an SES identity in the stack's region, one with
+// the identity in another region, and one with a custom console domain.
+const prod = synth()
+const mailing = synth({ stage: 'mailing', sesFromEmail: 'offers@mail.example.com' })
+const elsewhere = synth({
+  stage: 'elsewhere',
+  sesFromEmail: 'offers@mail.example.com',
+  sesRegion: 'eu-west-1',
+})
+const custom = synth({
+  consoleDomainName: 'console.example.com',
+  consoleCertificateArn:
+    'arn:aws:acm:us-east-1:123456789012:certificate/0f6c1d2e-3f4a-4b5c-8d9e-0a1b2c3d4e5f',
+})
+
+const consumer = (id: ConsumerId): ConsumerSpec => {
+  const found = (CONSUMERS as readonly ConsumerSpec[]).find((c) => c.id === id)
+  if (!found) throw new Error(`no consumer ${id}`)
+  return found
+}
+const getAtt = (id: string, attribute: string) => ({ 'Fn::GetAtt': [id, attribute] })
+/** A resource's logical id from its construct path's id (CDK adds an 8-digit hash). */
+const idOf = (t: CfnTemplate, type: string, prefix: string) => {
+  const found = resourcesOfType(t, type).filter(([id]) =>
+    new RegExp(`^${prefix}[0-9A-F]{8}$`).test(id),
+  )
+  expect(found.map(([id]) => id)).toHaveLength(1)
+  return (found[0] as [string, CfnResource])[0]
+}
+const queueId = (t: CfnTemplate, name: string) => idOf(t, 'AWS::SQS::Queue', `Pipeline${name}`)
+const tableId = (t: CfnTemplate, key: TableKey) =>
+  idOf(t, 'AWS::DynamoDB::Table', `Tables${key[0]?.toUpperCase()}${key.slice(1)}`)
+const mappingsOf = (t: CfnTemplate, fnId: string) =>
+  resourcesOfType(t, 'AWS::Lambda::EventSourceMapping')
+    .map(([, m]) => m.Properties)
+    .filter((p) => JSON.stringify(p.FunctionName) === JSON.stringify({ Ref: fnId }))
+const variablesOf = (t: CfnTemplate, fnId: string) =>
+  (resource(t, fnId).Properties.Environment as { Variables: Record<string, unknown> }).Variables
+
+/** Every (action, resource) pair a function's role is allowed, as in test/infra/stack.test.ts. */
+const grantsOf = (t: CfnTemplate, fnId: string) => {
+  const roleId = (resource(t, fnId).Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]
+  const pairs: string[] = []
+  for (const [, policy] of resourcesOfType(t, 'AWS::IAM::Policy')) {
+    const roles = policy.Properties.Roles as { Ref: string }[]
+    if (!roles.some((r) => r.Ref === roleId)) continue
+    const doc = policy.Properties.PolicyDocument as {
+      Statement: {
+        Action: string | string[]
+        Resource: unknown
+        Effect: string
+        Condition?: unknown
+      }[]
+    }
+    for (const s of doc.Statement) {
+      expect(s.Effect).toBe('Allow')
+      expect(s.Condition).toBeUndefined()
+      for (const action of [s.Action].flat()) {
+        for (const res of [s.Resource].flat()) {
+          const att = (res as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt']
+          pairs.push(`${action} ${att ? att.join('.') : JSON.stringify(res)}`)
+        }
+      }
+    }
+  }
+  const role = t.Resources[roleId]
+  expect(role?.Properties.ManagedPolicyArns).toBeUndefined()
+  return pairs.sort()
+}
+const logs = (t: CfnTemplate, fnId: string) => {
+  const group = (resource(t, fnId).Properties.LoggingConfig as { LogGroup: { Ref: string } })
+    .LogGroup.Ref
+  return [`logs:CreateLogStream ${group}.Arn`, `logs:PutLogEvents ${group}.Arn`]
+}
+/** What functions/consumers.ts declares for a consumer's tables, as grantsOf writes it. */
+const declaredTables = (t: CfnTemplate, spec: ConsumerSpec) =>
+  (Object.entries(spec.access) as [TableKey, string[]][]).flatMap(([table, actions]) =>
+    actions.map((action) => `${action} ${tableId(t, table)}.Arn`),
+  )
+
+describe('tables', () => {
+  it('gives the grants table a stream of new and old images, and no other table one', () => {
+    expect(STREAMS).toEqual({ grants: 'NEW_AND_OLD_IMAGES' })
+    for (const key of Object.keys(TABLES) as TableKey[]) {
+      const spec = resource(prod.json, tableId(prod.json, key)).Properties.StreamSpecification
+      expect({ key, spec }).toEqual({
+        key,
+        spec: key === 'grants' ? { StreamViewType: 'NEW_AND_OLD_IMAGES' } : undefined,
+      })
+    }
+  })
+
+  it('expires link tokens, rate limits, timers and TEST inbox messages by `purgeAt`, and nothing else', () => {
+    expect(TIME_TO_LIVE).toEqual({ grants: 'purgeAt', timers: 'purgeAt', inbox: 'purgeAt' })
+    for (const key of Object.keys(TABLES) as TableKey[]) {
+      const ttl = resource(prod.json, tableId(prod.json, key)).Properties.TimeToLiveSpecification
+      expect({ key, ttl }).toEqual({
+        key,
+        ttl: ['grants', 'timers', 'inbox'].includes(key)
+          ? { AttributeName: 'purgeAt', Enabled: true }
+          : undefined,
+      })
+    }
+  })
+
+  it('builds the timers and inbox tables and the grants index byRecipient from table-schema.ts', () => {
+    const keys = (key: TableKey) =>
+      resource(prod.json, tableId(prod.json, key)).Properties.KeySchema as unknown[]
+    expect(keys('timers')).toEqual([
+      { AttributeName: 'slot', KeyType: 'HASH' },
+      { AttributeName: 'due', KeyType: 'RANGE' },
+    ])
+    expect(keys('inbox')).toEqual([
+      { AttributeName: 'issuerId', KeyType: 'HASH' },
+      { AttributeName: 'messageId', KeyType: 'RANGE' },
+    ])
+    const indexes = resource(prod.json, tableId(prod.json, 'grants')).Properties
+      .GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown }[]
+    expect(indexes.find((i) => i.IndexName === 'byRecipient')?.KeySchema).toEqual([
+      { AttributeName: 'recipientKey', KeyType: 'HASH' },
+      { AttributeName: 'createdAt', KeyType: 'RANGE' },
+    ])
+  })
+})
+
+describe('the grants stream and its reader', () => {
+  const t = prod.json
+  const spec = consumer('GrantStream')
+  const trigger = spec.trigger as Extract<ConsumerSpec['trigger'], { kind: 'stream' }>
+
+  it('maps the stream to GrantStream with the list’s batch, retry bound, bisection and partial failures', () => {
+    const mappings = mappingsOf(t, 'GrantStreamFunction')
+    expect(mappings).toHaveLength(1)
+    expect(mappings[0]).toEqual({
+      FunctionName: { Ref: 'GrantStreamFunction' },
+      EventSourceArn: getAtt(tableId(t, 'grants'), 'StreamArn'),
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: trigger.batchSize,
+      MaximumBatchingWindowInSeconds: trigger.maxBatchingWindowSeconds,
+      // Bounded: a poison record cannot hold its shard for the stream's 24 hours.
+      MaximumRetryAttempts: 10,
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: {
+        OnFailure: { Destination: getAtt(queueId(t, GRANT_STREAM_FAILURES), 'Arn') },
+      },
+      FilterCriteria: {
+        Filters: [
+          {
+            Pattern: JSON.stringify({
+              dynamodb: { Keys: { grantId: { S: [{ prefix: 'gr_' }] } } },
+            }),
+          },
+        ],
+      },
+    })
+    // Retried, then given up on into a queue kept as long as SQS keeps anything.
+    expect(resource(t, queueId(t, GRANT_STREAM_FAILURES)).Properties.MessageRetentionPeriod).toBe(
+      14 * 24 * 3600,
+    )
+  })
+
+  it('is the stream’s only reader (a shard throttles more than two)', () => {
+    const readers = resourcesOfType(t, 'AWS::Lambda::EventSourceMapping').filter(
+      ([, m]) =>
+        JSON.stringify(m.Properties.EventSourceArn) ===
+        JSON.stringify(getAtt(tableId(t, 'grants'), 'StreamArn')),
+    )
+    expect(readers).toHaveLength(1)
+  })
+
+  it('may read the stream, write timers, send to OfferMail and record a failed batch, nothing else', () => {
+    const grants = tableId(t, 'grants')
+    const offerMail = queueId(t, OFFER_MAIL_QUEUE.id)
+    const failures = queueId(t, GRANT_STREAM_FAILURES)
+    expect(grantsOf(t, 'GrantStreamFunction')).toEqual(
+      [
+        ...logs(t, 'GrantStreamFunction'),
+        ...declaredTables(t, spec),
+        // Only SendMessage on the one queue it feeds (SendMessageBatch is authorised by it).
+        `sqs:SendMessage ${offerMail}.Arn`,
+        // The event source's own grants: the stream's records, and the on-failure destination.
+        `dynamodb:DescribeStream ${grants}.StreamArn`,
+        `dynamodb:GetRecords ${grants}.StreamArn`,
+        `dynamodb:GetShardIterator ${grants}.StreamArn`,
+        // IAM has no resource for ListStreams (acknowledged in cdk-nag, see below).
+        'dynamodb:ListStreams "*"',
+        `sqs:SendMessage ${failures}.Arn`,
+        `sqs:GetQueueAttributes ${failures}.Arn`,
+        `sqs:GetQueueUrl ${failures}.Arn`,
+      ].sort(),
+    )
+    expect(variablesOf(t, 'GrantStreamFunction')[OFFER_MAIL_QUEUE.urlVariable]).toEqual({
+      Ref: offerMail,
+    })
+  })
+
+  it('alarms when the reader falls behind the stream', () => {
+    const alarm = alarmsOf(t).find((a) => a.MetricName === 'IteratorAge')
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      Statistic: 'Maximum',
+      Threshold: STREAM_MAX_ITERATOR_AGE_MS,
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'GrantStreamFunction' } }],
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    })
+  })
+})
+
+describe('the offer mail queue and OfferMailer', () => {
+  const t = prod.json
+  const spec = consumer('OfferMailer')
+  const trigger = spec.trigger as Extract<ConsumerSpec['trigger'], { kind: 'queue' }>
+
+  it('redrives a message received 5 times to its dead letters, kept 14 days', () => {
+    const queue = resource(t, queueId(t, OFFER_MAIL_QUEUE.id)).Properties
+    const deadLetters = queueId(t, OFFER_MAIL_QUEUE.deadLetter.id)
+    expect(queue).toMatchObject({
+      RedrivePolicy: {
+        deadLetterTargetArn: getAtt(deadLetters, 'Arn'),
+        maxReceiveCount: OFFER_MAIL_QUEUE.maxReceiveCount,
+      },
+      MessageRetentionPeriod: OFFER_MAIL_QUEUE.retentionSeconds,
+      SqsManagedSseEnabled: true,
+    })
+    expect(resource(t, deadLetters).Properties).toEqual({
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+    })
+  })
+
+  it('keeps a received message invisible at least six times the consumer’s timeout', () => {
+    const visibility = resource(t, queueId(t, OFFER_MAIL_QUEUE.id)).Properties.VisibilityTimeout
+    const timeout = resource(t, 'OfferMailerFunction').Properties.Timeout as number
+    expect(timeout).toBe(spec.timeoutSeconds)
+    expect(visibility).toBe(OFFER_MAIL_QUEUE.visibilityTimeoutSeconds)
+    expect(visibility).toBeGreaterThanOrEqual(6 * timeout)
+  })
+
+  it('feeds OfferMailer in batches, reporting failed items, two invocations at most', () => {
+    const mappings = mappingsOf(t, 'OfferMailerFunction')
+    expect(mappings).toEqual([
+      {
+        FunctionName: { Ref: 'OfferMailerFunction' },
+        EventSourceArn: getAtt(queueId(t, OFFER_MAIL_QUEUE.id), 'Arn'),
+        BatchSize: trigger.batchSize,
+        MaximumBatchingWindowInSeconds: trigger.maxBatchingWindowSeconds,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: 2 },
+      },
+    ])
+  })
+
+  it('requires TLS on every queue', () => {
+    for (const [id] of resourcesOfType(t, 'AWS::SQS::Queue')) {
+      const policy = resourcesOfType(t, 'AWS::SQS::QueuePolicy').find(([, p]) =>
+        JSON.stringify(p.Properties.Queues).includes(`"${id}"`),
+      )
+      expect({ id, statements: policy?.[1].Properties.PolicyDocument }).toMatchObject({
+        id,
+        statements: {
+          Statement: expect.arrayContaining([
+            expect.objectContaining({
+              Effect: 'Deny',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      })
+    }
+  })
+
+  it('without an SES identity: its tables and its queue only, no SES, and the synth warns', () => {
+    const fnId = 'OfferMailerFunction'
+    expect(grantsOf(t, fnId)).toEqual(
+      [
+        ...logs(t, fnId),
+        ...declaredTables(t, spec),
+        ...[
+          'ReceiveMessage',
+          'ChangeMessageVisibility',
+          'GetQueueUrl',
+          'DeleteMessage',
+          'GetQueueAttributes',
+        ].map((action) => `sqs:${action} ${queueId(t, OFFER_MAIL_QUEUE.id)}.Arn`),
+      ].sort(),
+    )
+    expect(Object.keys(variablesOf(t, fnId))).not.toContain(ENV.mailFrom)
+    Annotations.fromStack(prod.stack).hasWarning(
+      '/VirtualShares-prod/Pipeline/OfferMailer',
+      Match.stringLikeRegexp('LIVE offer e-mails will not be sent.*sesFromEmail'),
+    )
+  })
+
+  it('with an SES identity: ses:SendEmail on the identity and the configuration set only', () => {
+    const m = mailing.json
+    const fnId = 'OfferMailerFunction'
+    const configurationSet = idOf(m, 'AWS::SES::ConfigurationSet', 'PipelineMailConfigurationSet')
+    const sesArn = (rest: unknown[]) =>
+      JSON.stringify({
+        'Fn::Join': [
+          '',
+          [
+            'arn:',
+            { Ref: 'AWS::Partition' },
+            ':ses:',
+            { Ref: 'AWS::Region' },
+            ':',
+            { Ref: 'AWS::AccountId' },
+            ...rest,
+          ],
+        ],
+      })
+    const ses = grantsOf(m, fnId).filter((pair) => pair.startsWith('ses:'))
+    expect(ses).toEqual(
+      [
+        `ses:SendEmail ${sesArn([':identity/offers@mail.example.com'])}`,
+        `ses:SendEmail ${sesArn([':identity/mail.example.com'])}`,
+        `ses:SendEmail ${sesArn([':configuration-set/', { Ref: configurationSet }])}`,
+        // The account's sending rate, which the mailer paces itself by (IAM has no resource).
+        'ses:GetAccount "*"',
+      ].sort(),
+    )
+    expect(variablesOf(m, fnId)).toMatchObject({
+      [ENV.mailFrom]: 'offers@mail.example.com',
+      [ENV.mailConfigurationSet]: { Ref: configurationSet },
+    })
+    expect(variablesOf(m, fnId)[ENV.mailSesRegion]).toBeUndefined()
+    // No other function may send with it.
+    for (const [id, fn] of resourcesOfType(m, 'AWS::Lambda::Function')) {
+      if (id === fnId) continue
+      expect({ id, set: JSON.stringify(fn.Properties.Environment ?? {}) }).toEqual({
+        id,
+        set: expect.not.stringContaining(ENV.mailConfigurationSet),
+      })
+    }
+  })
+
+  it('with an identity in another region: sends there without the configuration set, and says bounces are lost', () => {
+    const e = elsewhere.json
+    const ses = grantsOf(e, 'OfferMailerFunction').filter((pair) => pair.startsWith('ses:Send'))
+    expect(ses).toHaveLength(2)
+    for (const pair of ses) expect(pair).toMatch(/eu-west-1.*:identity\//)
+    expect(variablesOf(e, 'OfferMailerFunction')).toMatchObject({
+      [ENV.mailFrom]: 'offers@mail.example.com',
+      [ENV.mailSesRegion]: 'eu-west-1',
+    })
+    expect(variablesOf(e, 'OfferMailerFunction')[ENV.mailConfigurationSet]).toBeUndefined()
+    Annotations.fromStack(elsewhere.stack).hasWarning(
+      '/VirtualShares-elsewhere/Pipeline/OfferMailer',
+      Match.stringLikeRegexp('bounces and complaints do not reach the service'),
+    )
+  })
+
+  it('links offers to the console’s own origin, which serves /offer', () => {
+    const distribution = resourcesOfType(t, 'AWS::CloudFront::Distribution')[0]?.[0] as string
+    expect(variablesOf(t, 'OfferMailerFunction')[ENV.recipientOrigin]).toEqual({
+      'Fn::Join': ['', ['https://', getAtt(distribution, 'DomainName')]],
+    })
+    expect(variablesOf(custom.json, 'OfferMailerFunction')[ENV.recipientOrigin]).toBe(
+      'https://console.example.com',
+    )
+    // Only where links are rendered.
+    for (const id of ['GrantStreamFunction', 'MailEventsFunction', 'OfferSweepFunction']) {
+      expect(variablesOf(t, id)[ENV.recipientOrigin]).toBeUndefined()
+    }
+  })
+
+  it('alarms on offers waiting too long, and on any message in a dead-letter queue', () => {
+    const queueName = (name: string) => getAtt(queueId(t, name), 'QueueName')
+    const age = alarmsOf(t).filter((a) => a.MetricName === 'ApproximateAgeOfOldestMessage')
+    expect(age).toEqual([
+      expect.objectContaining({
+        Namespace: 'AWS/SQS',
+        Statistic: 'Maximum',
+        Threshold: OFFER_MAIL_MAX_AGE_SECONDS,
+        Dimensions: [{ Name: 'QueueName', Value: queueName(OFFER_MAIL_QUEUE.id) }],
+      }),
+    ])
+    const depth = alarmsOf(t).filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible')
+    expect(depth.map((a) => a.Dimensions)).toEqual(
+      expect.arrayContaining(
+        [OFFER_MAIL_QUEUE.deadLetter.id, GRANT_STREAM_FAILURES, MAIL_EVENTS_DEAD_LETTERS].map(
+          (name) => [{ Name: 'QueueName', Value: queueName(name) }],
+        ),
+      ),
+    )
+    expect(depth).toHaveLength(3)
+    for (const a of depth) {
+      expect(a).toMatchObject({
+        Namespace: 'AWS/SQS',
+        Statistic: 'Maximum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      })
+    }
+  })
+})
+
+describe('SES events: configuration set -> SNS -> MailEvents', () => {
+  const t = prod.json
+  const spec = consumer('MailEvents')
+
+  it('publishes bounces and complaints (only) of the configuration set to the topic', () => {
+    const set = idOf(t, 'AWS::SES::ConfigurationSet', 'PipelineMailConfigurationSet')
+    const topic = idOf(t, 'AWS::SNS::Topic', 'PipelineMailEventsTopic')
+    const [, destination] = resourcesOfType(t, 'AWS::SES::ConfigurationSetEventDestination')[0] as [
+      string,
+      CfnResource,
+    ]
+    expect(destination.Properties).toEqual({
+      ConfigurationSetName: { Ref: set },
+      EventDestination: {
+        Enabled: true,
+        MatchingEventTypes: ['bounce', 'complaint'],
+        SnsDestination: { TopicARN: { Ref: topic } },
+      },
+    })
+    // SES may publish, for this account's configuration set only; nobody without TLS.
+    const [, policy] = resourcesOfType(t, 'AWS::SNS::TopicPolicy')[0] as [string, CfnResource]
+    const statements = (
+      policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }
+    ).Statement
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Effect: 'Allow',
+          Action: 'sns:Publish',
+          Principal: { Service: 'ses.amazonaws.com' },
+          Condition: {
+            StringEquals: {
+              'AWS:SourceAccount': { Ref: 'AWS::AccountId' },
+              'AWS:SourceArn': expect.objectContaining({
+                'Fn::Join': ['', expect.arrayContaining([':configuration-set/', { Ref: set }])],
+              }),
+            },
+          },
+        }),
+        expect.objectContaining({
+          Effect: 'Deny',
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        }),
+      ]),
+    )
+    expect(resource(t, set).Properties.SuppressionOptions).toEqual({
+      SuppressedReasons: ['BOUNCE', 'COMPLAINT'],
+    })
+  })
+
+  it('invokes MailEvents from the topic, retries twice, then keeps the event in its dead letters', () => {
+    const topic = idOf(t, 'AWS::SNS::Topic', 'PipelineMailEventsTopic')
+    expect(
+      resourcesOfType(t, 'AWS::SNS::Subscription').map(([, s]) => s.Properties),
+    ).toContainEqual({
+      Protocol: 'lambda',
+      TopicArn: { Ref: topic },
+      Endpoint: getAtt('MailEventsFunction', 'Arn'),
+    })
+    expect(
+      resourcesOfType(t, 'AWS::Lambda::Permission')
+        .map(([, p]) => p.Properties)
+        .filter((p) => JSON.stringify(p.FunctionName).includes('MailEventsFunction')),
+    ).toEqual([
+      {
+        Action: 'lambda:InvokeFunction',
+        FunctionName: getAtt('MailEventsFunction', 'Arn'),
+        Principal: 'sns.amazonaws.com',
+        SourceArn: { Ref: topic },
+      },
+    ])
+    const [, config] = resourcesOfType(t, 'AWS::Lambda::EventInvokeConfig')[0] as [
+      string,
+      CfnResource,
+    ]
+    expect(config.Properties).toEqual({
+      FunctionName: { Ref: 'MailEventsFunction' },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 2,
+      DestinationConfig: {
+        OnFailure: { Destination: getAtt(queueId(t, MAIL_EVENTS_DEAD_LETTERS), 'Arn') },
+      },
+    })
+  })
+
+  it('lets MailEvents update grants and record a failed event, nothing else', () => {
+    const deadLetters = queueId(t, MAIL_EVENTS_DEAD_LETTERS)
+    expect(grantsOf(t, 'MailEventsFunction')).toEqual(
+      [
+        ...logs(t, 'MailEventsFunction'),
+        ...declaredTables(t, spec),
+        ...['SendMessage', 'GetQueueAttributes', 'GetQueueUrl'].map(
+          (action) => `sqs:${action} ${deadLetters}.Arn`,
+        ),
+      ].sort(),
+    )
+  })
+})
+
+describe('the sweep', () => {
+  const t = prod.json
+  const spec = consumer('OfferSweep')
+
+  it('runs OfferSweep every minute from EventBridge, without retries (the next run follows)', () => {
+    const [ruleId, rule] = resourcesOfType(t, 'AWS::Events::Rule')[0] as [string, CfnResource]
+    expect(rule.Properties).toMatchObject({
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [
+        {
+          Arn: getAtt('OfferSweepFunction', 'Arn'),
+          RetryPolicy: { MaximumRetryAttempts: 0 },
+        },
+      ],
+    })
+    expect(
+      resourcesOfType(t, 'AWS::Lambda::Permission')
+        .map(([, p]) => p.Properties)
+        .filter((p) => JSON.stringify(p.FunctionName).includes('OfferSweepFunction')),
+    ).toEqual([
+      {
+        Action: 'lambda:InvokeFunction',
+        FunctionName: getAtt('OfferSweepFunction', 'Arn'),
+        Principal: 'events.amazonaws.com',
+        SourceArn: getAtt(ruleId, 'Arn'),
+      },
+    ])
+  })
+
+  it('may query and delete timers and move grants and programs, nothing else', () => {
+    expect(grantsOf(t, 'OfferSweepFunction')).toEqual(
+      [...logs(t, 'OfferSweepFunction'), ...declaredTables(t, spec)].sort(),
+    )
+  })
+})
+
+describe('every consumer', () => {
+  it.each(CONSUMERS.map((c) => c.id))(
+    '%s: nodejs22.x on arm64, its timeout and memory, its own log group, the tables’ names',
+    (id) => {
+      const spec = consumer(id)
+      const fn = resource(prod.json, `${id}Function`)
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Timeout: spec.timeoutSeconds,
+        MemorySize: spec.memorySize,
+      })
+      const variables = variablesOf(prod.json, `${id}Function`)
+      for (const key of Object.keys(TABLES) as TableKey[]) {
+        expect(variables).toHaveProperty(
+          `${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}_TABLE`,
+        )
+      }
+      expect(prod.json.Outputs[`${id}FunctionName`]?.Value).toEqual({ Ref: `${id}Function` })
+    },
+  )
+
+  it('has no unacknowledged cdk-nag finding, with or without an SES identity', () => {
+    for (const { stack } of [mailing, elsewhere]) {
+      const report = checkAwsSolutions(stack)
+      expect(
+        report.violations.map(
+          (v) => `${v.ruleName} ${v.violatingResources.map((r) => r.constructPath)}`,
+        ),
+      ).toEqual([])
+    }
+  })
+})
+
+type AlarmProps = {
+  MetricName?: string
+  Namespace?: string
+  Statistic?: string
+  Threshold: number
+  ComparisonOperator?: string
+  Dimensions?: { Name: string; Value: unknown }[]
+}
+function alarmsOf(t: CfnTemplate) {
+  return resourcesOfType(t, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties as AlarmProps)
+}
