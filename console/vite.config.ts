@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vite'
 
 /**
@@ -19,6 +20,15 @@ export default defineConfig({
     assetsInlineLimit: 0,
     sourcemap: false,
     reportCompressedSize: false,
+    rolldownOptions: {
+      // Two pages: the console (index.html) and the recipient's page (offer.html, served at
+      // /offer), each its own entry. The recipient's page shares no stylesheet with the console and
+      // loads none of its code: a recipient signs in to nothing.
+      input: {
+        index: fileURLToPath(new URL('index.html', import.meta.url)),
+        offer: fileURLToPath(new URL('offer.html', import.meta.url)),
+      },
+    },
   },
   server: { port: 5173, strictPort: false },
 })

@@ -100,6 +100,68 @@ export const ROUTES = [
     },
     indexes: { grants: { [INDEX.grantsByProgramSlot]: ['dynamodb:Query'] } },
   },
+  // The recipient's page (console/offer.html), public: the link token (or, for a new link, the
+  // address) in the JSON body, checked by the function (functions/core/grant-life.ts). Each call
+  // first counts an attempt per token or address (grants UpdateItem on a `limit#` item); the
+  // token's item and the grant (GetItem), the address's grants (the byRecipient index, then
+  // BatchGetItem, strongly consistent) and their programs' heads (BatchGetItem). A step reads its
+  // program (GetItem: rules, terms, how its pool is laid out) and writes the grant (UpdateItem).
+  // A rejection gives the shares back in the same transaction (programs UpdateItem).
+  {
+    id: 'RecipientOffer',
+    routeKey: 'POST /recipient/offer',
+    entry: 'functions/handlers/recipient-offer.handler.ts',
+    auth: 'function',
+    access: {
+      grants: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+      programs: ['dynamodb:BatchGetItem'],
+    },
+    indexes: { grants: { [INDEX.grantsByRecipient]: ['dynamodb:Query'] } },
+  },
+  {
+    id: 'RecipientIdentify',
+    routeKey: 'POST /recipient/identify',
+    entry: 'functions/handlers/recipient-identify.handler.ts',
+    auth: 'function',
+    access: {
+      grants: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+    },
+    indexes: { grants: { [INDEX.grantsByRecipient]: ['dynamodb:Query'] } },
+  },
+  {
+    id: 'RecipientAccept',
+    routeKey: 'POST /recipient/accept',
+    entry: 'functions/handlers/recipient-accept.handler.ts',
+    auth: 'function',
+    access: {
+      grants: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+    },
+    indexes: { grants: { [INDEX.grantsByRecipient]: ['dynamodb:Query'] } },
+  },
+  {
+    id: 'RecipientDecline',
+    routeKey: 'POST /recipient/decline',
+    entry: 'functions/handlers/recipient-decline.handler.ts',
+    auth: 'function',
+    access: {
+      grants: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+    },
+    indexes: { grants: { [INDEX.grantsByRecipient]: ['dynamodb:Query'] } },
+  },
+  {
+    // "Send me a new link": the attempt per address (UpdateItem), the address's open grants (the
+    // index, then BatchGetItem) and, for the newest of each issuer, `offer.resendRequestedAt`
+    // (UpdateItem): the stream's reader sends the mail.
+    id: 'RecipientLinks',
+    routeKey: 'POST /recipient/links',
+    entry: 'functions/handlers/recipient-links.handler.ts',
+    auth: 'function',
+    access: { grants: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'] },
+    indexes: { grants: { [INDEX.grantsByRecipient]: ['dynamodb:Query'] } },
+  },
   {
     id: 'NotFound',
     routeKey: '$default',

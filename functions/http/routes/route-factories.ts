@@ -26,6 +26,11 @@ import { makeListProgramsHandler } from './manage/programs-list.route'
 import { makeRemoveMemberHandler } from './manage/remove-member.route'
 import { makeResendInvitationHandler } from './manage/resend-invitation.route'
 import { makeNotFoundHandler } from './not-found.route'
+import { makeRecipientAcceptHandler } from './recipient-accept.route'
+import { makeRecipientDeclineHandler } from './recipient-decline.route'
+import { makeRecipientIdentifyHandler } from './recipient-identify.route'
+import { makeRecipientLinksHandler } from './recipient-links.route'
+import { makeRecipientOfferHandler } from './recipient-offer.route'
 
 /**
  * Each route's handler factory, by route id: what the local server (and the bench and the tests
@@ -38,6 +43,11 @@ export const ROUTE_FACTORIES = {
   GetGrant: makeGetGrantHandler,
   GetProgramByKey: makeGetProgramHandler,
   ListGrantsByKey: makeListGrantsHandler,
+  RecipientOffer: makeRecipientOfferHandler,
+  RecipientIdentify: makeRecipientIdentifyHandler,
+  RecipientAccept: makeRecipientAcceptHandler,
+  RecipientDecline: makeRecipientDeclineHandler,
+  RecipientLinks: makeRecipientLinksHandler,
   NotFound: makeNotFoundHandler,
   ManageMe: makeMeHandler,
   ListPrograms: makeListProgramsHandler,

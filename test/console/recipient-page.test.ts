@@ -1,0 +1,341 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import type { Browser, Page, Response } from 'playwright-core'
+import type { GrantRecord } from '../../functions/domain/grant'
+import type { ProgramTerms } from '../../functions/domain/program'
+import { newOfferToken } from '../../functions/domain/recipient-offer'
+import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
+import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
+import { postGrant, request } from '../support/api'
+import {
+  adminCli,
+  checkPage,
+  type LocalServer,
+  newContext,
+  SET_UP_MS,
+  startServerAndBrowser,
+  tabTo,
+  visible,
+  watchConsole,
+} from './browser'
+
+// What page.evaluate callbacks read in the browser: the root tsconfig has Node's types, not the DOM's.
+declare const document: { activeElement: { id: string; textContent: string | null } | null }
+
+/**
+ * The recipient's page (`/offer#t=<token>`, console/offer.html) in Chromium against a real
+ * `npm start`: the link's token read from the fragment and cleared from the address bar, the
+ * offer, the details the program's rules ask for (errors next to their fields), the Terms, accept
+ * and decline, an ineligible country, and the form for a new link that always answers the same.
+ * Every state is checked by axe-core and photographed (test-output/console/recipient-*.png). Links
+ * are made as the mail worker makes them (DynamoDbGrantLifeStore.addOfferToken).
+ */
+let server: LocalServer
+let browser: Browser
+let store: DynamoDbGrantLifeStore
+let documentClient: ReturnType<typeof createDocumentClient>
+let tables: { programs: string; grants: string }
+let issuerId: string
+let key: string
+const programs: { main: string; other: string } = { main: '', other: '' }
+
+const TERMS: ProgramTerms = {
+  version: 2,
+  text: 'The shares are virtual: they carry no vote and no dividend.\nThey vest over twelve months.\nLeaving the company ends unvested shares.',
+}
+
+beforeAll(async () => {
+  ;({ server, browser } = await startServerAndBrowser())
+  const running = JSON.parse(readFileSync(join(server.dir, 'dynamodb-endpoint.json'), 'utf8')) as {
+    endpoint: string
+    tables: { programs: string; grants: string }
+  }
+  tables = running.tables
+  documentClient = createDocumentClient(
+    createDynamoDbClient({ endpoint: running.endpoint, region: 'local' }),
+  )
+  store = new DynamoDbGrantLifeStore(documentClient, tables)
+  ;({ issuerId } = await adminCli(server, ['issuer', 'create', '--name', 'Acme Robotics']))
+  for (const [slot, name] of [
+    ['main', 'Referral shares'],
+    ['other', 'Conference speakers'],
+  ] as const) {
+    const program = await adminCli(server, [
+      'program',
+      'create',
+      '--issuer',
+      issuerId,
+      '--mode',
+      'LIVE',
+      '--name',
+      name,
+      '--pool',
+      '10000',
+    ])
+    programs[slot] = program.programId
+  }
+  ;({ secret: key } = await adminCli(server, [
+    'key',
+    'create',
+    '--issuer',
+    issuerId,
+    '--mode',
+    'LIVE',
+  ]))
+  await setOfferSettings(programs.main, {
+    description: 'Virtual shares for people who bring a friend to Acme.',
+    minAge: 18,
+    countries: ['DE', 'FR', 'NL'],
+    terms: TERMS,
+  })
+  await setOfferSettings(programs.other, {
+    description: 'A thank-you for speaking at AcmeConf.',
+    countries: ['DE'],
+    terms: { version: 1, url: 'https://example.com/terms-v1' },
+  })
+}, SET_UP_MS)
+
+afterAll(() => documentClient?.destroy())
+
+const setOfferSettings = (programId: string, settings: Record<string, unknown>) => {
+  const entries = Object.entries(settings)
+  return documentClient.send(
+    new UpdateCommand({
+      TableName: tables.programs,
+      Key: { programId },
+      UpdateExpression: `SET ${entries.map(([k]) => `#${k} = :${k}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(entries.map(([k]) => [`#${k}`, k])),
+      ExpressionAttributeValues: Object.fromEntries(entries.map(([k, v]) => [`:${k}`, v])),
+    }),
+  )
+}
+
+let unique = 0
+const address = (who: string) => `${who}-${Date.now()}-${unique++}@example.com`
+
+const grant = async (programId: string, email: string, amount: number, reason: string) => {
+  const call = await postGrant(server.baseUrl, programId, key, {
+    recipient: { email, name: 'Ann Example' },
+    reason,
+    amount,
+  })
+  expect(call.status).toBe(201)
+  return call.body.id as string
+}
+
+/** A link for the grant, as the offer mail carries it. */
+const linkFor = async (grantId: string) => {
+  const record = (await store.findGrant(grantId)) as GrantRecord
+  const { token, hash } = newOfferToken()
+  expect(await store.addOfferToken(record, { hash, expiresAt: record.expiresAt as string })).toBe(
+    'done',
+  )
+  return token
+}
+
+const openLink = async (token: string) => {
+  const context = await newContext(browser, server.baseUrl)
+  const page = await context.newPage()
+  const problems = watchConsole(page)
+  const scripts: string[] = []
+  const failures: string[] = []
+  page.on('request', (r) => {
+    if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname)
+  })
+  page.on('response', (r) => {
+    if (r.status() >= 400)
+      failures.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`)
+  })
+  const response = (await page.goto(`/offer#t=${token}`)) as Response
+  return { page, problems, scripts, failures, response }
+}
+
+const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '')
+
+const integratorStatus = async (programId: string, grantId: string) =>
+  (
+    await request(server.baseUrl, 'GET', `/programs/${programId}/grants/${grantId}`, {
+      headers: { 'x-api-key': key },
+    })
+  ).body.status
+
+it('serves /offer with the console CSP, its own small entry and none of the console code', async () => {
+  const [offer, app] = await Promise.all([
+    fetch(`${server.baseUrl}/offer`),
+    fetch(`${server.baseUrl}/app/`),
+  ])
+  expect(offer.status).toBe(200)
+  expect(offer.headers.get('content-type')).toBe('text/html; charset=utf-8')
+  for (const header of [
+    'content-security-policy',
+    'x-frame-options',
+    'referrer-policy',
+    'x-content-type-options',
+    'strict-transport-security',
+  ]) {
+    expect({ header, value: offer.headers.get(header) }).toEqual({
+      header,
+      value: app.headers.get(header),
+    })
+  }
+  expect(offer.headers.get('content-security-policy')).toContain("script-src 'self'")
+  const [page, console] = [await offer.text(), await app.text()]
+  // No inline script: every <script> has a src.
+  expect(page).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/)
+  const entry = (html: string) => /<script[^>]*\bsrc="([^"]+)"/.exec(html)?.[1]
+  expect(entry(page)).toMatch(/^\/app\/assets\/offer-[\w-]+\.js$/)
+  expect(entry(page)).not.toBe(entry(console))
+  expect(page).not.toContain('index-')
+})
+
+it('walks a LIVE offer: the link read and cleared, details with errors next to the fields, the Terms, accept', async () => {
+  const email = address('ann')
+  const grantId = await grant(programs.main, email, 25, 'Brought Bo to the team')
+  const { page, problems, scripts, failures, response } = await openLink(await linkFor(grantId))
+  expect(response.status()).toBe(200)
+  const heading = await visible(page.getByRole('heading', { level: 1, name: 'Your share offer' }))
+  const offer = page.getByRole('region', { name: 'Referral shares' })
+  await visible(offer)
+  // The token is gone from the address bar and the history entry.
+  expect(page.url()).toBe(`${server.baseUrl}/offer`)
+  expect(await focusedId(page)).toBe('')
+  expect(
+    await heading.evaluate(
+      (h) => h === (h.ownerDocument as unknown as typeof document).activeElement,
+    ),
+  ).toBe(true)
+  await expect(
+    offer.getByText('Virtual shares for people who bring a friend to Acme.').count(),
+  ).resolves.toBe(1)
+  await expect(offer.getByText('Brought Bo to the team').count()).resolves.toBe(1)
+  await expect(page.getByText(email).count()).resolves.toBe(1)
+  // Only the page's own scripts: none of the console's.
+  expect(
+    scripts.every((s) => /^\/app\/assets\/(offer|jsxRuntime|text-rules)-[\w-]+\.js$/.test(s)),
+  ).toBe(true)
+  await checkPage(page, 'recipient-offer')
+
+  // Nothing filled in: each error next to its field, the focus on the first.
+  await offer.getByRole('button', { name: 'Confirm my details' }).click()
+  await visible(offer.getByText('Enter your full name.'))
+  await expect(offer.getByText('Enter your date of birth.').count()).resolves.toBe(1)
+  await expect(offer.getByText('Choose the country where you live.').count()).resolves.toBe(1)
+  const name = offer.getByLabel('Your full name')
+  expect(await name.getAttribute('aria-invalid')).toBe('true')
+  expect(await focusedId(page)).toBe(`grant-${grantId}-name`)
+  await checkPage(page, 'recipient-errors')
+  // A date in the future, by the same rule the API applies.
+  await name.fill('Ann Example')
+  const tomorrow = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10)
+  await offer.getByLabel('Date of birth').fill(tomorrow)
+  await offer.getByLabel('Country where you live').selectOption('DE')
+  await offer.getByRole('button', { name: 'Confirm my details' }).click()
+  await visible(offer.getByText('Date of birth must be in the past.'))
+  expect(await focusedId(page)).toBe(`grant-${grantId}-dateOfBirth`)
+  expect(await integratorStatus(programs.main, grantId)).toBe('reserved')
+
+  await offer.getByLabel('Date of birth').fill('1990-05-17')
+  await offer.getByRole('button', { name: 'Confirm my details' }).click()
+  await visible(offer.getByText('Details confirmed.'))
+  await visible(offer.getByRole('heading', { name: 'Step 2 of 2: the Terms of Virtual Shares' }))
+  await visible(offer.getByRole('region', { name: 'Terms of Virtual Shares, version 2' }))
+  expect(await focusedId(page)).toBe('')
+  expect(await integratorStatus(programs.main, grantId)).toBe('offered')
+  await checkPage(page, 'recipient-terms')
+
+  // Accept without ticking the box: said next to it; then accepted, by keyboard.
+  await offer.getByRole('button', { name: 'Accept 25 shares' }).click()
+  await visible(offer.getByText('Tick the box to accept the Terms, or decline the offer.'))
+  const box = offer.getByLabel(/I have read and accept the Terms of Virtual Shares, version 2/)
+  await tabTo(page, box)
+  await page.keyboard.press('Space')
+  await tabTo(page, offer.getByRole('button', { name: 'Accept 25 shares' }))
+  await page.keyboard.press('Enter')
+  await visible(offer.getByText(/You accepted 25 shares on/))
+  expect(await integratorStatus(programs.main, grantId)).toBe('accepted')
+  const stored = (await store.findGrant(grantId)) as GrantRecord
+  expect(stored.acceptance?.termsVersion).toBe(2)
+  expect(stored.identity).toMatchObject({
+    name: 'Ann Example',
+    country: 'DE',
+    age: { atLeast: 18, passed: true },
+  })
+  await checkPage(page, 'recipient-accepted')
+
+  // Reloaded, the page has no token any more (it was never stored): it asks for the address.
+  await page.reload()
+  await visible(page.getByRole('heading', { level: 1, name: 'Ask for a new link' }))
+  expect(failures).toEqual([])
+  expect(problems).toEqual([])
+  await page.context().close()
+})
+
+it('shows every open offer of the address at this issuer: declines one, is ineligible for the other', async () => {
+  const email = address('bo')
+  const declined = await grant(programs.main, email, 10, 'Brought Cy to the team')
+  const ineligible = await grant(programs.other, email, 40, 'Keynote at AcmeConf')
+  await grant(programs.main, address('someone-else'), 99, 'Not for Bo')
+  const { page, problems, failures } = await openLink(await linkFor(declined))
+  await visible(page.getByRole('heading', { level: 1, name: 'Your share offers' }))
+  await expect(page.getByRole('region').count()).resolves.toBe(2)
+  await expect(page.getByText('Not for Bo').count()).resolves.toBe(0)
+  await checkPage(page, 'recipient-offers')
+
+  const first = page.getByRole('region', { name: 'Referral shares' })
+  await first.getByRole('button', { name: 'Decline this offer' }).click()
+  await visible(first.getByRole('group', { name: 'Decline this offer?' }))
+  await checkPage(page, 'recipient-decline-confirm')
+  await first.getByRole('button', { name: 'Yes, decline' }).click()
+  await visible(first.getByText('You declined this offer.'))
+  expect(await integratorStatus(programs.main, declined)).toBe('rejected')
+
+  // The other program is open to Germany only: someone in the United States is not eligible.
+  const second = page.getByRole('region', { name: 'Conference speakers' })
+  await expect(second.getByLabel('Date of birth').count()).resolves.toBe(0)
+  await second.getByLabel('Your full name').fill('Bo Example')
+  await second.getByLabel('Country where you live').selectOption('US')
+  await second.getByRole('button', { name: 'Confirm my details' }).click()
+  await visible(second.getByText(/not open to people living in the country you gave/))
+  expect(await integratorStatus(programs.other, ineligible)).toBe('rejected')
+  expect((await store.findGrant(ineligible))?.rejectionReason).toBe('ineligible_country')
+  // What was declined a moment ago stays on the page.
+  await expect(first.getByText('You declined this offer.').count()).resolves.toBe(1)
+  await checkPage(page, 'recipient-ineligible')
+  expect(failures).toEqual([])
+  expect(problems).toEqual([])
+  await page.context().close()
+})
+
+it('an unknown or used link asks for the address, and always answers the same', async () => {
+  const { page, problems, failures } = await openLink(newOfferToken().token)
+  await visible(page.getByRole('heading', { level: 1, name: 'Ask for a new link' }))
+  await visible(page.getByText(/This link is not valid any more/))
+  expect(page.url()).toBe(`${server.baseUrl}/offer`)
+  const field = page.getByLabel('Your e-mail address')
+  await field.fill('not an address')
+  await page.getByRole('button', { name: 'Send me a new link' }).click()
+  await visible(page.getByText('Enter an e-mail address such as name@example.com.'))
+  expect(await field.getAttribute('aria-invalid')).toBe('true')
+  await checkPage(page, 'recipient-link-invalid')
+
+  const answers: string[] = []
+  for (const email of [address('nobody'), address('ann')]) {
+    await field.fill(email)
+    await page.getByRole('button', { name: 'Send me a new link' }).click()
+    const status = await visible(page.getByRole('status').filter({ hasText: 'a new link' }))
+    answers.push((await status.textContent()) ?? '')
+  }
+  expect(answers).toEqual([
+    'If an offer for this address is open, a new link is on its way.',
+    'If an offer for this address is open, a new link is on its way.',
+  ])
+  await checkPage(page, 'recipient-link-sent')
+  // The one failed load is the API's answer to the unknown link (404 offer_link_invalid), which
+  // Chromium reports on the console as it does every 4xx.
+  expect(failures).toEqual(['POST /recipient/offer 404'])
+  expect(problems).toEqual([
+    'console: Failed to load resource: the server responded with a status of 404 (Not Found)',
+  ])
+  await page.context().close()
+})
