@@ -27,6 +27,7 @@ import {
   type RunningCognito,
   startCognitoLocal,
 } from '../local/cognito-local'
+import { LOCAL_CONSUMERS } from '../local/consumer-factories'
 import { consoleBuilt, type LocalConsoleOptions } from '../local/dev-pages/console-site'
 import { LocalSetupError, type RunningDynamoDb, startDynamoDbLocal } from '../local/dynamodb-local'
 import { buildRouteHandlers, createLocalApi, type LocalApiOptions } from '../local/http-server'
@@ -38,6 +39,7 @@ import {
 } from '../local/local-env'
 import { localMailEnvironment } from '../local/mail-env'
 import { formatMailForTerminal } from '../local/mail-sink'
+import { type LocalPipeline, startLocalPipeline } from '../local/pipeline'
 import { type Seed, seed } from '../local/seed'
 import { ensureTables } from '../local/tables'
 
@@ -211,8 +213,10 @@ const main = async () => {
 
   let dynamo: RunningDynamoDb | undefined
   let cognito: RunningCognito | undefined
+  let pipeline: LocalPipeline | undefined
   const shutdown = async (code: number) => {
     server.close()
+    await pipeline?.stop().catch(() => {})
     await Promise.all([dynamo?.stop(), cognito?.stop()])
     rmSync(paths.endpointFile, { force: true })
     rmSync(paths.identityFile, { force: true })
@@ -323,6 +327,16 @@ const main = async () => {
     if (!current) current = await seed(documentClient, LOCAL_TABLES, baseUrl)
     writeFileSync(paths.seedFile, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 })
 
+    // What runs after a request (functions/consumers.ts) on local equivalents: the grants table's
+    // stream -> GrantStream -> the OfferMail queue -> its consumer, the sweep on its schedule
+    // (local/pipeline.ts). Kept data starts at the stream's end: earlier runs handled the rest.
+    pipeline = await startLocalPipeline({
+      runtime,
+      consumers: LOCAL_CONSUMERS,
+      startAt: inMemory ? 'TRIM_HORIZON' : 'LATEST',
+      schedules: true,
+    })
+    apiOptions.pipeline = pipeline
     for (const [routeKey, handler] of buildRouteHandlers(runtime)) handlers.set(routeKey, handler)
     const buildFailure = await building
     if (buildFailure) console.error(`error: the console could not be built: ${buildFailure}`)

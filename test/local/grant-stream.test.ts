@@ -23,12 +23,18 @@ import { config, documentClient, dynamodb, runtime, wallClock } from '../support
  */
 
 const delivered: SQSRecord[] = []
+/** Grants whose messages the consumer fails (answers in batchItemFailures). */
+const failing = new Set<string>()
 const recordingMailer = () => async (event: SQSEvent) => {
   delivered.push(...event.Records)
-  return { batchItemFailures: [] }
+  return {
+    batchItemFailures: event.Records.filter((r) =>
+      failing.has((JSON.parse(r.body) as OfferMailMessage).grantId),
+    ).map((r) => ({ itemIdentifier: r.messageId })),
+  }
 }
 const pipeline = usePipeline({ consumers: { OfferMailer: recordingMailer } })
-const api = useApi()
+const api = useApi({ options: { pipeline } })
 const life = makeGrantLife({
   store: new DynamoDbGrantLifeStore(documentClient, config.tables),
   clock: wallClock.now,
@@ -249,4 +255,61 @@ test("the poller's events are DynamoDB stream events Powertools' batch processor
     }
     streams.destroy()
   }
+})
+
+test('a message its consumer fails comes back after the visibility timeout (moved on the clock), and after 5 receives sits in the dead letters', async () => {
+  const grantId = await makeGrant('retry@example.com')
+  failing.add(grantId)
+  await pipeline.drain()
+  const receives = () =>
+    delivered
+      .filter((r) => r.body.includes(grantId))
+      .map((r) => r.attributes.ApproximateReceiveCount)
+  expect(receives()).toEqual(['1'])
+  // Invisible until the timeout has passed: draining again delivers nothing new.
+  await pipeline.drain()
+  expect(receives()).toEqual(['1'])
+  for (let n = 2; n <= OFFER_MAIL_QUEUE.maxReceiveCount + 1; n++) {
+    wallClock.advance(OFFER_MAIL_QUEUE.visibilityTimeoutSeconds * 1000)
+    await pipeline.drain()
+  }
+  expect(receives()).toEqual(['1', '2', '3', '4', '5'])
+  const queue = pipeline.queues[OFFER_MAIL_QUEUE.id] as LocalQueue
+  expect(queue.deadLetters.filter((m) => m.body.includes(grantId))).toHaveLength(1)
+  expect(pipeline.status().queues[OFFER_MAIL_QUEUE.id]?.deadLetters).toBeGreaterThanOrEqual(1)
+})
+
+test("npm start's /_local/pipeline: the status and a drain over HTTP, for loopback callers only", async () => {
+  const grantId = await makeGrant('http-drain@example.com')
+  const drained = await fetch(`${api.baseUrl}/_local/pipeline/drain?timeoutMs=10000`, {
+    method: 'POST',
+  })
+  expect(drained.status).toBe(200)
+  expect(await drained.json()).toMatchObject({
+    idle: true,
+    streamPending: 0,
+    consumers: expect.arrayContaining(['GrantStream', 'OfferMailer']),
+    queues: { [OFFER_MAIL_QUEUE.id]: { visible: 0 } },
+  })
+  expect(messagesOf(grantId)).toEqual([{ kind: 'offer', cause: 'created' }])
+  const status = await fetch(`${api.baseUrl}/_local/pipeline`)
+  expect(status.status).toBe(200)
+  expect(status.headers.get('cache-control')).toBe('no-store')
+  const bad = await fetch(`${api.baseUrl}/_local/pipeline/drain?timeoutMs=0`, { method: 'POST' })
+  expect(bad.status).toBe(400)
+  // A page that rebound its own name to 127.0.0.1 sends its own Host: refused.
+  const { request } = await import('node:http')
+  const foreign = await new Promise<number>((resolve, reject) => {
+    const req = request(
+      `${api.baseUrl}/_local/pipeline`,
+      { headers: { host: 'attacker.example' } },
+      (res) => {
+        res.resume()
+        resolve(res.statusCode ?? 0)
+      },
+    )
+    req.on('error', reject)
+    req.end()
+  })
+  expect(foreign).toBe(403)
 })
