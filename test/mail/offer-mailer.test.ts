@@ -9,7 +9,7 @@ import type { OfferMailMessage } from '../../functions/consumers'
 import { AccessCache } from '../../functions/core/access-cache'
 import { makeGrantLife } from '../../functions/core/grant-life'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
-import { makeOfferMailerHandler } from '../../functions/core/offer-mailer.factory'
+import { issuerNames, makeOfferMailerHandler } from '../../functions/core/offer-mailer.factory'
 import type { Mode } from '../../functions/domain/api-key'
 import type { GrantRecord } from '../../functions/domain/grant'
 import { countsAsIssued } from '../../functions/domain/grant-lifecycle'
@@ -161,7 +161,7 @@ describe('OfferMailer, TEST mode', () => {
       grantId: grant.grantId,
       to: 'plain-person@example.com',
     })
-    expect(message?.subject).toBe('[TEST] Launch TEST offers you 10 shares')
+    expect(message?.subject).toBe('[TEST] Mailer TEST offers you 10 shares')
     expect(message?.html).toContain('Thanks &lt;b&gt;a lot&lt;/b&gt;')
     expect(message?.purgeAt).toBe(
       Math.floor(Date.parse(message?.createdAt ?? '') / 1000) + 30 * 86400,
@@ -303,7 +303,9 @@ describe('OfferMailer, LIVE mode', () => {
     const mail = live.sent[0] as OutgoingMail
     expect(mail.to).toBe('accept+live@example.com')
     expect(mail.tags).toEqual({ grantId: grant.grantId })
-    expect(mail.subject).toBe('Launch LIVE offers you 3 shares')
+    // Who grants is the issuer; the program is named in the body.
+    expect(mail.subject).toBe('Mailer LIVE offers you 3 shares')
+    expect(mail.text).toContain('Program:\nLaunch LIVE\n')
     expect(mail.html).toContain(`${ORIGIN}/offer#t=`)
     const after = await stored(grant.grantId)
     expect(after.status).toBe('reserved')
@@ -313,7 +315,7 @@ describe('OfferMailer, LIVE mode', () => {
 
     await handler(sqsEvent({ kind: 'reminder', grantId: grant.grantId, cause: 'reminder' }))
     expect(live.sent[1]?.subject).toMatch(
-      /^Reminder: your offer of 3 shares from Launch LIVE expires /,
+      /^Reminder: your offer of 3 shares from Mailer LIVE expires /,
     )
     expect((await stored(grant.grantId)).history?.map((h) => h.delivery)).toEqual([
       'sent',
@@ -425,5 +427,30 @@ describe('OfferMailer without a recipient origin', () => {
     })
     expect(live.sent).toEqual([])
     expect((await stored(grant.grantId)).offer?.tokens ?? []).toEqual([])
+  })
+})
+
+describe('the issuer’s name in the mail', () => {
+  it('is read once per issuer for a few minutes, and a failed read names the program instead of stopping the mail', async () => {
+    let now = 0
+    let calls = 0
+    const failing = {
+      send: async () => {
+        calls++
+        throw Object.assign(new Error('not authorized'), { name: 'AccessDeniedException' })
+      },
+    } as unknown as Parameters<typeof issuerNames>[0]
+    const names = issuerNames(failing, 'issuers', () => now)
+    expect(await names('is_1')).toBeUndefined()
+    expect(await names('is_1')).toBeUndefined()
+    expect(calls).toBe(1)
+    now += 5 * 60_000
+    await names('is_1')
+    expect(calls).toBe(2)
+    // Against DynamoDB Local: the name, then the cached name.
+    const { issuerId } = await admin.createIssuer({ name: 'Named Co' })
+    const real = issuerNames(documentClient, config.tables.issuers, () => now)
+    expect(await real(issuerId)).toBe('Named Co')
+    expect(await real('is_missing')).toBeUndefined()
   })
 })
