@@ -189,6 +189,8 @@ export const CONSUMERS = [
       programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
       // TEST mode's mail goes here, never to SES.
       inbox: ['dynamodb:PutItem'],
+      // The issuer's name, shown in the mail as who grants (kept a few minutes per process).
+      issuers: ['dynamodb:GetItem'],
     },
     mail: true,
   },
