@@ -161,8 +161,8 @@ export const CONSUMERS = [
     },
     timeoutSeconds: 30,
     memorySize: 256,
-    // The timers of a new grant: one BatchWriteItem of all a batch's timers (PutItem for one).
-    access: { timers: ['dynamodb:BatchWriteItem', 'dynamodb:PutItem'] },
+    // The timers of a batch's new grants: BatchWriteItem, 25 at a time (core/grant-stream.factory.ts).
+    access: { timers: ['dynamodb:BatchWriteItem'] },
     sends: [OFFER_MAIL_QUEUE.id],
   },
   {

@@ -46,3 +46,18 @@ export const usePipeline = (
     stop: () => running().stop(),
   }
 }
+
+/**
+ * For tests against `npm start` (another process): waits until its pipeline has taken everything
+ * written before the call (`POST /_local/pipeline/drain`), and answers its status.
+ */
+export const drainNpmStart = async (baseUrl: string, timeoutMs = 30_000) => {
+  const response = await fetch(`${baseUrl}/_local/pipeline/drain?timeoutMs=${timeoutMs}`, {
+    method: 'POST',
+  })
+  const status = (await response.json()) as import('../../local/pipeline').PipelineStatus
+  if (response.status !== 200) {
+    throw new Error(`npm start's pipeline is not idle: ${JSON.stringify(status)}`)
+  }
+  return status
+}
