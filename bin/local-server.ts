@@ -39,6 +39,7 @@ import {
 } from '../local/local-env'
 import { localMailEnvironment } from '../local/mail-env'
 import { formatMailForTerminal } from '../local/mail-sink'
+import { OffsetClock } from '../local/offset-clock'
 import { type LocalPipeline, startLocalPipeline } from '../local/pipeline'
 import { type Seed, seed } from '../local/seed'
 import { ensureTables } from '../local/tables'
@@ -62,6 +63,10 @@ const consoleDir = process.env.VS_CONSOLE_DIR
   : DEFAULT_CONSOLE_DIR
 /** The emulator's region, as its tokens and the SDK clients pointed at it have it. */
 const LOCAL_REGION = 'local'
+/** How often npm start sweeps due offer timers (AWS: every minute). */
+const LOCAL_SWEEP_EVERY_MS = 5_000
+/** The functions' clock: POST /_local/clock (loopback only) moves it forward. */
+const clock = new OffsetClock()
 
 const fail = (message: string): never => {
   console.error(`error: ${message}`)
@@ -304,6 +309,8 @@ const main = async () => {
         ...identityEnvironment(identity),
         ...localMailEnvironment({ mailFile: cognito.mailFile, consoleUrl }),
       }),
+      // The functions' wall clock: real time plus what POST /_local/clock has moved it by.
+      { clock },
     )
     const { dynamodb, documentClient } = runtime
     await ensureTables(dynamodb, LOCAL_TABLES)
@@ -335,8 +342,12 @@ const main = async () => {
       consumers: LOCAL_CONSUMERS,
       startAt: inMemory ? 'TRIM_HORIZON' : 'LATEST',
       schedules: true,
+      // The sweep every few seconds rather than every minute: expiry shows soon after a move.
+      scheduleEveryMs: LOCAL_SWEEP_EVERY_MS,
     })
     apiOptions.pipeline = pipeline
+    const running = pipeline
+    apiOptions.clock = { clock, sweep: () => running.runSchedule('OfferSweep') }
     for (const [routeKey, handler] of buildRouteHandlers(runtime)) handlers.set(routeKey, handler)
     const buildFailure = await building
     if (buildFailure) console.error(`error: the console could not be built: ${buildFailure}`)

@@ -1,3 +1,4 @@
+import { makeOfferSweepHandler } from '../functions/core/offer-sweep.factory'
 import type { ConsumerFactories } from './pipeline'
 
 /**
@@ -10,4 +11,8 @@ import type { ConsumerFactories } from './pipeline'
  * To plug one in: `OfferMailer: (runtime) => makeOfferMailerHandler(runtime, ...)`, returning the
  * handler Lambda would run (an SQS consumer answers `{ batchItemFailures }`).
  */
-export const LOCAL_CONSUMERS: ConsumerFactories = {}
+export const LOCAL_CONSUMERS: ConsumerFactories = {
+  // The same sweep as the Lambda's, on the pipeline's runtime and so its clock (npm start's offset
+  // clock): run on the schedule and by POST /_local/clock.
+  OfferSweep: (runtime) => makeOfferSweepHandler(runtime),
+}

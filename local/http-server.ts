@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { Runtime } from '../functions/composition'
 import { ROUTE_FACTORIES } from '../functions/http/routes/route-factories'
 import { matchRoute, ROUTES, type Route, USER_SCOPE } from '../functions/routes'
+import { type ClockControl, serveClock } from './dev-pages/clock-page'
 import { type DevPagesOptions, serveDevPage } from './dev-pages/dev-pages'
 import { type PipelineControl, servePipeline } from './dev-pages/pipeline-page'
 import { answerOnSocket, gatewayAnswer, statusOfClientError } from './gateway/answers'
@@ -69,6 +70,11 @@ export type LocalApiOptions = DevPagesOptions & {
    * and `/_local/pipeline/drain` waits for it (local/dev-pages/pipeline-page.ts). Read on each request.
    */
   pipeline?: PipelineControl
+  /**
+   * npm start's offset clock and its sweep: `/_local/clock` reads and moves it
+   * (local/dev-pages/clock-page.ts). Read on each request.
+   */
+  clock?: ClockControl
 }
 
 /**
@@ -174,6 +180,15 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
         'cache-control': 'no-store',
       })
       res.end(pipelinePage.body)
+      return
+    }
+    const clockPage = await serveClock(method, raw.rawPath, req.headers.host, body, options.clock)
+    if (clockPage) {
+      res.writeHead(clockPage.status, {
+        'content-type': clockPage.type,
+        'cache-control': 'no-store',
+      })
+      res.end(clockPage.body)
       return
     }
     // The developer pages first (docs, mail sink, console): what is not theirs is the API's.

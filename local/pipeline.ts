@@ -56,6 +56,11 @@ export type PipelineOptions = {
   startAt?: 'LATEST' | 'TRIM_HORIZON'
   /** Run schedules on their period (npm start). Default false: tests call runSchedule. */
   schedules?: boolean
+  /**
+   * With `schedules`: run them every this many ms of real time instead of their AWS period (npm
+   * start sweeps every few seconds, so a moved clock is acted on soon). Default: their period.
+   */
+  scheduleEveryMs?: number
   /** What a failing poll or consumer reports (default: console.error). */
   onError?: (message: string) => void
 }
@@ -81,8 +86,8 @@ export type LocalPipeline = {
    * injected clock do not count; move the clock and drain again). Rejects after `timeoutMs`.
    */
   drain(timeoutMs?: number): Promise<PipelineStatus>
-  /** Runs a scheduled consumer now (OfferSweep) and waits for it. */
-  runSchedule(id: 'OfferSweep'): Promise<void>
+  /** Runs a scheduled consumer now (OfferSweep) and waits for it: answers what it answered. */
+  runSchedule(id: 'OfferSweep'): Promise<unknown>
   stop(): Promise<void>
 }
 
@@ -233,21 +238,24 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
 
   // Schedules on real time (npm start); the sweep reads the runtime's clock.
   const scheduleTimers: NodeJS.Timeout[] = []
-  const runSchedule = async (id: 'OfferSweep') => {
+  const runSchedule = async (id: 'OfferSweep'): Promise<unknown> => {
     const handler = handlers[id]
     if (handler === undefined) throw new Error(`No ${id} consumer plugged in`)
-    await handler()
+    return await handler()
   }
   if (options.schedules) {
     for (const spec of CONSUMERS) {
       const trigger = (spec as ConsumerSpec).trigger
       if (trigger.kind !== 'schedule' || spec.id !== 'OfferSweep' || !handlers.OfferSweep) continue
       scheduleTimers.push(
-        setInterval(() => {
-          runSchedule('OfferSweep').catch((error) =>
-            onError(`OfferSweep: ${error instanceof Error ? error.message : String(error)}`),
-          )
-        }, trigger.periodSeconds * 1000),
+        setInterval(
+          () => {
+            runSchedule('OfferSweep').catch((error) =>
+              onError(`OfferSweep: ${error instanceof Error ? error.message : String(error)}`),
+            )
+          },
+          options.scheduleEveryMs ?? trigger.periodSeconds * 1000,
+        ),
       )
     }
   }
