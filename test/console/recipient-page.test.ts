@@ -189,6 +189,29 @@ it('serves /offer with the console CSP, its own small entry and none of the cons
   expect(page).not.toContain('index-')
 })
 
+it('says when a link was tried too often, and when to try again', async () => {
+  const grantId = await grant(programs.main, address('busy'), 1, 'Tried too often')
+  const token = await linkFor(grantId)
+  let status = 0
+  while (status !== 429) {
+    status = (
+      await fetch(`${server.baseUrl}/recipient/offer`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token }),
+      })
+    ).status
+    expect([200, 429]).toContain(status)
+  }
+  const { page } = await openLink(token)
+  await visible(
+    page.getByRole('alert').filter({ hasText: /Too many attempts\. Try again in \d+ seconds\./ }),
+  )
+  await visible(page.getByRole('button', { name: 'Try again' }))
+  await checkPage(page, 'recipient-too-many')
+  await page.context().close()
+})
+
 it('walks a LIVE offer: the link read and cleared, details with errors next to the fields, the Terms, accept', async () => {
   const email = address('ann')
   const grantId = await grant(programs.main, email, 25, 'Brought Bo to the team')
@@ -214,7 +237,7 @@ it('walks a LIVE offer: the link read and cleared, details with errors next to t
   expect(
     scripts.every((s) => /^\/app\/assets\/(offer|jsxRuntime|text-rules)-[\w-]+\.js$/.test(s)),
   ).toBe(true)
-  await checkPage(page, 'recipient-offer')
+  await checkPage(page, 'recipient-offer', 'recipient-offer.png')
 
   // Nothing filled in: each error next to its field, the focus on the first.
   await offer.getByRole('button', { name: 'Confirm my details' }).click()
@@ -242,7 +265,7 @@ it('walks a LIVE offer: the link read and cleared, details with errors next to t
   await visible(offer.getByRole('region', { name: 'Terms of Virtual Shares, version 2' }))
   expect(await focusedId(page)).toBe('')
   expect(await integratorStatus(programs.main, grantId)).toBe('offered')
-  await checkPage(page, 'recipient-terms')
+  await checkPage(page, 'recipient-terms', 'recipient-terms.png')
 
   // Accept without ticking the box: said next to it; then accepted, by keyboard.
   await offer.getByRole('button', { name: 'Accept 25 shares' }).click()
@@ -261,7 +284,7 @@ it('walks a LIVE offer: the link read and cleared, details with errors next to t
     country: 'DE',
     age: { atLeast: 18, passed: true },
   })
-  await checkPage(page, 'recipient-accepted')
+  await checkPage(page, 'recipient-accepted', 'recipient-accepted.png')
 
   // Reloaded, the page has no token any more (it was never stored): it asks for the address.
   await page.reload()
@@ -330,7 +353,7 @@ it('an unknown or used link asks for the address, and always answers the same', 
     'If an offer for this address is open, a new link is on its way.',
     'If an offer for this address is open, a new link is on its way.',
   ])
-  await checkPage(page, 'recipient-link-sent')
+  await checkPage(page, 'recipient-link-sent', 'recipient-link-sent.png')
   // The one failed load is the API's answer to the unknown link (404 offer_link_invalid), which
   // Chromium reports on the console as it does every 4xx.
   expect(failures).toEqual(['POST /recipient/offer 404'])

@@ -146,6 +146,7 @@ const OfferView = ({
   onInvalid: () => void
 }) => {
   const several = view.grants.length > 1
+  const open = view.grants.some((g) => g.state === 'reserved' || g.state === 'offered')
   return (
     <>
       <h1 ref={heading} tabIndex={-1}>
@@ -153,9 +154,8 @@ const OfferView = ({
       </h1>
       <p class="lede">
         For <strong>{view.email}</strong>.{' '}
-        {several
-          ? 'Each offer below is accepted or declined on its own.'
-          : 'Read it, confirm your details, then accept or decline.'}
+        {open && several && 'Each offer below is accepted or declined on its own.'}
+        {open && !several && 'Read it, confirm your details, then accept or decline.'}
       </p>
       {view.grants.map((grant) => (
         <GrantCard
