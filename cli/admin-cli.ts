@@ -3,6 +3,7 @@ import type { Admin, KeyView } from '../functions/core/admin'
 import type { GrantRecord } from '../functions/domain/grant'
 import type { ProgramRecord } from '../functions/domain/program'
 import { csv, table, when } from './format'
+import { GRANT_COMMANDS, type GrantTools } from './grant-commands'
 import { MEMBER_COMMANDS, MEMBER_OPTIONS } from './member-commands'
 import { CliError } from './messages'
 
@@ -14,6 +15,8 @@ export type CommandArgs = {
   values: Values
   json: boolean
   localDir?: string | undefined
+  /** The grant's life over the target's tables (grant show, grant cancel). */
+  grants?: GrantTools | undefined
 }
 
 type Values = Record<string, string | boolean | undefined>
@@ -329,6 +332,7 @@ const COMMANDS: Record<string, Command> = {
       )
     },
   },
+  ...GRANT_COMMANDS,
   ...MEMBER_COMMANDS,
 }
 
@@ -473,9 +477,10 @@ export const runParsed = (
   parsed: Extract<Parsed, { kind: 'run' }>,
   io: Io,
   localDir?: string,
+  grants?: GrantTools,
 ) =>
   parsed.command.run(
     admin,
-    { id: parsed.id, values: parsed.values, json: parsed.values.json === true, localDir },
+    { id: parsed.id, values: parsed.values, json: parsed.values.json === true, localDir, grants },
     io,
   )

@@ -57,7 +57,11 @@ export const runCli = async (argv: string[], io: Io, options: CliOptions = {}): 
       target.tables,
       target.kind === 'stack' ? { grantListIndex: target.grantListIndex } : {},
     )
-    await runParsed(makeAdmin(store), parsed, io, options.localDir)
+    const { DynamoDbGrantLifeStore } = await import('../functions/stores/grant-life.dynamodb')
+    const { makeGrantLife } = await import('../functions/core/grant-life')
+    const lifeStore = new DynamoDbGrantLifeStore(client, target.tables)
+    const grants = { store: lifeStore, life: makeGrantLife({ store: lifeStore, clock: Date.now }) }
+    await runParsed(makeAdmin(store), parsed, io, options.localDir, grants)
     return 0
   } catch (error) {
     io.err(`error: ${cliMessage(error, values)}`)

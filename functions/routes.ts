@@ -100,6 +100,48 @@ export const ROUTES = [
     },
     indexes: { grants: { [INDEX.grantsByProgramSlot]: ['dynamodb:Query'] } },
   },
+  // A grant's life for integrators (x-api-key; functions/core/integrator-grant-life.ts): key and
+  // program head in one BatchGetItem, read fresh, as the reads above. Cancel and the TEST move
+  // read the grant (GetItem, strongly consistent) and write it in one transaction on the state it
+  // was read in (grants UpdateItem); a grant that ends unaccepted gives its shares back there
+  // (programs UpdateItem on the slices it drew from, after a GetItem of the program's head; a
+  // grant from before draws were recorded may read the shards: BatchGetItem).
+  {
+    id: 'CancelGrantByKey',
+    routeKey: 'POST /programs/{programId}/grants/{grantId}/cancel',
+    entry: 'functions/handlers/cancel-grant.handler.ts',
+    auth: 'function',
+    access: {
+      apiKeys: ['dynamodb:BatchGetItem'],
+      programs: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      grants: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    },
+  },
+  {
+    id: 'TestTransitionByKey',
+    routeKey: 'POST /programs/{programId}/grants/{grantId}/test-transition',
+    entry: 'functions/handlers/test-transition.handler.ts',
+    auth: 'function',
+    access: {
+      apiKeys: ['dynamodb:BatchGetItem'],
+      programs: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      grants: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    },
+  },
+  {
+    // The address's grants from the byRecipient index, then re-read strongly consistent
+    // (grants BatchGetItem). The e-mail is in the path: access logs carry the route key only.
+    id: 'RecipientBalanceByKey',
+    routeKey: 'GET /programs/{programId}/recipients/{email}/balance',
+    entry: 'functions/handlers/recipient-balance.handler.ts',
+    auth: 'function',
+    access: {
+      apiKeys: ['dynamodb:BatchGetItem'],
+      programs: ['dynamodb:BatchGetItem'],
+      grants: ['dynamodb:BatchGetItem'],
+    },
+    indexes: { grants: { [INDEX.grantsByRecipient]: ['dynamodb:Query'] } },
+  },
   // The recipient's page (console/offer.html), public: the link token (or, for a new link, the
   // address) in the JSON body, checked by the function (functions/core/grant-life.ts). Each call
   // first counts an attempt per token or address (grants UpdateItem on a `limit#` item); the

@@ -1,7 +1,21 @@
 import * as z from 'zod/mini'
 import type { ErrorCode } from '../functions/domain/errors'
+import {
+  DELIVERY_EVENTS,
+  GRANT_STATES,
+  REJECTION_REASONS,
+} from '../functions/domain/grant-lifecycle'
 import { GRANT_PAGE } from '../functions/domain/grant-list-query'
 import { GrantRequestSchema, LIMITS } from '../functions/domain/grant-request.schema'
+import {
+  LINKS_ANSWER,
+  RecipientAcceptBody,
+  RecipientDeclineBody,
+  RecipientLinksBody,
+  RecipientOfferBody,
+  recipientIdentifyBody,
+} from '../functions/domain/recipient-request.schema'
+import { TestTransitionBody } from '../functions/domain/test-transition.schema'
 import { ERROR_CODES, MANAGEMENT_ONLY_CODES, problemType } from '../functions/http/problem'
 
 /**
@@ -33,7 +47,247 @@ const ProgramSchema = z.object({
   pool: z.nullable(z.int().check(z.positive())),
   issued: z.int().check(z.nonnegative()),
   remaining: z.nullable(z.int().check(z.nonnegative())),
+  tokensCount: z.int().check(z.nonnegative()),
+  active: z.boolean(),
 })
+
+/** A history line (functions/domain/grant-lifecycle.ts), as the integrator API shows it. */
+const HISTORY_ENTRY = {
+  type: 'object',
+  description:
+    'One transition or delivery event, written in the same transaction as the change it records.',
+  properties: {
+    at: { type: 'string', format: 'date-time' },
+    event: {
+      type: 'string',
+      enum: ['transition', 'delivery', 'address'],
+      description:
+        "`transition`: the state moved to `state`; `delivery`: something happened to the offer e-mail (`delivery`); `address`: the issuer corrected the recipient's address (earlier links stop working).",
+    },
+    state: { type: 'string', enum: [...GRANT_STATES] },
+    reason: { type: 'string', enum: [...REJECTION_REASONS] },
+    delivery: { type: 'string', enum: [...DELIVERY_EVENTS] },
+    actor: {
+      type: 'string',
+      description:
+        'Who: `recipient`, `key:<keyId>` (an API key of the issuer), `person` (a member of the issuer, never named here), `operator`, `service` (expiry, delivery) or `simulation` (TEST mode).',
+      examples: ['key:key_0h7d3k9m2n4p6q8r1s3t5v7w9x', 'recipient', 'person'],
+    },
+    detail: { type: 'string', maxLength: 200 },
+  },
+  required: ['at', 'event', 'actor'],
+  additionalProperties: false,
+}
+
+/** What a grant's life adds to the resource after creation (functions/http/grant-life-resource.ts). */
+const GRANT_LIFE_PROPERTIES = {
+  status: {
+    type: 'string',
+    enum: [...GRANT_STATES],
+    description:
+      '`reserved` (created; the offer is on its way), `offered` (the recipient identified and is eligible), `accepted` (final), `rejected` (see `rejectionReason`), `expired` (the offer window passed), `canceled` (by the issuer or an integrator).',
+  },
+  rejectionReason: {
+    description: 'Why the grant was rejected; null unless `status` is `rejected`.',
+    anyOf: [{ type: 'string', enum: [...REJECTION_REASONS] }, { type: 'null' }],
+  },
+  expiresAt: {
+    type: 'string',
+    format: 'date-time',
+    description: 'The end of the offer window: after it, the grant can no longer be accepted.',
+  },
+  delivery: {
+    type: 'string',
+    enum: ['pending', 'sent', 'test_inbox', 'failed'],
+    description:
+      "The offer e-mail: `pending` until it is handed over, `sent` (LIVE), `test_inbox` (TEST: written to the issuer's TEST inbox, never mailed), `failed` after a bounce or complaint.",
+  },
+}
+
+/** The grant resource's own properties, as the 201's schema has them (status widened). */
+const grantLifeSchema = (history: boolean) => {
+  const base = jsonSchema(GrantSchema, 'output') as {
+    properties: Record<string, unknown>
+    required: string[]
+  }
+  return {
+    ...base,
+    properties: {
+      ...base.properties,
+      ...GRANT_LIFE_PROPERTIES,
+      ...(history
+        ? {
+            history: {
+              type: 'array',
+              description: 'Every transition and delivery event after creation, oldest first.',
+              // Inline, not a $ref: a reader of GrantDetail alone has all of it.
+              items: HISTORY_ENTRY,
+            },
+          }
+        : {}),
+    },
+    required: [
+      ...base.required,
+      'rejectionReason',
+      'expiresAt',
+      'delivery',
+      ...(history ? ['history'] : []),
+    ],
+  }
+}
+
+const BALANCE_SCHEMA = {
+  type: 'object',
+  description:
+    "A recipient's standing in a program, in the shape a client written for the reference product reads (`type`, `person`, `tokenAmount`, `participationStatus`), plus `accepted`, `pending` and `grantCount`. The mapping is in docs/api.md (A recipient's balance).",
+  properties: {
+    object: { type: 'string', const: 'balance' },
+    type: { type: 'string', const: 'person', description: 'Always `person`.' },
+    programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+    person: {
+      type: 'object',
+      properties: {
+        firstName: {
+          description:
+            "The name the recipient identified with (else the grant's `recipient.name`) up to its last space; a one-word name is all `firstName`; null when no name is known.",
+          anyOf: [{ type: 'string' }, { type: 'null' }],
+        },
+        lastName: {
+          description: 'The last word of that name; null for a one-word name or none.',
+          anyOf: [{ type: 'string' }, { type: 'null' }],
+        },
+        email: { type: 'string', format: 'email' },
+        dateOfBirth: {
+          type: 'null',
+          description:
+            'Always null: the date of birth is never kept (only whether the recipient met the minimum age).',
+        },
+        addressCountryCode: {
+          description:
+            'The country the recipient gave (ISO 3166-1 alpha-2) when the program limits countries; else null.',
+          anyOf: [{ type: 'string', pattern: '^[A-Z]{2}$' }, { type: 'null' }],
+        },
+      },
+      required: ['firstName', 'lastName', 'email', 'dateOfBirth', 'addressCountryCode'],
+      additionalProperties: false,
+    },
+    tokenAmount: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Shares the recipient holds: those of accepted grants (= `accepted`).',
+    },
+    participationStatus: {
+      type: 'string',
+      enum: [...GRANT_STATES, 'none'],
+      description:
+        '`accepted` if any grant is accepted, else `offered`, else `reserved` if one is; else the state of the newest grant (`rejected`, `expired`, `canceled`); `none` without any grant in the program.',
+    },
+    accepted: { type: 'integer', minimum: 0, description: 'Shares of accepted grants.' },
+    pending: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Shares of reserved and offered grants: counted as issued, not yet accepted.',
+    },
+    grantCount: {
+      type: 'integer',
+      minimum: 0,
+      description: "The recipient's grants in the program, in any state.",
+    },
+  },
+  required: [
+    'object',
+    'type',
+    'programId',
+    'person',
+    'tokenAmount',
+    'participationStatus',
+    'accepted',
+    'pending',
+    'grantCount',
+  ],
+  additionalProperties: false,
+}
+
+/** One grant on the recipient's page (functions/core/grant-life.ts, RecipientGrantView). */
+const RECIPIENT_GRANT = {
+  type: 'object',
+  properties: {
+    grantId: { type: 'string', pattern: '^gr_[0-9a-z]{26}$' },
+    programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+    programName: { type: 'string' },
+    description: { type: 'string' },
+    amount: { type: 'integer', minimum: 1 },
+    reason: { type: 'string' },
+    state: { type: 'string', enum: [...GRANT_STATES] },
+    rejectionReason: { type: 'string', enum: [...REJECTION_REASONS] },
+    expiresAt: { type: 'string', format: 'date-time' },
+    mode: { type: 'string', enum: ['TEST', 'LIVE'] },
+    fields: {
+      type: 'object',
+      description: "What identifying asks for: the program's eligibility rules.",
+      properties: {
+        name: { type: 'boolean', const: true },
+        dateOfBirth: { type: 'boolean' },
+        country: { type: 'boolean' },
+      },
+      required: ['name', 'dateOfBirth', 'country'],
+      additionalProperties: false,
+    },
+    countries: { type: 'array', items: { type: 'string', pattern: '^[A-Z]{2}$' } },
+    minAge: { type: 'integer' },
+    terms: {
+      type: 'object',
+      description: 'The Terms of Virtual Shares: their version, and their text or a link.',
+      properties: {
+        version: { type: 'integer', minimum: 0 },
+        text: { type: 'string' },
+        url: { type: 'string', format: 'uri' },
+      },
+      required: ['version'],
+    },
+    identified: { type: 'boolean' },
+    acceptedAt: { type: 'string', format: 'date-time' },
+  },
+  required: [
+    'grantId',
+    'programId',
+    'programName',
+    'amount',
+    'reason',
+    'state',
+    'expiresAt',
+    'mode',
+    'fields',
+    'identified',
+  ],
+}
+
+const RECIPIENT_VIEW = {
+  type: 'object',
+  description:
+    "The grants this link's address holds at the link's issuer that are still open, and the one just decided.",
+  properties: {
+    email: { type: 'string', format: 'email' },
+    grants: { type: 'array', items: { $ref: '#/components/schemas/RecipientGrant' } },
+  },
+  required: ['email', 'grants'],
+  additionalProperties: false,
+}
+
+/** A management answer whose full shape is the management API's (docs/management-api.md). */
+const MANAGED_GRANT = {
+  type: 'object',
+  description:
+    "The grant as the management API shows it: the grant resource, its state, offer and history (the issuer's own people named), and where it came from (`source`, `sentBy`, `keyId`, `batch`).",
+  properties: {
+    id: { type: 'string', pattern: '^gr_[0-9a-z]{26}$' },
+    object: { type: 'string', const: 'grant' },
+    programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+    status: { type: 'string', enum: [...GRANT_STATES] },
+    source: { type: 'string', enum: ['api', 'console', 'batch'] },
+  },
+  required: ['id', 'object', 'programId', 'status'],
+}
 
 const GRANT_EXAMPLE = {
   id: 'gr_5k2x9q8w7e6r5t4y3v2j1h0p9a',
@@ -73,20 +327,33 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'The request is malformed or a field is invalid',
   401: 'The API key is missing, or malformed, unknown, revoked or expired',
   403: 'The key is of the other mode (TEST/LIVE) than the program',
-  404: 'No such program, grant or route for this key',
+  404: 'No such program, grant or route for this key; or, on the recipient routes, a link that is unknown, used or past its offer (one answer for all)',
   405: 'The path exists, but not with this method (HEAD and OPTIONS included); `Allow` lists its methods',
-  409: 'The program refuses the grant, or a concurrent request holds it',
-  413: 'The body is larger than 16 KiB',
+  409: "The program refuses the grant, a concurrent request holds it, or the grant's state does not allow the change",
+  413: 'The body is larger than the route takes (16 KiB for a grant)',
   415: 'The body is not JSON',
   422: 'The Idempotency-Key was used with a different request',
+  429: 'Too many attempts for now; `Retry-After` says when to try again',
   500: 'Unexpected error; nothing internal is revealed',
   503: 'DynamoDB is throttled or unavailable; retry with the same Idempotency-Key',
 }
 
-const problemResponse = (status: number) => {
-  const here = codes.filter((code) => ERROR_CODES[code] === status)
+const MANAGE_STATUS_TEXT: Record<number, string> = {
+  ...STATUS_TEXT,
+  401: 'No access token, or an invalid or expired one',
+  403: 'The person is not a member of the issuer, or their role is too low for this route',
+  404: 'No such issuer, program, grant or member in this issuer',
+  409: "The item's state does not allow the change, or a concurrent change holds it",
+  429: 'The offer was sent moments ago; `Retry-After` says when it can be sent again',
+}
+
+// Every code, for the management routes (behind sign-in): their own codes and the shared ones.
+const allCodes = Object.keys(ERROR_CODES) as ErrorCode[]
+
+const problemResponse = (status: number, manage = false) => {
+  const here = (manage ? allCodes : codes).filter((code) => ERROR_CODES[code] === status)
   return {
-    description: `${STATUS_TEXT[status]}. Codes: ${here.map((c) => `\`${c}\``).join(', ')}.`,
+    description: `${(manage ? MANAGE_STATUS_TEXT : STATUS_TEXT)[status]}. Codes: ${here.map((c) => `\`${c}\``).join(', ')}.`,
     headers: {
       'x-request-id': { $ref: '#/components/headers/RequestId' },
       ...(status === 405
@@ -98,7 +365,9 @@ const problemResponse = (status: number) => {
             },
           }
         : {}),
-      ...(status === 503 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+      ...(status === 503 || status === 429
+        ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } }
+        : {}),
       ...(here.includes('request_conflict')
         ? {
             'Retry-After': {
@@ -110,7 +379,7 @@ const problemResponse = (status: number) => {
     },
     content: {
       'application/problem+json': {
-        schema: { $ref: '#/components/schemas/Problem' },
+        schema: { $ref: `#/components/schemas/${manage ? 'ManageProblem' : 'Problem'}` },
         example: {
           type: problemType(here[0] as string),
           title: 'Program pool exhausted',
@@ -128,6 +397,124 @@ const problems = (statuses: number[]) =>
   Object.fromEntries(
     statuses.map((s) => [String(s), { $ref: `#/components/responses/Problem${s}` }]),
   )
+const manageProblems = (statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((s) => [String(s), { $ref: `#/components/responses/ManageProblem${s}` }]),
+  )
+
+const REQUEST_ID = { 'x-request-id': { $ref: '#/components/headers/RequestId' } }
+const jsonContent = (ref: string, example?: unknown) => ({
+  'application/json': {
+    schema: { $ref: `#/components/schemas/${ref}` },
+    ...(example === undefined ? {} : { example }),
+  },
+})
+const ok = (description: string, ref: string, example?: unknown) => ({
+  description,
+  headers: REQUEST_ID,
+  content: jsonContent(ref, example),
+})
+
+const GRANT_DETAIL_EXAMPLE = {
+  ...{
+    id: 'gr_5k2x9q8w7e6r5t4y3v2j1h0p9a',
+    object: 'grant',
+    programId: 'prg_0h7d3k9m2n4p6q8r1s3t5v7w9x',
+    mode: 'TEST',
+    recipient: { email: 'ann@example.com', name: 'Ann' },
+    reason: 'Referral bonus',
+    amount: 1,
+    createdAt: '2026-11-26T09:30:00.000Z',
+  },
+  status: 'canceled',
+  rejectionReason: null,
+  expiresAt: '2026-12-26T09:30:00.000Z',
+  delivery: 'test_inbox',
+  history: [
+    {
+      at: '2026-11-26T09:30:01.200Z',
+      event: 'delivery',
+      delivery: 'test_inbox',
+      actor: 'service',
+    },
+    {
+      at: '2026-11-26T10:02:13.000Z',
+      event: 'transition',
+      state: 'canceled',
+      actor: 'key:key_0h7d3k9m2n4p6q8r1s3t5v7w9x',
+    },
+  ],
+}
+
+const GrantIdParameters = [
+  { $ref: '#/components/parameters/ProgramId' },
+  { $ref: '#/components/parameters/GrantId' },
+]
+const IssuerGrantParameters = [
+  { $ref: '#/components/parameters/IssuerId' },
+  { $ref: '#/components/parameters/GrantId' },
+]
+const IssuerProgramParameters = [
+  { $ref: '#/components/parameters/IssuerId' },
+  { $ref: '#/components/parameters/ProgramId' },
+]
+const BEARER = [{ bearer: [] }]
+
+/** The recipient's public routes: no key, no sign-in; the link token in the body. */
+const recipientRoute = (
+  operationId: string,
+  summary: string,
+  description: string,
+  body: string,
+  answer: { status: string; description: string; ref: string },
+  statuses: number[],
+) => ({
+  post: {
+    operationId,
+    tags: ['Recipients'],
+    summary,
+    description,
+    security: [],
+    requestBody: { required: true, content: jsonContent(body) },
+    responses: {
+      [answer.status]: {
+        description: answer.description,
+        headers: {
+          ...REQUEST_ID,
+          'Cache-Control': {
+            description: "Always `no-store`: the answer holds the recipient's own grants.",
+            schema: { type: 'string', const: 'no-store' },
+          },
+        },
+        content: jsonContent(answer.ref),
+      },
+      ...problems(statuses),
+    },
+  },
+})
+
+/** A management route over one grant's life (admin). */
+const manageGrantChange = (
+  operationId: string,
+  summary: string,
+  description: string,
+  statuses: number[],
+  body?: string,
+) => ({
+  post: {
+    operationId,
+    tags: ['Management'],
+    summary,
+    description,
+    security: BEARER,
+    parameters: IssuerGrantParameters,
+    ...(body === undefined ? {} : { requestBody: { required: true, content: jsonContent(body) } }),
+    responses: {
+      '200': ok('The grant after the change.', 'ManagedGrant'),
+      ...manageProblems(statuses),
+    },
+  },
+})
 
 /** The schema says what `""` and `null` mean; the runtime schema carries no prose (bundle size). */
 const describeName = (schema: Record<string, unknown>) => {
@@ -141,6 +528,54 @@ const describeName = (schema: Record<string, unknown>) => {
     }
   }
   return schema
+}
+
+/** The identify body with the formats its rules check (recipient-fields.ts), for readers. */
+const recipientIdentifySchema = () => {
+  const schema = jsonSchema(
+    recipientIdentifyBody(() => 0),
+    'input',
+  ) as { properties: Record<string, Record<string, unknown>> }
+  const props = schema.properties
+  props.name = { ...props.name, description: 'As on an ID: trimmed; no control characters.' }
+  props.dateOfBirth = {
+    ...props.dateOfBirth,
+    format: 'date',
+    description:
+      'YYYY-MM-DD, in the past; required when the program has a minimum age. Used for the decision and never kept.',
+  }
+  props.country = {
+    ...props.country,
+    pattern: '^[A-Za-z]{2}$',
+    description:
+      'ISO 3166-1 alpha-2 (any case); required when the program limits countries. Kept with the grant.',
+  }
+  return schema
+}
+
+const withEmailFormat = (schema: Record<string, unknown>) => {
+  const props = schema.properties as Record<string, Record<string, unknown>>
+  props.email = { ...props.email, format: 'email' }
+  return schema
+}
+
+/** The problem's properties with every code (the management API answers all of them). */
+const manageProblemProperties = () => {
+  const props = (
+    jsonSchema(
+      z.object({
+        type: z.string(),
+        title: z.string(),
+        status: z.int(),
+        detail: z.string(),
+        code: z.enum(allCodes as [ErrorCode, ...ErrorCode[]]),
+        requestId: z.string(),
+        errors: z.optional(z.array(z.object({ field: z.string(), message: z.string() }))),
+      }),
+      'output',
+    ) as { properties: Record<string, unknown> }
+  ).properties
+  return props
 }
 
 export const buildOpenApi = () => ({
@@ -160,6 +595,16 @@ export const buildOpenApi = () => ({
     {
       name: 'Programs',
       description: 'Read a program: its mode, status and what is left of its pool.',
+    },
+    {
+      name: 'Recipients',
+      description:
+        "A recipient's balance (x-api-key), and the public routes of the recipient's page (no key: the offer link's token in the body).",
+    },
+    {
+      name: 'Management',
+      description:
+        "The management API's routes of a grant's life, for the issuer's people (a Cognito access token); the rest of the management API is in docs/management-api.md.",
     },
   ],
   // OpenAPI has no place for "any other method": a path below asked with a method it does not
@@ -212,20 +657,94 @@ export const buildOpenApi = () => ({
       get: {
         operationId: 'getGrant',
         tags: ['Grants'],
-        summary: 'Read a grant',
+        summary: 'Read a grant, its state and history',
         description:
-          'Returns the grant exactly as its 201 did; use it to check a grant after a timeout.',
+          'The grant as its 201 showed it, with where it is in its life: `status`, `rejectionReason`, `expiresAt` (the end of the offer window), `delivery` (the offer e-mail) and `history` (every transition and delivery event, oldest first; a member of the issuer is shown as `person`, never by name). Use it to check a grant after a timeout.',
+        parameters: GrantIdParameters,
+        responses: {
+          '200': ok('The grant.', 'GrantDetail', GRANT_DETAIL_EXAMPLE),
+          ...problems([401, 403, 404, 500, 503]),
+        },
+      },
+    },
+    '/programs/{programId}/grants/{grantId}/cancel': {
+      post: {
+        operationId: 'cancelGrant',
+        tags: ['Grants'],
+        summary: 'Cancel a grant',
+        description:
+          "Cancels a `reserved` or `offered` grant: its shares go back to the program's pool in the same transaction, and its history records `canceled` by this key. Idempotent: a canceled grant answers 200 as it is and nothing is written. An accepted grant is final (409 `grant_accepted`); a rejected or expired one is 409 `grant_state_conflict`. Another issuer's grant, another mode's or another program's answers 404 `grant_not_found`, like a missing one. No body is read.",
+        parameters: GrantIdParameters,
+        responses: {
+          '200': ok('The grant, canceled.', 'GrantDetail', GRANT_DETAIL_EXAMPLE),
+          ...problems([401, 403, 404, 409, 500, 503]),
+        },
+      },
+    },
+    '/programs/{programId}/grants/{grantId}/test-transition': {
+      post: {
+        operationId: 'testTransitionGrant',
+        tags: ['Grants'],
+        summary: 'Move a TEST grant to a state (TEST only)',
+        description:
+          "Moves a TEST grant to `to` through the legal steps (`reserved` -> `offered` -> `accepted`; `rejected` with `reason`, default `declined`; `expired`; `canceled`), as the recipient, the clock or the issuer would, each step on its history with the actor `simulation`; shares go back for `rejected`, `expired` and `canceled`. Moving it where it is already: 200, nothing written. A LIVE key is 409 `test_mode_only`; a move the grant's state does not allow (out of `accepted`, or `ineligible_*` once `offered`) is 409 `grant_state_conflict` or `grant_accepted`. Magic recipient addresses (`accept+...@`, `decline+...@`, `ineligible+...@`, `bounce+...@`) drive a TEST grant without this call (docs/recipients.md).",
+        parameters: GrantIdParameters,
+        requestBody: {
+          required: true,
+          content: jsonContent('TestTransitionRequest', { to: 'rejected', reason: 'declined' }),
+        },
+        responses: {
+          '200': ok('The grant, moved.', 'GrantDetail'),
+          ...problems([400, 401, 403, 404, 409, 413, 415, 500, 503]),
+        },
+      },
+    },
+    '/programs/{programId}/recipients/{email}/balance': {
+      get: {
+        operationId: 'getRecipientBalance',
+        tags: ['Recipients'],
+        summary: "A recipient's balance in a program",
+        description:
+          'The shares the recipient (named by their e-mail address, URL-encoded in the path) holds in the program (`tokenAmount`: accepted grants) and has pending (`pending`: reserved and offered), in the shape a client written for the reference product reads, with our own fields beside it. An address without grants in the program answers 200 with zeros and `participationStatus: none`. The same key rules as reading a program. Access logs record the route, never the path with the address.',
         parameters: [
           { $ref: '#/components/parameters/ProgramId' },
-          { $ref: '#/components/parameters/GrantId' },
+          {
+            name: 'email',
+            in: 'path',
+            required: true,
+            description:
+              "The recipient's e-mail address, URL-encoded (`ann%40example.com`); trimmed and lower-cased as `recipient.email` is.",
+            schema: { type: 'string', format: 'email', maxLength: LIMITS.maxEmailLength },
+          },
         ],
         responses: {
           '200': {
-            description: 'The grant.',
-            headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/Grant' } } },
+            ...ok('The balance.', 'Balance', {
+              object: 'balance',
+              type: 'person',
+              programId: 'prg_0h7d3k9m2n4p6q8r1s3t5v7w9x',
+              person: {
+                firstName: 'Ann',
+                lastName: 'Smith',
+                email: 'ann@example.com',
+                dateOfBirth: null,
+                addressCountryCode: 'DE',
+              },
+              tokenAmount: 3,
+              participationStatus: 'accepted',
+              accepted: 3,
+              pending: 1,
+              grantCount: 3,
+            }),
+            headers: {
+              ...REQUEST_ID,
+              'Cache-Control': {
+                description: 'Always `no-store`.',
+                schema: { type: 'string', const: 'no-store' },
+              },
+            },
           },
-          ...problems([401, 403, 404, 500, 503]),
+          ...problems([400, 401, 403, 404, 500, 503]),
         },
       },
     },
@@ -235,7 +754,7 @@ export const buildOpenApi = () => ({
         tags: ['Programs'],
         summary: 'Read a program',
         description:
-          "The program of the key's issuer, in the key's mode: its name, status, pool and what is left of it (`pool` and `remaining` are null for a program without a pool). Another issuer's program answers exactly like one that does not exist (404); a key of the other mode is 403.",
+          "The program of the key's issuer, in the key's mode: its name, status, pool and what is left of it (`pool` and `remaining` are null for a program without a pool). `tokensCount` (= `issued`: shares of reserved, offered and accepted grants) and `active` (= `status` is `active`) are the names a client written for the reference product reads. Another issuer's program answers exactly like one that does not exist (404); a key of the other mode is 403.",
         parameters: [{ $ref: '#/components/parameters/ProgramId' }],
         responses: {
           '200': {
@@ -253,6 +772,8 @@ export const buildOpenApi = () => ({
                   pool: 10000,
                   issued: 1250,
                   remaining: 8750,
+                  tokensCount: 1250,
+                  active: true,
                 },
               },
             },
@@ -267,7 +788,7 @@ export const buildOpenApi = () => ({
         tags: ['Grants'],
         summary: "List a program's grants",
         description:
-          "Newest first, a page at a time: pass `nextCursor` back as `cursor` for the next page; the last page has `nextCursor: null`. With `recipient`, only that recipient's grants (the address is normalised as `recipient.email` is); such a page may hold fewer than `limit` grants, even none, and still have a `nextCursor`. The same key rules as reading a grant.",
+          "Newest first, a page at a time: pass `nextCursor` back as `cursor` for the next page; the last page has `nextCursor: null`. With `recipient`, only that recipient's grants (the address is normalised as `recipient.email` is); with `status`, only grants in that state; a filtered page may hold fewer than `limit` grants, even none, and still have a `nextCursor`. Each grant is shown with its state, `rejectionReason`, `expiresAt` and `delivery`; its history is on its own GET. The same key rules as reading a grant.",
         parameters: [
           { $ref: '#/components/parameters/ProgramId' },
           {
@@ -276,6 +797,14 @@ export const buildOpenApi = () => ({
             required: false,
             description: 'Only grants to this address (trimmed and lower-cased before comparing).',
             schema: { type: 'string', format: 'email', maxLength: LIMITS.maxEmailLength },
+          },
+          {
+            name: 'status',
+            in: 'query',
+            required: false,
+            description:
+              'Only grants in this state. Like `recipient`, a filter: a page may hold fewer than `limit` grants, even none, and still have a `nextCursor`.',
+            schema: { type: 'string', enum: [...GRANT_STATES] },
           },
           {
             name: 'cursor',
@@ -307,7 +836,14 @@ export const buildOpenApi = () => ({
                 schema: { $ref: '#/components/schemas/GrantList' },
                 example: {
                   object: 'list',
-                  data: [GRANT_EXAMPLE],
+                  data: [
+                    {
+                      ...GRANT_EXAMPLE,
+                      rejectionReason: null,
+                      expiresAt: '2026-12-26T09:30:00.000Z',
+                      delivery: 'sent',
+                    },
+                  ],
                   nextCursor:
                     'MjAyNi0xMS0yNlQwOTozMDowMC4wMDBaIGdyXzVrMng5cTh3N2U2cjV0NHkzdjJqMWgwcDlh',
                 },
@@ -315,6 +851,143 @@ export const buildOpenApi = () => ({
             },
           },
           ...problems([400, 401, 403, 404, 500, 503]),
+        },
+      },
+    },
+    '/recipient/offer': recipientRoute(
+      'recipientOffer',
+      "Open an offer link: the recipient's grants",
+      "What the recipient's page shows for the link's token (from the link's fragment `#t=`, sent in the body so it reaches no URL or log): the grants this address holds at the link's issuer that are still open, with each program's description, terms and the fields identifying needs. Changes nothing (mail scanners open links). An unknown, used or expired token: 404 `offer_link_invalid`, one answer for all. Attempts are limited per token (429).",
+      'RecipientOfferRequest',
+      { status: '200', description: "The recipient's open grants.", ref: 'RecipientView' },
+      [400, 404, 413, 415, 429, 500, 503],
+    ),
+    '/recipient/identify': recipientRoute(
+      'recipientIdentify',
+      'Identify for a grant',
+      "The recipient's name, and the date of birth or country when the program's rules need them (400 names a missing one). Eligible: the grant becomes `offered`; not: `rejected` (`ineligible_age` or `ineligible_country`) and its shares go back. Only the result is kept (age at least N: yes/no; the country), never the date of birth. Identifying again once offered answers as it is.",
+      'RecipientIdentifyRequest',
+      { status: '200', description: 'The page after the change.', ref: 'RecipientView' },
+      [400, 404, 409, 413, 415, 429, 500, 503],
+    ),
+    '/recipient/accept': recipientRoute(
+      'recipientAccept',
+      'Accept an offered grant',
+      'Accepts the Terms of Virtual Shares at `termsVersion` (the version the page showed; another is 400) and the grant: `accepted`, final. Before identifying: 409 `offer_not_identified`; after the offer window: 409 `offer_expired`; already decided: 409 `grant_state_conflict` or `grant_accepted`.',
+      'RecipientAcceptRequest',
+      { status: '200', description: 'The page after the change.', ref: 'RecipientView' },
+      [400, 404, 409, 413, 415, 429, 500, 503],
+    ),
+    '/recipient/decline': recipientRoute(
+      'recipientDecline',
+      'Decline a grant',
+      'The grant becomes `rejected` (`declined`) and its shares go back to the pool.',
+      'RecipientDeclineRequest',
+      { status: '200', description: 'The page after the change.', ref: 'RecipientView' },
+      [400, 404, 409, 413, 415, 429, 500, 503],
+    ),
+    '/recipient/links': recipientRoute(
+      'recipientLinks',
+      'Ask for a new link',
+      "For every issuer with an open grant for this address, the newest one's offer e-mail is sent again (at most once per 10 minutes). Always the same 202 and body, whatever the address holds, so it tells nobody which addresses hold offers; past the limit per address nothing more is sent, and the answer is still the same.",
+      'RecipientLinksRequest',
+      { status: '202', description: 'Always this answer.', ref: 'LinksAnswer' },
+      [400, 413, 415, 500, 503],
+    ),
+    '/manage/issuers/{issuerId}/grants/{grantId}': {
+      get: {
+        operationId: 'manageGetGrant',
+        tags: ['Management'],
+        summary: "A grant's page: its state and timeline (viewer)",
+        description:
+          "The grant as the management API shows it, with its history (the timeline) and who sent it. Another issuer's grant answers 404 like a missing one.",
+        security: BEARER,
+        parameters: IssuerGrantParameters,
+        responses: {
+          '200': ok('The grant.', 'ManagedGrant'),
+          ...manageProblems([401, 403, 404, 500, 503]),
+        },
+      },
+    },
+    '/manage/issuers/{issuerId}/grants/{grantId}/cancel': manageGrantChange(
+      'manageCancelGrant',
+      'Cancel a grant (admin)',
+      "As the integrator's cancel, by a member: audited (`grant.cancel`) in the same transaction. Idempotent; accepted is 409 `grant_accepted`.",
+      [401, 403, 404, 409, 500, 503],
+    ),
+    '/manage/issuers/{issuerId}/grants/{grantId}/resend': manageGrantChange(
+      'manageResendOffer',
+      'Send the offer e-mail again (admin)',
+      'Asks for the offer e-mail again (with a new link) for a grant still open; at most once per 10 minutes (429 `resend_too_soon` with `Retry-After`). Audited (`grant.resend`).',
+      [401, 403, 404, 409, 429, 500, 503],
+    ),
+    '/manage/issuers/{issuerId}/grants/{grantId}/correct-email': manageGrantChange(
+      'manageCorrectEmail',
+      "Correct a grant's recipient address (admin)",
+      'For a grant not yet decided: the address changes, every earlier link stops working, and the offer goes to the new address. Audited (`grant.correct_email`).',
+      [400, 401, 403, 404, 409, 413, 415, 500, 503],
+      'CorrectEmailRequest',
+    ),
+    '/manage/issuers/{issuerId}/programs/{programId}/offer-settings': {
+      patch: {
+        operationId: 'manageOfferSettings',
+        tags: ['Management'],
+        summary: "A program's offer settings (admin)",
+        description:
+          "The offer window (days, for grants made from now on), the minimum age, the allowed countries, the description and the Terms of Virtual Shares (text or link) a program's recipients see and must meet. `null` removes the age rule, the country rule or the description; a change of the terms makes their next version. Audited (`program.offer_settings`).",
+        security: BEARER,
+        parameters: IssuerProgramParameters,
+        requestBody: { required: true, content: jsonContent('OfferSettingsRequest') },
+        responses: {
+          '200': ok('The program with its settings.', 'ManagedProgram'),
+          ...manageProblems([400, 401, 403, 404, 409, 413, 415, 500, 503]),
+        },
+      },
+    },
+    '/manage/issuers/{issuerId}/inbox': {
+      get: {
+        operationId: 'manageListInbox',
+        tags: ['Management'],
+        summary: 'The TEST inbox (viewer)',
+        description:
+          "The offer e-mails of the issuer's TEST grants as rendered, newest first, a page at a time; never handed to SES; kept 30 days.",
+        security: BEARER,
+        parameters: [
+          { $ref: '#/components/parameters/IssuerId' },
+          {
+            name: 'cursor',
+            in: 'query',
+            required: false,
+            description: 'The `nextCursor` of the previous page.',
+            schema: { type: 'string' },
+          },
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            description: 'Messages per page, 1 to 50 (default 10).',
+            schema: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
+          },
+        ],
+        responses: {
+          '200': ok('A page of messages, newest first.', 'InboxList'),
+          ...manageProblems([400, 401, 403, 404, 500, 503]),
+        },
+      },
+    },
+    '/manage/issuers/{issuerId}/programs/{programId}/offer-preview': {
+      post: {
+        operationId: 'manageOfferPreview',
+        tags: ['Management'],
+        summary: 'Preview the offer e-mail (viewer)',
+        description:
+          "The offer e-mail a grant with this body (the grant API's) would send, rendered by the mail's own renderer, its link a placeholder. Writes nothing.",
+        security: BEARER,
+        parameters: IssuerProgramParameters,
+        requestBody: { required: true, content: jsonContent('GrantRequest') },
+        responses: {
+          '200': ok('The rendered e-mail.', 'MailPreview'),
+          ...manageProblems([400, 401, 403, 404, 413, 415, 500, 503]),
         },
       },
     },
@@ -327,8 +1000,22 @@ export const buildOpenApi = () => ({
         name: 'x-api-key',
         description: 'vs_test_... for TEST programs, vs_live_... for LIVE programs.',
       },
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description:
+          "A Cognito access token of a member of the path's issuer (the console signs in for it); the route's role is checked on every request.",
+      },
     },
     parameters: {
+      IssuerId: {
+        name: 'issuerId',
+        in: 'path',
+        required: true,
+        description: 'The issuer (the company) the member acts for.',
+        schema: { type: 'string', pattern: '^iss_[0-9a-z]{26}$' },
+      },
       ProgramId: {
         name: 'programId',
         in: 'path',
@@ -380,7 +1067,7 @@ export const buildOpenApi = () => ({
         type: 'object',
         properties: {
           object: { type: 'string', const: 'list' },
-          data: { type: 'array', items: { $ref: '#/components/schemas/Grant' } },
+          data: { type: 'array', items: { $ref: '#/components/schemas/GrantListItem' } },
           nextCursor: {
             description: 'Pass as `cursor` for the next page; null on the last page.',
             anyOf: [{ type: 'string' }, { type: 'null' }],
@@ -391,12 +1078,126 @@ export const buildOpenApi = () => ({
       },
       Program: jsonSchema(ProgramSchema, 'output'),
       Problem: jsonSchema(ProblemSchema, 'output'),
+      GrantListItem: grantLifeSchema(false),
+      GrantDetail: grantLifeSchema(true),
+      TestTransitionRequest: jsonSchema(TestTransitionBody, 'input'),
+      Balance: BALANCE_SCHEMA,
+      RecipientOfferRequest: jsonSchema(RecipientOfferBody, 'input'),
+      RecipientIdentifyRequest: recipientIdentifySchema(),
+      RecipientAcceptRequest: jsonSchema(RecipientAcceptBody, 'input'),
+      RecipientDeclineRequest: jsonSchema(RecipientDeclineBody, 'input'),
+      RecipientLinksRequest: withEmailFormat(jsonSchema(RecipientLinksBody, 'input')),
+      RecipientGrant: RECIPIENT_GRANT,
+      RecipientView: RECIPIENT_VIEW,
+      LinksAnswer: {
+        type: 'object',
+        properties: { message: { type: 'string', const: LINKS_ANSWER.message } },
+        required: ['message'],
+        additionalProperties: false,
+      },
+      ManagedGrant: MANAGED_GRANT,
+      ManagedProgram: {
+        type: 'object',
+        description: 'The program as the management API shows it (docs/management-api.md).',
+        properties: {
+          programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+          name: { type: 'string' },
+          status: { type: 'string', enum: ['active', 'paused', 'closed'] },
+        },
+        required: ['programId'],
+      },
+      CorrectEmailRequest: {
+        type: 'object',
+        properties: {
+          email: { type: 'string', format: 'email', maxLength: LIMITS.maxEmailLength },
+        },
+        required: ['email'],
+        additionalProperties: false,
+      },
+      OfferSettingsRequest: {
+        type: 'object',
+        properties: {
+          offerDays: { type: 'integer', minimum: 1, maximum: 365 },
+          minAge: { anyOf: [{ type: 'integer', minimum: 13, maximum: 120 }, { type: 'null' }] },
+          countries: {
+            anyOf: [
+              { type: 'array', items: { type: 'string', pattern: '^[A-Z]{2}$' }, minItems: 1 },
+              { type: 'null' },
+            ],
+          },
+          description: { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'null' }] },
+          terms: {
+            oneOf: [
+              {
+                type: 'object',
+                properties: { text: { type: 'string', maxLength: 20000 } },
+                required: ['text'],
+                additionalProperties: false,
+              },
+              {
+                type: 'object',
+                properties: { url: { type: 'string', format: 'uri', maxLength: 2000 } },
+                required: ['url'],
+                additionalProperties: false,
+              },
+            ],
+          },
+        },
+        additionalProperties: false,
+      },
+      InboxList: {
+        type: 'object',
+        properties: {
+          object: { type: 'string', const: 'list' },
+          data: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                grantId: { type: 'string', pattern: '^gr_[0-9a-z]{26}$' },
+                to: { type: 'string', format: 'email' },
+                subject: { type: 'string' },
+                text: { type: 'string' },
+                html: { type: 'string' },
+                createdAt: { type: 'string', format: 'date-time' },
+              },
+              required: ['id', 'grantId', 'to', 'subject', 'text', 'html', 'createdAt'],
+            },
+          },
+          nextCursor: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        },
+        required: ['object', 'data', 'nextCursor'],
+      },
+      MailPreview: {
+        type: 'object',
+        properties: {
+          subject: { type: 'string' },
+          text: { type: 'string' },
+          html: { type: 'string' },
+        },
+        required: ['subject', 'text', 'html'],
+        additionalProperties: false,
+      },
+      ManageProblem: {
+        ...jsonSchema(ProblemSchema, 'output'),
+        properties: manageProblemProperties(),
+      },
     },
-    responses: Object.fromEntries(
-      [...new Set(codes.map((code) => ERROR_CODES[code]))].map((status) => [
-        `Problem${status}`,
-        problemResponse(status),
-      ]),
-    ),
+    responses: {
+      ...Object.fromEntries(
+        [...new Set(codes.map((code) => ERROR_CODES[code]))].map((status) => [
+          `Problem${status}`,
+          problemResponse(status),
+        ]),
+      ),
+      ...Object.fromEntries(
+        // The statuses the management routes above answer with (405 and 422 are not theirs).
+        [400, 401, 403, 404, 409, 413, 415, 429, 500, 503].map((status) => [
+          `ManageProblem${status}`,
+          problemResponse(status, true),
+        ]),
+      ),
+    },
   },
 })

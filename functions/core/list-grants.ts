@@ -1,11 +1,11 @@
-import { type GrantListQuery, parseGrantListQuery } from '../domain/grant-list-query'
+import { GRANT_PAGE, type GrantListQuery, parseGrantListQuery } from '../domain/grant-list-query'
 import type { GrantPage, GrantReads } from '../stores/grants.store'
 import { makeProgramReader, type ProgramReadInput } from './get-program'
 
 /**
  * `GET /programs/{programId}/grants` for an integrator: the program is checked exactly as by
  * `GET /programs/{programId}` (key fresh, other issuer = missing, other mode = 403), then its
- * grants are listed newest first, a page at a time.
+ * grants are listed newest first, a page at a time, filtered by recipient and by state if asked.
  */
 export const makeListGrants = ({
   store,
@@ -24,7 +24,7 @@ export const makeListGrants = ({
     const program = await readProgram(
       input,
       () => {
-        query = parseGrantListQuery(input.query)
+        query = parseGrantListQuery(input.query, GRANT_PAGE, [], { status: true })
       },
       false,
     )

@@ -1,11 +1,17 @@
 import { type FieldError, ValidationFailed } from './errors'
 import { decodeGrantCursor, type GrantCursor } from './grant'
+import { GRANT_STATES, type GrantState } from './grant-lifecycle'
 import { EmailSchema } from './grant-request.schema'
 
 /** Page sizes of a grant listing. */
 export const GRANT_PAGE = { default: 25, max: 100 } as const
 
-export type GrantListQuery = { limit: number; after?: GrantCursor; recipientEmail?: string }
+export type GrantListQuery = {
+  limit: number
+  after?: GrantCursor
+  recipientEmail?: string
+  status?: GrantState
+}
 
 const LIST_PARAMETERS = ['recipient', 'cursor', 'limit'] as const
 
@@ -15,18 +21,19 @@ const LIST_PARAMETERS = ['recipient', 'cursor', 'limit'] as const
  * typo such as `?recipent=` never passes silently as "no filter"); `limit` is a whole number from 1
  * to `page.max` (default `page.default`); `cursor` must be one a previous page gave (opaque,
  * checked); `recipient` is normalised like `recipient.email` (trimmed, lower-cased, a valid
- * address). An empty value is the same as none.
+ * address). An empty value is the same as none. With `filters.status` (the integrators' listing),
+ * `status` is one of GRANT_STATES: only grants in that state.
  */
 export const parseGrantListQuery = (
   query: Record<string, string | undefined> | undefined,
   page: { default: number; max: number } = GRANT_PAGE,
   extra: readonly string[] = [],
+  filters: { status?: boolean } = {},
 ): GrantListQuery => {
   const given = query ?? {}
+  const known = [...LIST_PARAMETERS, ...(filters.status ? ['status'] : []), ...extra]
   const errors: FieldError[] = Object.keys(given)
-    .filter(
-      (name) => !(LIST_PARAMETERS as readonly string[]).includes(name) && !extra.includes(name),
-    )
+    .filter((name) => !known.includes(name))
     .map((name) => ({ field: name, message: `unknown query parameter ${JSON.stringify(name)}` }))
   const value = (name: string) => {
     const raw = given[name]
@@ -56,10 +63,19 @@ export const parseGrantListQuery = (
     if (parsed.success) recipientEmail = parsed.data
     else errors.push({ field: 'recipient', message: 'recipient must be a valid e-mail address' })
   }
+  let status: GrantState | undefined
+  const rawStatus = filters.status ? value('status') : undefined
+  if (rawStatus !== undefined) {
+    status = GRANT_STATES.find((state) => state === rawStatus)
+    if (status === undefined) {
+      errors.push({ field: 'status', message: `status must be one of ${GRANT_STATES.join(', ')}` })
+    }
+  }
   if (errors.length > 0) throw new ValidationFailed(errors)
   return {
     limit,
     ...(after === undefined ? {} : { after }),
     ...(recipientEmail === undefined ? {} : { recipientEmail }),
+    ...(status === undefined ? {} : { status }),
   }
 }

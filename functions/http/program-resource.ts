@@ -3,7 +3,9 @@ import { poolRemaining } from '../domain/program-shards'
 
 /**
  * The public JSON shape of a program (`GET /programs/{programId}`). `pool` and `remaining` are
- * null for a program without a pool (unlimited).
+ * null for a program without a pool (unlimited). `tokensCount` and `active` are the names a client
+ * written for the reference product reads: `tokensCount` is `issued` (the shares of reserved,
+ * offered and accepted grants), `active` is `status === 'active'` (grants are accepted).
  */
 export type ProgramResource = {
   id: string
@@ -14,6 +16,8 @@ export type ProgramResource = {
   pool: number | null
   issued: number
   remaining: number | null
+  tokensCount: number
+  active: boolean
 }
 
 export const toProgramResource = (program: ProgramRecord): ProgramResource => ({
@@ -25,4 +29,6 @@ export const toProgramResource = (program: ProgramRecord): ProgramResource => ({
   pool: program.pool ?? null,
   issued: program.issued ?? 0,
   remaining: poolRemaining(program.pool, program.issued),
+  tokensCount: program.issued ?? 0,
+  active: program.status === 'active',
 })

@@ -22,8 +22,10 @@ export const ADMIN_DYNAMODB_ACCESS = {
     indexes: { [INDEX.programsByIssuer]: ['Query'] },
   },
   grants: {
-    // Scan and UpdateItem: `grant backfill-slots` only (the upgrade step).
-    table: ['Scan', 'UpdateItem'],
+    // Scan: `grant backfill-slots` only (the upgrade step). GetItem: `grant show` and `grant
+    // cancel`; UpdateItem: the cancel (with the shares back on programs and the audit entry, in
+    // one transaction) and the backfill.
+    table: ['GetItem', 'Scan', 'UpdateItem'],
     // `grant list` reads the index the stack's listings read (its GrantsListIndex output):
     // `byProgram` only while a stage still has it.
     indexes: { [INDEX.grantsByProgramSlot]: ['Query'], [INDEX.grantsByProgram]: ['Query'] },

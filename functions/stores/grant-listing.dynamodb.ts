@@ -1,5 +1,6 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb'
 import { encodeGrantCursor, type GrantCursor, type GrantRecord } from '../domain/grant'
+import type { GrantState } from '../domain/grant-lifecycle'
 import { allGrantListSlots } from '../domain/grant-slots'
 import type { GrantPage } from './grants.store'
 import { type GrantListIndex, INDEX } from './table-schema'
@@ -30,7 +31,8 @@ import { type GrantListIndex, INDEX } from './table-schema'
  * Cost: one Query per slot in the first round (a page of 25 asks each slot for 10 grants, so one
  * round nearly always fills it), and one per slot still needed in any further round.
  *
- * A page may end short, after `maxReads` rounds (a recipient filter drops most of what is read):
+ * A page may end short, after `maxReads` rounds (a recipient or status filter drops most of what
+ * is read):
  * its cursor then stands 1 ms above the highest L, as `<L + 1 ms> gr_000...0` (below every grant
  * id), so the next page starts right after everything this one settled, and nothing is skipped or
  * shown twice. Such a cursor is given only when it is past the page's own, so a client following
@@ -50,6 +52,8 @@ export type GrantListRequest = {
   programId: string
   /** Already normalised like `recipient.email` (trimmed, lower-cased). */
   recipientEmail?: string | undefined
+  /** Only grants in this state. */
+  status?: GrantState | undefined
   limit: number
   after?: GrantCursor | undefined
   /** Rounds of reading for one page; Infinity: until the page is full. */
@@ -57,7 +61,7 @@ export type GrantListRequest = {
 }
 
 /**
- * With a recipient filter, the grants one round may evaluate in all its Queries (DynamoDB drops
+ * With a recipient or status filter, the grants one round may evaluate in all its Queries (DynamoDB drops
  * the others after reading them): about 1 MB of grants, what one Query reads at most.
  */
 export const FILTERED_ROUND_ITEMS = 2_000
@@ -116,8 +120,13 @@ const readLimit = (missing: number, partitions: number, filtered: boolean, round
 
 export const listGrantPage = async (
   query: SendQuery,
-  { table, index, programId, recipientEmail, limit, after, maxReads }: GrantListRequest,
+  { table, index, programId, recipientEmail, status, limit, after, maxReads }: GrantListRequest,
 ): Promise<GrantPage> => {
+  // DynamoDB applies a filter after it has read (and counted against Limit) each item.
+  const filters = [
+    ...(recipientEmail === undefined ? [] : ['#recipient.#email = :email']),
+    ...(status === undefined ? [] : ['#status = :status']),
+  ]
   // One grant more than the page: the last page says so (no cursor) instead of pointing at an
   // empty one.
   const wanted = limit + 1
@@ -130,16 +139,18 @@ export const listGrantPage = async (
       IndexName: index,
       KeyConditionExpression:
         after === undefined ? '#key = :key' : '#key = :key AND #created <= :created',
-      ...(recipientEmail === undefined ? {} : { FilterExpression: '#recipient.#email = :email' }),
+      ...(filters.length === 0 ? {} : { FilterExpression: filters.join(' AND ') }),
       ExpressionAttributeNames: {
         '#key': partition.keyName,
         ...(after === undefined ? {} : { '#created': 'createdAt' }),
         ...(recipientEmail === undefined ? {} : { '#recipient': 'recipient', '#email': 'email' }),
+        ...(status === undefined ? {} : { '#status': 'status' }),
       },
       ExpressionAttributeValues: {
         ':key': partition.keyValue,
         ...(after === undefined ? {} : { ':created': after.createdAt }),
         ...(recipientEmail === undefined ? {} : { ':email': recipientEmail }),
+        ...(status === undefined ? {} : { ':status': status }),
       },
       ScanIndexForward: false,
       Limit: maxItems,
@@ -204,12 +215,7 @@ export const listGrantPage = async (
     const next = open.filter(
       (p) => boundary === undefined || !p.read || (p.top as string) >= boundary,
     )
-    const perPartition = readLimit(
-      wanted - settled,
-      next.length,
-      recipientEmail !== undefined,
-      rounds,
-    )
+    const perPartition = readLimit(wanted - settled, next.length, filters.length > 0, rounds)
     await Promise.all(next.map((p) => readPartition(p, perPartition)))
   }
 }

@@ -43,13 +43,14 @@ export class DynamoDbGrantReads extends DynamoDbGrantStore implements GrantReads
 
   /**
    * Newest first, from every slot of the program in `byProgramSlot` (or from the legacy
-   * `byProgram` while the stage still has it): grant-listing.dynamodb.ts. With a recipient
-   * filter, DynamoDB reads and drops the program's other grants: at most `maxReads` rounds of
+   * `byProgram` while the stage still has it): grant-listing.dynamodb.ts. With a recipient or
+   * status filter, DynamoDB reads and drops the program's other grants: at most `maxReads` rounds of
    * reading (about 1 MB of grants each) are made, and the page may come back short with a cursor.
    */
   async listGrants({
     programId,
     recipientEmail,
+    status,
     limit,
     after,
     maxReads = 8,
@@ -57,7 +58,7 @@ export class DynamoDbGrantReads extends DynamoDbGrantStore implements GrantReads
   }: ListGrantsInput): Promise<GrantPage> {
     return this.lister.list(
       (input) => this.client.send(new QueryCommand(input), { abortSignal: signal }),
-      { programId, recipientEmail, limit, after, maxReads },
+      { programId, recipientEmail, status, limit, after, maxReads },
     )
   }
 }

@@ -1,5 +1,6 @@
 import type { ApiKeyRecord, KeyIdentity, Mode } from '../domain/api-key'
 import type { GrantCursor, GrantRecord } from '../domain/grant'
+import type { GrantState } from '../domain/grant-lifecycle'
 import type { AuditEntry } from '../domain/people'
 import type { ProgramRecord } from '../domain/program'
 import type { ShardRecord, ShardTake } from '../domain/program-shards'
@@ -114,6 +115,8 @@ export type ListGrantsInput = {
   programId: string
   /** Already normalised like `recipient.email` (trimmed, lower-cased). */
   recipientEmail?: string
+  /** Only grants in this state (a filter, read and bounded as the recipient's). */
+  status?: GrantState
   limit: number
   /** A cursor from an earlier page (checked by decodeGrantCursor before any read). */
   after?: GrantCursor

@@ -9,12 +9,15 @@ import { CHECK_BOUND_MS } from '../../functions/core/access-cache'
 import type { AdminTableNames } from '../../functions/stores/admin.store'
 import { tableNames } from '../../functions/stores/table-schema'
 import { ensureTables } from '../../local/tables'
+import { auditLog } from '../manage/grants-support'
 import {
   adminTables,
   advanceCheckClock,
   grantBody,
+  newIssuer,
   postGrant,
   programState,
+  request,
   startApi,
 } from '../support/api'
 import { config, documentClient, dynamodb, wallClock } from '../support/runtime'
@@ -301,6 +304,103 @@ describe('admin CLI walkthrough', () => {
   })
 })
 
+describe("admin CLI: a grant's life (grant show, grant cancel)", () => {
+  it('shows the history, cancels as the operator (audited, shares back), and again changes nothing', async () => {
+    const issuer = await newIssuer({ pool: 20 })
+    const made = await postGrant(
+      api.baseUrl,
+      issuer.programs.TEST,
+      issuer.keys.TEST,
+      grantBody({ amount: 4, recipient: { email: 'cli@example.com', name: 'Cli' } }),
+    )
+    expect(made.status).toBe(201)
+    const id = made.body.id as string
+
+    const shown = await cli(['grant', 'show', id])
+    expect({ code: shown.code, stderr: shown.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(shown.stdout).toMatch(new RegExp(`^id\\s+${id}$`, 'm'))
+    expect(shown.stdout).toMatch(/^status\s+reserved$/m)
+    expect(shown.stdout).toMatch(/^recipient\s+cli@example\.com \(Cli\)$/m)
+    expect(shown.stdout).toContain('(none)')
+
+    const before = await programState(issuer.programs.TEST)
+    const canceled = await cli(['grant', 'cancel', id])
+    expect({ code: canceled.code, stderr: canceled.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(canceled.stdout.trim()).toBe(`Canceled ${id}: 4 shares back to ${issuer.programs.TEST}.`)
+    const after = await programState(issuer.programs.TEST)
+    expect(after.issued).toBe(before.issued - 4)
+    const audit = (await auditLog(issuer.issuerId)).filter((e) => e.action === 'grant.cancel')
+    expect(audit).toEqual([
+      expect.objectContaining({
+        actor: { kind: 'operator', label: 'operator CLI' },
+        target: { type: 'grant', id },
+      }),
+    ])
+
+    // The history, as JSON: the operator's transition.
+    const asJson = await json(['grant', 'show', id])
+    expect(asJson).toMatchObject({ id, status: 'canceled', amount: 4, delivery: 'pending' })
+    expect(asJson.history).toEqual([
+      { at: expect.any(String), event: 'transition', state: 'canceled', actor: 'operator' },
+    ])
+    expect(JSON.stringify(asJson)).not.toMatch(/requestHash|offer-token|tokens/)
+    expect((await cli(['grant', 'show', id])).stdout).toMatch(
+      /^\S+Z\s+transition\s+canceled\s+operator$/m,
+    )
+
+    // Again: nothing written, said so.
+    const again = await cli(['grant', 'cancel', id])
+    expect(again.stdout.trim()).toBe(`${id} was already canceled; nothing changed.`)
+    expect((await programState(issuer.programs.TEST)).issued).toBe(after.issued)
+    expect(
+      (await auditLog(issuer.issuerId)).filter((e) => e.action === 'grant.cancel'),
+    ).toHaveLength(1)
+  })
+
+  it('refuses in one line, exit 1, writing nothing: an accepted grant, a bad id, a missing grant', async () => {
+    const issuer = await newIssuer({ pool: 20 })
+    const made = await postGrant(api.baseUrl, issuer.programs.TEST, issuer.keys.TEST, grantBody())
+    const id = made.body.id as string
+    const accepted = await request(
+      api.baseUrl,
+      'POST',
+      `/programs/${issuer.programs.TEST}/grants/${id}/test-transition`,
+      {
+        headers: { 'x-api-key': issuer.keys.TEST, 'content-type': 'application/json' },
+        body: JSON.stringify({ to: 'accepted' }),
+      },
+    )
+    expect(accepted.status).toBe(200)
+    const before = await programState(issuer.programs.TEST)
+    for (const [args, line] of [
+      [
+        ['grant', 'cancel', id],
+        `error: Grant ${id} was accepted by its recipient; an accepted grant is final.`,
+      ],
+      [['grant', 'cancel', 'gr_nope'], 'error: Grant "gr_nope" is not a valid id.'],
+      [['grant', 'show', 'nope'], 'error: Grant "nope" is not a valid id.'],
+      [['grant', 'show', `gr_${'0'.repeat(26)}`], `error: No grant gr_${'0'.repeat(26)}.`],
+      [
+        ['grant', 'cancel'],
+        'error: "grant cancel" needs exactly one <grantId> (usage: grant cancel <grantId>).',
+      ],
+    ] as const) {
+      const result = await cli([...args])
+      expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `${line}\n`,
+      })
+    }
+    const after = await programState(issuer.programs.TEST)
+    expect(after.grants).toEqual(before.grants)
+    expect(after.issued).toBe(before.issued)
+    expect((await auditLog(issuer.issuerId)).filter((e) => e.action.startsWith('grant.'))).toEqual(
+      [],
+    )
+  })
+})
+
 describe('admin CLI bad input', () => {
   // Tables of its own, so "changes nothing" can be checked on whole tables while other test
   // files write to the shared ones.
@@ -441,8 +541,8 @@ describe('admin CLI bad input', () => {
     const top = await cli(['--help'])
     expect(top.code).toBe(0)
     const commands = [...top.stdout.matchAll(/^ {2}(\w+ [\w-]+)/gm)].map((m) => m[1] as string)
-    // issuer 2, program 6, key 4, grant 2, member 5.
-    expect(commands).toHaveLength(19)
+    // issuer 2, program 6, key 4, grant 4, member 5.
+    expect(commands).toHaveLength(21)
     // One child process shows the wiring; the other commands' help is the same code path.
     expect((await cli(['key', 'roll', '--help'])).stdout).toContain(
       'Usage: npm run admin -- key roll <keyId> [--grace 24h]',
@@ -457,7 +557,7 @@ describe('admin CLI bad input', () => {
     ['issuer', 2],
     ['program', 6],
     ['key', 4],
-    ['grant', 2],
+    ['grant', 4],
     ['member', 5],
   ])('"%s --help" prints the help of its %i commands and exits 0', async (noun, count) => {
     const help = await cli([noun, '--help'])

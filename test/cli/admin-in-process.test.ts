@@ -697,6 +697,12 @@ describe('IAM for the admin CLI (functions/stores/admin-access.ts)', () => {
       await json('key', 'revoke', rolled.keyId)
       await json('key', 'revoke', legacy.keyId)
       await json('grant', 'list', '--program', program, '--recipient', 'a@example.com')
+      // `grant show` and `grant cancel` (here of a canceled grant: its read only; the change's
+      // writes, grants and programs UpdateItem and the audit PutItem, are other commands' too).
+      const canceled = { ...oldGrant(program, issuer, 1), status: 'canceled' }
+      await documentClient.send(new PutCommand({ TableName: tables.grants, Item: canceled }))
+      await json('grant', 'show', canceled.grantId)
+      await json('grant', 'cancel', canceled.grantId)
       await onUpgradingStage.listGrants({ programId: program, limit: 5 })
       await json('grant', 'backfill-slots')
     } finally {

@@ -60,6 +60,9 @@ describe('GET /programs/{programId}', () => {
       pool: 100,
       issued: expect.any(Number),
       remaining: 100 - (before.body.issued as number),
+      // The names a client of the reference product reads (issue 19).
+      tokensCount: before.body.issued,
+      active: true,
     })
     expect(
       (await postGrant(api.baseUrl, a.programs.TEST, a.keys.TEST, grantBody({ amount: 7 }))).status,
@@ -165,12 +168,15 @@ describe('GET /programs/{programId}/grants', () => {
       [
         'amount',
         'createdAt',
+        'delivery',
+        'expiresAt',
         'id',
         'mode',
         'object',
         'programId',
         'reason',
         'recipient',
+        'rejectionReason',
         'status',
       ].sort(),
     )

@@ -1,7 +1,7 @@
 import type { Runtime } from '../../composition'
 import { makeGetGrant } from '../../core/get-grant'
 import { DynamoDbGrantStore } from '../../stores/grants.dynamodb'
-import { toGrantResource } from '../grant-resource'
+import { toGrantDetail } from '../grant-life-resource'
 import { httpHandler, json } from '../http-handler'
 
 /** The route's handler over any document client (tests hand it one that points at a dead socket). */
@@ -15,7 +15,7 @@ export const makeGetGrantHandler = (runtime: Runtime) => {
   return httpHandler(async (event, deadline) =>
     json(
       200,
-      toGrantResource(
+      toGrantDetail(
         await getGrant({
           apiKey: event.headers['x-api-key'],
           programId: event.pathParameters?.programId,

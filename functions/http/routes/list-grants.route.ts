@@ -1,12 +1,13 @@
 import type { Runtime } from '../../composition'
 import { makeListGrants } from '../../core/list-grants'
 import { DynamoDbGrantReads } from '../../stores/grants.reads.dynamodb'
-import { toGrantResource } from '../grant-resource'
+import { toGrantLifeResource } from '../grant-life-resource'
 import { httpHandler, json } from '../http-handler'
 
 /**
- * `GET /programs/{programId}/grants?recipient=&cursor=&limit=` with `x-api-key`: the program's
- * grants, newest first, as the grant API shows a grant.
+ * `GET /programs/{programId}/grants?recipient=&status=&cursor=&limit=` with `x-api-key`: the
+ * program's grants, newest first, as the grant API shows a grant with its state (grant-life-resource.ts,
+ * without the history: the GET of one grant has it).
  */
 export const makeListGrantsHandler = (runtime: Runtime) => {
   const { tables, grantListIndex } = runtime.config
@@ -23,7 +24,7 @@ export const makeListGrantsHandler = (runtime: Runtime) => {
     })
     return json(200, {
       object: 'list',
-      data: page.items.map(toGrantResource),
+      data: page.items.map(toGrantLifeResource),
       nextCursor: page.nextCursor ?? null,
     })
   })

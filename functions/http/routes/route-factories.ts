@@ -1,5 +1,6 @@
 import type { Runtime } from '../../composition'
 import type { RouteId } from '../../routes'
+import { makeCancelGrantHandler } from './cancel-grant.route'
 import { makeGetGrantHandler } from './get-grant.route'
 import { makeGetProgramHandler } from './get-program.route'
 import { makeGrantTokensHandler } from './grant-tokens.route'
@@ -27,10 +28,12 @@ import { makeRemoveMemberHandler } from './manage/remove-member.route'
 import { makeResendInvitationHandler } from './manage/resend-invitation.route'
 import { makeNotFoundHandler } from './not-found.route'
 import { makeRecipientAcceptHandler } from './recipient-accept.route'
+import { makeRecipientBalanceHandler } from './recipient-balance.route'
 import { makeRecipientDeclineHandler } from './recipient-decline.route'
 import { makeRecipientIdentifyHandler } from './recipient-identify.route'
 import { makeRecipientLinksHandler } from './recipient-links.route'
 import { makeRecipientOfferHandler } from './recipient-offer.route'
+import { makeTestTransitionHandler } from './test-transition.route'
 
 /**
  * Each route's handler factory, by route id: what the local server (and the bench and the tests
@@ -43,6 +46,9 @@ export const ROUTE_FACTORIES = {
   GetGrant: makeGetGrantHandler,
   GetProgramByKey: makeGetProgramHandler,
   ListGrantsByKey: makeListGrantsHandler,
+  CancelGrantByKey: makeCancelGrantHandler,
+  TestTransitionByKey: makeTestTransitionHandler,
+  RecipientBalanceByKey: makeRecipientBalanceHandler,
   RecipientOffer: makeRecipientOfferHandler,
   RecipientIdentify: makeRecipientIdentifyHandler,
   RecipientAccept: makeRecipientAcceptHandler,
