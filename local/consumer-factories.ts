@@ -1,3 +1,4 @@
+import { makeOfferMailerHandler } from '../functions/core/offer-mailer.factory'
 import { makeOfferSweepHandler } from '../functions/core/offer-sweep.factory'
 import type { ConsumerFactories } from './pipeline'
 
@@ -15,4 +16,7 @@ export const LOCAL_CONSUMERS: ConsumerFactories = {
   // The same sweep as the Lambda's, on the pipeline's runtime and so its clock (npm start's offset
   // clock): run on the schedule and by POST /_local/clock.
   OfferSweep: (runtime) => makeOfferSweepHandler(runtime),
+  // The Lambda's offer mailer: LIVE mail to the mail sink (MAIL_SINK_FILE, unpaced), TEST mail to
+  // the TEST inbox and the sink; links to RECIPIENT_ORIGIN, else CONSOLE_URL's origin.
+  OfferMailer: (runtime) => makeOfferMailerHandler(runtime),
 }

@@ -23,19 +23,39 @@ import { config, documentClient, runtimeWith, wallClock } from '../support/runti
  */
 const sinkFile = join(mkdtempSync(join(tmpdir(), 'offer-pipeline-')), 'mail.jsonl')
 const runtime = runtimeWith({ RECIPIENT_ORIGIN: 'http://localhost:3000', MAIL_SINK_FILE: sinkFile })
-const pipeline = usePipeline({
-  runtime,
-  consumers: { OfferMailer: (rt) => makeOfferMailerHandler(rt) },
-})
-
+/**
+ * The run's test files share the grants table, so this pipeline also reads other files' grants:
+ * its mailer acts only on this file's issuers' (it would otherwise send their offers and move their magic
+ * addresses under them); the others' messages are taken and left alone.
+ */
 const grants = new DynamoDbGrantStore(documentClient, config.tables)
 const lifeStore = new DynamoDbGrantLifeStore(documentClient, config.tables)
+const mine = new Set<string>()
+const pipeline = usePipeline({
+  runtime,
+  consumers: {
+    OfferMailer: (rt) => {
+      const handler = makeOfferMailerHandler(rt)
+      return async (event) => {
+        const Records = []
+        for (const record of event.Records) {
+          const { grantId } = JSON.parse(record.body) as { grantId: string }
+          const grant = await lifeStore.findGrant(grantId)
+          if (grant !== undefined && mine.has(grant.issuerId)) Records.push(record)
+        }
+        return handler({ Records })
+      }
+    },
+  },
+})
+
 const life = makeGrantLife({ store: lifeStore, clock: () => wallClock.now() })
 const inbox = new DynamoDbInboxStore(documentClient, config.tables)
 
 let counter = 0
 const grantIn = async (mode: Mode, email: string) => {
   const { issuerId } = await admin.createIssuer({ name: `Pipeline ${mode}` })
+  mine.add(issuerId)
   const program = await admin.createProgram({ issuer: issuerId, mode, name: 'Launch', pool: 100 })
   const key = await createKey({ issuerId, mode })
   const send = makeGrantTokens({ store: grants, access: new AccessCache(grants) })
