@@ -280,7 +280,7 @@ export class ConsoleHosting extends Construct {
       {
         id: 'AwsSolutions-CFR2',
         reason:
-          'No WAF yet: the console is static files, and /manage/* is behind the JWT authorizer and the API stage throttling. A web ACL (about $6 a month plus requests) can be attached later without changing the stack otherwise.',
+          "No WAF yet: the console and the recipient's page are static files, /manage/* is behind the JWT authorizer, the public /recipient/* routes limit attempts per link token and per address themselves, and the API stage throttles all. A web ACL (about $6 a month plus requests) can be attached later without changing the stack otherwise.",
       },
       ...(domain
         ? []

@@ -322,8 +322,19 @@ export class GrantServiceStack extends Stack {
       ...(props.consoleDomain ? { domain: props.consoleDomain } : {}),
     })
 
+    // Routes that render links to the recipient's page (an offer's preview) link to this
+    // distribution, which serves /offer. Set here: the distribution exists only now.
+    for (const route of ROUTES as readonly (Route & { recipientLinks?: boolean })[]) {
+      if (route.recipientLinks) {
+        this.functions[route.id as RouteId].fn.addEnvironment(
+          ENV.recipientOrigin,
+          this.console.origin,
+        )
+      }
+    }
+
     // After a grant is stored: the stream's reader, the offer mail, SES events, the sweep
-    // (functions/consumers.ts). Their links point at this distribution, which serves /offer.
+    // (functions/consumers.ts). Their links point at this distribution too.
     this.pipeline = new GrantPipeline(this, 'Pipeline', {
       projectRoot: props.projectRoot,
       tables: tableOf,

@@ -9,6 +9,7 @@ import {
   STREAMS,
 } from '../../functions/consumers'
 import { ENV } from '../../functions/env-names'
+import { ROUTES, type Route } from '../../functions/routes'
 import { TABLES, type TableKey } from '../../functions/stores/table-schema'
 import { OFFER_MAIL_MAX_AGE_SECONDS, STREAM_MAX_ITERATOR_AGE_MS } from '../../lib/grant-pipeline'
 import { TIME_TO_LIVE } from '../../lib/grant-tables'
@@ -383,9 +384,24 @@ describe('the offer mail queue and OfferMailer', () => {
     expect(variablesOf(custom.json, 'OfferMailerFunction')[ENV.recipientOrigin]).toBe(
       'https://console.example.com',
     )
-    // Only where links are rendered.
+    // Only where links are rendered: the mailer, and the routes that say so (an offer's preview).
     for (const id of ['GrantStreamFunction', 'MailEventsFunction', 'OfferSweepFunction']) {
       expect(variablesOf(t, id)[ENV.recipientOrigin]).toBeUndefined()
+    }
+    const linking = (ROUTES as readonly (Route & { recipientLinks?: boolean })[]).filter(
+      (r) => r.recipientLinks,
+    )
+    expect(linking.map((r) => r.id)).toContain('OfferPreview')
+    for (const route of ROUTES as readonly (Route & { recipientLinks?: boolean })[]) {
+      expect({
+        id: route.id,
+        origin: variablesOf(t, `${route.id}Function`)[ENV.recipientOrigin],
+      }).toEqual({
+        id: route.id,
+        origin: route.recipientLinks
+          ? variablesOf(t, 'OfferMailerFunction')[ENV.recipientOrigin]
+          : undefined,
+      })
     }
   })
 

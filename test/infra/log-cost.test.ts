@@ -28,7 +28,6 @@ const TYPICAL_CONTEXT: Record<string, string> = {
   '$context.identity.sourceIp': '203.0.113.42',
   '$context.httpMethod': 'POST',
   '$context.routeKey': 'POST /programs/{programId}/grant-tokens',
-  '$context.path': '/programs/prg_01JDXZ8K3M4N5P6Q7R8S9T0V1W/grant-tokens',
   '$context.status': '201',
   '$context.responseLength': '412',
   '$context.responseLatency': '31',

@@ -334,6 +334,10 @@ describe('Lambda functions', () => {
         // The console's address where the function sends mail of its own (no SES sender here,
         // so no MAIL_FROM: test/infra/identity.test.ts covers a stage with one).
         ...((route as Route).mail ? [ENV.consoleUrl] : []),
+        // The recipient page's origin where the function renders its links (an offer's preview).
+        ...((route as Route & { recipientLinks?: boolean }).recipientLinks
+          ? [ENV.recipientOrigin]
+          : []),
       ]
       expect(new Set(Object.keys(variables))).toEqual(
         new Set([
