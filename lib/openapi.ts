@@ -340,8 +340,8 @@ const STATUS_TEXT: Record<number, string> = {
 
 const MANAGE_STATUS_TEXT: Record<number, string> = {
   ...STATUS_TEXT,
-  401: 'No access token, or an invalid or expired one',
-  403: 'The person is not a member of the issuer, or their role is too low for this route',
+  401: 'No access token, or an invalid or expired one (API Gateway answers `{"message":"Unauthorized"}` itself)',
+  403: 'The role is too low for this route; a token without the scope (an ID token) is API Gateway\'s `{"message":"Forbidden"}`',
   404: 'No such issuer, program, grant or member in this issuer',
   409: "The item's state does not allow the change, or a concurrent change holds it",
   429: 'The offer was sent moments ago; `Retry-After` says when it can be sent again',
@@ -378,6 +378,16 @@ const problemResponse = (status: number, manage = false) => {
         : {}),
     },
     content: {
+      // API Gateway's JWT authorizer answers before any function: no or a bad token is 401, a
+      // token without the scope (an ID token) 403, in its own JSON.
+      ...(manage && (status === 401 || status === 403)
+        ? {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/GatewayMessage' },
+              example: { message: status === 401 ? 'Unauthorized' : 'Forbidden' },
+            },
+          }
+        : {}),
       'application/problem+json': {
         schema: { $ref: `#/components/schemas/${manage ? 'ManageProblem' : 'Problem'}` },
         example: {
@@ -1100,11 +1110,45 @@ export const buildOpenApi = () => ({
         type: 'object',
         description: 'The program as the management API shows it (docs/management-api.md).',
         properties: {
-          programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+          id: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+          mode: { type: 'string', enum: ['TEST', 'LIVE'] },
           name: { type: 'string' },
           status: { type: 'string', enum: ['active', 'paused', 'closed'] },
+          offerDays: { type: 'integer', minimum: 1, maximum: 365 },
+          minAge: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+          countries: {
+            anyOf: [
+              { type: 'array', items: { type: 'string', pattern: '^[A-Z]{2}$' } },
+              { type: 'null' },
+            ],
+          },
+          description: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+          terms: {
+            anyOf: [
+              {
+                type: 'object',
+                properties: {
+                  version: { type: 'integer', minimum: 1 },
+                  text: { type: 'string' },
+                  url: { type: 'string', format: 'uri' },
+                },
+                required: ['version'],
+              },
+              { type: 'null' },
+            ],
+          },
         },
-        required: ['programId'],
+        required: [
+          'id',
+          'mode',
+          'name',
+          'status',
+          'offerDays',
+          'minAge',
+          'countries',
+          'description',
+          'terms',
+        ],
       },
       CorrectEmailRequest: {
         type: 'object',
@@ -1178,6 +1222,12 @@ export const buildOpenApi = () => ({
         },
         required: ['subject', 'text', 'html'],
         additionalProperties: false,
+      },
+      GatewayMessage: {
+        type: 'object',
+        description: "API Gateway's own answer (no x-request-id; its apigw-requestid header).",
+        properties: { message: { type: 'string' } },
+        required: ['message'],
       },
       ManageProblem: {
         ...jsonSchema(ProblemSchema, 'output'),
