@@ -1,6 +1,10 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb'
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+} from '@aws-sdk/client-dynamodb'
 import {
   CONSUMERS,
   type ConsumerSpec,
@@ -8,7 +12,8 @@ import {
   QUEUES,
   STREAMS,
 } from '../../functions/consumers'
-import { TABLES } from '../../functions/stores/table-schema'
+import { TABLES, tableNames } from '../../functions/stores/table-schema'
+import { ensureTables } from '../../local/tables'
 import { config, dynamodb } from '../support/runtime'
 
 /**
@@ -92,4 +97,32 @@ test("the grants table's stream is NEW_AND_OLD_IMAGES, and the local tables are 
     StreamViewType: 'NEW_AND_OLD_IMAGES',
   })
   expect(Table?.LatestStreamArn).toMatch(/stream/)
+})
+
+test('a grants table kept from before streams (.local/dynamodb) gets its stream from ensureTables', async () => {
+  const names = tableNames(`vs-upgrade-${process.pid}`)
+  await dynamodb.send(
+    new CreateTableCommand({
+      TableName: names.grants,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'grantId', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'grantId', KeyType: 'HASH' }],
+    }),
+  )
+  try {
+    const before = await dynamodb.send(new DescribeTableCommand({ TableName: names.grants }))
+    expect(before.Table?.StreamSpecification?.StreamEnabled).not.toBe(true)
+    await ensureTables(dynamodb, names)
+    const after = await dynamodb.send(new DescribeTableCommand({ TableName: names.grants }))
+    expect(after.Table?.StreamSpecification).toEqual({
+      StreamEnabled: true,
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+    })
+  } finally {
+    await Promise.all(
+      Object.values(names).map((TableName) =>
+        dynamodb.send(new DeleteTableCommand({ TableName })).catch(() => {}),
+      ),
+    )
+  }
 })
