@@ -167,9 +167,24 @@ export const GrantCard = ({
     } catch (error) {
       if (error instanceof Problem && error.status === 404) return onInvalid()
       if (error instanceof Problem && error.errors.length > 0) {
+        const changedTerms = error.errors.some((e) => e.field === 'termsVersion')
         showErrors(
-          Object.fromEntries(error.errors.map((e) => [e.field, fieldMessage(e.field, e.message)])),
+          Object.fromEntries(
+            error.errors.map((e) => [
+              e.field,
+              e.field === 'termsVersion'
+                ? 'The Terms changed while this page was open: read the new version above, then tick the box again.'
+                : fieldMessage(e.field, e.message),
+            ]),
+          ),
         )
+        // The program's Terms changed while the page was open: show the new ones to accept.
+        if (changedTerms) {
+          setAgreed(false)
+          try {
+            onView(await viewOffer(token))
+          } catch {}
+        }
       } else if (error instanceof Problem && error.status === 409) {
         // The grant moved meanwhile (expired, withdrawn, already answered): say why, then show it
         // as it is now.
