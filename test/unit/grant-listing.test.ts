@@ -34,6 +34,10 @@ const grantsFor = (next: () => number, count: number, milliseconds: number): Gra
     ).toISOString()
     const roll = next()
     const email = roll < 0.03 ? 'rare@example.com' : (EMAILS[Math.floor(roll * 3)] as string)
+    // Mostly reserved; a few of each later state (the status filter's rare and common cases).
+    const life = next()
+    const status: GrantRecord['status'] =
+      life < 0.7 ? 'reserved' : life < 0.85 ? 'accepted' : life < 0.97 ? 'canceled' : 'expired'
     return {
       grantId,
       programId: PROGRAM,
@@ -42,7 +46,7 @@ const grantsFor = (next: () => number, count: number, milliseconds: number): Gra
       recipient: { email },
       reason: 'r',
       amount: 1,
-      status: 'reserved',
+      status,
       createdAt,
       requestHash: 'h',
       programSlot: grantListSlot(PROGRAM, grantId),
@@ -76,6 +80,7 @@ const fakeIndex = (grants: GrantRecord[], next: () => number, pageSize: number) 
     const values = input.ExpressionAttributeValues as Record<string, string>
     const below = values[':created']
     const email = values[':email']
+    const status = values[':status']
     const all = (partitions.get(values[':key'] as string) ?? []).filter(
       (g) => below === undefined || g.createdAt <= below,
     )
@@ -86,7 +91,11 @@ const fakeIndex = (grants: GrantRecord[], next: () => number, pageSize: number) 
     const evaluated = all.slice(from, from + Math.min(input.Limit ?? pageSize, pageSize))
     const last = evaluated[evaluated.length - 1]
     return {
-      Items: evaluated.filter((g) => email === undefined || g.recipient.email === email),
+      Items: evaluated.filter(
+        (g) =>
+          (email === undefined || g.recipient.email === email) &&
+          (status === undefined || g.status === status),
+      ),
       ...(last !== undefined && from + evaluated.length < all.length
         ? {
             LastEvaluatedKey: {
@@ -108,7 +117,12 @@ const newestFirst = (a: GrantRecord, b: GrantRecord) =>
 /** Every page from the first, following cursors; each cursor must be past the one before. */
 const allPages = async (
   query: (input: QueryCommandInput) => Promise<QueryPage>,
-  request: { limit: number; maxReads: number; recipientEmail?: string },
+  request: {
+    limit: number
+    maxReads: number
+    recipientEmail?: string
+    status?: GrantRecord['status']
+  },
 ) => {
   const pages: GrantRecord[][] = []
   let cursor: string | undefined
@@ -181,6 +195,26 @@ describe('listing a program spread over slots', () => {
           expected.filter((id) => grants.find((g) => g.grantId === id)?.recipient.email === email),
         )
       }
+      // The status filter (issue 19) is read the same way, alone or with the recipient's.
+      const byId = new Map(grants.map((g) => [g.grantId, g]))
+      for (const status of ['reserved', 'expired', 'offered'] as const) {
+        const filtered = await allPages(query, { limit, maxReads, status })
+        expect(filtered.flat().map((g) => g.grantId)).toEqual(
+          expected.filter((id) => byId.get(id)?.status === status),
+        )
+      }
+      const both = await allPages(query, {
+        limit,
+        maxReads,
+        status: 'canceled',
+        recipientEmail: 'ann@example.com',
+      })
+      expect(both.flat().map((g) => g.grantId)).toEqual(
+        expected.filter((id) => {
+          const g = byId.get(id)
+          return g?.status === 'canceled' && g.recipient.email === 'ann@example.com'
+        }),
+      )
     },
   )
 
