@@ -48,6 +48,11 @@ export type Route = {
    * MAIL_FROM and ses:SendEmail on that identity only (Identity.allowServiceMail). Absent: none.
    */
   mail?: boolean
+  /**
+   * The function renders links to the recipient's page (`<origin>/offer#t=...`): the stack gives
+   * it that origin (RECIPIENT_ORIGIN, the console's CloudFront domain). Absent: none.
+   */
+  recipientLinks?: boolean
 }
 
 export const ROUTES = [
@@ -500,6 +505,99 @@ export const ROUTES = [
     access: {
       memberships: ['dynamodb:GetItem'],
       grants: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+    },
+  },
+  // A grant's life, for its issuer's people (functions/core/grant-life.ts): the grant must be the
+  // path issuer's (grants GetItem, strongly consistent); another issuer's answers as missing.
+  {
+    id: 'ManageGetGrant',
+    routeKey: 'GET /manage/issuers/{issuerId}/grants/{grantId}',
+    entry: 'functions/handlers/manage/grant-get.handler.ts',
+    auth: 'user',
+    role: 'viewer',
+    access: { memberships: ['dynamodb:GetItem'], grants: ['dynamodb:GetItem'] },
+  },
+  {
+    // The transition, its history line and the audit entry in one transaction, with the shares
+    // given back to the program's head or the shards the grant drew from (programs GetItem: the
+    // head; BatchGetItem: the shards of a grant from before draws were recorded; UpdateItem).
+    id: 'ManageCancelGrant',
+    routeKey: 'POST /manage/issuers/{issuerId}/grants/{grantId}/cancel',
+    entry: 'functions/handlers/manage/grant-cancel.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      grants: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    // `offer.resendRequestedAt` (grants UpdateItem) with the audit entry: the stream's reader
+    // sends the offer again.
+    id: 'ManageResendOffer',
+    routeKey: 'POST /manage/issuers/{issuerId}/grants/{grantId}/resend',
+    entry: 'functions/handlers/manage/grant-resend.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      grants: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    // The address, its index key, the cleared link tokens and the history line (grants
+    // UpdateItem) with the audit entry: the stream's reader sends the offer to the new address.
+    id: 'ManageCorrectEmail',
+    routeKey: 'POST /manage/issuers/{issuerId}/grants/{grantId}/correct-email',
+    entry: 'functions/handlers/manage/grant-correct-email.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      grants: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    // The program (GetItem, its shards BatchGetItem for the totals shown), then its settings
+    // (UpdateItem, on the terms' version as read) with the audit entry.
+    id: 'ProgramOfferSettings',
+    routeKey: 'PATCH /manage/issuers/{issuerId}/programs/{programId}/offer-settings',
+    entry: 'functions/handlers/manage/program-offer-settings.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    // The issuer's TEST inbox: one partition of the inbox table, newest first.
+    id: 'ListInbox',
+    routeKey: 'GET /manage/issuers/{issuerId}/inbox',
+    entry: 'functions/handlers/manage/inbox-list.handler.ts',
+    auth: 'user',
+    role: 'viewer',
+    access: { memberships: ['dynamodb:GetItem'], inbox: ['dynamodb:Query'] },
+  },
+  {
+    // The offer e-mail a grant would send, rendered, nothing written: the program (GetItem) for
+    // its name, description and offer window; the issuer's name (GetItem).
+    id: 'OfferPreview',
+    routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/offer-preview',
+    entry: 'functions/handlers/manage/offer-preview.handler.ts',
+    auth: 'user',
+    role: 'viewer',
+    // The preview shows the offer's link as the mail will.
+    recipientLinks: true,
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      programs: ['dynamodb:GetItem'],
+      issuers: ['dynamodb:GetItem'],
     },
   },
 ] as const satisfies readonly Route[]

@@ -2,6 +2,7 @@ import {
   CURSOR_RULE,
   type EntityKind,
   InvalidId,
+  InvalidInput,
   NotFound,
   StateConflict,
   WriteConflictError,
@@ -18,6 +19,11 @@ import {
 import { generateApiKey, hashApiKey, keyState, type Mode, maskApiKey } from '../domain/api-key'
 import { decodeGrantCursor } from '../domain/grant'
 import { idPattern, newId } from '../domain/ids'
+import {
+  applyOfferSettings,
+  checkOfferSettings,
+  type OfferSettingsInput,
+} from '../domain/offer-settings'
 import { type Actor, type AuditEntry, actorLabel, OPERATOR } from '../domain/people'
 import {
   PROGRAM_TRANSITIONS,
@@ -258,6 +264,72 @@ export const makeAdmin = (
         // The head as it was: its status; the totals read first stay (a head alone has no sums).
         program = { ...program, status: outcome.current.status }
         if (attempt === 3) throw programRefused(programId, action, program.status)
+      }
+    },
+
+    /**
+     * A program's offer settings (the offer window of new grants, eligibility, description, terms):
+     * checked all at once, then written on the terms' version as read, so a change of the terms
+     * makes exactly the next version; the audit entry names what changed (not the texts).
+     */
+    async setOfferSettings(
+      programId: string,
+      input: OfferSettingsInput,
+      scope?: Scope,
+    ): Promise<ProgramRecord> {
+      const checked = checkOfferSettings(input)
+      if ('problems' in checked) throw new InvalidInput(checked.problems)
+      let program = await requireProgram(programId, scope)
+      for (let attempt = 1; ; attempt++) {
+        const { set, remove, termsChanged } = applyOfferSettings(program, checked.change)
+        // The same terms again, and nothing else: nothing to write, nothing to audit.
+        if (Object.keys(set).length === 0 && remove.length === 0) return program
+        const details: AuditEntry['details'] = {
+          ...(set.offerDays === undefined ? {} : { offerDays: set.offerDays }),
+          ...(checked.change.minAge === undefined ? {} : { minAge: checked.change.minAge }),
+          ...(checked.change.countries === undefined
+            ? {}
+            : { countries: checked.change.countries?.join(',') ?? null }),
+          ...(checked.change.description === undefined
+            ? {}
+            : { description: checked.change.description === null ? 'removed' : 'changed' }),
+          ...(termsChanged && set.terms
+            ? { termsVersion: set.terms.version, terms: 'url' in set.terms ? 'url' : 'text' }
+            : {}),
+        }
+        const outcome = await orBusy(`Changing the offer settings of program ${programId}`, () =>
+          store.setOfferSettings(
+            programId,
+            { set, remove, termsVersion: program.terms?.version },
+            {
+              ...(scope?.issuerId === undefined ? {} : { issuerId: scope.issuerId }),
+              audit: audit(
+                program.issuerId,
+                'program.offer_settings',
+                { type: 'program', id: programId },
+                details,
+              ),
+            },
+          ),
+        )
+        if (outcome.kind === 'not_found') throw new NotFound('program', programId)
+        if (outcome.kind === 'changed') {
+          const next: ProgramRecord = { ...program, ...set }
+          for (const field of remove) delete next[field]
+          return next
+        }
+        // Another change of the terms won: decide again from the head as it is now (the
+        // counters summed at the first read stay: a head alone has no sums).
+        const { issued, remaining } = program
+        program = { ...outcome.current, issued, ...(remaining === undefined ? {} : { remaining }) }
+        if (attempt === 3) {
+          throw new StateConflict(
+            'program',
+            programId,
+            program.status,
+            `The terms of program ${programId} changed while saving; reload and try again.`,
+          )
+        }
       }
     },
 

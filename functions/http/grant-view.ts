@@ -1,5 +1,6 @@
 import { csvLine } from '../domain/csv'
 import type { GrantRecord } from '../domain/grant'
+import { grantExpiresAt } from '../domain/recipient-offer'
 import { toGrantResource } from './grant-resource'
 
 /**
@@ -16,6 +17,27 @@ export const toManagedGrant = (grant: GrantRecord) => ({
   keyId: grant.keyId ?? null,
   batch: grant.batch === undefined ? null : { id: grant.batch.batchId, row: grant.batch.row },
   idempotencyKey: grant.idempotencyKey ?? null,
+  ...grantLifeView(grant),
+})
+
+/**
+ * A grant's life as its issuer's people see it: the rejection's reason, the end of the offer
+ * window, the offer e-mail's delivery (never its link tokens), what identifying kept, the
+ * acceptance, and the timeline (every transition and delivery event, oldest first).
+ */
+export const grantLifeView = (grant: GrantRecord) => ({
+  rejectionReason: grant.rejectionReason ?? null,
+  expiresAt: new Date(grantExpiresAt(grant)).toISOString(),
+  delivery: {
+    state: grant.offer?.delivery ?? 'pending',
+    sends: grant.offer?.sends ?? 0,
+    lastSentAt: grant.offer?.lastSentAt ?? null,
+    resendRequestedAt: grant.offer?.resendRequestedAt ?? null,
+    remindedAt: grant.offer?.remindedAt ?? null,
+  },
+  identity: grant.identity ?? null,
+  acceptance: grant.acceptance ?? null,
+  history: grant.history ?? [],
 })
 
 export type ManagedGrant = ReturnType<typeof toManagedGrant>

@@ -7,6 +7,7 @@ import type {
 import type { Runtime } from '../composition'
 import { type KeyView, makeAdmin, type ProgramView } from '../core/admin'
 import { KeyNotFound } from '../domain/errors'
+import { DEFAULT_OFFER_DAYS } from '../domain/grant-lifecycle'
 import { idPattern } from '../domain/ids'
 import type { AuditEntry } from '../domain/people'
 import type { Clock } from '../runtime/clock'
@@ -90,6 +91,12 @@ export const programResource = (program: ProgramView) => ({
   issued: program.issued,
   remaining: program.remaining,
   createdAt: program.createdAt,
+  // What recipients see and must meet (functions/domain/offer-settings.ts); null: no such rule.
+  offerDays: program.offerDays ?? DEFAULT_OFFER_DAYS,
+  minAge: program.minAge ?? null,
+  countries: program.countries ?? null,
+  description: program.description ?? null,
+  terms: program.terms ?? null,
 })
 
 /** A key as the management API shows it: never the secret or its hash, and no "last used". */

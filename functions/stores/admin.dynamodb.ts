@@ -80,6 +80,13 @@ export class DynamoDbAdminStore implements AdminStore {
   ) {
     return this.programs.setProgramStatus(programId, to, from, options)
   }
+  setOfferSettings(
+    programId: string,
+    input: Parameters<DynamoDbProgramStore['setOfferSettings']>[1],
+    options?: ChangeOptions,
+  ) {
+    return this.programs.setOfferSettings(programId, input, options)
+  }
 
   listGrants(input: {
     programId: string

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
 import type { Mode } from '../domain/api-key'
-import type { ProgramRecord, ProgramStatus } from '../domain/program'
+import type { ProgramRecord, ProgramStatus, ProgramTerms } from '../domain/program'
 import {
   isShardKey,
   newShards,
@@ -124,6 +124,68 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
               ...values,
               ...(issuer === undefined ? {} : { ':issuer': issuer }),
             },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+      ],
+      options,
+    )
+    if (!refused) return { kind: 'changed' }
+    const current = itemOf<ProgramRecord>(refused[0])
+    if (!current || (issuer !== undefined && current.issuerId !== issuer)) {
+      return { kind: 'not_found' }
+    }
+    return { kind: 'refused', current }
+  }
+
+  async setOfferSettings(
+    programId: string,
+    input: {
+      set: Partial<Pick<ProgramRecord, 'offerDays' | 'minAge' | 'countries' | 'description'>> & {
+        terms?: ProgramTerms
+      }
+      remove: readonly ('minAge' | 'countries' | 'description')[]
+      termsVersion: number | undefined
+    },
+    options?: ChangeOptions,
+  ): Promise<ProgramChange> {
+    const issuer = options?.issuerId
+    const names: Record<string, string> = {
+      '#terms': 'terms',
+      ...(input.termsVersion === undefined ? {} : { '#version': 'version' }),
+    }
+    const values: Record<string, unknown> = {}
+    const sets: string[] = []
+    for (const [field, value] of Object.entries(input.set)) {
+      names[`#${field}`] = field
+      values[`:${field}`] = value
+      sets.push(`#${field} = :${field}`)
+    }
+    for (const field of input.remove) names[`#${field}`] = field
+    const update = [
+      sets.length > 0 ? `SET ${sets.join(', ')}` : '',
+      input.remove.length > 0 ? `REMOVE ${input.remove.map((f) => `#${f}`).join(', ')}` : '',
+    ]
+      .filter(Boolean)
+      .join(' ')
+    if (input.termsVersion !== undefined) values[':termsVersion'] = input.termsVersion
+    if (issuer !== undefined) values[':issuer'] = issuer
+    const refused = await this.transact(
+      [
+        {
+          Update: {
+            TableName: this.tables.programs,
+            Key: { programId },
+            UpdateExpression: update,
+            ConditionExpression: [
+              'attribute_exists(programId)',
+              input.termsVersion === undefined
+                ? 'attribute_not_exists(#terms)'
+                : '#terms.#version = :termsVersion',
+              ...(issuer === undefined ? [] : ['issuerId = :issuer']),
+            ].join(' AND '),
+            ExpressionAttributeNames: names,
+            ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },

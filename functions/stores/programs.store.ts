@@ -1,6 +1,6 @@
 import type { Mode } from '../domain/api-key'
 import type { GrantCursor, GrantRecord } from '../domain/grant'
-import type { ProgramRecord, ProgramStatus } from '../domain/program'
+import type { ProgramRecord, ProgramStatus, ProgramTerms } from '../domain/program'
 import type { ChangeOptions, Page } from './changes.store'
 
 /** How a conditional change of a program ended. `current` is the program as the write found it. */
@@ -25,6 +25,22 @@ export interface ProgramStore {
     programId: string,
     to: ProgramStatus,
     from: ProgramStatus[],
+    options?: ChangeOptions,
+  ): Promise<ProgramChange>
+  /**
+   * Sets and removes offer settings, on condition that the terms' version is still `termsVersion`
+   * (undefined: no terms yet), so two changes of the terms never make the same version twice
+   * (and only within `options.issuerId`).
+   */
+  setOfferSettings(
+    programId: string,
+    input: {
+      set: Partial<Pick<ProgramRecord, 'offerDays' | 'minAge' | 'countries' | 'description'>> & {
+        terms?: ProgramTerms
+      }
+      remove: readonly ('minAge' | 'countries' | 'description')[]
+      termsVersion: number | undefined
+    },
     options?: ChangeOptions,
   ): Promise<ProgramChange>
 }

@@ -303,6 +303,11 @@ describe('programs', () => {
       issued,
       remaining: 100 - issued,
       createdAt: expect.stringMatching(ISO),
+      offerDays: 30,
+      minAge: null,
+      countries: null,
+      description: null,
+      terms: null,
     })
     expect(Object.keys(list.body)).toEqual(['programs'])
     expect(
@@ -347,6 +352,12 @@ describe('programs', () => {
       issued: 0,
       remaining: 1000,
       createdAt: expect.stringMatching(ISO),
+      // The offer settings of a new program: the default window, no rules, no terms yet.
+      offerDays: 30,
+      minAge: null,
+      countries: null,
+      description: null,
+      terms: null,
     })
     const id = created.body.id as string
     expect(created.headers.get('location')).toBe(`/manage/issuers/${a.issuerId}/programs/${id}`)

@@ -160,6 +160,24 @@ export class FakeAdminStore implements AdminStore {
     return { kind: 'changed' }
   }
 
+  async setOfferSettings(
+    programId: string,
+    input: Parameters<AdminStore['setOfferSettings']>[1],
+    options?: ChangeOptions,
+  ): Promise<ProgramChange> {
+    this.enter('setOfferSettings')
+    this.conditions('setOfferSettings')
+    const current = this.state.programs.get(programId)
+    if (!current || !this.inScope(current, options)) return { kind: 'not_found' }
+    if (current.terms?.version !== input.termsVersion)
+      return { kind: 'refused', current: structuredClone(current) }
+    this.write(options, () => {
+      Object.assign(current, structuredClone(input.set))
+      for (const field of input.remove) delete current[field]
+    })
+    return { kind: 'changed' }
+  }
+
   async listGrants(input: {
     programId: string
     recipientEmail?: string

@@ -9,8 +9,13 @@ import { makeListAuditHandler } from './manage/audit-list.route'
 import { makeChangeMemberRoleHandler } from './manage/change-member-role.route'
 import { makeCreateGrantBatchHandler } from './manage/grant-batch-create.route'
 import { makeGetGrantBatchHandler } from './manage/grant-batch-get.route'
+import { makeManageCancelGrantHandler } from './manage/grant-cancel.route'
+import { makeManageCorrectEmailHandler } from './manage/grant-correct-email.route'
+import { makeManageGetGrantHandler } from './manage/grant-get.route'
+import { makeManageResendOfferHandler } from './manage/grant-resend.route'
 import { makeManageListGrantsHandler } from './manage/grants-list.route'
 import { makeSendGrantHandler } from './manage/grants-send.route'
+import { makeListInboxHandler } from './manage/inbox-list.route'
 import { makeInviteMemberHandler } from './manage/invite-member.route'
 import { makeCreateKeyHandler } from './manage/key-create.route'
 import { makeRevokeKeyHandler } from './manage/key-revoke.route'
@@ -18,9 +23,11 @@ import { makeRollKeyHandler } from './manage/key-roll.route'
 import { makeListKeysHandler } from './manage/keys-list.route'
 import { makeListMembersHandler } from './manage/list-members.route'
 import { makeMeHandler } from './manage/me.route'
+import { makeOfferPreviewHandler } from './manage/offer-preview.route'
 import { makeCloseProgramHandler } from './manage/program-close.route'
 import { makeCreateProgramHandler } from './manage/program-create.route'
 import { makeGetProgramHandler as makeManageGetProgramHandler } from './manage/program-get.route'
+import { makeProgramOfferSettingsHandler } from './manage/program-offer-settings.route'
 import { makePauseProgramHandler } from './manage/program-pause.route'
 import { makeResumeProgramHandler } from './manage/program-resume.route'
 import { makeListProgramsHandler } from './manage/programs-list.route'
@@ -76,4 +83,11 @@ export const ROUTE_FACTORIES = {
   SendGrant: makeSendGrantHandler,
   CreateGrantBatch: makeCreateGrantBatchHandler,
   GetGrantBatch: makeGetGrantBatchHandler,
+  ManageGetGrant: makeManageGetGrantHandler,
+  ManageCancelGrant: makeManageCancelGrantHandler,
+  ManageResendOffer: makeManageResendOfferHandler,
+  ManageCorrectEmail: makeManageCorrectEmailHandler,
+  ProgramOfferSettings: makeProgramOfferSettingsHandler,
+  ListInbox: makeListInboxHandler,
+  OfferPreview: makeOfferPreviewHandler,
 } as const satisfies Record<RouteId, (runtime: Runtime) => unknown>

@@ -1,0 +1,78 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb'
+import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
+import type { Runtime } from '../../../composition'
+import { IssuerProgramNotFound } from '../../../domain/errors'
+import { GrantRequestSchema, LIMITS } from '../../../domain/grant-request.schema'
+import type { ProgramRecord } from '../../../domain/program'
+import { renderOfferPreview } from '../../../mail/offer-mail'
+import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
+import { manageHandler } from '../../manage-handler'
+import { manageJson } from '../../manage-http'
+import type { JsonEvent } from '../../middleware'
+import { checkProgramId } from '../../program-of-issuer'
+
+type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
+
+/**
+ * Where the preview's link points when the function has no recipient origin set: the link of a
+ * preview opens nothing anyway (its token is `preview`).
+ */
+const PREVIEW_ORIGIN = 'https://offer.example'
+
+/**
+ * `POST /manage/issuers/{issuerId}/programs/{programId}/offer-preview` `{ recipient, reason,
+ * amount }` (viewer): the offer e-mail a grant with this body would send, rendered by the mail's
+ * own renderer (`{ subject, text, html }`), its link a placeholder. Checked with the grant API's
+ * schema, so a body the preview takes is one the grant takes. Writes nothing.
+ */
+export const makeOfferPreviewHandler = (runtime: Runtime) => {
+  const { documentClient, config, clock } = runtime
+  const memberships = new DynamoDbMembershipReader(documentClient, config.tables)
+  const origin = config.mail.recipientOrigin ?? PREVIEW_ORIGIN
+  return manageHandler<Event>(
+    'OfferPreview',
+    { memberships },
+    async ({ event, deadline, membership }) => {
+      const programId = checkProgramId(event.pathParameters?.programId)
+      const body = GrantRequestSchema.parse(event.body)
+      const options = { abortSignal: deadline.signal }
+      const [{ Item: program }, { Item: issuer }] = await Promise.all([
+        documentClient.send(
+          new GetCommand({ TableName: config.tables.programs, Key: { programId } }),
+          options,
+        ) as Promise<{ Item?: ProgramRecord }>,
+        documentClient.send(
+          new GetCommand({
+            TableName: config.tables.issuers,
+            Key: { issuerId: membership?.issuerId ?? '' },
+            ProjectionExpression: '#name',
+            ExpressionAttributeNames: { '#name': 'name' },
+          }),
+          options,
+        ) as Promise<{ Item?: { name?: string } }>,
+      ])
+      if (program === undefined || program.issuerId !== membership?.issuerId) {
+        throw new IssuerProgramNotFound(programId)
+      }
+      const mail = renderOfferPreview({
+        origin,
+        mode: program.mode,
+        recipient: {
+          email: body.recipient.email,
+          ...(body.recipient.name ? { name: body.recipient.name } : {}),
+        },
+        issuerName: issuer?.name,
+        program: {
+          name: program.name,
+          description: program.description,
+          offerDays: program.offerDays,
+        },
+        amount: body.amount,
+        reason: body.reason,
+        now: clock.now(),
+      })
+      return manageJson(200, { subject: mail.subject, text: mail.text, html: mail.html })
+    },
+    { jsonBodyMaxBytes: LIMITS.maxBodyBytes },
+  )
+}
