@@ -27,12 +27,12 @@ export const mailEventsSnsHandler = (events: MailEvents) => async (event: SNSEve
 }
 
 /** The MailEvents consumer's handler (functions/consumers.ts) over a runtime. Reads nothing at import. */
-export const makeMailEventsHandler = (runtime: Runtime) =>
-  mailEventsSnsHandler(
+export const makeMailEventsHandler = (runtime: Runtime) => {
+  const store = new DynamoDbGrantLifeStore(runtime.documentClient, runtime.config.tables)
+  return mailEventsSnsHandler(
     makeMailEvents({
-      life: makeGrantLife({
-        store: new DynamoDbGrantLifeStore(runtime.documentClient, runtime.config.tables),
-        clock: () => runtime.clock.now(),
-      }),
+      life: makeGrantLife({ store, clock: () => runtime.clock.now() }),
+      findGrant: (grantId) => store.findGrant(grantId),
     }),
   )
+}

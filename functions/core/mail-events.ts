@@ -1,4 +1,5 @@
-import type { DeliveryEvent } from '../domain/grant-lifecycle'
+import type { GrantRecord } from '../domain/grant'
+import type { DeliveryEvent, GrantHistoryEntry } from '../domain/grant-lifecycle'
 import type { GrantLife } from './grant-life'
 
 /**
@@ -81,14 +82,49 @@ export const decideMailEvent = (document: unknown): MailEventDecision => {
   return { grantId, ...failure }
 }
 
-export const makeMailEvents = ({ life }: { life: Pick<GrantLife, 'recordDelivery'> }) => ({
+/**
+ * Whether this failure is on the grant already since its last mail went out: SNS delivers at
+ * least once, and Lambda retries an invocation that failed after writing, so the same document
+ * can come twice. A bounce of a later mail (after a resend) follows a later `sent` line and counts.
+ */
+export const recordedSinceLastSend = (
+  grant: Pick<GrantRecord, 'history'> | undefined,
+  decision: { event: DeliveryEvent; detail: string },
+) => {
+  const history = grant?.history ?? []
+  for (let i = history.length - 1; i >= 0; i--) {
+    const line = history[i] as GrantHistoryEntry
+    if (line.event !== 'delivery') continue
+    if (line.delivery === decision.event && line.detail === decision.detail) return true
+    if (
+      line.delivery === 'sent' ||
+      line.delivery === 'reminded' ||
+      line.delivery === 'test_inbox'
+    ) {
+      return false
+    }
+  }
+  return false
+}
+
+export const makeMailEvents = ({
+  life,
+  findGrant,
+}: {
+  life: Pick<GrantLife, 'recordDelivery'>
+  /** Reads the grant to skip a document recorded already (optional: without it, every one is). */
+  findGrant?: (grantId: string) => Promise<Pick<GrantRecord, 'history'> | undefined>
+}) => ({
   /**
    * One SES event document: recorded on its grant, or ignored. Throws when the grant could not
    * be written (the invocation is retried, then dead-lettered).
    */
-  async handle(document: unknown): Promise<MailEventDecision> {
+  async handle(document: unknown): Promise<MailEventDecision | { ignored: 'recorded_already' }> {
     const decision = decideMailEvent(document)
     if ('ignored' in decision) return decision
+    if (findGrant && recordedSinceLastSend(await findGrant(decision.grantId), decision)) {
+      return { ignored: 'recorded_already' }
+    }
     const outcome = await life.recordDelivery(decision)
     if (outcome !== 'done') {
       throw new Error(`Recording ${decision.event} on ${decision.grantId}: ${outcome}; try again.`)

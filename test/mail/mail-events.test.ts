@@ -95,6 +95,31 @@ describe('SES events (MailEvents)', () => {
     expect(JSON.stringify(after.history)).not.toMatch(/@|smtp|550/)
   })
 
+  it('records a document SNS delivers twice once; a bounce of a later mail again', async () => {
+    const grant = await liveGrant('twice@example.com')
+    const bounce = snsEvent(documentFor('bounce.json', grant.grantId))
+    await handler(bounce)
+    await handler(bounce)
+    const deliveries = async () =>
+      ((await stored(grant.grantId)).history ?? [])
+        .filter((h) => h.event === 'delivery')
+        .map((h) => h.delivery)
+    expect(await deliveries()).toEqual(['bounced'])
+    // The issuer resends; that mail bounces too: a new line.
+    await lifeStore.change({
+      grant: await stored(grant.grantId),
+      offer: { delivery: 'sent' },
+      entry: {
+        at: new Date().toISOString(),
+        event: 'delivery',
+        delivery: 'sent',
+        actor: 'service',
+      },
+    })
+    await handler(bounce)
+    expect(await deliveries()).toEqual(['bounced', 'sent', 'bounced'])
+  })
+
   it('a Complaint marks it failed as complained, with the feedback type', async () => {
     const grant = await liveGrant('annoyed@example.com')
     await handler(snsEvent(documentFor('complaint.json', grant.grantId)))
