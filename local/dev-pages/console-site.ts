@@ -6,6 +6,7 @@ import {
   CONSOLE_PATH,
   type ConsoleConfig,
   consoleSecurityHeaders,
+  OFFER_PAGE_PATH,
 } from '../../lib/console-site'
 import { compileViewerRequest, viewerRequestEvent } from '../../lib/console-viewer-request'
 import { isLoopbackHost, notLoopbackProblem } from '../loopback-host'
@@ -31,13 +32,6 @@ export type ConsoleAnswer = {
   headers: Record<string, string>
   body: Buffer | string
 }
-
-/**
- * The recipient's page (console/offer.html, its own Vite entry): the link in an offer e-mail is
- * `<origin>/offer#t=<token>`, outside /app/, with the console's headers. CloudFront routes it to
- * the same file (lib/console-hosting.ts and its viewer-request function).
- */
-export const OFFER_PAGE = { path: '/offer', file: 'offer.html' } as const
 
 /** Only these methods reach the console, as on its CloudFront behaviour (GET and HEAD). */
 const METHODS = ['GET', 'HEAD']
@@ -116,7 +110,9 @@ export const serveConsole = (
   request: { method: string; rawPath: string; host: string | undefined; localPort: number },
 ): ConsoleAnswer | undefined => {
   const { method, rawPath } = request
-  const offer = rawPath === OFFER_PAGE.path
+  // The recipient's page (console/offer.html, its own entry of the build): the link in an offer
+  // e-mail is `<origin>/offer#t=<token>`, outside /app/, with the console's headers.
+  const offer = rawPath === OFFER_PAGE_PATH
   if (!offer && rawPath !== CONSOLE_PATH.slice(0, -1) && !rawPath.startsWith(CONSOLE_PATH))
     return undefined
   const identity = options.identity
@@ -140,22 +136,8 @@ export const serveConsole = (
       allow: METHODS.join(', '),
     })
   }
+  // `/offer` comes back as `/app/offer.html`, a file of the build like any other.
   const routed = viewerRequest(viewerRequestEvent(rawPath))
-  if (offer) {
-    if (!consoleBuilt(options.dir))
-      return answer(503, 'text/html; charset=utf-8', notBuiltPage(options.dir))
-    // The file the viewer-request function names for /offer when it rewrites it under /app/;
-    // offer.html of the build otherwise.
-    const key =
-      !('statusCode' in routed) && routed.uri.startsWith(CONSOLE_PATH)
-        ? routed.uri.slice(CONSOLE_PATH.length)
-        : OFFER_PAGE.file
-    const file = fileIn(options.dir, key)
-    if (!file) return notFound()
-    return answer(200, TYPES['.html'] as string, readFileSync(file), {
-      'cache-control': CONSOLE_CACHE_CONTROL.pages,
-    })
-  }
   if ('statusCode' in routed) {
     return answer(routed.statusCode, 'text/plain; charset=utf-8', `${routed.statusDescription}\n`, {
       ...Object.fromEntries(Object.entries(routed.headers).map(([name, h]) => [name, h.value])),

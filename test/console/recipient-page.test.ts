@@ -8,10 +8,12 @@ import { newOfferToken } from '../../functions/domain/recipient-offer'
 import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
 import { postGrant, request } from '../support/api'
+import { drainNpmStart } from '../support/pipeline'
 import {
   adminCli,
   checkPage,
   type LocalServer,
+  mailTo,
   newContext,
   SET_UP_MS,
   startServerAndBrowser,
@@ -187,6 +189,31 @@ it('serves /offer with the console CSP, its own small entry and none of the cons
   expect(entry(page)).toMatch(/^\/app\/assets\/offer-[\w-]+\.js$/)
   expect(entry(page)).not.toBe(entry(console))
   expect(page).not.toContain('index-')
+})
+
+it('opens the link of the offer e-mail that npm start mailed (the mail sink), and accepts', async () => {
+  const email = address('mailed')
+  const grantId = await grant(programs.other, email, 12, 'Talk on robot arms')
+  await drainNpmStart(server.baseUrl)
+  const mail = await mailTo(server, email)
+  const link = /(https?:\/\/[^\s/]+)\/offer#t=([A-Za-z0-9_-]{43})/.exec(mail.text)
+  // The link points at this server's own page (npm start names it localhost).
+  expect(new URL(link?.[1] as string).port).toBe(new URL(server.baseUrl).port)
+  const { page, problems, failures } = await openLink(link?.[2] as string)
+  const offer = await visible(page.getByRole('region', { name: 'Conference speakers' }))
+  expect(page.url()).toBe(`${server.baseUrl}/offer`)
+  await offer.getByLabel('Your full name').fill('Cy Example')
+  await offer.getByLabel('Country where you live').selectOption('DE')
+  await offer.getByRole('button', { name: 'Confirm my details' }).click()
+  await visible(offer.getByText('Details confirmed.'))
+  await visible(offer.getByRole('link', { name: 'Read the Terms of Virtual Shares, version 1' }))
+  await offer.getByLabel(/I have read and accept the Terms of Virtual Shares, version 1/).check()
+  await offer.getByRole('button', { name: 'Accept 12 shares' }).click()
+  await visible(offer.getByText(/You accepted 12 shares on/))
+  expect(await integratorStatus(programs.other, grantId)).toBe('accepted')
+  expect(failures).toEqual([])
+  expect(problems).toEqual([])
+  await page.context().close()
 })
 
 it('says when a link was tried too often, and when to try again', async () => {
