@@ -428,3 +428,31 @@ it('shows the new Terms when they change while the page is open, and records the
   ])
   await page.context().close()
 })
+
+// Last in the file: npm start's clock only moves forward.
+it('an offer whose window passed while the page was open: the link is over, and the page asks for the address', async () => {
+  const grantId = await grant(programs.main, address('late'), 5, 'Too late')
+  const { page, failures } = await openLink(await linkFor(grantId))
+  const offer = await visible(page.getByRole('region', { name: 'Referral shares' }))
+  const expiresAt = Date.parse(
+    ((await store.findGrant(grantId)) as GrantRecord).expiresAt as string,
+  )
+  // npm start's clock past the offer's end; its sweep runs at once and expires the grant.
+  const moved = await fetch(`${server.baseUrl}/_local/clock`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ advanceMs: expiresAt - Date.now() + 60_000 }),
+  })
+  expect(moved.status).toBe(200)
+  expect(await integratorStatus(programs.main, grantId)).toBe('expired')
+  await offer.getByLabel('Your full name').fill('Late Example')
+  await offer.getByLabel('Date of birth').fill('1990-01-01')
+  await offer.getByLabel('Country where you live').selectOption('FR')
+  await offer.getByRole('button', { name: 'Confirm my details' }).click()
+  await visible(page.getByRole('heading', { level: 1, name: 'Ask for a new link' }))
+  await visible(page.getByText(/This link is not valid any more/))
+  expect(failures).toEqual(['POST /recipient/identify 404'])
+  expect(await integratorStatus(programs.main, grantId)).toBe('expired')
+  await checkPage(page, 'recipient-expired')
+  await page.context().close()
+})
