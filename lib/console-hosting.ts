@@ -211,6 +211,9 @@ export class ConsoleHosting extends Construct {
     // (no cookies, no query string, no Authorization, not Host: API Gateway refuses a Host not
     // its own).
     this.recipientRequests = new OriginRequestPolicy(this, 'RecipientRequests', {
+      // CloudFront's names are global to the account: the stack's and the region's, so the same
+      // stage in two regions does not collide.
+      originRequestPolicyName: `${Stack.of(this).stackName}-RecipientRequests-${Aws.REGION}`,
       comment: "Recipient page's API calls: the body and Content-Type, nothing else",
       headerBehavior: OriginRequestHeaderBehavior.allowList('Content-Type'),
       queryStringBehavior: OriginRequestQueryStringBehavior.none(),

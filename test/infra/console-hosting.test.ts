@@ -267,6 +267,8 @@ describe('distribution', () => {
     // What the recipient routes read of a request: the JSON body and its Content-Type. No Host
     // (API Gateway refuses one not its own), no cookies, no Authorization, no query string.
     expect(policy.Properties.OriginRequestPolicyConfig).toMatchObject({
+      // Unique in the account (CloudFront is global): the stack's name and its region.
+      Name: { 'Fn::Join': ['', ['VirtualShares-prod-RecipientRequests-', { Ref: 'AWS::Region' }]] },
       HeadersConfig: { HeaderBehavior: 'whitelist', Headers: ['Content-Type'] },
       CookiesConfig: { CookieBehavior: 'none' },
       QueryStringsConfig: { QueryStringBehavior: 'none' },
