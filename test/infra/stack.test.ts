@@ -1095,6 +1095,23 @@ describe('outputs and stages', () => {
     expect(outputs.GrantTokensFunctionName?.Value).toEqual({ Ref: 'GrantTokensFunction' })
   })
 
+  it('stays within CloudFormation’s 500 resources a stack, with every option on', () => {
+    // A stack over the quota does not deploy at all. The count grows with each route (a function,
+    // its role, policy, log group, integration, route, permission and two alarms).
+    const everything = synth({
+      stage: 'full',
+      alarmEmail: 'ops@example.com',
+      sesFromEmail: 'offers@example.com',
+      consoleDomainName: 'console.example.com',
+      consoleCertificateArn:
+        'arn:aws:acm:us-east-1:123456789012:certificate/0f6c1d2e-3f4a-4b5c-8d9e-0a1b2c3d4e5f',
+      keepLegacyIndexes: 'true',
+    }).json
+    for (const t of [prod.json, dev.json, everything]) {
+      expect(Object.keys(t.Resources).length).toBeLessThanOrEqual(500)
+    }
+  })
+
   it('gives each stage its own stack name and no fixed physical names, so stages coexist', () => {
     expect(prod.stack.stackName).toBe('VirtualShares-prod')
     expect(dev.stack.stackName).toBe('VirtualShares-dev')
