@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats'
 import { makeGrantLife } from '../../functions/core/grant-life'
 import { GRANT_STATES } from '../../functions/domain/grant-lifecycle'
 import { newId } from '../../functions/domain/ids'
+import { logger } from '../../functions/runtime/logger'
 import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
 import { buildOpenApi } from '../../lib/openapi'
 import { declaredAccess, recordAccess } from '../manage/grants-support'
@@ -365,6 +366,43 @@ describe('GET /programs/{programId}/recipients/{email}/balance', () => {
     } finally {
       trips.stop()
     }
+  })
+
+  it("logs the route key, never the path with the recipient's address (success and refusal)", async () => {
+    // What the function hands its logger, whatever level the test run prints at.
+    const calls: unknown[][] = []
+    const spies = (['debug', 'info', 'warn', 'error'] as const).map((level) =>
+      jest.spyOn(logger, level).mockImplementation((...args: unknown[]) => {
+        calls.push([level, ...args])
+      }),
+    )
+    const email = 'secret.person@example.com'
+    try {
+      expect((await balance(a.programs.TEST, email, a.keys.TEST)).status).toBe(200)
+      expect((await balance(a.programs.TEST, email, b.keys.TEST)).status).toBe(404)
+    } finally {
+      for (const spy of spies) spy.mockRestore()
+    }
+    expect(calls.filter((c) => c[1] === 'request')).toEqual([
+      [
+        'info',
+        'request',
+        expect.objectContaining({
+          route: 'GET /programs/{programId}/recipients/{email}/balance',
+          status: 200,
+        }),
+      ],
+      [
+        'info',
+        'request',
+        expect.objectContaining({
+          route: 'GET /programs/{programId}/recipients/{email}/balance',
+          status: 404,
+          code: 'program_not_found',
+        }),
+      ],
+    ])
+    expect(JSON.stringify(calls)).not.toMatch(/secret\.person|secret%2Eperson/i)
   })
 
   it('costs exactly its declared IAM', async () => {
