@@ -154,6 +154,8 @@ export const makeGrantTokens = ({
       input.idempotencyKey === undefined
         ? newId('grant')
         : idempotentGrantId(issuerId, mode, input.idempotencyKey)
+    // One reading of the clock: the offer window runs from the grant's own createdAt.
+    const createdAt = clock()
     const grant: GrantRecord = {
       grantId,
       programId,
@@ -163,7 +165,7 @@ export const makeGrantTokens = ({
       reason: request.reason,
       amount: request.amount,
       status: 'reserved',
-      createdAt: new Date(clock()).toISOString(),
+      createdAt: new Date(createdAt).toISOString(),
       requestHash: requestHash(programId, recipient, request.reason, request.amount),
       ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
       ...(authority.kind === 'key' ? { keyId: authority.key.keyId } : {}),
@@ -171,7 +173,7 @@ export const makeGrantTokens = ({
       ...(member?.batch === undefined ? {} : { batch: member.batch }),
       programSlot: grantListSlot(programId, grantId),
       // The offer window is the program's when the grant is made (its head is already at hand).
-      expiresAt: offerExpiresAt(clock(), program?.head.offerDays),
+      expiresAt: offerExpiresAt(createdAt, program?.head.offerDays),
       recipientKey: recipient.email,
     }
     // One entry per send, in the grant's own transaction; a replay writes none.
