@@ -13,6 +13,8 @@ export type Mail = {
   subject: string
   /** The plain-text body, placeholders filled: what the person reads. */
   text: string
+  /** The HTML part, for the service's own mail that has one (the offer e-mail). */
+  html?: string
   /** ISO time the emulator sent it. */
   sentAt: string
 }

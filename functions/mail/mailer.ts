@@ -83,7 +83,7 @@ export class NoSenderMailer implements Mailer {
 
 /**
  * Appends each message to a JSON-lines file, in the mail sink's shape (`to`, `subject`, `text`,
- * `sentAt`: local/mail-sink.ts's Mail). Local runs only: the stack never sets MAIL_SINK_FILE.
+ * `html` when there is one, `sentAt`: local/mail-sink.ts's Mail). Local runs only: the stack never sets MAIL_SINK_FILE.
  */
 export class MailSinkMailer implements Mailer {
   constructor(
@@ -96,6 +96,7 @@ export class MailSinkMailer implements Mailer {
       to: mail.to,
       subject: mail.subject,
       text: mail.text,
+      ...(mail.html === undefined ? {} : { html: mail.html }),
       sentAt: this.now().toISOString(),
     }
     appendFileSync(this.file, `${JSON.stringify(line)}\n`, { mode: 0o600 })
