@@ -18,6 +18,25 @@ export type Grant = {
   status: 'reserved'
   createdAt: string
 }
+/**
+ * A grant as `GET /programs/{programId}/grants/{grantId}` answers it: the grant, where it is in its
+ * life (its state, why it was rejected, its offer window, its e-mail) and its history.
+ */
+export type GrantDetail = Omit<Grant, 'status'> & {
+  status: 'reserved' | 'offered' | 'accepted' | 'rejected' | 'expired' | 'canceled'
+  rejectionReason: 'declined' | 'ineligible_age' | 'ineligible_country' | null
+  expiresAt: string
+  delivery: 'pending' | 'sent' | 'test_inbox' | 'failed'
+  history: {
+    at: string
+    event: 'transition' | 'delivery' | 'address'
+    state?: GrantDetail['status']
+    reason?: NonNullable<GrantDetail['rejectionReason']>
+    delivery?: string
+    actor: string
+    detail?: string
+  }[]
+}
 export type GrantResult = {
   grant: Grant
   /** True when the API replayed an earlier delivery of this Idempotency-Key. */
@@ -122,9 +141,9 @@ export class GrantClient {
     }
   }
 
-  async getGrant(programId: string, grantId: string): Promise<Grant> {
+  async getGrant(programId: string, grantId: string): Promise<GrantDetail> {
     const path = `/programs/${encodeURIComponent(programId)}/grants/${encodeURIComponent(grantId)}`
-    return (await this.send('GET', path, {})).body as Grant
+    return (await this.send('GET', path, {})).body as GrantDetail
   }
 
   private async send(method: string, path: string, headers: Record<string, string>, body?: string) {

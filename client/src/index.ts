@@ -3,6 +3,7 @@ export {
   type Grant,
   GrantClient,
   type GrantClientOptions,
+  type GrantDetail,
   type GrantRequest,
   type GrantResult,
   type Mode,

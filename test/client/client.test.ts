@@ -52,7 +52,13 @@ describe('GrantClient against the real local server', () => {
       attempts: 1,
       grant: { amount: 4, mode: 'LIVE' },
     })
-    expect(await client.getGrant(issuer.programs.LIVE, result.grant.id)).toEqual(result.grant)
+    expect(await client.getGrant(issuer.programs.LIVE, result.grant.id)).toEqual({
+      ...result.grant,
+      rejectionReason: null,
+      expiresAt: expect.any(String),
+      delivery: 'pending',
+      history: [],
+    })
     const again = await client.grantTokens(
       issuer.programs.LIVE,
       { ...request, amount: 4 },

@@ -81,14 +81,21 @@ describe('POST /programs/{programId}/grant-tokens: success', () => {
     expect(read.body.recipient).toEqual({ email: 'ann@example.com' })
   })
 
-  it('returns the same grant from GET at its Location', async () => {
+  it('returns the same grant from GET at its Location, with where it is in its life', async () => {
     const created = await postGrant(api.baseUrl, issuer.programs.LIVE, issuer.keys.LIVE)
     expect(created.status).toBe(201)
     const fetched = await request(api.baseUrl, 'GET', created.headers.get('location') as string, {
       headers: { 'x-api-key': issuer.keys.LIVE },
     })
     expect(fetched.status).toBe(200)
-    expect(fetched.body).toEqual(created.body)
+    // The 201's resource, and what the grant's life adds since (issue 19): nothing happened yet.
+    expect(fetched.body).toEqual({
+      ...created.body,
+      rejectionReason: null,
+      expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      delivery: 'pending',
+      history: [],
+    })
     expect(fetched.headers.get('x-request-id')).toBeTruthy()
   })
 

@@ -96,7 +96,14 @@ it('keeps every acknowledged grant across a SIGKILL of the local server', async 
         headers: { 'x-api-key': again.keys.LIVE },
       })
       expect({ id, status: fetched.status }).toEqual({ id, status: 200 })
-      expect(fetched.body).toEqual(body)
+      // The 201's resource, and the grant's life since (issue 19): nothing happened yet.
+      expect(fetched.body).toEqual({
+        ...body,
+        rejectionReason: null,
+        expiresAt: expect.any(String),
+        delivery: 'pending',
+        history: [],
+      })
     }
     // The counter moved with the grants and only with them (via the admin CLI).
     const cli = async (args: string[]) =>
