@@ -5,6 +5,7 @@ import type { RowView, toBatchView } from '../../functions/http/batch-view'
 import type { ManagedGrant } from '../../functions/http/grant-view'
 import type { auditResource, keyResource, programResource } from '../../functions/http/manage-admin'
 import type { batchPreview } from '../../functions/http/routes/manage/grant-batch-create.route'
+import type { inboxResource } from '../../functions/http/routes/manage/inbox-list.route'
 import { currentAccessToken, refreshNow } from './session'
 
 /**
@@ -27,6 +28,16 @@ export type AuditEntry = ReturnType<typeof auditResource>
 export type BatchPreview = ReturnType<typeof batchPreview>
 export type BatchSummary = ReturnType<typeof toBatchView>
 export type Batch = BatchSummary & { rows: RowView[]; nextCursor: string | null }
+export type InboxMessage = ReturnType<typeof inboxResource>
+export type RenderedMail = { subject: string; text: string; html: string }
+/** `null` removes a rule; terms are replaced (text or link), and get their next version. */
+export type OfferSettingsBody = {
+  offerDays?: number
+  minAge?: number | null
+  countries?: string[] | null
+  description?: string | null
+  terms?: { text: string } | { url: string }
+}
 type Page<T> = { data: T[]; nextCursor: string | null }
 
 export type FieldError = { field: string; message: string }
@@ -226,6 +237,20 @@ export const issuerApi = (issuerId: string) => {
       sendJson<Member>('PATCH', member(memberId), { role }),
     resendInvitation: (memberId: string) => sendJson('POST', `${member(memberId)}/resend`),
     removeMember: (memberId: string) => sendJson('DELETE', member(memberId)),
+
+    grant: (grantId: string) => getJson<Grant>(`${base}/grants/${at(grantId)}`),
+    cancelGrant: (grantId: string) =>
+      sendJson<Grant>('POST', `${base}/grants/${at(grantId)}/cancel`),
+    resendOffer: (grantId: string) =>
+      sendJson<Grant>('POST', `${base}/grants/${at(grantId)}/resend`),
+    correctEmail: (grantId: string, email: string) =>
+      sendJson<Grant>('POST', `${base}/grants/${at(grantId)}/correct-email`, { email }),
+    offerSettings: (programId: string, body: OfferSettingsBody) =>
+      sendJson<Program>('PATCH', `${program(programId)}/offer-settings`, body),
+    offerPreview: (programId: string, body: GrantBody) =>
+      sendJson<RenderedMail>('POST', `${program(programId)}/offer-preview`, body),
+    inbox: (params: Cursor) =>
+      getJson<Page<InboxMessage>>(`${base}/inbox${query({ ...params, limit: 10 })}`),
 
     audit: (params: Cursor) =>
       getJson<{ entries: AuditEntry[]; nextCursor: string | null }>(

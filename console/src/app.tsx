@@ -31,6 +31,8 @@ const KeysPage = lazyPage(() => import('./pages/keys').then((m) => m.KeysPage))
 const TeamPage = lazyPage(() => import('./pages/team').then((m) => m.TeamPage))
 const AuditPage = lazyPage(() => import('./pages/audit').then((m) => m.AuditPage))
 const AccountPage = lazyPage(() => import('./pages/account').then((m) => m.AccountPage))
+const GrantPage = lazyPage(() => import('./pages/grant').then((m) => m.GrantPage))
+const InboxPage = lazyPage(() => import('./pages/inbox').then((m) => m.InboxPage))
 
 const PUBLIC = ['sign-in', 'accept', 'forgot-password']
 const LAST_ISSUER = 'vs.console.issuer'
@@ -140,6 +142,7 @@ const ModeSwitch = ({ mode, onChange }: { mode: Mode; onChange: (mode: Mode) => 
 const NAV = [
   { section: 'programs', label: 'Programs' },
   { section: 'keys', label: 'API keys' },
+  { section: 'inbox', label: 'TEST inbox' },
   { section: 'team', label: 'Team' },
   { section: 'audit', label: 'Audit log' },
 ]
@@ -239,6 +242,8 @@ const Shell = ({
           <Route path="/programs/:programId" component={ProgramPage} />
           <Route path="/programs/:programId/send-many" component={SendManyPage} />
           <Route path="/programs/:programId/batches/:batchId" component={BatchPage} />
+          <Route path="/grants/:grantId" component={GrantPage} />
+          <Route path="/inbox" component={InboxPage} />
           <Route path="/keys" component={KeysPage} />
           <Route path="/team" component={TeamPage} />
           <Route path="/audit" component={AuditPage} />

@@ -1,8 +1,15 @@
 import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
 import { textProblem } from '../../../functions/domain/text-rules'
-import { type Grant, type IssuerApi, newIdempotencyKey, type Program } from '../api'
+import {
+  type Grant,
+  type IssuerApi,
+  newIdempotencyKey,
+  type Program,
+  type RenderedMail,
+} from '../api'
 import { knownBatches } from '../batches'
+import { MailFrame } from '../mail-frame'
 import { useScope } from '../scope'
 import {
   Alert,
@@ -23,6 +30,7 @@ import {
   useLoad,
   usePager,
 } from '../ui'
+import { OfferSettings } from './offer-settings'
 import { ProgramActions } from './programs'
 
 /** The grant API's rules (functions/domain/grant-request.schema.ts), checked before sending. */
@@ -74,10 +82,19 @@ export const checkGrant = (form: {
 
 const API_FIELDS = { 'recipient.email': 'email', 'recipient.name': 'name' }
 
+const grantBodyOf = (form: { email: string; name: string; reason: string; amount: string }) => ({
+  recipient: {
+    email: form.email.trim(),
+    ...(form.name.trim() === '' ? {} : { name: form.name.trim() }),
+  },
+  reason: form.reason,
+  amount: Number(form.amount.trim().replace(/[,_ ]/g, '')),
+})
+
 const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant) => void }) => {
   const { api } = useScope()
   const [form, setForm] = useState({ email: '', name: '', reason: '', amount: '' })
-  const [preview, setPreview] = useState<{ key: string } | undefined>()
+  const [preview, setPreview] = useState<{ key: string; mail: RenderedMail } | undefined>()
   const { busy, errors, error, run } = useAction((e) => {
     const explained = explainApiError(e, API_FIELDS)
     // A field the service refused is changed in the form, so the preview goes.
@@ -91,24 +108,17 @@ const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant)
 
   const review = (event: Event) => {
     event.preventDefault()
-    void run(async () => setPreview({ key: newIdempotencyKey('console') }), checkGrant(form))
+    void run(async () => {
+      // The e-mail the recipient will get, rendered by the service's own renderer.
+      const mail = await api.offerPreview(program.id, grantBodyOf(form))
+      setPreview({ key: newIdempotencyKey('console'), mail })
+    }, checkGrant(form))
   }
 
   const send = () =>
     run(async () => {
       if (!preview) return
-      const grant = await api.sendGrant(
-        program.id,
-        {
-          recipient: {
-            email: form.email.trim(),
-            ...(form.name.trim() === '' ? {} : { name: form.name.trim() }),
-          },
-          reason: form.reason,
-          amount: Number(form.amount.trim().replace(/[,_ ]/g, '')),
-        },
-        preview.key,
-      )
+      const grant = await api.sendGrant(program.id, grantBodyOf(form), preview.key)
       setForm({ email: '', name: '', reason: '', amount: '' })
       setPreview(undefined)
       onSent(grant)
@@ -158,7 +168,9 @@ const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant)
         </div>
         {!preview ? (
           <div class="actions">
-            <button type="submit">Preview grant</button>
+            <button type="submit" disabled={busy}>
+              Preview grant and e-mail
+            </button>
           </div>
         ) : null}
       </form>
@@ -175,6 +187,14 @@ const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant)
           {program.remaining !== null ? (
             <p class="hint">{formatNumber(program.remaining)} shares are left in the pool.</p>
           ) : null}
+          <h3>The e-mail {form.email.trim().toLowerCase()} will get</h3>
+          <p class="hint">
+            {program.mode === 'TEST'
+              ? 'A TEST grant’s e-mail goes to your TEST inbox, never to the recipient.'
+              : 'Sent once the grant is made; its link opens the recipient’s offer page.'}{' '}
+            Subject: <strong>{preview.mail.subject}</strong>
+          </p>
+          <MailFrame html={preview.mail.html} title={`Preview: ${preview.mail.subject}`} />
           <Alert>{error}</Alert>
           <div class="actions">
             <button type="button" class="primary" onClick={send} disabled={busy}>
@@ -339,7 +359,9 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
                   <td class="text">{sourceText(grant)}</td>
                   <td>{grant.status}</td>
                   <td>
-                    <code>{grant.id}</code>
+                    <a href={scope.at(`grants/${grant.id}`)}>
+                      <code>{grant.id}</code>
+                    </a>
                   </td>
                 </tr>
               ))}
@@ -446,6 +468,13 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
       <ProgramActions
         program={program}
         onChanged={(_, text) => {
+          setMessage(text)
+          void reload()
+        }}
+      />
+      <OfferSettings
+        program={program}
+        onSaved={(_, text) => {
           setMessage(text)
           void reload()
         }}

@@ -1,0 +1,328 @@
+import { useState } from 'preact/hooks'
+import type { Grant } from '../api'
+import { useScope } from '../scope'
+import {
+  Alert,
+  ConfirmDialog,
+  CopyButton,
+  can,
+  explainApiError,
+  formatNumber,
+  PageTitle,
+  Status,
+  StatusBadge,
+  TextField,
+  Time,
+  useAction,
+  useLoad,
+} from '../ui'
+
+type HistoryLine = Grant['history'][number]
+
+const STATE_TEXT: Record<string, string> = {
+  reserved: 'Reserved: the offer is on its way to the recipient',
+  offered: 'Offered: the recipient identified and may accept',
+  accepted: 'Accepted by the recipient (final)',
+  rejected: 'Rejected',
+  expired: 'Expired: the offer window passed; the shares went back to the pool',
+  canceled: 'Canceled; the shares went back to the pool',
+}
+const REASON_TEXT: Record<string, string> = {
+  declined: 'declined by the recipient',
+  ineligible_age: 'the recipient is under the program’s minimum age',
+  ineligible_country: 'the recipient lives outside the program’s countries',
+}
+const DELIVERY_TEXT: Record<string, string> = {
+  sent: 'Offer e-mail sent',
+  test_inbox: 'Offer e-mail written to the TEST inbox',
+  reminded: 'Reminder sent',
+  bounced: 'Delivery failed: the e-mail bounced',
+  complained: 'Delivery failed: the recipient marked the e-mail as spam',
+  failed: 'Delivery failed',
+}
+const DELIVERY_STATE: Record<string, string> = {
+  pending: 'Not sent yet',
+  sent: 'Sent',
+  test_inbox: 'In the TEST inbox (TEST grants never e-mail anyone)',
+  failed: 'Failed',
+}
+
+const actorText = (actor: string) =>
+  actor.startsWith('person:')
+    ? actor.slice('person:'.length)
+    : actor.startsWith('key:')
+      ? `API key ${actor.slice(4)}`
+      : actor === 'recipient'
+        ? 'the recipient'
+        : actor === 'service'
+          ? 'the service'
+          : actor === 'simulation'
+            ? 'TEST simulation'
+            : actor
+
+const lineText = (line: HistoryLine) => {
+  if (line.event === 'transition') {
+    const state = line.state ?? ''
+    return `${state.charAt(0).toUpperCase()}${state.slice(1)}${line.reason ? ` (${REASON_TEXT[line.reason] ?? line.reason})` : ''}`
+  }
+  if (line.event === 'delivery')
+    return DELIVERY_TEXT[line.delivery ?? ''] ?? `Delivery: ${line.delivery}`
+  return 'Recipient address corrected; earlier links no longer work'
+}
+
+const isFailure = (line: HistoryLine) =>
+  line.event === 'delivery' &&
+  (line.delivery === 'bounced' || line.delivery === 'complained' || line.delivery === 'failed')
+
+/** The grant's life, oldest first, its creation the first line. */
+const Timeline = ({ grant }: { grant: Grant }) => (
+  <section aria-labelledby="timeline">
+    <h2 id="timeline">Timeline</h2>
+    <ol class="timeline">
+      <li>
+        <Time iso={grant.createdAt} /> <strong>Created</strong> (reserved){' '}
+        <span class="hint">
+          by{' '}
+          {grant.source === 'api'
+            ? `API key ${grant.keyId ?? ''}`
+            : grant.source === 'batch'
+              ? `batch ${grant.batch?.id ?? ''}, row ${grant.batch?.row ?? ''}`
+              : (grant.sentBy?.email ?? '')}
+        </span>
+      </li>
+      {grant.history.map((line, i) => (
+        <li key={`${line.at}-${i}`} class={isFailure(line) ? 'failure' : undefined}>
+          <Time iso={line.at} /> <strong>{lineText(line)}</strong>{' '}
+          <span class="hint">by {actorText(line.actor)}</span>
+          {line.detail && line.event !== 'address' ? <div class="hint">{line.detail}</div> : null}
+        </li>
+      ))}
+    </ol>
+  </section>
+)
+
+type Dialog = 'cancel' | 'resend' | 'email' | undefined
+
+export const GrantPage = ({ grantId }: { grantId: string }) => {
+  const scope = useScope()
+  const [message, setMessage] = useState('')
+  const [version, setVersion] = useState(0)
+  const [dialog, setDialog] = useState<Dialog>()
+  const [email, setEmail] = useState('')
+  const {
+    data: grant,
+    error,
+    reload,
+  } = useLoad(() => scope.api.grant(grantId), [scope.api, grantId, version])
+  const action = useAction((e) => explainApiError(e))
+
+  if (error) {
+    return (
+      <>
+        <PageTitle title="Grant not found">Grant not found</PageTitle>
+        <Alert>{error}</Alert>
+        <p>
+          <a href={scope.at('programs')}>Back to the programs</a>
+        </p>
+      </>
+    )
+  }
+  if (!grant) return <p role="status">Loading the grant…</p>
+
+  const open = grant.status === 'reserved' || grant.status === 'offered'
+  const admin = can(scope.role, 'admin')
+  const close = () => {
+    setDialog(undefined)
+    action.setError('')
+    action.setErrors({})
+  }
+  const done = (text: string) => {
+    setDialog(undefined)
+    setMessage(text)
+    setVersion((v) => v + 1)
+  }
+  const failed = grant.delivery.state === 'failed'
+
+  return (
+    <>
+      <p class="crumbs">
+        <a href={scope.at('programs')}>Programs</a> ›{' '}
+        <a href={scope.at(`programs/${grant.programId}`)}>Program</a> ›
+      </p>
+      <PageTitle title={`Grant ${grant.id}`}>
+        Grant of {formatNumber(grant.amount)} share{grant.amount === 1 ? '' : 's'} to{' '}
+        {grant.recipient.email}
+      </PageTitle>
+      {message ? <Status>{message}</Status> : null}
+      {failed ? (
+        <div class="alert" role="alert">
+          The offer e-mail could not be delivered to {grant.recipient.email}. Correct the address
+          {open ? ', or resend the offer' : ''}.
+        </div>
+      ) : null}
+      <dl class="facts">
+        <div>
+          <dt>State</dt>
+          <dd>
+            <StatusBadge status={grant.status} />{' '}
+            <span class="hint">
+              {STATE_TEXT[grant.status]}
+              {grant.rejectionReason ? `: ${REASON_TEXT[grant.rejectionReason]}` : ''}
+            </span>
+          </dd>
+        </div>
+        <div>
+          <dt>Offer open until</dt>
+          <dd>
+            <Time iso={grant.expiresAt} />
+          </dd>
+        </div>
+        <div>
+          <dt>Offer e-mail</dt>
+          <dd class={failed ? 'failure' : undefined}>
+            {DELIVERY_STATE[grant.delivery.state] ?? grant.delivery.state}
+            {grant.delivery.sends > 0 ? ` · sent ${grant.delivery.sends}×` : ''}
+            {grant.delivery.lastSentAt ? (
+              <>
+                {' '}
+                · last <Time iso={grant.delivery.lastSentAt} />
+              </>
+            ) : null}
+          </dd>
+        </div>
+        <div>
+          <dt>Recipient</dt>
+          <dd>
+            {grant.recipient.email}
+            {grant.recipient.name ? (
+              <>
+                {' '}
+                (<bdi>{grant.recipient.name}</bdi>)
+              </>
+            ) : null}
+          </dd>
+        </div>
+        <div>
+          <dt>Reason</dt>
+          <dd>
+            <bdi>{grant.reason}</bdi>
+          </dd>
+        </div>
+        <div>
+          <dt>Mode</dt>
+          <dd>
+            <span class={`badge badge-${grant.mode.toLowerCase()}`}>{grant.mode}</span>
+          </dd>
+        </div>
+        {grant.acceptance ? (
+          <div>
+            <dt>Accepted</dt>
+            <dd>
+              <Time iso={grant.acceptance.at} /> · terms version {grant.acceptance.termsVersion}
+            </dd>
+          </div>
+        ) : null}
+        <div>
+          <dt>Grant id</dt>
+          <dd>
+            <code>{grant.id}</code> <CopyButton text={grant.id} label="Copy grant id" />
+          </dd>
+        </div>
+      </dl>
+      {admin && open ? (
+        <div class="actions">
+          <button type="button" onClick={() => setDialog('resend')}>
+            Resend offer
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              setEmail(grant.recipient.email)
+              setDialog('email')
+            }}
+          >
+            Correct e-mail
+          </button>
+          <button type="button" class="danger" onClick={() => setDialog('cancel')}>
+            Cancel grant
+          </button>
+        </div>
+      ) : null}
+      <Timeline grant={grant} />
+      <ConfirmDialog
+        open={dialog === 'cancel'}
+        title="Cancel this grant?"
+        confirmLabel="Cancel grant"
+        danger
+        busy={action.busy}
+        error={action.error || undefined}
+        onClose={close}
+        onConfirm={() =>
+          action.run(async () => {
+            await scope.api.cancelGrant(grant.id)
+            done(`Grant canceled: ${formatNumber(grant.amount)} shares went back to the pool.`)
+          })
+        }
+      >
+        <p>
+          The recipient can no longer accept it, and its {formatNumber(grant.amount)} shares go back
+          to the program’s pool. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={dialog === 'resend'}
+        title="Resend the offer?"
+        confirmLabel="Resend offer"
+        busy={action.busy}
+        error={action.error || undefined}
+        onClose={close}
+        onConfirm={() =>
+          action.run(async () => {
+            await scope.api.resendOffer(grant.id)
+            done(`The offer is on its way to ${grant.recipient.email} again.`)
+          })
+        }
+      >
+        <p>
+          {grant.recipient.email} gets the offer e-mail again, with a new link. At most once every
+          10 minutes.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={dialog === 'email'}
+        title="Correct the recipient’s e-mail"
+        confirmLabel="Correct and resend"
+        busy={action.busy}
+        error={undefined}
+        onClose={close}
+        onConfirm={() =>
+          action.run(
+            async () => {
+              const changed = await scope.api.correctEmail(grant.id, email.trim())
+              done(`The offer goes to ${changed.recipient.email}; earlier links no longer work.`)
+            },
+            /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())
+              ? {}
+              : { email: 'Enter a valid e-mail address (at most 254 characters).' },
+          )
+        }
+      >
+        <TextField
+          label="New e-mail address"
+          hint="The offer is sent there; links sent to the old address stop working."
+          // Not type=email: the dialog's form would stop on the browser's own bubble, and the
+          // message belongs next to the field, in the service's words.
+          autocomplete="off"
+          error={action.errors.email ?? (action.error || undefined)}
+          value={email}
+          onValue={setEmail}
+        />
+      </ConfirmDialog>
+      <p>
+        <button type="button" onClick={() => void reload()}>
+          Refresh
+        </button>
+      </p>
+    </>
+  )
+}

@@ -1,0 +1,291 @@
+import { useState } from 'preact/hooks'
+import {
+  checkOfferSettings,
+  OFFER_SETTINGS_LIMITS as LIMITS,
+} from '../../../functions/domain/offer-settings'
+import type { OfferSettingsBody, Program } from '../api'
+import { useScope } from '../scope'
+import {
+  can,
+  type Errors,
+  explainApiError,
+  Field,
+  FormEnd,
+  formatNumber,
+  inputValue,
+  TextField,
+  useAction,
+} from '../ui'
+
+/** A field the service names (`countries[2]`, `terms.text`) as the form's field. */
+const formField = (field: string) =>
+  field.startsWith('countries')
+    ? 'countries'
+    : field === 'terms.text'
+      ? 'termsText'
+      : field === 'terms.url'
+        ? 'termsUrl'
+        : field === 'terms'
+          ? 'termsText'
+          : field
+
+type Form = {
+  offerDays: string
+  minAge: string
+  countries: string
+  description: string
+  termsKind: 'text' | 'url'
+  termsText: string
+  termsUrl: string
+}
+
+const formOf = (program: Program): Form => ({
+  offerDays: String(program.offerDays),
+  minAge: program.minAge === null ? '' : String(program.minAge),
+  countries: program.countries?.join(', ') ?? '',
+  description: program.description ?? '',
+  termsKind: program.terms?.url !== undefined ? 'url' : 'text',
+  termsText: program.terms?.text ?? '',
+  termsUrl: program.terms?.url ?? '',
+})
+
+const numberOr = (value: string): unknown =>
+  /^\s*\d+\s*$/.test(value) ? Number(value) : value.trim() === '' ? undefined : value
+
+/** The PATCH body of the form: every setting, empty meaning "no rule". */
+const bodyOf = (form: Form): Record<string, unknown> => {
+  const countries = form.countries
+    .split(/[\s,;]+/)
+    .map((c) => c.trim())
+    .filter(Boolean)
+  const terms =
+    form.termsKind === 'url'
+      ? form.termsUrl.trim() === ''
+        ? undefined
+        : { url: form.termsUrl.trim() }
+      : form.termsText.trim() === ''
+        ? undefined
+        : { text: form.termsText }
+  return {
+    offerDays: numberOr(form.offerDays) ?? '',
+    minAge: form.minAge.trim() === '' ? null : numberOr(form.minAge),
+    countries: countries.length === 0 ? null : countries,
+    description: form.description.trim() === '' ? null : form.description,
+    // Terms are replaced, never removed: left empty, the current ones stay.
+    ...(terms === undefined ? {} : { terms }),
+  }
+}
+
+/** What the recipients of a program see and must meet; admins change it, others read it. */
+export const OfferSettings = ({
+  program,
+  onSaved,
+}: {
+  program: Program
+  onSaved: (program: Program, text: string) => void
+}) => {
+  const { api, role } = useScope()
+  const [form, setForm] = useState<Form>(() => formOf(program))
+  const [editing, setEditing] = useState(false)
+  const { busy, errors, error, run } = useAction((e) => {
+    const explained = explainApiError(e)
+    if (!explained.fields) return explained
+    const fields: Errors = {}
+    for (const [field, message] of Object.entries(explained.fields)) {
+      fields[formField(field)] = message
+    }
+    return { fields }
+  })
+  const set = (field: keyof Form) => (value: string) => setForm({ ...form, [field]: value })
+
+  const save = (event: Event) => {
+    event.preventDefault()
+    const body = bodyOf(form)
+    const checked = checkOfferSettings(body)
+    const problems: Errors = {}
+    if ('problems' in checked) {
+      for (const p of checked.problems) {
+        const field = formField(p.field)
+        const said = `${p.field.replace(/\[\d+\]$/, '')} ${p.rule}`
+        problems[field] = problems[field] ? `${problems[field]}; ${said}` : said
+      }
+    }
+    void run(async () => {
+      const saved = await api.offerSettings(program.id, body as OfferSettingsBody)
+      setEditing(false)
+      setForm(formOf(saved))
+      onSaved(
+        saved,
+        saved.terms && saved.terms.version !== program.terms?.version
+          ? `Offer settings saved. The terms are now version ${saved.terms.version}.`
+          : 'Offer settings saved.',
+      )
+    }, problems)
+  }
+
+  const terms = program.terms
+  if (!editing) {
+    return (
+      <section class="panel" aria-labelledby="offer-settings">
+        <h2 id="offer-settings">Offer settings</h2>
+        <dl class="facts">
+          <div>
+            <dt>Offer window</dt>
+            <dd>
+              {program.offerDays} day{program.offerDays === 1 ? '' : 's'}
+            </dd>
+          </div>
+          <div>
+            <dt>Minimum age</dt>
+            <dd>{program.minAge === null ? 'None' : `${program.minAge} years`}</dd>
+          </div>
+          <div>
+            <dt>Countries</dt>
+            <dd>{program.countries === null ? 'Any' : program.countries.join(', ')}</dd>
+          </div>
+          <div>
+            <dt>Terms</dt>
+            <dd>
+              {terms === null ? (
+                'None yet'
+              ) : terms.url ? (
+                <>
+                  Version {terms.version}: <a href={terms.url}>{terms.url}</a>
+                </>
+              ) : (
+                `Version ${terms.version}: text of ${formatNumber([...(terms.text ?? '')].length)} characters`
+              )}
+            </dd>
+          </div>
+        </dl>
+        {program.description ? (
+          <p class="description">
+            <bdi>{program.description}</bdi>
+          </p>
+        ) : null}
+        {can(role, 'admin') ? (
+          <div class="actions">
+            <button
+              type="button"
+              onClick={() => {
+                setForm(formOf(program))
+                setEditing(true)
+              }}
+            >
+              Change offer settings
+            </button>
+          </div>
+        ) : null}
+      </section>
+    )
+  }
+
+  return (
+    <section class="panel" aria-labelledby="offer-settings">
+      <h2 id="offer-settings">Offer settings</h2>
+      <form onSubmit={save} noValidate>
+        <div class="form-row">
+          <TextField
+            label="Offer window (days)"
+            hint="1 to 365. How long a recipient has to accept; applies to grants made from now on."
+            error={errors.offerDays}
+            inputMode="numeric"
+            value={form.offerDays}
+            onValue={set('offerDays')}
+            required
+          />
+          <TextField
+            label="Minimum age"
+            hint={`${LIMITS.minAge.min} to ${LIMITS.minAge.max} years; empty for none. Recipients then give their date of birth; only the result is kept.`}
+            error={errors.minAge}
+            inputMode="numeric"
+            value={form.minAge}
+            onValue={set('minAge')}
+          />
+        </div>
+        <TextField
+          label="Allowed countries"
+          hint="ISO 3166-1 alpha-2 codes, separated by commas (such as DE, FR, US); empty for any country."
+          error={errors.countries}
+          value={form.countries}
+          onValue={set('countries')}
+        />
+        <Field
+          label="Description"
+          hint={`Shown to recipients on their page and in the e-mail. At most ${formatNumber(LIMITS.descriptionMax)} characters.`}
+          error={errors.description}
+        >
+          {(props) => (
+            <textarea
+              {...props}
+              rows={3}
+              value={form.description}
+              onInput={(e) => set('description')(inputValue(e))}
+            />
+          )}
+        </Field>
+        <fieldset>
+          <legend>
+            Terms of Virtual Shares{' '}
+            {terms ? (
+              <span class="hint">
+                (now version {terms.version}; a change makes the next version)
+              </span>
+            ) : (
+              <span class="hint">(none yet; the first become version 1)</span>
+            )}
+          </legend>
+          <div class="radio-row">
+            <label>
+              <input
+                type="radio"
+                name="terms-kind"
+                checked={form.termsKind === 'text'}
+                onChange={() => setForm({ ...form, termsKind: 'text' })}
+              />{' '}
+              Text
+            </label>
+            <label>
+              <input
+                type="radio"
+                name="terms-kind"
+                checked={form.termsKind === 'url'}
+                onChange={() => setForm({ ...form, termsKind: 'url' })}
+              />{' '}
+              Link
+            </label>
+          </div>
+          {form.termsKind === 'text' ? (
+            <Field
+              label="Terms text"
+              hint={`At most ${formatNumber(LIMITS.termsTextMax)} characters.`}
+              error={errors.termsText}
+            >
+              {(props) => (
+                <textarea
+                  {...props}
+                  rows={6}
+                  value={form.termsText}
+                  onInput={(e) => set('termsText')(inputValue(e))}
+                />
+              )}
+            </Field>
+          ) : (
+            <TextField
+              label="Terms link"
+              hint="An https:// address where the terms are published."
+              error={errors.termsUrl}
+              value={form.termsUrl}
+              onValue={set('termsUrl')}
+            />
+          )}
+        </fieldset>
+        <FormEnd error={error} busy={busy} label="Save offer settings">
+          <button type="button" onClick={() => setEditing(false)} disabled={busy}>
+            Cancel
+          </button>
+        </FormEnd>
+      </form>
+    </section>
+  )
+}
