@@ -263,6 +263,40 @@ export const attachContentionModel = (
         }
       }
 
+      if (command === 'BatchWriteItemCommand') {
+        // Each request a single write of its item (1 unit per KB, its indexes too); no conflicts
+        // are modelled (nothing the service batch-writes is ever in a transaction). Short of
+        // units, the whole call is refused as DynamoDB refuses a batch none of whose items it could
+        // write: pessimistic when only some of them would have been throttled.
+        const requests = input.RequestItems as Record<string, Record<string, unknown>[]>
+        const touches = Object.entries(requests).flatMap(([TableName, entries]) =>
+          entries.map((entry) => {
+            const put = entry.PutRequest as { Item: unknown } | undefined
+            const del = entry.DeleteRequest as { Key: unknown } | undefined
+            return put !== undefined
+              ? touchOf('Put', { TableName, Item: put.Item }, false)
+              : touchOf('Delete', { TableName, Key: del?.Key }, false)
+          }),
+        )
+        if (admit(touches, at).some(Boolean)) {
+          stats.throttles++
+          await time.until(at + draw(params.rejection))
+          throw new DynamoDBServiceException({
+            name: 'ProvisionedThroughputExceededException',
+            $fault: 'client',
+            $metadata: { httpStatusCode: 400 },
+            message:
+              'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
+          })
+        }
+        const service = draw(params.single)
+        try {
+          return await next(args)
+        } finally {
+          await time.until(at + service)
+        }
+      }
+
       const single = SINGLE_WRITES[command]
       if (single !== undefined) {
         const touch = touchOf(single, input, false)

@@ -49,6 +49,30 @@ export class VirtualTime {
     )
   }
 
+  /**
+   * Runs `tasks` at once from inside a client, each counted as a client of its own, while the
+   * caller waits (not busy) until they have all ended: how code that runs work concurrently within
+   * one client (Promise.all over lanes) keeps the clock's count of busy clients right.
+   */
+  async fork(tasks: (() => Promise<void>)[]): Promise<void> {
+    this.busy += tasks.length - 1
+    try {
+      await Promise.all(
+        tasks.map(async (task) => {
+          try {
+            await task()
+          } finally {
+            this.busy--
+            this.kick()
+          }
+        }),
+      )
+    } finally {
+      // The caller is busy again before the clock can move (a kick waits for setImmediate).
+      this.busy++
+    }
+  }
+
   private kick() {
     if (this.busy > 0 || this.scheduled || this.queue.length === 0) return
     this.scheduled = true

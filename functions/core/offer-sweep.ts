@@ -17,9 +17,9 @@ import type { makeGrantLife } from './grant-life'
  *   life still decides each change on the grant's state in one conditional transaction: a
  *   second expiry finds the grant final and returns nothing;
  * - a timer is deleted only once its grant needs nothing more from it. One whose grant says "not
- *   due yet" (a timer ahead of the grant's own window) or whose handling failed (DynamoDB
- *   unavailable) stays: its lease runs out and a later run takes it up again. A sweep stopped
- *   half-way leaves its timers the same way.
+ *   due yet" (a timer ahead of the grant's own window) stays, and a later run takes it up once
+ *   its lease has run out; one whose handling failed (DynamoDB unavailable) stays with its lease
+ *   given back, for the next run. A sweep stopped half-way leaves its timers to their leases.
  */
 
 /**
@@ -47,6 +47,11 @@ export type OfferSweepDeps = {
    * limit (npm start, tests).
    */
   remainingMs?: () => number
+  /**
+   * Runs `count` lanes at once and resolves when all have ended. Default: Promise.all. The
+   * contention model passes its virtual clock's (bench/contention/virtual-time.ts `fork`).
+   */
+  lanes?: (count: number, lane: () => Promise<void>) => Promise<void>
   /** Told of a slot that could not be read or a timer that could not be handled (left for the next run). */
   onFailure?: (at: { slot: string; grantId?: string; kind?: string }, error: unknown) => void
 }
@@ -74,17 +79,8 @@ export type OfferSweepReport = {
   complete: boolean
 }
 
-/** Runs `work` over `items` with at most `limit` at once. */
-const eachLimited = async <T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-) => {
-  let next = 0
-  const lane = async () => {
-    while (next < items.length) await work(items[next++] as T)
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
+const promiseLanes = async (count: number, lane: () => Promise<void>) => {
+  await Promise.all(Array.from({ length: count }, lane))
 }
 
 export const makeOfferSweep = (deps: OfferSweepDeps) => {
@@ -92,6 +88,18 @@ export const makeOfferSweep = (deps: OfferSweepDeps) => {
   const timerConcurrency = deps.timerConcurrency ?? 4
   const pageSize = deps.pageSize ?? 100
   const remaining = deps.remainingMs ?? (() => Number.POSITIVE_INFINITY)
+  const lanes = deps.lanes ?? promiseLanes
+  /** Runs `work` over `items` with at most `limit` at once. */
+  const eachLimited = async <T>(
+    items: readonly T[],
+    limit: number,
+    work: (item: T) => Promise<void>,
+  ) => {
+    let next = 0
+    await lanes(Math.min(limit, items.length), async () => {
+      while (next < items.length) await work(items[next++] as T)
+    })
+  }
 
   return async (): Promise<OfferSweepReport> => {
     // One time for the whole run: a timer falling due while it runs is the next run's.
@@ -133,6 +141,7 @@ export const makeOfferSweep = (deps: OfferSweepDeps) => {
         return
       }
       report.read++
+      let lease: number | undefined
       try {
         const now = deps.clock()
         if (
@@ -142,6 +151,7 @@ export const makeOfferSweep = (deps: OfferSweepDeps) => {
           report.held++
           return
         }
+        lease = now + LEASE_MS
         const result = await handle(timer)
         if (result === 'keep') {
           report.notDue++
@@ -153,6 +163,8 @@ export const makeOfferSweep = (deps: OfferSweepDeps) => {
       } catch (error) {
         report.failed++
         deps.onFailure?.({ slot: timer.slot, grantId: timer.grantId, kind: timer.kind }, error)
+        // The next run takes it up again, not only once the lease has run out.
+        if (lease !== undefined) await deps.timers.releaseTimer(timer, lease).catch(() => {})
       }
     }
 

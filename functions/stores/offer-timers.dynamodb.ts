@@ -66,6 +66,29 @@ export class DynamoDbOfferTimerStore implements OfferTimerStore {
     }
   }
 
+  async releaseTimer(
+    timer: Pick<TimerRecord, 'slot' | 'due'>,
+    until: number,
+    { signal }: CallOptions = {},
+  ): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.timers,
+          Key: { slot: timer.slot, due: timer.due },
+          UpdateExpression: 'REMOVE #lease',
+          ConditionExpression: '#lease = :until',
+          ExpressionAttributeNames: { '#lease': 'leaseUntil' },
+          ExpressionAttributeValues: { ':until': until },
+        }),
+        { abortSignal: signal },
+      )
+    } catch (error) {
+      // Deleted, or taken again since: nothing of ours to give back.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error
+    }
+  }
+
   async deleteTimer(
     timer: Pick<TimerRecord, 'slot' | 'due'>,
     { signal }: CallOptions = {},

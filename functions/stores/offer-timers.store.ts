@@ -30,6 +30,15 @@ export interface OfferTimerStore {
     lease: { now: number; until: number },
     options?: CallOptions,
   ): Promise<boolean>
+  /**
+   * Gives a lease back (handling failed): a later run takes the timer up at once instead of after
+   * the lease. Only the lease `until` that this sweep took; nothing if another has it since.
+   */
+  releaseTimer(
+    timer: Pick<TimerRecord, 'slot' | 'due'>,
+    until: number,
+    options?: CallOptions,
+  ): Promise<void>
   /** Deletes the timer; a timer already gone (another sweep's) is no error. */
   deleteTimer(timer: Pick<TimerRecord, 'slot' | 'due'>, options?: CallOptions): Promise<void>
 }
