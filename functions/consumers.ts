@@ -220,7 +220,9 @@ export const CONSUMERS = [
       timers: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
       // expire (state, history, returned shares in one transaction) and remind (offer.remindedAt).
       grants: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-      programs: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      // BatchGetItem: a grant made before draws were recorded gives its shares back to the shards
+      // that issued them, read first (grant-life.dynamodb.ts, olderReturn).
+      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
     },
   },
 ] as const satisfies readonly ConsumerSpec[]
