@@ -34,6 +34,11 @@ const BENCHMARKS = [
   { key: 'http-concurrency', module: './benchmarks/http-concurrency.ts', database: true },
   { key: 'hot-program-http', module: './benchmarks/hot-program-http.ts', database: true },
   { key: 'contention-model', module: './benchmarks/contention-model.ts', database: true },
+  {
+    key: 'offer-expiry-model',
+    module: './benchmarks/contention-offer-expiry.ts',
+    database: true,
+  },
   { key: 'mixed-pool', module: './benchmarks/mixed-pool.ts', database: true },
   { key: 'memory', module: './benchmarks/memory.ts', database: true },
   { key: 'console', module: './benchmarks/console-page.ts', database: false },
