@@ -1,6 +1,6 @@
 import type { GrantLife } from '../functions/core/grant-life'
 import type { GrantRecord } from '../functions/domain/grant'
-import { grantExpiresAt } from '../functions/domain/recipient-offer'
+import { grantExpiresAt } from '../functions/domain/grant-lifecycle'
 import type { GrantLifeStore } from '../functions/stores/grant-life.store'
 import { table } from './format'
 import { CliError } from './messages'

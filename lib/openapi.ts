@@ -657,7 +657,9 @@ export const buildOpenApi = () => ({
               'x-request-id': { $ref: '#/components/headers/RequestId' },
               'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' },
             },
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/Grant' } } },
+            content: {
+              'application/json': { schema: { $ref: '#/components/schemas/GrantDetail' } },
+            },
           },
           ...problems([400, 401, 403, 404, 409, 413, 415, 422, 500, 503]),
         },

@@ -3,9 +3,9 @@ import { unmarshall } from '@aws-sdk/util-dynamodb'
 import type { DynamoDBRecord } from 'aws-lambda'
 import type { OfferMailMessage } from '../consumers'
 import type { GrantRecord } from '../domain/grant'
-import { reminderDueAt } from '../domain/grant-lifecycle'
+import { grantExpiresAt, reminderDueAt } from '../domain/grant-lifecycle'
 import { type TimerRecord, timerFor } from '../domain/offer-timers'
-import { grantExpiresAt, isOpen } from '../domain/recipient-offer'
+import { isOpen } from '../domain/recipient-offer'
 
 /**
  * The grants table's stream, read once for every consumer (the GrantStream function; locally

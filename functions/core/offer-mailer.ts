@@ -8,13 +8,9 @@ import {
 } from '../domain/errors'
 import type { GrantRecord } from '../domain/grant'
 import type { DeliveryEvent, RejectionReason } from '../domain/grant-lifecycle'
+import { grantExpiresAt } from '../domain/grant-lifecycle'
 import type { ProgramRecord } from '../domain/program'
-import {
-  grantExpiresAt,
-  type MagicOutcome,
-  magicOutcome,
-  type TestMoveTarget,
-} from '../domain/recipient-offer'
+import { type MagicOutcome, magicOutcome, type TestMoveTarget } from '../domain/recipient-offer'
 import type { Mailer, OutgoingMail } from '../mail/mailer'
 import { offerLink, type RenderedMail, renderOfferMail } from '../mail/offer-mail'
 import type { SendPace } from '../mail/send-pace'

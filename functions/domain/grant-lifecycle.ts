@@ -173,3 +173,12 @@ export const reminderDueAt = (createdAtMs: number, expiresAtMs: number) => {
   const at = expiresAtMs - REMINDER_BEFORE_MS
   return at > createdAtMs ? at : undefined
 }
+
+/**
+ * End of a grant's offer window (ms): its `expiresAt`, or for a grant made before offers existed,
+ * createdAt + DEFAULT_OFFER_DAYS.
+ */
+export const grantExpiresAt = (grant: { expiresAt?: string | undefined; createdAt: string }) =>
+  grant.expiresAt !== undefined
+    ? Date.parse(grant.expiresAt)
+    : Date.parse(grant.createdAt) + DEFAULT_OFFER_DAYS * 24 * 60 * 60 * 1000

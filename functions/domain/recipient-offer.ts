@@ -29,12 +29,6 @@ export const isOfferTokenShape = (value: unknown): value is string =>
 /** The most link tokens a grant keeps valid at once (first send, resends, new links). */
 export const MAX_OFFER_TOKENS = 5
 
-/** End of a grant's offer window (ms); grants from before offers existed get the default window. */
-export const grantExpiresAt = (grant: Pick<GrantRecord, 'expiresAt' | 'createdAt'>) =>
-  grant.expiresAt !== undefined
-    ? Date.parse(grant.expiresAt)
-    : Date.parse(grant.createdAt) + DEFAULT_OFFER_DAYS * 24 * 60 * 60 * 1000
-
 export const isOpen = (state: GrantState) => OPEN_STATES.includes(state)
 
 /**

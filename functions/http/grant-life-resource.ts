@@ -1,11 +1,11 @@
 import type { GrantRecord } from '../domain/grant'
-import type { GrantHistoryEntry } from '../domain/grant-lifecycle'
-import { grantExpiresAt } from '../domain/recipient-offer'
+import { type GrantHistoryEntry, grantExpiresAt } from '../domain/grant-lifecycle'
 import { type GrantResource, toGrantResource } from './grant-resource'
 
 /**
- * A grant's life as the integrator API shows it after creation (the GET, cancel, the TEST move,
- * the listing). Apart from grant-resource.ts so the grant path's bundle does not carry it.
+ * A grant's life as the integrator API shows it: the creation's 201 and its replay, the GET,
+ * cancel, the TEST move (all the same GrantDetail) and the listing (without the history). Pure
+ * and small: the grant path carries it (no crypto, no schema).
  */
 
 /** A history line as an integrator sees it. */

@@ -1,6 +1,9 @@
 import type { GrantRecord } from '../domain/grant'
 
-/** The public JSON shape of a grant; the same for a creation, its replay and a GET. */
+/**
+ * The public JSON shape of a grant's request and state; grant-life-resource.ts adds its life (the
+ * offer window, delivery, history). Creation, replay and GET answer the same GrantDetail.
+ */
 export type GrantResource = {
   id: string
   object: 'grant'

@@ -1,6 +1,6 @@
 import { csvLine } from '../domain/csv'
 import type { GrantRecord } from '../domain/grant'
-import { grantExpiresAt } from '../domain/recipient-offer'
+import { grantExpiresAt } from '../domain/grant-lifecycle'
 import { toGrantResource } from './grant-resource'
 
 /**

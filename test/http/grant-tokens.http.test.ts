@@ -49,7 +49,16 @@ describe('POST /programs/{programId}/grant-tokens: success', () => {
       amount: 3,
       status: 'reserved',
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      // The same grant a GET shows: its life so far (the offer window is the program's, 30 days).
+      rejectionReason: null,
+      expiresAt: new Date(Date.parse(call.body.createdAt) + 30 * 86_400_000).toISOString(),
+      delivery: 'pending',
+      history: [],
     })
+    const read = await fetch(`${api.baseUrl}${call.headers.get('location')}`, {
+      headers: { 'x-api-key': issuer.keys.TEST },
+    })
+    expect(await read.json()).toEqual(call.body)
     expect(call.headers.get('location')).toBe(
       `/programs/${issuer.programs.TEST}/grants/${call.body.id}`,
     )

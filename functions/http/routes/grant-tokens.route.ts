@@ -3,7 +3,8 @@ import { AccessCache } from '../../core/access-cache'
 import { makeGrantTokens } from '../../core/grant-tokens'
 import { LIMITS } from '../../domain/grant-limits'
 import { DynamoDbGrantStore } from '../../stores/grants.dynamodb'
-import { grantLocation, toGrantResource } from '../grant-resource'
+import { toGrantDetail } from '../grant-life-resource'
+import { grantLocation } from '../grant-resource'
 import { httpHandler, json } from '../http-handler'
 import type { JsonEvent } from '../middleware'
 
@@ -26,7 +27,7 @@ export const makeGrantTokensHandler = (runtime: Runtime) => {
         body: event.body,
         deadline,
       })
-      return json(201, toGrantResource(grant), {
+      return json(201, toGrantDetail(grant), {
         location: grantLocation(grant),
         ...(replayed ? { 'idempotent-replayed': 'true' } : {}),
       })
