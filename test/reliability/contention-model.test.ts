@@ -263,7 +263,11 @@ describe('the contention model’s indexes', () => {
     expect(modelIndexes()).toEqual(plain)
     // The figures describe the final design: no index keyed by program alone, none projecting a
     // program's counters.
-    expect(plain.grants?.map((i) => i.name)).toEqual([INDEX.grantsByProgramSlot])
+    // (byRecipient, issue 19: a recipient's grants by address, keyed by the address.)
+    expect(plain.grants?.map((i) => i.name)).toEqual([
+      INDEX.grantsByProgramSlot,
+      INDEX.grantsByRecipient,
+    ])
     expect(plain.programs?.map((i) => i.name)).toEqual([INDEX.programsByIssuer])
     expect(modelIndexes({ keepLegacyIndexes: true })).toEqual(
       templateIndexes(synth({ keepLegacyIndexes: 'true' }).json),
