@@ -1,10 +1,12 @@
 import { request } from 'node:http'
 import { buildRuntime } from '../../functions/composition'
 import { makeAdmin } from '../../functions/core/admin'
+import { makeGrantLife } from '../../functions/core/grant-life'
 import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/domain/api-key'
 import { newId } from '../../functions/domain/ids'
 import { matchRoute, ROUTES } from '../../functions/routes'
 import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
+import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
 import { tableNames } from '../../functions/stores/table-schema'
 import { LOCAL_CONSUMERS } from '../../local/consumer-factories'
 import { MAX_ADVANCE_MS } from '../../local/dev-pages/clock-page'
@@ -165,6 +167,35 @@ describe('POST /_local/clock', () => {
       headers: { 'x-api-key': target.key },
     })
     expect(program.body).toMatchObject({ pool: 100, remaining: 100 })
+  })
+
+  it("is the clock of the grant path and the recipient's routes: a grant made after a move is dated by it, and its link refused once it has moved past the window", async () => {
+    const made = await grant(2)
+    // Dated on the moved clock, not real time.
+    expect(clock.offsetMs).toBeGreaterThan(29 * DAY)
+    expect(Date.parse(made.expiresAt) - clock.now()).toBeGreaterThan(29 * DAY)
+    expect(Date.parse(made.expiresAt) - Date.now()).toBeGreaterThan(58 * DAY)
+    const link = await makeGrantLife({
+      store: new DynamoDbGrantLifeStore(documentClient, tables),
+      clock: () => clock.now(),
+    }).issueOfferLink(made.id)
+    const token = link?.token as string
+    const identified = await call(api.port, 'POST', '/recipient/identify', {
+      body: JSON.stringify({ token, grantId: made.id, name: 'Clock' }),
+    })
+    expect(identified.status).toBe(200)
+
+    const moved = await call(api.port, 'POST', '/_local/clock', {
+      body: JSON.stringify({ advanceMs: Date.parse(made.expiresAt) - clock.now() }),
+    })
+    expect(moved.status).toBe(200)
+    const refused = await call(api.port, 'POST', '/recipient/accept', {
+      body: JSON.stringify({ token, grantId: made.id, termsVersion: 0 }),
+    })
+    expect(refused.status).toBe(404)
+    expect(refused.type).toBe('application/problem+json')
+    expect(refused.body.code).toBe('offer_link_invalid')
+    expect(await statusOf(made.id)).toBe('expired')
   })
 
   it('answers only loopback host names, as /_local/mail does, and moves nothing otherwise', async () => {
