@@ -132,13 +132,24 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
     if (change.reason !== undefined) set('rejectionReason', change.reason)
     if (change.identity !== undefined) set('identity', change.identity)
     if (change.acceptance !== undefined) set('acceptance', change.acceptance)
-    if (change.offer !== undefined) set('offer', change.offer)
+    // The offer is written whole, decided from the offer as read: on that offer too, so a link
+    // token added, a reminder marked or a delivery recorded meanwhile is never overwritten (the
+    // change is `stale`, and the use case decides again from a new read).
+    let condition = '#status = :from'
+    if (change.offer !== undefined) {
+      set('offer', change.offer)
+      if (grant.offer === undefined) condition += ' AND attribute_not_exists(#offer)'
+      else {
+        values[':readOffer'] = grant.offer
+        condition += ' AND #offer = :readOffer'
+      }
+    }
     return {
       Update: {
         TableName: this.tables.grants,
         Key: { grantId: grant.grantId },
         UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: '#status = :from',
+        ConditionExpression: condition,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },
@@ -307,7 +318,10 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
             TableName: this.tables.grants,
             Key: { grantId: grant.grantId },
             UpdateExpression: 'SET #offer = :offer',
-            ConditionExpression: '#status IN (:reserved, :offered) AND #recipient.#email = :email',
+            // On the offer as read (see grantUpdate): two tokens added at once never lose one.
+            ConditionExpression: `#status IN (:reserved, :offered) AND #recipient.#email = :email AND ${
+              grant.offer === undefined ? 'attribute_not_exists(#offer)' : '#offer = :readOffer'
+            }`,
             ExpressionAttributeNames: {
               '#offer': 'offer',
               '#status': 'status',
@@ -319,6 +333,7 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
               ':reserved': OPEN_STATES[0],
               ':offered': OPEN_STATES[1],
               ':email': grant.recipient.email,
+              ...(grant.offer === undefined ? {} : { ':readOffer': grant.offer }),
             },
           },
         },

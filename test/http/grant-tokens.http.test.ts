@@ -51,7 +51,7 @@ describe('POST /programs/{programId}/grant-tokens: success', () => {
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       // The same grant a GET shows: its life so far (the offer window is the program's, 30 days).
       rejectionReason: null,
-      expiresAt: new Date(Date.parse(call.body.createdAt) + 30 * 86_400_000).toISOString(),
+      expiresAt: new Date(Date.parse(String(call.body.createdAt)) + 30 * 86_400_000).toISOString(),
       delivery: 'pending',
       history: [],
     })

@@ -284,4 +284,26 @@ describe("a grant's life on a sharded pool", () => {
     })
     expect(balance).toMatchObject({ accepted: 1, pending: 0 })
   })
+
+  it('never loses a link token or a mark when offer changes race (tokens, reminder, delivery)', async () => {
+    const target = await setUp(100, 1)
+    const [made] = await makeGrants(target, [1], 11)
+    const id = made?.grantId ?? ''
+    // 28 days in: the reminder is due while links are made and deliveries recorded.
+    const later = makeGrantLife({ store, clock: () => Date.now() + 28 * DAY })
+    const results = await Promise.all([
+      ...Array.from({ length: 4 }, () => later.issueOfferLink(id)),
+      later.remind(id),
+      later.recordDelivery({ grantId: id, event: 'sent' }),
+      later.recordDelivery({ grantId: id, event: 'sent' }),
+    ])
+    const [stored] = await store.findGrants([id])
+    const tokens = results.slice(0, 4).map((r) => (r as { token: string } | undefined)?.token)
+    expect(tokens.every((t) => typeof t === 'string')).toBe(true)
+    // Every link made is still valid on the grant, the reminder is marked, both sends counted.
+    expect(stored?.offer?.tokens).toHaveLength(4)
+    expect(stored?.offer?.remindedAt).toEqual(expect.any(String))
+    expect(stored?.offer?.sends).toBe(2)
+    expect(results[4]).toBe('reminded')
+  })
 })
