@@ -273,7 +273,7 @@ it('a TEST grant: its e-mail is in the console’s TEST inbox with a working lin
   await visible(console.getByRole('heading', { name: 'TEST inbox', level: 1 }))
   const message = console.getByRole('article').filter({ hasText: email })
   await visible(message)
-  await checkPage(console, 'journey-test-inbox')
+  await checkPage(console, 'journey-test-inbox', 'recipient-test-inbox.png')
   const link = await message
     .frameLocator('iframe.mail-frame')
     .locator('a[href*="/offer#t="]')
