@@ -106,6 +106,19 @@ describe('POST .../programs/{programId}/grants: an admin sends one grant', () =>
       keyId: null,
       batch: null,
       idempotencyKey: null,
+      // Its life so far: nothing yet but the offer window (the program's, 30 days).
+      rejectionReason: null,
+      expiresAt: new Date(Date.parse(String(call.body.createdAt)) + 30 * 86_400_000).toISOString(),
+      delivery: {
+        state: 'pending',
+        sends: 0,
+        lastSentAt: null,
+        resendRequestedAt: null,
+        remindedAt: null,
+      },
+      identity: null,
+      acceptance: null,
+      history: [],
     })
     const stored = await storedGrant(call.body.id as string)
     expect(stored).toMatchObject({

@@ -6,7 +6,8 @@ import fixture from '../fixtures/describe-stacks.json'
 const recorded = fixture as unknown as DescribeStacksCommandOutput
 
 describe('admin CLI --stack: table names from DescribeStacks', () => {
-  // The recording is of a stack of the previous release; this one adds two tables and outputs.
+  // The recording is of a stack of an earlier release; later ones added four tables and outputs
+  // (memberships and audit; timers and inbox with issue 19).
   const [recordedStack] = recorded.Stacks ?? []
   const current = {
     Stacks: [
@@ -16,6 +17,8 @@ describe('admin CLI --stack: table names from DescribeStacks', () => {
           ...(recordedStack?.Outputs ?? []),
           { OutputKey: 'MembershipsTable', OutputValue: 'VirtualShares-dev-TablesMemberships-X1' },
           { OutputKey: 'AuditTable', OutputValue: 'VirtualShares-dev-TablesAudit-X2' },
+          { OutputKey: 'TimersTable', OutputValue: 'VirtualShares-dev-TablesTimers-X3' },
+          { OutputKey: 'InboxTable', OutputValue: 'VirtualShares-dev-TablesInbox-X4' },
         ],
       },
     ],
@@ -29,12 +32,14 @@ describe('admin CLI --stack: table names from DescribeStacks', () => {
       grants: 'VirtualShares-dev-TablesGrantsA53A3550-9S0T1U2V3W4X',
       memberships: 'VirtualShares-dev-TablesMemberships-X1',
       audit: 'VirtualShares-dev-TablesAudit-X2',
+      timers: 'VirtualShares-dev-TablesTimers-X3',
+      inbox: 'VirtualShares-dev-TablesInbox-X4',
     })
   })
 
   it('tells a stack of the previous release to be deployed first', () => {
     expect(() => tablesFromStackOutputs(recorded, 'VirtualShares-dev')).toThrow(
-      /no output MembershipsTable, AuditTable: is it a virtual-share grant stack deployed from this version\?/,
+      /no output MembershipsTable, AuditTable, TimersTable, InboxTable: is it a virtual-share grant stack deployed from this version\?/,
     )
   })
 
