@@ -1,10 +1,13 @@
 /**
  * The grant handler against its floor: the very TransactWriteItems the hot path sends (the
- * store's own call, same items and expressions), without middy, parsing, validation,
+ * store's own call, same items, attributes and expressions: the grant's listing slot, offer
+ * window, recipient key and shard, so both sides write the same index entries), without middy, parsing, validation,
  * authentication, mapping or logging. Interleaved pairs, order alternating, so drift and noise hit
  * both sides alike.
  */
 import { hashApiKey } from '../../functions/domain/api-key'
+import { offerExpiresAt } from '../../functions/domain/grant-lifecycle'
+import { grantListSlot } from '../../functions/domain/grant-slots'
 import { DEFAULT_SHARDS } from '../../functions/domain/program-shards'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import type { Benchmark } from '../support/benchmark'
@@ -43,6 +46,10 @@ export const benchmark: Benchmark = {
           requestHash: 'f'.repeat(64),
           idempotencyKey: grantId,
           keyId: keyRecord.keyId,
+          programSlot: grantListSlot(db.programIds[0] as string, grantId),
+          expiresAt: offerExpiresAt(Date.now()),
+          recipientKey: 'ann@example.com',
+          shard: (n + 1) % DEFAULT_SHARDS,
         },
       })
       if (outcome.kind !== 'created') throw new Error(`floor: ${outcome.kind}`)
