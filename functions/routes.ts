@@ -571,7 +571,14 @@ export const ROUTES = [
     role: 'admin',
     access: {
       memberships: ['dynamodb:GetItem'],
-      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+      // The head's settings (UpdateItem) and the terms text's own item (PutItem; DeleteItem when a link replaces it).
+      programs: [
+        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:PutItem',
+        'dynamodb:DeleteItem',
+      ],
       audit: ['dynamodb:PutItem'],
     },
   },

@@ -320,8 +320,11 @@ export const makeAdmin = (
         }
         // Another change of the terms won: decide again from the head as it is now (the
         // counters summed at the first read stay: a head alone has no sums).
+        // A head keeps only `hasText`: its text (to compare with) is read with it again.
         const { issued, remaining } = program
-        program = { ...outcome.current, issued, ...(remaining === undefined ? {} : { remaining }) }
+        program = outcome.current.terms?.hasText
+          ? await requireProgram(programId, scope)
+          : { ...outcome.current, issued, ...(remaining === undefined ? {} : { remaining }) }
         if (attempt === 3) {
           throw new StateConflict(
             'program',

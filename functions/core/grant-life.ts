@@ -278,6 +278,21 @@ export const makeGrantLife = ({ store, clock }: GrantLifeDeps) => {
         p,
       ]),
     )
+    // A head keeps only `hasText`: the texts shown are read from their own items in one read.
+    const withText = [...programs.values()].filter((p) => p.terms?.hasText)
+    if (withText.length > 0) {
+      const texts = new Map(
+        (await store.findTermsTexts(withText.map((p) => p.programId))).map((t) => [t.termsOf, t]),
+      )
+      for (const program of withText) {
+        const found = texts.get(program.programId)
+        const { hasText: _, ...terms } = program.terms as ProgramTerms
+        programs.set(program.programId, {
+          ...program,
+          terms: found?.version === terms.version ? { ...terms, text: found.text } : terms,
+        })
+      }
+    }
     return {
       email,
       grants: shown.map((grant) => recipientGrantView(grant, programs.get(grant.programId))),
@@ -678,7 +693,15 @@ export const recipientGrantView = (
     fields: eligibilityFields(rules),
     ...(program?.countries === undefined ? {} : { countries: program.countries }),
     ...(program?.minAge === undefined ? {} : { minAge: program.minAge }),
-    ...(program?.terms === undefined ? {} : { terms: program.terms }),
+    ...(program?.terms === undefined
+      ? {}
+      : {
+          terms: {
+            version: program.terms.version,
+            ...(program.terms.text === undefined ? {} : { text: program.terms.text }),
+            ...(program.terms.url === undefined ? {} : { url: program.terms.url }),
+          },
+        }),
     identified: grant.identity !== undefined,
     ...(grant.acceptance === undefined ? {} : { acceptedAt: grant.acceptance.at }),
   }

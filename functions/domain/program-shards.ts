@@ -65,8 +65,21 @@ export const shardKeys = (programId: string, shards: number) =>
 /** The shard number of a shard item's key (`<programId>#shard-<i>`). */
 export const shardNumber = (key: string) => Number(key.slice(key.lastIndexOf('-') + 1))
 
-/** True for a shard item's key: scans of the programs table must skip them. */
+/** True for a shard item's key. */
 export const isShardKey = (programId: string) => programId.includes(SHARD_MARK)
+
+const TERMS_MARK = '#terms'
+
+/** The key of the item holding a program's terms text (`<programId>#terms`). */
+export const termsKey = (programId: string) => `${programId}${TERMS_MARK}`
+
+/**
+ * True for any item of the programs table that is not a program's head (a shard, the terms
+ * text): program ids never hold `#`, so scans and listings of the table skip these keys.
+ */
+export const isSubItemKey = (programId: string) => programId.includes('#')
+
+export type TermsRecord = { programId: string; termsOf: string; version: number; text: string }
 
 export type ShardRecord = {
   programId: string

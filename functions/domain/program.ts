@@ -38,7 +38,12 @@ export type ProgramRecord = {
   terms?: ProgramTerms
 }
 
-export type ProgramTerms = { version: number; text?: string; url?: string }
+/**
+ * On the head: `{ version, url }` or `{ version, hasText: true }` (the text, up to 20,000
+ * characters, is kept in its own item, `termsKey`, so the head the grant path reads stays small);
+ * heads written before that may still hold `text`. Read through the stores: `{ version, text | url }`.
+ */
+export type ProgramTerms = { version: number; text?: string; url?: string; hasText?: true }
 
 /**
  * Whether an issuer's record (a program, a grant, a batch) is one `issuerId` may see. Another

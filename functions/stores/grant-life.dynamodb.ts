@@ -17,6 +17,8 @@ import {
   shardKey,
   shardKeys,
   shardNumber,
+  type TermsRecord,
+  termsKey,
 } from '../domain/program-shards'
 import { MAX_OFFER_TOKENS } from '../domain/recipient-offer'
 import { isAwsConflict } from '../runtime/aws-errors'
@@ -74,6 +76,15 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
       programIds,
       options,
     )) as ProgramRecord[]
+  }
+
+  async findTermsTexts(programIds: readonly string[], options: CallOptions = {}) {
+    return (await this.batchGet(
+      this.tables.programs,
+      'programId',
+      programIds.map(termsKey),
+      options,
+    )) as TermsRecord[]
   }
 
   async grantsOfRecipient(

@@ -2,6 +2,7 @@ import type { GrantOffer, GrantRecord, RecipientIdentity } from '../domain/grant
 import type { GrantHistoryEntry, GrantState, RejectionReason } from '../domain/grant-lifecycle'
 import type { AuditEntry } from '../domain/people'
 import type { ProgramRecord } from '../domain/program'
+import type { TermsRecord } from '../domain/program-shards'
 import type { CallOptions } from './grants.store'
 
 /**
@@ -48,6 +49,8 @@ export interface GrantLifeStore {
   findGrants(grantIds: readonly string[], options?: CallOptions): Promise<GrantRecord[]>
   /** Several program heads by id, strongly consistent. */
   findProgramHeads(programIds: readonly string[], options?: CallOptions): Promise<ProgramRecord[]>
+  /** The terms texts of several programs (their `<programId>#terms` items), in one read. */
+  findTermsTexts(programIds: readonly string[], options?: CallOptions): Promise<TermsRecord[]>
   /**
    * A recipient's grants (by normalised e-mail) from the `byRecipient` index, newest first, at
    * most `limit` (eventually consistent: re-read a grant before deciding on it).

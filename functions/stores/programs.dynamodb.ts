@@ -2,11 +2,13 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb'
 import type { Mode } from '../domain/api-key'
 import type { ProgramRecord, ProgramStatus, ProgramTerms } from '../domain/program'
 import {
-  isShardKey,
+  isSubItemKey,
   newShards,
   type ShardRecord,
   shardKeys,
   sumShards,
+  type TermsRecord,
+  termsKey,
 } from '../domain/program-shards'
 import { DynamoDbAdminBase, itemOf, missingIndex } from './admin-writes.dynamodb'
 import type { ChangeOptions } from './changes.store'
@@ -31,11 +33,27 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
   }
 
   async getProgram(programId: string): Promise<ProgramRecord | undefined> {
-    if (isShardKey(programId)) return undefined
+    if (isSubItemKey(programId)) return undefined
     const { Item } = await this.send<{ Item?: ProgramRecord }>(
       new GetCommand({ TableName: this.tables.programs, Key: { programId }, ConsistentRead: true }),
     )
-    return Item === undefined ? undefined : (await this.withShards([Item]))[0]
+    if (Item === undefined) return undefined
+    const [program] = await this.withShards([Item])
+    return program && (await this.withTermsText(program))
+  }
+
+  /** The head's terms with their text, read from the terms item (only the management reads need it). */
+  private async withTermsText(program: ProgramRecord): Promise<ProgramRecord> {
+    if (!program.terms?.hasText) return program
+    const { Item } = await this.send<{ Item?: TermsRecord }>(
+      new GetCommand({
+        TableName: this.tables.programs,
+        Key: { programId: termsKey(program.programId) },
+        ConsistentRead: true,
+      }),
+    )
+    const { hasText: _, ...terms } = program.terms
+    return { ...program, terms: { ...terms, ...(Item ? { text: Item.text } : {}) } }
   }
 
   /**
@@ -83,7 +101,7 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
               ...modeFilter,
               ...(filter.mode === undefined ? {} : { ExpressionAttributeValues: byMode }),
             })
-          ).filter((item) => !isShardKey(item.programId))
+          ).filter((item) => !isSubItemKey(item.programId))
         : await batchGetAll<ProgramRecord>(
             this.send,
             this.signal,
@@ -156,7 +174,19 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
     }
     const values: Record<string, unknown> = {}
     const sets: string[] = []
-    for (const [field, value] of Object.entries(input.set)) {
+    // The text goes to its own item: the head (read by the grant path) keeps `hasText`.
+    const text = input.set.terms?.text
+    const headSet =
+      input.set.terms === undefined
+        ? input.set
+        : {
+            ...input.set,
+            terms:
+              text === undefined
+                ? { version: input.set.terms.version, url: input.set.terms.url }
+                : { version: input.set.terms.version, hasText: true as const },
+          }
+    for (const [field, value] of Object.entries(headSet)) {
       names[`#${field}`] = field
       values[`:${field}`] = value
       sets.push(`#${field} = :${field}`)
@@ -189,6 +219,30 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
+        ...(input.set.terms === undefined
+          ? []
+          : text === undefined
+            ? [
+                {
+                  Delete: {
+                    TableName: this.tables.programs,
+                    Key: { programId: termsKey(programId) },
+                  },
+                },
+              ]
+            : [
+                {
+                  Put: {
+                    TableName: this.tables.programs,
+                    Item: {
+                      programId: termsKey(programId),
+                      termsOf: programId,
+                      version: input.set.terms.version,
+                      text,
+                    } satisfies TermsRecord,
+                  },
+                },
+              ]),
       ],
       options,
     )

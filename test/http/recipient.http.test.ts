@@ -5,6 +5,7 @@ import type { ProgramTerms } from '../../functions/domain/program'
 import { hashOfferToken, newOfferToken } from '../../functions/domain/recipient-offer'
 import { LINKS_ANSWER } from '../../functions/domain/recipient-request.schema'
 import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
+import { DynamoDbProgramStore } from '../../functions/stores/programs.dynamodb'
 import { declaredAccess, recordAccess } from '../manage/grants-support'
 import {
   type Call,
@@ -133,6 +134,28 @@ describe('POST /recipient/offer', () => {
     })
     // Opening the page (what a mail scanner does) leaves the grant as it was.
     expect(await store.findGrant(grantId)).toEqual(before)
+  })
+
+  it('serves a terms text kept in its own item (as offer settings write it) and a legacy head text', async () => {
+    // The LIVE program's head holds its text (written before the text had its own item): shown above.
+    // The TEST program: written through the programs store, as the management route does.
+    const text = 'Version one of the TEST terms.\nRead them.'
+    const programs = new DynamoDbProgramStore(documentClient, config.tables)
+    const head = await programs.getProgram(issuer.programs.TEST)
+    expect(
+      await programs.setOfferSettings(issuer.programs.TEST, {
+        set: { terms: { version: (head?.terms?.version ?? 0) + 1, text } },
+        remove: [],
+        termsVersion: head?.terms?.version,
+      }),
+    ).toEqual({ kind: 'changed' })
+    const email = address('terms-item')
+    const grantId = await grantTo(issuer, email, 2, 'TEST')
+    const call = await post('/recipient/offer', { token: await linkFor(grantId) })
+    expect(call.status).toBe(200)
+    expect(call.body).toMatchObject({
+      grants: [{ grantId, terms: { version: (head?.terms?.version ?? 0) + 1, text } }],
+    })
   })
 
   it("shows every open grant of the address at this issuer, and no one else's", async () => {

@@ -58,6 +58,18 @@ const storedGrant = async (grantId: string) =>
     )
   ).Item as GrantRecord
 
+/** Any item of the programs table (a head, a shard, a terms text) as stored. */
+const storedItem = async (programId: string) =>
+  (
+    await documentClient.send(
+      new GetCommand({
+        TableName: config.tables.programs,
+        Key: { programId },
+        ConsistentRead: true,
+      }),
+    )
+  ).Item
+
 const storedProgram = async (programId: string) =>
   (
     await documentClient.send(
@@ -381,11 +393,18 @@ describe('PATCH .../programs/{programId}/offer-settings', () => {
       description: 'Shares for our contributors.\nThank you!',
       terms: { version: 1, text: 'The terms, version one.' },
     })
+    // The head (read by the grant path) keeps only that there is a text; the text has its own item.
     expect(await storedProgram(programId)).toMatchObject({
       offerDays: 14,
       minAge: 18,
       countries: ['DE', 'FR'],
-      terms: { version: 1, text: 'The terms, version one.' },
+      terms: { version: 1, hasText: true },
+    })
+    expect(await storedItem(`${programId}#terms`)).toEqual({
+      programId: `${programId}#terms`,
+      termsOf: programId,
+      version: 1,
+      text: 'The terms, version one.',
     })
     const [entry] = (await auditLog(a.issuerId)).filter(
       (e) => e.action === 'program.offer_settings',
@@ -423,10 +442,40 @@ describe('PATCH .../programs/{programId}/offer-settings', () => {
     expect(stored.minAge).toBeUndefined()
     expect(stored.countries).toBeUndefined()
     expect(stored.terms).toEqual({ version: 3, url: 'https://example.com/terms' })
+    // A link replaces the text: its item is gone with it.
+    expect(await storedItem(`${programId}#terms`)).toBeUndefined()
     // The program's GET shows them.
     expect(
       (await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/programs/${programId}`)).body,
     ).toMatchObject({ offerDays: 14, terms: { version: 3 } })
+  })
+
+  it('keeps a 20,000-character terms text off the head the grant path reads', async () => {
+    const programId = a.programs.LIVE
+    const text = `${'Terms of Virtual Shares. '.repeat(800).slice(0, 19_999)}.`
+    const set = await settings(programId, { terms: { text } })
+    expect(set.status).toBe(200)
+    const { version } = (set.body as { terms: { version: number; text: string } }).terms
+    expect(set.body).toMatchObject({ terms: { version, text } })
+    // The head's size as DynamoDB stores it, read with GetItem: well under one 4 KB read unit.
+    const { Item } = await documentClient.send(
+      new GetCommand({
+        TableName: config.tables.programs,
+        Key: { programId },
+        ConsistentRead: true,
+      }),
+    )
+    const headBytes = Buffer.byteLength(JSON.stringify(Item))
+    expect(headBytes).toBeLessThan(2_000)
+    expect(Item?.terms).toMatchObject({ hasText: true })
+    expect(Item?.terms.text).toBeUndefined()
+    // The same text again keeps its version (compared with the text item, not the head).
+    const again = await settings(programId, { terms: { text } })
+    expect(again.body.terms).toEqual({ version, text })
+    // The program's GET (what the console's form edits) serves the text.
+    expect(
+      (await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/programs/${programId}`)).body.terms,
+    ).toEqual({ version, text })
   })
 
   it('names every wrong field at once (400) and writes nothing', async () => {
