@@ -244,6 +244,10 @@ it('changes a programâ€™s offer settings: errors next to the fields, the termsâ€
   await visible(page.getByRole('status').filter({ hasText: 'The terms are now version 2' }))
   await page.getByRole('button', { name: 'Change offer settings' }).click()
   await visible(page.getByText('now version 2; a change makes the next version'))
+  // The form edits the text as stored (kept in its own item, served with the program).
+  expect(await page.getByLabel('Terms text').inputValue()).toBe(
+    'These are the Terms of Virtual Shares, revised.',
+  )
   await checkPage(page, 'console-offer-settings')
   await page.getByRole('button', { name: 'Cancel' }).click()
   expect(problems.filter((p) => !/status of 400/.test(p))).toEqual([])
