@@ -1,11 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { GrantRecord } from './grant'
-import {
-  DEFAULT_OFFER_DAYS,
-  type GrantState,
-  OPEN_STATES,
-  type RejectionReason,
-} from './grant-lifecycle'
+import { type GrantState, OPEN_STATES, type RejectionReason } from './grant-lifecycle'
 import type { ProgramRecord } from './program'
 
 /**
