@@ -78,13 +78,17 @@ const bodyOf = (form: Form): Record<string, unknown> => {
 
 /** What the recipients of a program see and must meet; admins change it, others read it. */
 export const OfferSettings = ({
-  program,
+  program: given,
   onSaved,
 }: {
   program: Program
   onSaved: (program: Program, text: string) => void
 }) => {
   const { api, role } = useScope()
+  // What the last save answered, until the page hands down a newer program (its reload): the
+  // view and a reopened form show the saved settings at once, not the ones from before the save.
+  const [saved, setSaved] = useState<{ over: Program; program: Program } | undefined>(undefined)
+  const program = saved !== undefined && saved.over === given ? saved.program : given
   const [form, setForm] = useState<Form>(() => formOf(program))
   const [editing, setEditing] = useState(false)
   const { busy, errors, error, run } = useAction((e) => {
@@ -111,13 +115,14 @@ export const OfferSettings = ({
       }
     }
     void run(async () => {
-      const saved = await api.offerSettings(program.id, body as OfferSettingsBody)
+      const answer = await api.offerSettings(program.id, body as OfferSettingsBody)
+      setSaved({ over: given, program: answer })
       setEditing(false)
-      setForm(formOf(saved))
+      setForm(formOf(answer))
       onSaved(
-        saved,
-        saved.terms && saved.terms.version !== program.terms?.version
-          ? `Offer settings saved. The terms are now version ${saved.terms.version}.`
+        answer,
+        answer.terms && answer.terms.version !== program.terms?.version
+          ? `Offer settings saved. The terms are now version ${answer.terms.version}.`
           : 'Offer settings saved.',
       )
     }, problems)
