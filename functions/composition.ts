@@ -1,7 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { type Config, loadConfig } from './config'
+import type { QueueId } from './consumers'
 import { type Clock, monotonicClock, systemClock } from './runtime/clock'
+import type { QueueSender } from './runtime/queue-sender'
 import { createDocumentClient, createDynamoDbClient } from './stores/dynamodb-client'
 
 /**
@@ -20,6 +22,23 @@ export type Runtime = {
   readonly clock: Clock
   /** Monotonic clock: how old the grant path's cached checks are. */
   readonly monotonic: Clock
+  /**
+   * The queues this entry point may send to (functions/consumers.ts): in Lambda, SQS at the URL the
+   * stack sets (the entry module builds it); under `npm start` and in tests, the local pipeline's
+   * queues (local/pipeline.ts). Absent: nothing to send to, and a route that needs one says so.
+   */
+  readonly queues?: Readonly<Partial<Record<QueueId, QueueSender>>>
+}
+
+/** The sender of `id` in this runtime; an entry point that forgot it fails loudly at the first use. */
+export const queueOf = (runtime: Runtime, id: QueueId): QueueSender => {
+  const sender = runtime.queues?.[id]
+  if (sender === undefined) {
+    throw new Error(
+      `No sender for queue ${id} in this runtime: Lambda's entry builds it from its URL variable, npm start and tests from the local pipeline (startLocalPipeline).`,
+    )
+  }
+  return sender
 }
 
 /** The runtime of `config`: one DynamoDB client; the system clocks unless a test passes its own. */
@@ -36,6 +55,7 @@ export const buildRuntime = (
     documentClient: overrides.documentClient ?? createDocumentClient(dynamodb),
     clock: overrides.clock ?? systemClock,
     monotonic: overrides.monotonic ?? monotonicClock,
+    ...(overrides.queues === undefined ? {} : { queues: overrides.queues }),
   }
 }
 

@@ -127,7 +127,39 @@ export const GRANT_STREAM_FAILURES = 'GrantStreamFailures'
 /** Where SES events whose handler failed three times go: no consumer. */
 export const MAIL_EVENTS_DEAD_LETTERS = 'MailEventsDeadLetters'
 
-export const QUEUES: readonly QueueSpec[] = [OFFER_MAIL_QUEUE]
+/**
+ * Send to many (issue 20): the commit (CreateGrantBatch) puts one message per chunk of rows here
+ * (domain/batch.ts BatchRowsMessage); GrantBatchWorker grants the chunk's rows. Rows are granted
+ * with their own Idempotency-Key and a chunk's results are committed only from what was read, so
+ * a message delivered twice, redelivered after a crash or sent again by a retried commit changes
+ * nothing.
+ */
+export const GRANT_BATCH_ROWS_QUEUE = {
+  id: 'GrantBatchRows',
+  // 6 x GrantBatchWorker's 60 s.
+  visibilityTimeoutSeconds: 360,
+  // A batch queued behind others, or waiting out an outage, is not lost before SQS's longest.
+  retentionSeconds: 14 * DAY,
+  // Each receive counts: a chunk is retried 8 times (throttling, an outage) before its message goes
+  // to the dead letters, and the batch shows it (BatchRecord.deadLettered).
+  maxReceiveCount: 8,
+  deadLetter: { id: 'GrantBatchRowsDeadLetters', retentionSeconds: 14 * DAY },
+  urlVariable: 'GRANT_BATCH_ROWS_QUEUE_URL',
+} as const satisfies QueueSpec
+
+export const QUEUES: readonly QueueSpec[] = [OFFER_MAIL_QUEUE, GRANT_BATCH_ROWS_QUEUE]
+export type QueueId = (typeof OFFER_MAIL_QUEUE)['id'] | (typeof GRANT_BATCH_ROWS_QUEUE)['id']
+
+/**
+ * How much of a program's grant traffic send to many may be, on the stage: at most
+ * `maxConcurrency` worker invocations, each granting `rowsInParallel` rows at once, so at most
+ * their product of grants in flight: what the counter shards (domain/program-shards.ts) are
+ * measured to sustain on one program (`npm run bench`, batch-model; docs/performance.md).
+ */
+export const BATCH_WORK = {
+  maxConcurrency: 4,
+  rowsInParallel: 16,
+} as const
 
 /** The message on OfferMail: which grant, which mail, and why (core/grant-stream.ts writes it). */
 export type OfferMailMessage = {
@@ -192,6 +224,33 @@ export const CONSUMERS = [
       // The issuer's name, shown in the mail as who grants (kept a few minutes per process).
       issuers: ['dynamodb:GetItem'],
     },
+    mail: true,
+  },
+  {
+    id: 'GrantBatchWorker',
+    entry: 'functions/handlers/grant-batch-worker.handler.ts',
+    trigger: {
+      kind: 'queue',
+      queue: GRANT_BATCH_ROWS_QUEUE.id,
+      // One chunk (up to 100 rows) an invocation: a failed chunk comes back alone.
+      batchSize: 1,
+      maxBatchingWindowSeconds: 0,
+      maxConcurrency: BATCH_WORK.maxConcurrency,
+      reportBatchItemFailures: true,
+    },
+    // A chunk of 100 rows, 16 at a time, takes about a second; a minute covers throttling and retries.
+    timeoutSeconds: 60,
+    memorySize: 512,
+    access: {
+      // A row's grant: the grant API's transaction (program update, grant put) and its reads (the
+      // shards' in one BatchGetItem, for a row larger than a slice or a slice found dry).
+      programs: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+      // The batch and its chunks (read, results, counters) and the rows' grants.
+      grants: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      // The `batch.finish` entry.
+      audit: ['dynamodb:PutItem'],
+    },
+    // The committer is e-mailed when the batch finishes.
     mail: true,
   },
   {

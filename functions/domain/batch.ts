@@ -15,8 +15,15 @@ import { base32 } from './ids'
  * none is ever in the `byProgram` index and no grant listing sees one.
  */
 export const BATCH_LIMITS = {
-  maxRows: 5_000,
+  /** Rows in one batch, however it arrives. */
+  maxRows: 50_000,
+  /** A CSV sent in the JSON body (the API's `csv`); larger ones are uploaded (`upload`). */
   maxCsvBytes: 1024 * 1024,
+  /**
+   * A CSV uploaded to the upload bucket with a presigned POST (`content-length-range`): 50,000 rows
+   * with long reasons and names.
+   */
+  maxUploadBytes: 32 * 1024 * 1024,
   /**
    * The JSON body that carries the CSV: a 1 MB CSV full of quotes and line breaks doubles when
    * JSON-escaped. Well inside API Gateway's 10 MB and Lambda's 6 MB.
@@ -54,6 +61,8 @@ export type StoredRow = {
 export type RowResult =
   | { status: 'granted'; grantId: string }
   | { status: 'failed'; code: string; message: string }
+  /** The batch was canceled before the row was tried: never granted. */
+  | { status: 'canceled' }
 
 /** Item of a chunk of rows; `results` grows from the front as the worker goes. */
 export type BatchChunk = {
@@ -65,7 +74,10 @@ export type BatchChunk = {
   results: RowResult[]
 }
 
-export type BatchStatus = 'queued' | 'running' | 'done'
+/** `done` and `canceled` are final; `canceled`: canceled before every row was tried. */
+export type BatchStatus = 'queued' | 'running' | 'done' | 'canceled'
+
+export const FINAL_BATCH_STATUSES: readonly BatchStatus[] = ['done', 'canceled']
 
 /** Item of the batch itself. */
 export type BatchRecord = {
@@ -94,12 +106,36 @@ export type BatchRecord = {
   amount: number
   granted: number
   failed: number
-  /** The first chunk not yet complete. */
-  nextChunk: number
+  /** Rows never tried because the batch was canceled (absent: 0). */
+  canceled?: number
+  /** Chunks whose every row has its result (the worker adds 1 as it completes one). */
+  chunksDone?: number
+  /** Set once every chunk's message has been handed to the queue (a retried commit resends otherwise). */
+  enqueuedAt?: string
+  /** When the first rows were committed: rows per second and the time left count from here. */
+  startedAt?: string
+  /** Asked to stop: rows not yet tried are not granted (a row being granted at that moment may be). */
+  cancelRequestedAt?: string
+  canceledBy?: GrantSender
+  /**
+   * Chunks whose message failed its last delivery (it is now in the dead-letter queue): the batch
+   * shows them; a redrive, or a retried commit, sends them again.
+   */
+  deadLettered?: Set<number>
+  /** The committer was e-mailed that the batch finished. */
+  notifiedAt?: string
   status: BatchStatus
-  /** The worker that holds the batch, until when (epoch ms; 0: nobody). */
+  /** Items written before issue 20 (the self-invoking worker's lease): read, never written. */
+  nextChunk?: number
   leaseToken?: string
-  leaseUntil: number
+  leaseUntil?: number
+  /**
+   * The listing: `programSlot` = `batchListSlot(program)` and `createdAt` = submittedAt put the batch
+   * in the `byProgramSlot` index under a key no grant has (a grant's slot ends in a number), so a
+   * program's batches list newest first and no grant listing sees one. Absent on older batches.
+   */
+  programSlot?: string
+  createdAt?: string
   updatedAt: string
   finishedAt?: string
   /** The commit's request id (audit). */
@@ -107,6 +143,11 @@ export type BatchRecord = {
 }
 
 export const BATCH_PREFIX = 'batch#'
+/** A program's batches in the `byProgramSlot` index (see BatchRecord.programSlot). */
+export const batchListSlot = (programId: string) => `${programId}#batches`
+
+/** The message of the GrantBatchRows queue: one chunk of one batch (functions/consumers.ts). */
+export type BatchRowsMessage = { batchId: string; chunk: number }
 export const batchKey = (batchId: string) => `${BATCH_PREFIX}${batchId}`
 export const chunkKey = (batchId: string, chunkPrefix: string, index: number) =>
   `${BATCH_PREFIX}${batchId}#${chunkPrefix}#${String(index).padStart(4, '0')}`
@@ -166,13 +207,25 @@ export const rowState = (row: StoredRow, result: RowResult | undefined) =>
       ? ({ status: 'failed', code: row.problem.code, message: row.problem.message } as const)
       : ({ status: 'pending' } as const)
 
-/** How long after its lease ran out an unfinished batch counts as stalled. */
-export const STALLED_AFTER_MS = 60_000
+/**
+ * How long an unfinished batch may go without progress before it counts as stalled. Rows are
+ * committed a chunk at a time, every second or so while a batch runs; a batch queued behind other
+ * batches of the same stage waits a few minutes at most (50,000 rows at 1,000 a second).
+ */
+export const STALLED_AFTER_MS = 10 * 60_000
 
-/** `stalled`: nothing holds it and nothing moved for a while (resume: commit again). */
-export const batchStatus = (batch: BatchRecord, now: number): BatchStatus | 'stalled' =>
-  batch.status !== 'done' &&
-  batch.leaseUntil < now &&
-  Date.parse(batch.updatedAt) < now - STALLED_AFTER_MS
-    ? 'stalled'
-    : batch.status
+/** A batch's rows not yet tried: what is left to do. */
+export const rowsLeft = (batch: BatchRecord) =>
+  Math.max(0, batch.total - batch.granted - batch.failed - (batch.canceled ?? 0))
+
+/**
+ * `stalled`: unfinished, and a chunk's message went to the dead-letter queue, or its messages were
+ * never all handed to the queue, or nothing moved for STALLED_AFTER_MS. A retried commit (the same
+ * Idempotency-Key and CSV) sends the unfinished chunks again; so does a redrive of the dead letters.
+ */
+export const batchStatus = (batch: BatchRecord, now: number): BatchStatus | 'stalled' => {
+  if (FINAL_BATCH_STATUSES.includes(batch.status)) return batch.status
+  const idle = Date.parse(batch.updatedAt) < now - STALLED_AFTER_MS
+  const neverQueued = batch.enqueuedAt === undefined && Date.parse(batch.submittedAt) < now - 60_000
+  return (batch.deadLettered?.size ?? 0) > 0 || neverQueued || idle ? 'stalled' : batch.status
+}
