@@ -335,7 +335,8 @@ const main = async () => {
     writeFileSync(paths.seedFile, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 })
 
     // What runs after a request (functions/consumers.ts) on local equivalents: the grants table's
-    // stream -> GrantStream -> the OfferMail queue -> its consumer, the sweep on its schedule
+    // stream -> GrantStream -> the OfferMail queue -> its consumer, a batch's chunks on the
+    // GrantBatchRows queue -> the batch worker, the sweep on its schedule
     // (local/pipeline.ts). Kept data starts at the stream's end: earlier runs handled the rest.
     pipeline = await startLocalPipeline({
       runtime,
@@ -348,7 +349,9 @@ const main = async () => {
     apiOptions.pipeline = pipeline
     const running = pipeline
     apiOptions.clock = { clock, sweep: () => running.runSchedule('OfferSweep') }
-    for (const [routeKey, handler] of buildRouteHandlers(runtime)) handlers.set(routeKey, handler)
+    // The routes send to the pipeline's queues (a batch's chunks to GrantBatchRows), as in AWS to SQS.
+    for (const [routeKey, handler] of buildRouteHandlers({ ...runtime, queues: running.senders }))
+      handlers.set(routeKey, handler)
     const buildFailure = await building
     if (buildFailure) console.error(`error: the console could not be built: ${buildFailure}`)
     const consoleNote = consoleBuilt(consoleDir)

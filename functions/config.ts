@@ -92,8 +92,7 @@ export type MailConfig = ReturnType<typeof loadMailConfig>
  * Lambda handler module's `process.env`, what `npm start`, the CLI, the bench or the test setup
  * builds). The only place that knows the variables' names and rules. A missing variable stops the
  * function at init, before it serves a request: a misconfigured deployment should fail loudly, not
- * answer 500 on every call. What only some functions need (the user pool, the mail, the worker's
- * name) is optional here and checked where it is used.
+ * answer 500 on every call. What only some functions need (the user pool, the mail) is optional here and checked where it is used.
  */
 export const loadConfig = (env: Env) => {
   const optional = (name: string) => optionalIn(env, name)
@@ -123,13 +122,6 @@ export const loadConfig = (env: Env) => {
       awsRegion: optional(ENV.awsRegion),
     },
     mail: loadMailConfig(env),
-    /** The batch worker's function name, on the function that commits a batch (see ENV). */
-    grantBatchWorkerFunction: optional(ENV.grantBatchWorkerFunction),
-    /**
-     * This function's own name, set by the Lambda runtime only: whether the code runs in Lambda
-     * (the batch worker then starts its next run with an Invoke, never in-process).
-     */
-    lambdaFunctionName: optional(ENV.lambdaFunctionName),
   }
 }
 

@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto'
+import { consumerById } from '../functions/consumers'
+import { makeBatchWorkerHandler } from '../functions/core/grant-batch-worker.factory'
 import { makeOfferMailerHandler } from '../functions/core/offer-mailer.factory'
 import { makeOfferSweepHandler } from '../functions/core/offer-sweep.factory'
 import type { ConsumerFactories } from './pipeline'
@@ -19,4 +22,17 @@ export const LOCAL_CONSUMERS: ConsumerFactories = {
   // The Lambda's offer mailer: LIVE mail to the mail sink (MAIL_SINK_FILE, unpaced), TEST mail to
   // the TEST inbox and the sink; links to RECIPIENT_ORIGIN, else CONSOLE_URL's origin.
   OfferMailer: (runtime) => makeOfferMailerHandler(runtime),
+  // The Lambda's send-to-many worker, each invocation with the function's timeout as Lambda gives
+  // it; the committer's e-mail goes to the mail sink.
+  GrantBatchWorker: (runtime) => {
+    const worker = makeBatchWorkerHandler(runtime)
+    const timeoutMs = consumerById('GrantBatchWorker').timeoutSeconds * 1000
+    return (event) => {
+      const end = Date.now() + timeoutMs
+      return worker(event, {
+        awsRequestId: `local-${randomUUID()}`,
+        getRemainingTimeInMillis: () => Math.max(0, end - Date.now()),
+      })
+    }
+  },
 }

@@ -6,8 +6,10 @@ import {
   type ConsumerSpec,
   OFFER_MAIL_QUEUE,
   QUEUES,
+  type QueueId,
 } from '../functions/consumers'
 import { makeGrantStreamHandler } from '../functions/core/grant-stream.factory'
+import type { QueueSender } from '../functions/runtime/queue-sender'
 import { LocalQueue, localQueueSender, pollOnce, type SqsBatchHandler } from './queue'
 import {
   createStreamsClient,
@@ -24,6 +26,7 @@ import {
  *
  *   grants table's stream (DynamoDB Local's)  --local/stream-poller.ts-->  GrantStream handler
  *     -> OfferMail (local/queue.ts: visibility timeout, redelivery, dead letters) -> OfferMailer
+ *   GrantBatchRows (the commit route sends to it through `senders`) -> GrantBatchWorker
  *   OfferSweep: every `periodSeconds` of real time, and on demand (runSchedule, after a test moves
  *   the clock).
  * MailEvents has no local trigger (SES's events exist only in AWS); tests call its handler with
@@ -36,6 +39,7 @@ import {
 export type ConsumerHandlers = {
   GrantStream?: StreamHandler
   OfferMailer?: SqsBatchHandler
+  GrantBatchWorker?: SqsBatchHandler
   MailEvents?: (event: SNSEvent) => Promise<unknown>
   OfferSweep?: () => Promise<unknown>
 }
@@ -52,6 +56,8 @@ export type PipelineOptions = {
   consumers?: ConsumerFactories
   /** How often the stream is polled (ms of real time). Default 100. */
   pollMs?: number
+  /** Read the grants table's stream (default true); false: only the queues and their consumers. */
+  stream?: boolean
   /** Shards open at start: LATEST for kept data (npm start), TRIM_HORIZON (default) otherwise. */
   startAt?: 'LATEST' | 'TRIM_HORIZON'
   /** Run schedules on their period (npm start). Default false: tests call runSchedule. */
@@ -79,6 +85,8 @@ export type PipelineStatus = {
 
 export type LocalPipeline = {
   queues: Record<string, LocalQueue>
+  /** A sender per queue, for the runtime of the routes that send (Runtime.queues). */
+  senders: Record<QueueId, QueueSender>
   status(): PipelineStatus
   /**
    * Resolves once everything written before the call has gone through: the stream read past it,
@@ -128,7 +136,7 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
   }
   const grantStream = handlers.GrantStream
   const poller =
-    grantStream === undefined
+    grantStream === undefined || options.stream === false
       ? undefined
       : new StreamPoller({
           client: streams,
@@ -172,6 +180,20 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
   const passWaiters: { after: number; resolve: () => void }[] = []
   let lastIdlePass = -1
 
+  /**
+   * Each queue's pump runs on its own (a 50,000-row batch does not hold up offer mail or the
+   * stream): a pass starts the pumps that are not running, and is idle only when none is.
+   */
+  const pumping = new Map<string, Promise<void>>()
+  const startPump = (c: (typeof queueConsumers)[number]) => {
+    if (pumping.has(c.id) || c.queue.counts().visible === 0) return
+    const run = pump(c).finally(() => {
+      pumping.delete(c.id)
+      wake()
+    })
+    pumping.set(c.id, run)
+  }
+
   /** Pumps a queue until it has no visible message, `concurrency` polls at a time. */
   const pump = async (c: (typeof queueConsumers)[number]) => {
     const worker = async () => {
@@ -201,8 +223,9 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
       }
       streamIdle = streamPending === 0
     }
-    await Promise.all(queueConsumers.map(pump))
-    const queuesIdle = queueConsumers.every((c) => c.queue.counts().visible === 0)
+    for (const c of queueConsumers) startPump(c)
+    const queuesIdle =
+      pumping.size === 0 && queueConsumers.every((c) => c.queue.counts().visible === 0)
     return streamIdle && queuesIdle
   }
 
@@ -265,11 +288,19 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
     queues: Object.fromEntries(Object.entries(queues).map(([id, q]) => [id, q.counts()])),
     streamGivenUp: poller?.givenUp ?? [],
     consumers: Object.keys(handlers) as ConsumerId[],
-    idle: streamPending === 0 && queueConsumers.every((c) => c.queue.counts().visible === 0),
+    idle:
+      streamPending === 0 &&
+      pumping.size === 0 &&
+      queueConsumers.every((c) => c.queue.counts().visible === 0),
   })
+  // A message sent starts its consumer now rather than at the next poll.
+  const unsubscribe = queueConsumers.map((c) => c.queue.onSend(() => wake()))
 
   return {
     queues,
+    senders: Object.fromEntries(
+      QUEUES.map((q) => [q.id, localQueueSender(queues[q.id] as LocalQueue)]),
+    ) as Record<QueueId, QueueSender>,
     status,
     drain: (timeoutMs = 30_000) =>
       new Promise<PipelineStatus>((resolve, reject) => {
@@ -297,7 +328,9 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
       stopped = true
       if (timer) clearTimeout(timer)
       for (const t of scheduleTimers) clearInterval(t)
+      for (const off of unsubscribe) off()
       await running
+      await Promise.allSettled([...pumping.values()])
       streams.destroy()
     },
   }

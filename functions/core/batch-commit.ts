@@ -1,23 +1,64 @@
 import {
   type BatchRecord,
+  type BatchRowsMessage,
   batchIdFor,
   batchKey,
+  batchListSlot,
   batchRequestHash,
+  batchStatus,
+  FINAL_BATCH_STATUSES,
   packChunks,
 } from '../domain/batch'
 import type { CheckedRows } from '../domain/batch-rows'
 import { IdempotencyKeyReused, ProgramInactive } from '../domain/errors'
 import type { Actor } from '../domain/people'
 import { isProgramOpen, type ProgramRecord } from '../domain/program'
-import type { WorkerInvoker } from '../runtime/worker-invoker'
+import type { QueueSender } from '../runtime/queue-sender'
 import { auditEntry } from '../stores/audit'
 import type { DynamoDbBatchStore } from '../stores/batches.dynamodb'
+import { throttled } from '../stores/store-errors'
 
 export type BatchCommitDeps = {
-  batches: Pick<DynamoDbBatchStore, 'getBatch' | 'putChunks' | 'createBatch'>
-  /** Starts (or resumes) the worker on a batch. */
-  invoke: WorkerInvoker
+  batches: Pick<DynamoDbBatchStore, 'getBatch' | 'putChunks' | 'createBatch' | 'markEnqueued'>
+  /** The GrantBatchRows queue: one message per chunk starts (or resumes) the work. */
+  queue: QueueSender
   clock: () => number
+}
+
+/** SendMessageBatch's limit, and how many such calls run at once. */
+const SEND_CHUNK = 10
+const SENDS_AT_ONCE = 5
+/** Tries of the entries a SendMessageBatch did not take before the commit answers 503. */
+const SEND_TRIES = 4
+
+/**
+ * One message per chunk of the batch on the queue, every entry taken or an error (the caller
+ * answers 503 and a retried commit sends them again: the worker takes a chunk twice as once).
+ */
+const sendChunks = async (queue: QueueSender, batch: BatchRecord) => {
+  const entries = Array.from({ length: batch.chunks }, (_, chunk) => ({
+    id: String(chunk),
+    body: JSON.stringify({ batchId: batch.batchId, chunk } satisfies BatchRowsMessage),
+  }))
+  const groups: (typeof entries)[] = []
+  for (let i = 0; i < entries.length; i += SEND_CHUNK) groups.push(entries.slice(i, i + SEND_CHUNK))
+  let next = 0
+  const sender = async () => {
+    while (next < groups.length) {
+      let pending = groups[next++] as typeof entries
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt === SEND_TRIES) {
+          throw throttled(
+            `the queue took ${entries.length - pending.length} of ${entries.length} chunk messages`,
+          )
+        }
+        if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt))
+        const { failed } = await queue.sendBatch(pending)
+        pending = pending.filter((e) => failed.includes(e.id))
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(SENDS_AT_ONCE, groups.length) }, sender))
 }
 
 export type BatchCommitInput = {
@@ -37,30 +78,42 @@ export type BatchCommitResult = { batch: BatchRecord; replayed: boolean; now: nu
 
 /**
  * Commits a batch of send to many: the rows are stored (in chunks), then the batch with its
- * `batch.commit` audit entry in one transaction (the commit point), then the worker is started.
- * The Idempotency-Key names the batch: a retried or racing commit answers that batch (resumed if
- * its worker's lease ran out) and a different CSV, reason or program under the same key is
- * `idempotency_key_reused`. If starting the worker fails, the error goes to the caller and the
- * same commit retried starts it.
+ * `batch.commit` audit entry in one transaction (the commit point), then one message per chunk goes
+ * to the GrantBatchRows queue and the batch records that they all did (`enqueuedAt`).
+ * The Idempotency-Key names the batch: a retried or racing commit answers that batch, and a
+ * different CSV, reason or program under the same key is `idempotency_key_reused`. A retried commit
+ * sends the chunks again when the first never finished sending them, or when the batch has
+ * stalled (a chunk in the dead letters, nothing moving): the worker takes a chunk twice as once.
+ * Whether the program is open is asked of a new batch only: a commit retried after the program was
+ * paused answers the batch it made (its rows then fail as the grant API refuses them).
  */
 export const makeBatchCommit =
-  ({ batches, invoke, clock }: BatchCommitDeps) =>
+  ({ batches, queue, clock }: BatchCommitDeps) =>
   async (input: BatchCommitInput): Promise<BatchCommitResult> => {
     const { program, issuerId, actor, checked, reason, signal } = input
-    if (!isProgramOpen(program)) throw new ProgramInactive(program.status)
     const batchId = batchIdFor(issuerId, input.idempotencyKey)
     const requestHash = batchRequestHash(program.programId, input.csv, reason)
 
+    const enqueue = async (batch: BatchRecord) => {
+      await sendChunks(queue, batch)
+      await batches.markEnqueued(batch.batchId, clock(), { signal })
+    }
+
     const replay = async (existing: BatchRecord): Promise<BatchCommitResult> => {
       if (existing.requestHash !== requestHash) throw new IdempotencyKeyReused()
-      if (existing.status !== 'done' && existing.leaseUntil <= clock()) {
-        await invoke({ batchId }, { signal })
+      const now = clock()
+      if (
+        !FINAL_BATCH_STATUSES.includes(existing.status) &&
+        (existing.enqueuedAt === undefined || batchStatus(existing, now) === 'stalled')
+      ) {
+        await enqueue(existing)
       }
-      return { batch: existing, replayed: true, now: clock() }
+      return { batch: existing, replayed: true, now }
     }
 
     const existing = await batches.getBatch(batchId, { signal })
     if (existing) return replay(existing)
+    if (!isProgramOpen(program)) throw new ProgramInactive(program.status)
 
     const chunkPrefix = requestHash.slice(0, 12)
     const chunks = packChunks(checked.rows)
@@ -82,14 +135,17 @@ export const makeBatchCommit =
       chunks: chunks.length,
       createdBy: { sub: actor.sub, email: actor.email },
       submittedAt: at,
+      // The program's batch listing (byProgramSlot), newest first.
+      programSlot: batchListSlot(program.programId),
+      createdAt: at,
       total: checked.rows.length,
       refused,
       amount: checked.amount,
       granted: 0,
       failed: refused,
-      nextChunk: 0,
+      canceled: 0,
+      chunksDone: 0,
       status: 'queued',
-      leaseUntil: 0,
       updatedAt: at,
       requestId: input.requestId,
     }
@@ -110,6 +166,10 @@ export const makeBatchCommit =
     })
     const outcome = await batches.createBatch(batch, audit, { signal })
     if (outcome.kind === 'exists') return replay(outcome.existing)
-    await invoke({ batchId }, { signal })
-    return { batch, replayed: false, now }
+    await enqueue(batch)
+    return {
+      batch: { ...batch, enqueuedAt: new Date(clock()).toISOString() },
+      replayed: false,
+      now,
+    }
   }

@@ -1,45 +1,47 @@
 import type { Runtime } from '../composition'
-import {
-  inProcessInvoker,
-  invokeSigning,
-  lambdaInvoker,
-  type WorkerHandler,
-  type WorkerInvoker,
-} from '../runtime/worker-invoker'
+import { batchFinishedMail } from '../mail/batch-finished-mail'
+import { lazyMailer, type Mailer } from '../mail/mailer'
+import { logger } from '../runtime/logger'
 import { DynamoDbBatchStore } from '../stores/batches.dynamodb'
 import { DynamoDbGrantStore } from '../stores/grants.dynamodb'
 import { AccessCache } from './access-cache'
-import { makeBatchWorker } from './grant-batch-worker'
+import { type BatchWorkerDeps, makeBatchRowsWorker } from './grant-batch-worker'
 import { makeGrantTokens } from './grant-tokens'
 
 /**
- * The batch worker (functions/worker-function.ts) over a runtime: its Lambda entry
- * (grant-batch-worker.handler.ts) builds it once per process, and so do npm start and the tests,
- * which run it in-process. In Lambda it starts its next run with an asynchronous Invoke of itself
- * (by the name the runtime gives it); elsewhere, in-process, the same way. Reads nothing at import.
+ * The send-to-many worker (GrantBatchWorker, functions/consumers.ts) over a runtime: its Lambda
+ * entry (handlers/grant-batch-worker.handler.ts) builds it once per process; npm start and the
+ * tests plug the same into the local queue (local/consumer-factories.ts). The committer's e-mail
+ * goes through the service's mailer (SES, the local mail sink, or nobody on a stage without a
+ * sender). Reads nothing at import.
  */
-export const makeBatchWorkerHandler = (runtime: Runtime): WorkerHandler => {
+export const makeBatchWorkerHandler = (
+  runtime: Runtime,
+  overrides: { mailer?: Mailer } & Pick<BatchWorkerDeps, 'rowsInParallel' | 'sleep'> = {},
+) => {
   const { documentClient, config } = runtime
   const grants = new DynamoDbGrantStore(documentClient, config.tables)
-  let self: WorkerInvoker | undefined
-  const handler: WorkerHandler = makeBatchWorker({
+  const mailer =
+    overrides.mailer === undefined ? lazyMailer(config.mail) : () => overrides.mailer as Mailer
+  return makeBatchRowsWorker({
     batches: new DynamoDbBatchStore(documentClient, config.tables),
     grantTokens: makeGrantTokens({
       store: grants,
       access: new AccessCache(grants, { now: () => runtime.monotonic.now() }),
       clock: () => runtime.clock.now(),
     }),
-    invokeSelf: (context) => {
-      self ??=
-        config.lambdaFunctionName !== undefined
-          ? lambdaInvoker({
-              functionName: context.functionName,
-              ...invokeSigning(runtime.dynamodb),
-            })
-          : inProcessInvoker(async () => handler)
-      return self
+    notifyFinished: async (batch, signal) => {
+      const outcome = await mailer().send(batchFinishedMail(batch, config.mail.consoleUrl), {
+        signal,
+      })
+      if (outcome === 'no_sender') {
+        logger.info('batch finished: this stage has no mail sender, nobody e-mailed', {
+          batchId: batch.batchId,
+        })
+      }
     },
     clock: () => runtime.clock.now(),
+    ...(overrides.rowsInParallel === undefined ? {} : { rowsInParallel: overrides.rowsInParallel }),
+    ...(overrides.sleep === undefined ? {} : { sleep: overrides.sleep }),
   })
-  return handler
 }

@@ -1,7 +1,11 @@
-import { randomUUID } from 'node:crypto'
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
+import { BATCH_WORK, GRANT_BATCH_ROWS_QUEUE } from '../consumers'
 import {
   BATCH_ID,
+  type BatchChunk,
   type BatchRecord,
+  type BatchRowsMessage,
+  FINAL_BATCH_STATUSES,
   type RowResult,
   rowIdempotencyKey,
   type StoredRow,
@@ -9,46 +13,45 @@ import {
 import { DomainError } from '../domain/errors'
 import { startDeadline } from '../runtime/deadline'
 import { logger } from '../runtime/logger'
-import { sleep } from '../runtime/sleep'
-import type { BatchWorkerEvent, WorkerHandler, WorkerInvoker } from '../runtime/worker-invoker'
+import { sleep as realSleep } from '../runtime/sleep'
 import { auditEntry } from '../stores/audit'
 import type { DynamoDbBatchStore } from '../stores/batches.dynamodb'
 import { transientKind } from '../stores/store-errors'
 import type { GrantTokensInput, GrantTokensResult } from './grant-tokens'
 
 /**
- * How a worker run spends its time. It stops starting rows `reserve` before its end (15 s, or 40%
- * of a short run), commits what it did, gives the batch up and invokes itself for the rest; one
- * row (with its retries) gets at most `rowBudgetMs`.
+ * How a delivery spends its time: it starts no row `reserveMs` before the function's end (or 30% of
+ * a short run), commits what it did and hands the rest back to the queue; one row (with its
+ * retries) gets at most `rowBudgetMs`; a running chunk looks for a cancel every `cancelCheckMs`.
  */
 export const WORKER_BUDGET = {
-  reserveMs: 15_000,
-  reserveShare: 0.4,
+  reserveMs: 10_000,
+  reserveShare: 0.3,
   rowBudgetMs: 7_500,
-  /**
-   * The lease: a run holds the batch until this long after its last commit (and never past its
-   * own end, plus `leaseMarginMs`). A run that dies (a crash, a stopped npm start) so holds it at
-   * most a minute. Exactly once never rests on the lease (a row is granted with its own key, a
-   * chunk is committed only from the results it had): it only keeps runs from doing work twice.
-   */
-  leaseMs: 60_000,
-  leaseMarginMs: 5_000,
+  cancelCheckMs: 1_000,
 } as const
 
-export type WorkerDeps = {
+/** What Lambda gives a handler that the worker reads. */
+export type WorkerContext = { awsRequestId: string; getRemainingTimeInMillis(): number }
+
+export type BatchWorkerDeps = {
   batches: DynamoDbBatchStore
   grantTokens: (input: GrantTokensInput) => Promise<GrantTokensResult>
-  /** Starts the next run (this same function, asynchronously). */
-  invokeSelf: (context: Parameters<WorkerHandler>[1]) => WorkerInvoker
+  /** E-mails the committer that their batch finished; absent: nobody is told. */
+  notifyFinished?: (batch: BatchRecord, signal: AbortSignal) => Promise<unknown>
   clock?: () => number
+  /** Rows granted at once in one delivery (BATCH_WORK.rowsInParallel). */
+  rowsInParallel?: number
+  /** Receives after which SQS moves a message to the dead letters (the queue's maxReceiveCount). */
+  maxReceiveCount?: number
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
+  random?: () => number
 }
 
-export type WorkerOutcome =
-  | { outcome: 'ignored' | 'not_claimed' }
-  | { outcome: 'done' | 'handed_over' | 'lease_lost'; rows: number }
-
-/** Thrown when a run could do nothing at all (DynamoDB away): Lambda retries the event later. */
-export class NoProgress extends Error {}
+/** A message no delivery can ever handle: it fails every time and ends in the dead letters. */
+export class PoisonMessage extends Error {
+  override readonly name = 'PoisonMessage'
+}
 
 /** Busy, away or in conflict: worth another try (a deadline's abort included). */
 const isTransient = (error: unknown) =>
@@ -56,25 +59,58 @@ const isTransient = (error: unknown) =>
     ? error.code === 'service_unavailable' || error.code === 'request_conflict'
     : transientKind(error) !== undefined
 
-const backoff = (attempt: number) => Math.min(2_000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2)
+/** The chunk message in a record, or why it is none. */
+export const parseBatchRowsMessage = (body: string): BatchRowsMessage => {
+  let value: unknown
+  try {
+    value = JSON.parse(body)
+  } catch {
+    throw new PoisonMessage('The message body is not JSON')
+  }
+  const { batchId, chunk } = (value ?? {}) as Partial<BatchRowsMessage>
+  if (typeof batchId !== 'string' || !BATCH_ID.test(batchId)) {
+    throw new PoisonMessage('The message has no valid batchId')
+  }
+  if (typeof chunk !== 'number' || !Number.isInteger(chunk) || chunk < 0) {
+    throw new PoisonMessage('The message has no valid chunk')
+  }
+  return { batchId, chunk }
+}
+
+type ChunkOutcome = 'done' | 'again'
 
 /**
- * The batch worker: takes the batch (a lease, so one run at a time works on it), grants its rows
- * in order through the grant API's own use case, each with the Idempotency-Key of its batch and
- * row, and commits each chunk's results with the batch's counters. Everything it does may be done
- * again (a retried event, a second run, a resumed batch): a row already granted is a replay, a
- * chunk already committed is skipped, a finished batch is left alone. So no row is granted twice
- * and no row is counted twice, whatever fails when.
+ * The send-to-many worker (GrantBatchWorker in functions/consumers.ts): an SQS consumer whose
+ * message is one chunk of a batch (up to 100 rows). It grants the chunk's rows `rowsInParallel` at a
+ * time through the grant API's own use case, each with the Idempotency-Key of its batch and row,
+ * commits the chunk's results with the batch's counters in one transaction, and finishes the batch
+ * (with its audit entry, and an e-mail to whoever committed it) when its last chunk is done.
+ *
+ * Everything it does may happen twice (SQS delivers at least once; a crashed run's message comes
+ * back after the visibility timeout; a retried commit sends the chunks again): a row already granted
+ * is a replay of the same grant, a chunk already committed is skipped, results are committed only
+ * from what was read, a finished batch is left alone. So no row is granted twice and no row is
+ * counted twice. It answers a partial batch response: a chunk it could not finish (out of time,
+ * DynamoDB away) comes back; on its last allowed delivery the batch records it (`deadLettered`).
  */
-export const makeBatchWorker =
-  ({ batches, grantTokens, invokeSelf, clock = Date.now }: WorkerDeps): WorkerHandler =>
-  async (event, context): Promise<WorkerOutcome> => {
-    const given = (event as Partial<BatchWorkerEvent> | undefined)?.batchId
-    if (typeof given !== 'string' || !BATCH_ID.test(given)) {
-      logger.error('batch worker event without a valid batchId', { event })
-      return { outcome: 'ignored' }
-    }
-    const batchId: string = given
+export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
+  const {
+    batches,
+    grantTokens,
+    notifyFinished,
+    clock = Date.now,
+    rowsInParallel = BATCH_WORK.rowsInParallel,
+    maxReceiveCount = GRANT_BATCH_ROWS_QUEUE.maxReceiveCount,
+    sleep = realSleep,
+    random = Math.random,
+  } = deps
+  const backoff = (attempt: number) => Math.min(2_000, 25 * 2 ** attempt) * (0.5 + random() / 2)
+
+  const handleChunk = async (
+    message: BatchRowsMessage,
+    context: WorkerContext,
+  ): Promise<ChunkOutcome> => {
+    const { batchId } = message
     const started = Date.now()
     const total = context.getRemainingTimeInMillis()
     const reserve = Math.min(WORKER_BUDGET.reserveMs, total * WORKER_BUDGET.reserveShare)
@@ -83,10 +119,6 @@ export const makeBatchWorker =
     /** No call is waited for after this. */
     const hardEnd = started + total - Math.min(1_000, total * 0.1)
     const runSignal = AbortSignal.timeout(Math.max(1, hardEnd - started))
-    const token = randomUUID()
-    const leaseUntil = () =>
-      clock() +
-      Math.min(WORKER_BUDGET.leaseMs, started + total - Date.now() + WORKER_BUDGET.leaseMarginMs)
 
     /** A store call, tried again while it fails for a passing reason and there is time. */
     const store = async <T>(call: () => Promise<T>): Promise<T> => {
@@ -101,8 +133,47 @@ export const makeBatchWorker =
       }
     }
 
+    const batch = await store(() => batches.getBatch(batchId, { signal: runSignal }))
+    if (!batch) throw new PoisonMessage(`No batch ${batchId}`)
+    if (message.chunk >= batch.chunks) {
+      throw new PoisonMessage(
+        `Batch ${batchId} has ${batch.chunks} chunks, not ${message.chunk + 1}`,
+      )
+    }
+    if (FINAL_BATCH_STATUSES.includes(batch.status)) {
+      await settle(batch, context, runSignal)
+      return 'done'
+    }
+    const chunk: BatchChunk = await store(() =>
+      batches.getChunk(batch, message.chunk, { signal: runSignal }),
+    )
+    const before = chunk.results.length
+    if (before >= chunk.rows.length) {
+      // Another delivery of this message finished it.
+      await settle(batch, context, runSignal)
+      return 'done'
+    }
+
+    // A cancel stops the rows not yet started; it is looked for while the chunk runs.
+    let canceled = batch.cancelRequestedAt !== undefined
+    let lastCheck = Date.now()
+    let checking: Promise<void> | undefined
+    const lookForCancel = () => {
+      if (canceled || checking || Date.now() - lastCheck < WORKER_BUDGET.cancelCheckMs) return
+      lastCheck = Date.now()
+      checking = batches
+        .getBatch(batchId, { signal: runSignal })
+        .then((now) => {
+          if (now?.cancelRequestedAt !== undefined) canceled = true
+        })
+        .catch(() => {})
+        .finally(() => {
+          checking = undefined
+        })
+    }
+
     /** One row through the grant use case, until it has an answer that will not change. */
-    const grantRow = async (batch: BatchRecord, row: StoredRow): Promise<RowResult | 'time_up'> => {
+    const grantRow = async (row: StoredRow): Promise<RowResult | 'time_up'> => {
       for (let attempt = 0; ; attempt++) {
         const deadline = startDeadline({
           getRemainingTimeInMillis: () =>
@@ -135,7 +206,6 @@ export const makeBatchWorker =
             if (error instanceof DomainError) {
               return { status: 'failed', code: error.code, message: error.detail }
             }
-            // Unexpected: this run fails, and Lambda tries the event again.
             throw error
           }
           const pause = backoff(attempt)
@@ -147,124 +217,171 @@ export const makeBatchWorker =
       }
     }
 
-    /** The batch's rows from its first unfinished chunk on, while there is time. */
-    const work = async (batch: BatchRecord): Promise<WorkerOutcome> => {
-      let rowsDone = 0
-      let index = batch.nextChunk
-      let timeUp = false
-      while (index < batch.chunks && !timeUp) {
-        const chunk = await store(() => batches.getChunk(batch, index, { signal: runSignal }))
-        const results = [...chunk.results]
-        const before = results.length
-        let granted = 0
-        let failed = 0
-        for (let j = before; j < chunk.rows.length; j++) {
-          if (Date.now() >= stopAt) {
-            timeUp = true
-            break
-          }
-          const row = chunk.rows[j] as StoredRow
-          if (row.problem !== undefined) {
-            // Refused at commit: already counted in `failed`.
-            results.push({ status: 'failed', code: row.problem.code, message: row.problem.message })
-            continue
-          }
-          const result = await grantRow(batch, row)
-          if (result === 'time_up') {
-            timeUp = true
-            break
-          }
-          results.push(result)
-          if (result.status === 'granted') granted++
-          else failed++
+    // Rows from `before` on, `rowsInParallel` at a time; results land in their row's place.
+    const results: (RowResult | undefined)[] = chunk.results.slice()
+    let next = before
+    let fatal: unknown
+    let timeUp = false
+    const runner = async () => {
+      while (fatal === undefined && !timeUp) {
+        lookForCancel()
+        if (canceled) return
+        if (Date.now() >= stopAt) {
+          timeUp = true
+          return
         }
-        const complete = results.length === chunk.rows.length
-        if (results.length > before) {
-          const chunkIndex = index
-          const outcome = await store(() =>
-            batches.commitProgress(
-              {
-                batch,
-                index: chunkIndex,
-                before,
-                results,
-                granted,
-                failed,
-                nextChunk: complete ? chunkIndex + 1 : chunkIndex,
-                token,
-                now: clock(),
-                until: leaseUntil(),
-              },
-              { signal: runSignal },
-            ),
-          )
-          if (outcome.kind === 'lease_lost') {
-            logger.warn('batch worker: another run took the batch', { batchId })
-            return { outcome: 'lease_lost', rows: rowsDone }
-          }
-          if (outcome.kind === 'chunk_changed') {
-            // Our own commit whose answer was lost, if the chunk now holds exactly our results.
-            const now = await store(() =>
-              batches.getChunk(batch, chunkIndex, { signal: runSignal }),
-            )
-            if (now.results.length !== results.length) {
-              logger.warn('batch worker: chunk changed under the lease', { batchId, chunkIndex })
-              return { outcome: 'lease_lost', rows: rowsDone }
-            }
-          }
-          rowsDone += results.length - before
+        const j = next++
+        if (j >= chunk.rows.length) return
+        const row = chunk.rows[j] as StoredRow
+        if (row.problem !== undefined) {
+          // Refused at commit: already counted in `failed`.
+          results[j] = { status: 'failed', code: row.problem.code, message: row.problem.message }
+          continue
         }
-        if (complete) index++
+        try {
+          const result = await grantRow(row)
+          if (result === 'time_up') timeUp = true
+          else results[j] = result
+        } catch (error) {
+          fatal = error
+        }
       }
-
-      if (index >= batch.chunks) {
-        const latest =
-          (await store(() => batches.getBatch(batchId, { signal: runSignal }))) ?? batch
-        const audit = auditEntry({
-          issuerId: batch.issuerId,
-          actor: { kind: 'person', ...batch.createdBy },
-          action: 'batch.finish',
-          target: { type: 'batch', id: batchId },
-          now: clock(),
-          requestId: context.awsRequestId,
-          details: {
-            programId: batch.program,
-            total: latest.total,
-            granted: latest.granted,
-            failed: latest.failed,
-          },
-        })
-        await store(() => batches.finish(batchId, token, clock(), audit, { signal: runSignal }))
-        logger.info('batch done', { batchId, granted: latest.granted, failed: latest.failed })
-        return { outcome: 'done', rows: rowsDone }
-      }
-      if (rowsDone === 0) {
-        // Nothing moved (DynamoDB away): fail, so Lambda retries the event after a pause rather
-        // than this run starting the next one at once.
-        throw new NoProgress(`Batch ${batchId}: no row could be done in this run`)
-      }
-      // Out of time with rows left: give the batch up and start the next run.
-      await store(() => batches.release(batchId, token, { signal: runSignal }))
-      await invokeSelf(context)({ batchId }, { signal: runSignal })
-      logger.info('batch worker handed over', { batchId, rows: rowsDone, nextChunk: index })
-      return { outcome: 'handed_over', rows: rowsDone }
     }
-
-    const claimed = await store(() =>
-      batches.claim(batchId, token, leaseUntil(), clock(), {
-        signal: runSignal,
-      }),
+    await Promise.all(
+      Array.from({ length: Math.min(rowsInParallel, chunk.rows.length - before) }, runner),
     )
-    if (!claimed) {
-      logger.info('batch worker: batch done or held by another run', { batchId })
-      return { outcome: 'not_claimed' }
+    await checking
+    if (canceled) {
+      // Rows never started are never granted; a row granted meanwhile keeps its grant.
+      for (let j = Math.max(before, next); j < chunk.rows.length; j++) {
+        const problem = (chunk.rows[j] as StoredRow).problem
+        results[j] =
+          problem === undefined
+            ? { status: 'canceled' }
+            : { status: 'failed', code: problem.code, message: problem.message }
+      }
     }
-    try {
-      return await work(claimed)
-    } catch (error) {
-      // The next run may take the batch at once (best effort: with DynamoDB away the lease simply
-      // runs out).
-      await batches.release(batchId, token).catch(() => {})
-      throw error
+
+    // The chunk's results from the front, as far as every row has one.
+    let end = before
+    while (end < chunk.rows.length && results[end] !== undefined) end++
+    const done = results.slice(0, end) as RowResult[]
+    const added = done.slice(before)
+    const complete = end === chunk.rows.length
+    if (added.length > 0) {
+      const count = (status: RowResult['status']) => added.filter((r) => r.status === status).length
+      const outcome = await store(() =>
+        batches.commitChunk(
+          {
+            batch,
+            index: message.chunk,
+            before,
+            results: done,
+            granted: count('granted'),
+            // Refused rows were counted at commit.
+            failed: added.filter(
+              (r, k) => r.status === 'failed' && !chunk.rows[before + k]?.problem,
+            ).length,
+            canceled: count('canceled'),
+            complete,
+            now: clock(),
+          },
+          { signal: runSignal },
+        ),
+      )
+      if (outcome === 'chunk_changed') {
+        // Another delivery committed this chunk meanwhile (or our own write's answer was lost): its
+        // results stand; if it is not complete, the message comes back and goes on from there.
+        const now = await store(() => batches.getChunk(batch, message.chunk, { signal: runSignal }))
+        logger.info('batch worker: chunk changed under this delivery', {
+          batchId,
+          chunk: message.chunk,
+        })
+        if (now.results.length < now.rows.length) return 'again'
+        await settle(batch, context, runSignal)
+        return 'done'
+      }
+      if (outcome === 'final') return 'done'
+    }
+    if (fatal !== undefined) throw fatal
+    if (!complete) return 'again'
+    await settle(batch, context, runSignal)
+    return 'done'
+  }
+
+  /**
+   * After a chunk is done: when every chunk is, the batch is finished (once, whichever delivery
+   * gets there) and its committer e-mailed (until one delivery records it: at least once).
+   */
+  const settle = async (read: BatchRecord, context: WorkerContext, signal: AbortSignal) => {
+    let batch = (await batches.getBatch(read.batchId, { signal })) ?? read
+    if (!FINAL_BATCH_STATUSES.includes(batch.status)) {
+      if ((batch.chunksDone ?? 0) < batch.chunks) return
+      const status =
+        batch.cancelRequestedAt !== undefined && (batch.canceled ?? 0) > 0 ? 'canceled' : 'done'
+      const now = clock()
+      const audit = auditEntry({
+        issuerId: batch.issuerId,
+        actor: { kind: 'person', ...batch.createdBy },
+        action: 'batch.finish',
+        target: { type: 'batch', id: batch.batchId },
+        now,
+        requestId: context.awsRequestId,
+        details: {
+          programId: batch.program,
+          status,
+          total: batch.total,
+          granted: batch.granted,
+          failed: batch.failed,
+          canceled: batch.canceled ?? 0,
+        },
+      })
+      const finished = await batches.finish(batch.batchId, status, now, audit, { signal })
+      if (finished) {
+        logger.info('batch finished', {
+          batchId: batch.batchId,
+          status,
+          granted: batch.granted,
+          failed: batch.failed,
+          canceled: batch.canceled ?? 0,
+        })
+      }
+      batch = (await batches.getBatch(read.batchId, { signal })) ?? batch
+    }
+    if (batch.notifiedAt === undefined && notifyFinished !== undefined) {
+      await notifyFinished(batch, signal)
+      await batches.markNotified(batch.batchId, clock(), { signal })
     }
   }
+
+  const receiveCount = (record: SQSRecord) =>
+    Number(record.attributes?.ApproximateReceiveCount ?? 1)
+
+  return async (event: SQSEvent, context: WorkerContext): Promise<SQSBatchResponse> => {
+    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = []
+    for (const record of event.Records) {
+      let message: BatchRowsMessage | undefined
+      let outcome: ChunkOutcome | 'failed'
+      try {
+        message = parseBatchRowsMessage(record.body)
+        outcome = await handleChunk(message, context)
+      } catch (error) {
+        outcome = 'failed'
+        logger.error('batch worker: a chunk failed', {
+          messageId: record.messageId,
+          ...(message ?? {}),
+          receiveCount: receiveCount(record),
+          error: error as Error,
+        })
+      }
+      if (outcome === 'done') continue
+      batchItemFailures.push({ itemIdentifier: record.messageId })
+      if (receiveCount(record) >= maxReceiveCount && message !== undefined) {
+        // SQS moves it to the dead letters now, instead of delivering it again: the batch shows it.
+        logger.error('batch worker: a chunk goes to the dead letters', { ...message })
+        await batches.markDeadLettered(message.batchId, message.chunk).catch(() => {})
+      }
+    }
+    return { batchItemFailures }
+  }
+}

@@ -1,5 +1,8 @@
 import { runtimeFrom } from '../composition'
 import { makeBatchWorkerHandler } from '../core/grant-batch-worker.factory'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
+/**
+ * Lambda's entry for GrantBatchWorker (functions/consumers.ts): the runtime is built once, at cold
+ * start, from the function's environment; SQS delivers one chunk's message at a time.
+ */
 export const handler = makeBatchWorkerHandler(runtimeFrom(process.env))

@@ -46,12 +46,11 @@ const cancellation = (error: unknown) => {
 const isConditionFailure = (error: unknown) =>
   (error as Error).name === 'ConditionalCheckFailedException'
 
-export type ProgressCommit =
-  | { kind: 'committed' }
-  /** The chunk's results are not what the worker read (its own lost write, or another worker). */
-  | { kind: 'chunk_changed' }
-  /** Another worker holds the batch now. */
-  | { kind: 'lease_lost' }
+/**
+ * `chunk_changed`: the chunk's results are not what the worker read (another delivery of the same
+ * message, or this one's own write whose answer was lost). `final`: the batch is done or canceled.
+ */
+export type ChunkCommit = 'committed' | 'chunk_changed' | 'final'
 
 export class DynamoDbBatchStore {
   constructor(
@@ -186,54 +185,27 @@ export class DynamoDbBatchStore {
     return found.sort((a, b) => a.index - b.index)
   }
 
-  /**
-   * The worker takes the batch until `until`: when nobody holds it (or the holder's time ran out),
-   * or it is this very worker (its own earlier attempt, whose answer was lost). The batch as it now
-   * is, or undefined when it is done or held by another worker.
-   */
-  async claim(
-    batchId: string,
-    token: string,
-    until: number,
-    now: number,
-    { signal }: CallOptions = {},
-  ): Promise<BatchRecord | undefined> {
-    try {
-      const { Attributes } = await this.client.send(
-        new UpdateCommand({
-          TableName: this.tables.grants,
-          Key: { grantId: batchKey(batchId) },
-          UpdateExpression:
-            'SET leaseToken = :token, leaseUntil = :until, #status = :running, updatedAt = :at',
-          ConditionExpression:
-            'itemType = :batch AND #status <> :done AND (leaseUntil <= :now OR leaseToken = :token)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':token': token,
-            ':until': until,
-            ':running': 'running',
-            ':done': 'done',
-            ':batch': 'grantBatch',
-            ':now': now,
-            ':at': new Date(now).toISOString(),
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-        { abortSignal: signal },
-      )
-      return Attributes as BatchRecord
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined
-      throw error
-    }
+  /** Every chunk's message is on the queue (a retried commit sends them again until this is set). */
+  async markEnqueued(batchId: string, now: number, { signal }: CallOptions = {}) {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tables.grants,
+        Key: { grantId: batchKey(batchId) },
+        UpdateExpression: 'SET enqueuedAt = :at',
+        ConditionExpression: 'itemType = :batch',
+        ExpressionAttributeValues: { ':at': new Date(now).toISOString(), ':batch': 'grantBatch' },
+      }),
+      { abortSignal: signal },
+    )
   }
 
   /**
-   * The results of a chunk so far and the batch's counters, in one transaction: the counters can
-   * never disagree with the rows. Only while the worker holds the batch, and only from the results
-   * it read, so nothing is ever counted twice.
+   * A chunk's results so far and the batch's counters, in one transaction: the counters can never
+   * disagree with the rows. Only from the results the worker read (`before`), so a second delivery
+   * of the same chunk, or a redelivery racing the first, never counts a row twice: the loser is told
+   * `chunk_changed` and reads the chunk again.
    */
-  async commitProgress(
+  async commitChunk(
     input: {
       batch: BatchRecord
       index: number
@@ -241,14 +213,17 @@ export class DynamoDbBatchStore {
       results: RowResult[]
       granted: number
       failed: number
-      nextChunk: number
-      token: string
+      canceled: number
+      /** Every row of the chunk has its result now. */
+      complete: boolean
       now: number
-      /** The lease, renewed. */
-      until: number
     },
     { signal }: CallOptions = {},
-  ): Promise<ProgressCommit> {
+  ): Promise<ChunkCommit> {
+    const { batch, index } = input
+    const at = new Date(input.now).toISOString()
+    // A chunk that once went to the dead letters and is done now is no longer shown as such.
+    const redriven = input.complete && batch.deadLettered?.has(index) === true
     try {
       await this.client.send(
         new TransactWriteCommand({
@@ -256,9 +231,7 @@ export class DynamoDbBatchStore {
             {
               Update: {
                 TableName: this.tables.grants,
-                Key: {
-                  grantId: chunkKey(input.batch.batchId, input.batch.chunkPrefix, input.index),
-                },
+                Key: { grantId: chunkKey(batch.batchId, batch.chunkPrefix, index) },
                 UpdateExpression: 'SET results = :results',
                 ConditionExpression: 'size(results) = :before',
                 ExpressionAttributeValues: { ':results': input.results, ':before': input.before },
@@ -267,17 +240,20 @@ export class DynamoDbBatchStore {
             {
               Update: {
                 TableName: this.tables.grants,
-                Key: { grantId: batchKey(input.batch.batchId) },
-                UpdateExpression:
-                  'SET granted = granted + :granted, failed = failed + :failed, nextChunk = :next, updatedAt = :at, leaseUntil = :until',
-                ConditionExpression: 'leaseToken = :token',
+                Key: { grantId: batchKey(batch.batchId) },
+                UpdateExpression: `SET granted = granted + :granted, failed = failed + :failed, canceled = if_not_exists(canceled, :zero) + :canceled, chunksDone = if_not_exists(chunksDone, :zero) + :done, #status = :running, startedAt = if_not_exists(startedAt, :at), updatedAt = :at${redriven ? ' DELETE deadLettered :index' : ''}`,
+                ConditionExpression: '#status IN (:queued, :running)',
+                ExpressionAttributeNames: { '#status': 'status' },
                 ExpressionAttributeValues: {
                   ':granted': input.granted,
                   ':failed': input.failed,
-                  ':next': input.nextChunk,
-                  ':at': new Date(input.now).toISOString(),
-                  ':token': input.token,
-                  ':until': input.until,
+                  ':canceled': input.canceled,
+                  ':zero': 0,
+                  ':done': input.complete ? 1 : 0,
+                  ':running': 'running',
+                  ':queued': 'queued',
+                  ':at': at,
+                  ...(redriven ? { ':index': new Set([index]) } : {}),
                 },
               },
             },
@@ -285,37 +261,22 @@ export class DynamoDbBatchStore {
         }),
         { abortSignal: signal },
       )
-      return { kind: 'committed' }
+      return 'committed'
     } catch (error) {
       const codes = cancellation(error)
-      if (codes?.[1] === 'ConditionalCheckFailed') return { kind: 'lease_lost' }
-      if (codes?.[0] === 'ConditionalCheckFailed') return { kind: 'chunk_changed' }
+      if (codes?.[0] === 'ConditionalCheckFailed') return 'chunk_changed'
+      if (codes?.[1] === 'ConditionalCheckFailed') return 'final'
       throw error
     }
   }
 
-  /** Gives the batch up (out of time): the next worker may take it at once. */
-  async release(batchId: string, token: string, { signal }: CallOptions = {}) {
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tables.grants,
-          Key: { grantId: batchKey(batchId) },
-          UpdateExpression: 'SET leaseUntil = :zero',
-          ConditionExpression: 'leaseToken = :token',
-          ExpressionAttributeValues: { ':zero': 0, ':token': token },
-        }),
-        { abortSignal: signal },
-      )
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error
-    }
-  }
-
-  /** Every row has its result: the batch is done, with its audit entry. False if it already was. */
+  /**
+   * Every chunk is done: the batch is `done` (or `canceled`, when a cancel was asked), with its
+   * audit entry. False when it already was (another delivery finished it first).
+   */
   async finish(
     batchId: string,
-    token: string,
+    status: 'done' | 'canceled',
     now: number,
     audit: AuditEntry,
     { signal }: CallOptions = {},
@@ -328,15 +289,14 @@ export class DynamoDbBatchStore {
               Update: {
                 TableName: this.tables.grants,
                 Key: { grantId: batchKey(batchId) },
-                UpdateExpression:
-                  'SET #status = :done, finishedAt = :at, updatedAt = :at, leaseUntil = :zero',
-                ConditionExpression: '#status <> :done AND leaseToken = :token',
+                UpdateExpression: 'SET #status = :final, finishedAt = :at, updatedAt = :at',
+                ConditionExpression: '#status IN (:queued, :running) AND chunksDone >= chunks',
                 ExpressionAttributeNames: { '#status': 'status' },
                 ExpressionAttributeValues: {
-                  ':done': 'done',
+                  ':final': status,
                   ':at': new Date(now).toISOString(),
-                  ':zero': 0,
-                  ':token': token,
+                  ':queued': 'queued',
+                  ':running': 'running',
                 },
               },
             },
@@ -350,6 +310,47 @@ export class DynamoDbBatchStore {
       const codes = cancellation(error)
       if (codes?.[0] === 'ConditionalCheckFailed') return false
       throw error
+    }
+  }
+
+  /** The committer was told; false if someone already had marked it. */
+  async markNotified(batchId: string, now: number, { signal }: CallOptions = {}) {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.grants,
+          Key: { grantId: batchKey(batchId) },
+          UpdateExpression: 'SET notifiedAt = :at',
+          ConditionExpression: 'itemType = :batch AND attribute_not_exists(notifiedAt)',
+          ExpressionAttributeValues: {
+            ':at': new Date(now).toISOString(),
+            ':batch': 'grantBatch',
+          },
+        }),
+        { abortSignal: signal },
+      )
+      return true
+    } catch (error) {
+      if (isConditionFailure(error)) return false
+      throw error
+    }
+  }
+
+  /** A chunk's message failed its last allowed delivery: it goes to the dead letters, the batch shows it. */
+  async markDeadLettered(batchId: string, chunk: number, { signal }: CallOptions = {}) {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.grants,
+          Key: { grantId: batchKey(batchId) },
+          UpdateExpression: 'ADD deadLettered :index',
+          ConditionExpression: 'itemType = :batch',
+          ExpressionAttributeValues: { ':index': new Set([chunk]), ':batch': 'grantBatch' },
+        }),
+        { abortSignal: signal },
+      )
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error
     }
   }
 }

@@ -1,5 +1,5 @@
+import { consumerById } from '../../functions/consumers'
 import { CHECK_BOUND_MS } from '../../functions/core/access-cache'
-import { GRANT_BATCH_WORKER } from '../../functions/worker-function'
 import {
   addMember,
   auditLog,
@@ -134,8 +134,8 @@ describe("the console's send one, larger than a slice", () => {
     expect([...access.seen]).toContain('programs dynamodb:BatchGetItem')
     const route = declaredAccess('SendGrant')
     for (const line of access.seen) expect(route).toContain(line)
-    const worker = Object.entries(GRANT_BATCH_WORKER.access).flatMap(([table, actions]) =>
-      actions.map((action) => `${table} ${action}`),
+    const worker = Object.entries(consumerById('GrantBatchWorker').access).flatMap(
+      ([table, actions]) => actions.map((action) => `${table} ${action}`),
     )
     for (const line of access.seen) {
       if (line.startsWith('programs ')) expect(worker).toContain(line)

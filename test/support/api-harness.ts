@@ -31,6 +31,9 @@ export const useApi = (setup?: Parameters<typeof startApi>[0]): Api => {
     get baseUrl() {
       return running().baseUrl
     },
+    get pipeline() {
+      return running().pipeline
+    },
     close: () => running().close(),
   }
 }

@@ -9,6 +9,7 @@ import { newId } from '../../functions/domain/ids'
 import type { ProgramStatus } from '../../functions/domain/program'
 import type { ShardRecord } from '../../functions/domain/program-shards'
 import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
+import { LOCAL_CONSUMERS } from '../../local/consumer-factories'
 import {
   buildRouteHandlers,
   createLocalApi,
@@ -16,6 +17,7 @@ import {
   type LocalApiOptions,
   type RouteHandlers,
 } from '../../local/http-server'
+import { type LocalPipeline, type PipelineOptions, startLocalPipeline } from '../../local/pipeline'
 import { identity, testAuthorizer } from './identity'
 import { checkClock, config, documentClient, dynamodb, runtime } from './runtime'
 
@@ -32,12 +34,32 @@ export const startApi = async (
     options?: LocalApiOptions
     /** What the routes are built over; default this file's (test/support/runtime.ts). */
     runtime?: Runtime
+    /**
+     * The local pipeline's queues and their consumers (local/pipeline.ts, as npm start runs them),
+     * for routes that send to a queue (a batch's commit): the routes get its senders. `true`: the
+     * queues and npm start's consumers, without the grants table's stream (other files' grants are
+     * not this file's business); an object: those options on top.
+     */
+    pipeline?: boolean | Partial<Omit<PipelineOptions, 'runtime'>>
   } = {},
 ) => {
+  const base = setup.runtime ?? runtime
+  const pipeline: LocalPipeline | undefined = setup.pipeline
+    ? await startLocalPipeline({
+        runtime: base,
+        consumers: LOCAL_CONSUMERS,
+        stream: false,
+        startAt: 'LATEST',
+        pollMs: 50,
+        ...(typeof setup.pipeline === 'object' ? setup.pipeline : {}),
+      })
+    : undefined
+  const routesRuntime = pipeline ? { ...base, queues: pipeline.senders } : base
   const handlers: RouteHandlers = new Map(
-    [...buildRouteHandlers(setup.runtime ?? runtime), ...(setup.handlers ?? [])].map(
-      ([routeKey, handler]) => [routeKey, setup.wrap ? setup.wrap(routeKey, handler) : handler],
-    ),
+    [...buildRouteHandlers(routesRuntime), ...(setup.handlers ?? [])].map(([routeKey, handler]) => [
+      routeKey,
+      setup.wrap ? setup.wrap(routeKey, handler) : handler,
+    ]),
   )
   const server = createLocalApi(handlers, {
     authorizer: testAuthorizer(),
@@ -50,11 +72,15 @@ export const startApi = async (
     server,
     port,
     baseUrl: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
+    /** The pipeline started with `pipeline` (queues, drain); undefined otherwise. */
+    pipeline,
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections()
         server.close(() => resolve())
-      }),
+      })
+      await pipeline?.stop()
+    },
   }
 }
 

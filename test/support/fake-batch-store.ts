@@ -2,19 +2,20 @@ import type { BatchCommitDeps } from '../../functions/core/batch-commit'
 import {
   type BatchChunk,
   type BatchRecord,
+  type BatchRowsMessage,
   batchKey,
   chunkKey,
   type StoredRow,
 } from '../../functions/domain/batch'
 import type { AuditEntry } from '../../functions/domain/people'
-import type { WorkerInvoker } from '../../functions/runtime/worker-invoker'
+import type { QueueSender } from '../../functions/runtime/queue-sender'
 import type { CallOptions } from '../../functions/stores/grants.store'
 
 type Methods = BatchCommitDeps['batches']
 type Method = keyof Methods
 
 /**
- * The batch store's commit methods (getBatch, putChunks, createBatch of
+ * The batch store's commit methods (getBatch, putChunks, createBatch, markEnqueued of
  * functions/stores/batches.dynamodb.ts) in memory, for the core's in-process tests. Batches and
  * their chunks live in one map keyed like the grants table (`batch#<batchId>`,
  * `batch#<batchId>#<prefix>#<chunk>`); `createBatch` writes the batch and its audit entry on
@@ -110,6 +111,12 @@ export class FakeBatchStore implements Methods {
     return { kind: 'created' }
   }
 
+  async markEnqueued(batchId: string, now: number, options?: CallOptions) {
+    await this.enter('markEnqueued', options)
+    const item = this.state.items.get(batchKey(batchId)) as BatchRecord
+    this.state.items.set(batchKey(batchId), { ...item, enqueuedAt: new Date(now).toISOString() })
+  }
+
   private async enter(method: Method, options: CallOptions | undefined) {
     this.calls.push(method)
     // A store call is asynchronous: let other requests in between, as a network call would.
@@ -123,24 +130,29 @@ export class FakeBatchStore implements Methods {
   }
 }
 
-/** A WorkerInvoker that records what it was asked to start; `failNext` makes one call throw. */
-export const recordingInvoker = () => {
-  const started: { batchId: string }[] = []
-  let failure: unknown
-  const invoke: WorkerInvoker = async (event) => {
-    await Promise.resolve()
-    if (failure !== undefined) {
-      const error = failure
-      failure = undefined
-      throw error
-    }
-    started.push({ ...event })
+/**
+ * The GrantBatchRows queue as a QueueSender that records the chunk messages it took;
+ * `failCalls(n)` makes its next n SendMessageBatch calls take no entry (as SQS unreachable).
+ */
+export const recordingQueue = () => {
+  const started: BatchRowsMessage[] = []
+  let failing = 0
+  const queue: QueueSender = {
+    async sendBatch(entries) {
+      await Promise.resolve()
+      if (failing > 0) {
+        failing--
+        return { failed: entries.map((e) => e.id) }
+      }
+      for (const entry of entries) started.push(JSON.parse(entry.body) as BatchRowsMessage)
+      return { failed: [] }
+    },
   }
   return {
-    invoke,
+    queue,
     started,
-    failNext: (error: unknown) => {
-      failure = error
+    failCalls: (n: number) => {
+      failing = n
     },
   }
 }

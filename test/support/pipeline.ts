@@ -40,6 +40,9 @@ export const usePipeline = (
     get queues() {
       return running().queues
     },
+    get senders() {
+      return running().senders
+    },
     status: () => running().status(),
     drain: (timeoutMs) => running().drain(timeoutMs),
     runSchedule: (id) => running().runSchedule(id),

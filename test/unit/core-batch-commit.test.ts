@@ -14,13 +14,14 @@ import {
 } from '../../functions/domain/errors'
 import { newId } from '../../functions/domain/ids'
 import type { ProgramRecord } from '../../functions/domain/program'
-import { FakeBatchStore, recordingInvoker } from '../support/fake-batch-store'
+import { FakeBatchStore, recordingQueue } from '../support/fake-batch-store'
 
 /**
  * The commit of send to many (functions/core/batch-commit.ts) in process: the batch store's
- * commit methods in memory (test/support/fake-batch-store.ts), a WorkerInvoker that records what
- * it starts, an injected clock. What a commit writes (rows in chunks, then the batch with its
- * audit entry), what a retried or racing commit answers, when the worker is started again, and
+ * commit methods in memory (test/support/fake-batch-store.ts), a queue that records the chunk
+ * messages it takes, an injected clock. What a commit writes (rows in chunks, then the batch with
+ * its audit entry, then a message per chunk), what a retried or racing commit answers, when the
+ * chunks are sent again, and
  * that every refusal writes nothing. The same commit over HTTP and DynamoDB Local:
  * test/manage/batches.manage.test.ts.
  */
@@ -52,9 +53,9 @@ const programOf = (status: ProgramRecord['status'] = 'active'): ProgramRecord =>
 
 const setup = () => {
   const batches = new FakeBatchStore()
-  const worker = recordingInvoker()
+  const worker = recordingQueue()
   let now = START
-  const commit = makeBatchCommit({ batches, invoke: worker.invoke, clock: () => now })
+  const commit = makeBatchCommit({ batches, queue: worker.queue, clock: () => now })
   const program = programOf()
   /** A commit of `csv` (CSV) with `key` and `reason` ('Launch bonus') to `program`. */
   const send = (
@@ -109,7 +110,7 @@ const expectRefused = async (
 }
 
 describe('a first commit', () => {
-  it('stores the rows, then the batch with its audit entry, then starts the worker once', async () => {
+  it('stores the rows, then the batch with its audit entry, then sends each chunk once', async () => {
     const { batches, worker, send, program } = setup()
     const { batch, replayed, now } = await send()
     const batchId = batchIdFor(ISSUER, 'batch-1')
@@ -130,15 +131,18 @@ describe('a first commit', () => {
       chunks: 1,
       createdBy: { sub: ANN.sub, email: ANN.email },
       submittedAt: new Date(START).toISOString(),
+      programSlot: `${program.programId}#batches`,
+      createdAt: new Date(START).toISOString(),
       total: 4,
       refused: 2,
       amount: 12,
       granted: 0,
       failed: 2,
-      nextChunk: 0,
+      canceled: 0,
+      chunksDone: 0,
       status: 'queued',
-      leaseUntil: 0,
       updatedAt: new Date(START).toISOString(),
+      enqueuedAt: new Date(START).toISOString(),
       requestId: 'req-1',
     } satisfies BatchRecord)
     expect(batches.batches()).toEqual([batch])
@@ -162,13 +166,13 @@ describe('a first commit', () => {
         details: { programId: program.programId, rows: 4, valid: 2, refused: 2, amount: 12 },
       }),
     ])
-    // The rows exist before the batch that names them; the worker starts after the commit point.
-    expect(batches.calls).toEqual(['getBatch', 'putChunks', 'createBatch'])
-    expect(worker.started).toEqual([{ batchId }])
+    // The rows exist before the batch that names them; the chunks are sent after the commit point.
+    expect(batches.calls).toEqual(['getBatch', 'putChunks', 'createBatch', 'markEnqueued'])
+    expect(worker.started).toEqual([{ batchId, chunk: 0 }])
   })
 
   it('splits many rows into chunks of at most chunkRows, every row kept in order', async () => {
-    const { batches, send } = setup()
+    const { batches, send, worker } = setup()
     const rows = 2 * BATCH_LIMITS.chunkRows + 50
     const csv = [
       'email,amount',
@@ -181,6 +185,19 @@ describe('a first commit', () => {
     expect(chunks.flatMap((c) => c.rows.map((r) => r.row))).toEqual(
       Array.from({ length: rows }, (_, i) => i + 2),
     )
+    expect(worker.started.map((m) => m.chunk).sort()).toEqual([0, 1, 2])
+  })
+
+  it('sends 50,000 rows as 500 chunk messages, 10 a call', async () => {
+    const { send, worker } = setup()
+    const csv = [
+      'email,amount',
+      ...Array.from({ length: BATCH_LIMITS.maxRows }, (_, i) => `r${i}@example.com,1`),
+    ].join('\n')
+    const { batch } = await send({ csv })
+    expect(batch.chunks).toBe(BATCH_LIMITS.maxRows / BATCH_LIMITS.chunkRows)
+    expect(new Set(worker.started.map((m) => m.chunk)).size).toBe(batch.chunks)
+    expect(worker.started).toHaveLength(batch.chunks)
   })
 })
 
@@ -193,41 +210,63 @@ describe('the same Idempotency-Key again', () => {
     const again = await send({ requestId: 'req-2' })
     expect(again).toEqual({ batch: first.batch, replayed: true, now: START + 10_000 })
     expect(batches.snapshot()).toEqual(before)
-    expect(batches.calls).toEqual(['getBatch', 'putChunks', 'createBatch', 'getBatch'])
+    expect(batches.calls).toEqual([
+      'getBatch',
+      'putChunks',
+      'createBatch',
+      'markEnqueued',
+      'getBatch',
+    ])
   })
 
-  /** The batch as the worker left it, `leaseUntil` relative to now (0: this very millisecond). */
-  const replayWhen = async (state: { status: BatchRecord['status']; leaseUntil: number }) => {
+  type Left = Pick<BatchRecord, 'status'> & {
+    enqueued: boolean
+    /** How long before the retry the batch last moved. */
+    idleMs: number
+    deadLettered?: number[]
+  }
+  /** The batch as the worker left it 20 minutes after the first commit; the chunks the retry sent. */
+  const replayWhen = async (state: Left) => {
     const { batches, worker, send, advance } = setup()
     const { batch } = await send()
-    advance(60_000)
+    advance(20 * 60_000)
     const stored = batches.state.items.get(batch.grantId) as BatchRecord
+    const { enqueuedAt: _, ...rest } = stored
     batches.state.items.set(batch.grantId, {
-      ...stored,
+      ...rest,
+      ...(state.enqueued ? { enqueuedAt: stored.enqueuedAt } : {}),
       status: state.status,
-      leaseUntil: START + 60_000 + state.leaseUntil,
-    })
+      updatedAt: new Date(START + 20 * 60_000 - state.idleMs).toISOString(),
+      ...(state.deadLettered ? { deadLettered: new Set(state.deadLettered) } : {}),
+    } as BatchRecord)
     const again = await send()
     expect(again.replayed).toBe(true)
     expect(again.batch.status).toBe(state.status)
     expect(batches.batches()).toHaveLength(1)
-    // The first start was the first commit's.
+    // The first sends were the first commit's.
     return worker.started.slice(1)
   }
 
   it.each([
-    ['whose lease ends this very millisecond', { status: 'running', leaseUntil: 0 }],
-    ['whose worker stopped (its lease ran out)', { status: 'running', leaseUntil: -1 }],
-    ['still queued, its first start lost', { status: 'queued', leaseUntil: -START - 60_000 }],
-  ] as const)('starts the worker again for a batch %s', async (_, state) => {
+    ['whose chunks were never all sent', { status: 'queued', enqueued: false, idleMs: 0 }],
+    [
+      'that stalled (nothing moved for 10 minutes)',
+      { status: 'running', enqueued: true, idleMs: 10 * 60_000 + 1 },
+    ],
+    [
+      'with a chunk in the dead letters',
+      { status: 'running', enqueued: true, idleMs: 0, deadLettered: [0] },
+    ],
+  ] as const)('sends the chunks again for a batch %s', async (_, state) => {
     const started = await replayWhen(state)
-    expect(started).toEqual([{ batchId: batchIdFor(ISSUER, 'batch-1') }])
+    expect(started).toEqual([{ batchId: batchIdFor(ISSUER, 'batch-1'), chunk: 0 }])
   })
 
   it.each([
-    ['held by a worker', { status: 'running', leaseUntil: 1 }],
-    ['done', { status: 'done', leaseUntil: -60_000 }],
-  ] as const)('does not start the worker again for a batch %s', async (_, state) => {
+    ['running', { status: 'running', enqueued: true, idleMs: 10 * 60_000 }],
+    ['done', { status: 'done', enqueued: true, idleMs: 20 * 60_000 }],
+    ['canceled', { status: 'canceled', enqueued: false, idleMs: 20 * 60_000 }],
+  ] as const)('does not send the chunks again for a batch %s', async (_, state) => {
     expect(await replayWhen(state)).toEqual([])
   })
 
@@ -245,13 +284,19 @@ describe('the same Idempotency-Key again', () => {
       IdempotencyKeyReused,
       'idempotency_key_reused',
     )
-    expect(context.batches.calls).toEqual(['getBatch', 'putChunks', 'createBatch', 'getBatch'])
+    expect(context.batches.calls).toEqual([
+      'getBatch',
+      'putChunks',
+      'createBatch',
+      'markEnqueued',
+      'getBatch',
+    ])
   })
 })
 
 describe('a program that is not open', () => {
   it.each(['paused', 'closed'] as const)(
-    '(%s) is program_inactive, before any read or write',
+    '(%s) is program_inactive for a new batch, and nothing is written',
     async (status) => {
       const context = setup()
       await expectRefused(
@@ -260,9 +305,17 @@ describe('a program that is not open', () => {
         ProgramInactive,
         'program_inactive',
       )
-      expect(context.batches.calls).toEqual([])
+      expect(context.batches.calls).toEqual(['getBatch'])
     },
   )
+
+  it('a commit retried after the program was paused answers the batch it made', async () => {
+    const { send, program, worker } = setup()
+    const first = await send()
+    const again = await send({ program: { ...program, status: 'paused' } })
+    expect(again).toMatchObject({ replayed: true, batch: first.batch })
+    expect(worker.started).toHaveLength(1)
+  })
 })
 
 describe('racing commits', () => {
@@ -282,8 +335,9 @@ describe('racing commits', () => {
     expect(batch.requestId).toBe('req-other')
     expect(batches.batches()).toEqual([theirs])
     expect(batches.state.audit).toHaveLength(1)
-    // Its lease is nobody's yet: this commit starts the worker too (it takes a lease first).
-    expect(worker.started).toEqual([{ batchId: theirs.batchId }])
+    // The other commit sent the chunks (its batch says so): this one sends none.
+    expect(theirs.enqueuedAt).toBeDefined()
+    expect(worker.started).toEqual([])
   })
 
   it("with another CSV is idempotency_key_reused, and never writes over the first one's rows", async () => {
@@ -306,7 +360,11 @@ describe('racing commits', () => {
     const { batches, send } = setup()
     const [a, b] = await Promise.all([send({ requestId: 'req-a' }), send({ requestId: 'req-b' })])
     expect([a.replayed, b.replayed].sort()).toEqual([false, true])
-    expect(a.batch).toEqual(b.batch)
+    // The replay may read the batch before the first marks its chunks sent, and send them too:
+    // the worker takes a chunk twice as once.
+    const { enqueuedAt: _a, ...first } = a.batch
+    const { enqueuedAt: _b, ...second } = b.batch
+    expect(first).toEqual(second)
     expect(batches.batches()).toHaveLength(1)
     expect(batches.state.audit).toHaveLength(1)
     expect(batches.calls.filter((c) => c === 'createBatch')).toHaveLength(2)
@@ -314,20 +372,19 @@ describe('racing commits', () => {
 })
 
 describe('failures', () => {
-  it('a worker that cannot be started fails the commit; the same commit retried starts it', async () => {
+  it('a queue that takes no message fails the commit (503); the same commit retried sends them', async () => {
     const { batches, worker, send } = setup()
-    const unavailable = Object.assign(new Error('Lambda Invoke answered 503'), {
-      name: 'ServiceUnavailable',
-    })
-    worker.failNext(unavailable)
-    await expect(send()).rejects.toBe(unavailable)
-    // The batch was committed: the retry answers it and starts its worker.
+    worker.failCalls(4)
+    await expect(send()).rejects.toThrow(/the queue took 0 of 1 chunk messages/)
+    // The batch was committed, but not marked as sent: the retry answers it and sends its chunks.
     const [stored] = batches.batches()
     expect(stored).toBeDefined()
+    expect(stored?.enqueuedAt).toBeUndefined()
     expect(worker.started).toEqual([])
     const again = await send()
     expect(again).toMatchObject({ replayed: true, batch: stored })
-    expect(worker.started).toEqual([{ batchId: stored?.batchId }])
+    expect(worker.started).toEqual([{ batchId: stored?.batchId, chunk: 0 }])
+    expect(batches.batch(stored?.batchId as string)?.enqueuedAt).toBeDefined()
   })
 
   it('a commit point that fails writes no batch; the retry commits it once', async () => {
@@ -341,6 +398,6 @@ describe('failures', () => {
     expect(replayed).toBe(false)
     expect(batches.batches()).toEqual([batch])
     expect(batches.state.audit).toHaveLength(1)
-    expect(worker.started).toEqual([{ batchId: batch.batchId }])
+    expect(worker.started).toEqual([{ batchId: batch.batchId, chunk: 0 }])
   })
 })

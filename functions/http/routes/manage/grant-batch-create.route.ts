@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
 import * as z from 'zod/mini'
-import type { Runtime } from '../../../composition'
+import { queueOf, type Runtime } from '../../../composition'
 import { makeBatchCommit } from '../../../core/batch-commit'
 import { BATCH_LIMITS } from '../../../domain/batch'
 import { type CheckedRows, checkBatchRows, rowProblems } from '../../../domain/batch-rows'
@@ -9,12 +9,7 @@ import { checkIdempotencyKey, GrantRequestSchema } from '../../../domain/grant-r
 import type { ProgramRecord } from '../../../domain/program'
 import { poolRemaining } from '../../../domain/program-shards'
 import { zodIssuesToFieldErrors } from '../../../domain/validation'
-import {
-  invokeSigning,
-  type WorkerHandler,
-  type WorkerInvoker,
-  workerInvoker,
-} from '../../../runtime/worker-invoker'
+import type { QueueSender } from '../../../runtime/queue-sender'
 import { DynamoDbBatchStore } from '../../../stores/batches.dynamodb'
 import { DynamoDbGrantStore } from '../../../stores/grants.dynamodb'
 import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
@@ -70,45 +65,30 @@ export const batchPreview = (program: ProgramRecord, checked: CheckedRows) => {
 }
 
 /**
- * How the commit starts the worker: Lambda's asynchronous Invoke of the function the stack names,
- * or, outside Lambda (npm start, tests), the same worker in this process over the same runtime
- * (made on first use, once).
- */
-export const batchWorkerInvoker = (runtime: Runtime): WorkerInvoker => {
-  let local: Promise<WorkerHandler> | undefined
-  return workerInvoker({
-    functionName: runtime.config.grantBatchWorkerFunction,
-    inLambda: runtime.config.lambdaFunctionName !== undefined,
-    aws: invokeSigning(runtime.dynamodb),
-    loadLocal: () => {
-      local ??= import('../../../core/grant-batch-worker.factory').then((m) =>
-        m.makeBatchWorkerHandler(runtime),
-      )
-      return local
-    },
-  })
-}
-
-/**
  * `POST /manage/issuers/{issuerId}/programs/{programId}/grant-batches` (admin): send to many.
  *
  * `dryRun: true` checks every row with the grant API's rules, flags duplicates and compares the
  * total with the pool: `200`, nothing written. `dryRun: false` needs an `Idempotency-Key`: the rows
  * are stored (in chunks), then the batch with its `batch.commit` audit entry in one transaction,
- * then the worker is started asynchronously and the answer is `202` with the batch; the worker
- * grants the rows in the background. A commit retried with the same key (or racing the first)
- * answers `200` with the same batch (`Idempotent-Replayed: true`) and resumes it if it had
- * stalled; the same key with another CSV, reason or program is `422 idempotency_key_reused`.
+ * then one message per chunk goes to the GrantBatchRows queue and the answer is `202` with the
+ * batch; the worker (GrantBatchWorker) grants the rows in the background. A commit retried with the same key (or racing the first)
+ * answers `200` with the same batch (`Idempotent-Replayed: true`) and sends its chunks again if
+ * they were never all sent or it has stalled; the same key with another CSV, reason or program is `422 idempotency_key_reused`.
  */
 export const makeCreateGrantBatchHandler = (
   runtime: Runtime,
-  invoke: WorkerInvoker = batchWorkerInvoker(runtime),
+  deps: { queue?: QueueSender } = {},
 ) => {
   const { documentClient: client, config, clock } = runtime
   const memberships = new DynamoDbMembershipReader(client, config.tables)
   const grants = new DynamoDbGrantStore(client, config.tables)
   const batches = new DynamoDbBatchStore(client, config.tables)
-  const commit = makeBatchCommit({ batches, invoke, clock: () => clock.now() })
+  // The GrantBatchRows queue, looked up on the first commit: the local server builds every route,
+  // and one without a pipeline still answers dry runs.
+  const queue: QueueSender = deps.queue ?? {
+    sendBatch: (entries) => queueOf(runtime, 'GrantBatchRows').sendBatch(entries),
+  }
+  const commit = makeBatchCommit({ batches, queue, clock: () => clock.now() })
   return manageHandler<Event>(
     'CreateGrantBatch',
     { memberships },
