@@ -1,4 +1,5 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
+import { consumerById, GRANT_BATCH_ROWS_QUEUE } from '../../functions/consumers'
 import { makeBatchWorkerHandler } from '../../functions/core/grant-batch-worker.factory'
 import {
   BATCH_LIMITS,
@@ -10,7 +11,7 @@ import {
 } from '../../functions/domain/batch'
 import type { GrantRecord } from '../../functions/domain/grant'
 import { makeCreateGrantBatchHandler } from '../../functions/http/routes/manage/grant-batch-create.route'
-import { LOCAL_WORKER, localWorkersIdle } from '../../functions/runtime/worker-invoker'
+import { sqsEventOf } from '../../local/queue'
 import {
   type Call,
   expectNothingWritten,
@@ -21,9 +22,10 @@ import {
   setProgramStatus,
   startApi,
 } from '../support/api'
+import { recordingQueue } from '../support/fake-batch-store'
 import { injectFaults } from '../support/fault-injector'
 import { type Person, signUpPerson } from '../support/identity'
-import { config, documentClient, dynamodb, runtime } from '../support/runtime'
+import { config, documentClient, dynamodb, runtime, wallClock } from '../support/runtime'
 import {
   addMember,
   auditLog,
@@ -36,20 +38,18 @@ import {
 /**
  * Send to many, through the local server with real access tokens: the dry run (every row checked
  * with the grant rules, duplicates, the pool), the commit (stored, then granted in the background
- * by the worker, in-process here as under npm start), per-row results, and exactly once: a
+ * by the worker from the GrantBatchRows queue, the local one here as under npm start), per-row
+ * results, and exactly once: a
  * 5,000-row batch committed twice, and twice at the same moment, while DynamoDB calls fail.
  */
 let api: Awaited<ReturnType<typeof startApi>>
 let admin: Person
 let viewer: Person
 let adminOfB: Person
-const saved = { ...LOCAL_WORKER, retryDelaysMs: [...LOCAL_WORKER.retryDelaysMs] }
 
 beforeAll(async () => {
-  // Short runs, so a batch is handed from run to run several times; quick retries of a failed run.
-  LOCAL_WORKER.timeoutMs = 8_000
-  LOCAL_WORKER.retryDelaysMs = [300, 600]
-  api = await startApi()
+  // The queues and the worker as npm start runs them (no stream: other files' grants are theirs).
+  api = await startApi({ pipeline: true })
   ;[admin, viewer, adminOfB] = (await Promise.all([
     signUpPerson(),
     signUpPerson(),
@@ -57,8 +57,6 @@ beforeAll(async () => {
   ])) as [Person, Person, Person]
 })
 afterAll(async () => {
-  await localWorkersIdle()
-  Object.assign(LOCAL_WORKER, saved)
   await api.close()
 })
 
@@ -102,7 +100,11 @@ const csvOf = (
   header = 'email,amount,name,reason',
 ) => `${[header, ...rows.map((r) => r.join(','))].join('\r\n')}\r\n`
 
-/** Until the worker has finished the batch (and no run is left); re-commits if it stalls. */
+/**
+ * Until the worker has finished the batch. A chunk handed back (out of time, DynamoDB away) waits
+ * out its visibility timeout on the queue's clock: when nothing else is left to do, the clock is
+ * moved past it, as SQS's would have passed. A stalled batch is committed again (`recommit`).
+ */
 const finished = async (
   person: Person,
   issuer: Issuer,
@@ -110,15 +112,22 @@ const finished = async (
   recommit?: () => Promise<unknown>,
 ) => {
   const started = Date.now()
+  const pipeline = api.pipeline
+  if (!pipeline) throw new Error('This file starts the API with its pipeline')
   for (;;) {
-    await localWorkersIdle()
+    await pipeline.drain(120_000)
     const call = await read(person, issuer, batchId)
-    if (call.status === 200 && call.body.status === 'done') return call
+    if (call.status === 200 && (call.body.status === 'done' || call.body.status === 'canceled'))
+      return call
     if (Date.now() - started > 480_000)
       throw new Error(`batch ${batchId} not done: ${call.text.slice(0, 300)}`)
-    // Nothing runs and it is not done: the worker gave up (all its retries failed): resume it.
-    if (call.status === 200 && recommit) await recommit()
-    await sleep(200)
+    const queue = pipeline.queues[GRANT_BATCH_ROWS_QUEUE.id]
+    if ((queue?.counts().inFlight ?? 0) > 0) {
+      wallClock.advance(GRANT_BATCH_ROWS_QUEUE.visibilityTimeoutSeconds * 1000 + 1)
+    } else if (call.status === 200 && call.body.status === 'stalled' && recommit) {
+      await recommit()
+    }
+    await sleep(100)
   }
 }
 
@@ -259,9 +268,12 @@ describe('dry run', () => {
 
   it('refuses a CSV it cannot use at all with 400 on the field csv, and a malformed body, writing nothing', async () => {
     const issuer = await issuerWith()
+    // 50,001 short rows fit the 1 MB a JSON body's CSV may have; the row limit refuses them.
     const many = csvOf(
-      Array.from({ length: BATCH_LIMITS.maxRows + 1 }, (_, i) => [`r${i}@example.com`, 1, '', 'R']),
+      Array.from({ length: BATCH_LIMITS.maxRows + 1 }, (_, i) => [`${i}@x.co`, 1]),
+      'email,amount',
     )
+    expect(Buffer.byteLength(many)).toBeLessThan(BATCH_LIMITS.maxCsvBytes)
     const big = csvOf(
       Array.from({ length: 4_000 }, (_, i) => [
         `r${i}@example.com`,
@@ -281,7 +293,7 @@ describe('dry run', () => {
         ['', 'empty'],
         ['email,amount,name\nann@example.com,1,"Ann\n', 'row 2: a quoted field is not closed'],
         ['email,amount,name\nann@example.com,1,"Ann"x\n', 'row 2: after a closing quote'],
-        [many, 'at most 5000'],
+        [many, `at most ${BATCH_LIMITS.maxRows}`],
         [big, 'at most 1048576 bytes'],
       ] as const) {
         for (const dryRun of [true, false]) {
@@ -426,7 +438,7 @@ describe('commit', () => {
       expect(again.status).toBe(200)
       expect(again.headers.get('idempotent-replayed')).toBe('true')
       expect(again.body).toMatchObject({ id, status: 'done' })
-      await localWorkersIdle()
+      await api.pipeline?.drain()
     })
     // The same key with another CSV: 422.
     expectProblem(
@@ -454,11 +466,12 @@ describe('commit', () => {
       code?: string
       message?: string
     }[]
-    expect(rows.slice(0, 10).every((r) => r.status === 'granted')).toBe(true)
-    expect(rows.slice(10).map((r) => [r.row, r.code])).toEqual(
-      [12, 13, 14, 15, 16].map((n) => [n, 'pool_exhausted']),
-    )
-    expect(rows[10]?.message).toBe(
+    // Rows are granted in parallel: which ten get the pool is the race's; the other five are
+    // refused, exactly.
+    expect(rows.filter((r) => r.status === 'granted')).toHaveLength(10)
+    const refused = rows.filter((r) => r.status === 'failed')
+    expect(refused.map((r) => r.code)).toEqual(Array(5).fill('pool_exhausted'))
+    expect(refused[0]?.message).toBe(
       'The program has 0 shares left in its pool; this grant asks for 1.',
     )
     const state = await programState(issuer.programs.TEST)
@@ -499,11 +512,10 @@ describe('commit', () => {
     } finally {
       access.stop()
     }
-    const { GRANT_BATCH_WORKER } = await import('../../functions/worker-function')
     const allowed = new Set([
       ...declaredAccess('CreateGrantBatch'),
       ...declaredAccess('GetGrantBatch'),
-      ...Object.entries(GRANT_BATCH_WORKER.access).flatMap(([table, actions]) =>
+      ...Object.entries(consumerById('GrantBatchWorker').access).flatMap(([table, actions]) =>
         actions.map((a) => `${table} ${a}`),
       ),
     ])
@@ -551,17 +563,20 @@ describe('the batch model', () => {
     expect(packChunks(big).flat()).toEqual(big)
   })
 
-  it('calls a batch stalled when nothing holds it and nothing moved for a minute', () => {
+  it('calls a batch stalled when a chunk is in the dead letters, its chunks were never all sent, or nothing moved for 10 minutes', () => {
     const now = Date.parse('2026-11-26T10:00:00.000Z')
     const batch = {
       status: 'running',
-      leaseUntil: now - 1,
-      updatedAt: '2026-11-26T09:58:00.000Z',
+      submittedAt: '2026-11-26T09:50:00.000Z',
+      enqueuedAt: '2026-11-26T09:50:01.000Z',
+      updatedAt: '2026-11-26T09:59:00.000Z',
     } as BatchRecord
-    expect(batchStatus(batch, now)).toBe('stalled')
-    expect(batchStatus({ ...batch, leaseUntil: now + 1_000 }, now)).toBe('running')
-    expect(batchStatus({ ...batch, updatedAt: '2026-11-26T09:59:30.000Z' }, now)).toBe('running')
-    expect(batchStatus({ ...batch, status: 'done' }, now)).toBe('done')
+    expect(batchStatus(batch, now)).toBe('running')
+    expect(batchStatus({ ...batch, deadLettered: new Set([3]) }, now)).toBe('stalled')
+    expect(batchStatus({ ...batch, enqueuedAt: undefined } as BatchRecord, now)).toBe('stalled')
+    expect(batchStatus({ ...batch, updatedAt: '2026-11-26T09:49:59.999Z' }, now)).toBe('stalled')
+    expect(batchStatus({ ...batch, status: 'done', deadLettered: new Set([3]) }, now)).toBe('done')
+    expect(batchStatus({ ...batch, status: 'canceled' }, now)).toBe('canceled')
   })
 
   it('derives one batch id per issuer and key, and one grant key per batch and row', () => {
@@ -675,13 +690,11 @@ describe('exactly once', () => {
   }, 900_000)
 })
 
-describe('the worker, run by hand as Lambda would run it', () => {
-  /** The commit route's handler with an invoker that starts nothing: the test runs the worker. */
+describe('the worker, run by hand as Lambda runs it from SQS', () => {
+  /** The commit route's handler with a queue that only records: the test delivers the chunks. */
   const commitWithoutWorker = async (issuer: Issuer, csv: string, key: string) => {
-    const started: string[] = []
-    const handler = makeCreateGrantBatchHandler(runtime, async ({ batchId }) => {
-      started.push(batchId)
-    })
+    const queue = recordingQueue()
+    const handler = makeCreateGrantBatchHandler(runtime, { queue: queue.queue })
     const result = await handler(
       {
         version: '2.0',
@@ -701,22 +714,34 @@ describe('the worker, run by hand as Lambda would run it', () => {
       { awsRequestId: 'local', getRemainingTimeInMillis: () => 10_000 } as never,
     )
     expect((result as { statusCode: number }).statusCode).toBe(202)
-    return { batchId: JSON.parse((result as { body: string }).body).id as string, started }
+    return { batchId: JSON.parse((result as { body: string }).body).id as string, queue }
   }
   const context = (ms: number) => {
     const end = Date.now() + ms
     return {
       awsRequestId: `run-${Math.random()}`,
-      functionName: 'GrantBatchWorker',
       getRemainingTimeInMillis: () => Math.max(0, end - Date.now()),
     }
   }
+  /** The SQS event of one delivery of `body`, its `receiveCount`th. */
+  const delivery = (body: string, receiveCount = 1, messageId = `m-${Math.random()}`) =>
+    sqsEventOf(GRANT_BATCH_ROWS_QUEUE.id, [
+      {
+        messageId,
+        receiptHandle: `rh-${Math.random()}`,
+        body,
+        receiveCount,
+        sentAt: Date.now(),
+        firstReceivedAt: Date.now(),
+      },
+    ])
 
-  it('a run that can grant nothing fails (for Lambda to retry) and gives the batch up; one run at a time; the next run finishes it', async () => {
+  it('sends one message per chunk; a chunk that can grant nothing comes back, is marked on its last delivery, and a later delivery (two at once) finishes it once', async () => {
     const issuer = await issuerWith()
     const csv = csvOf(Array.from({ length: 30 }, (_, i) => [`w${i}@example.com`, 1, '', '']))
-    const { batchId, started } = await commitWithoutWorker(issuer, csv, `by-hand-${Math.random()}`)
-    expect(started).toEqual([batchId])
+    const { batchId, queue } = await commitWithoutWorker(issuer, csv, `by-hand-${Math.random()}`)
+    expect(queue.started).toEqual([{ batchId, chunk: 0 }])
+    const body = JSON.stringify(queue.started[0])
     const worker = makeBatchWorkerHandler(runtime)
 
     const faults = injectFaults(dynamodb, {
@@ -725,122 +750,147 @@ describe('the worker, run by hand as Lambda would run it', () => {
       commands: ['TransactWriteItemsCommand'],
     })
     try {
-      await expect(worker({ batchId }, context(2_000))).rejects.toThrow(/no row could be done/)
+      // Handed back (partial batch response), not thrown: only this message comes again.
+      expect(await worker(delivery(body, 1, 'first'), context(2_000))).toEqual({
+        batchItemFailures: [{ itemIdentifier: 'first' }],
+      })
+      expect((await read(viewer, issuer, batchId)).body.status).toBe('queued')
+      // Its last allowed delivery: SQS moves it to the dead letters, and the batch says so.
+      const last = GRANT_BATCH_ROWS_QUEUE.maxReceiveCount
+      expect(await worker(delivery(body, last, 'last'), context(2_000))).toEqual({
+        batchItemFailures: [{ itemIdentifier: 'last' }],
+      })
     } finally {
       faults.stop()
     }
     expect((await programState(issuer.programs.TEST)).grants).toHaveLength(0)
+    expect((await read(viewer, issuer, batchId)).body.status).toBe('stalled')
 
-    // Given up: the next run takes it at once. Two runs at the same moment: one works, one leaves.
+    // Redriven, and delivered twice at the same moment: each row granted once, the batch done.
     const outcomes = await Promise.all([
-      worker({ batchId }, context(20_000)),
-      worker({ batchId }, context(20_000)),
+      worker(delivery(body, 1, 'a'), context(20_000)),
+      worker(delivery(body, 1, 'b'), context(20_000)),
     ])
-    expect(outcomes.map((o) => (o as { outcome: string }).outcome).sort()).toEqual([
-      'done',
-      'not_claimed',
-    ])
+    expect(outcomes).toEqual([{ batchItemFailures: [] }, { batchItemFailures: [] }])
     const state = await programState(issuer.programs.TEST)
     expect(state.grants).toHaveLength(30)
+    expect(new Set(state.grants.map((g) => g.batch?.row)).size).toBe(30)
     expect(state.issued).toBe(30)
     const batch = await read(viewer, issuer, batchId)
     expect(batch.body).toMatchObject({
       status: 'done',
       counts: { total: 30, granted: 30, failed: 0, pending: 0 },
     })
-    // A done batch: a late or repeated event changes nothing.
-    expect(await worker({ batchId }, context(5_000))).toEqual({ outcome: 'not_claimed' })
-    expect(await worker({ batchId: 'nonsense' } as never, context(5_000))).toEqual({
-      outcome: 'ignored',
+    // A late or repeated delivery changes nothing; one that is not a chunk message comes back
+    // every time (and so ends in the dead letters).
+    expect(await worker(delivery(body), context(5_000))).toEqual({ batchItemFailures: [] })
+    expect((await programState(issuer.programs.TEST)).grants).toHaveLength(30)
+    expect(await worker(delivery('nonsense', 1, 'x'), context(5_000))).toEqual({
+      batchItemFailures: [{ itemIdentifier: 'x' }],
     })
+    const audit = (await auditLog(issuer.issuerId)).filter((e) => e.target.id === batchId)
+    expect(audit.map((e) => e.action)).toEqual(['batch.commit', 'batch.finish'])
   })
 
-  it('hands over to its next run when its time is short, and every row is still granted once', async () => {
+  it('out of time, commits the rows it did and hands the chunk back; the next delivery goes on, every row granted once', async () => {
     const issuer = await issuerWith()
-    const csv = csvOf(Array.from({ length: 400 }, (_, i) => [`h${i}@example.com`, 1, '', '']))
-    const { batchId } = await commitWithoutWorker(issuer, csv, `handover-${Math.random()}`)
+    const csv = csvOf(Array.from({ length: 100 }, (_, i) => [`h${i}@example.com`, 1, '', '']))
+    const { batchId, queue } = await commitWithoutWorker(issuer, csv, `handover-${Math.random()}`)
+    const body = JSON.stringify(queue.started[0])
     const worker = makeBatchWorkerHandler(runtime)
-    // A 0.7 s run: well short of 400 rows; it starts the next run (in-process here).
-    const first = (await worker({ batchId }, context(700))) as { outcome: string; rows: number }
-    expect(first.outcome).toBe('handed_over')
-    expect(first.rows).toBeGreaterThan(0)
-    expect(first.rows).toBeLessThan(400)
-    const done = await finished(viewer, issuer, batchId)
-    expect(done.body.counts).toEqual({ total: 400, granted: 400, failed: 0, pending: 0 })
+    // A 0.5 s run keeps 30% in reserve: well short of 100 rows.
+    const first = await worker(delivery(body, 1, 'short'), context(500))
+    expect(first).toEqual({ batchItemFailures: [{ itemIdentifier: 'short' }] })
+    const partly = await read(viewer, issuer, batchId)
+    expect(partly.body.status).toBe('running')
+    const { granted } = partly.body.counts as { granted: number }
+    expect(granted).toBeGreaterThan(0)
+    expect(granted).toBeLessThan(100)
+    expect(await worker(delivery(body, 2), context(30_000))).toEqual({ batchItemFailures: [] })
+    const done = await read(viewer, issuer, batchId)
+    expect(done.body.counts).toEqual({ total: 100, granted: 100, failed: 0, pending: 0 })
     const state = await programState(issuer.programs.TEST)
-    expect(new Set(state.grants.map((g) => g.batch?.row)).size).toBe(400)
-    expect(state.grants).toHaveLength(400)
+    expect(new Set(state.grants.map((g) => g.batch?.row)).size).toBe(100)
+    expect(state.grants).toHaveLength(100)
   })
 })
 
-describe('starting the worker in AWS', () => {
-  it("uses Lambda's asynchronous Invoke, signed with SigV4, with only the batch id", async () => {
+describe('sending the chunks in AWS', () => {
+  it("uses the SDK's SQS client: SendMessageBatch of 10 chunk messages a call to the queue's URL", async () => {
     const { createServer } = await import('node:http')
-    const { lambdaInvoker, workerInvoker } = await import('../../functions/runtime/worker-invoker')
+    const { createHash } = await import('node:crypto')
+    const { SQSClient } = await import('@aws-sdk/client-sqs')
+    const { sqsQueueSender } = await import('../../functions/runtime/queue-sender')
     const seen: {
-      method?: string
-      url?: string
-      headers: Record<string, unknown>
-      body: string
+      target: unknown
+      body: { QueueUrl: string; Entries: { Id: string; MessageBody: string }[] }
     }[] = []
-    let status = 202
     const server = createServer((req, res) => {
-      let body = ''
+      let text = ''
       req.on('data', (c) => {
-        body += c
+        text += c
       })
       req.on('end', () => {
-        seen.push({ method: req.method, url: req.url, headers: req.headers, body })
-        res.writeHead(status, { 'content-type': 'application/json' })
-        res.end(status === 202 ? '' : '{"Message":"boom"}')
+        const body = JSON.parse(text)
+        seen.push({ target: req.headers['x-amz-target'], body })
+        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' })
+        res.end(
+          JSON.stringify({
+            // The SDK checks each body's MD5, as SQS computes it.
+            Successful: body.Entries.map((e: { Id: string; MessageBody: string }) => ({
+              Id: e.Id,
+              MessageId: `m-${e.Id}`,
+              MD5OfMessageBody: createHash('md5').update(e.MessageBody, 'utf8').digest('hex'),
+            })),
+            Failed: [],
+          }),
+        )
       })
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const { port } = server.address() as { port: number }
-    const invoke = lambdaInvoker({
-      functionName: 'vs-dev-GrantBatchWorker',
-      region: async () => 'eu-west-1',
-      credentials: async () => ({
-        accessKeyId: 'AKIDEXAMPLE',
-        secretAccessKey: 'secret',
-        sessionToken: 'token',
-      }),
-      sha256: dynamodb.config.sha256,
+    const client = new SQSClient({
+      region: 'eu-west-1',
       endpoint: `http://127.0.0.1:${port}`,
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
     })
+    const url = `http://127.0.0.1:${port}/000000000000/GrantBatchRows`
     try {
-      await invoke({ batchId: 'bat_0123456789abcdefghjkmnpqrs' })
-      const [call] = seen
-      expect(call?.method).toBe('POST')
-      expect(call?.url).toBe('/2015-03-31/functions/vs-dev-GrantBatchWorker/invocations')
-      expect(call?.headers['x-amz-invocation-type']).toBe('Event')
-      expect(call?.headers['x-amz-security-token']).toBe('token')
-      expect(call?.headers['x-amz-date']).toMatch(/^\d{8}T\d{6}Z$/)
-      expect(call?.headers.authorization).toMatch(
-        /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/lambda\/aws4_request, SignedHeaders=[a-z0-9;-]*host[a-z0-9;-]*x-amz-invocation-type[a-z0-9;-]*, Signature=[0-9a-f]{64}$/,
+      const issuer = await issuerWith()
+      const csv = csvOf(Array.from({ length: 1_150 }, (_, i) => [`s${i}@example.com`, 1, '', '']))
+      const handler = makeCreateGrantBatchHandler(runtime, { queue: sqsQueueSender(client, url) })
+      const result = (await handler(
+        {
+          version: '2.0',
+          routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/grant-batches',
+          rawPath: batchesPath(issuer.issuerId, issuer.programs.TEST),
+          rawQueryString: '',
+          headers: {
+            'content-type': 'application/json',
+            'idempotency-key': `sqs-${Math.random()}`,
+          },
+          pathParameters: { issuerId: issuer.issuerId, programId: issuer.programs.TEST },
+          requestContext: {
+            requestId: `req-${Math.random()}`,
+            http: { method: 'POST' },
+            authorizer: { jwt: { claims: { sub: admin.sub }, scopes: [] } },
+          },
+          body: JSON.stringify({ csv, reason: 'SQS', dryRun: false }),
+          isBase64Encoded: false,
+        } as never,
+        { awsRequestId: 'local', getRemainingTimeInMillis: () => 10_000 } as never,
+      )) as { statusCode: number; body: string }
+      expect(result.statusCode).toBe(202)
+      const batchId = JSON.parse(result.body).id as string
+      expect(seen.map((s) => s.target)).toEqual(Array(2).fill('AmazonSQS.SendMessageBatch'))
+      expect(seen.every((s) => s.body.QueueUrl === url)).toBe(true)
+      const messages = seen.flatMap((s) => s.body.Entries.map((e) => JSON.parse(e.MessageBody)))
+      expect(messages.sort((a, b) => a.chunk - b.chunk)).toEqual(
+        Array.from({ length: 12 }, (_, chunk) => ({ batchId, chunk })),
       )
-      expect(JSON.parse(call?.body ?? '')).toEqual({ batchId: 'bat_0123456789abcdefghjkmnpqrs' })
-      // Lambda refusing (throttled, failing) is an error the commit answers 503 for.
-      status = 429
-      await expect(invoke({ batchId: 'bat_0123456789abcdefghjkmnpqrs' })).rejects.toMatchObject({
-        name: 'ServiceUnavailable',
-      })
     } finally {
+      client.destroy()
       server.close()
     }
-    // Inside Lambda, a commit function without the worker's name is a deployment error, at init.
-    const aws = {
-      region: async () => 'x',
-      credentials: async () => ({ accessKeyId: 'a', secretAccessKey: 'b' }),
-      sha256: dynamodb.config.sha256,
-    }
-    expect(() =>
-      workerInvoker({
-        functionName: undefined,
-        inLambda: true,
-        aws,
-        loadLocal: async () => async () => undefined,
-      }),
-    ).toThrow(/GRANT_BATCH_WORKER_FUNCTION/)
   })
 })

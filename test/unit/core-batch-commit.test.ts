@@ -223,7 +223,7 @@ describe('the same Idempotency-Key again', () => {
     enqueued: boolean
     /** How long before the retry the batch last moved. */
     idleMs: number
-    deadLettered?: number[]
+    deadLettered?: readonly number[]
   }
   /** The batch as the worker left it 20 minutes after the first commit; the chunks the retry sent. */
   const replayWhen = async (state: Left) => {
