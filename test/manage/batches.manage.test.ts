@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { consumerById, GRANT_BATCH_ROWS_QUEUE } from '../../functions/consumers'
 import { makeBatchWorkerHandler } from '../../functions/core/grant-batch-worker.factory'
@@ -24,8 +27,15 @@ import {
 } from '../support/api'
 import { recordingQueue } from '../support/fake-batch-store'
 import { injectFaults } from '../support/fault-injector'
-import { type Person, signUpPerson } from '../support/identity'
-import { config, documentClient, dynamodb, runtime, wallClock } from '../support/runtime'
+import { type Person, signUpPerson, TEST_CONSOLE_URL } from '../support/identity'
+import {
+  config,
+  documentClient,
+  dynamodb,
+  runtime,
+  runtimeWith,
+  wallClock,
+} from '../support/runtime'
 import {
   addMember,
   auditLog,
@@ -47,9 +57,15 @@ let admin: Person
 let viewer: Person
 let adminOfB: Person
 
+/** The local mail sink the worker's finish notices go to, as under npm start. */
+const sinkFile = join(mkdtempSync(join(tmpdir(), 'batches-')), 'mail.jsonl')
+
 beforeAll(async () => {
   // The queues and the worker as npm start runs them (no stream: other files' grants are theirs).
-  api = await startApi({ pipeline: true })
+  api = await startApi({
+    pipeline: true,
+    runtime: runtimeWith({ MAIL_SINK_FILE: sinkFile, CONSOLE_URL: TEST_CONSOLE_URL }),
+  })
   ;[admin, viewer, adminOfB] = (await Promise.all([
     signUpPerson(),
     signUpPerson(),
@@ -420,6 +436,18 @@ describe('commit', () => {
     expect((await allRows(viewer, issuer, id, '&status=failed')).map((r) => r.row)).toEqual([4, 5])
     expectProblem(await read(viewer, issuer, id, '?status=lost'), 400, 'validation_failed')
     expectProblem(await read(viewer, issuer, id, '?cursor=zzz'), 400, 'validation_failed')
+
+    // Whoever committed it is e-mailed once it is done (here, the local mail sink): counts only.
+    const notices = readFileSync(sinkFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { to: string; subject: string; text: string })
+      .filter((m) => m.text.includes(id))
+    expect(notices).toEqual([
+      expect.objectContaining({ to: admin.email, subject: 'Batch done: 3 of 5 rows granted' }),
+    ])
+    expect(notices[0]?.text).toContain(`${TEST_CONSOLE_URL.replace(/\/$/, '')}/programs/`)
+    expect(notices[0]?.text).not.toMatch(/ann@example\.com|Carol/)
 
     // One entry for the commit, one when done; none per row.
     const audit = (await auditLog(issuer.issuerId)).filter(
