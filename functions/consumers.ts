@@ -138,8 +138,9 @@ export const GRANT_BATCH_ROWS_QUEUE = {
   id: 'GrantBatchRows',
   // 6 x GrantBatchWorker's 60 s.
   visibilityTimeoutSeconds: 360,
-  // A batch queued behind others, or waiting out an outage, is not lost before SQS's longest.
-  retentionSeconds: 14 * DAY,
+  // Days longer than any batch waits (the oldest-message alarm fires after minutes), and shorter
+  // than the dead letters' 14: a message keeps its first enqueue time when it moves there.
+  retentionSeconds: 4 * DAY,
   // Each receive counts: a chunk is retried 8 times (throttling, an outage) before its message goes
   // to the dead letters, and the batch shows it (BatchRecord.deadLettered).
   maxReceiveCount: 8,
