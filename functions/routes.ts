@@ -507,6 +507,31 @@ export const ROUTES = [
       grants: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
     },
   },
+  {
+    // The program's head (programs GetItem: the path issuer's?), then its batches from the
+    // byProgramSlot index (under `<programId>#batches`, a key no grant has), newest first.
+    id: 'ListGrantBatches',
+    routeKey: 'GET /manage/issuers/{issuerId}/programs/{programId}/grant-batches',
+    entry: 'functions/handlers/manage/grant-batches-list.handler.ts',
+    auth: 'user',
+    role: 'viewer',
+    access: { memberships: ['dynamodb:GetItem'], programs: ['dynamodb:GetItem'] },
+    indexes: { grants: { [INDEX.grantsByProgramSlot]: ['dynamodb:Query'] } },
+  },
+  {
+    // The batch (GetItem), then `cancelRequestedAt` on it (UpdateItem, on condition that it is
+    // unfinished) with its audit entry in one transaction; the worker sees it and stops.
+    id: 'CancelGrantBatch',
+    routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/grant-batches/{batchId}/cancel',
+    entry: 'functions/handlers/manage/grant-batch-cancel.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      grants: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
   // A grant's life, for its issuer's people (functions/core/grant-life.ts): the grant must be the
   // path issuer's (grants GetItem, strongly consistent); another issuer's answers as missing.
   {

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini'
+import { BATCH_ID } from '../functions/domain/batch'
 import type { ErrorCode } from '../functions/domain/errors'
 import {
   DELIVERY_EVENTS,
@@ -16,6 +17,7 @@ import {
   recipientIdentifyBody,
 } from '../functions/domain/recipient-request.schema'
 import { TestTransitionBody } from '../functions/domain/test-transition.schema'
+import { BATCH_PAGE, RATE_MIN_MS } from '../functions/http/batch-view'
 import { ERROR_CODES, MANAGEMENT_ONLY_CODES, problemType } from '../functions/http/problem'
 
 /**
@@ -287,6 +289,100 @@ const MANAGED_GRANT = {
     source: { type: 'string', enum: ['api', 'console', 'batch'] },
   },
   required: ['id', 'object', 'programId', 'status'],
+}
+
+const NULLABLE_TIME = { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] }
+const PERSON = {
+  type: 'object',
+  properties: { sub: { type: 'string' }, email: { type: 'string', format: 'email' } },
+  required: ['sub', 'email'],
+  additionalProperties: false,
+}
+const COUNT = { type: 'integer', minimum: 0 }
+
+/** A batch of send to many as the management API shows it (functions/http/batch-view.ts). */
+const GRANT_BATCH = {
+  type: 'object',
+  description:
+    'A batch of send to many: its progress, not its rows (GET .../grant-batches/{batchId} pages them, docs/management-api.md).',
+  properties: {
+    id: { type: 'string', pattern: BATCH_ID.source },
+    object: { type: 'string', const: 'grant_batch' },
+    programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+    mode: { type: 'string', enum: ['TEST', 'LIVE'] },
+    status: {
+      type: 'string',
+      enum: ['queued', 'running', 'canceling', 'stalled', 'done', 'canceled'],
+      description:
+        '`canceling`: a cancel was asked and the worker has not finished the batch yet. `stalled`: a chunk is in the dead-letter queue, its messages were never all sent, or nothing moved for 10 minutes (commit again with the same Idempotency-Key to resume). `done` and `canceled` are final.',
+    },
+    stalled: {
+      type: 'boolean',
+      description: 'Nothing will move the batch as it is (also while `canceling`).',
+    },
+    reason: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+    createdAt: { type: 'string', format: 'date-time' },
+    createdBy: PERSON,
+    updatedAt: { type: 'string', format: 'date-time' },
+    startedAt: {
+      ...NULLABLE_TIME,
+      description: 'When its first rows were committed; the rate counts from here.',
+    },
+    finishedAt: NULLABLE_TIME,
+    cancelRequestedAt: NULLABLE_TIME,
+    canceledBy: { anyOf: [PERSON, { type: 'null' }] },
+    counts: {
+      type: 'object',
+      properties: {
+        total: COUNT,
+        granted: COUNT,
+        failed: {
+          ...COUNT,
+          description: 'Refused at commit (invalid, duplicate) or by the grant.',
+        },
+        canceled: { ...COUNT, description: 'Never tried: the batch was canceled first.' },
+        pending: { ...COUNT, description: 'Not tried yet.' },
+      },
+      required: ['total', 'granted', 'failed', 'canceled', 'pending'],
+      additionalProperties: false,
+    },
+    deadLetteredChunks: {
+      ...COUNT,
+      description: 'Chunks whose message went to the dead-letter queue (the batch is `stalled`).',
+    },
+    rowsPerSecond: {
+      anyOf: [{ type: 'number', minimum: 0 }, { type: 'null' }],
+      description: `Rows tried per second since \`startedAt\` (until now, or until it finished); null until it has run ${RATE_MIN_MS / 1000} s.`,
+    },
+    etaSeconds: {
+      anyOf: [{ type: 'integer', minimum: 0 }, { type: 'null' }],
+      description:
+        'Seconds until the rows left are tried at that rate; 0 once finished; null without a rate, while canceling or stalled.',
+    },
+    amount: { ...COUNT, description: "The sum of the valid rows' amounts." },
+  },
+  required: [
+    'id',
+    'object',
+    'programId',
+    'mode',
+    'status',
+    'stalled',
+    'reason',
+    'createdAt',
+    'createdBy',
+    'updatedAt',
+    'startedAt',
+    'finishedAt',
+    'cancelRequestedAt',
+    'canceledBy',
+    'counts',
+    'deadLetteredChunks',
+    'rowsPerSecond',
+    'etaSeconds',
+    'amount',
+  ],
+  additionalProperties: false,
 }
 
 const GRANT_EXAMPLE = {
@@ -614,7 +710,7 @@ export const buildOpenApi = () => ({
     {
       name: 'Management',
       description:
-        "The management API's routes of a grant's life, for the issuer's people (a Cognito access token); the rest of the management API is in docs/management-api.md.",
+        "The management API's routes of a grant's life and of a program's batches (listing, cancel), for the issuer's people (a Cognito access token); the rest of the management API is in docs/management-api.md.",
     },
   ],
   // OpenAPI has no place for "any other method": a path below asked with a method it does not
@@ -1003,6 +1099,57 @@ export const buildOpenApi = () => ({
         },
       },
     },
+    '/manage/issuers/{issuerId}/programs/{programId}/grant-batches': {
+      get: {
+        operationId: 'manageListGrantBatches',
+        tags: ['Management'],
+        summary: "A program's batches of send to many (viewer)",
+        description:
+          "The program's batches, newest first, a page at a time, each with its progress: status, counts, rows per second and the time left while it runs. Read from an index: a batch committed a moment ago may show a moment later. Another issuer's program answers 404 like a missing one.",
+        security: BEARER,
+        parameters: [
+          ...IssuerProgramParameters,
+          {
+            name: 'cursor',
+            in: 'query',
+            required: false,
+            description: 'The `nextCursor` of the previous page.',
+            schema: { type: 'string' },
+          },
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            description: `Batches per page, 1 to ${BATCH_PAGE.max} (default ${BATCH_PAGE.default}).`,
+            schema: {
+              type: 'integer',
+              minimum: 1,
+              maximum: BATCH_PAGE.max,
+              default: BATCH_PAGE.default,
+            },
+          },
+        ],
+        responses: {
+          '200': ok('A page of batches, newest first.', 'GrantBatchList'),
+          ...manageProblems([400, 401, 403, 404, 500, 503]),
+        },
+      },
+    },
+    '/manage/issuers/{issuerId}/programs/{programId}/grant-batches/{batchId}/cancel': {
+      post: {
+        operationId: 'manageCancelGrantBatch',
+        tags: ['Management'],
+        summary: 'Cancel a batch (admin)',
+        description:
+          "Asks a queued or running batch to stop, audited (`batch.cancel`) in the same transaction: the answer is the batch, `canceling`. The worker starts no row after it sees the cancel (within about a second); a row it had started may still be granted; granted rows keep their grants; the others end `canceled` (rows `status=canceled`), and the batch `canceled` (`done` when no row was left). Asking again is the same cancel (202, nothing written). A batch that finished before any cancel was asked: 409 `batch_finished`. Another issuer's or program's batch: 404 `batch_not_found`.",
+        security: BEARER,
+        parameters: [...IssuerProgramParameters, { $ref: '#/components/parameters/BatchId' }],
+        responses: {
+          '202': ok('The batch, with the cancel asked.', 'GrantBatch'),
+          ...manageProblems([401, 403, 404, 409, 500, 503]),
+        },
+      },
+    },
   },
   components: {
     securitySchemes: {
@@ -1034,6 +1181,13 @@ export const buildOpenApi = () => ({
         required: true,
         description: 'The program that issues the shares.',
         schema: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+      },
+      BatchId: {
+        name: 'batchId',
+        in: 'path',
+        required: true,
+        description: 'The batch id from the commit (also the last segment of its Location).',
+        schema: { type: 'string', pattern: BATCH_ID.source },
       },
       GrantId: {
         name: 'grantId',
@@ -1223,6 +1377,17 @@ export const buildOpenApi = () => ({
           html: { type: 'string' },
         },
         required: ['subject', 'text', 'html'],
+        additionalProperties: false,
+      },
+      GrantBatch: GRANT_BATCH,
+      GrantBatchList: {
+        type: 'object',
+        properties: {
+          object: { type: 'string', const: 'list' },
+          data: { type: 'array', items: { $ref: '#/components/schemas/GrantBatch' } },
+          nextCursor: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        },
+        required: ['object', 'data', 'nextCursor'],
         additionalProperties: false,
       },
       GatewayMessage: {

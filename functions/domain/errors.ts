@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'key_not_found'
   | 'member_not_found'
   | 'batch_not_found'
+  | 'batch_finished'
   | 'program_not_found'
   | 'grant_not_found'
   | 'route_not_found'
@@ -142,6 +143,17 @@ export class BatchNotFound extends DomainError {
   readonly title = 'Batch not found'
   constructor(batchId: string) {
     super(`No batch ${JSON.stringify(batchId)} exists in this program of this issuer.`)
+  }
+}
+
+/** A cancel of a batch that had already finished (every row tried) before anyone asked: nothing written. */
+export class BatchFinished extends DomainError {
+  readonly code = 'batch_finished'
+  readonly title = 'Batch already finished'
+  constructor(batchId: string, status: string) {
+    super(
+      `Batch ${batchId} is ${status}: every row was tried before the cancel, so there is nothing left to stop. Granted rows keep their grants; cancel a grant on its own page.`,
+    )
   }
 }
 

@@ -2,10 +2,55 @@ import {
   type BatchChunk,
   type BatchRecord,
   batchStatus,
+  FINAL_BATCH_STATUSES,
   type RowResult,
   rowState,
+  rowsLeft,
   type StoredRow,
 } from '../domain/batch'
+
+/**
+ * How long a batch must have run before its rate is shown: rows are committed a chunk (up to 100
+ * rows) at a time, several chunks at once, so the first second's rate counts a few chunks' rows
+ * that took longer than that second; past 5 s their share is small.
+ */
+export const RATE_MIN_MS = 5_000
+
+/** A page of a program's batches (ListGrantBatches). */
+export const BATCH_PAGE = { default: 20, max: 100 } as const
+
+/**
+ * How fast the batch goes: rows tried (granted or failed by the worker; rows refused at commit and
+ * canceled rows are not work) per second since its first committed rows (`startedAt`), until now,
+ * or until it finished. `etaSeconds`: the rows left at that rate; 0 once finished; null while
+ * there is no rate yet, a cancel is asked (the rest will not be tried) or the batch is stalled.
+ */
+export const batchPace = (batch: BatchRecord, now: number) => {
+  const final = FINAL_BATCH_STATUSES.includes(batch.status)
+  const tried = Math.max(0, batch.granted + batch.failed - batch.refused)
+  const start = batch.startedAt === undefined ? Number.NaN : Date.parse(batch.startedAt)
+  const end = final ? Date.parse(batch.finishedAt ?? batch.updatedAt) : now
+  const elapsed = end - start
+  const rate = tried > 0 && elapsed >= RATE_MIN_MS ? (tried * 1000) / elapsed : undefined
+  const etaSeconds = final
+    ? 0
+    : rate === undefined ||
+        batch.cancelRequestedAt !== undefined ||
+        batchStatus(batch, now) === 'stalled'
+      ? null
+      : Math.ceil(rowsLeft(batch) / rate)
+  return { rowsPerSecond: rate === undefined ? null : Math.round(rate * 10) / 10, etaSeconds }
+}
+
+/**
+ * What the API calls a batch's state: queued, running, done, canceled; `canceling` once a cancel is
+ * asked until the worker finishes it; `stalled` when nothing will move it (batchStatus).
+ */
+export const batchViewStatus = (batch: BatchRecord, now: number) => {
+  const status = batchStatus(batch, now)
+  if (FINAL_BATCH_STATUSES.includes(batch.status)) return status
+  return batch.cancelRequestedAt === undefined ? status : 'canceling'
+}
 
 /** A batch as the management API shows it: its progress, not its rows. */
 export const toBatchView = (batch: BatchRecord, now: number) => ({
@@ -13,22 +58,36 @@ export const toBatchView = (batch: BatchRecord, now: number) => ({
   object: 'grant_batch',
   programId: batch.program,
   mode: batch.mode,
-  /** queued, running, done, or stalled (nothing moved for a minute: commit again to resume). */
-  status: batchStatus(batch, now),
+  /**
+   * queued, running, canceling, done, canceled, or stalled (a chunk in the dead letters, or nothing
+   * moved for 10 minutes: commit again to resume).
+   */
+  status: batchViewStatus(batch, now),
+  /** Nothing will move it as it is (also while canceling): see `status`. */
+  stalled: batchStatus(batch, now) === 'stalled',
   reason: batch.reason ?? null,
   createdAt: batch.submittedAt,
   createdBy: batch.createdBy,
   updatedAt: batch.updatedAt,
+  startedAt: batch.startedAt ?? null,
   finishedAt: batch.finishedAt ?? null,
+  cancelRequestedAt: batch.cancelRequestedAt ?? null,
+  canceledBy: batch.canceledBy ?? null,
   counts: {
     total: batch.total,
     granted: batch.granted,
     failed: batch.failed,
-    pending: Math.max(0, batch.total - batch.granted - batch.failed),
+    canceled: batch.canceled ?? 0,
+    pending: rowsLeft(batch),
   },
+  /** Chunks whose message went to the dead-letter queue (a retried commit sends them again). */
+  deadLetteredChunks: batch.deadLettered?.size ?? 0,
+  ...batchPace(batch, now),
   /** The sum of the valid rows' amounts. */
   amount: batch.amount,
 })
+
+export type BatchView = ReturnType<typeof toBatchView>
 
 /** One row with what became of it. */
 export const toRowView = (batch: BatchRecord, row: StoredRow, result: RowResult | undefined) => {
@@ -69,7 +128,7 @@ export const pageOfRows = (
   chunks: BatchChunk[],
   start: RowCursor,
   limit: number,
-  status: 'pending' | 'granted' | 'failed' | undefined,
+  status: RowView['status'] | undefined,
 ) => {
   const rows: RowView[] = []
   for (const chunk of chunks) {

@@ -7,8 +7,10 @@ import { makeGrantTokensHandler } from './grant-tokens.route'
 import { makeListGrantsHandler } from './list-grants.route'
 import { makeListAuditHandler } from './manage/audit-list.route'
 import { makeChangeMemberRoleHandler } from './manage/change-member-role.route'
+import { makeCancelGrantBatchHandler } from './manage/grant-batch-cancel.route'
 import { makeCreateGrantBatchHandler } from './manage/grant-batch-create.route'
 import { makeGetGrantBatchHandler } from './manage/grant-batch-get.route'
+import { makeListGrantBatchesHandler } from './manage/grant-batches-list.route'
 import { makeManageCancelGrantHandler } from './manage/grant-cancel.route'
 import { makeManageCorrectEmailHandler } from './manage/grant-correct-email.route'
 import { makeManageGetGrantHandler } from './manage/grant-get.route'
@@ -83,6 +85,8 @@ export const ROUTE_FACTORIES = {
   SendGrant: makeSendGrantHandler,
   CreateGrantBatch: makeCreateGrantBatchHandler,
   GetGrantBatch: makeGetGrantBatchHandler,
+  ListGrantBatches: makeListGrantBatchesHandler,
+  CancelGrantBatch: makeCancelGrantBatchHandler,
   ManageGetGrant: makeManageGetGrantHandler,
   ManageCancelGrant: makeManageCancelGrantHandler,
   ManageResendOffer: makeManageResendOfferHandler,

@@ -17,7 +17,7 @@ import { manageHandler } from '../../manage-handler'
 import { checkProgramId, NO_STORE } from '../../program-of-issuer'
 
 export const ROW_PAGE = { default: 100, max: 500 } as const
-const ROW_STATUSES = ['pending', 'granted', 'failed'] as const
+const ROW_STATUSES = ['pending', 'granted', 'failed', 'canceled'] as const
 /** Chunks read per BatchGetItem while filling a page. */
 const CHUNKS_PER_READ = 10
 
@@ -44,7 +44,7 @@ const parseQuery = (query: Record<string, string | undefined> | undefined) => {
   }
   const status = given.status === '' ? undefined : given.status
   if (status !== undefined && !(ROW_STATUSES as readonly string[]).includes(status)) {
-    errors.push({ field: 'status', message: 'status must be pending, granted or failed' })
+    errors.push({ field: 'status', message: 'status must be pending, granted, failed or canceled' })
   }
   if (errors.length > 0) throw new ValidationFailed(errors)
   return { limit, cursor, status: status as (typeof ROW_STATUSES)[number] | undefined }
@@ -52,8 +52,9 @@ const parseQuery = (query: Record<string, string | undefined> | undefined) => {
 
 /**
  * `GET /manage/issuers/{issuerId}/programs/{programId}/grant-batches/{batchId}?cursor=&limit=&status=`
- * (viewer): the batch's progress (counts: total, granted, failed, pending) and a page of its rows
- * with what became of each, in CSV order, optionally only `pending`, `granted` or `failed` ones.
+ * (viewer): the batch's progress (counts: total, granted, failed, canceled, pending; rate and time
+ * left) and a page of its rows with what became of each, in CSV order, optionally only `pending`,
+ * `granted`, `failed` or `canceled` ones.
  */
 export const makeGetGrantBatchHandler = (runtime: Runtime) => {
   const { documentClient: client, config } = runtime

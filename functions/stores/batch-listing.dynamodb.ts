@@ -1,0 +1,236 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb'
+import {
+  BATCH_ID,
+  type BatchRecord,
+  batchKey,
+  batchListSlot,
+  FINAL_BATCH_STATUSES,
+} from '../domain/batch'
+import type { GrantSender } from '../domain/grant'
+import type { AuditEntry } from '../domain/people'
+import type { ProgramRecord } from '../domain/program'
+import { auditPut } from './audit'
+import type { CallOptions } from './grants.store'
+import { throttled } from './store-errors'
+import { INDEX } from './table-schema'
+
+/**
+ * A program's batches for the management API: the listing (newest first, from the grants table's
+ * `byProgramSlot` index, where a batch sits under `batchListSlot(programId)`, a key no grant has)
+ * and a cancel asked by a member. Outcomes are returned, as members.store.ts's are; only DynamoDB's
+ * own failures (unavailable, throttled, aborted, a transaction conflict) are thrown.
+ */
+export type BatchListingTables = { grants: string; audit: string; programs: string }
+
+/** Where a page of batches ends: the last batch's `createdAt` and id. Opaque to callers. */
+export type BatchCursor = { createdAt: string; batchId: string }
+
+const THROTTLED = new Set([
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'RequestLimitExceeded',
+])
+
+const CURSOR_CREATED_AT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+
+export const encodeBatchCursor = ({ createdAt, batchId }: BatchCursor) =>
+  Buffer.from(`${createdAt} ${batchId}`, 'utf8').toString('base64url')
+
+/** The position a cursor stands for, or undefined when it is not one encodeBatchCursor made. */
+export const decodeBatchCursor = (cursor: string): BatchCursor | undefined => {
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(cursor)) return undefined
+  const [createdAt = '', batchId = '', ...rest] = Buffer.from(cursor, 'base64url')
+    .toString('utf8')
+    .split(' ')
+  if (rest.length > 0 || !CURSOR_CREATED_AT.test(createdAt) || !BATCH_ID.test(batchId)) {
+    return undefined
+  }
+  const decoded = { createdAt, batchId }
+  return encodeBatchCursor(decoded) === cursor ? decoded : undefined
+}
+
+export type BatchPage = { batches: BatchRecord[]; nextCursor: BatchCursor | undefined }
+
+/**
+ * What a cancel came to, with the batch as it stands:
+ * - `done`: the cancel is recorded with its `batch.cancel` audit entry; the worker starts no row
+ *   from now on (a row being granted at this moment may still be granted);
+ * - `already`: a cancel was asked before (nothing written: a repeated cancel is the same cancel);
+ * - `final`: the batch had finished (done, or canceled) before this cancel: nothing written;
+ * - `missing`: no such batch of this issuer and program (another issuer's answers the same).
+ */
+export type CancelOutcome =
+  | { outcome: 'done' | 'already' | 'final'; batch: BatchRecord }
+  | { outcome: 'missing' }
+
+const ownedBatch = (
+  item: Record<string, unknown> | undefined,
+  issuerId: string,
+  programId: string,
+): BatchRecord | undefined =>
+  item?.itemType === 'grantBatch' && item.issuerId === issuerId && item.program === programId
+    ? (item as BatchRecord)
+    : undefined
+
+export class DynamoDbBatchListing {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tables: BatchListingTables,
+  ) {}
+
+  /** The program's head (strongly consistent): whose it is. Its shards are not read. */
+  async findProgram(programId: string, { signal }: CallOptions = {}) {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tables.programs, Key: { programId }, ConsistentRead: true }),
+      { abortSignal: signal },
+    )
+    return Item as ProgramRecord | undefined
+  }
+
+  /** One batch of this issuer and program, strongly consistent. */
+  async getBatch(
+    input: { batchId: string; issuerId: string; programId: string },
+    { signal }: CallOptions = {},
+  ) {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tables.grants,
+        Key: { grantId: batchKey(input.batchId) },
+        ConsistentRead: true,
+      }),
+      { abortSignal: signal },
+    )
+    return ownedBatch(Item, input.issuerId, input.programId)
+  }
+
+  /**
+   * The program's batches, newest first (`createdAt`, then DynamoDB's own order of the index's
+   * keys), `limit` at most, after `cursor`. One Query of one index partition; the index projects
+   * every attribute, so the batches come whole (eventually consistent, as any index read: a batch
+   * committed a moment ago may show a moment later, its counters a moment behind its own page).
+   * Batches written before they carried `programSlot` are not in the index, so not listed.
+   */
+  async listBatches(
+    input: { issuerId: string; programId: string; limit: number; cursor?: BatchCursor | undefined },
+    { signal }: CallOptions = {},
+  ): Promise<BatchPage> {
+    const { issuerId, programId, limit, cursor } = input
+    const slot = batchListSlot(programId)
+    const batches: BatchRecord[] = []
+    let start: Record<string, unknown> | undefined =
+      cursor === undefined
+        ? undefined
+        : {
+            programSlot: slot,
+            createdAt: cursor.createdAt,
+            grantId: batchKey(cursor.batchId),
+          }
+    // One more than the page, so a full last page does not promise a next one that is empty.
+    do {
+      const page: {
+        Items?: Record<string, unknown>[]
+        LastEvaluatedKey?: Record<string, unknown>
+      } = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.grants,
+          IndexName: INDEX.grantsByProgramSlot,
+          KeyConditionExpression: 'programSlot = :slot',
+          ExpressionAttributeValues: { ':slot': slot },
+          ScanIndexForward: false,
+          Limit: limit + 1 - batches.length,
+          ExclusiveStartKey: start,
+        }),
+        { abortSignal: signal },
+      )
+      for (const item of page.Items ?? []) {
+        const batch = ownedBatch(item, issuerId, programId)
+        if (batch) batches.push(batch)
+      }
+      start = page.LastEvaluatedKey
+    } while (start !== undefined && batches.length <= limit)
+    const shown = batches.slice(0, limit)
+    const last = shown.at(-1)
+    return {
+      batches: shown,
+      nextCursor:
+        batches.length > limit && last !== undefined
+          ? { createdAt: last.createdAt ?? last.submittedAt, batchId: last.batchId }
+          : undefined,
+    }
+  }
+
+  /**
+   * Asks the batch to stop: `cancelRequestedAt`, `canceledBy` and `updatedAt` with the audit entry,
+   * in one transaction, on condition that the batch is this issuer's and program's, not finished,
+   * and not asked to stop already. The worker looks for it about every second and starts no row
+   * after it sees it; it finishes the batch `canceled` (or `done`, if every row was already tried).
+   */
+  async requestCancel(
+    input: {
+      batchId: string
+      issuerId: string
+      programId: string
+      actor: GrantSender
+      now: number
+      audit: AuditEntry
+    },
+    { signal }: CallOptions = {},
+  ): Promise<CancelOutcome> {
+    const at = new Date(input.now).toISOString()
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tables.grants,
+                Key: { grantId: batchKey(input.batchId) },
+                UpdateExpression:
+                  'SET cancelRequestedAt = :at, canceledBy = :actor, updatedAt = :at',
+                ConditionExpression:
+                  'itemType = :batch AND issuerId = :issuer AND #program = :program AND #status IN (:queued, :running) AND attribute_not_exists(cancelRequestedAt)',
+                ExpressionAttributeNames: { '#status': 'status', '#program': 'program' },
+                ExpressionAttributeValues: {
+                  ':at': at,
+                  ':actor': { sub: input.actor.sub, email: input.actor.email },
+                  ':batch': 'grantBatch',
+                  ':issuer': input.issuerId,
+                  ':program': input.programId,
+                  ':queued': 'queued',
+                  ':running': 'running',
+                },
+              },
+            },
+            auditPut(this.tables.audit, input.audit),
+          ],
+        }),
+        { abortSignal: signal },
+      )
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error
+      const reasons = (error.CancellationReasons ?? []).map((r) => r.Code)
+      if (reasons.some((code) => code !== undefined && THROTTLED.has(code))) {
+        throw throttled('a batch cancel', error)
+      }
+      // Only the batch's own condition is an outcome; anything else (a conflict, an audit id
+      // clash) is DynamoDB's to report.
+      if (reasons[0] !== 'ConditionalCheckFailed') throw error
+      const batch = await this.getBatch(input, { signal })
+      if (!batch) return { outcome: 'missing' }
+      if (FINAL_BATCH_STATUSES.includes(batch.status)) return { outcome: 'final', batch }
+      if (batch.cancelRequestedAt !== undefined) return { outcome: 'already', batch }
+      // The condition failed, yet the batch reads as cancelable: it cannot be (items change only
+      // forward), unless it changed back under us; let the caller retry.
+      throw throttled('a batch cancel whose condition failed on a cancelable batch', error)
+    }
+    const batch = await this.getBatch(input, { signal })
+    if (!batch) throw new Error(`Batch ${input.batchId} canceled, then not found`)
+    return { outcome: 'done', batch }
+  }
+}

@@ -1,0 +1,456 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
+import Ajv2020 from 'ajv/dist/2020'
+import addFormats from 'ajv-formats'
+import { type BatchRecord, batchIdFor, batchKey } from '../../functions/domain/batch'
+import { buildOpenApi } from '../../lib/openapi'
+import { LOCAL_CONSUMERS } from '../../local/consumer-factories'
+import type { ConsumerFactories } from '../../local/pipeline'
+import {
+  type Call,
+  expectProblem,
+  type Issuer,
+  newIssuer,
+  programState,
+  startApi,
+} from '../support/api'
+import { type Person, signUpPerson } from '../support/identity'
+import { config, documentClient, dynamodb } from '../support/runtime'
+import {
+  addMember,
+  auditLog,
+  declaredAccess,
+  manageCall,
+  recordAccess,
+  sleep,
+} from './grants-support'
+
+/**
+ * A program's batches through the local server with real access tokens, and the worker from the
+ * GrantBatchRows queue as npm start runs it: the listing (newest first, paged, viewer and up, other
+ * issuers hidden) and cancel (admin; idempotent; a finished batch refused; audited; the rows not
+ * yet tried are never granted, the granted ones stay). The worker's deliveries pass a gate this
+ * file holds, so "a cancel while chunks are still queued" is a state the test makes, not a race.
+ */
+
+/** Deliveries of the worker: `passes` more go through, the rest wait for `open()`. */
+const gate = {
+  passes: Number.POSITIVE_INFINITY,
+  waiting: [] as (() => void)[],
+  hold(passes = 0) {
+    this.passes = passes
+  },
+  open() {
+    this.passes = Number.POSITIVE_INFINITY
+    for (const resume of this.waiting.splice(0)) resume()
+  },
+}
+const gatedWorker: ConsumerFactories['GrantBatchWorker'] = (runtime, queues) => {
+  const worker = (LOCAL_CONSUMERS.GrantBatchWorker as NonNullable<typeof gatedWorker>)(
+    runtime,
+    queues,
+  )
+  return async (event, ...rest) => {
+    if (gate.passes > 0) gate.passes--
+    else await new Promise<void>((resume) => gate.waiting.push(resume))
+    return worker(event, ...rest)
+  }
+}
+
+let api: Awaited<ReturnType<typeof startApi>>
+let admin: Person
+let viewer: Person
+let adminOfB: Person
+
+beforeAll(async () => {
+  api = await startApi({
+    pipeline: { consumers: { ...LOCAL_CONSUMERS, GrantBatchWorker: gatedWorker } },
+  })
+  ;[admin, viewer, adminOfB] = (await Promise.all([
+    signUpPerson(),
+    signUpPerson(),
+    signUpPerson(),
+  ])) as [Person, Person, Person]
+})
+afterAll(async () => {
+  gate.open()
+  await api.close()
+})
+
+const issuerWith = async (options: { pool?: number } = {}) => {
+  const issuer = await newIssuer(options)
+  await Promise.all([
+    addMember(issuer.issuerId, admin, 'admin'),
+    addMember(issuer.issuerId, viewer, 'viewer'),
+  ])
+  return issuer
+}
+const batchesPath = (issuer: Issuer, programId = issuer.programs.TEST) =>
+  `/manage/issuers/${issuer.issuerId}/programs/${programId}/grant-batches`
+const commit = (issuer: Issuer, csv: string, key = `k-${Math.random()}`) =>
+  manageCall(api.baseUrl, admin, 'POST', batchesPath(issuer), {
+    body: { csv, reason: 'Listing test', dryRun: false },
+    headers: { 'idempotency-key': key },
+  })
+const list = (person: Person, issuer: Issuer, query = '', programId?: string) =>
+  manageCall(api.baseUrl, person, 'GET', `${batchesPath(issuer, programId)}${query}`)
+const read = (person: Person, issuer: Issuer, batchId: string, query = '') =>
+  manageCall(api.baseUrl, person, 'GET', `${batchesPath(issuer)}/${batchId}${query}`)
+const cancel = (person: Person, issuer: Issuer, batchId: string, programId?: string) =>
+  manageCall(api.baseUrl, person, 'POST', `${batchesPath(issuer, programId)}/${batchId}/cancel`)
+
+/** `n` rows, one chunk per 100, each a valid grant of 1 share. */
+const csvOfRows = (n: number, prefix: string) =>
+  `email,amount\r\n${Array.from({ length: n }, (_, i) => `${prefix}-${i}@example.com,1`).join('\r\n')}\r\n`
+
+/** Until the batch is final (the gate open). */
+const finished = async (person: Person, issuer: Issuer, batchId: string) => {
+  const started = Date.now()
+  for (;;) {
+    await api.pipeline?.drain(120_000)
+    const call = await read(person, issuer, batchId)
+    if (call.status === 200 && ['done', 'canceled'].includes(call.body.status as string)) {
+      return call
+    }
+    if (Date.now() - started > 240_000) throw new Error(`batch ${batchId}: ${call.text}`)
+    await sleep(100)
+  }
+}
+
+/** Until the batch's counters say so (the worker's committed rows). */
+const until = async (
+  issuer: Issuer,
+  batchId: string,
+  done: (body: Record<string, unknown>) => boolean,
+) => {
+  const started = Date.now()
+  for (;;) {
+    const call = await read(viewer, issuer, batchId)
+    if (call.status === 200 && done(call.body)) return call
+    if (Date.now() - started > 120_000) throw new Error(`batch ${batchId}: ${call.text}`)
+    await sleep(50)
+  }
+}
+
+const batchItem = async (batchId: string) =>
+  (
+    await documentClient.send(
+      new GetCommand({
+        TableName: config.tables.grants,
+        Key: { grantId: batchKey(batchId) },
+        ConsistentRead: true,
+      }),
+    )
+  ).Item as BatchRecord
+
+// The contract (openapi.json) against these answers: each status listed, each body its schema's.
+const doc = buildOpenApi()
+const ajv = new Ajv2020({ strict: false, allErrors: true })
+addFormats(ajv)
+const resolve = (node: unknown): Record<string, unknown> => {
+  let current = node as Record<string, unknown>
+  while (typeof current?.$ref === 'string') {
+    current = (current.$ref as string)
+      .slice(2)
+      .split('/')
+      .reduce(
+        (o: Record<string, unknown>, k) => o[k] as Record<string, unknown>,
+        doc as unknown as Record<string, unknown>,
+      )
+  }
+  return current
+}
+const inline = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(inline)
+  if (node === null || typeof node !== 'object') return node
+  if (typeof (node as { $ref?: unknown }).$ref === 'string') return inline(resolve(node))
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)]))
+}
+const LIST_PATH = '/manage/issuers/{issuerId}/programs/{programId}/grant-batches'
+const CANCEL_PATH = `${LIST_PATH}/{batchId}/cancel`
+const documented = (path: string, method: string, answer: Call) => {
+  const operation = (doc.paths as Record<string, Record<string, { responses: object }>>)[path]?.[
+    method
+  ] as { responses: Record<string, unknown> } | undefined
+  const response = resolve(operation?.responses[String(answer.status)])
+  expect({ path, status: answer.status, documented: response !== undefined }).toEqual({
+    path,
+    status: answer.status,
+    documented: true,
+  })
+  const contentType = answer.headers.get('content-type') as string
+  const content = resolve(response.content) as Record<string, { schema: unknown }>
+  expect(Object.keys(content)).toContain(contentType)
+  const validate = ajv.compile(inline(content[contentType]?.schema) as object)
+  if (!validate(answer.body)) {
+    throw new Error(`${method} ${path} ${answer.status}: ${ajv.errorsText(validate.errors)}`)
+  }
+  return answer
+}
+
+describe('the listing', () => {
+  it("lists a program's batches newest first, a page at a time, as GetGrantBatch shows each, for a viewer", async () => {
+    const issuer = await issuerWith()
+    const ids: string[] = []
+    for (const n of [1, 2, 3]) {
+      const call = await commit(issuer, csvOfRows(n, `list-${n}`))
+      expect(call.status).toBe(202)
+      ids.push(call.body.id as string)
+      await sleep(5) // distinct createdAt, so "newest first" has one answer
+    }
+    for (const id of ids) await finished(viewer, issuer, id)
+    const [first, second, third] = ids as [string, string, string]
+
+    const page1 = documented(LIST_PATH, 'get', await list(viewer, issuer, '?limit=2'))
+    expect(page1.status).toBe(200)
+    expect(page1.headers.get('cache-control')).toBe('no-store')
+    expect((page1.body.data as { id: string }[]).map((b) => b.id)).toEqual([third, second])
+    expect(page1.body.nextCursor).toEqual(expect.any(String))
+    const page2 = documented(
+      LIST_PATH,
+      'get',
+      await list(viewer, issuer, `?limit=2&cursor=${page1.body.nextCursor}`),
+    )
+    expect((page2.body.data as { id: string }[]).map((b) => b.id)).toEqual([first])
+    expect(page2.body.nextCursor).toBeNull()
+    // A page exactly full promises no next page.
+    const all = await list(viewer, issuer, '?limit=3')
+    expect((all.body.data as { id: string }[]).map((b) => b.id)).toEqual([third, second, first])
+    expect(all.body.nextCursor).toBeNull()
+
+    // Each listed batch is the batch as its own page shows it (without the rows).
+    const { rows: _rows, nextCursor: _next, ...own } = (await read(viewer, issuer, third)).body
+    expect((all.body.data as Record<string, unknown>[])[0]).toEqual(own)
+    expect(own).toMatchObject({
+      object: 'grant_batch',
+      status: 'done',
+      stalled: false,
+      counts: { total: 3, granted: 3, failed: 0, canceled: 0, pending: 0 },
+      startedAt: expect.any(String),
+      cancelRequestedAt: null,
+      canceledBy: null,
+      deadLetteredChunks: 0,
+      etaSeconds: 0,
+    })
+
+    // Another program of the issuer has none of them.
+    const live = await list(viewer, issuer, '', issuer.programs.LIVE)
+    expect(live.body).toEqual({ object: 'list', data: [], nextCursor: null })
+  })
+
+  it('leaves out batches written before batches carried their listing keys', async () => {
+    const issuer = await issuerWith()
+    const call = await commit(issuer, csvOfRows(1, 'legacy-new'))
+    const listed = call.body.id as string
+    await finished(viewer, issuer, listed)
+    // The same batch as an item written before issue 20: no programSlot, no createdAt.
+    const { programSlot: _slot, createdAt: _created, ...legacy } = await batchItem(listed)
+    const legacyId = batchIdFor(issuer.issuerId, `legacy-${Math.random()}`)
+    await documentClient.send(
+      new PutCommand({
+        TableName: config.tables.grants,
+        Item: { ...legacy, batchId: legacyId, grantId: batchKey(legacyId) },
+      }),
+    )
+    const page = await list(viewer, issuer)
+    expect((page.body.data as { id: string }[]).map((b) => b.id)).toEqual([listed])
+    // Its own page still shows it.
+    expect((await read(viewer, issuer, legacyId)).status).toBe(200)
+  })
+
+  it("refuses what it cannot read (400), answers another issuer's program as missing (404), and needs a member", async () => {
+    const issuer = await issuerWith()
+    const other = await newIssuer()
+    await addMember(other.issuerId, adminOfB, 'admin')
+    for (const query of ['?limit=0', '?limit=101', '?limit=x', '?cursor=zzz', '?status=done']) {
+      const call = documented(LIST_PATH, 'get', await list(viewer, issuer, query))
+      expectProblem(call, 400, 'validation_failed')
+    }
+    // A cursor of another kind (a grant listing's) is not a batch cursor.
+    const grantCursor = Buffer.from(
+      `2026-11-26T10:00:00.000Z gr_${'0'.repeat(26)}`,
+      'utf8',
+    ).toString('base64url')
+    expectProblem(await list(viewer, issuer, `?cursor=${grantCursor}`), 400, 'validation_failed')
+    expectProblem(
+      documented(LIST_PATH, 'get', await list(viewer, issuer, '', other.programs.TEST)),
+      404,
+      'program_not_found',
+    )
+    expectProblem(await list(viewer, issuer, '', 'prg_nope'), 404, 'program_not_found')
+    expectProblem(await list(adminOfB, issuer), 404, 'issuer_not_found')
+    const anonymous = await manageCall(api.baseUrl, undefined, 'GET', batchesPath(issuer))
+    expect(anonymous.status).toBe(401)
+  })
+})
+
+describe('cancel', () => {
+  it('stops the rows not yet tried: granted rows stay, the others end canceled, once; audited; asked again is the same cancel', async () => {
+    const issuer = await issuerWith()
+    // One delivery (one chunk of 100 rows) goes through; the other two chunks wait at the gate.
+    gate.hold(1)
+    let batchId = ''
+    try {
+      const call = await commit(issuer, csvOfRows(300, 'cancel'))
+      expect(call.status).toBe(202)
+      batchId = call.body.id as string
+      const running = await until(
+        issuer,
+        batchId,
+        (b) => (b.counts as { granted: number }).granted === 100,
+      )
+      expect(running.body).toMatchObject({ status: 'running', startedAt: expect.any(String) })
+
+      // A viewer may not cancel, another issuer's admin does not see it, nor does another program.
+      const other = await newIssuer()
+      await addMember(other.issuerId, adminOfB, 'admin')
+      const auditBefore = (await auditLog(issuer.issuerId)).length
+      expectProblem(
+        documented(CANCEL_PATH, 'post', await cancel(viewer, issuer, batchId)),
+        403,
+        'forbidden',
+      )
+      expectProblem(await cancel(adminOfB, issuer, batchId), 404, 'issuer_not_found')
+      expectProblem(
+        documented(CANCEL_PATH, 'post', await cancel(admin, issuer, batchId, issuer.programs.LIVE)),
+        404,
+        'batch_not_found',
+      )
+      expectProblem(await cancel(admin, issuer, 'bat_nope'), 404, 'batch_not_found')
+      expect((await auditLog(issuer.issuerId)).length).toBe(auditBefore)
+      expect((await batchItem(batchId)).cancelRequestedAt).toBeUndefined()
+
+      const asked = documented(CANCEL_PATH, 'post', await cancel(admin, issuer, batchId))
+      expect(asked.status).toBe(202)
+      expect(asked.headers.get('cache-control')).toBe('no-store')
+      expect(asked.body).toMatchObject({
+        id: batchId,
+        status: 'canceling',
+        cancelRequestedAt: expect.any(String),
+        canceledBy: { sub: admin.sub, email: admin.email },
+        counts: { total: 300, granted: 100, failed: 0, canceled: 0, pending: 200 },
+        etaSeconds: null,
+      })
+      // Again, before the worker got to it: the same cancel, nothing written.
+      const again = await cancel(admin, issuer, batchId)
+      expect(again.status).toBe(202)
+      expect(again.body.cancelRequestedAt).toBe(asked.body.cancelRequestedAt)
+      // The listing says so too.
+      const listed = await list(viewer, issuer)
+      expect(listed.body.data).toEqual([
+        expect.objectContaining({ id: batchId, status: 'canceling' }),
+      ])
+    } finally {
+      gate.open()
+    }
+
+    const done = await finished(viewer, issuer, batchId)
+    expect(done.body).toMatchObject({
+      status: 'canceled',
+      counts: { total: 300, granted: 100, failed: 0, canceled: 200, pending: 0 },
+      finishedAt: expect.any(String),
+      etaSeconds: 0,
+    })
+    // Exactly the granted rows have grants; the canceled ones never will.
+    const { grants, issued } = await programState(issuer.programs.TEST)
+    expect(grants).toHaveLength(100)
+    expect(issued).toBe(100)
+    const canceledRows: Record<string, unknown>[] = []
+    let cursor: string | null = null
+    do {
+      const page: Call = await read(
+        viewer,
+        issuer,
+        batchId,
+        `?status=canceled&limit=500${cursor ? `&cursor=${cursor}` : ''}`,
+      )
+      canceledRows.push(...(page.body.rows as Record<string, unknown>[]))
+      cursor = page.body.nextCursor as string | null
+    } while (cursor !== null)
+    expect(canceledRows).toHaveLength(200)
+    expect(canceledRows.every((r) => r.status === 'canceled' && r.grantId === undefined)).toBe(true)
+    const grantedEmails = new Set(grants.map((g) => g.recipient.email))
+    expect(canceledRows.some((r) => grantedEmails.has(r.email as string))).toBe(false)
+
+    // A cancel asked again once the batch is canceled: still that cancel (202), nothing written.
+    const late = await cancel(admin, issuer, batchId)
+    expect(late.status).toBe(202)
+    expect(late.body).toMatchObject({
+      status: 'canceled',
+      cancelRequestedAt: done.body.cancelRequestedAt,
+    })
+
+    const entries = (await auditLog(issuer.issuerId)).filter((e) => e.target.id === batchId)
+    expect(entries.map((e) => e.action)).toEqual(['batch.commit', 'batch.cancel', 'batch.finish'])
+    expect(entries[1]).toMatchObject({
+      actor: { kind: 'person', sub: admin.sub, email: admin.email },
+      details: { programId: issuer.programs.TEST, total: 300, granted: 100, left: 200 },
+    })
+    expect(entries[2]?.details).toMatchObject({ status: 'canceled', granted: 100, canceled: 200 })
+  })
+
+  it('refuses a batch that finished before any cancel (409 batch_finished), writing nothing', async () => {
+    const issuer = await issuerWith()
+    const call = await commit(issuer, csvOfRows(2, 'finished'))
+    const batchId = call.body.id as string
+    await finished(viewer, issuer, batchId)
+    const before = await batchItem(batchId)
+    const audit = (await auditLog(issuer.issuerId)).length
+    const refused = documented(CANCEL_PATH, 'post', await cancel(admin, issuer, batchId))
+    expectProblem(refused, 409, 'batch_finished')
+    expect(refused.body.detail).toContain('done')
+    expect(await batchItem(batchId)).toEqual(before)
+    expect((await auditLog(issuer.issuerId)).length).toBe(audit)
+  })
+
+  it('calls exactly what the two routes declare', async () => {
+    const issuer = await issuerWith()
+    gate.hold(0)
+    let batchId = ''
+    try {
+      const call = await commit(issuer, csvOfRows(1, 'iam'))
+      batchId = call.body.id as string
+      const listing = recordAccess(dynamodb)
+      try {
+        expect((await list(viewer, issuer)).status).toBe(200)
+      } finally {
+        listing.stop()
+      }
+      expect(listing.seen).toEqual(declaredAccess('ListGrantBatches'))
+      const canceling = recordAccess(dynamodb)
+      try {
+        expect((await cancel(admin, issuer, batchId)).status).toBe(202)
+      } finally {
+        canceling.stop()
+      }
+      expect(canceling.seen).toEqual(declaredAccess('CancelGrantBatch'))
+    } finally {
+      gate.open()
+    }
+    // No delivery of it is left waiting for the next test's gate.
+    await finished(viewer, issuer, batchId)
+  })
+
+  it('cancels a batch whose every chunk is still queued: no row is granted', async () => {
+    const issuer = await issuerWith()
+    gate.hold(0)
+    let batchId = ''
+    try {
+      const call = await commit(issuer, csvOfRows(150, 'queued'))
+      batchId = call.body.id as string
+      const asked = await cancel(admin, issuer, batchId)
+      expect(asked.body).toMatchObject({
+        status: 'canceling',
+        counts: { granted: 0, pending: 150 },
+      })
+    } finally {
+      gate.open()
+    }
+    const done = await finished(viewer, issuer, batchId)
+    expect(done.body).toMatchObject({
+      status: 'canceled',
+      counts: { total: 150, granted: 0, failed: 0, canceled: 150, pending: 0 },
+      rowsPerSecond: null,
+    })
+    expect((await programState(issuer.programs.TEST)).grants).toHaveLength(0)
+  })
+})
