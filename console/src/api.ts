@@ -219,6 +219,12 @@ export const issuerApi = (issuerId: string) => {
         { ...body, dryRun: false },
         { 'Idempotency-Key': idempotencyKey },
       ),
+    /** The program's batches, newest first. */
+    listBatches: (programId: string, params: Cursor & { limit?: number }) =>
+      getJson<Page<BatchSummary>>(`${batches(programId)}${query(params)}`),
+    /** Asks a batch to stop: rows not yet sent are not sent; asking again is the same cancel. */
+    cancelBatch: (programId: string, batchId: string) =>
+      sendJson<BatchSummary>('POST', `${batches(programId)}/${at(batchId)}/cancel`),
     batch: (programId: string, batchId: string, params: Cursor & { status: string }) =>
       getJson<Batch>(`${batches(programId)}/${at(batchId)}${query({ ...params, limit: 100 })}`),
 

@@ -1,13 +1,13 @@
 /**
- * The batches sent from this browser, per program, so the program page can list them: the
- * management API has no list of a program's batches (its grants name their batch, which covers
- * the batches that granted something).
+ * What the send-to-many page keeps in this browser. The program page lists a program's batches
+ * from the management API (pages/program-batches.tsx); `rememberBatch` is only written, by the
+ * send-to-many page, and read by nothing any more.
  */
 export type KnownBatch = { id: string; createdAt: string; total: number }
 
 const key = (issuerId: string, programId: string) => `vs.console.batches.${issuerId}.${programId}`
 
-export const knownBatches = (issuerId: string, programId: string): KnownBatch[] => {
+const knownBatches = (issuerId: string, programId: string): KnownBatch[] => {
   try {
     const raw = localStorage.getItem(key(issuerId, programId))
     return raw ? (JSON.parse(raw) as KnownBatch[]) : []

@@ -289,6 +289,8 @@ type DialogProps = {
   error?: unknown
   onConfirm: () => void
   onClose: () => void
+  /** The closing button's label (default "Cancel"), when the action itself is a cancel. */
+  closeLabel?: string
   /** Extra content in the form (a select of the roll's grace period). */
 }
 
@@ -303,6 +305,7 @@ export const ConfirmDialog = ({
   error,
   onConfirm,
   onClose,
+  closeLabel = 'Cancel',
 }: DialogProps) => {
   const ref = useRef<HTMLDialogElement>(null)
   const titleId = useId()
@@ -359,7 +362,7 @@ export const ConfirmDialog = ({
             {confirmLabel}
           </button>
           <button type="button" onClick={onClose} disabled={busy}>
-            Cancel
+            {closeLabel}
           </button>
         </div>
       </form>

@@ -8,7 +8,6 @@ import {
   type Program,
   type RenderedMail,
 } from '../api'
-import { knownBatches } from '../batches'
 import { MailFrame } from '../mail-frame'
 import { useScope } from '../scope'
 import {
@@ -31,6 +30,7 @@ import {
   usePager,
 } from '../ui'
 import { OfferSettings } from './offer-settings'
+import { ProgramBatches } from './program-batches'
 import { ProgramActions } from './programs'
 
 /** The grant API's rules (functions/domain/grant-request.schema.ts), checked before sending. */
@@ -252,144 +252,115 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
     [scope.api, program.id, recipient, pager.cursor, version],
   )
   const grants = data?.data ?? []
-  const batches = [
-    ...new Map(
-      [
-        ...knownBatches(scope.issuerId, program.id).map((b) => [b.id, b.createdAt] as const),
-        ...grants
-          .filter((g) => g.batch !== null)
-          .map((g) => [g.batch?.id as string, g.createdAt] as const),
-      ].reverse(),
-    ),
-  ].reverse()
 
   return (
-    <>
-      <section aria-labelledby="grants">
-        <h2 id="grants">Grants</h2>
-        <div class="toolbar">
-          <form
-            class="inline-form"
-            aria-label="Filter grants"
-            onSubmit={(event) => {
-              event.preventDefault()
-              pager.reset()
-              setRecipient(filter.trim())
-            }}
-          >
-            <Field label="Recipient e-mail filter">
-              {(props) => (
-                <input
-                  {...props}
-                  type="search"
-                  value={filter}
-                  onInput={(e) => setFilter(inputValue(e))}
-                />
-              )}
-            </Field>
-            <button type="submit">Filter</button>
-            {recipient ? (
-              <button
-                type="button"
-                onClick={() => {
-                  setFilter('')
-                  setRecipient('')
-                  pager.reset()
-                }}
-              >
-                Clear filter
-              </button>
-            ) : null}
-          </form>
-          <button
-            type="button"
-            disabled={exportState.busy}
-            onClick={async () => {
-              setExportState({ busy: true, text: 'Exporting…' })
-              try {
-                const rows = await exportCsv(scope.api, program, recipient)
-                setExportState({
-                  text: `Exported ${formatNumber(rows)} ${rows === 1 ? 'grant' : 'grants'} as CSV.`,
-                })
-              } catch (e) {
-                setExportState({ error: (e as Error).message })
-              }
-            }}
-          >
-            Export CSV
-          </button>
-        </div>
-        {exportState.text ? <Status>{exportState.text}</Status> : null}
-        <Alert>{exportState.error}</Alert>
-        <Alert>{error}</Alert>
-        <div class="table-box">
-          <table>
-            <caption>
-              {recipient ? `Grants to ${recipient}` : 'Recent grants'}, newest first
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Recipient</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Source</th>
-                <th scope="col">Status</th>
-                <th scope="col">Grant id</th>
+    <section aria-labelledby="grants">
+      <h2 id="grants">Grants</h2>
+      <div class="toolbar">
+        <form
+          class="inline-form"
+          aria-label="Filter grants"
+          onSubmit={(event) => {
+            event.preventDefault()
+            pager.reset()
+            setRecipient(filter.trim())
+          }}
+        >
+          <Field label="Recipient e-mail filter">
+            {(props) => (
+              <input
+                {...props}
+                type="search"
+                value={filter}
+                onInput={(e) => setFilter(inputValue(e))}
+              />
+            )}
+          </Field>
+          <button type="submit">Filter</button>
+          {recipient ? (
+            <button
+              type="button"
+              onClick={() => {
+                setFilter('')
+                setRecipient('')
+                pager.reset()
+              }}
+            >
+              Clear filter
+            </button>
+          ) : null}
+        </form>
+        <button
+          type="button"
+          disabled={exportState.busy}
+          onClick={async () => {
+            setExportState({ busy: true, text: 'Exporting…' })
+            try {
+              const rows = await exportCsv(scope.api, program, recipient)
+              setExportState({
+                text: `Exported ${formatNumber(rows)} ${rows === 1 ? 'grant' : 'grants'} as CSV.`,
+              })
+            } catch (e) {
+              setExportState({ error: (e as Error).message })
+            }
+          }}
+        >
+          Export CSV
+        </button>
+      </div>
+      {exportState.text ? <Status>{exportState.text}</Status> : null}
+      <Alert>{exportState.error}</Alert>
+      <Alert>{error}</Alert>
+      <div class="table-box">
+        <table>
+          <caption>{recipient ? `Grants to ${recipient}` : 'Recent grants'}, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Created</th>
+              <th scope="col">Recipient</th>
+              <th scope="col">Amount</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Source</th>
+              <th scope="col">Status</th>
+              <th scope="col">Grant id</th>
+            </tr>
+          </thead>
+          <tbody>
+            {grants.map((grant) => (
+              <tr key={grant.id}>
+                <td>
+                  <Time iso={grant.createdAt} />
+                </td>
+                <td class="text">
+                  {grant.recipient.email}
+                  {grant.recipient.name ? (
+                    <div class="hint">
+                      <bdi>{grant.recipient.name}</bdi>
+                    </div>
+                  ) : null}
+                </td>
+                <td class="num">{formatNumber(grant.amount)}</td>
+                <td class="text">
+                  <bdi>{grant.reason}</bdi>
+                </td>
+                <td class="text">{sourceText(grant)}</td>
+                <td>{grant.status}</td>
+                <td>
+                  <a href={scope.at(`grants/${grant.id}`)}>
+                    <code>{grant.id}</code>
+                  </a>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {grants.map((grant) => (
-                <tr key={grant.id}>
-                  <td>
-                    <Time iso={grant.createdAt} />
-                  </td>
-                  <td class="text">
-                    {grant.recipient.email}
-                    {grant.recipient.name ? (
-                      <div class="hint">
-                        <bdi>{grant.recipient.name}</bdi>
-                      </div>
-                    ) : null}
-                  </td>
-                  <td class="num">{formatNumber(grant.amount)}</td>
-                  <td class="text">
-                    <bdi>{grant.reason}</bdi>
-                  </td>
-                  <td class="text">{sourceText(grant)}</td>
-                  <td>{grant.status}</td>
-                  <td>
-                    <a href={scope.at(`grants/${grant.id}`)}>
-                      <code>{grant.id}</code>
-                    </a>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        {loading && !data ? <p role="status">Loading grants…</p> : null}
-        {!loading && grants.length === 0 ? (
-          <p>{recipient ? `No grants to ${recipient} on this page.` : 'No grants yet.'}</p>
-        ) : null}
-        <Pager label="Grant pages" pager={pager} nextCursor={data?.nextCursor} />
-      </section>
-      {batches.length > 0 ? (
-        <section aria-labelledby="batches">
-          <h2 id="batches">Batches</h2>
-          <ul>
-            {batches.map(([id, at]) => (
-              <li key={id}>
-                <a href={scope.at(`programs/${program.id}/batches/${id}`)}>Batch {id}</a>{' '}
-                <span class="hint">
-                  <Time iso={at} />
-                </span>
-              </li>
             ))}
-          </ul>
-        </section>
+          </tbody>
+        </table>
+      </div>
+      {loading && !data ? <p role="status">Loading grants…</p> : null}
+      {!loading && grants.length === 0 ? (
+        <p>{recipient ? `No grants to ${recipient} on this page.` : 'No grants yet.'}</p>
       ) : null}
-    </>
+      <Pager label="Grant pages" pager={pager} nextCursor={data?.nextCursor} />
+    </section>
   )
 }
 
@@ -506,6 +477,7 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
       ) : program.status !== 'active' ? (
         <p class="hint">This program is {program.status}: it accepts no grants.</p>
       ) : null}
+      <ProgramBatches program={program} />
       <Grants program={program} version={version} />
     </>
   )

@@ -1,0 +1,279 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+import type { BatchSummary, Program } from '../api'
+import { useScope } from '../scope'
+import {
+  Alert,
+  ConfirmDialog,
+  can,
+  errorText,
+  formatNumber,
+  Status,
+  StatusBadge,
+  Time,
+  useAction,
+} from '../ui'
+
+/**
+ * A program's batches of send to many, from the management API (every batch of the program, not
+ * only those this browser sent), newest first, a page at a time ("Show more"). While one is
+ * queued, running or canceling, the list is read again every few seconds (its rows per second and
+ * the time left with it), and no longer once none is. Admins and owners can cancel one.
+ */
+
+/** How often the list is read again while a batch moves. */
+export const BATCHES_POLL_MS = 3_000
+const PAGE = 20
+const MOVING = new Set(['queued', 'running', 'canceling'])
+const CANCELABLE = new Set(['queued', 'running', 'stalled'])
+
+/** `45 s`, `3 min 5 s`, `1 h 20 min`: rounded to what a person reads. */
+export const formatDuration = (seconds: number) => {
+  if (seconds < 60) return `${Math.max(1, Math.round(seconds))} s`
+  if (seconds < 3600) {
+    const minutes = Math.floor(seconds / 60)
+    const rest = Math.round(seconds % 60)
+    return rest === 0 || minutes >= 10 ? `${minutes} min` : `${minutes} min ${rest} s`
+  }
+  const hours = Math.floor(seconds / 3600)
+  const minutes = Math.round((seconds % 3600) / 60)
+  return minutes === 0 ? `${hours} h` : `${hours} h ${minutes} min`
+}
+
+const rowsText = (n: number) => `${formatNumber(n)} ${n === 1 ? 'row' : 'rows'}`
+
+/** What the batch has come to, in words. */
+const progressText = (batch: BatchSummary) => {
+  const { total, granted, failed, canceled, pending } = batch.counts
+  const parts = [`${formatNumber(granted)} granted`, `${formatNumber(failed)} failed`]
+  if (canceled > 0 || batch.status === 'canceled') parts.push(`${formatNumber(canceled)} canceled`)
+  if (pending > 0) parts.push(`${formatNumber(pending)} pending`)
+  // Canceled rows were never tried: not "done".
+  return `${formatNumber(total - pending - canceled)} of ${rowsText(total)} done: ${parts.join(', ')}.`
+}
+
+/** How fast, and how long is left, while it runs; how fast it went once finished. */
+const paceText = (batch: BatchSummary) => {
+  const rate = batch.rowsPerSecond === null ? '' : `${formatNumber(batch.rowsPerSecond)} rows/s`
+  if (batch.status === 'canceling') return rate ? `${rate}, stopping` : 'Stopping'
+  if (batch.status === 'stalled') return 'Stalled: nothing is moving'
+  if (batch.status === 'queued' && batch.startedAt === null) return 'Waiting to start'
+  if (batch.status === 'done' || batch.status === 'canceled') return rate
+  if (batch.etaSeconds === null) return rate || 'Measuring…'
+  return `${rate}, about ${formatDuration(batch.etaSeconds)} left`
+}
+
+/** Newest first; a batch read again replaces the one shown. */
+const merge = (fresh: BatchSummary[], shown: BatchSummary[]) => {
+  const byId = new Map(shown.map((b) => [b.id, b]))
+  for (const batch of fresh) byId.set(batch.id, batch)
+  return [...byId.values()].sort((a, b) =>
+    a.createdAt === b.createdAt ? b.id.localeCompare(a.id) : b.createdAt.localeCompare(a.createdAt),
+  )
+}
+
+export const ProgramBatches = ({ program }: { program: Program }) => {
+  const scope = useScope()
+  const { api } = scope
+  const [batches, setBatches] = useState<BatchSummary[]>([])
+  const [next, setNext] = useState<string | null>(null)
+  const [loaded, setLoaded] = useState(false)
+  const [error, setError] = useState('')
+  const [more, setMore] = useState(false)
+  const [message, setMessage] = useState('')
+  const [asking, setAsking] = useState<BatchSummary>()
+  const cancel = useAction()
+  const [tick, setTick] = useState(0)
+  const shownCount = useRef(0)
+  shownCount.current = batches.length
+  const moving = batches.some((b) => MOVING.has(b.status))
+
+  // The first page.
+  useEffect(() => {
+    let stopped = false
+    setLoaded(false)
+    setBatches([])
+    setNext(null)
+    api
+      .listBatches(program.id, { limit: PAGE })
+      .then((page) => {
+        if (stopped) return
+        setBatches(page.data)
+        setNext(page.nextCursor)
+        setError('')
+      })
+      .catch((e: unknown) => {
+        if (!stopped) setError(errorText(e))
+      })
+      .finally(() => {
+        if (!stopped) setLoaded(true)
+      })
+    return () => {
+      stopped = true
+    }
+  }, [api, program.id])
+
+  // While a batch moves, the newest batches (as many as are shown) again every few seconds.
+  useEffect(() => {
+    if (!moving) return
+    let stopped = false
+    const timer = window.setTimeout(async () => {
+      try {
+        const page = await api.listBatches(program.id, {
+          limit: Math.min(100, Math.max(PAGE, shownCount.current)),
+        })
+        if (stopped) return
+        setBatches((shown) => merge(page.data, shown))
+        setError('')
+      } catch (e) {
+        if (!stopped) setError(errorText(e))
+      } finally {
+        if (!stopped) setTick((t) => t + 1)
+      }
+    }, BATCHES_POLL_MS)
+    return () => {
+      stopped = true
+      window.clearTimeout(timer)
+    }
+  }, [api, program.id, moving, tick])
+
+  const showMore = async () => {
+    if (!next) return
+    setMore(true)
+    try {
+      const page = await api.listBatches(program.id, { cursor: next, limit: PAGE })
+      setBatches((shown) => merge(page.data, shown))
+      setNext(page.nextCursor)
+      setError('')
+    } catch (e) {
+      setError(errorText(e))
+    } finally {
+      setMore(false)
+    }
+  }
+
+  const confirmCancel = () =>
+    cancel.run(async () => {
+      if (!asking) return
+      const batch = await api.cancelBatch(program.id, asking.id)
+      setBatches((shown) => merge([batch], shown))
+      setAsking(undefined)
+      setMessage(
+        batch.status === 'canceling'
+          ? `Batch ${batch.id} is canceling: rows not yet sent will not be sent; ${formatNumber(batch.counts.granted)} granted so far stay granted.`
+          : `Batch ${batch.id} is ${batch.status}: ${progressText(batch)}`,
+      )
+    })
+
+  const admin = can(scope.role, 'admin')
+  return (
+    <section aria-labelledby="batches">
+      <h2 id="batches">Batches</h2>
+      {message ? <Status>{message}</Status> : null}
+      <Alert>{error}</Alert>
+      {!loaded ? <p role="status">Loading batches…</p> : null}
+      {loaded && batches.length === 0 && !error ? (
+        <p>No batches have been sent to this program yet.</p>
+      ) : null}
+      {batches.length > 0 ? (
+        <div class="table-box">
+          <table>
+            <caption>Batches of this program, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Batch</th>
+                <th scope="col">Status</th>
+                <th scope="col">Progress</th>
+                <th scope="col">Speed</th>
+                {admin ? <th scope="col">Actions</th> : null}
+              </tr>
+            </thead>
+            <tbody>
+              {batches.map((batch) => {
+                const { total, pending, canceled } = batch.counts
+                const done = total - pending - canceled
+                return (
+                  <tr key={batch.id}>
+                    <th scope="row">
+                      <a href={scope.at(`programs/${program.id}/batches/${batch.id}`)}>
+                        Batch <code>{batch.id}</code>
+                      </a>
+                      <div class="hint">
+                        <Time iso={batch.createdAt} /> by {batch.createdBy.email}
+                      </div>
+                    </th>
+                    <td>
+                      <StatusBadge status={batch.status} />
+                      {batch.deadLetteredChunks > 0 ? (
+                        <div class="hint">
+                          {batch.deadLetteredChunks} chunk
+                          {batch.deadLetteredChunks === 1 ? '' : 's'} in the dead letters
+                        </div>
+                      ) : null}
+                    </td>
+                    <td class="text">
+                      <progress
+                        max={total}
+                        value={done}
+                        aria-label={`Progress of batch ${batch.id}`}
+                        aria-valuetext={`${done} of ${total} rows done`}
+                      />
+                      <div>{progressText(batch)}</div>
+                    </td>
+                    <td class="text">{paceText(batch)}</td>
+                    {admin ? (
+                      <td>
+                        {CANCELABLE.has(batch.status) ? (
+                          <button
+                            type="button"
+                            class="danger"
+                            aria-label={`Cancel batch ${batch.id}`}
+                            disabled={cancel.busy}
+                            onClick={() => {
+                              cancel.setError('')
+                              setAsking(batch)
+                            }}
+                          >
+                            Cancel
+                          </button>
+                        ) : null}
+                      </td>
+                    ) : null}
+                  </tr>
+                )
+              })}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {next ? (
+        <p>
+          <button type="button" onClick={showMore} disabled={more}>
+            {more ? 'Loading…' : 'Show more batches'}
+          </button>
+        </p>
+      ) : null}
+      <Alert>{!asking && cancel.error}</Alert>
+      <ConfirmDialog
+        open={asking !== undefined}
+        title={`Cancel batch ${asking?.id ?? ''}?`}
+        confirmLabel="Cancel the batch"
+        closeLabel="Keep sending"
+        danger
+        busy={cancel.busy}
+        error={asking && cancel.error}
+        onConfirm={confirmCancel}
+        onClose={() => setAsking(undefined)}
+      >
+        <p>
+          Rows not yet sent will not be sent: they end <strong>canceled</strong>. The{' '}
+          {formatNumber(asking?.counts.granted ?? 0)} rows granted so far stay granted (a grant is
+          canceled on its own page), and a row being granted at this very moment may still be.
+        </p>
+        <p>
+          {rowsText(asking?.counts.pending ?? 0)} of {formatNumber(asking?.counts.total ?? 0)} are
+          still pending.
+        </p>
+      </ConfirmDialog>
+    </section>
+  )
+}
