@@ -18,6 +18,7 @@ import { buildRuntime } from '../functions/composition'
 import { loadConfig } from '../functions/config'
 import { hashApiKey } from '../functions/domain/api-key'
 import { IDENTITY_ENV, parseConsoleUrl } from '../functions/identity/identity-settings'
+import { LocalUploadStore } from '../functions/stores/uploads.local'
 import { CONSOLE_PATH } from '../lib/console-site'
 import {
   ensureUserPool,
@@ -43,6 +44,7 @@ import { OffsetClock } from '../local/offset-clock'
 import { type LocalPipeline, startLocalPipeline } from '../local/pipeline'
 import { type Seed, seed } from '../local/seed'
 import { ensureTables } from '../local/tables'
+import { createUploadReceiver } from '../local/upload-receiver'
 
 // The SDK's notice that Node.js 20 support ends in 2027 is in the README; keep tool output clean.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
@@ -211,6 +213,21 @@ const main = async () => {
   const address = server.address()
   const actualPort = typeof address === 'object' && address ? address.port : port
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`
+  // The upload bucket's stand-in (send to many): presigned POSTs to this server, checked as S3
+  // checks them, the files kept beside DynamoDB Local's data (a day, as the bucket's rule).
+  const uploads = new LocalUploadStore({
+    endpoint: () => baseUrl,
+    ...(inMemory ? {} : { dir: resolve(paths.dir, 'uploads') }),
+  })
+  apiOptions.uploads = createUploadReceiver({
+    store: uploads,
+    // The bucket's CORS rule: the console's origins only (it is served under both names).
+    allowedOrigins: () => [
+      ...new Set([baseUrl, `http://localhost:${actualPort}`, `http://127.0.0.1:${actualPort}`]),
+    ],
+  })
+  // The console's CSP lets it POST there, as it gains the bucket's endpoint in AWS.
+  consoleOptions.uploadOrigin = baseUrl
 
   // Invitations link to the console this server serves (a loopback http address).
   const servedConsoleUrl = `http://localhost:${actualPort}${CONSOLE_PATH}`
@@ -350,7 +367,11 @@ const main = async () => {
     const running = pipeline
     apiOptions.clock = { clock, sweep: () => running.runSchedule('OfferSweep') }
     // The routes send to the pipeline's queues (a batch's chunks to GrantBatchRows), as in AWS to SQS.
-    for (const [routeKey, handler] of buildRouteHandlers({ ...runtime, queues: running.senders }))
+    for (const [routeKey, handler] of buildRouteHandlers({
+      ...runtime,
+      queues: running.senders,
+      uploads,
+    }))
       handlers.set(routeKey, handler)
     const buildFailure = await building
     if (buildFailure) console.error(`error: the console could not be built: ${buildFailure}`)

@@ -5,6 +5,7 @@ import type { QueueId } from './consumers'
 import { type Clock, monotonicClock, systemClock } from './runtime/clock'
 import type { QueueSender } from './runtime/queue-sender'
 import { createDocumentClient, createDynamoDbClient } from './stores/dynamodb-client'
+import type { UploadStore } from './stores/uploads.store'
 
 /**
  * What every route is built from: the configuration, the process's DynamoDB client, and the
@@ -28,6 +29,12 @@ export type Runtime = {
    * queues (local/pipeline.ts). Absent: nothing to send to, and a route that needs one says so.
    */
   readonly queues?: Readonly<Partial<Record<QueueId, QueueSender>>>
+  /**
+   * Where send-to-many CSVs are uploaded: absent in Lambda (the routes that use it build the S3
+   * store from UPLOAD_BUCKET on first use); under `npm start` and in tests, the local store behind
+   * the local server's upload receiver (functions/stores/uploads.local.ts).
+   */
+  readonly uploads?: UploadStore
 }
 
 /** The sender of `id` in this runtime; an entry point that forgot it fails loudly at the first use. */
@@ -56,6 +63,7 @@ export const buildRuntime = (
     clock: overrides.clock ?? systemClock,
     monotonic: overrides.monotonic ?? monotonicClock,
     ...(overrides.queues === undefined ? {} : { queues: overrides.queues }),
+    ...(overrides.uploads === undefined ? {} : { uploads: overrides.uploads }),
   }
 }
 

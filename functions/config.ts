@@ -122,6 +122,8 @@ export const loadConfig = (env: Env) => {
       awsRegion: optional(ENV.awsRegion),
     },
     mail: loadMailConfig(env),
+    /** The send-to-many upload bucket (ENV.uploadBucket): only the routes that use it have it. */
+    uploadBucket: optional(ENV.uploadBucket),
   }
 }
 

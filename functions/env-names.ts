@@ -68,6 +68,12 @@ export const ENV = {
    * the same variable: IDENTITY_ENV.consoleUrl).
    */
   consoleUrl: 'CONSOLE_URL',
+  /**
+   * The upload bucket of send-to-many CSVs (presigned POSTs): the stack sets it on the routes that
+   * presign or read uploads (functions/routes.ts `uploads`). Unset under npm start and in tests,
+   * which hand the routes a local store (Runtime.uploads).
+   */
+  uploadBucket: 'UPLOAD_BUCKET',
   /** Only for DynamoDB Local (npm start, sam local); empty in AWS. */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   /** Set by the Lambda runtime itself; never by the stack. */

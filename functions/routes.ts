@@ -53,6 +53,13 @@ export type Route = {
    * it that origin (RECIPIENT_ORIGIN, the console's CloudFront domain). Absent: none.
    */
   recipientLinks?: boolean
+  /**
+   * The send-to-many upload bucket (lib/upload-bucket.ts): `presign` signs POST policies for keys
+   * under `uploads/` (s3:PutObject there: a presigned POST acts with the signer's rights), `read`
+   * reads them (s3:GetObject there). The stack sets UPLOAD_BUCKET and grants exactly that, on
+   * that prefix only. Absent: none.
+   */
+  uploads?: 'presign' | 'read'
 }
 
 export const ROUTES = [
@@ -488,12 +495,28 @@ export const ROUTES = [
     entry: 'functions/handlers/manage/grant-batch-create.handler.ts',
     auth: 'user',
     role: 'admin',
+    // A CSV uploaded with CreateGrantBatchUpload's POST is read from the upload bucket.
+    uploads: 'read',
     // grants: the batch (GetItem; PutItem with its audit entry) and its rows' chunks (BatchWriteItem).
     access: {
       memberships: ['dynamodb:GetItem'],
       programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
       grants: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
       audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    // A presigned POST for one CSV (functions/http/routes/manage/grant-batch-upload.route.ts):
+    // nothing written; the program is read to check it is the issuer's.
+    id: 'CreateGrantBatchUpload',
+    routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/grant-batch-uploads',
+    entry: 'functions/handlers/manage/grant-batch-upload.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    uploads: 'presign',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
     },
   },
   {

@@ -67,6 +67,11 @@ export type ConsoleHostingProps = {
   domain?: { domainName: string; certificateArn: string }
   /** Shown in the CloudFront console next to the distribution. */
   comment: string
+  /**
+   * The upload bucket's regional endpoint (lib/upload-bucket.ts): the console POSTs send-to-many
+   * CSVs there, so the CSP's connect-src names it, and nothing wider.
+   */
+  uploadOrigin?: string
 }
 
 /**
@@ -178,7 +183,7 @@ export class ConsoleHosting extends Construct {
       comment: 'Issuer console: CSP, HSTS, nosniff, no framing (lib/console-site.ts)',
       securityHeadersBehavior: {
         contentSecurityPolicy: {
-          contentSecurityPolicy: contentSecurityPolicy(cognito),
+          contentSecurityPolicy: contentSecurityPolicy(cognito, props.uploadOrigin),
           override: true,
         },
         strictTransportSecurity: {

@@ -45,6 +45,13 @@ export type ConsoleConfig = {
   cognitoEndpoint: string
 }
 
+/**
+ * An S3 bucket's regional endpoint, where the SDK's presigned POST sends the browser
+ * (`https://<bucket>.s3.<region>.<urlSuffix>`, virtual-hosted style, in every region).
+ */
+export const bucketRegionalOrigin = (bucket: string, region: string, urlSuffix = 'amazonaws.com') =>
+  `https://${bucket}.s3.${region}.${urlSuffix}`
+
 /** Amazon Cognito's API origin in a region (`urlSuffix`: `amazonaws.com`, or the stack's token). */
 export const cognitoOrigin = (region: string, urlSuffix = 'amazonaws.com') =>
   `https://cognito-idp.${region}.${urlSuffix}`
@@ -66,17 +73,20 @@ export const CONSOLE_HEADER_SETTINGS = {
 
 /**
  * Only our own scripts and styles (no inline code, no CDN), images of our own or inline data, and
- * fetches to our own origin (the management API, same-origin in both places) and to Cognito, which
- * the browser calls directly (it allows cross-origin calls).
+ * fetches to our own origin (the management API, same-origin in both places), to Cognito, which
+ * the browser calls directly (it allows cross-origin calls), and to the upload bucket's regional
+ * endpoint (`uploads`: send to many's presigned POST; its CORS rule allows the console's origin).
  */
-export const contentSecurityPolicy = (cognito?: string) =>
+export const contentSecurityPolicy = (cognito?: string, uploads?: string) =>
   [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' data:",
     // Without a Cognito origin (npm start before its emulator is up): our own origin only.
-    cognito ? `connect-src 'self' ${cognito}` : "connect-src 'self'",
+    ['connect-src', "'self'", ...(cognito ? [cognito] : []), ...(uploads ? [uploads] : [])].join(
+      ' ',
+    ),
     "frame-ancestors 'none'",
     "base-uri 'none'",
     "form-action 'self'",
@@ -84,8 +94,11 @@ export const contentSecurityPolicy = (cognito?: string) =>
   ].join('; ')
 
 /** The headers every answer under CONSOLE_PATH carries, as `npm start` writes them. */
-export const consoleSecurityHeaders = (cognito?: string): Record<string, string> => ({
-  'content-security-policy': contentSecurityPolicy(cognito),
+export const consoleSecurityHeaders = (
+  cognito?: string,
+  uploads?: string,
+): Record<string, string> => ({
+  'content-security-policy': contentSecurityPolicy(cognito, uploads),
   'strict-transport-security': `max-age=${CONSOLE_HEADER_SETTINGS.hstsMaxAgeSeconds}${
     CONSOLE_HEADER_SETTINGS.hstsIncludeSubdomains ? '; includeSubDomains' : ''
   }`,

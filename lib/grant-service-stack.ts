@@ -43,6 +43,7 @@ import {
 import { GRANT_BATCH_WORKER } from '../functions/worker-function'
 import { ApiFunction } from './api-function'
 import { ConsoleHosting } from './console-hosting'
+import { bucketRegionalOrigin } from './console-site'
 import {
   GrantPipeline,
   OFFER_MAIL_MAX_AGE_SECONDS,
@@ -52,6 +53,7 @@ import { GrantTables } from './grant-tables'
 import { Identity } from './identity'
 import { ServiceAlarms } from './service-alarms'
 import type { StageConfig } from './stage-config'
+import { UploadBucket, uploadBucketName } from './upload-bucket'
 
 export type GrantServiceStackProps = StackProps &
   StageConfig & {
@@ -70,6 +72,8 @@ export class GrantServiceStack extends Stack {
   readonly identity: Identity
   readonly batchWorker: ApiFunction
   readonly console: ConsoleHosting
+  /** Send to many's CSV uploads (presigned POSTs from the console). */
+  readonly uploads: UploadBucket
   /** The grants stream's reader, the offer mail queue and its consumer, SES events, the sweep. */
   readonly pipeline: GrantPipeline
 
@@ -309,7 +313,11 @@ export class GrantServiceStack extends Stack {
     for (const route of httpRoutes.GrantTokens ?? []) stage.node.addDependency(route)
 
     // The issuer console: S3 + CloudFront, with /manage/* of this API behind the same origin.
+    // Its CSP names the upload bucket's endpoint, from the bucket's fixed name (no cycle: the
+    // bucket's CORS rule names the console's origin).
+    const uploadBucket = uploadBucketName(this)
     this.console = new ConsoleHosting(this, 'Console', {
+      uploadOrigin: bucketRegionalOrigin(uploadBucket, Aws.REGION, Aws.URL_SUFFIX),
       distDir: props.consoleDistDir ?? join(props.projectRoot, 'console', 'dist'),
       api: this.api,
       // The address the console shows integrators: the API's own, not CloudFront's (ApiUrl).
@@ -321,6 +329,22 @@ export class GrantServiceStack extends Stack {
       comment: `Virtual-share issuer console (${props.stage})`,
       ...(props.consoleDomain ? { domain: props.consoleDomain } : {}),
     })
+
+    // Send to many's uploads: POST from the console's origin only; the routes that presign or
+    // read them (functions/routes.ts `uploads`) get the bucket's name and exactly that action.
+    this.uploads = new UploadBucket(this, 'Uploads', {
+      bucketName: uploadBucket,
+      consoleOrigin: this.console.origin,
+      logBucket: this.console.logBucket,
+      ephemeral: props.ephemeral,
+    })
+    for (const route of ROUTES as readonly Route[]) {
+      if (!route.uploads) continue
+      const fn = this.functions[route.id as RouteId]
+      fn.fn.addEnvironment(ENV.uploadBucket, uploadBucket)
+      if (route.uploads === 'presign') this.uploads.allowPresign(fn.role)
+      else this.uploads.allowRead(fn.role)
+    }
 
     // Routes that render links to the recipient's page (an offer's preview) link to this
     // distribution, which serves /offer. Set here: the distribution exists only now.

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
-import { BATCH_ID } from '../functions/domain/batch'
+import { BATCH_ID, BATCH_LIMITS } from '../functions/domain/batch'
+import { PREVIEW_PROBLEMS_PER_PAGE } from '../functions/domain/batch-rows'
 import type { ErrorCode } from '../functions/domain/errors'
 import {
   DELIVERY_EVENTS,
@@ -19,6 +20,7 @@ import {
 import { TestTransitionBody } from '../functions/domain/test-transition.schema'
 import { BATCH_PAGE, RATE_MIN_MS } from '../functions/http/batch-view'
 import { ERROR_CODES, MANAGEMENT_ONLY_CODES, problemType } from '../functions/http/problem'
+import { UPLOAD_ID } from '../functions/stores/uploads.store'
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the zod schemas the handler validates
@@ -1099,7 +1101,58 @@ export const buildOpenApi = () => ({
         },
       },
     },
+    '/manage/issuers/{issuerId}/programs/{programId}/grant-batch-uploads': {
+      post: {
+        operationId: 'manageCreateGrantBatchUpload',
+        tags: ['Management'],
+        summary: 'Where to upload a large CSV (admin)',
+        description: `A presigned POST (S3's browser-based upload) for one new CSV of this program, up to ${BATCH_LIMITS.maxUploadBytes} bytes (32 MiB) and ${BATCH_LIMITS.maxRows} rows: send a multipart/form-data POST to \`url\` with every field of \`fields\` first and the file last (as \`file\`), before \`expiresAt\` (15 minutes). The bucket checks the policy: the key, \`Content-Type: text/csv\`, 1 byte to \`maxBytes\`; it answers 204, or 403 (400 for the size) with an XML error. Then \`POST .../grant-batches\` with \`upload: uploadId\`. Nothing is written here; an upload is kept a day.`,
+        security: BEARER,
+        parameters: IssuerProgramParameters,
+        responses: {
+          '201': ok('The presigned POST.', 'GrantBatchUpload'),
+          ...manageProblems([401, 403, 404, 500, 503]),
+        },
+      },
+    },
     '/manage/issuers/{issuerId}/programs/{programId}/grant-batches': {
+      post: {
+        operationId: 'manageCreateGrantBatch',
+        tags: ['Management'],
+        summary: 'Send to many: dry run or commit a CSV (admin)',
+        description: `The rows come as \`csv\` (the text, up to ${BATCH_LIMITS.maxCsvBytes} bytes) or \`upload\` (the \`uploadId\` of a CSV uploaded for this program, up to ${BATCH_LIMITS.maxUploadBytes} bytes): one of the two; at most ${BATCH_LIMITS.maxRows} rows. \`dryRun: true\` checks every row and writes nothing (200, a preview listing every bad row and duplicate, ${PREVIEW_PROBLEMS_PER_PAGE} per answer: send \`problemsCursor\` back as \`problemsFrom\` for the next). \`dryRun: false\` needs an \`Idempotency-Key\`: 202 with the batch; the same key and the same CSV content (sent either way), reason and program answer 200 with the same batch (\`Idempotent-Replayed: true\`); another body: 422 \`idempotency_key_reused\`. An upload not found for this program (never sent, refused, another program's, or older than a day): 404 \`upload_not_found\`.`,
+        security: BEARER,
+        parameters: [
+          ...IssuerProgramParameters,
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description: 'Required to commit (`dryRun: false`).',
+            schema: { type: 'string', minLength: 1, maxLength: 255 },
+          },
+        ],
+        requestBody: { required: true, content: jsonContent('GrantBatchRequest') },
+        responses: {
+          '200': {
+            description:
+              'The dry run, or a retried commit (the batch, `Idempotent-Replayed: true`).',
+            headers: REQUEST_ID,
+            content: {
+              'application/json': {
+                schema: {
+                  oneOf: [
+                    { $ref: '#/components/schemas/GrantBatchPreview' },
+                    { $ref: '#/components/schemas/GrantBatch' },
+                  ],
+                },
+              },
+            },
+          },
+          '202': ok('The batch, committed; the worker grants its rows.', 'GrantBatch'),
+          ...manageProblems([400, 401, 403, 404, 409, 413, 415, 422, 500, 503]),
+        },
+      },
       get: {
         operationId: 'manageListGrantBatches',
         tags: ['Management'],
@@ -1380,6 +1433,98 @@ export const buildOpenApi = () => ({
         additionalProperties: false,
       },
       GrantBatch: GRANT_BATCH,
+      GrantBatchUpload: {
+        type: 'object',
+        properties: {
+          object: { type: 'string', const: 'grant_batch_upload' },
+          uploadId: { type: 'string', pattern: UPLOAD_ID.source },
+          url: { type: 'string', format: 'uri', description: "The bucket's endpoint." },
+          fields: {
+            type: 'object',
+            description:
+              'The form fields, in this order, before the file: key, Content-Type, the SigV4 fields and the Policy.',
+            additionalProperties: { type: 'string' },
+          },
+          expiresAt: { type: 'string', format: 'date-time' },
+          maxBytes: { type: 'integer', const: BATCH_LIMITS.maxUploadBytes },
+        },
+        required: ['object', 'uploadId', 'url', 'fields', 'expiresAt', 'maxBytes'],
+        additionalProperties: false,
+      },
+      GrantBatchRequest: {
+        type: 'object',
+        properties: {
+          csv: { type: 'string', description: 'The CSV text: email, amount, name?, reason?.' },
+          upload: { type: 'string', description: 'The uploadId of an uploaded CSV.' },
+          reason: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+          dryRun: { type: 'boolean' },
+          problemsFrom: {
+            type: 'integer',
+            minimum: 1,
+            description: "A dry run's problems from this row on (the previous `problemsCursor`).",
+          },
+        },
+        required: ['dryRun'],
+        oneOf: [{ required: ['csv'] }, { required: ['upload'] }],
+        additionalProperties: false,
+      },
+      GrantBatchPreview: {
+        type: 'object',
+        properties: {
+          object: { type: 'string', const: 'grant_batch_preview' },
+          dryRun: { type: 'boolean', const: true },
+          programId: { type: 'string' },
+          mode: { type: 'string', enum: ['TEST', 'LIVE'] },
+          programStatus: { type: 'string' },
+          counts: {
+            type: 'object',
+            properties: {
+              total: { type: 'integer' },
+              valid: { type: 'integer' },
+              invalid: { type: 'integer' },
+              duplicates: { type: 'integer' },
+            },
+            required: ['total', 'valid', 'invalid', 'duplicates'],
+          },
+          amount: { type: 'integer' },
+          pool: {
+            type: 'object',
+            properties: {
+              limited: { type: 'boolean' },
+              remaining: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
+              enough: { type: 'boolean' },
+              shortBy: { type: 'integer' },
+            },
+          },
+          problems: {
+            type: 'array',
+            maxItems: PREVIEW_PROBLEMS_PER_PAGE,
+            description: 'Bad rows and duplicates, in row order, from `problemsFrom`.',
+            items: {
+              type: 'object',
+              properties: {
+                row: { type: 'integer' },
+                code: { type: 'string', enum: ['validation_failed', 'duplicate_row'] },
+                message: { type: 'string' },
+                errors: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: { field: { type: 'string' }, message: { type: 'string' } },
+                  },
+                },
+                duplicateOf: { type: 'integer' },
+              },
+              required: ['row', 'code', 'message'],
+            },
+          },
+          problemsCursor: {
+            anyOf: [{ type: 'integer' }, { type: 'null' }],
+            description: 'The row the next page of problems starts from; null on the last page.',
+          },
+        },
+        required: ['object', 'dryRun', 'counts', 'amount', 'pool', 'problems', 'problemsCursor'],
+      },
       GrantBatchList: {
         type: 'object',
         properties: {
@@ -1409,8 +1554,9 @@ export const buildOpenApi = () => ({
         ]),
       ),
       ...Object.fromEntries(
-        // The statuses the management routes above answer with (405 and 422 are not theirs).
-        [400, 401, 403, 404, 409, 413, 415, 429, 500, 503].map((status) => [
+        // The statuses the management routes above answer with (405 is not theirs; 422: a
+        // batch's Idempotency-Key reused with another body).
+        [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503].map((status) => [
           `ManageProblem${status}`,
           problemResponse(status, true),
         ]),

@@ -11,6 +11,7 @@ import { answerOnSocket, gatewayAnswer, statusOfClientError } from './gateway/an
 import { lambdaContext, splitTarget, toEvent } from './gateway/event'
 import { lingeringClose, readBody } from './gateway/request-body'
 import { createJwtAuthorizer, type JwtAuthorizer, type JwtAuthorizerConfig } from './jwt-authorizer'
+import type { UploadReceiver } from './upload-receiver'
 
 export type LambdaHandler = (
   event: APIGatewayProxyEventV2,
@@ -75,6 +76,11 @@ export type LocalApiOptions = DevPagesOptions & {
    * (local/dev-pages/clock-page.ts). Read on each request.
    */
   clock?: ClockControl
+  /**
+   * S3's browser-based upload at `/_local/uploads/<bucket>` (local/upload-receiver.ts): what the
+   * upload bucket does in AWS, with S3's limits rather than the gateway's 10 MB.
+   */
+  uploads?: UploadReceiver
 }
 
 /**
@@ -153,6 +159,9 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
       refuse(400)
       return
     }
+    // The upload bucket's stand-in is S3, not API Gateway: its own size limits and answers.
+    if (options.uploads && (await options.uploads.handle(req, res, splitTarget(target).rawPath)))
+      return
     if (Number(req.headers['content-length'] ?? 0) > GATEWAY_MAX_BODY_BYTES) {
       refuse(413)
       return

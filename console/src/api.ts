@@ -170,7 +170,20 @@ export type GrantBody = {
   reason: string
   amount: number
 }
-export type BatchBody = { csv: string; reason?: string }
+/** The rows as the CSV text (up to 1 MB) or an uploaded file's id; `problemsFrom` pages a dry run. */
+export type BatchBody = ({ csv: string } | { upload: string }) & {
+  reason?: string
+  problemsFrom?: number
+}
+/** Where to POST a CSV file (CreateGrantBatchUpload): console/src/batch-upload.ts sends it. */
+export type BatchUpload = {
+  object: 'grant_batch_upload'
+  uploadId: string
+  url: string
+  fields: Record<string, string>
+  expiresAt: string
+  maxBytes: number
+}
 type Cursor = { cursor?: string | undefined }
 
 export const me = () => getJson<Me>('/manage/me')
@@ -209,6 +222,9 @@ export const issuerApi = (issuerId: string) => {
         'Idempotency-Key': idempotencyKey,
       }),
 
+    /** A presigned POST for one CSV file of the program (then send-many posts the file). */
+    batchUpload: (programId: string) =>
+      sendJson<BatchUpload>('POST', `${program(programId)}/grant-batch-uploads`),
     checkBatch: (programId: string, body: BatchBody) =>
       sendJson<BatchPreview>('POST', batches(programId), { ...body, dryRun: true }),
     /** Commits a batch, or resumes a stalled one when sent again with the same key. */

@@ -1,3 +1,5 @@
+import type { BatchBody } from './api'
+
 /**
  * What the send-to-many page keeps in this browser. The program page lists a program's batches
  * from the management API (pages/program-batches.tsx); `rememberBatch` is only written, by the
@@ -26,4 +28,4 @@ export const rememberBatch = (issuerId: string, programId: string, batch: KnownB
 }
 
 /** What a commit needs to be sent again (to resume a stalled batch): kept in memory only. */
-export const pendingCommits = new Map<string, { csv: string; reason?: string; key: string }>()
+export const pendingCommits = new Map<string, BatchBody & { key: string }>()

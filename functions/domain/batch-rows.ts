@@ -26,8 +26,6 @@ export type CheckedRows = {
   amount: number
 }
 
-const structural = (message: string) => new ValidationFailed([{ field: 'csv', message }])
-
 /** A kept value of a refused row: at most `keptChars` characters. */
 const kept = (value: string) =>
   value.length > BATCH_LIMITS.keptChars ? `${value.slice(0, BATCH_LIMITS.keptChars)}…` : value
@@ -49,15 +47,29 @@ const amountOf = (text: string): number | string => {
 
 /**
  * Reads and checks the CSV. A CSV that cannot be used at all (over 1 MB, unreadable, no header
- * row, an unknown or repeated column, a required column missing, no rows, over 5,000 rows) is
- * `400 validation_failed` with `field: "csv"`. Otherwise every row is returned, refused ones with
+ * row, an unknown or repeated column, a required column missing, no rows, over
+ * BATCH_LIMITS.maxRows rows) is `400 validation_failed` with `field: "csv"`. `source`: an
+ * uploaded CSV has its own size limit. Otherwise every row is returned, refused ones with
  * their problem; blank lines are skipped (and not counted), and rows keep the number a spreadsheet
  * shows them at (the header is row 1).
  */
-export const checkBatchRows = (csv: string, batchReason: string | undefined): CheckedRows => {
+export const checkBatchRows = (
+  csv: string,
+  batchReason: string | undefined,
+  source: { field: 'csv' | 'upload'; maxBytes: number } = {
+    field: 'csv',
+    maxBytes: BATCH_LIMITS.maxCsvBytes,
+  },
+): CheckedRows => {
+  const structural = (message: string) => new ValidationFailed([{ field: source.field, message }])
   const bytes = Buffer.byteLength(csv, 'utf8')
-  if (bytes > BATCH_LIMITS.maxCsvBytes) {
-    throw structural(`csv must be at most ${BATCH_LIMITS.maxCsvBytes} bytes (1 MB); it is ${bytes}`)
+  if (bytes > source.maxBytes) {
+    throw new ValidationFailed([
+      {
+        field: source.field,
+        message: `${source.field === 'csv' ? 'csv' : 'the uploaded CSV'} must be at most ${source.maxBytes} bytes (${source.maxBytes / (1024 * 1024)} MiB); it is ${bytes}${source.field === 'csv' ? ': upload a larger file instead (upload)' : ''}`,
+      },
+    ])
   }
   let records: ReturnType<typeof parseCsv>
   try {
@@ -186,6 +198,13 @@ export const checkBatchRows = (csv: string, batchReason: string | undefined): Ch
   }
   return { rows, valid, invalid, duplicates, amount }
 }
+
+/**
+ * Problems in one dry-run answer at most. A problem is a row number, a code and messages of the
+ * grant API's rules (no value of the row): well under 1 KB, so a page stays far below Lambda's
+ * 6 MB response limit whatever the CSV holds.
+ */
+export const PREVIEW_PROBLEMS_PER_PAGE = 2_000
 
 /** The problems of a checked CSV, as the dry run and the batch show them. */
 export const rowProblems = (rows: StoredRow[]) =>

@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'key_not_found'
   | 'member_not_found'
   | 'batch_not_found'
+  | 'upload_not_found'
   | 'batch_finished'
   | 'program_not_found'
   | 'grant_not_found'
@@ -153,6 +154,20 @@ export class BatchFinished extends DomainError {
   constructor(batchId: string, status: string) {
     super(
       `Batch ${batchId} is ${status}: every row was tried before the cancel, so there is nothing left to stop. Granted rows keep their grants; cancel a grant on its own page.`,
+    )
+  }
+}
+
+/**
+ * No upload with this id for this program of this issuer: never made, never sent, made for another
+ * program, or past the day uploads are kept.
+ */
+export class UploadNotFound extends DomainError {
+  readonly code = 'upload_not_found'
+  readonly title = 'Upload not found'
+  constructor(uploadId: string) {
+    super(
+      `No uploaded CSV ${JSON.stringify(uploadId)} exists for this program: an upload is used by the program it was made for, once its POST to the upload URL has succeeded, for a day. Upload the file again (POST .../grant-batch-uploads, then the form).`,
     )
   }
 }

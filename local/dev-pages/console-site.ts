@@ -25,6 +25,11 @@ export type LocalConsoleOptions = {
    * each request (npm start sets it once the emulator is up); until then config.json answers 503.
    */
   identity?: Omit<ConsoleConfig, 'grantApiUrl'>
+  /**
+   * Where send to many's presigned POSTs go (the local upload receiver's origin): the CSP's
+   * connect-src gains it, as it gains the upload bucket's endpoint in AWS.
+   */
+  uploadOrigin?: string
 }
 
 export type ConsoleAnswer = {
@@ -118,6 +123,7 @@ export const serveConsole = (
   const identity = options.identity
   const security = consoleSecurityHeaders(
     identity ? new URL(identity.cognitoEndpoint).origin : undefined,
+    options.uploadOrigin,
   )
   const answer = (
     status: number,

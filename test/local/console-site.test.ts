@@ -262,8 +262,9 @@ describe('npm start', () => {
     const page = await fetch(`http://localhost:${port}/app/programs`)
     expect(page.status).toBe(200)
     expect(await page.text()).toBe(INDEX)
+    // The emulator, and the upload receiver (send to many's presigned POSTs), as the bucket in AWS.
     expect(page.headers.get('content-security-policy')).toContain(
-      `connect-src 'self' ${identity.endpoint};`,
+      `connect-src 'self' ${identity.endpoint} ${baseUrl};`,
     )
     const config = await fetch(`http://localhost:${port}/app/config.json`)
     const served = (await config.json()) as ConsoleConfig

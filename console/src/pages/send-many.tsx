@@ -1,11 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
 import { type BatchPreview, newIdempotencyKey } from '../api'
+import { fileProblem, megabytes, sendFile } from '../batch-upload'
 import { pendingCommits, rememberBatch } from '../batches'
 import { useScope } from '../scope'
 import {
   Alert,
   can,
+  explainApiError,
   Field,
   formatNumber,
   inputValue,
@@ -39,47 +41,105 @@ const poolText = (preview: BatchPreview) => {
     : `${formatNumber(amount)} shares, but only ${formatNumber(pool.remaining ?? 0)} are left in the pool: short by ${formatNumber(pool.shortBy)}. Rows past the pool will fail with pool_exhausted.`
 }
 
+/** A file larger than this goes to the upload bucket; smaller ones too (one path for files). */
+const MAX_UPLOAD_BYTES = 32 * 1024 * 1024
+
+type Source = { csv: string } | { upload: string }
+type Problem = BatchPreview['problems'][number]
+
 export const SendManyPage = ({ programId }: { programId: string }) => {
   const scope = useScope()
   const { api } = scope
   const { route } = useLocation()
   const { data: program, error: programError } = useProgram(programId)
   const [csv, setCsv] = useState('')
-  const [fileName, setFileName] = useState('')
+  const [file, setFile] = useState<File>()
   const [reason, setReason] = useState('')
-  const { busy, errors, error, run } = useAction()
+  const [progress, setProgress] = useState('')
+  // The server's findings about an upload are the file field's.
+  const { busy, errors, error, run, setErrors } = useAction((e) =>
+    explainApiError(e, { upload: 'csv' }),
+  )
+  const more = useAction()
   const [preview, setPreview] = useState<{
     result: BatchPreview
+    problems: Problem[]
+    cursor: number | null
     key: string
-    csv: string
+    source: Source
     reason: string
   }>()
 
   const changed = () => setPreview(undefined)
 
+  const chooseFile = (chosen: File | undefined) => {
+    changed()
+    setProgress('')
+    if (!chosen) {
+      setFile(undefined)
+      return
+    }
+    const problem = fileProblem(chosen, MAX_UPLOAD_BYTES)
+    setErrors(problem ? { csv: problem } : {})
+    setFile(problem ? undefined : chosen)
+  }
+
+  /** The file goes to the upload bucket first; pasted text is sent in the body. */
+  const sourceOf = async (): Promise<Source> => {
+    if (!file) return { csv }
+    setProgress('Uploading the file…')
+    const upload = await api.batchUpload(programId)
+    await sendFile(upload, file, (sent, total) =>
+      setProgress(`Uploading the file: ${Math.floor((sent / total) * 100)}%`),
+    )
+    setProgress('Checking the rows…')
+    return { upload: upload.uploadId }
+  }
+
   const check = (event: Event) => {
     event.preventDefault()
     void run(
       async () => {
-        const result = await api.checkBatch(programId, {
-          csv,
-          ...(reason.trim() === '' ? {} : { reason }),
-        })
-        setPreview({
-          result,
-          key: newIdempotencyKey('batch'),
-          csv,
-          reason: reason.trim() === '' ? '' : reason,
-        })
+        try {
+          const source = await sourceOf()
+          const extra = reason.trim() === '' ? {} : { reason }
+          const result = await api.checkBatch(programId, { ...source, ...extra })
+          setPreview({
+            result,
+            problems: result.problems,
+            cursor: result.problemsCursor,
+            key: newIdempotencyKey('batch'),
+            source,
+            reason: reason.trim() === '' ? '' : reason,
+          })
+        } finally {
+          setProgress('')
+        }
       },
-      csv.trim() === '' ? { csv: 'Choose a CSV file or paste the CSV.' } : {},
+      !file && csv.trim() === '' ? { csv: 'Choose a CSV file or paste the CSV.' } : {},
     )
   }
+
+  /** The next page of the dry run's problems (a large CSV's are listed a page at a time). */
+  const moreProblems = () =>
+    more.run(async () => {
+      if (!preview || preview.cursor === null) return
+      const result = await api.checkBatch(programId, {
+        ...preview.source,
+        ...(preview.reason ? { reason: preview.reason } : {}),
+        problemsFrom: preview.cursor,
+      })
+      setPreview({
+        ...preview,
+        problems: [...preview.problems, ...result.problems],
+        cursor: result.problemsCursor,
+      })
+    })
 
   const commit = () =>
     run(async () => {
       if (!preview) return
-      const body = { csv: preview.csv, ...(preview.reason ? { reason: preview.reason } : {}) }
+      const body = { ...preview.source, ...(preview.reason ? { reason: preview.reason } : {}) }
       const batch = await api.commitBatch(programId, body, preview.key)
       rememberBatch(scope.issuerId, programId, {
         id: batch.id,
@@ -93,6 +153,9 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
   if (programError) return <Alert>{programError}</Alert>
   const name = program?.name ?? programId
   const valid = preview?.result.counts.valid ?? 0
+  const problemCount = preview
+    ? preview.result.counts.invalid + preview.result.counts.duplicates
+    : 0
   return (
     <>
       <p class="crumbs">
@@ -112,8 +175,9 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
             <h2 id="csv-rules">The CSV</h2>
             <p>
               A header row with the columns <code>email</code> and <code>amount</code>, and
-              optionally <code>name</code> and <code>reason</code>, in any order. At most 5,000 rows
-              and 1 MB. Each row follows the rules of one grant:
+              optionally <code>name</code> and <code>reason</code>, in any order. At most 50,000
+              rows: a file of up to 32 MB, or up to 1 MB pasted. Each row follows the rules of one
+              grant:
             </p>
             <ul class="rules">
               <li>email: {GRANT_RULES.email}</li>
@@ -135,41 +199,43 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
             </figure>
           </section>
           <form onSubmit={check} noValidate>
-            <Field label="CSV file" error={errors.csv}>
+            <Field
+              label="CSV file"
+              hint={
+                file
+                  ? `${file.name}, ${megabytes(file.size)}: uploaded when you check it.`
+                  : 'A .csv file of up to 32 MB.'
+              }
+              error={errors.csv}
+            >
               {(props) => (
                 <input
                   {...props}
                   type="file"
                   accept=".csv,text/csv,text/plain"
-                  onChange={async (event) => {
-                    const file = (event.currentTarget as HTMLInputElement).files?.[0]
-                    if (!file) return
-                    setFileName(file.name)
-                    setCsv(await file.text())
-                    changed()
-                  }}
+                  disabled={busy}
+                  onChange={(event) =>
+                    chooseFile((event.currentTarget as HTMLInputElement).files?.[0])
+                  }
                 />
               )}
             </Field>
-            <Field
-              label="CSV text"
-              hint={
-                fileName ? `Read from ${fileName}; you may edit it here.` : 'Or paste the CSV here.'
-              }
-            >
-              {(props) => (
-                <textarea
-                  {...props}
-                  rows={6}
-                  spellcheck={false}
-                  value={csv}
-                  onInput={(e) => {
-                    setCsv(inputValue(e))
-                    changed()
-                  }}
-                />
-              )}
-            </Field>
+            {file ? null : (
+              <Field label="CSV text" hint="Or paste the CSV here (up to 1 MB).">
+                {(props) => (
+                  <textarea
+                    {...props}
+                    rows={6}
+                    spellcheck={false}
+                    value={csv}
+                    onInput={(e) => {
+                      setCsv(inputValue(e))
+                      changed()
+                    }}
+                  />
+                )}
+              </Field>
+            )}
             <TextField
               label="Reason for rows without one (optional)"
               hint={GRANT_RULES.reason}
@@ -180,6 +246,11 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
                 changed()
               }}
             />
+            {progress ? (
+              <p role="status" aria-live="polite">
+                {progress}
+              </p>
+            ) : null}
             {!preview ? <Alert>{error}</Alert> : null}
             <div class="actions">
               <button type="submit" disabled={busy}>
@@ -220,10 +291,15 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
               active.
             </Alert>
           ) : null}
-          {preview.result.problems.length > 0 ? (
+          {preview.problems.length > 0 ? (
             <div class="table-box">
               <table>
-                <caption>Rows that will not be sent</caption>
+                <caption>
+                  Rows that will not be sent
+                  {preview.cursor === null
+                    ? ''
+                    : ` (the first ${formatNumber(preview.problems.length)} of ${formatNumber(problemCount)})`}
+                </caption>
                 <thead>
                   <tr>
                     <th scope="col">Row</th>
@@ -232,7 +308,7 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
                   </tr>
                 </thead>
                 <tbody>
-                  {preview.result.problems.map((problem) => (
+                  {preview.problems.map((problem) => (
                     <tr key={problem.row}>
                       <th scope="row">Row {problem.row}</th>
                       <td>
@@ -260,6 +336,14 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
             </div>
           ) : (
             <p>Every row is ready to send.</p>
+          )}
+          {preview.cursor === null ? null : (
+            <div class="actions">
+              <button type="button" onClick={moreProblems} disabled={more.busy}>
+                Show more rows with problems
+              </button>
+              <Alert>{more.error}</Alert>
+            </div>
           )}
           <Alert>{error}</Alert>
           <div class="actions">

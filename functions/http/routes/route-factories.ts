@@ -10,6 +10,7 @@ import { makeChangeMemberRoleHandler } from './manage/change-member-role.route'
 import { makeCancelGrantBatchHandler } from './manage/grant-batch-cancel.route'
 import { makeCreateGrantBatchHandler } from './manage/grant-batch-create.route'
 import { makeGetGrantBatchHandler } from './manage/grant-batch-get.route'
+import { makeCreateGrantBatchUploadHandler } from './manage/grant-batch-upload.route'
 import { makeListGrantBatchesHandler } from './manage/grant-batches-list.route'
 import { makeManageCancelGrantHandler } from './manage/grant-cancel.route'
 import { makeManageCorrectEmailHandler } from './manage/grant-correct-email.route'
@@ -84,6 +85,7 @@ export const ROUTE_FACTORIES = {
   ListGrants: makeManageListGrantsHandler,
   SendGrant: makeSendGrantHandler,
   CreateGrantBatch: makeCreateGrantBatchHandler,
+  CreateGrantBatchUpload: makeCreateGrantBatchUploadHandler,
   GetGrantBatch: makeGetGrantBatchHandler,
   ListGrantBatches: makeListGrantBatchesHandler,
   CancelGrantBatch: makeCancelGrantBatchHandler,

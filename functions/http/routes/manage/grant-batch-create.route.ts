@@ -3,8 +3,13 @@ import * as z from 'zod/mini'
 import { queueOf, type Runtime } from '../../../composition'
 import { makeBatchCommit } from '../../../core/batch-commit'
 import { BATCH_LIMITS } from '../../../domain/batch'
-import { type CheckedRows, checkBatchRows, rowProblems } from '../../../domain/batch-rows'
-import { InvalidIdempotencyKey, ValidationFailed } from '../../../domain/errors'
+import {
+  type CheckedRows,
+  checkBatchRows,
+  PREVIEW_PROBLEMS_PER_PAGE,
+  rowProblems,
+} from '../../../domain/batch-rows'
+import { InvalidIdempotencyKey, UploadNotFound, ValidationFailed } from '../../../domain/errors'
 import { checkIdempotencyKey, GrantRequestSchema } from '../../../domain/grant-request.schema'
 import type { ProgramRecord } from '../../../domain/program'
 import { poolRemaining } from '../../../domain/program-shards'
@@ -13,23 +18,40 @@ import type { QueueSender } from '../../../runtime/queue-sender'
 import { DynamoDbBatchStore } from '../../../stores/batches.dynamodb'
 import { DynamoDbGrantStore } from '../../../stores/grants.dynamodb'
 import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
+import { lazyUploadStore } from '../../../stores/uploads.s3'
+import { UPLOAD_ID, uploadKey } from '../../../stores/uploads.store'
 import { toBatchView } from '../../batch-view'
 import { json } from '../../http-handler'
 import { manageHandler } from '../../manage-handler'
 import type { JsonEvent } from '../../middleware'
-import { NO_STORE, programOfIssuer } from '../../program-of-issuer'
+import { checkProgramId, NO_STORE, programOfIssuer } from '../../program-of-issuer'
 
 type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
 
 const expected = (field: string, what: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? `${field} is required` : `${field} must be ${what}`
 
-/** `{ csv, reason?, dryRun }`: the batch's reason with the grant API's own rule. */
+/**
+ * `{ csv | upload, reason?, dryRun, problemsFrom? }`: the CSV in the body (up to 1 MB) or the id of
+ * one uploaded with CreateGrantBatchUpload (up to BATCH_LIMITS.maxUploadBytes); the batch's reason
+ * with the grant API's own rule; for a dry run, the row its list of problems starts from.
+ */
 export const BatchBody = z.strictObject(
   {
-    csv: z.string({ error: expected('csv', 'a string (the CSV text)') }),
+    csv: z.optional(z.string({ error: expected('csv', 'a string (the CSV text)') })),
+    upload: z.optional(
+      z.string({ error: expected('upload', 'a string (the uploadId of an upload)') }),
+    ),
     reason: z.optional(z.nullable(GrantRequestSchema.shape.reason)),
     dryRun: z.boolean({ error: expected('dryRun', 'true or false') }),
+    problemsFrom: z.optional(
+      z
+        .number({ error: expected('problemsFrom', 'a row number (problemsCursor of a dry run)') })
+        .check(
+          z.int({ error: 'problemsFrom must be a whole row number' }),
+          z.minimum(1, { error: 'problemsFrom must be a row number, 1 or more' }),
+        ),
+    ),
   },
   {
     error: (issue) =>
@@ -37,9 +59,22 @@ export const BatchBody = z.strictObject(
   },
 )
 
-/** The dry run's answer: what a commit would do, row by row, and whether the pool suffices. */
-export const batchPreview = (program: ProgramRecord, checked: CheckedRows) => {
+/**
+ * The dry run's answer: what a commit would do, row by row, and whether the pool suffices. Every
+ * bad row and duplicate is listed, PREVIEW_PROBLEMS_PER_PAGE at a time from row `problemsFrom`:
+ * `problemsCursor` is the row the next page starts from (send it as `problemsFrom`), null on the
+ * last page. The counts are always the whole CSV's.
+ */
+export const batchPreview = (
+  program: ProgramRecord,
+  checked: CheckedRows,
+  problemsFrom = 1,
+  perPage = PREVIEW_PROBLEMS_PER_PAGE,
+) => {
   const remaining = poolRemaining(program.pool, program.issued)
+  const all = rowProblems(checked.rows).filter((p) => p.row >= problemsFrom)
+  const page = all.slice(0, perPage)
+  const next = all[perPage]
   return {
     object: 'grant_batch_preview',
     dryRun: true,
@@ -60,20 +95,27 @@ export const batchPreview = (program: ProgramRecord, checked: CheckedRows) => {
       enough: remaining === null || checked.amount <= remaining,
       shortBy: remaining === null ? 0 : Math.max(0, checked.amount - remaining),
     },
-    problems: rowProblems(checked.rows),
+    problems: page,
+    problemsCursor: next === undefined ? null : next.row,
   }
 }
 
 /**
  * `POST /manage/issuers/{issuerId}/programs/{programId}/grant-batches` (admin): send to many.
  *
+ * The rows come as `csv` (the text, up to 1 MB) or as `upload` (the id of a CSV uploaded with
+ * CreateGrantBatchUpload, up to 32 MiB, read from the upload bucket: only this issuer's program's,
+ * else `404 upload_not_found`); at most BATCH_LIMITS.maxRows rows either way.
  * `dryRun: true` checks every row with the grant API's rules, flags duplicates and compares the
- * total with the pool: `200`, nothing written. `dryRun: false` needs an `Idempotency-Key`: the rows
+ * total with the pool: `200`, nothing written; its problems a page at a time (`problemsFrom`,
+ * `problemsCursor`). `dryRun: false` needs an `Idempotency-Key`: the rows
  * are stored (in chunks), then the batch with its `batch.commit` audit entry in one transaction,
  * then one message per chunk goes to the GrantBatchRows queue and the answer is `202` with the
  * batch; the worker (GrantBatchWorker) grants the rows in the background. A commit retried with the same key (or racing the first)
  * answers `200` with the same batch (`Idempotent-Replayed: true`) and sends its chunks again if
- * they were never all sent or it has stalled; the same key with another CSV, reason or program is `422 idempotency_key_reused`.
+ * they were never all sent or it has stalled; the same key with another CSV, reason or program is `422 idempotency_key_reused`. The CSV is
+ * compared by its content, so a retried commit of the same upload (or of the same rows as `csv`)
+ * is the same request.
  */
 export const makeCreateGrantBatchHandler = (
   runtime: Runtime,
@@ -88,6 +130,45 @@ export const makeCreateGrantBatchHandler = (
   const queue: QueueSender = deps.queue ?? {
     sendBatch: (entries) => queueOf(runtime, 'GrantBatchRows').sendBatch(entries),
   }
+  const uploads = lazyUploadStore(runtime)
+  /**
+   * The text of an upload of this issuer's program: the id names one key under both, so another
+   * program's upload (or another issuer's) is not found, like one never sent or expired.
+   */
+  const uploadedCsv = async (
+    issuerId: string,
+    programId: string | undefined,
+    uploadId: string,
+    signal: AbortSignal,
+  ) => {
+    if (!UPLOAD_ID.test(uploadId)) throw new UploadNotFound(uploadId)
+    const bytes = await uploads().read(
+      uploadKey(issuerId, checkProgramId(programId), uploadId),
+      BATCH_LIMITS.maxUploadBytes,
+      { signal },
+    )
+    if (bytes === undefined) throw new UploadNotFound(uploadId)
+    if (bytes === 'too-large') {
+      throw new ValidationFailed([
+        {
+          field: 'upload',
+          message: `the uploaded CSV must be at most ${BATCH_LIMITS.maxUploadBytes} bytes (32 MiB)`,
+        },
+      ])
+    }
+    try {
+      // A leading byte-order mark (spreadsheets write one) is dropped, as the console's reader does.
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    } catch {
+      throw new ValidationFailed([
+        {
+          field: 'upload',
+          message:
+            'the uploaded CSV is not UTF-8 text: save it as "CSV UTF-8" (comma delimited) and upload it again',
+        },
+      ])
+    }
+  }
   const commit = makeBatchCommit({ batches, queue, clock: () => clock.now() })
   return manageHandler<Event>(
     'CreateGrantBatch',
@@ -96,23 +177,41 @@ export const makeCreateGrantBatchHandler = (
       if (!actor || !membership) throw new Error('CreateGrantBatch needs the member who sends')
       const parsed = BatchBody.safeParse(event.body)
       if (!parsed.success) throw new ValidationFailed(zodIssuesToFieldErrors(parsed.error))
-      const { csv, dryRun } = parsed.data
+      const { dryRun, upload } = parsed.data
       const reason = parsed.data.reason ?? undefined
+      if ((parsed.data.csv === undefined) === (upload === undefined)) {
+        throw new ValidationFailed([
+          {
+            field: upload === undefined ? 'csv' : 'upload',
+            message:
+              'Send the rows either as csv (the CSV text, up to 1 MB) or as upload (the uploadId of a CSV uploaded with POST .../grant-batch-uploads): one of the two',
+          },
+        ])
+      }
       const key = checkIdempotencyKey(event.headers['idempotency-key'])
       if (!dryRun && key === undefined) {
         throw new InvalidIdempotencyKey(
           'Committing a batch needs an Idempotency-Key header: send the same key when you retry, and the same batch is answered instead of a second one.',
         )
       }
-      const checked = checkBatchRows(csv, reason)
       const signal = deadline.signal
+      const csv =
+        upload === undefined
+          ? (parsed.data.csv as string)
+          : await uploadedCsv(membership.issuerId, event.pathParameters?.programId, upload, signal)
+      const checked =
+        upload === undefined
+          ? checkBatchRows(csv, reason)
+          : checkBatchRows(csv, reason, { field: 'upload', maxBytes: BATCH_LIMITS.maxUploadBytes })
       const program = await programOfIssuer(
         grants,
         membership.issuerId,
         event.pathParameters?.programId,
         { signal },
       )
-      if (dryRun) return json(200, batchPreview(program, checked), NO_STORE)
+      if (dryRun) {
+        return json(200, batchPreview(program, checked, parsed.data.problemsFrom), NO_STORE)
+      }
       const { batch, replayed, now } = await commit({
         program,
         issuerId: membership.issuerId,
