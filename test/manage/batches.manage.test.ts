@@ -487,7 +487,7 @@ describe('commit', () => {
     const call = await post(admin, issuer, { csv, reason: 'Pool', dryRun: false }, 'pool-run')
     expect(call.status).toBe(202)
     const done = await finished(viewer, issuer, call.body.id as string)
-    expect(done.body.counts).toEqual({ total: 15, granted: 10, failed: 5, pending: 0 })
+    expect(done.body.counts).toEqual({ total: 15, granted: 10, failed: 5, canceled: 0, pending: 0 })
     const rows = done.body.rows as {
       row: number
       status: string
@@ -678,6 +678,7 @@ describe('exactly once', () => {
       total: 5_000,
       granted: valid,
       failed: invalid.size + duplicate.size,
+      canceled: 0,
       pending: 0,
     })
 
@@ -836,7 +837,13 @@ describe('the worker, run by hand as Lambda runs it from SQS', () => {
     expect(granted).toBeLessThan(100)
     expect(await worker(delivery(body, 2), context(30_000))).toEqual({ batchItemFailures: [] })
     const done = await read(viewer, issuer, batchId)
-    expect(done.body.counts).toEqual({ total: 100, granted: 100, failed: 0, pending: 0 })
+    expect(done.body.counts).toEqual({
+      total: 100,
+      granted: 100,
+      failed: 0,
+      canceled: 0,
+      pending: 0,
+    })
     const state = await programState(issuer.programs.TEST)
     expect(new Set(state.grants.map((g) => g.batch?.row)).size).toBe(100)
     expect(state.grants).toHaveLength(100)
