@@ -16,7 +16,7 @@ export const fileProblem = (file: File, maxBytes: number): string | undefined =>
   }
   if (file.size === 0) return `${file.name} is empty.`
   if (file.size > maxBytes) {
-    return `${file.name} is ${megabytes(file.size)}; a batch's file can be at most ${megabytes(maxBytes)}. Split it into several batches.`
+    return `${file.name} is ${megabytes(file.size)} (${file.size.toLocaleString('en')} bytes); a batch's file can be at most ${megabytes(maxBytes)} (${maxBytes.toLocaleString('en')} bytes). Split it into several batches.`
   }
   return undefined
 }

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto'
+import type { Browser, Page } from 'playwright-core'
+import {
+  adminCli,
+  checkPage,
+  type LocalServer,
+  mailTo,
+  newContext,
+  SET_UP_MS,
+  startServerAndBrowser,
+  temporaryPasswordIn,
+  visible,
+  watchConsole,
+} from './browser'
+
+/**
+ * Send to many from a file, in Chromium against a real `npm start`: the console asks for an
+ * upload, POSTs the file to the upload receiver with the presigned fields (S3's browser-based
+ * upload), dry-runs and commits from it. The console is opened at `localhost` and the receiver is
+ * at `127.0.0.1`: another origin, as the bucket is in AWS, so the page's CSP (connect-src names the
+ * receiver) and the receiver's CORS rule (the console's origin) are both what lets it through.
+ * A file of the wrong type or too large is refused next to the field before anything is sent; a
+ * form the receiver refuses (its Content-Type changed on the way) shows S3's refusal there too.
+ */
+let server: LocalServer
+let browser: Browser
+
+beforeAll(async () => {
+  ;({ server, browser } = await startServerAndBrowser())
+}, SET_UP_MS)
+
+const PASSWORD = 'a long passphrase for the console'
+
+/** The console at `localhost` (the receiver stays at 127.0.0.1), an admin signed in. */
+const signedInAdmin = async () => {
+  const email = `uploader-${randomUUID().slice(0, 8)}@example.com`
+  await adminCli(server, [
+    'member',
+    'invite',
+    '--issuer',
+    server.seed.issuerId,
+    '--email',
+    email,
+    '--role',
+    'admin',
+  ])
+  const temporary = temporaryPasswordIn(await mailTo(server, email))
+  const consoleOrigin = server.baseUrl.replace('127.0.0.1', 'localhost')
+  const context = await newContext(browser, consoleOrigin)
+  const page = await context.newPage()
+  await page.goto('/app/accept')
+  await page.getByLabel('E-mail address').fill(email)
+  await page.getByLabel('Temporary password').fill(temporary)
+  await page.getByLabel('New password', { exact: true }).fill(PASSWORD)
+  await page.getByLabel('Repeat the new password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Set password and sign in' }).click()
+  await visible(page.getByRole('heading', { name: 'Programs' }))
+  return { page, context }
+}
+
+const sendMany = (page: Page) =>
+  page.goto(`/app/${server.seed.issuerId}/test/programs/${server.seed.programs.TEST}/send-many`)
+
+const fieldError = (page: Page) => page.locator('.field.has-error .field-error')
+
+it('uploads a chosen file across origins, dry-runs and commits it; refuses the wrong type, a file too large and a refused upload next to the field', async () => {
+  const { page, context } = await signedInAdmin()
+  const problems = watchConsole(page)
+  const posts: { url: string; status: number; allowOrigin: string | null }[] = []
+  page.on('response', (response) => {
+    if (response.url().includes('/_local/uploads/')) {
+      posts.push({
+        url: response.url(),
+        status: response.status(),
+        allowOrigin: response.headers()['access-control-allow-origin'] ?? null,
+      })
+    }
+  })
+  await sendMany(page)
+  await visible(page.getByRole('heading', { name: 'Send to many' }))
+  const file = page.getByLabel('CSV file')
+
+  // Not a CSV: said next to the field, nothing asked of the service.
+  await file.setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from('png') })
+  expect(await (await visible(fieldError(page))).innerText()).toContain(
+    'photo.png is not a CSV file',
+  )
+  // Over 32 MB: the same, before any upload.
+  await file.setInputFiles({
+    name: 'huge.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.alloc(32 * 1024 * 1024 + 1, 'a'),
+  })
+  expect(await (await visible(fieldError(page))).innerText()).toMatch(
+    "huge.csv is 32 MB (33,554,433 bytes); a batch's file can be at most 32 MB (33,554,432 bytes).",
+  )
+  expect(posts).toEqual([])
+
+  // A form the receiver refuses (its Content-Type field changed on the way): S3's refusal, by the field.
+  const rows = Array.from({ length: 2_500 }, (_, i) => `up${i}@example.com,Up ${i},1,Upload test`)
+  const csv = `email,name,amount,reason\n${rows.join('\n')}\n`
+  await page.route('**/_local/uploads/**', async (route) => {
+    const body = route.request().postDataBuffer()?.toString('latin1') ?? ''
+    await route.continue({
+      postData: Buffer.from(
+        body.replace(/(name="Content-Type"\r\n\r\n)text\/csv/, '$1text/html'),
+        'latin1',
+      ),
+    })
+  })
+  await file.setInputFiles({ name: 'rewards.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) })
+  await page.getByRole('button', { name: 'Check the CSV' }).click()
+  expect(await (await visible(fieldError(page))).innerText()).toMatch(
+    /could not be uploaded: the upload was refused \(403 AccessDenied: Invalid according to Policy: Policy Condition failed/,
+  )
+  await page.unroute('**/_local/uploads/**')
+
+  // The same file, untouched: uploaded (cross-origin: CSP and CORS let it), checked, sent.
+  await page.getByRole('button', { name: 'Check the CSV' }).click()
+  await visible(page.getByText('Every row is ready to send.'))
+  await checkPage(page, 'send-many-upload-preview')
+  expect(posts.map((p) => [p.status, p.allowOrigin])).toEqual([
+    [403, new URL(page.url()).origin],
+    [204, new URL(page.url()).origin],
+  ])
+  expect(new URL(posts[1]?.url as string).origin).not.toBe(new URL(page.url()).origin)
+  await page.getByRole('button', { name: 'Send 2,500 grants' }).click()
+  await visible(page.getByRole('heading', { name: /^Batch / }))
+  await visible(page.getByText('Done: 2,500 of 2,500 rows done, 2,500 granted, 0 failed'), 120_000)
+  // The refused POST is the page's only error (the browser logs the 403 itself).
+  expect(problems.filter((p) => !p.includes('403'))).toEqual([])
+  await context.close()
+}, 300_000)
