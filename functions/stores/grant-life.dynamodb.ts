@@ -1,6 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import {
-  BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
@@ -24,6 +23,7 @@ import { MAX_OFFER_TOKENS } from '../domain/recipient-offer'
 import { isAwsConflict } from '../runtime/aws-errors'
 import { sleep } from '../runtime/sleep'
 import { auditPut } from './audit'
+import { batchGetByKey } from './batch-get'
 import type { GrantChange, GrantLifeStore, LifeOutcome, OfferTokenRecord } from './grant-life.store'
 import type { CallOptions } from './grants.store'
 import { INDEX } from './table-schema'
@@ -66,11 +66,18 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
   }
 
   async findGrants(grantIds: readonly string[], options: CallOptions = {}) {
-    return (await this.batchGet(this.tables.grants, 'grantId', grantIds, options)) as GrantRecord[]
+    return (await batchGetByKey(
+      this.client,
+      this.tables.grants,
+      'grantId',
+      grantIds,
+      options,
+    )) as GrantRecord[]
   }
 
   async findProgramHeads(programIds: readonly string[], options: CallOptions = {}) {
-    return (await this.batchGet(
+    return (await batchGetByKey(
+      this.client,
       this.tables.programs,
       'programId',
       programIds,
@@ -79,7 +86,8 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
   }
 
   async findTermsTexts(programIds: readonly string[], options: CallOptions = {}) {
-    return (await this.batchGet(
+    return (await batchGetByKey(
+      this.client,
       this.tables.programs,
       'programId',
       programIds.map(termsKey),
@@ -276,7 +284,8 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
         },
       ]
     }
-    const found = (await this.batchGet(
+    const found = (await batchGetByKey(
+      this.client,
       this.tables.programs,
       'programId',
       shardKeys(grant.programId, shards).map((k) => k.programId),
@@ -503,34 +512,6 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
         await sleep(Math.random() * 20 * 2 ** attempt, signal)
       }
     }
-  }
-
-  private async batchGet(
-    table: string,
-    keyName: string,
-    ids: readonly string[],
-    { signal }: CallOptions,
-  ): Promise<Record<string, unknown>[]> {
-    const found: Record<string, unknown>[] = []
-    const unique = [...new Set(ids)]
-    for (let i = 0; i < unique.length; i += 100) {
-      let pending: Record<string, unknown>[] = unique
-        .slice(i, i + 100)
-        .map((id) => ({ [keyName]: id }))
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 5) throw new Error(`BatchGetItem left keys of ${table} unprocessed 5 times`)
-        if (attempt > 0) await sleep(20 * 2 ** attempt, signal)
-        const result = await this.client.send(
-          new BatchGetCommand({
-            RequestItems: { [table]: { Keys: pending, ConsistentRead: true } },
-          }),
-          { abortSignal: signal },
-        )
-        found.push(...(result.Responses?.[table] ?? []))
-        pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[]
-      }
-    }
-    return found
   }
 }
 

@@ -1,6 +1,5 @@
 import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import {
-  BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   TransactWriteCommand,
@@ -11,8 +10,8 @@ import type { ApiKeyRecord } from '../domain/api-key'
 import type { GrantRecord } from '../domain/grant'
 import type { ProgramRecord } from '../domain/program'
 import { type ShardRecord, shardKey, shardKeys, sumShards } from '../domain/program-shards'
-import { sleep } from '../runtime/sleep'
 import { auditPut } from './audit'
+import { batchGet } from './batch-get'
 import type {
   AccessRead,
   CallOptions,
@@ -20,7 +19,6 @@ import type {
   CreateGrantOutcome,
   GrantStore,
 } from './grants.store'
-import { throttled } from './store-errors'
 
 /** The tables the grant path uses; `audit` only where a management send writes its entry. */
 export type TableNames = { apiKeys: string; programs: string; grants: string; audit?: string }
@@ -198,9 +196,10 @@ export class DynamoDbGrantStore implements GrantStore {
     shards: number,
     { signal }: CallOptions = {},
   ): Promise<ShardRecord[]> {
-    const found = await this.batchGet(
+    const found = await batchGet(
+      this.client,
       { [this.tables.programs]: { Keys: shardKeys(programId, shards), ConsistentRead: true } },
-      signal,
+      { signal },
     )
     return (found[this.tables.programs] ?? []) as ShardRecord[]
   }
@@ -274,42 +273,18 @@ export class DynamoDbGrantStore implements GrantStore {
     itemKey: Record<string, string>,
     { signal }: CallOptions,
   ): Promise<[ApiKeyRecord | undefined, T | undefined]> {
-    const found = await this.batchGet(
+    const found = await batchGet(
+      this.client,
       {
         [this.tables.apiKeys]: { Keys: [{ keyHash }], ConsistentRead: true },
         [table]: { Keys: [itemKey], ConsistentRead: true },
       },
-      signal,
+      { signal },
     )
     return [
       found[this.tables.apiKeys]?.[0] as ApiKeyRecord | undefined,
       found[table]?.[0] as T | undefined,
     ]
-  }
-
-  /**
-   * One BatchGetItem, strongly consistent, asked again for the keys DynamoDB hands back
-   * unprocessed (with a short backoff, at most 5 times): every item found, by table.
-   */
-  private async batchGet(
-    request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }>,
-    signal: AbortSignal | undefined,
-  ): Promise<Record<string, Record<string, unknown>[]>> {
-    const found: Record<string, Record<string, unknown>[]> = {}
-    let pending = request
-    for (let attempt = 0; attempt < 5; attempt++) {
-      if (attempt > 0) await sleep(20 * 2 ** (attempt - 1), signal)
-      const result = await this.client.send(new BatchGetCommand({ RequestItems: pending }), {
-        abortSignal: signal,
-      })
-      for (const [table, items] of Object.entries(result.Responses ?? {})) {
-        found[table] = [...(found[table] ?? []), ...items]
-      }
-      const unprocessed = result.UnprocessedKeys ?? {}
-      if (Object.keys(unprocessed).length === 0) return found
-      pending = unprocessed as typeof pending
-    }
-    throw throttled('BatchGetItem left keys unprocessed 5 times')
   }
 
   private async getGrant(grantId: string, signal?: AbortSignal): Promise<GrantRecord | undefined> {
