@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto'
-import { Aws, Duration, RemovalPolicy, type Stack, Token } from 'aws-cdk-lib'
+import { Aws, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib'
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import {
   BlockPublicAccess,
   Bucket,
   BucketEncryption,
+  type CfnBucket,
   HttpMethods,
   type IBucket,
   ObjectOwnership,
@@ -95,21 +96,25 @@ export class UploadBucket extends Construct {
 
   /** s3:PutObject under `uploads/`: what signing a POST policy for those keys needs. */
   allowPresign(role: IRole) {
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['s3:PutObject'],
-        resources: [this.bucket.arnForObjects(`${UPLOAD_PREFIX}*`)],
-      }),
-    )
+    this.allow(role, 's3:PutObject')
   }
 
   /** s3:GetObject under `uploads/`, nothing else (no ListBucket: a missing key reads as denied). */
   allowRead(role: IRole) {
+    this.allow(role, 's3:GetObject')
+  }
+
+  private allow(role: IRole, action: string) {
     role.addToPrincipalPolicy(
       new PolicyStatement({
-        actions: ['s3:GetObject'],
+        actions: [action],
         resources: [this.bucket.arnForObjects(`${UPLOAD_PREFIX}*`)],
       }),
     )
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.bucket.node.defaultChild as CfnBucket)}.Arn>/${UPLOAD_PREFIX}*]`,
+      reason:
+        "One action on the upload bucket's uploads/ prefix only: every upload has a key of its own (uploads/<issuer>/<program>/<random id>.csv), made per request.",
+    })
   }
 }

@@ -6,6 +6,7 @@ import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront'
 import { IDENTITY_ENV } from '../../functions/identity/identity-settings'
 import { ROUTES, type Route } from '../../functions/routes'
 import {
+  bucketRegionalOrigin,
   CONSOLE_CACHE_CONTROL,
   cognitoOrigin,
   consoleSecurityHeaders,
@@ -18,6 +19,7 @@ import {
 } from '../../lib/console-viewer-request'
 import { checkAwsSolutions } from '../../lib/nag'
 import { stageConfig } from '../../lib/stage-config'
+import { uploadBucketName } from '../../lib/upload-bucket'
 import {
   type CfnResource,
   type CfnTemplate,
@@ -487,17 +489,27 @@ describe('response headers policy', () => {
       'referrer-policy': security.ReferrerPolicy.ReferrerPolicy,
       'x-frame-options': security.FrameOptions.FrameOption,
     }
-    expect(sent).toEqual(prod.stack.resolve(consoleSecurityHeaders(cognito)))
+    // The upload bucket's regional endpoint too (send to many's presigned POSTs: lib/upload-bucket.ts).
+    const uploads = bucketRegionalOrigin(uploadBucketName(prod.stack), Aws.REGION, Aws.URL_SUFFIX)
+    expect(sent).toEqual(prod.stack.resolve(consoleSecurityHeaders(cognito, uploads)))
     for (const header of Object.values(security)) expect(header.Override).toBe(true)
     expect(config.CustomHeadersConfig).toBeUndefined()
   })
 
-  it('lets the page call its own origin and the stage region’s Cognito, nothing else', () => {
+  it('lets the page call its own origin, the stage region’s Cognito and the upload bucket, nothing else', () => {
     expect(security.ContentSecurityPolicy.ContentSecurityPolicy).toEqual({
       'Fn::Join': [
         '',
         [
           "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' https://cognito-idp.",
+          { Ref: 'AWS::Region' },
+          '.',
+          { Ref: 'AWS::URLSuffix' },
+          ` https://${prod.stack.stackName.toLowerCase()}-uploads-`,
+          { Ref: 'AWS::AccountId' },
+          '-',
+          { Ref: 'AWS::Region' },
+          '.s3.',
           { Ref: 'AWS::Region' },
           '.',
           { Ref: 'AWS::URLSuffix' },

@@ -310,6 +310,8 @@ describe('Lambda functions', () => {
       ENV.mailFrom,
       ENV.mailSesRegion,
       ENV.grantBatchWorkerFunction,
+      // Send to many's upload bucket (test/infra/upload-bucket.test.ts).
+      ENV.uploadBucket,
       // The offer mailer's (test/infra/grant-pipeline.test.ts).
       ENV.mailConfigurationSet,
       ENV.recipientOrigin,
@@ -338,6 +340,8 @@ describe('Lambda functions', () => {
         ...((route as Route & { recipientLinks?: boolean }).recipientLinks
           ? [ENV.recipientOrigin]
           : []),
+        // The upload bucket where the function presigns or reads uploads.
+        ...(route.uploads ? [ENV.uploadBucket] : []),
       ]
       expect(new Set(Object.keys(variables))).toEqual(
         new Set([
@@ -440,6 +444,9 @@ describe('least privilege', () => {
 
   it('gives every function exactly what its route declares in functions/routes.ts, and nothing else', () => {
     const poolId = resourcesOfType(t, 'AWS::Cognito::UserPool')[0]?.[0]
+    const uploadBucketId = resourcesOfType(t, 'AWS::S3::Bucket').find(([, b]) =>
+      JSON.stringify(b.Properties.BucketName ?? '').includes('-uploads-'),
+    )?.[0]
     for (const route of ROUTES as readonly Route[]) {
       const fnId = `${route.id}Function`
       const tables = Object.entries(route.access) as [keyof typeof TABLES, string[]][]
@@ -464,6 +471,12 @@ describe('least privilege', () => {
           ),
         ),
         ...(route.cognito ?? []).map((action) => `${action} ${poolId}`),
+        // The upload bucket's uploads/ prefix: one action (test/infra/upload-bucket.test.ts).
+        ...(route.uploads
+          ? [
+              `${route.uploads === 'presign' ? 's3:PutObject' : 's3:GetObject'} ${JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [uploadBucketId, 'Arn'] }, '/uploads/*']] })}`,
+            ]
+          : []),
         ...((GRANT_BATCH_WORKER.invokedBy as readonly string[]).includes(route.id)
           ? [`lambda:InvokeFunction ${GRANT_BATCH_WORKER.id}Function`]
           : []),
