@@ -197,9 +197,19 @@ it("lists the program's batches with their pace while one runs, and cancels it; 
   expect(reads).toEqual([])
   await checkPage(page, 'program-batches-canceled')
 
-  // The batch's link opens its page.
+  // The batch's link opens its page, which says what it came to; its rows filter by canceled.
   await row.getByRole('link', { name: `Batch ${big}` }).click()
   await visible(page.getByRole('heading', { name: `Batch ${big}` }))
+  await visible(
+    page.getByText(
+      `Canceled: ${n(after.counts.granted)} of 40,000 rows done, ${n(after.counts.granted)} granted, 0 failed, ${n(after.counts.canceled)} canceled, 0 pending.`,
+    ),
+  )
+  await page.getByLabel('Show rows').selectOption('canceled')
+  const rows = page.getByRole('table', { name: 'Rows of the batch, in CSV order' })
+  await visible(rows.getByText('canceled', { exact: true }))
+  expect(await rows.getByText('granted', { exact: true }).count()).toBe(0)
+  await checkPage(page, 'batch-canceled')
 
   // A viewer sees the same list, without the cancel button.
   const viewer = await signedIn('viewer')
@@ -213,5 +223,27 @@ it("lists the program's batches with their pace while one runs, and cancels it; 
   ).toBe(0)
   await checkPage(viewer.page, 'program-batches-viewer')
 
+  expect(problems).toEqual([])
+})
+
+it('cancels a running batch from its own page, which shows its pace until then', async () => {
+  const { page, token } = await signedIn('admin')
+  const problems = watchConsole(page)
+  const big = await commit(token, 40_000, 'own')
+  await page.goto(
+    `/app/${server.seed.issuerId}/test/programs/${server.seed.programs.TEST}/batches/${big}`,
+  )
+  await visible(page.getByRole('heading', { name: `Batch ${big}` }))
+  await visible(page.getByText(/^[\d,.]+ rows\/s, about [\d hmins]+ left$/), 60_000)
+  await page.getByRole('button', { name: `Cancel batch ${big}` }).click()
+  const dialog = page.getByRole('dialog', { name: `Cancel batch ${big}?` })
+  await dialog.getByRole('button', { name: 'Cancel the batch' }).click()
+  await visible(page.getByRole('status').filter({ hasText: `Batch ${big} is canceling` }))
+  // The page keeps reading it while it is canceling, until it is final.
+  await visible(page.getByText(/^Canceled: [\d,]+ of 40,000 rows done, /), 60_000)
+  const after = await finished(token, big)
+  expect(after.status).toBe('canceled')
+  expect(after.counts.canceled).toBeGreaterThan(0)
+  expect(await page.getByRole('button', { name: `Cancel batch ${big}` }).count()).toBe(0)
   expect(problems).toEqual([])
 })

@@ -24,7 +24,7 @@ import {
 export const BATCHES_POLL_MS = 3_000
 const PAGE = 20
 const MOVING = new Set(['queued', 'running', 'canceling'])
-const CANCELABLE = new Set(['queued', 'running', 'stalled'])
+export const CANCELABLE = new Set(['queued', 'running', 'stalled'])
 
 /** `45 s`, `3 min 5 s`, `1 h 20 min`: rounded to what a person reads. */
 export const formatDuration = (seconds: number) => {
@@ -42,7 +42,7 @@ export const formatDuration = (seconds: number) => {
 const rowsText = (n: number) => `${formatNumber(n)} ${n === 1 ? 'row' : 'rows'}`
 
 /** What the batch has come to, in words. */
-const progressText = (batch: BatchSummary) => {
+export const progressText = (batch: BatchSummary) => {
   const { total, granted, failed, canceled, pending } = batch.counts
   const parts = [`${formatNumber(granted)} granted`, `${formatNumber(failed)} failed`]
   if (canceled > 0 || batch.status === 'canceled') parts.push(`${formatNumber(canceled)} canceled`)
@@ -52,7 +52,7 @@ const progressText = (batch: BatchSummary) => {
 }
 
 /** How fast, and how long is left, while it runs; how fast it went once finished. */
-const paceText = (batch: BatchSummary) => {
+export const paceText = (batch: BatchSummary) => {
   const rate = batch.rowsPerSecond === null ? '' : `${formatNumber(batch.rowsPerSecond)} rows/s`
   if (batch.status === 'canceling') return rate ? `${rate}, stopping` : 'Stopping'
   if (batch.status === 'stalled') return 'Stalled: nothing is moving'
@@ -71,6 +71,73 @@ const merge = (fresh: BatchSummary[], shown: BatchSummary[]) => {
   )
 }
 
+/** What a cancel came to, in words. */
+export const cancelMessage = (batch: BatchSummary) =>
+  batch.status === 'canceling'
+    ? `Batch ${batch.id} is canceling: rows not yet sent will not be sent; ${formatNumber(batch.counts.granted)} granted so far stay granted.`
+    : `Batch ${batch.id} is ${batch.status}: ${progressText(batch)}`
+
+/**
+ * Cancel, for admins and owners: asks first (what stops, what stays), then answers the batch as the
+ * service has it (`canceling`); a batch that finished meanwhile is said so, next to the button.
+ */
+export const CancelBatch = ({
+  programId,
+  batch,
+  onCanceled,
+}: {
+  programId: string
+  batch: BatchSummary
+  onCanceled: (batch: BatchSummary) => void
+}) => {
+  const { api } = useScope()
+  const [asking, setAsking] = useState(false)
+  const { busy, error, run, setError } = useAction()
+  return (
+    <>
+      <button
+        type="button"
+        class="danger"
+        aria-label={`Cancel batch ${batch.id}`}
+        disabled={busy}
+        onClick={() => {
+          setError('')
+          setAsking(true)
+        }}
+      >
+        {busy ? 'Canceling…' : 'Cancel'}
+      </button>
+      <Alert>{!asking && error}</Alert>
+      <ConfirmDialog
+        open={asking}
+        title={`Cancel batch ${batch.id}?`}
+        confirmLabel="Cancel the batch"
+        closeLabel="Keep sending"
+        danger
+        busy={busy}
+        error={asking && error}
+        onConfirm={() =>
+          run(async () => {
+            const answer = await api.cancelBatch(programId, batch.id)
+            setAsking(false)
+            onCanceled(answer)
+          })
+        }
+        onClose={() => setAsking(false)}
+      >
+        <p>
+          Rows not yet sent will not be sent: they end <strong>canceled</strong>. The{' '}
+          {formatNumber(batch.counts.granted)} rows granted so far stay granted (a grant is canceled
+          on its own page), and a row being granted at this very moment may still be.
+        </p>
+        <p>
+          {rowsText(batch.counts.pending)} of {formatNumber(batch.counts.total)} are still pending.
+        </p>
+      </ConfirmDialog>
+    </>
+  )
+}
+
 export const ProgramBatches = ({ program }: { program: Program }) => {
   const scope = useScope()
   const { api } = scope
@@ -80,8 +147,6 @@ export const ProgramBatches = ({ program }: { program: Program }) => {
   const [error, setError] = useState('')
   const [more, setMore] = useState(false)
   const [message, setMessage] = useState('')
-  const [asking, setAsking] = useState<BatchSummary>()
-  const cancel = useAction()
   const [tick, setTick] = useState(0)
   const shownCount = useRef(0)
   shownCount.current = batches.length
@@ -151,18 +216,10 @@ export const ProgramBatches = ({ program }: { program: Program }) => {
     }
   }
 
-  const confirmCancel = () =>
-    cancel.run(async () => {
-      if (!asking) return
-      const batch = await api.cancelBatch(program.id, asking.id)
-      setBatches((shown) => merge([batch], shown))
-      setAsking(undefined)
-      setMessage(
-        batch.status === 'canceling'
-          ? `Batch ${batch.id} is canceling: rows not yet sent will not be sent; ${formatNumber(batch.counts.granted)} granted so far stay granted.`
-          : `Batch ${batch.id} is ${batch.status}: ${progressText(batch)}`,
-      )
-    })
+  const afterCancel = (batch: BatchSummary) => {
+    setBatches((shown) => merge([batch], shown))
+    setMessage(cancelMessage(batch))
+  }
 
   const admin = can(scope.role, 'admin')
   return (
@@ -223,18 +280,11 @@ export const ProgramBatches = ({ program }: { program: Program }) => {
                     {admin ? (
                       <td>
                         {CANCELABLE.has(batch.status) ? (
-                          <button
-                            type="button"
-                            class="danger"
-                            aria-label={`Cancel batch ${batch.id}`}
-                            disabled={cancel.busy}
-                            onClick={() => {
-                              cancel.setError('')
-                              setAsking(batch)
-                            }}
-                          >
-                            Cancel
-                          </button>
+                          <CancelBatch
+                            programId={program.id}
+                            batch={batch}
+                            onCanceled={afterCancel}
+                          />
                         ) : null}
                       </td>
                     ) : null}
@@ -252,28 +302,6 @@ export const ProgramBatches = ({ program }: { program: Program }) => {
           </button>
         </p>
       ) : null}
-      <Alert>{!asking && cancel.error}</Alert>
-      <ConfirmDialog
-        open={asking !== undefined}
-        title={`Cancel batch ${asking?.id ?? ''}?`}
-        confirmLabel="Cancel the batch"
-        closeLabel="Keep sending"
-        danger
-        busy={cancel.busy}
-        error={asking && cancel.error}
-        onConfirm={confirmCancel}
-        onClose={() => setAsking(undefined)}
-      >
-        <p>
-          Rows not yet sent will not be sent: they end <strong>canceled</strong>. The{' '}
-          {formatNumber(asking?.counts.granted ?? 0)} rows granted so far stay granted (a grant is
-          canceled on its own page), and a row being granted at this very moment may still be.
-        </p>
-        <p>
-          {rowsText(asking?.counts.pending ?? 0)} of {formatNumber(asking?.counts.total ?? 0)} are
-          still pending.
-        </p>
-      </ConfirmDialog>
     </section>
   )
 }

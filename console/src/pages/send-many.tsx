@@ -13,6 +13,7 @@ import {
   inputValue,
   Pager,
   PageTitle,
+  Status,
   StatusBadge,
   TextField,
   Time,
@@ -21,6 +22,7 @@ import {
   usePager,
 } from '../ui'
 import { GRANT_RULES } from './program'
+import { CANCELABLE, CancelBatch, cancelMessage, paceText } from './program-batches'
 
 /**
  * Send to many: a CSV is checked by the service (a dry run: every row with the grant API's rules,
@@ -378,7 +380,11 @@ export const BatchPage = ({ programId, batchId }: { programId: string; batchId: 
     () => scope.api.batch(programId, batchId, { cursor: pager.cursor, status }),
     [scope.api, programId, batchId, pager.cursor, status, tick],
   )
-  const running = batch !== undefined && (batch.status === 'queued' || batch.status === 'running')
+  const [canceledNow, setCanceledNow] = useState('')
+  // A batch being canceled still moves: read it until it is final.
+  const running =
+    batch !== undefined &&
+    (batch.status === 'queued' || batch.status === 'running' || batch.status === 'canceling')
   const timer = useRef<number | undefined>(undefined)
   useEffect(() => {
     if (!running) return
@@ -450,11 +456,30 @@ export const BatchPage = ({ programId, batchId }: { programId: string; batchId: 
                 ? 'Done: '
                 : batch.status === 'stalled'
                   ? 'Stalled: '
-                  : 'Sending: '}
+                  : batch.status === 'canceled'
+                    ? 'Canceled: '
+                    : batch.status === 'canceling'
+                      ? 'Canceling: '
+                      : 'Sending: '}
               {formatNumber(done)} of {formatNumber(counts.total)} rows done,{' '}
               {formatNumber(counts.granted)} granted, {formatNumber(counts.failed)} failed,{' '}
+              {counts.canceled > 0 ? `${formatNumber(counts.canceled)} canceled, ` : ''}
               {formatNumber(counts.pending)} pending.
             </p>
+            {paceText(batch) ? <p class="hint">{paceText(batch)}</p> : null}
+            {canceledNow ? <Status>{canceledNow}</Status> : null}
+            {can(scope.role, 'admin') && CANCELABLE.has(batch.status) ? (
+              <div class="actions">
+                <CancelBatch
+                  programId={programId}
+                  batch={batch}
+                  onCanceled={(answer) => {
+                    setCanceledNow(cancelMessage(answer))
+                    setTick((t) => t + 1)
+                  }}
+                />
+              </div>
+            ) : null}
           </div>
           {batch.status === 'stalled' ? (
             <div class="panel">
@@ -498,6 +523,7 @@ export const BatchPage = ({ programId, batchId }: { programId: string; batchId: 
                 >
                   <option value="">All</option>
                   <option value="granted">Granted</option>
+                  <option value="canceled">Canceled</option>
                   <option value="failed">Failed</option>
                   <option value="pending">Pending</option>
                 </select>
