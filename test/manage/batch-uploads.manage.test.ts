@@ -15,8 +15,15 @@ import {
   startApi,
 } from '../support/api'
 import { type Person, signUpPerson, TEST_CONSOLE_URL } from '../support/identity'
-import { config, documentClient, runtimeWith, TestClock, wallClock } from '../support/runtime'
-import { addMember, manageCall, sleep } from './grants-support'
+import {
+  config,
+  documentClient,
+  dynamodb,
+  runtimeWith,
+  TestClock,
+  wallClock,
+} from '../support/runtime'
+import { addMember, declaredAccess, manageCall, recordAccess, sleep } from './grants-support'
 
 /**
  * Send to many from an upload: the presigned POST (CreateGrantBatchUpload) as the console uses it,
@@ -211,6 +218,22 @@ describe('CreateGrantBatchUpload', () => {
     // Random ids: two uploads never share a key.
     const second = await newUpload(admin, issuer)
     expect(second.upload.uploadId).not.toBe(upload.uploadId)
+  })
+
+  it('calls only what routes.ts declares for it', async () => {
+    const issuer = await issuerWith()
+    const other = await newIssuer()
+    const access = recordAccess(dynamodb)
+    try {
+      expect((await newUpload(admin, issuer)).call.status).toBe(201)
+      expect((await newUpload(admin, issuer, other.programs.TEST)).call.status).toBe(404)
+      expect((await newUpload(viewer, issuer)).call.status).toBe(403)
+    } finally {
+      access.stop()
+    }
+    expect(access.seen.size).toBeGreaterThan(0)
+    const allowed = declaredAccess('CreateGrantBatchUpload')
+    for (const line of access.seen) expect(allowed).toContain(line)
   })
 
   it('is for admins of the issuer, on its own programs only', async () => {
