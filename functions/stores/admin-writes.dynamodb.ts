@@ -5,7 +5,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb'
-import { sleep } from '../runtime/sleep'
+import { type RetryDeps, retrying } from '../runtime/retry'
 import { auditPut } from './audit'
 import type { AdminTableNames, ChangeOptions } from './changes.store'
 import type { Send } from './paging'
@@ -75,7 +75,7 @@ export const REQUEST_CONFLICT_RETRY: ConflictRetry = {
   maxDelayMs: 400,
 }
 
-export type AdminStoreOptions = {
+export type AdminStoreOptions = Pick<RetryDeps, 'sleep' | 'random'> & {
   conflictRetry?: ConflictRetry
   signal?: AbortSignal | undefined
   /**
@@ -120,18 +120,17 @@ export abstract class DynamoDbAdminBase {
     this.client.send(command as never, { abortSignal: this.signal }) as Promise<T>
 
   /** Sends `write` again while DynamoDB refuses it for a transaction conflict, up to the bound. */
-  protected async retryConflicts<T>(write: () => Promise<T>, change?: string): Promise<T> {
-    const started = Date.now()
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await write()
-      } catch (error) {
-        if (!isTransactionConflict(error)) throw error
-        if (attempt >= this.retry.attempts) throw busy(attempt, Date.now() - started, change)
-        const delay = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1))
-        await sleep(delay / 2 + (Math.random() * delay) / 2, this.signal)
-      }
-    }
+  protected retryConflicts<T>(write: () => Promise<T>, change?: string): Promise<T> {
+    return retrying(write, {
+      backoff: { ...this.retry, jitter: 'equal' },
+      again: isTransactionConflict,
+      exhausted: (_, attempts, elapsedMs) => {
+        throw busy(attempts, elapsedMs, change)
+      },
+      signal: this.signal,
+      ...(this.options.sleep === undefined ? {} : { sleep: this.options.sleep }),
+      ...(this.options.random === undefined ? {} : { random: this.options.random }),
+    })
   }
 
   /**
