@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
-import { BATCH_WORK, GRANT_BATCH_ROWS_QUEUE } from '../consumers'
+import { BATCH_WORK, consumerById, GRANT_BATCH_ROWS_QUEUE } from '../consumers'
 import {
   BATCH_ID,
   type BatchChunk,
@@ -30,6 +30,9 @@ export const WORKER_BUDGET = {
   rowBudgetMs: 7_500,
   cancelCheckMs: 1_000,
 } as const
+
+/** The longest a delivery runs (the worker function's timeout): who finished a batch is gone after. */
+const FINISHER_MAX_MS = consumerById('GrantBatchWorker').timeoutSeconds * 1000
 
 /** What Lambda gives a handler that the worker reads. */
 export type WorkerContext = { awsRequestId: string; getRemainingTimeInMillis(): number }
@@ -109,6 +112,8 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
   const handleChunk = async (
     message: BatchRowsMessage,
     context: WorkerContext,
+    /** Set when the message turns out to name no chunk of an existing batch. */
+    seen: { strange: boolean },
   ): Promise<ChunkOutcome> => {
     const { batchId } = message
     const started = Date.now()
@@ -134,8 +139,12 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     }
 
     const batch = await store(() => batches.getBatch(batchId, { signal: runSignal }))
-    if (!batch) throw new PoisonMessage(`No batch ${batchId}`)
+    if (!batch) {
+      seen.strange = true
+      throw new PoisonMessage(`No batch ${batchId}`)
+    }
     if (message.chunk >= batch.chunks) {
+      seen.strange = true
       throw new PoisonMessage(
         `Batch ${batchId} has ${batch.chunks} chunks, not ${message.chunk + 1}`,
       )
@@ -147,6 +156,10 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     const chunk: BatchChunk = await store(() =>
       batches.getChunk(batch, message.chunk, { signal: runSignal }),
     )
+    if (!Array.isArray(chunk.rows) || !Array.isArray(chunk.results)) {
+      // A damaged item: granting its "rows" would count nonsense as the batch's rows.
+      throw new PoisonMessage(`Chunk ${message.chunk} of batch ${batchId} has no list of rows`)
+    }
     const before = chunk.results.length
     if (before >= chunk.rows.length) {
       // Another delivery of this message finished it.
@@ -311,10 +324,14 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
 
   /**
    * After a chunk is done: when every chunk is, the batch is finished (once, whichever delivery
-   * gets there) and its committer e-mailed (until one delivery records it: at least once).
+   * gets there) and its committer e-mailed once: by the delivery that finished it; by a later one
+   * only when that one has certainly ended (a function's timeout after the finish) without
+   * recording the e-mail (it crashed, or the mail failed: its message comes back after the
+   * visibility timeout, six times as long). Two duplicate deliveries finishing at once send one.
    */
   const settle = async (read: BatchRecord, context: WorkerContext, signal: AbortSignal) => {
     let batch = (await batches.getBatch(read.batchId, { signal })) ?? read
+    let finishedHere = false
     if (!FINAL_BATCH_STATUSES.includes(batch.status)) {
       if ((batch.chunksDone ?? 0) < batch.chunks) return
       const status =
@@ -337,6 +354,7 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
         },
       })
       const finished = await batches.finish(batch.batchId, status, now, audit, { signal })
+      finishedHere = finished
       if (finished) {
         logger.info('batch finished', {
           batchId: batch.batchId,
@@ -348,7 +366,12 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
       }
       batch = (await batches.getBatch(read.batchId, { signal })) ?? batch
     }
-    if (batch.notifiedAt === undefined && notifyFinished !== undefined) {
+    const finisherGone = clock() - Date.parse(batch.finishedAt ?? batch.updatedAt) > FINISHER_MAX_MS
+    if (
+      batch.notifiedAt === undefined &&
+      notifyFinished !== undefined &&
+      (finishedHere || finisherGone)
+    ) {
       await notifyFinished(batch, signal)
       await batches.markNotified(batch.batchId, clock(), { signal })
     }
@@ -362,9 +385,10 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     for (const record of event.Records) {
       let message: BatchRowsMessage | undefined
       let outcome: ChunkOutcome | 'failed'
+      const seen = { strange: false }
       try {
         message = parseBatchRowsMessage(record.body)
-        outcome = await handleChunk(message, context)
+        outcome = await handleChunk(message, context, seen)
       } catch (error) {
         outcome = 'failed'
         logger.error('batch worker: a chunk failed', {
@@ -376,8 +400,9 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
       }
       if (outcome === 'done') continue
       batchItemFailures.push({ itemIdentifier: record.messageId })
-      if (receiveCount(record) >= maxReceiveCount && message !== undefined) {
-        // SQS moves it to the dead letters now, instead of delivering it again: the batch shows it.
+      if (receiveCount(record) >= maxReceiveCount && message !== undefined && !seen.strange) {
+        // SQS moves it to the dead letters now, instead of delivering it again: the batch shows it
+        // (not a message naming no batch, or a chunk the batch does not have: nothing to show).
         logger.error('batch worker: a chunk goes to the dead letters', { ...message })
         await batches.markDeadLettered(message.batchId, message.chunk).catch(() => {})
       }
