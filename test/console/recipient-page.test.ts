@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type { Browser, Page, Response } from 'playwright-core'
+import { makeGrantLife } from '../../functions/core/grant-life'
 import type { GrantRecord } from '../../functions/domain/grant'
 import type { ProgramTerms } from '../../functions/domain/program'
 import { newOfferToken } from '../../functions/domain/recipient-offer'
@@ -127,22 +128,14 @@ const grant = async (programId: string, email: string, amount: number, reason: s
 }
 
 /**
- * A link for the grant, as the offer mail carries it. npm start's own mail worker may add its link
- * or record its delivery at the same moment: the store then answers `stale` (nothing written), and
- * the link is made again from a fresh read, as the core does.
+ * A link for the grant, as the offer mail makes it (the core's issueOfferLink). npm start's own
+ * mail worker may add its link or record its delivery at the same moment: the core then makes the
+ * link again from a fresh read.
  */
 const linkFor = async (grantId: string) => {
-  const { token, hash } = newOfferToken()
-  for (let tries = 0; tries < 10; tries++) {
-    const record = (await store.findGrant(grantId)) as GrantRecord
-    const outcome = await store.addOfferToken(record, {
-      hash,
-      expiresAt: record.expiresAt as string,
-    })
-    if (outcome === 'done') return token
-    expect(outcome).toBe('stale')
-  }
-  throw new Error(`no link for ${grantId} after 10 tries`)
+  const link = await makeGrantLife({ store, clock: Date.now }).issueOfferLink(grantId)
+  if (link === undefined) throw new Error(`no link for ${grantId}: not open, or its offer ended`)
+  return link.token
 }
 
 const openLink = async (token: string) => {

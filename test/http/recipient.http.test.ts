@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
-import { RECIPIENT_LIMITS } from '../../functions/core/grant-life'
+import { makeGrantLife, RECIPIENT_LIMITS } from '../../functions/core/grant-life'
 import type { GrantRecord } from '../../functions/domain/grant'
 import type { ProgramTerms } from '../../functions/domain/program'
 import { hashOfferToken, newOfferToken } from '../../functions/domain/recipient-offer'
@@ -34,21 +34,17 @@ const post = (path: string, body: unknown) =>
     body: typeof body === 'string' ? body : JSON.stringify(body),
   })
 
-/** A link for the grant, as the offer mail carries it (valid until the offer's end, or `expiresAt`). */
-const linkFor = async (grantId: string, expiresAt?: string) => {
-  const { token, hash } = newOfferToken()
-  // Another test file's pipeline (the run's tables and stream are shared) may touch the same offer
-  // at the same moment: the store then answers `stale` and the link is made from a fresh read.
-  for (let tries = 0; tries < 10; tries++) {
-    const grant = (await store.findGrant(grantId)) as GrantRecord
-    const outcome = await store.addOfferToken(grant, {
-      hash,
-      expiresAt: expiresAt ?? (grant.expiresAt as string),
-    })
-    if (outcome === 'done') return token
-    expect(outcome).toBe('stale')
-  }
-  throw new Error(`no link for ${grantId} after 10 tries`)
+const life = makeGrantLife({ store, clock: () => wallClock.now() })
+
+/**
+ * A link for the grant, as the offer mail makes it (the core's issueOfferLink, valid until the
+ * offer's end). Another test file's pipeline (the run's tables and stream are shared) may touch
+ * the same offer at the same moment: the core then makes the link again from a fresh read.
+ */
+const linkFor = async (grantId: string) => {
+  const link = await life.issueOfferLink(grantId)
+  if (link === undefined) throw new Error(`no link for ${grantId}: not open, or its offer ended`)
+  return link.token
 }
 
 /** The program's offer settings, written as the management route would leave them. */
@@ -183,8 +179,10 @@ describe('POST /recipient/offer', () => {
     const usedToken = await linkFor(used)
     expect((await post('/recipient/decline', { token: usedToken, grantId: used })).status).toBe(200)
     const expiring = await grantTo(issuer, address('expired'))
-    const expiredToken = await linkFor(expiring, new Date(Date.now() + 60_000).toISOString())
-    wallClock.advance(2 * 60_000)
+    const expiredToken = await linkFor(expiring)
+    // The link ends with the offer.
+    const { expiresAt } = (await store.findGrant(expiring)) as GrantRecord
+    wallClock.advance(Date.parse(expiresAt as string) - Date.now() + 60_000)
     const calls = [
       await post('/recipient/offer', { token: newOfferToken().token }),
       await post('/recipient/offer', { token: 'not-a-token' }),
