@@ -11,7 +11,7 @@ import { answerOnSocket, gatewayAnswer, statusOfClientError } from './gateway/an
 import { lambdaContext, splitTarget, toEvent } from './gateway/event'
 import { lingeringClose, readBody } from './gateway/request-body'
 import { createJwtAuthorizer, type JwtAuthorizer, type JwtAuthorizerConfig } from './jwt-authorizer'
-import type { UploadReceiver } from './upload-receiver'
+import { UPLOAD_MAX_FORM_BYTES, type UploadReceiver } from './upload-receiver'
 
 export type LambdaHandler = (
   event: APIGatewayProxyEventV2,
@@ -304,7 +304,11 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
   )
   // `Expect: 100-continue`: a body declared too large is refused before the client sends it.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    if (Number(req.headers['content-length'] ?? 0) <= GATEWAY_MAX_BODY_BYTES) res.writeContinue()
+    const length = Number(req.headers['content-length'] ?? 0)
+    const limit = options.uploads?.takes(req.url ?? '')
+      ? UPLOAD_MAX_FORM_BYTES
+      : GATEWAY_MAX_BODY_BYTES
+    if (length <= limit) res.writeContinue()
     onRequest(req, res)
   })
   // Broken HTTP (bad request line, bad or conflicting Content-Length, Content-Length with

@@ -33,7 +33,12 @@ export type UploadReceiverOptions = {
 }
 
 /** The largest form read: the largest policy range the service signs, and its fields. */
-const MAX_FORM_BYTES = BATCH_LIMITS.maxUploadBytes + 64 * 1024
+export const UPLOAD_MAX_FORM_BYTES = BATCH_LIMITS.maxUploadBytes + 64 * 1024
+const MAX_FORM_BYTES = UPLOAD_MAX_FORM_BYTES
+
+/** Is this request target (`/path?query`) the receiver's? */
+const isUploadPath = (rawPath: string) =>
+  rawPath === LOCAL_UPLOAD_PATH || rawPath.startsWith(`${LOCAL_UPLOAD_PATH}/`)
 
 /** Fields S3 leaves out of the "every field in the policy" rule. */
 const UNSIGNED = new Set(['policy', 'x-amz-signature', 'file'])
@@ -265,7 +270,7 @@ export const createUploadReceiver = (options: UploadReceiverOptions) => {
 
   /** True when the request was this receiver's (its path), answered. */
   const handle = async (req: IncomingMessage, res: ServerResponse, rawPath: string) => {
-    if (rawPath !== LOCAL_UPLOAD_PATH && !rawPath.startsWith(`${LOCAL_UPLOAD_PATH}/`)) return false
+    if (!isUploadPath(rawPath)) return false
     const bucket = rawPath.slice(LOCAL_UPLOAD_PATH.length + 1).replace(/\/$/, '')
     const method = req.method ?? 'GET'
     if (bucket !== LOCAL_UPLOAD_BUCKET) {
@@ -356,7 +361,9 @@ export const createUploadReceiver = (options: UploadReceiverOptions) => {
     }
     return true
   }
-  return { handle }
+  /** The receiver's requests (curl's `Expect: 100-continue` is answered for S3's sizes). */
+  const takes = (target: string) => isUploadPath(target.split('?')[0] ?? '')
+  return { handle, takes }
 }
 
 export type UploadReceiver = ReturnType<typeof createUploadReceiver>

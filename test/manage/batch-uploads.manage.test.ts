@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http'
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { parse } from 'csv-parse/sync'
 import { GRANT_BATCH_ROWS_QUEUE } from '../../functions/consumers'
@@ -5,6 +6,7 @@ import { BATCH_LIMITS } from '../../functions/domain/batch'
 import { PREVIEW_PROBLEMS_PER_PAGE } from '../../functions/domain/batch-rows'
 import { LOCAL_UPLOAD_PATH, LocalUploadStore } from '../../functions/stores/uploads.local'
 import { UPLOAD_EXPIRES_SECONDS } from '../../functions/stores/uploads.store'
+import { GATEWAY_MAX_BODY_BYTES } from '../../local/http-server'
 import { createUploadReceiver } from '../../local/upload-receiver'
 import {
   type Call,
@@ -375,6 +377,41 @@ describe('the upload POST, checked as S3 checks it', () => {
         'upload_not_found',
       )
     }
+  })
+
+  it('answers Expect: 100-continue (curl sends it for large files) up to S3 sizes, past the gateway 10 MB', async () => {
+    const issuer = await issuerWith()
+    const { upload } = await newUpload(admin, issuer)
+    const form = new FormData()
+    for (const [name, value] of Object.entries(upload.fields)) form.append(name, value)
+    // 12 MB: more than API Gateway takes, well within the policy's 32 MiB.
+    form.append('file', new Blob([new Uint8Array(12 * 1024 * 1024).fill(97)]), 'big.csv')
+    const encoded = new Request(upload.url, { method: 'POST', body: form })
+    const body = Buffer.from(await encoded.arrayBuffer())
+    expect(body.length).toBeGreaterThan(GATEWAY_MAX_BODY_BYTES)
+    const { continued, status } = await new Promise<{ continued: boolean; status: number }>(
+      (resolve, reject) => {
+        let continued = false
+        const req = httpRequest(upload.url, {
+          method: 'POST',
+          headers: {
+            'content-type': encoded.headers.get('content-type') as string,
+            'content-length': body.length,
+            expect: '100-continue',
+          },
+        })
+        req.on('continue', () => {
+          continued = true
+          req.end(body)
+        })
+        req.on('response', (res) => {
+          res.resume()
+          res.on('end', () => resolve({ continued, status: res.statusCode ?? 0 }))
+        })
+        req.on('error', reject)
+      },
+    )
+    expect({ continued, status }).toEqual({ continued: true, status: 204 })
   })
 
   it('refuses a policy past its expiration (S3 clock), however valid otherwise', async () => {
