@@ -1,20 +1,10 @@
-import Ajv2020 from 'ajv/dist/2020'
-import addFormats from 'ajv-formats'
 import { makeGrantLife } from '../../functions/core/grant-life'
 import { newId } from '../../functions/domain/ids'
 import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
-import { buildOpenApi } from '../../lib/openapi'
 import { addMember, manageCall } from '../manage/grants-support'
-import {
-  adminTables,
-  type Call,
-  grantBody,
-  type Issuer,
-  newIssuer,
-  postGrant,
-  request,
-} from '../support/api'
+import { adminTables, grantBody, type Issuer, newIssuer, postGrant, request } from '../support/api'
 import { useApi } from '../support/api-harness'
+import { contractCheck } from '../support/contract-check'
 import { type Person, signUpPerson } from '../support/identity'
 import { documentClient, wallClock } from '../support/runtime'
 
@@ -32,55 +22,7 @@ beforeAll(async () => {
   await addMember(a.issuerId, admin, 'admin')
 })
 
-const doc = buildOpenApi()
-const ajv = new Ajv2020({ strict: false, allErrors: true })
-addFormats(ajv)
-const resolve = (node: unknown): Record<string, unknown> => {
-  let current = node as Record<string, unknown>
-  while (typeof current?.$ref === 'string') {
-    current = (current.$ref as string)
-      .slice(2)
-      .split('/')
-      .reduce(
-        (o: Record<string, unknown>, k) => o[k] as Record<string, unknown>,
-        doc as unknown as Record<string, unknown>,
-      )
-  }
-  return current
-}
-const inline = (node: unknown): unknown => {
-  if (Array.isArray(node)) return node.map(inline)
-  if (node === null || typeof node !== 'object') return node
-  if (typeof (node as { $ref?: unknown }).$ref === 'string') return inline(resolve(node))
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)]))
-}
-const check = (path: string, method: string, answer: Call) => {
-  const operation = (doc.paths as Record<string, Record<string, { responses: object }>>)[path]?.[
-    method
-  ] as { responses: Record<string, unknown> } | undefined
-  expect({ path, method, documented: operation !== undefined }).toEqual({
-    path,
-    method,
-    documented: true,
-  })
-  const response = resolve(operation?.responses[String(answer.status)])
-  expect({ path, status: answer.status, documented: response !== undefined }).toEqual({
-    path,
-    status: answer.status,
-    documented: true,
-  })
-  const contentType = answer.headers.get('content-type') as string
-  const content = resolve(response.content) as Record<string, { schema: unknown }>
-  expect({ path, contentType, types: Object.keys(content) }).toEqual({
-    path,
-    contentType,
-    types: expect.arrayContaining([contentType]),
-  })
-  const validate = ajv.compile(inline(content[contentType]?.schema) as object)
-  if (!validate(answer.body)) {
-    throw new Error(`${method} ${path} ${answer.status}: ${ajv.errorsText(validate.errors)}`)
-  }
-}
+const { check } = contractCheck()
 
 const post = (path: string, body: unknown) =>
   request(api.baseUrl, 'POST', path, {

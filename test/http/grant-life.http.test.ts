@@ -1,11 +1,8 @@
-import Ajv2020 from 'ajv/dist/2020'
-import addFormats from 'ajv-formats'
 import { makeGrantLife } from '../../functions/core/grant-life'
 import { GRANT_STATES } from '../../functions/domain/grant-lifecycle'
 import { newId } from '../../functions/domain/ids'
 import { logger } from '../../functions/runtime/logger'
 import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
-import { buildOpenApi } from '../../lib/openapi'
 import { declaredAccess, recordAccess } from '../manage/grants-support'
 import {
   adminTables,
@@ -21,6 +18,7 @@ import {
   setProgramStatus,
 } from '../support/api'
 import { useApi } from '../support/api-harness'
+import { contractCheck } from '../support/contract-check'
 import { documentClient, dynamodb, wallClock } from '../support/runtime'
 
 /**
@@ -463,59 +461,15 @@ describe("GET /programs/{programId}/grants/{grantId}: the grant's life", () => {
 })
 
 describe('the contract (openapi.json) and these answers agree', () => {
-  const doc = buildOpenApi()
-  const ajv = new Ajv2020({ strict: false, allErrors: true })
-  addFormats(ajv)
-  const resolve = (node: unknown): Record<string, unknown> => {
-    let current = node as Record<string, unknown>
-    while (typeof current?.$ref === 'string') {
-      current = (current.$ref as string)
-        .slice(2)
-        .split('/')
-        .reduce(
-          (o: Record<string, unknown>, k) => o[k] as Record<string, unknown>,
-          doc as unknown as Record<string, unknown>,
-        )
-    }
-    return current
-  }
-  const inline = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(inline)
-    if (node === null || typeof node !== 'object') return node
-    if (typeof (node as { $ref?: unknown }).$ref === 'string') return inline(resolve(node))
-    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)]))
-  }
+  const { check: checkAnswer, seen, documented: listed } = contractCheck()
   const PATHS = {
     get: '/programs/{programId}/grants/{grantId}',
     cancel: '/programs/{programId}/grants/{grantId}/cancel',
     move: '/programs/{programId}/grants/{grantId}/test-transition',
     balance: '/programs/{programId}/recipients/{email}/balance',
   } as const
-  const seen = new Set<string>()
-  const check = (path: string, method: 'get' | 'post', answer: Call) => {
-    const operation = (doc.paths as Record<string, Record<string, { responses: object }>>)[path]?.[
-      method
-    ] as { responses: Record<string, unknown> }
-    const response = resolve(operation.responses[String(answer.status)])
-    expect({ path, status: answer.status, documented: response !== undefined }).toEqual({
-      path,
-      status: answer.status,
-      documented: true,
-    })
-    const contentType = answer.headers.get('content-type') as string
-    const content = resolve(response.content) as Record<
-      string,
-      { schema: unknown; example?: unknown }
-    >
-    expect(Object.keys(content)).toContain(contentType)
-    const validate = ajv.compile(inline(content[contentType]?.schema) as object)
-    if (!validate(answer.body))
-      throw new Error(`${path} ${answer.status}: ${ajv.errorsText(validate.errors)}`)
-    const example = content[contentType]?.example
-    if (example !== undefined && !validate(example))
-      throw new Error(`${path} example: ${ajv.errorsText(validate.errors)}`)
-    seen.add(`${method} ${path} ${answer.status}`)
-  }
+  const check = (path: string, method: 'get' | 'post', answer: Call) =>
+    checkAnswer(path, method, answer, { examples: 'all' })
   const faulty = async (name: string, act: () => Promise<Call>) => {
     const id = `life-fault-${Math.random()}`
     dynamodb.middlewareStack.add(
@@ -581,14 +535,9 @@ describe('the contract (openapi.json) and these answers agree', () => {
       check(path, method, await faulty('ValidationException', act))
     }
 
-    const documented = (['cancel', 'move', 'balance'] as const).flatMap((name) => {
-      const path = PATHS[name]
-      const method = name === 'balance' ? 'get' : 'post'
-      const operation = (doc.paths as Record<string, Record<string, { responses: object }>>)[
-        path
-      ]?.[method] as { responses: object }
-      return Object.keys(operation.responses).map((status) => `${method} ${path} ${status}`)
-    })
+    const documented = (['cancel', 'move', 'balance'] as const).flatMap((name) =>
+      listed(PATHS[name], name === 'balance' ? 'get' : 'post'),
+    )
     expect(
       [...seen].filter((line) => !line.startsWith('get /programs/{programId}/grants/{')).sort(),
     ).toEqual(documented.sort())
