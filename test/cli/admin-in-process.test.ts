@@ -28,6 +28,7 @@ import { keyIdPointer } from '../../functions/stores/api-keys.dynamodb'
 import { INDEX, KEY_ID_POINTER, TABLES, tableNames } from '../../functions/stores/table-schema'
 import { ensureTables } from '../../local/tables'
 import { config, documentClient, dynamodb } from '../support/runtime'
+import { interceptor } from '../support/sdk-intercept'
 
 /**
  * The admin CLI in this process (cli/main.ts, which bin/admin.ts runs on process.argv), on the
@@ -63,24 +64,8 @@ const json = async (...args: string[]) => {
   return JSON.parse(run.out)
 }
 
-/** A middleware on the test's client, outside the SDK's retries; removed by the returned stop. */
-const intercept = (
-  handler: (
-    command: string,
-    input: Record<string, unknown>,
-    next: () => Promise<unknown>,
-  ) => Promise<unknown>,
-) => {
-  const name = `intercept-${Math.random()}`
-  base.middlewareStack.add(
-    (next, context) => async (args) =>
-      handler(context.commandName ?? '', args.input as Record<string, unknown>, () =>
-        next(args),
-      ) as ReturnType<typeof next>,
-    { step: 'initialize', name },
-  )
-  return () => base.middlewareStack.remove(name)
-}
+/** Middleware on the test's client (test/support/sdk-intercept.ts). */
+const intercept = interceptor(base)
 
 const cancelledForConflict = () =>
   new TransactionCanceledException({

@@ -9,6 +9,7 @@ import { batchGetByKey } from '../../functions/stores/batch-get'
 import { DynamoDbGrantLifeStore, LIFE_RETRY } from '../../functions/stores/grant-life.dynamodb'
 import { StoreUnavailable } from '../../functions/stores/store-errors'
 import { config } from '../support/runtime'
+import { interceptor } from '../support/sdk-intercept'
 
 /**
  * The stores' retries on DynamoDB Local, with a client of the test's own whose middleware stands
@@ -25,24 +26,8 @@ const client = DynamoDBDocumentClient.from(base, {
 })
 afterAll(() => base.destroy())
 
-/** A middleware on the test's client, outside the SDK's retries; removed by the returned stop. */
-const intercept = (
-  handler: (
-    command: string,
-    input: Record<string, unknown>,
-    next: () => Promise<unknown>,
-  ) => Promise<unknown>,
-) => {
-  const name = `intercept-${Math.random()}`
-  base.middlewareStack.add(
-    (next, context) => async (args) =>
-      handler(context.commandName ?? '', args.input as Record<string, unknown>, () =>
-        next(args),
-      ) as ReturnType<typeof next>,
-    { step: 'initialize', name },
-  )
-  return () => base.middlewareStack.remove(name)
-}
+/** Middleware on the test's client (test/support/sdk-intercept.ts). */
+const intercept = interceptor(base)
 
 /** Waits recorded, not waited. */
 const recordedSleep = () => {
