@@ -1,11 +1,14 @@
 import { request as httpRequest } from 'node:http'
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
+import Ajv2020 from 'ajv/dist/2020'
+import addFormats from 'ajv-formats'
 import { parse } from 'csv-parse/sync'
 import { GRANT_BATCH_ROWS_QUEUE } from '../../functions/consumers'
 import { BATCH_LIMITS } from '../../functions/domain/batch'
 import { PREVIEW_PROBLEMS_PER_PAGE } from '../../functions/domain/batch-rows'
 import { LOCAL_UPLOAD_PATH, LocalUploadStore } from '../../functions/stores/uploads.local'
 import { UPLOAD_EXPIRES_SECONDS } from '../../functions/stores/uploads.store'
+import { buildOpenApi } from '../../lib/openapi'
 import { GATEWAY_MAX_BODY_BYTES } from '../../local/http-server'
 import { createUploadReceiver } from '../../local/upload-receiver'
 import {
@@ -34,6 +37,22 @@ import { addMember, declaredAccess, manageCall, recordAccess, sleep } from './gr
  * refusals (S3's status and XML), the row limit, and the dry run's problems page by page.
  */
 const CONSOLE_ORIGIN = new URL(TEST_CONSOLE_URL).origin
+/** The answers' schemas in openapi.json: what the document promises, checked on real answers. */
+const contract = (() => {
+  const doc = buildOpenApi()
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  addFormats(ajv)
+  ajv.addSchema({ components: doc.components } as object, 'openapi')
+  const schema = (name: string) => {
+    const validate = ajv.compile({ $ref: `openapi#/components/schemas/${name}` })
+    return (body: unknown) => {
+      const ok = validate(body) as boolean
+      if (!ok) console.error(name, JSON.stringify(validate.errors))
+      return ok
+    }
+  }
+  return { upload: schema('GrantBatchUpload'), preview: schema('GrantBatchPreview') }
+})()
 /** S3's clock, which the tests move past a policy's expiration. */
 const s3Clock = new TestClock(() => Date.now())
 
@@ -212,6 +231,7 @@ describe('CreateGrantBatchUpload', () => {
       ]),
     )
     expect(policy.expiration).toBe(upload.expiresAt)
+    expect(contract.upload(call.body)).toBe(true)
     const expires = Date.parse(upload.expiresAt)
     expect(expires).toBeGreaterThanOrEqual(
       Math.floor(before / 1000) * 1000 + UPLOAD_EXPIRES_SECONDS * 1000,
@@ -568,6 +588,16 @@ describe('a batch from an upload', () => {
     }
     expect(await batchItems(issuer.issuerId)).toHaveLength(0)
     expect((await programState(issuer.programs.TEST)).grants).toHaveLength(0)
+    // 50,000 (the limit), over 1 MB: taken from an upload, checked in one dry run.
+    const full = await uploaded(issuer, csvOf(rows.slice(0, BATCH_LIMITS.maxRows)))
+    const started = performance.now()
+    const dry = await batch(admin, issuer, { upload: full.uploadId, dryRun: true })
+    console.log(
+      `dry run of ${BATCH_LIMITS.maxRows} uploaded rows: ${Math.round(performance.now() - started)} ms`,
+    )
+    expect(dry.status).toBe(200)
+    expect(dry.body.counts).toEqual({ total: 50_000, valid: 50_000, invalid: 0, duplicates: 0 })
+    expect(contract.preview(dry.body)).toBe(true)
   })
 
   it('dry run: lists every bad row and duplicate, a page at a time (problemsCursor -> problemsFrom)', async () => {
@@ -593,6 +623,7 @@ describe('a batch from an upload', () => {
       pages.push(call)
       from = call.body.problemsCursor as number | null
     }
+    expect(pages.every((p) => contract.preview(p.body))).toBe(true)
     const problems = pages.flatMap((p) => p.body.problems as { row: number; code: string }[])
     const counts = pages[0]?.body.counts as { invalid: number; duplicates: number }
     expect(pages.length).toBe(
