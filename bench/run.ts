@@ -40,6 +40,8 @@ const BENCHMARKS = [
     database: true,
   },
   { key: 'mixed-pool', module: './benchmarks/mixed-pool.ts', database: true },
+  { key: 'batch-local', module: './benchmarks/batch-local.ts', database: true },
+  { key: 'batch-model', module: './benchmarks/batch-model.ts', database: true },
   { key: 'memory', module: './benchmarks/memory.ts', database: true },
   { key: 'console', module: './benchmarks/console-page.ts', database: false },
 ] as const

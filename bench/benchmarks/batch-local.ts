@@ -25,9 +25,11 @@ import { makeBatchCommit } from '../../functions/core/batch-commit'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
 import { type BatchRecord, FINAL_BATCH_STATUSES } from '../../functions/domain/batch'
 import { checkBatchRows } from '../../functions/domain/batch-rows'
+import { DomainError } from '../../functions/domain/errors'
 import type { QueueSender } from '../../functions/runtime/queue-sender'
 import { DynamoDbBatchStore } from '../../functions/stores/batches.dynamodb'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
+import { transientKind } from '../../functions/stores/store-errors'
 import { LOCAL_CONSUMERS } from '../../local/consumer-factories'
 import { startLocalPipeline } from '../../local/pipeline'
 import { makeFrozenBatchWorkerHandler } from '../frozen-batch-worker/grant-batch-worker'
@@ -194,11 +196,10 @@ const runSide = async (
             break
           } catch (error) {
             // As the worker does: a busy DynamoDB Local (a timeout) is tried again.
-            const code = (error as { code?: string }).code
-            if ((code === 'service_unavailable' || code === 'request_conflict') && attempt < 10) {
-              continue
-            }
-            throw error
+            if (!isTransient(error) || attempt >= 30) throw error
+            await new Promise((resolve) =>
+              setTimeout(resolve, Math.min(2_000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2)),
+            )
           }
         }
       }
@@ -207,47 +208,54 @@ const runSide = async (
     seconds = (performance.now() - started) / 1000
   } else {
     // The batch, created by today's commit; its chunk messages held back until the clock starts.
-    const held: { id: string; body: string }[] = []
+    const held = new Map<string, { id: string; body: string }>()
     const commit = makeBatchCommit({
       batches,
       queue: {
         sendBatch: async (entries) => {
-          held.push(...entries)
+          for (const entry of entries) held.set(entry.id, entry)
           return { failed: [] }
         },
       },
       clock: () => runtime.clock.now(),
     })
-    const { batch } = await commit({
-      program,
-      issuerId: d.issuerId,
-      actor,
-      csv,
-      reason,
-      checked,
-      idempotencyKey: `bench-batch-${side}-${pass}-${d.next()}`,
-      requestId: `bench-${d.next()}`,
-    })
+    // Set-up, tried again while the shared machine makes DynamoDB Local time out (a commit with
+    // the same key is the same batch).
+    const idempotencyKey = `bench-batch-${side}-${pass}-${d.next()}`
+    const { batch } = await patiently(() =>
+      commit({
+        program,
+        issuerId: d.issuerId,
+        actor,
+        csv,
+        reason,
+        checked,
+        idempotencyKey,
+        requestId: `bench-${d.next()}`,
+      }),
+    )
     let started: number
     if (side === 'frozen') {
       const store = new LeaseBatchStore(d.documentClient, d.config.tables)
-      await store.prepareLease(batch.batchId)
+      await patiently(() => store.prepareLease(batch.batchId))
       const handler = makeFrozenBatchWorkerHandler(runtime)
       started = performance.now()
       await inProcessInvoker(async () => handler)({ batchId: batch.batchId })
       await Promise.race([localWorkersIdle(), giveUp()])
     } else {
       started = performance.now()
-      for (let i = 0; i < held.length; i += 10) {
-        const { failed } = await rowsQueue.sendBatch(held.slice(i, i + 10))
+      const messages = [...held.values()]
+      for (let i = 0; i < messages.length; i += 10) {
+        const { failed } = await rowsQueue.sendBatch(messages.slice(i, i + 10))
         if (failed.length > 0) throw new Error(`the local queue refused ${failed.length} messages`)
       }
       await Promise.race([untilFinal(batches, batch.batchId), giveUp()])
     }
     seconds = (performance.now() - started) / 1000
-    const done = (await batches.getBatch(batch.batchId)) as BatchRecord
+    const done = (await patiently(() => batches.getBatch(batch.batchId))) as BatchRecord
     if (done.status !== 'done') throw new Error(`${side}: batch ${done.status}, not done`)
-    const chunks = await batches.getChunks(done, 0, done.chunks)
+    // BatchGetItem takes 100 keys a call (5,000 rows are 50 chunks).
+    const chunks = await patiently(() => batches.getChunks(done, 0, Math.min(100, done.chunks)))
     for (const chunk of chunks) {
       for (const result of chunk.results) {
         if (result.status === 'granted') grantIds.push(result.grantId)
@@ -255,9 +263,9 @@ const runSide = async (
       }
     }
   }
-  const read = await grantStore.findProgram(program.programId)
+  const read = await patiently(() => grantStore.findProgram(program.programId))
   const issued = read?.issued ?? 0
-  const grantItems = await countGrants(d, program.programId)
+  const grantItems = await patiently(() => countGrants(d, program.programId))
   const distinctGrantIds = new Set(grantIds).size
   grantIds = []
   return {
@@ -274,6 +282,24 @@ const runSide = async (
   }
 }
 
+/** What the worker tries again (grant-batch-worker.ts's rule): busy, away, in conflict. */
+const isTransient = (error: unknown) =>
+  error instanceof DomainError
+    ? error.code === 'service_unavailable' || error.code === 'request_conflict'
+    : transientKind(error) !== undefined
+
+/** A read of the outcome, tried again while a busy machine makes DynamoDB Local time out. */
+const patiently = async <T>(read: () => Promise<T>): Promise<T> => {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await read()
+    } catch (error) {
+      if (!isTransient(error) || attempt >= 10) throw error
+      await new Promise((resolve) => setTimeout(resolve, 500))
+    }
+  }
+}
+
 const giveUp = () =>
   new Promise<never>((_, reject) =>
     setTimeout(
@@ -285,7 +311,7 @@ const giveUp = () =>
 /** Until the batch is done or canceled (read every 100 ms: well under a chunk's time). */
 const untilFinal = async (batches: DynamoDbBatchStore, batchId: string) => {
   for (;;) {
-    const batch = await batches.getBatch(batchId)
+    const batch = await patiently(() => batches.getBatch(batchId))
     if (batch && FINAL_BATCH_STATUSES.includes(batch.status)) return
     await new Promise((resolve) => setTimeout(resolve, 100))
   }

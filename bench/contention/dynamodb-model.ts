@@ -9,7 +9,6 @@ import {
   TABLES,
   type TableKey,
 } from '../../functions/stores/table-schema'
-import type { VirtualTime } from './virtual-time'
 
 /**
  * A conflict-faithful model of DynamoDB, as SDK middleware over a real client (DynamoDB Local
@@ -72,6 +71,13 @@ export const MODEL_DEFAULTS: ModelParams = {
   burstSeconds: 0.1,
 }
 
+/**
+ * The clock the model waits on: VirtualTime (one client at a time, concurrency inside a client by
+ * `fork`), or IoVirtualTime (./io-virtual-time.ts: any concurrency, standing still while real I/O
+ * is in flight).
+ */
+export type ModelClock = { now(): number; until(at: number): Promise<void> }
+
 export type ModelStats = {
   calls: Record<string, number>
   transactionConflicts: number
@@ -114,7 +120,7 @@ export const attachContentionModel = (
     random = Math.random,
     keepLegacyIndexes = false,
   }: {
-    time: VirtualTime
+    time: ModelClock
     /** Physical table names, to find each table's key schema and indexes. */
     tables: Record<TableKey, string>
     params?: ModelParams

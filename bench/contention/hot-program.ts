@@ -1,23 +1,24 @@
-import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb'
+import { PutItemCommand } from '@aws-sdk/client-dynamodb'
 import { marshall } from '@aws-sdk/util-dynamodb'
 import { DEFAULT_RETRY, isRetryable, nextRetry } from '../../client/src/grant-client'
 import { AccessCache } from '../../functions/core/access-cache'
-import { makeAdmin } from '../../functions/core/admin'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
-import type { ApiKeyRecord } from '../../functions/domain/api-key'
-import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/domain/api-key'
 import { newId } from '../../functions/domain/ids'
 import type { ProgramRecord } from '../../functions/domain/program'
-import type { Deadline } from '../../functions/runtime/deadline'
-import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
-import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import type { TableKey } from '../../functions/stores/table-schema'
 import { injectFaults, seededRandom } from '../../test/support/fault-injector'
 import { Authenticator as BaselineAuthenticator } from './baseline/authenticator'
 import { makeGrantTokens as makeBaselineGrantTokens } from './baseline/grant-tokens.use-case'
 import { DynamoDbGrantStore as BaselineGrantStore } from './baseline/grants.dynamodb'
-import { attachContentionModel, MODEL_DEFAULTS, type ModelParams } from './dynamodb-model'
+import type { ModelParams } from './dynamodb-model'
+import {
+  countGrants,
+  createIssuerWithKey,
+  openModel,
+  percentile,
+  virtualDeadline,
+} from './model-setup'
 import { VirtualTime } from './virtual-time'
 
 /**
@@ -110,38 +111,15 @@ export const runHotProgram = async (options: HotProgramOptions): Promise<HotProg
   const seed = options.seed ?? 7
   const random = seededRandom(seed)
   const time = new VirtualTime()
-  // Not the service's 1-second timeouts: DynamoDB Local, serving 256 clients one transaction at
-  // a time, is slow on the wall clock, which the model's virtual clock does not see.
-  const raw = new DynamoDBClient({
-    endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 3,
-  })
-  const stats = attachContentionModel(raw, {
-    time,
-    tables,
-    params: options.params ?? MODEL_DEFAULTS,
-    random,
-  })
-  const client = createDocumentClient(raw)
-  const setupClient = createDocumentClient(createDynamoDbClient({ endpoint }))
+  const model = openModel({ endpoint, tables, time, params: options.params, random })
+  const { raw, stats, client, setupClient, admin } = model
 
   // Set-up outside the model: issuer, key, program (sharded by the admin use case; today's
   // design gets the pre-shard program item, its one counter).
-  const admin = makeAdmin(new DynamoDbAdminStore(setupClient, tables))
-  const { issuerId } = await admin.createIssuer({ name: `hot ${design} ${concurrency}` })
-  const secret = generateApiKey('TEST')
-  const key: ApiKeyRecord = {
-    keyHash: hashApiKey(secret),
-    keyId: newId('apiKey'),
-    issuerId,
+  const { issuerId, secret } = await createIssuerWithKey(model, tables, {
+    name: `hot ${design} ${concurrency}`,
     mode: 'TEST',
-    status: 'active',
-    createdAt: new Date().toISOString(),
-    ...maskApiKey(secret),
-  }
-  await raw.send(new PutItemCommand({ TableName: tables.apiKeys, Item: marshall(key) }))
+  })
   let programId: string
   if (design === 'sharded') {
     const program = await admin.createProgram({
@@ -166,7 +144,7 @@ export const runHotProgram = async (options: HotProgramOptions): Promise<HotProg
     }
     await raw.send(new PutItemCommand({ TableName: tables.programs, Item: marshall(head) }))
   }
-  for (const k of Object.keys(stats.calls)) delete stats.calls[k]
+  model.resetCalls()
   // Faults only on the grant path, never on the set-up above.
   const faults =
     options.faultRate === undefined
@@ -343,43 +321,4 @@ export const runHotProgram = async (options: HotProgramOptions): Promise<HotProg
   }
   raw.destroy()
   return run
-}
-
-/** The function's budget (deadline.ts: 7.5 s of a 10 s function), on the virtual clock. */
-const virtualDeadline = (time: VirtualTime) => {
-  const end = time.now() + 7_500
-  return { signal: NEVER, remainingMs: () => Math.max(0, end - time.now()) } as unknown as Deadline
-}
-const NEVER = new AbortController().signal
-
-const percentile = (sorted: number[], p: number) =>
-  sorted.length === 0
-    ? 0
-    : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number)
-
-const countGrants = async (
-  client: ReturnType<typeof createDocumentClient>,
-  table: string,
-  programId: string,
-) => {
-  const { ScanCommand } = await import('@aws-sdk/lib-dynamodb')
-  let count = 0
-  let amount = 0
-  let start: Record<string, unknown> | undefined
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: table,
-        FilterExpression: 'programId = :p',
-        ExpressionAttributeValues: { ':p': programId },
-        ProjectionExpression: 'amount',
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    )
-    count += page.Count ?? 0
-    for (const item of page.Items ?? []) amount += Number(item.amount)
-    start = page.LastEvaluatedKey
-  } while (start)
-  return { count, amount }
 }

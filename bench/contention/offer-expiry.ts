@@ -1,29 +1,23 @@
-import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb'
 import { marshall } from '@aws-sdk/util-dynamodb'
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda'
 import type { Runtime } from '../../functions/composition'
 import type { Config } from '../../functions/config'
 import { AccessCache } from '../../functions/core/access-cache'
-import { makeAdmin } from '../../functions/core/admin'
 import { makeGrantLife } from '../../functions/core/grant-life'
 import { makeGrantStreamHandler } from '../../functions/core/grant-stream.factory'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
 import { makeOfferSweep, type OfferSweepReport } from '../../functions/core/offer-sweep'
-import type { ApiKeyRecord } from '../../functions/domain/api-key'
-import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/domain/api-key'
 import type { GrantRecord } from '../../functions/domain/grant'
 import { REMINDER_BEFORE_MS } from '../../functions/domain/grant-lifecycle'
 import { newId } from '../../functions/domain/ids'
 import { TIMER_SLOTS, timerSlot } from '../../functions/domain/offer-timers'
-import type { Deadline } from '../../functions/runtime/deadline'
-import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
-import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import { DynamoDbOfferTimerStore } from '../../functions/stores/offer-timers.dynamodb'
 import type { TableKey } from '../../functions/stores/table-schema'
 import { seededRandom } from '../../test/support/fault-injector'
-import { attachContentionModel, MODEL_DEFAULTS, type ModelParams } from './dynamodb-model'
+import type { ModelParams } from './dynamodb-model'
+import { createIssuerWithKey, openModel, virtualDeadline } from './model-setup'
 import { VirtualTime } from './virtual-time'
 
 /**
@@ -106,42 +100,21 @@ export const runOfferExpiry = async (options: OfferExpiryOptions): Promise<Offer
   const seed = options.seed ?? 19
   const random = seededRandom(seed)
   const time = new VirtualTime()
-  const raw = new DynamoDBClient({
-    endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 3,
-  })
-  const stats = attachContentionModel(raw, {
-    time,
-    tables,
-    params: options.params ?? MODEL_DEFAULTS,
-    random,
-  })
-  const client = createDocumentClient(raw)
-  const setupClient = createDocumentClient(createDynamoDbClient({ endpoint }))
+  const model = openModel({ endpoint, tables, time, params: options.params, random })
+  const { raw, stats, client, setupClient, admin } = model
 
-  // Set-up outside the model: issuer, program (64 shards for a pool this size), key.
-  const admin = makeAdmin(new DynamoDbAdminStore(setupClient, tables))
-  const { issuerId } = await admin.createIssuer({ name: `expiry ${options.grants}` })
+  // Set-up outside the model: issuer, key, program (64 shards for a pool this size).
+  const { issuerId, secret } = await createIssuerWithKey(model, tables, {
+    name: `expiry ${options.grants}`,
+    mode: 'LIVE',
+  })
   const program = await admin.createProgram({
     issuer: issuerId,
     mode: 'LIVE',
     name: 'campaign',
     pool,
   })
-  const secret = generateApiKey('LIVE')
-  const key: ApiKeyRecord = {
-    keyHash: hashApiKey(secret),
-    keyId: newId('apiKey'),
-    issuerId,
-    mode: 'LIVE',
-    status: 'active',
-    createdAt: new Date().toISOString(),
-    ...maskApiKey(secret),
-  }
-  await raw.send(new PutItemCommand({ TableName: tables.apiKeys, Item: marshall(key) }))
-  for (const k of Object.keys(stats.calls)) delete stats.calls[k]
+  model.resetCalls()
 
   // The functions' wall clock: virtual time from now, plus the jumps between phases.
   const epoch = Date.now()
@@ -423,10 +396,3 @@ export const slotSpread = (grants: number) => {
   }
   return { min: Math.min(...perSlot), max: Math.max(...perSlot), mean: (grants * 2) / TIMER_SLOTS }
 }
-
-/** The function's budget (deadline.ts: 7.5 s of a 10 s function), on the virtual clock. */
-const virtualDeadline = (time: VirtualTime) => {
-  const end = time.now() + 7_500
-  return { signal: NEVER, remainingMs: () => Math.max(0, end - time.now()) } as unknown as Deadline
-}
-const NEVER = new AbortController().signal
