@@ -4,7 +4,7 @@
  * `npx cdk deploy` builds them (BATCH_WORK: maxConcurrency invocations, each granting
  * rowsInParallel rows at once, batchSize 1), and a batch larger than its program's pool. Figures
  * are the model's virtual time, never DynamoDB Local's wall clock. Alone:
- * `BENCH_ONLY=batch-model npm run bench` (about ten minutes: DynamoDB Local does every row's work).
+ * `BENCH_ONLY=batch-model npm run bench` (a few minutes: DynamoDB Local does every row's work).
  */
 import { BATCH_WORK } from '../../functions/consumers'
 import { type BatchModelRun, runBatchModel } from '../contention/batch-rows'
@@ -20,7 +20,7 @@ const describe = (r: BatchModelRun) =>
 
 export const benchmark: Benchmark = {
   title:
-    'send to many: a 50,000-row batch in the contention model (virtual time; about ten minutes)',
+    'send to many: a 50,000-row batch in the contention model (virtual time; a few minutes)',
   resultPath: ['batchModel'],
   run: async (bench) => {
     const { endpoint, tables } = await bench.dynamoDbLocal()
