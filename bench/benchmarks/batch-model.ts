@@ -19,8 +19,7 @@ const describe = (r: BatchModelRun) =>
   `${round(r.rowsPerSecond, 0)} rows/s (${round(r.virtualSeconds, 1)} s), granted ${r.granted}, failed ${r.failed}${r.failed > 0 ? ` (${JSON.stringify(r.failedCodes)})` : ''}, issued ${r.issued} of pool ${r.pool}, ${r.grantItems} grant items, ${r.deliveries} deliveries of ${r.chunks} chunks, chunk p50/max ${round(r.chunkSecondsP50, 2)}/${round(r.chunkSecondsMax, 2)} s, ${r.transactionConflicts} conflicts, ${r.throttles} throttles, ${round(r.callsPerRow, 2)} calls/row`
 
 export const benchmark: Benchmark = {
-  title:
-    'send to many: a 50,000-row batch in the contention model (virtual time; a few minutes)',
+  title: 'send to many: a 50,000-row batch in the contention model (virtual time; a few minutes)',
   resultPath: ['batchModel'],
   run: async (bench) => {
     const { endpoint, tables } = await bench.dynamoDbLocal()
