@@ -1,13 +1,45 @@
 /**
  * `npm run sam:events`: renders events/*.json with the ids and key of the local seed into
  * .local/events/, ready for `sam local invoke -e .local/events/grant.json`.
+ * `npm run sam:events -- --batch <batchId> [--chunk <n>]` also writes grant-batch-rows.json: the SQS
+ * event GrantBatchWorker receives for that chunk of a batch committed under npm start or from the
+ * console (`sam local invoke GrantBatchWorkerFunction -e .local/events/grant-batch-rows.json`).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { BATCH_ID } from '../functions/domain/batch'
 import { localPaths } from '../local/local-env'
-import { eventValues, sampleEvents } from '../local/sam-events'
+import { batchRowsEvent, eventValues, sampleEvents } from '../local/sam-events'
 import type { Seed } from '../local/seed'
+
+const fail = (message: string): never => {
+  console.error(`error: ${message}`)
+  process.exit(1)
+}
+let options: { batch?: string | undefined; chunk?: string | undefined } = {}
+try {
+  options = parseArgs({
+    options: { batch: { type: 'string' }, chunk: { type: 'string' } },
+    strict: true,
+  }).values
+} catch (error) {
+  // parseArgs explains on further lines; the first says what is wrong.
+  fail((error as Error).message.split('\n')[0] ?? 'bad arguments')
+}
+const chunk = Number(options.chunk ?? '0')
+if (!Number.isSafeInteger(chunk) || chunk < 0 || !/^\d+$/.test(options.chunk ?? '0')) {
+  fail(`--chunk must be a chunk's index (0, 1, ...), got ${JSON.stringify(options.chunk)}.`)
+}
+if (options.chunk !== undefined && options.batch === undefined) {
+  fail('--chunk needs --batch <batchId>: the chunk of which batch?')
+}
+if (options.batch !== undefined && !BATCH_ID.test(options.batch)) {
+  fail(
+    `--batch must be a batch id (bat_ and 26 characters, as the commit answered), got ${JSON.stringify(options.batch)}.`,
+  )
+}
 
 const paths = localPaths(process.env.VS_LOCAL_DIR)
 if (!existsSync(paths.seedFile)) {
@@ -25,4 +57,10 @@ for (const { file, event } of sampleEvents(
 )) {
   writeFileSync(join(out, file), `${JSON.stringify(event, null, 2)}\n`, { mode: 0o600 })
   console.log(join(out, file))
+}
+if (options.batch !== undefined) {
+  const file = join(out, 'grant-batch-rows.json')
+  const event = batchRowsEvent({ batchId: options.batch, chunk })
+  writeFileSync(file, `${JSON.stringify(event, null, 2)}\n`, { mode: 0o600 })
+  console.log(file)
 }

@@ -22,13 +22,6 @@ export const ENV = {
   /** Only for the local Cognito emulator (npm start, tests); never set in AWS. */
   cognitoEndpoint: 'COGNITO_ENDPOINT',
   /**
-   * The batch worker's function name (send to many): the stack sets it on the function that
-   * commits a batch (CreateGrantBatch), which invokes the worker asynchronously. Unset outside
-   * Lambda (npm start, tests): the same worker runs in-process. The worker invokes itself by its
-   * own name (the runtime's AWS_LAMBDA_FUNCTION_NAME), so it does not need this one.
-   */
-  grantBatchWorkerFunction: 'GRANT_BATCH_WORKER_FUNCTION',
-  /**
    * The index grant listings read (ListGrantsByKey, ListGrants): `byProgram` while the stack still
    * deploys that legacy index (grants older than `byProgramSlot` are only there until
    * `grant backfill-slots` has run), `byProgramSlot` once it is dropped. Unset (npm start, tests,
@@ -78,8 +71,6 @@ export const ENV = {
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   /** Set by the Lambda runtime itself; never by the stack. */
   awsRegion: 'AWS_REGION',
-  /** Set by the Lambda runtime itself (the function's name); never by the stack, nor locally. */
-  lambdaFunctionName: 'AWS_LAMBDA_FUNCTION_NAME',
 } as const
 
 /**

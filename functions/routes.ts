@@ -1,3 +1,4 @@
+import type { QueueId } from './consumers'
 import type { Role } from './domain/people'
 import { INDEX, type TableKey } from './stores/table-schema'
 
@@ -60,6 +61,12 @@ export type Route = {
    * that prefix only. Absent: none.
    */
   uploads?: 'presign' | 'read'
+  /**
+   * Queues the function sends to (functions/consumers.ts QUEUES): the stack grants sqs:SendMessage
+   * (which also authorises SendMessageBatch) on exactly those queues and sets each one's
+   * `urlVariable` on the function; its Lambda entry builds the sender from it. Absent: none.
+   */
+  sends?: readonly QueueId[]
 }
 
 export const ROUTES = [
@@ -488,8 +495,8 @@ export const ROUTES = [
     },
   },
   {
-    // Also lambda:InvokeFunction on the batch worker (functions/worker-function.ts),
-    // whose name it reads from GRANT_BATCH_WORKER_FUNCTION.
+    // The batch's rows go to GrantBatchWorker as one GrantBatchRows message per chunk
+    // (functions/consumers.ts): no function invokes another.
     id: 'CreateGrantBatch',
     routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/grant-batches',
     entry: 'functions/handlers/manage/grant-batch-create.handler.ts',
@@ -497,6 +504,7 @@ export const ROUTES = [
     role: 'admin',
     // A CSV uploaded with CreateGrantBatchUpload's POST is read from the upload bucket.
     uploads: 'read',
+    sends: ['GrantBatchRows'],
     // grants: the batch (GetItem; PutItem with its audit entry) and its rows' chunks (BatchWriteItem).
     access: {
       memberships: ['dynamodb:GetItem'],

@@ -28,6 +28,7 @@ import {
   GRANT_STREAM_FAILURES,
   MAIL_EVENTS_DEAD_LETTERS,
   QUEUES,
+  type QueueId,
 } from '../functions/consumers'
 import { ENV } from '../functions/env-names'
 import type { TableKey } from '../functions/stores/table-schema'
@@ -43,6 +44,22 @@ const FAILURE_RETENTION = Duration.days(14)
  */
 export const OFFER_MAIL_MAX_AGE_SECONDS = 3_600
 /**
+ * The age of the oldest chunk of a send-to-many batch waiting, in seconds, that raises its alarm:
+ * 15 minutes. At the stage's bound (functions/consumers.ts BATCH_WORK: 4 invocations of about a
+ * second a chunk of 100 rows) the 500 chunks of a 50,000-row batch are all taken within about
+ * 2 minutes, so a healthy queue never holds a message that long: 15 minutes means about seven
+ * full batches queued at once, or a chunk handed back twice (each failed receive waits the
+ * visibility timeout, 6 minutes), or a worker that does not run at all (throttled, failing at
+ * init). Well inside the queue's 4 days and before a batch shows as stalled for long (10 minutes
+ * without progress, functions/domain/batch.ts).
+ */
+export const GRANT_BATCH_ROWS_MAX_AGE_SECONDS = 900
+/** Each queue's oldest-message alarm threshold (a queue with none fails the type check). */
+export const QUEUE_MAX_AGE_SECONDS: Record<QueueId, number> = {
+  OfferMail: OFFER_MAIL_MAX_AGE_SECONDS,
+  GrantBatchRows: GRANT_BATCH_ROWS_MAX_AGE_SECONDS,
+}
+/**
  * How far behind the grants stream's reader may fall, in milliseconds, before its alarm: offers
  * and timers of new grants five minutes late. The stream keeps records 24 hours, after which
  * they are lost: this alarm is the warning long before.
@@ -50,9 +67,22 @@ export const OFFER_MAIL_MAX_AGE_SECONDS = 3_600
 export const STREAM_MAX_ITERATOR_AGE_MS = 5 * 60_000
 
 export type MailSettings = {
-  /** Grants ses:SendEmail on the identity and the configuration set, and sets MAIL_* on `fn`. */
-  allow: (fn: ApiFunction, configurationSet: { name: string; arn: string }) => void
+  /**
+   * Grants ses:SendEmail on the identity and the configuration set, and sets MAIL_* on `fn`;
+   * `paced`: also ses:GetAccount, the account's sending rate.
+   */
+  allow: (
+    fn: ApiFunction,
+    configurationSet: { name: string; arn: string },
+    options: { paced: boolean },
+  ) => void
 }
+
+/**
+ * The consumers that pace their mail by the SES account's sending rate (read with GetAccount):
+ * the offer mailer (core/offer-mailer.factory.ts). The batch worker sends one notice a batch.
+ */
+export const PACED_MAILERS: readonly ConsumerId[] = ['OfferMailer']
 
 export type GrantPipelineProps = {
   projectRoot: string
@@ -61,6 +91,11 @@ export type GrantPipelineProps = {
   environment: Record<string, string>
   /** `https://<console domain>`: offer links are `<origin>/offer#t=...` (RECIPIENT_ORIGIN). */
   recipientOrigin: string
+  /**
+   * The console's address (CONSOLE_URL), set on the consumers that send mail: the batch worker's
+   * finish notice links to the program's page there.
+   */
+  consoleUrl: string
   mail: MailSettings
   logRetention: RetentionDays
   ephemeral: boolean
@@ -168,7 +203,9 @@ export class GrantPipeline extends Construct {
                 return [found.urlVariable, queueOf(target).queueUrl]
               }),
             ),
-            ...(spec.mail ? { [ENV.recipientOrigin]: props.recipientOrigin } : {}),
+            ...(spec.mail
+              ? { [ENV.recipientOrigin]: props.recipientOrigin, [ENV.consoleUrl]: props.consoleUrl }
+              : {}),
           },
           memorySize: spec.memorySize,
           timeout: Duration.seconds(spec.timeoutSeconds),
@@ -188,7 +225,11 @@ export class GrantPipeline extends Construct {
             }),
           )
         }
-        if (spec.mail) props.mail.allow(fn, configurationSet)
+        if (spec.mail) {
+          props.mail.allow(fn, configurationSet, {
+            paced: PACED_MAILERS.includes(spec.id as ConsumerId),
+          })
+        }
         this.attachTrigger(fn, spec, props.tables, queueOf)
         Validations.of(fn.fn).acknowledge({
           id: 'AwsSolutions-L1',

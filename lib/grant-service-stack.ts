@@ -21,10 +21,10 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2'
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers'
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations'
-import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam'
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import { LogGroup } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
-import { CONSUMERS, type ConsumerSpec } from '../functions/consumers'
+import { CONSUMERS, type ConsumerSpec, QUEUES, type QueueId } from '../functions/consumers'
 import { ENV, TABLE_ENV } from '../functions/env-names'
 import {
   FUNCTION_TIMEOUT_SECONDS,
@@ -40,15 +40,10 @@ import {
   type TableKey,
   tableOutputKey,
 } from '../functions/stores/table-schema'
-import { GRANT_BATCH_WORKER } from '../functions/worker-function'
 import { ApiFunction } from './api-function'
 import { ConsoleHosting } from './console-hosting'
 import { bucketRegionalOrigin } from './console-site'
-import {
-  GrantPipeline,
-  OFFER_MAIL_MAX_AGE_SECONDS,
-  STREAM_MAX_ITERATOR_AGE_MS,
-} from './grant-pipeline'
+import { GrantPipeline, QUEUE_MAX_AGE_SECONDS, STREAM_MAX_ITERATOR_AGE_MS } from './grant-pipeline'
 import { GrantTables } from './grant-tables'
 import { Identity } from './identity'
 import { ServiceAlarms } from './service-alarms'
@@ -70,7 +65,6 @@ export class GrantServiceStack extends Stack {
   readonly tables: GrantTables
   readonly functions: Record<RouteId, ApiFunction>
   readonly identity: Identity
-  readonly batchWorker: ApiFunction
   readonly console: ConsoleHosting
   /** Send to many's CSV uploads (presigned POSTs from the console). */
   readonly uploads: UploadBucket
@@ -181,47 +175,6 @@ export class GrantServiceStack extends Stack {
         return [route.id, fn]
       }),
     ) as GrantServiceStack['functions']
-
-    // The send-to-many worker: a function with no route (functions/worker-function.ts).
-    const worker = GRANT_BATCH_WORKER
-    this.batchWorker = new ApiFunction(this, worker.id, {
-      projectRoot: props.projectRoot,
-      entry: worker.entry,
-      environment,
-      memorySize: worker.memorySize,
-      timeout: Duration.seconds(worker.timeoutSeconds),
-      logRetention: props.logRetention,
-      ephemeral: props.ephemeral,
-      logLevel: props.logLevel,
-      serviceName: SERVICE_NAME,
-      logicalId: `${worker.id}Function`,
-    })
-    for (const [table, actions] of Object.entries(worker.access) as [TableKey, string[]][]) {
-      this.batchWorker.role.addToPolicy(
-        new PolicyStatement({ actions: [...actions], resources: [tableOf[table].tableArn] }),
-      )
-    }
-    // It hands the rest of a batch to a fresh run of itself. In a policy of its own: in the
-    // function's default policy, its own ARN would make a CloudFormation dependency cycle.
-    new Policy(this, `${worker.id}SelfInvoke`, {
-      roles: [this.batchWorker.role],
-      statements: [
-        new PolicyStatement({
-          actions: ['lambda:InvokeFunction'],
-          resources: [this.batchWorker.fn.functionArn],
-        }),
-      ],
-    })
-    for (const id of worker.invokedBy) {
-      const invoker = this.functions[id as RouteId]
-      invoker.fn.addEnvironment(worker.variable, this.batchWorker.fn.functionName)
-      invoker.role.addToPolicy(
-        new PolicyStatement({
-          actions: ['lambda:InvokeFunction'],
-          resources: [this.batchWorker.fn.functionArn],
-        }),
-      )
-    }
 
     this.api = new HttpApi(this, 'Api', {
       apiName: `virtual-share-grants-${props.stage}`,
@@ -364,19 +317,36 @@ export class GrantServiceStack extends Stack {
       tables: tableOf,
       environment,
       recipientOrigin: this.console.origin,
-      mail: { allow: (fn, configurationSet) => this.identity.allowOfferMail(fn, configurationSet) },
+      consoleUrl: props.consoleUrl ?? this.console.url,
+      mail: {
+        allow: (fn, configurationSet, options) =>
+          this.identity.allowOfferMail(fn, configurationSet, options),
+      },
       logRetention: props.logRetention,
       ephemeral: props.ephemeral,
       logLevel: props.logLevel,
       serviceName: SERVICE_NAME,
     })
+    // Routes that send to a queue (functions/routes.ts `sends`: the commit of a batch): its URL
+    // and sqs:SendMessage (SendMessageBatch too) on that queue only; no GetQueueUrl, no receive.
+    for (const route of ROUTES as readonly Route[]) {
+      for (const target of route.sends ?? []) {
+        const spec = QUEUES.find((q) => q.id === target)
+        const queue = this.pipeline.workQueues[target]
+        if (!spec || !queue) throw new Error(`${route.id} sends to ${target}, which is no queue`)
+        const fn = this.functions[route.id as RouteId]
+        fn.fn.addEnvironment(spec.urlVariable, queue.queueUrl)
+        fn.role.addToPolicy(
+          new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }),
+        )
+      }
+    }
 
     // Alarms on the tables some function touches, for the operations its declared actions allow
-    // (functions/routes.ts, the batch worker, functions/consumers.ts): not on the admin-only
+    // (functions/routes.ts, functions/consumers.ts): not on the admin-only
     // issuers table.
     const declared: { access: Route['access']; indexes?: Route['indexes'] }[] = [
       ...(ROUTES as readonly Route[]),
-      { access: worker.access },
       ...(CONSUMERS as readonly ConsumerSpec[]),
     ]
     const actionsOn = (table: TableKey) => [
@@ -394,14 +364,13 @@ export class GrantServiceStack extends Stack {
       api: this.api,
       functions: {
         ...Object.fromEntries(Object.entries(this.functions).map(([id, f]) => [id, f.fn])),
-        [GRANT_BATCH_WORKER.id]: this.batchWorker.fn,
         ...Object.fromEntries(Object.entries(this.pipeline.functions).map(([id, f]) => [id, f.fn])),
       },
       deadLetterQueues: this.pipeline.deadLetterQueues,
       queueAges: Object.fromEntries(
         Object.entries(this.pipeline.workQueues).map(([id, queue]) => [
           id,
-          { queue, maxAgeSeconds: OFFER_MAIL_MAX_AGE_SECONDS },
+          { queue, maxAgeSeconds: QUEUE_MAX_AGE_SECONDS[id as QueueId] },
         ]),
       ),
       streamReaders: Object.fromEntries(
@@ -471,7 +440,7 @@ export class GrantServiceStack extends Stack {
 
   /** cdk-nag findings that were reviewed and accepted, each with its reason. */
   private acknowledgeReviewedFindings() {
-    for (const fn of [...Object.values(this.functions), this.batchWorker]) {
+    for (const fn of Object.values(this.functions)) {
       Validations.of(fn.fn).acknowledge({
         id: 'AwsSolutions-L1',
         reason:

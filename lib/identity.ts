@@ -201,9 +201,15 @@ export class Identity extends Construct {
    * (SESv2 authorises a send against both). The configuration set lives in the stack's region: an
    * identity in another region (`-c sesRegion`) cannot use it, so the mail then goes without one
    * and no bounce reaches the service (the synth warns). No SES identity: nothing is granted and
-   * the mailer has no sender (the synth warns too).
+   * the mailer has no sender (the synth warns too). `paced`: the consumer paces its sends by the
+   * account's sending rate (the offer mailer) and may read it (ses:GetAccount); the batch worker's
+   * one notice a batch is not paced and gets no GetAccount.
    */
-  allowOfferMail(fn: ApiFunction, configurationSet: { name: string; arn: string }) {
+  allowOfferMail(
+    fn: ApiFunction,
+    configurationSet: { name: string; arn: string },
+    { paced }: { paced: boolean },
+  ) {
     const ses = this.mailSettings.ses
     if (!ses) {
       Annotations.of(fn).addWarningV2(
@@ -216,12 +222,14 @@ export class Identity extends Construct {
     // The mailer paces its sends by the account's sending rate (SESv2 GetAccount's MaxSendRate:
     // 1 a second in the sandbox, more once production access is granted). GetAccount has no
     // resource in IAM: it reads the account's own quotas, nothing else.
-    fn.role.addToPolicy(new PolicyStatement({ actions: ['ses:GetAccount'], resources: ['*'] }))
-    Validations.of(fn.role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        "ses:GetAccount only (the account's sending quota and rate, which the offer mailer paces itself by): IAM has no resource for it. Sending is allowed on the stage's identity and configuration set only.",
-    })
+    if (paced) {
+      fn.role.addToPolicy(new PolicyStatement({ actions: ['ses:GetAccount'], resources: ['*'] }))
+      Validations.of(fn.role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          "ses:GetAccount only (the account's sending quota and rate, which the offer mailer paces itself by): IAM has no resource for it. Sending is allowed on the stage's identity and configuration set only.",
+      })
+    }
     if (ses.region !== undefined) {
       fn.fn.addEnvironment(ENV.mailSesRegion, ses.region)
       Annotations.of(fn).addWarningV2(

@@ -32,7 +32,10 @@ export type ServiceAlarmsProps = {
   alarmEmail?: string
   /** Queues where failures wait for an operator, by name: any message there raises an alarm. */
   deadLetterQueues?: Record<string, IQueue>
-  /** Queues a consumer reads, by name: their oldest message older than this raises an alarm. */
+  /**
+   * Queues a consumer reads, by name: their oldest message this old raises an alarm (each queue's
+   * threshold: lib/grant-pipeline.ts QUEUE_MAX_AGE_SECONDS).
+   */
   queueAges?: Record<string, { queue: IQueue; maxAgeSeconds: number }>
   /** Functions reading a table's stream, by name: falling this far behind raises an alarm. */
   streamReaders?: Record<string, { fn: IFunction; maxIteratorAgeMs: number }>
@@ -131,18 +134,25 @@ export class ServiceAlarms extends Construct {
       `API p99 latency at or above ${props.latencyAlarmMs} ms for 15 minutes.`,
       3,
     )
+    // One alarm a function over both its errors and its throttles: it fires exactly when either
+    // alarm of the former pair would (both are counts, so their sum is at least 1 when either is),
+    // evaluates and costs the same two metrics, and is one CloudFormation resource instead of two
+    // (the stack's 500-resource limit: docs/decisions/function-alarms.md). FILL: Lambda publishes
+    // no Errors for a function throttled on every call, and a sum with a missing term is missing.
     for (const [name, fn] of Object.entries(props.functions)) {
       alarm(
-        `${name}Errors`,
-        fn.metricErrors({ period, statistic: 'Sum' }),
+        `${name}ErrorsOrThrottles`,
+        new MathExpression({
+          expression: 'FILL(errors, 0) + FILL(throttles, 0)',
+          usingMetrics: {
+            errors: fn.metricErrors({ period, statistic: 'Sum' }),
+            throttles: fn.metricThrottles({ period, statistic: 'Sum' }),
+          },
+          period,
+          label: `${name}: errors + throttles`,
+        }),
         1,
-        'A Lambda function failed (unhandled error or timeout).',
-      )
-      alarm(
-        `${name}Throttles`,
-        fn.metricThrottles({ period, statistic: 'Sum' }),
-        1,
-        'A Lambda function was throttled: concurrency limit reached.',
+        `${name} failed (unhandled error or timeout) or was throttled (concurrency limit reached) in 5 minutes: the alarm's graph shows which.`,
       )
     }
     for (const [name, { table, actions }] of Object.entries(props.tables)) {
@@ -182,7 +192,7 @@ export class ServiceAlarms extends Construct {
         `${name}Depth`,
         queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
         1,
-        `A message is waiting in ${name}: something failed for good (docs/deploying.md, "Offer e-mail", says how to read and redrive it).`,
+        `A message is waiting in ${name}: something failed for good (docs/deploying.md, "A message in a dead-letter queue", says how to read and redrive it).`,
       )
     }
     for (const [name, { queue, maxAgeSeconds }] of Object.entries(props.queueAges ?? {})) {
@@ -190,7 +200,7 @@ export class ServiceAlarms extends Construct {
         `${name}OldestMessage`,
         queue.metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum' }),
         maxAgeSeconds,
-        `The oldest message in ${name} has waited ${maxAgeSeconds} s or more: its consumer is failing or cannot keep up (in the SES sandbox, 1 message a second).`,
+        `The oldest message in ${name} has waited ${maxAgeSeconds} s or more: its consumer is failing or cannot keep up (lib/grant-pipeline.ts says why this threshold).`,
       )
     }
     for (const [name, { fn, maxIteratorAgeMs }] of Object.entries(props.streamReaders ?? {})) {

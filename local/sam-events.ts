@@ -1,6 +1,9 @@
+import { createHash, randomUUID } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { APIGatewayProxyEventV2 } from 'aws-lambda'
+import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda'
+import { GRANT_BATCH_ROWS_QUEUE } from '../functions/consumers'
+import type { BatchRowsMessage } from '../functions/domain/batch'
 import { idempotentGrantId } from '../functions/domain/ids'
 import type { Seed } from './seed'
 
@@ -36,3 +39,42 @@ export const sampleEvents = (dir: string, values: Record<string, string>) =>
         renderEvent(readFileSync(join(dir, file), 'utf8'), values),
       ) as APIGatewayProxyEventV2,
     }))
+
+/** The account and region `sam local generate-event` writes when given none. */
+const SAM_ACCOUNT_ID = '123456789012'
+const SAM_REGION = 'us-east-1'
+
+/**
+ * What the GrantBatchRows event source hands GrantBatchWorker: one record (the mapping's batch
+ * size is 1) whose body is a BatchRowsMessage, in the shape `sam local generate-event sqs
+ * receive-message --queue-name GrantBatchRows --body ...` writes (samcli's events/sqs/Sqs.json:
+ * the same fields, `md5OfBody` the body's MD5 in hex). For
+ * `sam local invoke GrantBatchWorkerFunction -e .local/events/grant-batch-rows.json`.
+ */
+export const batchRowsEvent = (
+  message: BatchRowsMessage,
+  options: { receiveCount?: number; sentAt?: Date; messageId?: string } = {},
+): SQSEvent => {
+  const body = JSON.stringify({ batchId: message.batchId, chunk: message.chunk })
+  const sent = (options.sentAt ?? new Date()).getTime()
+  return {
+    Records: [
+      {
+        messageId: options.messageId ?? randomUUID(),
+        receiptHandle: 'MessageReceiptHandle',
+        body,
+        attributes: {
+          ApproximateReceiveCount: String(options.receiveCount ?? 1),
+          SentTimestamp: String(sent),
+          SenderId: SAM_ACCOUNT_ID,
+          ApproximateFirstReceiveTimestamp: String(sent + 1),
+        },
+        messageAttributes: {},
+        md5OfBody: createHash('md5').update(body).digest('hex'),
+        eventSource: 'aws:sqs',
+        eventSourceARN: `arn:aws:sqs:${SAM_REGION}:${SAM_ACCOUNT_ID}:${GRANT_BATCH_ROWS_QUEUE.id}`,
+        awsRegion: SAM_REGION,
+      },
+    ],
+  }
+}

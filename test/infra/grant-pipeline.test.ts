@@ -1,17 +1,25 @@
 import { Annotations, Match } from 'aws-cdk-lib/assertions'
 import {
+  BATCH_WORK,
   CONSUMERS,
   type ConsumerId,
   type ConsumerSpec,
+  GRANT_BATCH_ROWS_QUEUE,
   GRANT_STREAM_FAILURES,
   MAIL_EVENTS_DEAD_LETTERS,
   OFFER_MAIL_QUEUE,
+  QUEUES,
   STREAMS,
 } from '../../functions/consumers'
 import { ENV } from '../../functions/env-names'
 import { ROUTES, type Route } from '../../functions/routes'
 import { TABLES, type TableKey } from '../../functions/stores/table-schema'
-import { OFFER_MAIL_MAX_AGE_SECONDS, STREAM_MAX_ITERATOR_AGE_MS } from '../../lib/grant-pipeline'
+import {
+  GRANT_BATCH_ROWS_MAX_AGE_SECONDS,
+  OFFER_MAIL_MAX_AGE_SECONDS,
+  QUEUE_MAX_AGE_SECONDS,
+  STREAM_MAX_ITERATOR_AGE_MS,
+} from '../../lib/grant-pipeline'
 import { TIME_TO_LIVE } from '../../lib/grant-tables'
 import { checkAwsSolutions } from '../../lib/nag'
 import {
@@ -350,9 +358,10 @@ describe('the offer mail queue and OfferMailer', () => {
       [ENV.mailConfigurationSet]: { Ref: configurationSet },
     })
     expect(variablesOf(m, fnId)[ENV.mailSesRegion]).toBeUndefined()
-    // No other function may send with it.
+    // No other function may send with it but the batch worker (the committer's notice: its bounces
+    // reach MailEvents, which finds no grant tag on it and ignores it).
     for (const [id, fn] of resourcesOfType(m, 'AWS::Lambda::Function')) {
-      if (id === fnId) continue
+      if (id === fnId || id === 'GrantBatchWorkerFunction') continue
       expect({ id, set: JSON.stringify(fn.Properties.Environment ?? {}) }).toEqual({
         id,
         set: expect.not.stringContaining(ENV.mailConfigurationSet),
@@ -405,32 +414,186 @@ describe('the offer mail queue and OfferMailer', () => {
     }
   })
 
-  it('alarms on offers waiting too long, and on any message in a dead-letter queue', () => {
+  it('alarms on every work queue’s oldest message at its own threshold, and on any message in a dead-letter queue', () => {
     const queueName = (name: string) => getAtt(queueId(t, name), 'QueueName')
     const age = alarmsOf(t).filter((a) => a.MetricName === 'ApproximateAgeOfOldestMessage')
-    expect(age).toEqual([
-      expect.objectContaining({
-        Namespace: 'AWS/SQS',
-        Statistic: 'Maximum',
-        Threshold: OFFER_MAIL_MAX_AGE_SECONDS,
-        Dimensions: [{ Name: 'QueueName', Value: queueName(OFFER_MAIL_QUEUE.id) }],
-      }),
-    ])
-    const depth = alarmsOf(t).filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible')
-    expect(depth.map((a) => a.Dimensions)).toEqual(
+    // An offer an hour late; a batch's chunk 15 minutes unclaimed (lib/grant-pipeline.ts says why).
+    expect(QUEUE_MAX_AGE_SECONDS).toEqual({
+      OfferMail: OFFER_MAIL_MAX_AGE_SECONDS,
+      GrantBatchRows: GRANT_BATCH_ROWS_MAX_AGE_SECONDS,
+    })
+    expect(OFFER_MAIL_MAX_AGE_SECONDS).toBe(3_600)
+    expect(GRANT_BATCH_ROWS_MAX_AGE_SECONDS).toBe(900)
+    expect(age).toEqual(
       expect.arrayContaining(
-        [OFFER_MAIL_QUEUE.deadLetter.id, GRANT_STREAM_FAILURES, MAIL_EVENTS_DEAD_LETTERS].map(
-          (name) => [{ Name: 'QueueName', Value: queueName(name) }],
+        QUEUES.map((q) =>
+          expect.objectContaining({
+            Namespace: 'AWS/SQS',
+            Statistic: 'Maximum',
+            Threshold: QUEUE_MAX_AGE_SECONDS[q.id as keyof typeof QUEUE_MAX_AGE_SECONDS],
+            ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+            Dimensions: [{ Name: 'QueueName', Value: queueName(q.id) }],
+          }),
         ),
       ),
     )
-    expect(depth).toHaveLength(3)
+    expect(age).toHaveLength(QUEUES.length)
+    // Each threshold is well inside what the queue keeps (a message older is gone).
+    for (const q of QUEUES) {
+      expect(QUEUE_MAX_AGE_SECONDS[q.id as keyof typeof QUEUE_MAX_AGE_SECONDS]).toBeLessThan(
+        q.retentionSeconds / 10,
+      )
+    }
+    const depth = alarmsOf(t).filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible')
+    const deadLetters = [
+      ...QUEUES.map((q) => q.deadLetter.id),
+      GRANT_STREAM_FAILURES,
+      MAIL_EVENTS_DEAD_LETTERS,
+    ]
+    expect(deadLetters).toContain(GRANT_BATCH_ROWS_QUEUE.deadLetter.id)
+    expect(depth.map((a) => a.Dimensions)).toEqual(
+      expect.arrayContaining(
+        deadLetters.map((name) => [{ Name: 'QueueName', Value: queueName(name) }]),
+      ),
+    )
+    expect(depth).toHaveLength(deadLetters.length)
     for (const a of depth) {
       expect(a).toMatchObject({
         Namespace: 'AWS/SQS',
         Statistic: 'Maximum',
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      })
+    }
+  })
+})
+
+describe('send to many: the GrantBatchRows queue and GrantBatchWorker', () => {
+  const t = prod.json
+  const spec = consumer('GrantBatchWorker')
+  const trigger = spec.trigger as Extract<ConsumerSpec['trigger'], { kind: 'queue' }>
+  const rows = () => queueId(t, GRANT_BATCH_ROWS_QUEUE.id)
+
+  it('redrives a chunk received 8 times to its dead letters, kept 14 days; the queue keeps 4 days', () => {
+    const deadLetters = queueId(t, GRANT_BATCH_ROWS_QUEUE.deadLetter.id)
+    expect(resource(t, rows()).Properties).toEqual({
+      RedrivePolicy: { deadLetterTargetArn: getAtt(deadLetters, 'Arn'), maxReceiveCount: 8 },
+      MessageRetentionPeriod: 4 * 24 * 3600,
+      VisibilityTimeout: GRANT_BATCH_ROWS_QUEUE.visibilityTimeoutSeconds,
+      SqsManagedSseEnabled: true,
+    })
+    expect(resource(t, deadLetters).Properties).toEqual({
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+    })
+  })
+
+  it('keeps a received chunk invisible at least six times the worker’s timeout', () => {
+    const visibility = resource(t, rows()).Properties.VisibilityTimeout as number
+    const timeout = resource(t, 'GrantBatchWorkerFunction').Properties.Timeout as number
+    expect(timeout).toBe(spec.timeoutSeconds)
+    expect(visibility).toBeGreaterThanOrEqual(6 * timeout)
+  })
+
+  it('starts the worker from the queue only: one chunk an invocation, partial batch responses, at most BATCH_WORK.maxConcurrency at once', () => {
+    expect(trigger.queue).toBe(GRANT_BATCH_ROWS_QUEUE.id)
+    expect(mappingsOf(t, 'GrantBatchWorkerFunction')).toEqual([
+      {
+        FunctionName: { Ref: 'GrantBatchWorkerFunction' },
+        EventSourceArn: getAtt(rows(), 'Arn'),
+        BatchSize: 1,
+        MaximumBatchingWindowInSeconds: 0,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: BATCH_WORK.maxConcurrency },
+      },
+    ])
+    // Lambda's floor for an SQS mapping's maximum concurrency is 2.
+    expect(BATCH_WORK.maxConcurrency).toBeGreaterThanOrEqual(2)
+    // Nothing else starts it: no permission for a caller, no schedule, no subscription, and no
+    // asynchronous-invoke configuration (the old self-invoked worker's).
+    for (const type of ['AWS::Lambda::Permission', 'AWS::Events::Rule', 'AWS::SNS::Subscription']) {
+      expect({
+        type,
+        naming: resourcesOfType(t, type).filter(([, r]) =>
+          JSON.stringify(r.Properties).includes('GrantBatchWorkerFunction'),
+        ),
+      }).toEqual({ type, naming: [] })
+    }
+    expect(
+      resourcesOfType(t, 'AWS::Lambda::EventInvokeConfig').filter(([, r]) =>
+        JSON.stringify(r.Properties).includes('GrantBatchWorkerFunction'),
+      ),
+    ).toEqual([])
+  })
+
+  it('lets the worker consume its queue and use its tables, nothing else: no lambda:InvokeFunction, no send', () => {
+    const fnId = 'GrantBatchWorkerFunction'
+    const consume = [
+      'sqs:ReceiveMessage',
+      'sqs:ChangeMessageVisibility',
+      'sqs:GetQueueUrl',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+    ].map((action) => `${action} ${rows()}.Arn`)
+    expect(grantsOf(t, fnId)).toEqual(
+      [...logs(t, fnId), ...declaredTables(t, spec), ...consume].sort(),
+    )
+    expect(JSON.stringify(grantsOf(t, fnId))).not.toMatch(/lambda:|sqs:SendMessage/)
+    // With an SES identity: the committer's notice, sent on the identity and configuration set
+    // only; not the offer mailer's ses:GetAccount (one notice a batch is not paced).
+    const ses = grantsOf(mailing.json, fnId).filter((g) => g.startsWith('ses:'))
+    expect(ses).toHaveLength(3)
+    expect(ses.every((g) => g.startsWith('ses:SendEmail '))).toBe(true)
+    expect(JSON.stringify(ses)).toContain('configuration-set/')
+  })
+
+  it('tells the worker the console’s address, for the link in the committer’s notice', () => {
+    expect(variablesOf(t, 'GrantBatchWorkerFunction')[ENV.consoleUrl]).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          'https://',
+          getAtt(idOf(t, 'AWS::CloudFront::Distribution', 'ConsoleDistribution'), 'DomainName'),
+          '/app/',
+        ],
+      ],
+    })
+    expect(variablesOf(mailing.json, 'GrantBatchWorkerFunction')).toMatchObject({
+      [ENV.mailFrom]: 'offers@mail.example.com',
+    })
+  })
+
+  it('lets CreateGrantBatch send to GrantBatchRows, with its URL, and nothing else on a queue', () => {
+    const fnId = 'CreateGrantBatchFunction'
+    const route = (ROUTES as readonly Route[]).find((r) => r.id === 'CreateGrantBatch')
+    expect(route?.sends).toEqual([GRANT_BATCH_ROWS_QUEUE.id])
+    expect(grantsOf(t, fnId).filter((g) => /^(sqs|lambda):/.test(g))).toEqual([
+      `sqs:SendMessage ${rows()}.Arn`,
+    ])
+    expect(variablesOf(t, fnId)[GRANT_BATCH_ROWS_QUEUE.urlVariable]).toEqual({ Ref: rows() })
+    // No other route sends to a queue, nor holds a queue's URL.
+    for (const other of ROUTES as readonly Route[]) {
+      if (other.id === 'CreateGrantBatch') continue
+      expect({ id: other.id, sends: other.sends }).toEqual({ id: other.id, sends: undefined })
+      expect(grantsOf(t, `${other.id}Function`).filter((g) => /^(sqs|lambda):/.test(g))).toEqual([])
+    }
+  })
+
+  it('sends the queue’s alarms to the stage’s alarm topic, with the others', () => {
+    const dev = synth({ stage: 'dev', ephemeral: 'true', alarmEmail: 'ops@example.com' }).json
+    const [topic] = resourcesOfType(dev, 'AWS::SNS::Topic').filter(([id]) =>
+      id.startsWith('Alarms'),
+    )
+    const queueAlarms = resourcesOfType(dev, 'AWS::CloudWatch::Alarm').filter(([id]) =>
+      /^Alarms(GrantBatchRowsOldestMessage|GrantBatchRowsDeadLettersDepth|GrantBatchWorkerErrorsOrThrottles)/.test(
+        id,
+      ),
+    )
+    expect(queueAlarms).toHaveLength(3)
+    for (const [, a] of queueAlarms) {
+      expect(a.Properties).toMatchObject({
+        AlarmActions: [{ Ref: topic?.[0] }],
+        OKActions: [{ Ref: topic?.[0] }],
       })
     }
   })
