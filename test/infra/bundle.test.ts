@@ -1,9 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
+import { GRANT_BATCH_ROWS_QUEUE } from '../../functions/consumers'
 import { ROUTES } from '../../functions/routes'
 import { ESM_REQUIRE_BANNER } from '../../lib/function-bundling'
 import { buildRouteHandlers } from '../../local/http-server'
@@ -214,5 +215,37 @@ describe('the deployed bundle against a DynamoDB that never answers', () => {
       for (const socket of sockets) socket.destroy()
       hung.close()
     }
+  })
+
+  it('stops the commit of a batch at init without its queue URL, and loads with it', () => {
+    // What the stack sets (functions/routes.ts `sends`): without it, the first commit would store
+    // a batch and then find nowhere to send its chunks.
+    const load = (queueUrl: string | undefined) => {
+      const env: Record<string, string | undefined> = {
+        ...process.env,
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+      }
+      delete env[GRANT_BATCH_ROWS_QUEUE.urlVariable]
+      if (queueUrl !== undefined) env[GRANT_BATCH_ROWS_QUEUE.urlVariable] = queueUrl
+      const script = `
+        const { handler } = await import(${JSON.stringify(`file://${bundleOf('CreateGrantBatch')}`)})
+        process.stdout.write(typeof handler)`
+      return spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        env,
+        encoding: 'utf8',
+      })
+    }
+    for (const missing of [undefined, '']) {
+      const failed = load(missing)
+      expect(failed.status).not.toBe(0)
+      expect(failed.stderr).toContain(
+        `Missing required environment variable ${GRANT_BATCH_ROWS_QUEUE.urlVariable}.`,
+      )
+    }
+    const loaded = load('https://sqs.us-east-1.amazonaws.com/123456789012/GrantBatchRows')
+    expect({ status: loaded.status, stdout: loaded.stdout }).toEqual({
+      status: 0,
+      stdout: 'function',
+    })
   })
 })
