@@ -233,8 +233,10 @@ export const CONSUMERS = [
     trigger: {
       kind: 'queue',
       queue: GRANT_BATCH_ROWS_QUEUE.id,
-      // One chunk (up to 100 rows) an invocation: a failed chunk comes back alone.
-      batchSize: 1,
+      // Two chunks (up to 100 rows each) an invocation, side by side over its 16 rows in flight, so
+      // one chunk's last rows and commit overlap the next one's rows; a partial batch response
+      // sends back only a chunk that failed.
+      batchSize: 2,
       maxBatchingWindowSeconds: 0,
       maxConcurrency: BATCH_WORK.maxConcurrency,
       reportBatchItemFailures: true,

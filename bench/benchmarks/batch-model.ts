@@ -2,7 +2,7 @@
  * Send to many at scale in the contention model (bench/contention/batch-rows.ts): a 50,000-row
  * batch on one program through today's worker, with GrantBatchWorker's numbers as a plain
  * `npx cdk deploy` builds them (BATCH_WORK: maxConcurrency invocations, each granting
- * rowsInParallel rows at once, batchSize 1), and a batch larger than its program's pool. Figures
+ * rowsInParallel rows at once, two chunks an invocation), and a batch larger than its program's pool. Figures
  * are the model's virtual time, never DynamoDB Local's wall clock. Alone:
  * `BENCH_ONLY=batch-model npm run bench` (a few minutes: DynamoDB Local does every row's work).
  */

@@ -23,7 +23,7 @@ import { countGrants, createIssuerWithKey, openModel, percentile } from './model
  * The batch is committed outside the model (makeBatchCommit: its chunks, the batch, one message per
  * chunk), onto a local GrantBatchRows queue (local/queue.ts: visibility timeout, redelivery) on the
  * virtual clock. Then `invocations` Lambda instances (the event source mapping's maxConcurrency),
- * each with its own caches, poll it with batchSize 1 (GrantBatchWorker's trigger) and run the worker
+ * each with its own caches, poll it with GrantBatchWorker's batchSize and run the worker
  * on each message, until the batch is done. The rate counts from the first receive to the last
  * chunk's commit. The worker's own time budget reads the wall clock (Lambda's remaining time): it is
  * given an hour, so the model never stops a chunk early; the longest chunk, in virtual seconds, is

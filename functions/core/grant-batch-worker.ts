@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { BATCH_WORK, consumerById, GRANT_BATCH_ROWS_QUEUE } from '../consumers'
 import {
@@ -82,6 +83,27 @@ export const parseBatchRowsMessage = (body: string): BatchRowsMessage => {
 
 type ChunkOutcome = 'done' | 'again'
 
+/** At most `size` holders at once; `take` waits for a place, `give` hands it on. */
+type Slots = { take(): Promise<void>; give(): void }
+const makeSlots = (size: number): Slots => {
+  let free = size
+  const waiting: (() => void)[] = []
+  return {
+    take: () => {
+      if (free > 0) {
+        free--
+        return Promise.resolve()
+      }
+      return new Promise<void>((resolve) => waiting.push(resolve))
+    },
+    give: () => {
+      const next = waiting.shift()
+      if (next) next()
+      else free++
+    },
+  }
+}
+
 /**
  * The send-to-many worker (GrantBatchWorker in functions/consumers.ts): an SQS consumer whose
  * message is one chunk of a batch (up to 100 rows). It grants the chunk's rows `rowsInParallel` at a
@@ -114,6 +136,8 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     context: WorkerContext,
     /** Set when the message turns out to name no chunk of an existing batch. */
     seen: { strange: boolean },
+    /** The invocation's rows in flight, shared by the chunks it was given. */
+    slots: Slots,
   ): Promise<ChunkOutcome> => {
     const { batchId } = message
     const started = Date.now()
@@ -123,7 +147,11 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     const stopAt = started + total - reserve
     /** No call is waited for after this. */
     const hardEnd = started + total - Math.min(1_000, total * 0.1)
+    /** No row's call is waited for after this: half the reserve is left for the commit. */
+    const rowsEnd = stopAt + (hardEnd - stopAt) / 2
     const runSignal = AbortSignal.timeout(Math.max(1, hardEnd - started))
+    // Every row in flight waits on it (its deadline, its pauses): more than Node's default 10.
+    setMaxListeners(4 * rowsInParallel + 16, runSignal)
 
     /** A store call, tried again while it fails for a passing reason and there is time. */
     const store = async <T>(call: () => Promise<T>): Promise<T> => {
@@ -190,7 +218,7 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
       for (let attempt = 0; ; attempt++) {
         const deadline = startDeadline({
           getRemainingTimeInMillis: () =>
-            Math.max(0, Math.min(WORKER_BUDGET.rowBudgetMs, hardEnd - Date.now())),
+            Math.max(0, Math.min(WORKER_BUDGET.rowBudgetMs, rowsEnd - Date.now())),
         })
         try {
           const { grant } = await grantTokens({
@@ -236,27 +264,32 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     let fatal: unknown
     let timeUp = false
     const runner = async () => {
-      while (fatal === undefined && !timeUp) {
-        lookForCancel()
-        if (canceled) return
-        if (Date.now() >= stopAt) {
-          timeUp = true
-          return
-        }
-        const j = next++
-        if (j >= chunk.rows.length) return
-        const row = chunk.rows[j] as StoredRow
-        if (row.problem !== undefined) {
-          // Refused at commit: already counted in `failed`.
-          results[j] = { status: 'failed', code: row.problem.code, message: row.problem.message }
-          continue
-        }
+      while (fatal === undefined && !timeUp && next < chunk.rows.length) {
+        await slots.take()
         try {
-          const result = await grantRow(row)
-          if (result === 'time_up') timeUp = true
-          else results[j] = result
-        } catch (error) {
-          fatal = error
+          lookForCancel()
+          if (canceled) return
+          if (Date.now() >= stopAt) {
+            timeUp = true
+            return
+          }
+          const j = next++
+          if (j >= chunk.rows.length) return
+          const row = chunk.rows[j] as StoredRow
+          if (row.problem !== undefined) {
+            // Refused at commit: already counted in `failed`.
+            results[j] = { status: 'failed', code: row.problem.code, message: row.problem.message }
+            continue
+          }
+          try {
+            const result = await grantRow(row)
+            if (result === 'time_up') timeUp = true
+            else results[j] = result
+          } catch (error) {
+            fatal = error
+          }
+        } finally {
+          slots.give()
         }
       }
     }
@@ -382,13 +415,16 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
 
   return async (event: SQSEvent, context: WorkerContext): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = []
-    for (const record of event.Records) {
+    // The chunks of one invocation run side by side over one pool of `rowsInParallel` rows: while
+    // one chunk finishes its last rows or commits, the next one's rows fill the pool.
+    const slots = makeSlots(rowsInParallel)
+    const handleRecord = async (record: SQSRecord) => {
       let message: BatchRowsMessage | undefined
       let outcome: ChunkOutcome | 'failed'
       const seen = { strange: false }
       try {
         message = parseBatchRowsMessage(record.body)
-        outcome = await handleChunk(message, context, seen)
+        outcome = await handleChunk(message, context, seen, slots)
       } catch (error) {
         outcome = 'failed'
         logger.error('batch worker: a chunk failed', {
@@ -398,7 +434,7 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
           error: error as Error,
         })
       }
-      if (outcome === 'done') continue
+      if (outcome === 'done') return
       batchItemFailures.push({ itemIdentifier: record.messageId })
       if (receiveCount(record) >= maxReceiveCount && message !== undefined && !seen.strange) {
         // SQS moves it to the dead letters now, instead of delivering it again: the batch shows it
@@ -407,6 +443,7 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
         await batches.markDeadLettered(message.batchId, message.chunk).catch(() => {})
       }
     }
+    await Promise.all(event.Records.map(handleRecord))
     return { batchItemFailures }
   }
 }

@@ -495,13 +495,13 @@ describe('send to many: the GrantBatchRows queue and GrantBatchWorker', () => {
     expect(visibility).toBeGreaterThanOrEqual(6 * timeout)
   })
 
-  it('starts the worker from the queue only: one chunk an invocation, partial batch responses, at most BATCH_WORK.maxConcurrency at once', () => {
+  it('starts the worker from the queue only: two chunks an invocation, partial batch responses, at most BATCH_WORK.maxConcurrency at once', () => {
     expect(trigger.queue).toBe(GRANT_BATCH_ROWS_QUEUE.id)
     expect(mappingsOf(t, 'GrantBatchWorkerFunction')).toEqual([
       {
         FunctionName: { Ref: 'GrantBatchWorkerFunction' },
         EventSourceArn: getAtt(rows(), 'Arn'),
-        BatchSize: 1,
+        BatchSize: 2,
         MaximumBatchingWindowInSeconds: 0,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         ScalingConfig: { MaximumConcurrency: BATCH_WORK.maxConcurrency },

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { consumerById, GRANT_BATCH_ROWS_QUEUE } from '../../functions/consumers'
+import { AccessCache } from '../../functions/core/access-cache'
+import { makeBatchRowsWorker } from '../../functions/core/grant-batch-worker'
 import { makeBatchWorkerHandler } from '../../functions/core/grant-batch-worker.factory'
+import { makeGrantTokens } from '../../functions/core/grant-tokens'
 import {
   BATCH_LIMITS,
   type BatchRecord,
@@ -14,6 +17,8 @@ import {
 } from '../../functions/domain/batch'
 import type { GrantRecord } from '../../functions/domain/grant'
 import { makeCreateGrantBatchHandler } from '../../functions/http/routes/manage/grant-batch-create.route'
+import { DynamoDbBatchStore } from '../../functions/stores/batches.dynamodb'
+import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import { sqsEventOf } from '../../local/queue'
 import {
   type Call,
@@ -826,15 +831,33 @@ describe('the worker, run by hand as Lambda runs it from SQS', () => {
     const csv = csvOf(Array.from({ length: 100 }, (_, i) => [`h${i}@example.com`, 1, '', '']))
     const { batchId, queue } = await commitWithoutWorker(issuer, csv, `handover-${Math.random()}`)
     const body = JSON.stringify(queue.started[0])
-    const worker = makeBatchWorkerHandler(runtime)
-    // A 0.5 s run keeps 30% in reserve: well short of 100 rows.
-    const first = await worker(delivery(body, 1, 'short'), context(500))
+    // The first delivery (4 rows at a time) meets a slow DynamoDB after 20 rows (each further
+    // grant waits 1 s first): a 10 s run keeps 30% in reserve, so it stops starting rows at 7 s,
+    // well short of 100 rows, and still has time to commit the ones it did.
+    const grants = new DynamoDbGrantStore(documentClient, config.tables)
+    const grantTokens = makeGrantTokens({
+      store: grants,
+      access: new AccessCache(grants, { now: () => runtime.monotonic.now() }),
+      clock: () => runtime.clock.now(),
+    })
+    let started = 0
+    const slow = makeBatchRowsWorker({
+      batches: new DynamoDbBatchStore(documentClient, config.tables),
+      grantTokens: async (input) => {
+        if (++started > 20) await sleep(1_000)
+        return grantTokens(input)
+      },
+      clock: () => runtime.clock.now(),
+      rowsInParallel: 4,
+    })
+    const first = await slow(delivery(body, 1, 'short'), context(10_000))
     expect(first).toEqual({ batchItemFailures: [{ itemIdentifier: 'short' }] })
     const partly = await read(viewer, issuer, batchId)
     expect(partly.body.status).toBe('running')
     const { granted } = partly.body.counts as { granted: number }
-    expect(granted).toBeGreaterThan(0)
+    expect(granted).toBeGreaterThanOrEqual(20)
     expect(granted).toBeLessThan(100)
+    const worker = makeBatchWorkerHandler(runtime)
     expect(await worker(delivery(body, 2), context(30_000))).toEqual({ batchItemFailures: [] })
     const done = await read(viewer, issuer, batchId)
     expect(done.body.counts).toEqual({

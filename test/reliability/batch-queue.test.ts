@@ -346,7 +346,8 @@ describe('a worker that dies mid-chunk', () => {
       if (answered === 40) reached()
       return result
     })
-    const zombie = pollOnce(rig.queue, asLambda(dead), BATCH_SIZE)
+    // One message by hand (the test steps the poller; the event source mapping would take BATCH_SIZE).
+    const zombie = pollOnce(rig.queue, asLambda(dead), 1)
     await dying
     expect(rig.queue.counts()).toMatchObject({ visible: 2, inFlight: 1 })
     // 40 rows granted, none committed: the batch knows nothing of them yet.
@@ -357,7 +358,8 @@ describe('a worker that dies mid-chunk', () => {
     // dead one's: its 40 granted rows are replays of the same grants.
     const { mailer, sent } = recordingMailer()
     const polls = await drain(rig, asLambda(makeBatchWorkerHandler(runtime, { mailer })))
-    expect(polls.map((p) => p.failed)).toEqual([0, 0, 0])
+    expect(polls.length).toBeGreaterThan(0)
+    expect(polls.filter((p) => p.failed > 0)).toEqual([])
     const after = await expectExact(issuer, batch.batchId)
     expect(after.batch.status).toBe('done')
     expect(after.batch.granted).toBe(250)
@@ -487,7 +489,7 @@ describe('cancel', () => {
     const worker = asLambda(makeBatchWorkerHandler(runtime, { mailer }))
 
     // The first chunk runs; then the issuer cancels (the cancel route's store call).
-    expect(await pollOnce(rig.queue, worker, BATCH_SIZE)).toMatchObject({ deleted: 1 })
+    expect(await pollOnce(rig.queue, worker, 1)).toMatchObject({ deleted: 1 })
     const now = wallClock.now()
     const canceled = await listing.requestCancel({
       batchId: batch.batchId,
@@ -562,10 +564,10 @@ describe('cancel', () => {
     const { batch: done, results } = await expectExact(issuer, batch.batchId)
     expect(done.status).toBe('canceled')
     expect(done.granted).toBeGreaterThanOrEqual(20)
-    expect(done.granted).toBeLessThan(100)
+    // One invocation takes BATCH_SIZE (2) chunks side by side: the third is never started.
+    expect(done.granted).toBeLessThan(200)
     expect(done.granted + (done.canceled ?? 0)).toBe(300)
-    // Granted rows are a prefix of the tried ones; all of the second and third chunk canceled.
-    expect(results.slice(100).every((r) => r.result?.status === 'canceled')).toBe(true)
+    expect(results.slice(200).every((r) => r.result?.status === 'canceled')).toBe(true)
     expect(sent.map((m) => m.subject)).toEqual([
       `Batch canceled: ${done.granted} of 300 rows granted`,
     ])
