@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
 import { type BatchPreview, newIdempotencyKey } from '../api'
 import { fileProblem, megabytes, sendFile } from '../batch-upload'
-import { pendingCommits, rememberBatch } from '../batches'
+import { pendingCommits } from '../batches'
 import { useScope } from '../scope'
 import {
   Alert,
@@ -143,11 +143,6 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
       if (!preview) return
       const body = { ...preview.source, ...(preview.reason ? { reason: preview.reason } : {}) }
       const batch = await api.commitBatch(programId, body, preview.key)
-      rememberBatch(scope.issuerId, programId, {
-        id: batch.id,
-        createdAt: batch.createdAt,
-        total: batch.counts.total,
-      })
       pendingCommits.set(batch.id, { ...body, key: preview.key })
       route(scope.at(`programs/${programId}/batches/${batch.id}`))
     })
