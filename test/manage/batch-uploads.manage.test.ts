@@ -1,5 +1,4 @@
 import { request as httpRequest } from 'node:http'
-import { ScanCommand } from '@aws-sdk/lib-dynamodb'
 import Ajv2020 from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
 import { parse } from 'csv-parse/sync'
@@ -12,6 +11,7 @@ import { buildOpenApi } from '../../lib/openapi'
 import { GATEWAY_MAX_BODY_BYTES } from '../../local/http-server'
 import { createUploadReceiver } from '../../local/upload-receiver'
 import {
+  batchItemsOf,
   type Call,
   expectProblem,
   type Issuer,
@@ -20,14 +20,7 @@ import {
   startApi,
 } from '../support/api'
 import { type Person, signUpPerson, TEST_CONSOLE_URL } from '../support/identity'
-import {
-  config,
-  documentClient,
-  dynamodb,
-  runtimeWith,
-  TestClock,
-  wallClock,
-} from '../support/runtime'
+import { dynamodb, runtimeWith, TestClock, wallClock } from '../support/runtime'
 import { addMember, declaredAccess, manageCall, recordAccess, sleep } from './grants-support'
 
 /**
@@ -167,18 +160,6 @@ const expectS3Error = (
   expect(answer.text).toContain(`<Error><Code>${code}</Code>`)
   if (message) expect(answer.text).toMatch(message)
 }
-
-const batchItems = async (issuerId: string) =>
-  (
-    await documentClient.send(
-      new ScanCommand({
-        TableName: config.tables.grants,
-        FilterExpression: 'begins_with(grantId, :b) AND issuerId = :i',
-        ExpressionAttributeValues: { ':b': 'batch#', ':i': issuerId },
-        ConsistentRead: true,
-      }),
-    )
-  ).Items ?? []
 
 const finished = async (issuer: Issuer, batchId: string) => {
   const started = Date.now()
@@ -482,7 +463,7 @@ describe('a batch from an upload', () => {
       problems: [],
       problemsCursor: null,
     })
-    expect(await batchItems(issuer.issuerId)).toHaveLength(0)
+    expect(await batchItemsOf(issuer.issuerId)).toHaveLength(0)
 
     const body = { upload: upload.uploadId, reason: 'Launch', dryRun: false }
     const committed = await batch(admin, issuer, body, 'upload-commit-1')
@@ -586,7 +567,7 @@ describe('a batch from an upload', () => {
         { field: 'upload', message: `csv has 50001 rows; a batch takes at most 50000` },
       ])
     }
-    expect(await batchItems(issuer.issuerId)).toHaveLength(0)
+    expect(await batchItemsOf(issuer.issuerId)).toHaveLength(0)
     expect((await programState(issuer.programs.TEST)).grants).toHaveLength(0)
     // 50,000 (the limit), over 1 MB: taken from an upload, checked in one dry run.
     const full = await uploaded(issuer, csvOf(rows.slice(0, BATCH_LIMITS.maxRows)))

@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { consumerById, GRANT_BATCH_ROWS_QUEUE } from '../../functions/consumers'
 import { AccessCache } from '../../functions/core/access-cache'
 import { makeBatchRowsWorker } from '../../functions/core/grant-batch-worker'
@@ -21,6 +20,7 @@ import { DynamoDbBatchStore } from '../../functions/stores/batches.dynamodb'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import { sqsEventOf } from '../../local/queue'
 import {
+  batchItemsOf,
   type Call,
   expectNothingWritten,
   expectProblem,
@@ -170,27 +170,15 @@ const allRows = async (person: Person, issuer: Issuer, batchId: string, query = 
   return rows
 }
 
-const batchItems = async (issuerId: string) =>
-  (
-    await documentClient.send(
-      new ScanCommand({
-        TableName: config.tables.grants,
-        FilterExpression: 'begins_with(grantId, :b) AND issuerId = :i',
-        ExpressionAttributeValues: { ':b': 'batch#', ':i': issuerId },
-        ConsistentRead: true,
-      }),
-    )
-  ).Items ?? []
-
 /** Everything a refused or dry call must leave as it was: grants, counters, audit, batches. */
 const expectNoChange = async (issuer: Issuer, act: () => Promise<void>) => {
   const [audit, batches] = [
     (await auditLog(issuer.issuerId)).length,
-    (await batchItems(issuer.issuerId)).length,
+    (await batchItemsOf(issuer.issuerId)).length,
   ]
   await expectNothingWritten(issuer.programs.TEST, act)
   expect((await auditLog(issuer.issuerId)).length).toBe(audit)
-  expect((await batchItems(issuer.issuerId)).length).toBe(batches)
+  expect((await batchItemsOf(issuer.issuerId)).length).toBe(batches)
 }
 
 describe('dry run', () => {

@@ -145,6 +145,26 @@ export const newIssuer = async (options: { pool?: number } = {}) => {
 export type Issuer = Awaited<ReturnType<typeof newIssuer>>
 
 /** Everything the database holds for a program, read directly and strongly consistent. */
+/** An issuer's batch items in the grants table, every page of the Scan (it reads 1 MB a page). */
+export const batchItemsOf = async (issuerId: string) => {
+  const items: Record<string, unknown>[] = []
+  let from: Record<string, unknown> | undefined
+  do {
+    const page = await documentClient.send(
+      new ScanCommand({
+        TableName: config.tables.grants,
+        FilterExpression: 'begins_with(grantId, :b) AND issuerId = :i',
+        ExpressionAttributeValues: { ':b': 'batch#', ':i': issuerId },
+        ConsistentRead: true,
+        ExclusiveStartKey: from,
+      }),
+    )
+    items.push(...(page.Items ?? []))
+    from = page.LastEvaluatedKey
+  } while (from)
+  return items
+}
+
 export const programState = async (programId: string) => {
   const grants: GrantRecord[] = []
   let start: Record<string, unknown> | undefined
@@ -163,16 +183,22 @@ export const programState = async (programId: string) => {
   } while (start)
   // The head with `issued` and `remaining` summed over its shards, and the shards themselves.
   const program = await adminStore.getProgram(programId)
-  const shards = (
-    await documentClient.send(
+  // Every page: a Scan reads at most 1 MB, and the run's programs table outgrows that.
+  const shards: ShardRecord[] = []
+  let from: Record<string, unknown> | undefined
+  do {
+    const page = await documentClient.send(
       new ScanCommand({
         TableName: config.tables.programs,
         FilterExpression: 'shardOf = :p',
         ExpressionAttributeValues: { ':p': programId },
         ConsistentRead: true,
+        ExclusiveStartKey: from,
       }),
     )
-  ).Items as ShardRecord[]
+    shards.push(...((page.Items ?? []) as ShardRecord[]))
+    from = page.LastEvaluatedKey
+  } while (from)
   return { grants, issued: program?.issued ?? 0, program, shards }
 }
 
