@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
 import { marshall } from '@aws-sdk/util-dynamodb'
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda'
 import { buildRuntime } from '../../functions/composition'
@@ -16,11 +16,13 @@ import { countsAsIssued, REMINDER_BEFORE_MS } from '../../functions/domain/grant
 import { newId } from '../../functions/domain/ids'
 import { timerFor, timerSlot } from '../../functions/domain/offer-timers'
 import type { ProgramRecord } from '../../functions/domain/program'
+import type { ShardRecord } from '../../functions/domain/program-shards'
 import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
 import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import { tableNames } from '../../functions/stores/table-schema'
 import { ensureTables } from '../../local/tables'
+import { scanAll } from '../support/api'
 import { seededRandom } from '../support/fault-injector'
 import { checkClock, config, documentClient, dynamodb, TestClock } from '../support/runtime'
 
@@ -87,10 +89,7 @@ beforeAll(async () => {
 beforeEach(async () => {
   clock.reset()
   clock.freeze()
-  const { Items = [] } = await documentClient.send(
-    new ScanCommand({ TableName: tables.timers, ConsistentRead: true }),
-  )
-  for (const item of Items) {
+  for (const item of await scanAll({ TableName: tables.timers, ConsistentRead: true })) {
     await documentClient.send(
       new DeleteCommand({ TableName: tables.timers, Key: { slot: item.slot, due: item.due } }),
     )
@@ -159,22 +158,18 @@ const timersOf = async (grantId: string) => {
 /** The program's head and shards; pool = issued + what the slices hold; issued = open + accepted. */
 const expectExact = async (programId: string, pool: number) => {
   const head = (await lifeStore.findProgramHead(programId)) as ProgramRecord
-  const { Items: shards = [] } = await documentClient.send(
-    new ScanCommand({
-      TableName: tables.programs,
-      FilterExpression: 'shardOf = :p',
-      ExpressionAttributeValues: { ':p': programId },
-      ConsistentRead: true,
-    }),
-  )
-  const { Items: grants = [] } = await documentClient.send(
-    new ScanCommand({
-      TableName: tables.grants,
-      FilterExpression: 'programId = :p',
-      ExpressionAttributeValues: { ':p': programId },
-      ConsistentRead: true,
-    }),
-  )
+  const shards = (await scanAll({
+    TableName: tables.programs,
+    FilterExpression: 'shardOf = :p',
+    ExpressionAttributeValues: { ':p': programId },
+    ConsistentRead: true,
+  })) as ShardRecord[]
+  const grants = await scanAll({
+    TableName: tables.grants,
+    FilterExpression: 'programId = :p',
+    ExpressionAttributeValues: { ':p': programId },
+    ConsistentRead: true,
+  })
   const issued = (head.issued ?? 0) + shards.reduce((sum, s) => sum + (s.issued ?? 0), 0)
   const held = shards.reduce((sum, s) => sum + (s.remaining ?? 0), 0)
   const open = (grants as GrantRecord[])

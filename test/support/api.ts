@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net'
-import { ScanCommand } from '@aws-sdk/lib-dynamodb'
+import { ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb'
 import type { Runtime } from '../../functions/composition'
 import { makeAdmin } from '../../functions/core/admin'
 import type { ApiKeyRecord } from '../../functions/domain/api-key'
@@ -145,25 +145,29 @@ export const newIssuer = async (options: { pool?: number } = {}) => {
 export type Issuer = Awaited<ReturnType<typeof newIssuer>>
 
 /** Everything the database holds for a program, read directly and strongly consistent. */
-/** An issuer's batch items in the grants table, every page of the Scan (it reads 1 MB a page). */
-export const batchItemsOf = async (issuerId: string) => {
+/**
+ * Every item a Scan finds, following its pages: a Scan reads at most 1 MB a page, and the run's
+ * tables outgrow that, so a check over one page could miss what it looks for.
+ */
+export const scanAll = async (input: ScanCommandInput) => {
   const items: Record<string, unknown>[] = []
   let from: Record<string, unknown> | undefined
   do {
-    const page = await documentClient.send(
-      new ScanCommand({
-        TableName: config.tables.grants,
-        FilterExpression: 'begins_with(grantId, :b) AND issuerId = :i',
-        ExpressionAttributeValues: { ':b': 'batch#', ':i': issuerId },
-        ConsistentRead: true,
-        ExclusiveStartKey: from,
-      }),
-    )
+    const page = await documentClient.send(new ScanCommand({ ...input, ExclusiveStartKey: from }))
     items.push(...(page.Items ?? []))
     from = page.LastEvaluatedKey
   } while (from)
   return items
 }
+
+/** An issuer's batch items in the grants table. */
+export const batchItemsOf = (issuerId: string) =>
+  scanAll({
+    TableName: config.tables.grants,
+    FilterExpression: 'begins_with(grantId, :b) AND issuerId = :i',
+    ExpressionAttributeValues: { ':b': 'batch#', ':i': issuerId },
+    ConsistentRead: true,
+  })
 
 export const programState = async (programId: string) => {
   const grants: GrantRecord[] = []
@@ -183,22 +187,12 @@ export const programState = async (programId: string) => {
   } while (start)
   // The head with `issued` and `remaining` summed over its shards, and the shards themselves.
   const program = await adminStore.getProgram(programId)
-  // Every page: a Scan reads at most 1 MB, and the run's programs table outgrows that.
-  const shards: ShardRecord[] = []
-  let from: Record<string, unknown> | undefined
-  do {
-    const page = await documentClient.send(
-      new ScanCommand({
-        TableName: config.tables.programs,
-        FilterExpression: 'shardOf = :p',
-        ExpressionAttributeValues: { ':p': programId },
-        ConsistentRead: true,
-        ExclusiveStartKey: from,
-      }),
-    )
-    shards.push(...((page.Items ?? []) as ShardRecord[]))
-    from = page.LastEvaluatedKey
-  } while (from)
+  const shards = (await scanAll({
+    TableName: config.tables.programs,
+    FilterExpression: 'shardOf = :p',
+    ExpressionAttributeValues: { ':p': programId },
+    ConsistentRead: true,
+  })) as ShardRecord[]
   return { grants, issued: program?.issued ?? 0, program, shards }
 }
 
