@@ -124,6 +124,12 @@ export const loadConfig = (env: Env) => {
     mail: loadMailConfig(env),
     /** The send-to-many upload bucket (ENV.uploadBucket): only the routes that use it have it. */
     uploadBucket: optional(ENV.uploadBucket),
+    /** Webhooks: how secrets are sealed, and whether loopback receivers are allowed (local only). */
+    webhooks: {
+      kmsKeyId: optional(ENV.webhookKmsKeyId),
+      localSecretKey: optional(ENV.webhookLocalSecretKey),
+      allowLoopback: optional(ENV.webhookAllowLoopback) === 'true',
+    },
   }
 }
 

@@ -106,6 +106,11 @@ export type ConsumerSpec = {
   sends?: readonly string[]
   /** It sends e-mail through SES (the stack's mail identity and configuration set), as a route's `mail`. */
   mail?: boolean
+  /**
+   * What it does with the webhook secrets' KMS key (functions/runtime/secret-box.ts): `decrypt`
+   * (the sender signs). The stack sets WEBHOOK_KMS_KEY_ID and grants exactly that. Absent: none.
+   */
+  kms?: 'encrypt' | 'decrypt'
 }
 
 const DAY = 24 * 60 * 60
@@ -148,8 +153,40 @@ export const GRANT_BATCH_ROWS_QUEUE = {
   urlVariable: 'GRANT_BATCH_ROWS_QUEUE_URL',
 } as const satisfies QueueSpec
 
-export const QUEUES: readonly QueueSpec[] = [OFFER_MAIL_QUEUE, GRANT_BATCH_ROWS_QUEUE]
-export type QueueId = (typeof OFFER_MAIL_QUEUE)['id'] | (typeof GRANT_BATCH_ROWS_QUEUE)['id']
+/**
+ * Webhooks (issue 21; functions/domain/webhooks.ts WebhookQueueMessage, docs/webhooks.md): one
+ * queue, one consumer (WebhookSender) for three kinds of message. GrantStream puts each event here
+ * (`event`); the consumer fans it out to the issuer's endpoints in that mode that want its kind,
+ * writing one message item per endpoint (its id derived from the event's and the endpoint's, so a
+ * repeated event makes the same message) and putting one `delivery` back here per endpoint. A
+ * delivery signs afresh and sends; a failure puts the next attempt back with a delay (SQS's
+ * DelaySeconds is at most 900 s, so a longer wait is several hops carrying `notBefore`): every
+ * attempt and every hop is a new message, so no message is received more than a few times.
+ * `replay` walks an endpoint's messages since a time, a page at a time.
+ */
+export const WEBHOOKS_QUEUE = {
+  id: 'Webhooks',
+  // 6 x WebhookSender's 60 s.
+  visibilityTimeoutSeconds: 360,
+  // Longer than the retry horizon (about 3 days, WEBHOOK_RETRY_SCHEDULE_SECONDS): a message waits
+  // at most 900 s before its next hop, but an outage of the consumer must not lose attempts.
+  retentionSeconds: 4 * DAY,
+  // A message is one attempt (or one hop): it is received again only when the consumer itself
+  // failed (DynamoDB away, a crash), never because a receiver failed.
+  maxReceiveCount: 5,
+  deadLetter: { id: 'WebhooksDeadLetters', retentionSeconds: 14 * DAY },
+  urlVariable: 'WEBHOOKS_QUEUE_URL',
+} as const satisfies QueueSpec
+
+export const QUEUES: readonly QueueSpec[] = [
+  OFFER_MAIL_QUEUE,
+  GRANT_BATCH_ROWS_QUEUE,
+  WEBHOOKS_QUEUE,
+]
+export type QueueId =
+  | (typeof OFFER_MAIL_QUEUE)['id']
+  | (typeof GRANT_BATCH_ROWS_QUEUE)['id']
+  | (typeof WEBHOOKS_QUEUE)['id']
 
 /**
  * How much of a program's grant traffic send to many may be, on the stage: at most

@@ -14,6 +14,7 @@ export const ENV = {
   auditTable: 'AUDIT_TABLE',
   timersTable: 'TIMERS_TABLE',
   inboxTable: 'INBOX_TABLE',
+  webhooksTable: 'WEBHOOKS_TABLE',
   /**
    * The Cognito user pool the member routes invite people into (InviteMember, ResendInvitation,
    * ListMembers): the stack sets it from the pool; locally, the emulator's pool.
@@ -67,6 +68,18 @@ export const ENV = {
    * which hand the routes a local store (Runtime.uploads).
    */
   uploadBucket: 'UPLOAD_BUCKET',
+  /**
+   * Webhook signing secrets are stored sealed (functions/runtime/secret-box.ts): with this KMS key
+   * in AWS (the stack sets it on the functions whose spec says `kms`), or, only under npm start and
+   * in tests, with WEBHOOK_LOCAL_SECRET_KEY (32 bytes, base64), which a stage never has.
+   */
+  webhookKmsKeyId: 'WEBHOOK_KMS_KEY_ID',
+  webhookLocalSecretKey: 'WEBHOOK_LOCAL_SECRET_KEY',
+  /**
+   * `true` only under npm start and in tests: the webhook sender may deliver to loopback
+   * addresses (a developer's own receiver). Never set by the stack.
+   */
+  webhookAllowLoopback: 'WEBHOOK_ALLOW_LOOPBACK',
   /** Only for DynamoDB Local (npm start, sam local); empty in AWS. */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   /** Set by the Lambda runtime itself; never by the stack. */
@@ -87,4 +100,5 @@ export const TABLE_ENV = {
   audit: ENV.auditTable,
   timers: ENV.timersTable,
   inbox: ENV.inboxTable,
+  webhooks: ENV.webhooksTable,
 } as const satisfies Record<TableKey, string>

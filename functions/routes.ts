@@ -67,6 +67,13 @@ export type Route = {
    * `urlVariable` on the function; its Lambda entry builds the sender from it. Absent: none.
    */
   sends?: readonly QueueId[]
+  /**
+   * What the function does with the webhook secrets' KMS key (functions/runtime/secret-box.ts):
+   * `encrypt` (create an endpoint, rotate its secret: the new secret is sealed, never stored
+   * plain) or `decrypt` (send a test event). The stack sets WEBHOOK_KMS_KEY_ID and grants exactly
+   * that action on that key. Absent: none.
+   */
+  kms?: 'encrypt' | 'decrypt'
 }
 
 export const ROUTES = [

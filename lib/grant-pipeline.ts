@@ -55,9 +55,16 @@ export const OFFER_MAIL_MAX_AGE_SECONDS = 3_600
  */
 export const GRANT_BATCH_ROWS_MAX_AGE_SECONDS = 900
 /** Each queue's oldest-message alarm threshold (a queue with none fails the type check). */
+/**
+ * Webhooks: every message waits at most SQS's 900 s delay before it is due (a longer wait is
+ * several hops), and a due one is taken within seconds, so half an hour means the sender is not
+ * keeping up (failing at init, throttled, DynamoDB away).
+ */
+export const WEBHOOKS_MAX_AGE_SECONDS = 1800
 export const QUEUE_MAX_AGE_SECONDS: Record<QueueId, number> = {
   OfferMail: OFFER_MAIL_MAX_AGE_SECONDS,
   GrantBatchRows: GRANT_BATCH_ROWS_MAX_AGE_SECONDS,
+  Webhooks: WEBHOOKS_MAX_AGE_SECONDS,
 }
 /**
  * How far behind the grants stream's reader may fall, in milliseconds, before its alarm: offers

@@ -46,6 +46,7 @@ export const TIME_TO_LIVE: Partial<Record<TableKey, string>> = {
   grants: 'purgeAt',
   timers: 'purgeAt',
   inbox: 'purgeAt',
+  webhooks: 'purgeAt',
 }
 
 const STREAM_VIEW = { NEW_AND_OLD_IMAGES: StreamViewType.NEW_AND_OLD_IMAGES } as const

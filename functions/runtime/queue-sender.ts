@@ -7,8 +7,11 @@ import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs'
  * failing the record they came from).
  */
 export type QueueSender = {
-  sendBatch(entries: readonly { id: string; body: string }[]): Promise<{ failed: string[] }>
+  sendBatch(entries: readonly QueueEntry[]): Promise<{ failed: string[] }>
 }
+
+/** One message: `delaySeconds` (0 to 900, SQS's bound) keeps it invisible that long after the send. */
+export type QueueEntry = { id: string; body: string; delaySeconds?: number }
 
 /** SendMessageBatch to the queue at `queueUrl`; a call that fails fails every entry. */
 export const sqsQueueSender = (client: SQSClient, queueUrl: string): QueueSender => ({
@@ -18,7 +21,11 @@ export const sqsQueueSender = (client: SQSClient, queueUrl: string): QueueSender
       const result = await client.send(
         new SendMessageBatchCommand({
           QueueUrl: queueUrl,
-          Entries: entries.map((e) => ({ Id: e.id, MessageBody: e.body })),
+          Entries: entries.map((e) => ({
+            Id: e.id,
+            MessageBody: e.body,
+            ...(e.delaySeconds ? { DelaySeconds: e.delaySeconds } : {}),
+          })),
         }),
       )
       return { failed: (result.Failed ?? []).map((f) => f.Id ?? '') }

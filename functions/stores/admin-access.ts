@@ -35,6 +35,8 @@ export const ADMIN_DYNAMODB_ACCESS = {
   audit: { table: ['PutItem'], indexes: {} },
   timers: { table: [], indexes: {} },
   inbox: { table: [], indexes: {} },
+  // Webhook endpoints are managed in the web application only.
+  webhooks: { table: [], indexes: {} },
 } as const satisfies Record<
   TableKey,
   { table: readonly string[]; indexes: Record<string, readonly string[]> }

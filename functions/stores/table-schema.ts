@@ -200,6 +200,19 @@ export const TABLES = {
     globalSecondaryIndexes: [],
     legacyIndexes: [],
   },
+  /**
+   * Webhooks (functions/domain/webhooks.ts, docs/webhooks.md): an issuer's endpoints
+   * (`pk = endpoints#<issuerId>`, `sk = <endpointId>`), each endpoint's messages with their attempts
+   * (`pk = messages#<endpointId>`, `sk = <messageId>`, which sorts by the event's time; kept 30
+   * days, `purgeAt`), and a program's pool-low mark (`pk = pool-low#<programId>`, `sk = mark`).
+   * Never on the grant path.
+   */
+  webhooks: {
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    globalSecondaryIndexes: [],
+    legacyIndexes: [],
+  },
 } as const satisfies Record<string, TableSchema>
 
 export type TableKey = keyof typeof TABLES
