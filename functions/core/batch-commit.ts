@@ -13,7 +13,8 @@ import type { CheckedRows } from '../domain/batch-rows'
 import { IdempotencyKeyReused, ProgramInactive } from '../domain/errors'
 import type { Actor } from '../domain/people'
 import { isProgramOpen, type ProgramRecord } from '../domain/program'
-import type { QueueSender } from '../runtime/queue-sender'
+import { QueueRefused, type QueueSender, sendAll } from '../runtime/queue-sender'
+import type { RetryDeps } from '../runtime/retry'
 import { auditEntry } from '../stores/audit'
 import type { DynamoDbBatchStore } from '../stores/batches.dynamodb'
 import { throttled } from '../stores/store-errors'
@@ -23,42 +24,25 @@ export type BatchCommitDeps = {
   /** The GrantBatchRows queue: one message per chunk starts (or resumes) the work. */
   queue: QueueSender
   clock: () => number
+  /** Waits between sends of refused messages (tests pass one that returns at once). */
+  sleep?: RetryDeps['sleep']
 }
-
-/** SendMessageBatch's limit, and how many such calls run at once. */
-const SEND_CHUNK = 10
-const SENDS_AT_ONCE = 5
-/** Tries of the entries a SendMessageBatch did not take before the commit answers 503. */
-const SEND_TRIES = 4
 
 /**
  * One message per chunk of the batch on the queue, every entry taken or an error (the caller
  * answers 503 and a retried commit sends them again: the worker takes a chunk twice as once).
  */
-const sendChunks = async (queue: QueueSender, batch: BatchRecord) => {
+const sendChunks = async (queue: QueueSender, batch: BatchRecord, deps: RetryDeps) => {
   const entries = Array.from({ length: batch.chunks }, (_, chunk) => ({
     id: String(chunk),
     body: JSON.stringify({ batchId: batch.batchId, chunk } satisfies BatchRowsMessage),
   }))
-  const groups: (typeof entries)[] = []
-  for (let i = 0; i < entries.length; i += SEND_CHUNK) groups.push(entries.slice(i, i + SEND_CHUNK))
-  let next = 0
-  const sender = async () => {
-    while (next < groups.length) {
-      let pending = groups[next++] as typeof entries
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt === SEND_TRIES) {
-          throw throttled(
-            `the queue took ${entries.length - pending.length} of ${entries.length} chunk messages`,
-          )
-        }
-        if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt))
-        const { failed } = await queue.sendBatch(pending)
-        pending = pending.filter((e) => failed.includes(e.id))
-      }
-    }
+  try {
+    await sendAll(queue, entries, deps)
+  } catch (error) {
+    if (!(error instanceof QueueRefused)) throw error
+    throw throttled(`the queue took ${error.taken} of ${error.total} chunk messages`)
   }
-  await Promise.all(Array.from({ length: Math.min(SENDS_AT_ONCE, groups.length) }, sender))
 }
 
 export type BatchCommitInput = {
@@ -88,14 +72,14 @@ export type BatchCommitResult = { batch: BatchRecord; replayed: boolean; now: nu
  * paused answers the batch it made (its rows then fail as the grant API refuses them).
  */
 export const makeBatchCommit =
-  ({ batches, queue, clock }: BatchCommitDeps) =>
+  ({ batches, queue, clock, sleep }: BatchCommitDeps) =>
   async (input: BatchCommitInput): Promise<BatchCommitResult> => {
     const { program, issuerId, actor, checked, reason, signal } = input
     const batchId = batchIdFor(issuerId, input.idempotencyKey)
     const requestHash = batchRequestHash(program.programId, input.csv, reason)
 
     const enqueue = async (batch: BatchRecord) => {
-      await sendChunks(queue, batch)
+      await sendChunks(queue, batch, sleep === undefined ? {} : { sleep })
       await batches.markEnqueued(batch.batchId, clock(), { signal })
     }
 

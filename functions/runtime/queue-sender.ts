@@ -1,4 +1,5 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs'
+import { type Backoff, type RetryDeps, retrying } from './retry'
 
 /**
  * Hands messages to a queue: SQS in AWS (sqsQueueSender), the in-process queue under `npm start`
@@ -34,3 +35,64 @@ export const sqsQueueSender = (client: SQSClient, queueUrl: string): QueueSender
     }
   },
 })
+
+/** SendMessageBatch's limit. */
+export const SEND_BATCH_LIMIT = 10
+
+/** Some entries were still refused after every attempt: how many of how many were taken. */
+export class QueueRefused extends Error {
+  constructor(
+    readonly taken: number,
+    readonly total: number,
+  ) {
+    super(`the queue took ${taken} of ${total} messages`)
+    this.name = 'QueueRefused'
+  }
+}
+
+/** Thrown between attempts of one call: the entries it did not take are sent again. */
+class PartlyTaken extends Error {}
+
+/** Four sends of a call's refused entries, 100 ms, 200 ms, 400 ms apart (jittered). */
+const SEND_BACKOFF: Backoff = { attempts: 4, baseDelayMs: 100, maxDelayMs: 400, jitter: 'equal' }
+
+/**
+ * Every entry onto the queue: SEND_BATCH_LIMIT a call, `parallel` calls at once, each call's
+ * refused entries sent again with a backoff (runtime/retry.ts); throws QueueRefused when some are
+ * still refused after the last attempt (the caller answers 503, or fails its record, and a retry
+ * of the whole sends them again: consumers take a message twice as once).
+ */
+export const sendAll = async (
+  queue: QueueSender,
+  entries: readonly QueueEntry[],
+  { parallel = 5, ...deps }: RetryDeps & { parallel?: number; signal?: AbortSignal } = {},
+): Promise<void> => {
+  const groups: QueueEntry[][] = []
+  for (let i = 0; i < entries.length; i += SEND_BATCH_LIMIT) {
+    groups.push(entries.slice(i, i + SEND_BATCH_LIMIT))
+  }
+  let refused = 0
+  let next = 0
+  const sender = async () => {
+    while (next < groups.length) {
+      let pending = groups[next++] as QueueEntry[]
+      await retrying(
+        async () => {
+          const { failed } = await queue.sendBatch(pending)
+          pending = pending.filter((e) => failed.includes(e.id))
+          if (pending.length > 0) throw new PartlyTaken()
+        },
+        {
+          ...deps,
+          backoff: SEND_BACKOFF,
+          again: (error) => error instanceof PartlyTaken,
+          exhausted: () => {
+            refused += pending.length
+          },
+        },
+      )
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(parallel, groups.length) }, sender))
+  if (refused > 0) throw new QueueRefused(entries.length - refused, entries.length)
+}

@@ -55,7 +55,13 @@ const setup = () => {
   const batches = new FakeBatchStore()
   const worker = recordingQueue()
   let now = START
-  const commit = makeBatchCommit({ batches, queue: worker.queue, clock: () => now })
+  const commit = makeBatchCommit({
+    batches,
+    queue: worker.queue,
+    clock: () => now,
+    // The waits between sends of refused messages: none here (runtime/retry.ts is tested on its own).
+    sleep: async () => {},
+  })
   const program = programOf()
   /** A commit of `csv` (CSV) with `key` and `reason` ('Launch bonus') to `program`. */
   const send = (
