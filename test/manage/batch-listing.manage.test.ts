@@ -1,8 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
-import Ajv2020 from 'ajv/dist/2020'
-import addFormats from 'ajv-formats'
 import { type BatchRecord, batchIdFor, batchKey } from '../../functions/domain/batch'
-import { buildOpenApi } from '../../lib/openapi'
 import { LOCAL_CONSUMERS } from '../../local/consumer-factories'
 import type { ConsumerFactories } from '../../local/pipeline'
 import {
@@ -13,6 +10,7 @@ import {
   programState,
   startApi,
 } from '../support/api'
+import { contractCheck } from '../support/contract-check'
 import { type Person, signUpPerson } from '../support/identity'
 import { config, documentClient, dynamodb } from '../support/runtime'
 import {
@@ -142,48 +140,12 @@ const batchItem = async (batchId: string) =>
     )
   ).Item as BatchRecord
 
-// The contract (openapi.json) against these answers: each status listed, each body its schema's.
-const doc = buildOpenApi()
-const ajv = new Ajv2020({ strict: false, allErrors: true })
-addFormats(ajv)
-const resolve = (node: unknown): Record<string, unknown> => {
-  let current = node as Record<string, unknown>
-  while (typeof current?.$ref === 'string') {
-    current = (current.$ref as string)
-      .slice(2)
-      .split('/')
-      .reduce(
-        (o: Record<string, unknown>, k) => o[k] as Record<string, unknown>,
-        doc as unknown as Record<string, unknown>,
-      )
-  }
-  return current
-}
-const inline = (node: unknown): unknown => {
-  if (Array.isArray(node)) return node.map(inline)
-  if (node === null || typeof node !== 'object') return node
-  if (typeof (node as { $ref?: unknown }).$ref === 'string') return inline(resolve(node))
-  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)]))
-}
 const LIST_PATH = '/manage/issuers/{issuerId}/programs/{programId}/grant-batches'
 const CANCEL_PATH = `${LIST_PATH}/{batchId}/cancel`
+// The contract (openapi.json) against these answers: each status listed, each body its schema's.
+const contract = contractCheck()
 const documented = (path: string, method: string, answer: Call) => {
-  const operation = (doc.paths as Record<string, Record<string, { responses: object }>>)[path]?.[
-    method
-  ] as { responses: Record<string, unknown> } | undefined
-  const response = resolve(operation?.responses[String(answer.status)])
-  expect({ path, status: answer.status, documented: response !== undefined }).toEqual({
-    path,
-    status: answer.status,
-    documented: true,
-  })
-  const contentType = answer.headers.get('content-type') as string
-  const content = resolve(response.content) as Record<string, { schema: unknown }>
-  expect(Object.keys(content)).toContain(contentType)
-  const validate = ajv.compile(inline(content[contentType]?.schema) as object)
-  if (!validate(answer.body)) {
-    throw new Error(`${method} ${path} ${answer.status}: ${ajv.errorsText(validate.errors)}`)
-  }
+  contract.check(path, method, answer)
   return answer
 }
 
