@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { WakeQueue } from './wake-queue'
 
 /**
  * Virtual time for code that runs its own concurrency: the same discrete-event clock as
@@ -25,7 +26,7 @@ export class IoVirtualTime {
   private activity = 0
   private seen = -1
   private scheduled = false
-  private readonly queue: { at: number; seq: number; wake: () => void }[] = []
+  private readonly queue = new WakeQueue()
 
   /** Virtual milliseconds since the run started. */
   now = (): number => this.current
@@ -35,7 +36,7 @@ export class IoVirtualTime {
 
   until(at: number): Promise<void> {
     return new Promise((wake) => {
-      this.push({ at: Math.max(at, this.current), seq: this.seq++, wake })
+      this.queue.push({ at: Math.max(at, this.current), seq: this.seq++, wake })
       this.activity++
       this.kick()
     })
@@ -88,48 +89,11 @@ export class IoVirtualTime {
       this.kick()
       return
     }
-    const next = this.pop()
+    const next = this.queue.pop()
     if (next === undefined) return
     this.current = next.at
     this.activity++
     next.wake()
     this.kick()
   }
-
-  // A binary heap on (at, seq): ties wake in the order they slept.
-  private push(entry: { at: number; seq: number; wake: () => void }) {
-    const q = this.queue
-    q.push(entry)
-    let i = q.length - 1
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (!before(q[i] as typeof entry, q[parent] as typeof entry)) break
-      ;[q[i], q[parent]] = [q[parent] as typeof entry, q[i] as typeof entry]
-      i = parent
-    }
-  }
-
-  private pop() {
-    const q = this.queue
-    const top = q[0]
-    const last = q.pop()
-    if (q.length > 0 && last !== undefined) {
-      q[0] = last
-      let i = 0
-      for (;;) {
-        const l = 2 * i + 1
-        const r = l + 1
-        let m = i
-        if (l < q.length && before(q[l] as typeof last, q[m] as typeof last)) m = l
-        if (r < q.length && before(q[r] as typeof last, q[m] as typeof last)) m = r
-        if (m === i) break
-        ;[q[i], q[m]] = [q[m] as typeof last, q[i] as typeof last]
-        i = m
-      }
-    }
-    return top
-  }
 }
-
-const before = (a: { at: number; seq: number }, b: { at: number; seq: number }) =>
-  a.at < b.at || (a.at === b.at && a.seq < b.seq)

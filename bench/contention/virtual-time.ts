@@ -1,3 +1,5 @@
+import { WakeQueue } from './wake-queue'
+
 /**
  * Virtual time for the contention model: a discrete-event clock that only moves when every
  * simulated client is waiting on it.
@@ -17,7 +19,7 @@ export class VirtualTime {
   private current = 0
   private seq = 0
   private busy = 0
-  private readonly queue: { at: number; seq: number; wake: () => void }[] = []
+  private readonly queue = new WakeQueue()
   private scheduled = false
 
   /** Virtual milliseconds since the run started. */
@@ -28,7 +30,7 @@ export class VirtualTime {
 
   until(at: number): Promise<void> {
     return new Promise((wake) => {
-      this.push({ at: Math.max(at, this.current), seq: this.seq++, wake })
+      this.queue.push({ at: Math.max(at, this.current), seq: this.seq++, wake })
       this.busy--
       this.kick()
     })
@@ -80,48 +82,11 @@ export class VirtualTime {
     setImmediate(() => {
       this.scheduled = false
       if (this.busy > 0) return
-      const next = this.pop()
+      const next = this.queue.pop()
       if (next === undefined) return
       this.current = next.at
       this.busy++
       next.wake()
     })
   }
-
-  // A binary heap on (at, seq): ties wake in the order they slept.
-  private push(entry: { at: number; seq: number; wake: () => void }) {
-    const q = this.queue
-    q.push(entry)
-    let i = q.length - 1
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (!before(q[i] as typeof entry, q[parent] as typeof entry)) break
-      ;[q[i], q[parent]] = [q[parent] as typeof entry, q[i] as typeof entry]
-      i = parent
-    }
-  }
-
-  private pop() {
-    const q = this.queue
-    const top = q[0]
-    const last = q.pop()
-    if (q.length > 0 && last !== undefined) {
-      q[0] = last
-      let i = 0
-      for (;;) {
-        const l = 2 * i + 1
-        const r = l + 1
-        let m = i
-        if (l < q.length && before(q[l] as typeof last, q[m] as typeof last)) m = l
-        if (r < q.length && before(q[r] as typeof last, q[m] as typeof last)) m = r
-        if (m === i) break
-        ;[q[i], q[m]] = [q[m] as typeof last, q[i] as typeof last]
-        i = m
-      }
-    }
-    return top
-  }
 }
-
-const before = (a: { at: number; seq: number }, b: { at: number; seq: number }) =>
-  a.at < b.at || (a.at === b.at && a.seq < b.seq)
