@@ -1,6 +1,13 @@
 import type { MemberView } from '../../functions/core/members'
 import type { Mode } from '../../functions/domain/api-key'
 import type { MembershipRecord, Role } from '../../functions/domain/people'
+import type {
+  WebhookAttempt,
+  WebhookEndpointRecord,
+  WebhookEventKind,
+  WebhookMessageStatus,
+  WebhookPayloadType,
+} from '../../functions/domain/webhooks'
 import type { RowView, toBatchView } from '../../functions/http/batch-view'
 import type { ManagedGrant } from '../../functions/http/grant-view'
 import type { auditResource, keyResource, programResource } from '../../functions/http/manage-admin'
@@ -39,6 +46,41 @@ export type OfferSettingsBody = {
   terms?: { text: string } | { url: string }
 }
 type Page<T> = { data: T[]; nextCursor: string | null }
+
+export type { WebhookAttempt, WebhookEventKind }
+/** An endpoint as the management API shows it: never its secret (only create and rotate answer it). */
+export type WebhookEndpoint = Pick<
+  WebhookEndpointRecord,
+  | 'endpointId'
+  | 'mode'
+  | 'url'
+  | 'description'
+  | 'kinds'
+  | 'enabled'
+  | 'disabledReason'
+  | 'disabledAt'
+  | 'failingSince'
+  | 'lastSuccessAt'
+  | 'createdAt'
+  | 'updatedAt'
+> & { secretRotatedAt?: string; previousSecretExpiresAt?: string }
+/** One message of an endpoint's delivery log, with every attempt so far. */
+export type WebhookMessage = {
+  messageId: string
+  eventId: string
+  type: WebhookPayloadType
+  status: WebhookMessageStatus
+  createdAt: string
+  nextAttemptAt?: string
+  payload: unknown
+  attempts: WebhookAttempt[]
+}
+export type WebhookEndpointBody = {
+  url?: string
+  kinds?: WebhookEventKind[]
+  enabled?: boolean
+  description?: string
+}
 
 export type FieldError = { field: string; message: string }
 
@@ -195,6 +237,8 @@ export const issuerApi = (issuerId: string) => {
   const batches = (programId: string) => `${program(programId)}/grant-batches`
   const key = (keyId: string) => `${base}/keys/${at(keyId)}`
   const member = (memberId: string) => `${base}/members/${at(memberId)}`
+  const endpoints = `${base}/webhook-endpoints`
+  const endpoint = (endpointId: string) => `${endpoints}/${at(endpointId)}`
   return {
     programs: (mode: Mode) =>
       getJson<{ programs: Program[] }>(`${base}/programs${query({ mode })}`).then(
@@ -273,6 +317,39 @@ export const issuerApi = (issuerId: string) => {
       sendJson<RenderedMail>('POST', `${program(programId)}/offer-preview`, body),
     inbox: (params: Cursor) =>
       getJson<Page<InboxMessage>>(`${base}/inbox${query({ ...params, limit: 10 })}`),
+
+    webhookEndpoints: (mode: Mode) =>
+      getJson<{ endpoints: WebhookEndpoint[] }>(`${endpoints}${query({ mode })}`).then(
+        (r) => r.endpoints,
+      ),
+    webhookEndpoint: (endpointId: string) => getJson<WebhookEndpoint>(endpoint(endpointId)),
+    /** A new endpoint and its signing secret, shown this once. */
+    createWebhookEndpoint: (body: WebhookEndpointBody & { url: string; mode: Mode }) =>
+      sendJson<WebhookEndpoint & { secret: string }>('POST', endpoints, body),
+    changeWebhookEndpoint: (endpointId: string, body: WebhookEndpointBody) =>
+      sendJson<WebhookEndpoint>('PATCH', endpoint(endpointId), body),
+    deleteWebhookEndpoint: (endpointId: string) => sendJson('DELETE', endpoint(endpointId)),
+    /** A new secret, shown this once; the old one keeps signing alongside it for 24 hours. */
+    rotateWebhookSecret: (endpointId: string) =>
+      sendJson<WebhookEndpoint & { secret: string }>(
+        'POST',
+        `${endpoint(endpointId)}/rotate-secret`,
+      ),
+    sendTestWebhook: (endpointId: string) =>
+      sendJson<{ messageId: string }>('POST', `${endpoint(endpointId)}/test`),
+    /** The endpoint's delivery log, newest first, each message with its attempts. */
+    webhookMessages: (endpointId: string, params: Cursor & { limit?: number }) =>
+      getJson<{ messages: WebhookMessage[]; next?: string | null }>(
+        `${endpoint(endpointId)}/messages${query(params)}`,
+      ),
+    replayWebhookMessage: (endpointId: string, messageId: string) =>
+      sendJson<{ messageId: string }>(
+        'POST',
+        `${endpoint(endpointId)}/messages/${at(messageId)}/replay`,
+      ),
+    /** Every message since `since` (ISO) sent again, in the background. */
+    replayWebhooksSince: (endpointId: string, since: string) =>
+      sendJson<{ since: string }>('POST', `${endpoint(endpointId)}/replay`, { since }),
 
     audit: (params: Cursor) =>
       getJson<{ entries: AuditEntry[]; nextCursor: string | null }>(

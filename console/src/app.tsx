@@ -28,6 +28,10 @@ const ProgramPage = lazyPage(() => import('./pages/program').then((m) => m.Progr
 const SendManyPage = lazyPage(() => import('./pages/send-many').then((m) => m.SendManyPage))
 const BatchPage = lazyPage(() => import('./pages/send-many').then((m) => m.BatchPage))
 const KeysPage = lazyPage(() => import('./pages/keys').then((m) => m.KeysPage))
+const WebhooksPage = lazyPage(() => import('./pages/webhooks').then((m) => m.WebhooksPage))
+const WebhookEndpointPage = lazyPage(() =>
+  import('./pages/webhooks').then((m) => m.WebhookEndpointPage),
+)
 const TeamPage = lazyPage(() => import('./pages/team').then((m) => m.TeamPage))
 const AuditPage = lazyPage(() => import('./pages/audit').then((m) => m.AuditPage))
 const AccountPage = lazyPage(() => import('./pages/account').then((m) => m.AccountPage))
@@ -142,6 +146,7 @@ const ModeSwitch = ({ mode, onChange }: { mode: Mode; onChange: (mode: Mode) => 
 const NAV = [
   { section: 'programs', label: 'Programs' },
   { section: 'keys', label: 'API keys' },
+  { section: 'webhooks', label: 'Webhooks' },
   { section: 'inbox', label: 'TEST inbox' },
   { section: 'team', label: 'Team' },
   { section: 'audit', label: 'Audit log' },
@@ -245,6 +250,8 @@ const Shell = ({
           <Route path="/grants/:grantId" component={GrantPage} />
           <Route path="/inbox" component={InboxPage} />
           <Route path="/keys" component={KeysPage} />
+          <Route path="/webhooks" component={WebhooksPage} />
+          <Route path="/webhooks/:endpointId" component={WebhookEndpointPage} />
           <Route path="/team" component={TeamPage} />
           <Route path="/audit" component={AuditPage} />
           <Route path="/account" component={AccountPage} />

@@ -11,18 +11,21 @@ const numberFormat = new Intl.NumberFormat('en-US')
 export const formatNumber = (value: number) => numberFormat.format(value)
 
 const pad = (n: number) => String(n).padStart(2, '0')
-/** `2026-11-25 22:19` in the reader's time zone; the full ISO time is in the element's title. */
-export const formatTime = (iso: string | null | undefined) => {
+/**
+ * `2026-11-25 22:19` in the reader's time zone (`22:19:05` with `seconds`, where a few seconds
+ * matter: a delivery's attempts); the full ISO time is in the element's title.
+ */
+export const formatTime = (iso: string | null | undefined, seconds = false) => {
   if (!iso) return ''
   const d = new Date(iso)
   if (Number.isNaN(d.getTime())) return iso
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}${seconds ? `:${pad(d.getSeconds())}` : ''}`
 }
 
-export const Time = ({ iso }: { iso: string | null | undefined }) =>
+export const Time = ({ iso, seconds }: { iso: string | null | undefined; seconds?: boolean }) =>
   iso ? (
     <time dateTime={iso} title={iso}>
-      {formatTime(iso)}
+      {formatTime(iso, seconds)}
     </time>
   ) : null
 
