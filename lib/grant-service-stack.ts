@@ -24,7 +24,13 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import { LogGroup } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
-import { CONSUMERS, type ConsumerSpec, QUEUES, type QueueId } from '../functions/consumers'
+import {
+  CONSUMERS,
+  type ConsumerId,
+  type ConsumerSpec,
+  QUEUES,
+  type QueueId,
+} from '../functions/consumers'
 import { ENV, TABLE_ENV } from '../functions/env-names'
 import {
   FUNCTION_TIMEOUT_SECONDS,
@@ -40,15 +46,16 @@ import {
   type TableKey,
   tableOutputKey,
 } from '../functions/stores/table-schema'
+import { AlarmsStack } from './alarms-stack'
 import { ApiFunction } from './api-function'
 import { ConsoleHosting } from './console-hosting'
 import { bucketRegionalOrigin } from './console-site'
 import { GrantPipeline, QUEUE_MAX_AGE_SECONDS, STREAM_MAX_ITERATOR_AGE_MS } from './grant-pipeline'
 import { GrantTables } from './grant-tables'
 import { Identity } from './identity'
-import { ServiceAlarms } from './service-alarms'
 import type { StageConfig } from './stage-config'
 import { UploadBucket, uploadBucketName } from './upload-bucket'
+import { WebhookSecretsKey } from './webhook-secrets-key'
 
 export type GrantServiceStackProps = StackProps &
   StageConfig & {
@@ -70,6 +77,10 @@ export class GrantServiceStack extends Stack {
   readonly uploads: UploadBucket
   /** The grants stream's reader, the offer mail queue and its consumer, SES events, the sweep. */
   readonly pipeline: GrantPipeline
+  /** The KMS key webhook signing secrets are sealed with. */
+  readonly webhookSecrets: WebhookSecretsKey
+  /** The nested stack of every alarm and the alarm topic (lib/alarms-stack.ts). */
+  readonly alarms: AlarmsStack
 
   constructor(scope: Construct, id: string, props: GrantServiceStackProps) {
     super(scope, id, props)
@@ -342,6 +353,20 @@ export class GrantServiceStack extends Stack {
       }
     }
 
+    // Webhook signing secrets are sealed with one KMS key: the routes and consumers whose spec
+    // says `kms` get its ARN and exactly that one action on it (lib/webhook-secrets-key.ts).
+    this.webhookSecrets = new WebhookSecretsKey(this, 'WebhookSecrets', {
+      ephemeral: props.ephemeral,
+      stage: props.stage,
+    })
+    for (const route of ROUTES as readonly Route[]) {
+      if (route.kms) this.webhookSecrets.allow(this.functions[route.id as RouteId], route.kms)
+    }
+    for (const spec of CONSUMERS as readonly ConsumerSpec[]) {
+      if (spec.kms)
+        this.webhookSecrets.allow(this.pipeline.functions[spec.id as ConsumerId], spec.kms)
+    }
+
     // Alarms on the tables some function touches, for the operations its declared actions allow
     // (functions/routes.ts, functions/consumers.ts): not on the admin-only
     // issuers table.
@@ -360,7 +385,10 @@ export class GrantServiceStack extends Stack {
     const touched = (Object.keys(tableOf) as TableKey[]).filter(
       (table) => actionsOn(table).length > 0,
     )
-    new ServiceAlarms(this, 'Alarms', {
+    // In a nested stack: every alarm, present and future, costs this stack one resource in all
+    // (docs/decisions/nested-alarms.md).
+    this.alarms = new AlarmsStack(this, 'AlarmsStack', {
+      stackName: this.stackName,
       api: this.api,
       functions: {
         ...Object.fromEntries(Object.entries(this.functions).map(([id, f]) => [id, f.fn])),

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { App, Stack } from 'aws-cdk-lib'
+import { App, NestedStack, Stack } from 'aws-cdk-lib'
 import { Annotations, Match } from 'aws-cdk-lib/assertions'
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
+import { Topic } from 'aws-cdk-lib/aws-sns'
 import { loadConfig } from '../../functions/config'
 import { CONSUMERS, type ConsumerSpec, QUEUES } from '../../functions/consumers'
 import { ENV, TABLE_ENV } from '../../functions/env-names'
@@ -15,8 +16,10 @@ import {
   type TableSchema,
   tableOutputKey,
 } from '../../functions/stores/table-schema'
+import { TEMPLATE_PARAMETER_LIMIT } from '../../lib/alarms-stack'
 import { checkAwsSolutions } from '../../lib/nag'
 import { TRANSACTION_CONFLICT_THRESHOLD } from '../../lib/service-alarms'
+import { WEBHOOK_KEY_ACTIONS } from '../../lib/webhook-secrets-key'
 import {
   type CfnResource,
   type CfnTemplate,
@@ -313,7 +316,14 @@ describe('Lambda functions', () => {
     // the mail sink), and those set only where a route needs them (checked per route below; a
     // stage's SES sender: test/infra/identity.test.ts).
     const byRuntime = [ENV.awsRegion]
-    const localOnly = [ENV.cognitoEndpoint, ENV.mailSinkFile]
+    // The local key that seals webhook secrets, and loopback receivers: npm start and tests only
+    // (a stage seals with its KMS key and refuses loopback; checked below and by the KMS test).
+    const localOnly = [
+      ENV.cognitoEndpoint,
+      ENV.mailSinkFile,
+      ENV.webhookLocalSecretKey,
+      ENV.webhookAllowLoopback,
+    ]
     // Read with a default and set by no function of the stack.
     const optional = [ENV.mailFallbackSendRate]
     const perRoute = [
@@ -327,6 +337,8 @@ describe('Lambda functions', () => {
       // The offer mailer's (test/infra/grant-pipeline.test.ts).
       ENV.mailConfigurationSet,
       ENV.recipientOrigin,
+      // The webhook secrets' key, where the spec says `kms` (checked per route below).
+      ENV.webhookKmsKeyId,
     ]
     const notEverywhere = new Set<string>([...byRuntime, ...localOnly, ...optional, ...perRoute])
     const expected = new Set([...read].filter((name) => !notEverywhere.has(name)))
@@ -352,6 +364,8 @@ describe('Lambda functions', () => {
           : []),
         // The upload bucket where the function presigns or reads uploads.
         ...(route.uploads ? [ENV.uploadBucket] : []),
+        // The key that seals webhook secrets where the function seals or opens one.
+        ...(route.kms ? [ENV.webhookKmsKeyId] : []),
       ]
       expect(new Set(Object.keys(variables))).toEqual(
         new Set([
@@ -458,6 +472,7 @@ describe('least privilege', () => {
 
   it('gives every function exactly what its route declares in functions/routes.ts, and nothing else', () => {
     const poolId = resourcesOfType(t, 'AWS::Cognito::UserPool')[0]?.[0]
+    const webhookKeyId = resourcesOfType(t, 'AWS::KMS::Key')[0]?.[0]
     const uploadBucketId = resourcesOfType(t, 'AWS::S3::Bucket').find(([, b]) =>
       JSON.stringify(b.Properties.BucketName ?? '').includes('-uploads-'),
     )?.[0]
@@ -493,6 +508,9 @@ describe('least privilege', () => {
           : []),
         // Send only (SendMessageBatch is authorised by it), on the queue the route names.
         ...(route.sends ?? []).map((id) => `sqs:SendMessage ${queueLogicalId(t, id)}`),
+        // The one KMS action on the webhook secrets' key (its condition:
+        // test/infra/webhook-secrets-key.test.ts).
+        ...(route.kms ? [`${WEBHOOK_KEY_ACTIONS[route.kms]} ${webhookKeyId}`] : []),
       ]
       expect({ fnId, grants: grantsOf(fnId) }).toEqual({ fnId, grants: expected.sort() })
     }
@@ -789,6 +807,7 @@ describe('DynamoDB tables', () => {
     })
     expect(namesOf(prod.json).timers).toEqual([])
     expect(namesOf(prod.json).inbox).toEqual([])
+    expect(namesOf(prod.json).webhooks).toEqual([])
     // A stage the previous release left in the middle of its upgrade (both listing indexes):
     // `-c keepLegacyIndexes=true` adds byRecipient, then a plain deploy drops the legacy ones.
     const midUpgrade = {
@@ -813,6 +832,7 @@ describe('DynamoDB tables', () => {
       audit: none,
       timers: none,
       inbox: none,
+      webhooks: none,
     })
     // A stage from before the listing slots would need two creations on grants in one update:
     // CloudFormation refuses it and rolls back, nothing lost. docs/deploying.md has it upgrade
@@ -903,8 +923,47 @@ describe('alarms', () => {
             : [],
         )
 
+  it('sit in one nested stack: the parent holds no alarm and no alarm topic, one AWS::CloudFormation::Stack for them all', () => {
+    for (const { json, alarms: nested, alarmsTemplate } of [prod, dev]) {
+      expect(resourcesOfType(json, 'AWS::CloudWatch::Alarm')).toEqual([])
+      expect(
+        resourcesOfType(json, 'AWS::SNS::Subscription').map(([, s]) => s.Properties.Protocol),
+      ).not.toContain('email')
+      const holders = resourcesOfType(json, 'AWS::CloudFormation::Stack')
+      expect(holders.map(([id]) => id)).toEqual([expect.stringMatching(/^AlarmsStackNestedStack/)])
+      // Every parameter the nested template declares is passed by the parent, and is a Ref or a
+      // GetAtt of one of its resources (a function, table, queue or the API: what an alarm names).
+      const passed = (holders[0] as [string, CfnResource])[1].Properties.Parameters as Record<
+        string,
+        { Ref?: string; 'Fn::GetAtt'?: [string, string] }
+      >
+      const raw = alarmsTemplate.toJSON() as CfnTemplate
+      expect(Object.keys(passed).sort()).toEqual(Object.keys(raw.Parameters ?? {}).sort())
+      for (const value of Object.values(passed)) {
+        const target = value.Ref ?? value['Fn::GetAtt']?.[0]
+        expect([
+          'AWS::Lambda::Function',
+          'AWS::DynamoDB::Table',
+          'AWS::SQS::Queue',
+          'AWS::ApiGatewayV2::Api',
+        ]).toContain(json.Resources[target ?? '']?.Type)
+      }
+      // Nothing but alarms, and the topic with its policy and subscription when there is an e-mail.
+      expect([...new Set(Object.values(nested.Resources).map((r) => r.Type))].sort()).toEqual(
+        json === prod.json
+          ? ['AWS::CloudWatch::Alarm']
+          : [
+              'AWS::CloudWatch::Alarm',
+              'AWS::SNS::Subscription',
+              'AWS::SNS::Topic',
+              'AWS::SNS::TopicPolicy',
+            ],
+      )
+    }
+  })
+
   it('watches 5xx rate, p99 latency, Lambda errors and throttles, DynamoDB throttles and system errors', () => {
-    const all = alarms(prod.json)
+    const all = alarms(prod.alarms)
     const watched = all.flatMap(metricsOf)
     expect(
       all.find((a) => a.Metrics?.some((m) => m.Expression?.includes('100 * errors / requests'))),
@@ -951,7 +1010,7 @@ describe('alarms', () => {
       EvaluationPeriods: number
       TreatMissingData: string
     }
-    const all = resourcesOfType(prod.json, 'AWS::CloudWatch::Alarm')
+    const all = resourcesOfType(prod.alarms, 'AWS::CloudWatch::Alarm')
     const fnIds = [...ROUTES.map((r) => r.id), ...CONSUMERS.map((c) => c.id)]
     for (const id of fnIds) {
       const found = all.filter(([, a]) =>
@@ -1011,7 +1070,7 @@ describe('alarms', () => {
   ]
 
   it('alarms on sustained TransactionConflict for each table a grant transaction holds', () => {
-    const conflicts = tableAlarms(prod.json).filter(
+    const conflicts = tableAlarms(prod.alarms).filter(
       (a) => a.props.MetricName === 'TransactionConflict',
     )
     expect(
@@ -1065,7 +1124,7 @@ describe('alarms', () => {
     /** The operations an alarm on `metric` watches for one table. */
     const watchedOps = (table: keyof typeof TABLES, metric: string) => {
       const ref = JSON.stringify({ Ref: logicalIdOfTable(prod.json, table) })
-      const found = tableAlarms(prod.json).filter(
+      const found = tableAlarms(prod.alarms).filter(
         ({ props }) =>
           (props.Metrics ?? []).some((m) => m.MetricStat?.Metric.MetricName === metric) &&
           dimensionsOf(props).some((d) => JSON.stringify(d.Value) === ref),
@@ -1100,7 +1159,7 @@ describe('alarms', () => {
 
   it('evaluates as many metrics as docs/deploying.md "Cost" charges for', () => {
     // CloudWatch charges alarms per metric they evaluate: a metric-math alarm per metric in it.
-    const metrics = alarms(prod.json).reduce(
+    const metrics = alarms(prod.alarms).reduce(
       (sum, a) => sum + (a.MetricName ? 1 : (a.Metrics ?? []).filter((m) => m.MetricStat).length),
       0,
     )
@@ -1122,7 +1181,7 @@ describe('alarms', () => {
     )
     for (const table of Object.keys(TABLES) as (keyof typeof TABLES)[]) {
       const ref = { Ref: logicalIdOfTable(prod.json, table) }
-      const alarmed = tableAlarms(prod.json).some(({ props }) =>
+      const alarmed = tableAlarms(prod.alarms).some(({ props }) =>
         dimensionsOf(props).some((d) => JSON.stringify(d.Value) === JSON.stringify(ref)),
       )
       expect({ table, alarmed }).toEqual({ table, alarmed: touched.includes(table) })
@@ -1130,7 +1189,7 @@ describe('alarms', () => {
   })
 
   it('names alarms after what they watch, not after positions in a list', () => {
-    const ids = resourcesOfType(prod.json, 'AWS::CloudWatch::Alarm').map(([id]) => id)
+    const ids = resourcesOfType(prod.alarms, 'AWS::CloudWatch::Alarm').map(([id]) => id)
     for (const route of ROUTES) {
       expect(ids.some((id) => id.startsWith(`Alarms${route.id}ErrorsOrThrottles`))).toBe(true)
     }
@@ -1143,17 +1202,17 @@ describe('alarms', () => {
     // The SES events' topic (test/infra/grant-pipeline.test.ts) is not the alarms'.
     const alarmTopics = (template: CfnTemplate) =>
       resourcesOfType(template, 'AWS::SNS::Topic').filter(([id]) => id.startsWith('Alarms'))
-    expect(alarmTopics(prod.json)).toHaveLength(0)
-    expect(alarms(prod.json).every((a) => a.AlarmActions === undefined)).toBe(true)
-    const topics = alarmTopics(dev.json).map(([id]) => id)
+    expect(alarmTopics(prod.alarms)).toHaveLength(0)
+    expect(alarms(prod.alarms).every((a) => a.AlarmActions === undefined)).toBe(true)
+    const topics = alarmTopics(dev.alarms).map(([id]) => id)
     expect(topics).toHaveLength(1)
     const topicId = topics[0]
-    dev.template.hasResourceProperties('AWS::SNS::Subscription', {
+    dev.alarmsTemplate.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'ops@example.com',
     })
     expect(
-      alarms(dev.json).every(
+      alarms(dev.alarms).every(
         (a) => JSON.stringify(a.AlarmActions) === JSON.stringify([{ Ref: topicId }]),
       ),
     ).toBe(true)
@@ -1173,6 +1232,7 @@ describe('outputs and stages', () => {
         ...CONSUMERS.map((c) => `${c.id}FunctionName`),
         'OfferMailDeadLettersQueueUrl',
         'GrantBatchRowsDeadLettersQueueUrl',
+        'WebhooksDeadLettersQueueUrl',
         'GrantStreamFailuresQueueUrl',
         'MailEventsDeadLettersQueueUrl',
         'MailConfigurationSet',
@@ -1189,10 +1249,11 @@ describe('outputs and stages', () => {
     expect(outputs.GrantTokensFunctionName?.Value).toEqual({ Ref: 'GrantTokensFunction' })
   })
 
-  it('stays within CloudFormation’s 500 resources a stack, with every option on', () => {
-    // A stack over the quota does not deploy at all. The count grows with each route (a function,
-    // its role, policy, log group, integration, route, permission and one alarm).
-    const everything = synth({
+  it('stays within CloudFormation’s 500 resources a stack, parent and nested alarms stack each, with every option on', () => {
+    // A stack over the quota does not deploy at all, nested or not. A route adds seven to the
+    // parent (function, role, policy, log group, integration, route, permission) and its one
+    // alarm to the nested alarms stack (docs/decisions/nested-alarms.md).
+    const full = synth({
       stage: 'full',
       alarmEmail: 'ops@example.com',
       sesFromEmail: 'offers@example.com',
@@ -1200,27 +1261,42 @@ describe('outputs and stages', () => {
       consoleCertificateArn:
         'arn:aws:acm:us-east-1:123456789012:certificate/0f6c1d2e-3f4a-4b5c-8d9e-0a1b2c3d4e5f',
       keepLegacyIndexes: 'true',
-    }).json
+    })
     // The CDK CLI also adds its version report (CDKMetadata, one AWS::CDK::Metadata resource,
-    // which CloudFormation counts); these test synths leave it out unless asked.
-    const reported = synth({ 'aws:cdk:version-reporting': 'true' }).json
-    expect(
-      Object.keys(reported.Resources).filter((id) => !Object.hasOwn(prod.json.Resources, id)),
-    ).toEqual(['CDKMetadata'])
-    expect(reported.Resources.CDKMetadata?.Type).toBe('AWS::CDK::Metadata')
+    // which CloudFormation counts) to the parent and to the nested template; these test synths
+    // leave it out unless asked.
+    const reported = synth({ 'aws:cdk:version-reporting': 'true' })
+    for (const [t, plain] of [
+      [reported.json, prod.json],
+      [reported.alarms, prod.alarms],
+    ] as const) {
+      expect(Object.keys(t.Resources).filter((id) => !Object.hasOwn(plain.Resources, id))).toEqual([
+        'CDKMetadata',
+      ])
+      expect(t.Resources.CDKMetadata?.Type).toBe('AWS::CDK::Metadata')
+    }
     const deployed = (t: CfnTemplate) =>
       Object.keys(t.Resources).length + (t.Resources.CDKMetadata ? 0 : 1)
-    for (const t of [prod.json, dev.json, everything]) {
-      expect(deployed(t)).toBeLessThanOrEqual(500)
-    }
-    // The figures docs/deploying.md gives, so the room left is stated from the template.
+    const parents = [prod.json, dev.json, full.json].map(deployed)
+    const nested = [prod.alarms, dev.alarms, full.alarms].map(deployed)
+    for (const count of [...parents, ...nested]) expect(count).toBeLessThanOrEqual(500)
+    // The figures docs/deploying.md gives, so the room left is stated from the templates.
     const page = readFileSync(join(PROJECT_ROOT, 'docs', 'deploying.md'), 'utf8')
-    const stated = page
-      .split('\n### The 500-resource limit\n')[1]
-      ?.match(
-        /holds (\d+) on a plain deploy, (\d+) on an\s+ephemeral stage with an alarm e-mail and (\d+) with every option on/,
-      )
-    expect(stated?.slice(1, 4).map(Number)).toEqual([prod.json, dev.json, everything].map(deployed))
+    const section = page.split('\n### The 500-resource limit\n')[1]?.split('\n## ')[0] ?? ''
+    const stated = section.match(
+      /holds (\d+) on a plain deploy, (\d+) on an\s+ephemeral stage with an alarm e-mail and (\d+) with every\s+option on/,
+    )
+    expect(stated?.slice(1, 4).map(Number)).toEqual(parents)
+    const statedNested = section.match(
+      /nested alarms stack holds (\d+) on a plain deploy, (\d+) on an\s+ephemeral stage with an alarm e-mail and (\d+) with every\s+option on/,
+    )
+    expect(statedNested?.slice(1, 4).map(Number)).toEqual(nested)
+    // Its parameters (what the alarms name from the parent), within CloudFormation's 200.
+    const parameters = [prod, dev, full].map((s) => Object.keys(s.alarms.Parameters ?? {}).length)
+    for (const count of parameters) expect(count).toBeLessThanOrEqual(TEMPLATE_PARAMETER_LIMIT)
+    expect(new Set(parameters).size).toBe(1)
+    const statedParameters = section.match(/takes (\d+) parameters of CloudFormation's 200/)
+    expect(Number(statedParameters?.[1])).toBe(parameters[0])
   })
 
   it('gives each stage its own stack name and no fixed physical names, so stages coexist', () => {
@@ -1244,6 +1320,20 @@ describe('cdk-nag AwsSolutions', () => {
         (v) => `${v.ruleName} ${v.violatingResources.map((r) => r.constructPath)}`,
       ),
     ).toEqual([])
+  })
+
+  it('reaches the nested alarms stack: an unacknowledged error there fails the synth too', () => {
+    // cdk-nag's validateScope walks the construct tree, nested stacks included, and a nested
+    // resource's error annotation is reported with the parent stack, which `cdk synth` fails on.
+    const stack = new Stack(new App(), 'Parent')
+    const nested = new NestedStack(stack, 'Nested')
+    new Topic(nested, 'Plain')
+    const report = checkAwsSolutions(stack)
+    expect(report.violations.map((v) => v.ruleName)).toContain('AwsSolutions-SNS3')
+    Annotations.fromStack(stack).hasError(
+      '/Parent/Nested/Plain/Resource',
+      Match.stringLikeRegexp('AwsSolutions-SNS3'),
+    )
   })
 
   it('would fail the synth on an unacknowledged error (the check is live)', () => {

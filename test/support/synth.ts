@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { App } from 'aws-cdk-lib'
+import { App, type CfnResource as CdkCfnResource, type NestedStack, type Stack } from 'aws-cdk-lib'
 import { Template } from 'aws-cdk-lib/assertions'
 import { GrantServiceStack } from '../../lib/grant-service-stack'
 import { stackName, stageConfig } from '../../lib/stage-config'
@@ -53,7 +53,35 @@ export const synth = (
     consoleDistDir,
   })
   const template = Template.fromStack(stack)
-  return { app, stack, template, json: template.toJSON() as CfnTemplate }
+  const json = template.toJSON() as CfnTemplate
+  const alarms = nestedTemplate(stack, json, stack.alarms)
+  return { app, stack, template, json, alarmsTemplate: alarms.template, alarms: alarms.json }
+}
+
+/**
+ * A nested stack's template (lib/alarms-stack.ts holds every alarm), raw (`template`, its
+ * `Parameters` as CDK made them) and with each parameter's `Ref` replaced by the value the parent
+ * passes it (`json`): an alarm's dimension then reads `{ Ref: 'GrantTokensFunction' }`, the
+ * parent's own logical id, as tests of the parent's resources write it.
+ */
+export const nestedTemplate = (parent: Stack, parentJson: CfnTemplate, nested: NestedStack) => {
+  const template = Template.fromStack(nested)
+  const raw = template.toJSON() as CfnTemplate
+  const holder = parentJson.Resources[
+    parent.resolve((nested.nestedStackResource as CdkCfnResource).logicalId) as string
+  ] as CfnResource
+  const passed = (holder.Properties.Parameters ?? {}) as Record<string, unknown>
+  const substitute = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(substitute)
+    if (value === null || typeof value !== 'object') return value
+    const entries = Object.entries(value)
+    const [only] = entries
+    if (entries.length === 1 && only?.[0] === 'Ref' && Object.hasOwn(passed, String(only[1]))) {
+      return passed[String(only[1])]
+    }
+    return Object.fromEntries(entries.map(([k, v]) => [k, substitute(v)]))
+  }
+  return { template, raw, json: { ...raw, Resources: substitute(raw.Resources) } as CfnTemplate }
 }
 
 export type CfnResource = {
@@ -66,6 +94,7 @@ export type CfnResource = {
 export type CfnTemplate = {
   Resources: Record<string, CfnResource>
   Outputs: Record<string, { Value: unknown }>
+  Parameters?: Record<string, { Type: string; Description?: string }>
 }
 
 export const resourcesOfType = (template: CfnTemplate, type: string) =>
