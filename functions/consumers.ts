@@ -324,6 +324,46 @@ export const CONSUMERS = [
       programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
     },
   },
+  {
+    id: 'WebhookSender',
+    entry: 'functions/handlers/webhook-sender.handler.ts',
+    trigger: {
+      kind: 'queue',
+      queue: WEBHOOKS_QUEUE.id,
+      // Ten messages an invocation, side by side (a receiver may take its 15 s).
+      batchSize: 10,
+      maxBatchingWindowSeconds: 1,
+      // At most 50 receivers waited on at once: one slow integrator cannot take the account's
+      // concurrency, and the queue absorbs a burst.
+      maxConcurrency: 5,
+      reportBatchItemFailures: true,
+    },
+    // Ten attempts side by side, each at most 15 s (WEBHOOK_LIMITS.timeoutMs), with their writes.
+    timeoutSeconds: 60,
+    memorySize: 256,
+    access: {
+      // Endpoints (Query, GetItem) and their bookkeeping (UpdateItem); messages (PutItem, GetItem,
+      // UpdateItem: attempts; Query: a replay's pages); the pool-low mark (PutItem, GetItem,
+      // UpdateItem, DeleteItem).
+      webhooks: [
+        'dynamodb:Query',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+      ],
+      // program.pool_low: the head, then head and shards in one TransactGetItems (each item's
+      // dynamodb:GetItem is what a transactional read is authorised by).
+      programs: ['dynamodb:GetItem'],
+      // The owners e-mailed when an endpoint is disabled after failing for days.
+      memberships: ['dynamodb:Query'],
+    },
+    // Deliveries, hops of a long wait and replay pages go back on its own queue.
+    sends: [WEBHOOKS_QUEUE.id],
+    mail: true,
+    // Opens the endpoints' sealed secrets to sign.
+    kms: 'decrypt',
+  },
 ] as const satisfies readonly ConsumerSpec[]
 
 export type ConsumerId = (typeof CONSUMERS)[number]['id']

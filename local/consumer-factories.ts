@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import { consumerById } from '../functions/consumers'
+import { consumerById, WEBHOOKS_QUEUE } from '../functions/consumers'
 import { makeBatchWorkerHandler } from '../functions/core/grant-batch-worker.factory'
 import { makeOfferMailerHandler } from '../functions/core/offer-mailer.factory'
 import { makeOfferSweepHandler } from '../functions/core/offer-sweep.factory'
+import { makeWebhookSenderHandler } from '../functions/core/webhook-sender.factory'
 import type { ConsumerFactories } from './pipeline'
+import { type LocalQueue, localQueueSender } from './queue'
 
 /**
  * The consumers `npm start` and the tests' pipeline (test/support/pipeline.ts) plug in, by their
@@ -35,4 +37,11 @@ export const LOCAL_CONSUMERS: ConsumerFactories = {
       })
     }
   },
+  // The Lambda's webhook sender: deliveries, hops and replay pages go back on the local Webhooks
+  // queue (its delays on the pipeline's clock, so a moved clock brings a retry forward); loopback
+  // receivers allowed when WEBHOOK_ALLOW_LOOPBACK is true (local/local-env.ts sets it).
+  WebhookSender: (runtime, queues) =>
+    makeWebhookSenderHandler(runtime, {
+      queue: localQueueSender(queues[WEBHOOKS_QUEUE.id] as LocalQueue),
+    }),
 }

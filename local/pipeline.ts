@@ -40,6 +40,7 @@ export type ConsumerHandlers = {
   GrantStream?: StreamHandler
   OfferMailer?: SqsBatchHandler
   GrantBatchWorker?: SqsBatchHandler
+  WebhookSender?: SqsBatchHandler
   MailEvents?: (event: SNSEvent) => Promise<unknown>
   OfferSweep?: () => Promise<unknown>
 }

@@ -92,7 +92,7 @@ export type PoolLowMark = {
  * disabled, a secret rotated) is what the next delivery sees.
  *
  * Beyond the two interfaces, what the sender (core/webhook-sender.ts) needs: `recordEndpointOutcome`,
- * `disableEndpoint`, `markPoolLow` / `markPoolLowSent` / `clearPoolLow`.
+ * `disableEndpoint`, `claimAttempt`, `failMessage`, `markPoolLow` / `markPoolLowSent` / `clearPoolLow`.
  */
 export class DynamoDbWebhookStore implements WebhookEndpointStore, WebhookMessageStore {
   private readonly table: string
@@ -339,8 +339,11 @@ export class DynamoDbWebhookStore implements WebhookEndpointStore, WebhookMessag
         new UpdateCommand({
           TableName: this.table,
           Key: messageKey(endpointId, messageId),
+          // The attempt's claim (claimAttempt) ends with its record.
           UpdateExpression: `SET attempts = list_append(if_not_exists(attempts, :none), :attempt), #status = :status${
-            scheduled ? ', nextAttemptAt = :next' : ' REMOVE nextAttemptAt'
+            scheduled
+              ? ', nextAttemptAt = :next REMOVE claimedUntil'
+              : ' REMOVE nextAttemptAt, claimedUntil'
           }`,
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: { '#status': 'status' },
@@ -356,6 +359,72 @@ export class DynamoDbWebhookStore implements WebhookEndpointStore, WebhookMessag
       return 'done'
     } catch (error) {
       if (isConditionFailed(error)) return 'missing'
+      throw error
+    }
+  }
+
+  /**
+   * Claims the automatic attempt a message expects, so that two copies of one delivery (SQS
+   * delivers at least once; a repeated event sends its delivery again) make one attempt: on
+   * condition that it is pending, unclaimed (or its claim ran out: a sender that died), and still
+   * expects this attempt (`nextAttemptAt`, or no attempt yet for the first). The claim lasts until
+   * `until` (ISO) or the attempt's record. `claimed` or `taken`.
+   */
+  async claimAttempt(
+    endpointId: string,
+    messageId: string,
+    input: { nextAttemptAt: string | undefined; now: string; until: string },
+    { signal }: Options = {},
+  ): Promise<'claimed' | 'taken'> {
+    const first = input.nextAttemptAt === undefined
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: messageKey(endpointId, messageId),
+          UpdateExpression: 'SET claimedUntil = :until',
+          ConditionExpression: `#status = :pending AND (attribute_not_exists(claimedUntil) OR claimedUntil <= :now) AND ${
+            first
+              ? '(attribute_not_exists(attempts) OR size(attempts) = :zero)'
+              : 'nextAttemptAt = :expected'
+          }`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':pending': 'pending',
+            ':now': input.now,
+            ':until': input.until,
+            ...(first ? { ':zero': 0 } : { ':expected': input.nextAttemptAt }),
+          },
+        }),
+        { abortSignal: signal },
+      )
+      return 'claimed'
+    } catch (error) {
+      if (isConditionFailed(error)) return 'taken'
+      throw error
+    }
+  }
+
+  /**
+   * A pending message whose endpoint is disabled or deleted when its attempt is due: `failed`, no
+   * attempt recorded, no next one. A message already settled is left as it is.
+   */
+  async failMessage(endpointId: string, messageId: string, { signal }: Options = {}) {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: messageKey(endpointId, messageId),
+          UpdateExpression: 'SET #status = :failed REMOVE nextAttemptAt',
+          ConditionExpression: '#status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':failed': 'failed', ':pending': 'pending' },
+        }),
+        { abortSignal: signal },
+      )
+      return 'done' as const
+    } catch (error) {
+      if (isConditionFailed(error)) return 'unchanged' as const
       throw error
     }
   }
