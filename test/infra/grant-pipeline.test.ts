@@ -10,7 +10,9 @@ import {
   OFFER_MAIL_QUEUE,
   QUEUES,
   STREAMS,
+  WEBHOOKS_QUEUE,
 } from '../../functions/consumers'
+import { WEBHOOK_RETRY_SCHEDULE_SECONDS } from '../../functions/domain/webhooks'
 import { ENV } from '../../functions/env-names'
 import { ROUTES, type Route } from '../../functions/routes'
 import { TABLES, type TableKey } from '../../functions/stores/table-schema'
@@ -19,6 +21,7 @@ import {
   OFFER_MAIL_MAX_AGE_SECONDS,
   QUEUE_MAX_AGE_SECONDS,
   STREAM_MAX_ITERATOR_AGE_MS,
+  WEBHOOKS_MAX_AGE_SECONDS,
 } from '../../lib/grant-pipeline'
 import { TIME_TO_LIVE } from '../../lib/grant-tables'
 import { checkAwsSolutions } from '../../lib/nag'
@@ -86,7 +89,11 @@ const grantsOf = (t: CfnTemplate, fnId: string) => {
     }
     for (const s of doc.Statement) {
       expect(s.Effect).toBe('Allow')
-      expect(s.Condition).toBeUndefined()
+      // Only the webhook secrets' key is granted with a condition (its encryption context:
+      // test/infra/webhook-secrets-key.test.ts).
+      if (![s.Action].flat().every((a) => a.startsWith('kms:'))) {
+        expect(s.Condition).toBeUndefined()
+      }
       for (const action of [s.Action].flat()) {
         for (const res of [s.Resource].flat()) {
           const att = (res as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt']
@@ -122,13 +129,18 @@ describe('tables', () => {
     }
   })
 
-  it('expires link tokens, rate limits, timers and TEST inbox messages by `purgeAt`, and nothing else', () => {
-    expect(TIME_TO_LIVE).toEqual({ grants: 'purgeAt', timers: 'purgeAt', inbox: 'purgeAt' })
+  it('expires link tokens, rate limits, timers, TEST inbox messages and webhook messages by `purgeAt`, and nothing else', () => {
+    expect(TIME_TO_LIVE).toEqual({
+      grants: 'purgeAt',
+      timers: 'purgeAt',
+      inbox: 'purgeAt',
+      webhooks: 'purgeAt',
+    })
     for (const key of Object.keys(TABLES) as TableKey[]) {
       const ttl = resource(prod.json, tableId(prod.json, key)).Properties.TimeToLiveSpecification
       expect({ key, ttl }).toEqual({
         key,
-        ttl: ['grants', 'timers', 'inbox'].includes(key)
+        ttl: ['grants', 'timers', 'inbox', 'webhooks'].includes(key)
           ? { AttributeName: 'purgeAt', Enabled: true }
           : undefined,
       })
@@ -183,6 +195,14 @@ describe('the grants stream and its reader', () => {
               dynamodb: { Keys: { grantId: { S: [{ prefix: 'gr_' }] } } },
             }),
           },
+          // A finished batch (batch.completed); never its chunks or its running counters.
+          {
+            Pattern: JSON.stringify({
+              dynamodb: {
+                NewImage: { itemType: { S: ['grantBatch'] }, status: { S: ['done', 'canceled'] } },
+              },
+            }),
+          },
         ],
       },
     })
@@ -201,16 +221,18 @@ describe('the grants stream and its reader', () => {
     expect(readers).toHaveLength(1)
   })
 
-  it('may read the stream, write timers, send to OfferMail and record a failed batch, nothing else', () => {
+  it('may read the stream, write timers, send to OfferMail and Webhooks and record a failed batch, nothing else', () => {
     const grants = tableId(t, 'grants')
     const offerMail = queueId(t, OFFER_MAIL_QUEUE.id)
+    const webhooks = queueId(t, WEBHOOKS_QUEUE.id)
     const failures = queueId(t, GRANT_STREAM_FAILURES)
     expect(grantsOf(t, 'GrantStreamFunction')).toEqual(
       [
         ...logs(t, 'GrantStreamFunction'),
         ...declaredTables(t, spec),
-        // Only SendMessage on the one queue it feeds (SendMessageBatch is authorised by it).
+        // Only SendMessage on the queues it feeds (SendMessageBatch is authorised by it).
         `sqs:SendMessage ${offerMail}.Arn`,
+        `sqs:SendMessage ${webhooks}.Arn`,
         // The event source's own grants: the stream's records, and the on-failure destination.
         `dynamodb:DescribeStream ${grants}.StreamArn`,
         `dynamodb:GetRecords ${grants}.StreamArn`,
@@ -225,10 +247,13 @@ describe('the grants stream and its reader', () => {
     expect(variablesOf(t, 'GrantStreamFunction')[OFFER_MAIL_QUEUE.urlVariable]).toEqual({
       Ref: offerMail,
     })
+    expect(variablesOf(t, 'GrantStreamFunction')[WEBHOOKS_QUEUE.urlVariable]).toEqual({
+      Ref: webhooks,
+    })
   })
 
   it('alarms when the reader falls behind the stream', () => {
-    const alarm = alarmsOf(t).find((a) => a.MetricName === 'IteratorAge')
+    const alarm = alarmsOf(prod.alarms).find((a) => a.MetricName === 'IteratorAge')
     expect(alarm).toMatchObject({
       Namespace: 'AWS/Lambda',
       Statistic: 'Maximum',
@@ -358,10 +383,11 @@ describe('the offer mail queue and OfferMailer', () => {
       [ENV.mailConfigurationSet]: { Ref: configurationSet },
     })
     expect(variablesOf(m, fnId)[ENV.mailSesRegion]).toBeUndefined()
-    // No other function may send with it but the batch worker (the committer's notice: its bounces
-    // reach MailEvents, which finds no grant tag on it and ignores it).
+    // No other function may send with it but the batch worker (the committer's notice) and the
+    // webhook sender (an endpoint disabled after failing for days, to the issuer's owners): their
+    // bounces reach MailEvents, which finds no grant tag on them and ignores them.
     for (const [id, fn] of resourcesOfType(m, 'AWS::Lambda::Function')) {
-      if (id === fnId || id === 'GrantBatchWorkerFunction') continue
+      if (['GrantBatchWorkerFunction', 'WebhookSenderFunction', fnId].includes(id)) continue
       expect({ id, set: JSON.stringify(fn.Properties.Environment ?? {}) }).toEqual({
         id,
         set: expect.not.stringContaining(ENV.mailConfigurationSet),
@@ -416,11 +442,15 @@ describe('the offer mail queue and OfferMailer', () => {
 
   it('alarms on every work queue’s oldest message at its own threshold, and on any message in a dead-letter queue', () => {
     const queueName = (name: string) => getAtt(queueId(t, name), 'QueueName')
-    const age = alarmsOf(t).filter((a) => a.MetricName === 'ApproximateAgeOfOldestMessage')
-    // An offer an hour late; a batch's chunk 15 minutes unclaimed (lib/grant-pipeline.ts says why).
+    const age = alarmsOf(prod.alarms).filter(
+      (a) => a.MetricName === 'ApproximateAgeOfOldestMessage',
+    )
+    // An offer an hour late; a batch's chunk 15 minutes unclaimed; a webhook message half an hour
+    // past due (lib/grant-pipeline.ts says why).
     expect(QUEUE_MAX_AGE_SECONDS).toEqual({
       OfferMail: OFFER_MAIL_MAX_AGE_SECONDS,
       GrantBatchRows: GRANT_BATCH_ROWS_MAX_AGE_SECONDS,
+      Webhooks: WEBHOOKS_MAX_AGE_SECONDS,
     })
     expect(OFFER_MAIL_MAX_AGE_SECONDS).toBe(3_600)
     expect(GRANT_BATCH_ROWS_MAX_AGE_SECONDS).toBe(900)
@@ -444,7 +474,9 @@ describe('the offer mail queue and OfferMailer', () => {
         q.retentionSeconds / 10,
       )
     }
-    const depth = alarmsOf(t).filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible')
+    const depth = alarmsOf(prod.alarms).filter(
+      (a) => a.MetricName === 'ApproximateNumberOfMessagesVisible',
+    )
     const deadLetters = [
       ...QUEUES.map((q) => q.deadLetter.id),
       GRANT_STREAM_FAILURES,
@@ -571,16 +603,30 @@ describe('send to many: the GrantBatchRows queue and GrantBatchWorker', () => {
       `sqs:SendMessage ${rows()}.Arn`,
     ])
     expect(variablesOf(t, fnId)[GRANT_BATCH_ROWS_QUEUE.urlVariable]).toEqual({ Ref: rows() })
-    // No other route sends to a queue, nor holds a queue's URL.
+    // No other route sends to GrantBatchRows; each sends (and holds the URL of) only the queues
+    // it declares (the webhook routes: Webhooks, below).
     for (const other of ROUTES as readonly Route[]) {
       if (other.id === 'CreateGrantBatch') continue
-      expect({ id: other.id, sends: other.sends }).toEqual({ id: other.id, sends: undefined })
-      expect(grantsOf(t, `${other.id}Function`).filter((g) => /^(sqs|lambda):/.test(g))).toEqual([])
+      expect({ id: other.id, sends: other.sends ?? [] }).toEqual({
+        id: other.id,
+        sends: expect.not.arrayContaining([GRANT_BATCH_ROWS_QUEUE.id]),
+      })
+      expect({
+        id: other.id,
+        grants: grantsOf(t, `${other.id}Function`).filter((g) => /^(sqs|lambda):/.test(g)),
+      }).toEqual({
+        id: other.id,
+        grants: (other.sends ?? []).map((q) => `sqs:SendMessage ${queueId(t, q)}.Arn`),
+      })
+      expect(variablesOf(t, `${other.id}Function`)[GRANT_BATCH_ROWS_QUEUE.urlVariable]).toBe(
+        undefined,
+      )
     }
   })
 
   it('sends the queue’s alarms to the stage’s alarm topic, with the others', () => {
-    const dev = synth({ stage: 'dev', ephemeral: 'true', alarmEmail: 'ops@example.com' }).json
+    // The alarms and their topic sit in the nested alarms stack (lib/alarms-stack.ts).
+    const dev = synth({ stage: 'dev', ephemeral: 'true', alarmEmail: 'ops@example.com' }).alarms
     const [topic] = resourcesOfType(dev, 'AWS::SNS::Topic').filter(([id]) =>
       id.startsWith('Alarms'),
     )
@@ -766,6 +812,206 @@ describe('every consumer', () => {
         ),
       ).toEqual([])
     }
+  })
+})
+
+describe('webhooks: the webhooks table, the Webhooks queue and WebhookSender', () => {
+  const t = prod.json
+  const spec = consumer('WebhookSender')
+  const trigger = spec.trigger as Extract<ConsumerSpec['trigger'], { kind: 'queue' }>
+  const queue = () => queueId(t, WEBHOOKS_QUEUE.id)
+  const deadLetters = () => queueId(t, WEBHOOKS_QUEUE.deadLetter.id)
+
+  it('builds the webhooks table from table-schema.ts: string pk/sk, TTL on purgeAt, PITR, kept with the stage', () => {
+    const table = resource(t, tableId(t, 'webhooks'))
+    expect(table.Properties).toMatchObject({
+      KeySchema: [
+        { AttributeName: TABLES.webhooks.partitionKey.name, KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: expect.arrayContaining([
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ]),
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: 'purgeAt', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+      DeletionProtectionEnabled: true,
+    })
+    expect(TABLES.webhooks.partitionKey).toEqual({ name: 'pk', type: 'S' })
+    expect(table.DeletionPolicy).toBe('Retain')
+  })
+
+  it('alarms on the webhooks table’s throttles and system errors, over every operation its functions may call', () => {
+    const ref = JSON.stringify({ Ref: tableId(t, 'webhooks') })
+    const onTable = resourcesOfType(prod.alarms, 'AWS::CloudWatch::Alarm').filter(([, a]) =>
+      JSON.stringify(a.Properties.Metrics ?? a.Properties.Dimensions ?? []).includes(ref),
+    )
+    const metrics = onTable.map(
+      ([, a]) => JSON.stringify(a.Properties.Metrics).match(/"MetricName":"(\w+)"/)?.[1],
+    )
+    expect(metrics.sort()).toEqual(['SystemErrors', 'ThrottledRequests'])
+    // The sender's own calls among them (Query for endpoints and replays, PutItem for messages).
+    for (const [, a] of onTable) {
+      expect(JSON.stringify(a.Properties.Metrics)).toMatch(/"Value":"Query"/)
+      expect(JSON.stringify(a.Properties.Metrics)).toMatch(/"Value":"PutItem"/)
+    }
+  })
+
+  it('keeps messages 4 days, past the retry horizon (about 3 days), and redrives one received 5 times to its dead letters, kept 14 days', () => {
+    expect(resource(t, queue()).Properties).toEqual({
+      RedrivePolicy: {
+        deadLetterTargetArn: getAtt(deadLetters(), 'Arn'),
+        maxReceiveCount: WEBHOOKS_QUEUE.maxReceiveCount,
+      },
+      MessageRetentionPeriod: 4 * 24 * 3600,
+      VisibilityTimeout: WEBHOOKS_QUEUE.visibilityTimeoutSeconds,
+      SqsManagedSseEnabled: true,
+    })
+    expect(resource(t, deadLetters()).Properties).toEqual({
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+    })
+    const horizon = WEBHOOK_RETRY_SCHEDULE_SECONDS.reduce((sum, s) => sum + s, 0)
+    expect(horizon).toBeGreaterThan(2.5 * 24 * 3600)
+    expect(WEBHOOKS_QUEUE.retentionSeconds).toBeGreaterThan(horizon)
+    // Each attempt (and each hop of a long wait) is a new message: a message is received again
+    // only when the sender itself failed, so five receives are five failures of ours.
+    expect(WEBHOOKS_QUEUE.maxReceiveCount).toBe(5)
+  })
+
+  it('keeps a received message invisible at least six times the sender’s timeout', () => {
+    const timeout = resource(t, 'WebhookSenderFunction').Properties.Timeout as number
+    expect(timeout).toBe(spec.timeoutSeconds)
+    expect(resource(t, queue()).Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * timeout)
+  })
+
+  it('starts WebhookSender from its queue only: its batch, partial batch responses, at most maxConcurrency at once', () => {
+    expect(trigger.queue).toBe(WEBHOOKS_QUEUE.id)
+    expect(mappingsOf(t, 'WebhookSenderFunction')).toEqual([
+      {
+        FunctionName: { Ref: 'WebhookSenderFunction' },
+        EventSourceArn: getAtt(queue(), 'Arn'),
+        BatchSize: trigger.batchSize,
+        MaximumBatchingWindowInSeconds: trigger.maxBatchingWindowSeconds,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: trigger.maxConcurrency },
+      },
+    ])
+    // Lambda's floor for an SQS mapping's maximum concurrency is 2.
+    expect(trigger.maxConcurrency).toBeGreaterThanOrEqual(2)
+    for (const type of ['AWS::Lambda::Permission', 'AWS::Events::Rule', 'AWS::SNS::Subscription']) {
+      expect({
+        type,
+        naming: resourcesOfType(t, type).filter(([, r]) =>
+          JSON.stringify(r.Properties).includes('WebhookSenderFunction'),
+        ),
+      }).toEqual({ type, naming: [] })
+    }
+  })
+
+  it('lets GrantStream send events to Webhooks with its URL, and the sender consume it and send its deliveries back, nothing else on a queue', () => {
+    const sqs = (fnId: string) => grantsOf(t, fnId).filter((g) => g.startsWith('sqs:'))
+    expect(consumer('GrantStream').sends).toContain(WEBHOOKS_QUEUE.id)
+    expect(sqs('GrantStreamFunction')).toContain(`sqs:SendMessage ${queue()}.Arn`)
+    expect(variablesOf(t, 'GrantStreamFunction')[WEBHOOKS_QUEUE.urlVariable]).toEqual({
+      Ref: queue(),
+    })
+    expect(spec.sends).toEqual([WEBHOOKS_QUEUE.id])
+    expect(sqs('WebhookSenderFunction')).toEqual(
+      [
+        ...[
+          'ReceiveMessage',
+          'ChangeMessageVisibility',
+          'GetQueueUrl',
+          'DeleteMessage',
+          'GetQueueAttributes',
+        ].map((action) => `sqs:${action} ${queue()}.Arn`),
+        `sqs:SendMessage ${queue()}.Arn`,
+      ].sort(),
+    )
+    expect(variablesOf(t, 'WebhookSenderFunction')[WEBHOOKS_QUEUE.urlVariable]).toEqual({
+      Ref: queue(),
+    })
+    // No function may read the dead letters; none but those two and the routes that say so send.
+    const senders = resourcesOfType(t, 'AWS::Lambda::Function')
+      .map(([id]) => id)
+      .filter((id) => sqs(id).includes(`sqs:SendMessage ${queue()}.Arn`))
+    expect(senders.sort()).toEqual(
+      [
+        'GrantStreamFunction',
+        'WebhookSenderFunction',
+        ...(ROUTES as readonly Route[])
+          .filter((r) => r.sends?.includes(WEBHOOKS_QUEUE.id))
+          .map((r) => `${r.id}Function`),
+      ].sort(),
+    )
+    for (const [id] of resourcesOfType(t, 'AWS::Lambda::Function')) {
+      expect({ id, onDeadLetters: sqs(id).filter((g) => g.includes(deadLetters())) }).toEqual({
+        id,
+        onDeadLetters: [],
+      })
+    }
+  })
+
+  it('lets the sender use its tables as declared, kms:Decrypt (no more) and, with an SES identity, SendEmail, nothing else', () => {
+    const fnId = 'WebhookSenderFunction'
+    const others = grantsOf(t, fnId).filter((g) => !/^(sqs|logs):/.test(g))
+    expect(others).toEqual(
+      [
+        ...declaredTables(t, spec),
+        `kms:Decrypt ${idOf(t, 'AWS::KMS::Key', 'WebhookSecretsKey')}.Arn`,
+      ].sort(),
+    )
+    expect(spec.kms).toBe('decrypt')
+    // With an SES identity: the owners' notice of a disabled endpoint, on the identity and the
+    // configuration set only; not the paced offer mailer's ses:GetAccount.
+    const ses = grantsOf(mailing.json, fnId).filter((g) => g.startsWith('ses:'))
+    expect(ses).toHaveLength(3)
+    expect(ses.every((g) => g.startsWith('ses:SendEmail '))).toBe(true)
+    expect(variablesOf(mailing.json, fnId)).toMatchObject({
+      [ENV.mailFrom]: 'offers@mail.example.com',
+    })
+  })
+
+  it('alarms on the Webhooks queue’s oldest message at 30 minutes, any message in its dead letters, and the sender’s errors or throttles, all to the alarm topic', () => {
+    const dev = synth({ stage: 'dev', ephemeral: 'true', alarmEmail: 'ops@example.com' })
+    const [topic] = resourcesOfType(dev.alarms, 'AWS::SNS::Topic').filter(([id]) =>
+      id.startsWith('Alarms'),
+    )
+    const byName = (name: string) => {
+      const found = resourcesOfType(dev.alarms, 'AWS::CloudWatch::Alarm').filter(([id]) =>
+        new RegExp(`^Alarms${name}[0-9A-F]{8}$`).test(id),
+      )
+      expect({ name, found: found.length }).toEqual({ name, found: 1 })
+      return (found[0] as [string, CfnResource])[1].Properties
+    }
+    const queueName = (name: string) => getAtt(queueId(dev.json, name), 'QueueName')
+    expect(WEBHOOKS_MAX_AGE_SECONDS).toBe(30 * 60)
+    expect(byName('WebhooksOldestMessage')).toMatchObject({
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Namespace: 'AWS/SQS',
+      Statistic: 'Maximum',
+      Threshold: QUEUE_MAX_AGE_SECONDS.Webhooks,
+      Dimensions: [{ Name: 'QueueName', Value: queueName(WEBHOOKS_QUEUE.id) }],
+      AlarmActions: [{ Ref: topic?.[0] }],
+      OKActions: [{ Ref: topic?.[0] }],
+    })
+    // Well inside a message's life: a due message is taken within seconds.
+    expect(WEBHOOKS_MAX_AGE_SECONDS).toBeLessThan(WEBHOOKS_QUEUE.retentionSeconds / 10)
+    expect(byName('WebhooksDeadLettersDepth')).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Threshold: 1,
+      Dimensions: [{ Name: 'QueueName', Value: queueName(WEBHOOKS_QUEUE.deadLetter.id) }],
+      AlarmActions: [{ Ref: topic?.[0] }],
+    })
+    expect(JSON.stringify(byName('WebhookSenderErrorsOrThrottles').Metrics)).toContain(
+      JSON.stringify({ Name: 'FunctionName', Value: { Ref: 'WebhookSenderFunction' } }),
+    )
+    // Its dead letters' URL is an output, where an operator reads and redrives them.
+    expect(prod.json.Outputs.WebhooksDeadLettersQueueUrl?.Value).toEqual({ Ref: deadLetters() })
   })
 })
 
