@@ -670,6 +670,140 @@ export const ROUTES = [
       issuers: ['dynamodb:GetItem'],
     },
   },
+  // An issuer's webhook endpoints (issue 21; use cases in functions/core/webhook-endpoints.ts,
+  // the table's store in functions/stores/webhooks.dynamodb.ts): the caller's membership first
+  // (memberships GetItem). Endpoints live in one partition per issuer (`endpoints#<issuerId>`),
+  // an endpoint's messages in one of their own (`messages#<endpointId>`). A change of an endpoint
+  // and its audit entry are one transaction (webhooks PutItem/DeleteItem, audit PutItem); a test
+  // or a replay writes its audit entry on its own, then its delivery onto the Webhooks queue,
+  // which the sender (WebhookSender) signs and sends.
+  {
+    // The issuer's partition (Query, strongly consistent).
+    id: 'ListWebhookEndpoints',
+    routeKey: 'GET /manage/issuers/{issuerId}/webhook-endpoints',
+    entry: 'functions/handlers/manage/webhook-endpoints-list.handler.ts',
+    auth: 'user',
+    role: 'viewer',
+    access: { memberships: ['dynamodb:GetItem'], webhooks: ['dynamodb:Query'] },
+  },
+  {
+    // The issuer's endpoints counted per mode (Query), then the endpoint (PutItem, on condition
+    // that its id is new) with its audit entry; the new secret is sealed with the KMS key.
+    id: 'CreateWebhookEndpoint',
+    routeKey: 'POST /manage/issuers/{issuerId}/webhook-endpoints',
+    entry: 'functions/handlers/manage/webhook-endpoint-create.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    kms: 'encrypt',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      webhooks: ['dynamodb:Query', 'dynamodb:PutItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    id: 'GetWebhookEndpoint',
+    routeKey: 'GET /manage/issuers/{issuerId}/webhook-endpoints/{endpointId}',
+    entry: 'functions/handlers/manage/webhook-endpoint-get.handler.ts',
+    auth: 'user',
+    role: 'viewer',
+    access: { memberships: ['dynamodb:GetItem'], webhooks: ['dynamodb:GetItem'] },
+  },
+  {
+    // The endpoint (GetItem), then its next version (PutItem, on condition of the version read)
+    // with its audit entry.
+    id: 'UpdateWebhookEndpoint',
+    routeKey: 'PATCH /manage/issuers/{issuerId}/webhook-endpoints/{endpointId}',
+    entry: 'functions/handlers/manage/webhook-endpoint-update.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      webhooks: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    // The endpoint (GetItem: its mode and host for the audit entry), then DeleteItem with it.
+    id: 'DeleteWebhookEndpoint',
+    routeKey: 'DELETE /manage/issuers/{issuerId}/webhook-endpoints/{endpointId}',
+    entry: 'functions/handlers/manage/webhook-endpoint-delete.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      webhooks: ['dynamodb:GetItem', 'dynamodb:DeleteItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    // As UpdateWebhookEndpoint, with a new secret sealed with the KMS key.
+    id: 'RotateWebhookSecret',
+    routeKey: 'POST /manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/rotate-secret',
+    entry: 'functions/handlers/manage/webhook-secret-rotate.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    kms: 'encrypt',
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      webhooks: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    // The endpoint (GetItem), the `webhook.test` message (PutItem), the audit entry, and the
+    // delivery onto the Webhooks queue. No secret is opened here: the sender signs.
+    id: 'SendTestWebhook',
+    routeKey: 'POST /manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/test',
+    entry: 'functions/handlers/manage/webhook-test-send.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    sends: ['Webhooks'],
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      webhooks: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    // The endpoint (GetItem), then its messages' partition, newest first (Query).
+    id: 'ListWebhookMessages',
+    routeKey: 'GET /manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/messages',
+    entry: 'functions/handlers/manage/webhook-messages-list.handler.ts',
+    auth: 'user',
+    role: 'viewer',
+    access: { memberships: ['dynamodb:GetItem'], webhooks: ['dynamodb:GetItem', 'dynamodb:Query'] },
+  },
+  {
+    // The endpoint and the message (GetItem), the audit entry, the delivery onto the queue.
+    id: 'ReplayWebhookMessage',
+    routeKey:
+      'POST /manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/messages/{messageId}/replay',
+    entry: 'functions/handlers/manage/webhook-message-replay.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    sends: ['Webhooks'],
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      webhooks: ['dynamodb:GetItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
+  {
+    // The endpoint (GetItem), the audit entry, one `replay` message onto the queue: the sender
+    // pages through the messages since then.
+    id: 'ReplayWebhookMessages',
+    routeKey: 'POST /manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/replay',
+    entry: 'functions/handlers/manage/webhook-messages-replay.handler.ts',
+    auth: 'user',
+    role: 'admin',
+    sends: ['Webhooks'],
+    access: {
+      memberships: ['dynamodb:GetItem'],
+      webhooks: ['dynamodb:GetItem'],
+      audit: ['dynamodb:PutItem'],
+    },
+  },
 ] as const satisfies readonly Route[]
 
 export type RouteId = (typeof ROUTES)[number]['id']

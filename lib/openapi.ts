@@ -21,6 +21,12 @@ import { TestTransitionBody } from '../functions/domain/test-transition.schema'
 import { BATCH_PAGE, RATE_MIN_MS } from '../functions/http/batch-view'
 import { ERROR_CODES, MANAGEMENT_ONLY_CODES, problemType } from '../functions/http/problem'
 import { UPLOAD_ID } from '../functions/stores/uploads.store'
+import {
+  webhookParameters,
+  webhookPaths,
+  webhookSchemas,
+  webhooksSection,
+} from './openapi-webhooks'
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the zod schemas the handler validates
@@ -440,8 +446,8 @@ const MANAGE_STATUS_TEXT: Record<number, string> = {
   ...STATUS_TEXT,
   401: 'No access token, or an invalid or expired one (API Gateway answers `{"message":"Unauthorized"}` itself)',
   403: 'The role is too low for this route; a token without the scope (an ID token) is API Gateway\'s `{"message":"Forbidden"}`',
-  404: 'No such issuer, program, grant or member in this issuer',
-  409: "The item's state does not allow the change, or a concurrent change holds it",
+  404: 'No such issuer, program, grant, member, webhook endpoint or message in this issuer',
+  409: "The item's state does not allow the change, a limit is reached, or a concurrent change holds it",
   429: 'The offer was sent moments ago; `Retry-After` says when it can be sent again',
 }
 
@@ -713,6 +719,11 @@ export const buildOpenApi = () => ({
       name: 'Management',
       description:
         "The management API's routes of a grant's life and of a program's batches (listing, cancel), for the issuer's people (a Cognito access token); the rest of the management API is in docs/management-api.md.",
+    },
+    {
+      name: 'Webhooks',
+      description:
+        "Signed webhooks (Standard Webhooks): an issuer's endpoints in the management API (a Cognito access token), and under `webhooks` what the service POSTs to them, one entry per event kind.",
     },
   ],
   // OpenAPI has no place for "any other method": a path below asked with a method it does not
@@ -1044,7 +1055,7 @@ export const buildOpenApi = () => ({
         tags: ['Management'],
         summary: "A program's offer settings (admin)",
         description:
-          "The offer window (days, for grants made from now on), the minimum age, the allowed countries, the description and the Terms of Virtual Shares (text or link) a program's recipients see and must meet. `null` removes the age rule, the country rule or the description; a change of the terms makes their next version. Audited (`program.offer_settings`).",
+          "The offer window (days, for grants made from now on), the minimum age, the allowed countries, the description and the Terms of Virtual Shares (text or link) a program's recipients see and must meet, and the pool-low threshold of its `program.pool_low` webhook event. `null` removes the age rule, the country rule, the description or the threshold; a change of the terms makes their next version. Audited (`program.offer_settings`).",
         security: BEARER,
         parameters: IssuerProgramParameters,
         requestBody: { required: true, content: jsonContent('OfferSettingsRequest') },
@@ -1203,7 +1214,10 @@ export const buildOpenApi = () => ({
         },
       },
     },
+    ...webhookPaths,
   },
+  // What the service sends to an issuer's webhook endpoints (OpenAPI 3.1), one entry per kind.
+  webhooks: webhooksSection,
   components: {
     securitySchemes: {
       apiKey: {
@@ -1249,6 +1263,7 @@ export const buildOpenApi = () => ({
         description: 'The grant id from the 201 (also the last segment of its Location).',
         schema: { type: 'string', pattern: '^gr_[0-9a-z]{26}$' },
       },
+      ...webhookParameters,
       IdempotencyKey: {
         name: 'Idempotency-Key',
         in: 'header',
@@ -1346,6 +1361,11 @@ export const buildOpenApi = () => ({
               { type: 'null' },
             ],
           },
+          poolLowThreshold: {
+            anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }],
+            description:
+              'The `program.pool_low` webhook event fires once each time what is left falls to this many shares or fewer; null: never.',
+          },
         },
         required: [
           'id',
@@ -1357,6 +1377,7 @@ export const buildOpenApi = () => ({
           'countries',
           'description',
           'terms',
+          'poolLowThreshold',
         ],
       },
       CorrectEmailRequest: {
@@ -1394,6 +1415,11 @@ export const buildOpenApi = () => ({
                 additionalProperties: false,
               },
             ],
+          },
+          poolLowThreshold: {
+            anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }],
+            description:
+              'Shares left at which `program.pool_low` fires (once per crossing); null removes it.',
           },
         },
         additionalProperties: false,
@@ -1545,6 +1571,7 @@ export const buildOpenApi = () => ({
         ...jsonSchema(ProblemSchema, 'output'),
         properties: manageProblemProperties(),
       },
+      ...webhookSchemas,
     },
     responses: {
       ...Object.fromEntries(

@@ -290,6 +290,9 @@ export const makeAdmin = (
           ...(checked.change.countries === undefined
             ? {}
             : { countries: checked.change.countries?.join(',') ?? null }),
+          ...(checked.change.poolLowThreshold === undefined
+            ? {}
+            : { poolLowThreshold: checked.change.poolLowThreshold }),
           ...(checked.change.description === undefined
             ? {}
             : { description: checked.change.description === null ? 'removed' : 'changed' }),

@@ -21,6 +21,9 @@ export type ErrorCode =
   | 'batch_not_found'
   | 'upload_not_found'
   | 'batch_finished'
+  | 'webhook_endpoint_not_found'
+  | 'webhook_message_not_found'
+  | 'webhook_endpoint_limit'
   | 'program_not_found'
   | 'grant_not_found'
   | 'route_not_found'
@@ -168,6 +171,37 @@ export class UploadNotFound extends DomainError {
   constructor(uploadId: string) {
     super(
       `No uploaded CSV ${JSON.stringify(uploadId)} exists for this program: an upload is used by the program it was made for, once its POST to the upload URL has succeeded, for a day. Upload the file again (POST .../grant-batch-uploads, then the form).`,
+    )
+  }
+}
+
+/** No such webhook endpoint in this issuer (another issuer's, or a malformed id, answers the same). */
+export class WebhookEndpointNotFound extends DomainError {
+  readonly code = 'webhook_endpoint_not_found'
+  readonly title = 'Webhook endpoint not found'
+  constructor(endpointId: string) {
+    super(`No webhook endpoint ${JSON.stringify(endpointId)} exists in this issuer.`)
+  }
+}
+
+/** No such message in this endpoint's delivery log (never sent, or older than the log keeps). */
+export class WebhookMessageNotFound extends DomainError {
+  readonly code = 'webhook_message_not_found'
+  readonly title = 'Webhook message not found'
+  constructor(messageId: string) {
+    super(
+      `No message ${JSON.stringify(messageId)} exists in this endpoint's delivery log (messages are kept 30 days).`,
+    )
+  }
+}
+
+/** The issuer already has the most endpoints a mode may have: nothing written. */
+export class WebhookEndpointLimit extends DomainError {
+  readonly code = 'webhook_endpoint_limit'
+  readonly title = 'Too many webhook endpoints'
+  constructor(mode: string, limit: number) {
+    super(
+      `This issuer already has ${limit} ${mode} webhook endpoints, the most a mode may have: delete one first, or subscribe an existing one to more event kinds.`,
     )
   }
 }

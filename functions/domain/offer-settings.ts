@@ -28,6 +28,7 @@ export type OfferSettingsInput = {
   countries?: unknown
   description?: unknown
   terms?: unknown
+  poolLowThreshold?: unknown
 }
 
 /** The settings as checked: `null` means "remove", absent means "leave as it is". */
@@ -37,6 +38,8 @@ export type OfferSettingsChange = {
   countries?: string[] | null
   description?: string | null
   terms?: { text: string } | { url: string }
+  /** `program.pool_low`'s threshold (shares left); null: no such event. */
+  poolLowThreshold?: number | null
 }
 
 // Line breaks and tabs are part of a description or terms; other control characters are not.
@@ -158,10 +161,21 @@ export const checkOfferSettings = (
       }
     }
   }
+  if (input.poolLowThreshold !== undefined) {
+    const value = input.poolLowThreshold
+    if (value === null) change.poolLowThreshold = null
+    else if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1)
+      change.poolLowThreshold = value
+    else
+      problems.push({
+        field: 'poolLowThreshold',
+        rule: 'must be a whole number of shares, 1 or more, or null for no pool-low event',
+      })
+  }
   if (problems.length === 0 && Object.keys(change).length === 0) {
     problems.push({
       field: 'body',
-      rule: 'must set at least one of offerDays, minAge, countries, description, terms',
+      rule: 'must set at least one of offerDays, minAge, countries, description, terms, poolLowThreshold',
     })
   }
   return problems.length > 0 ? { problems } : { change }
@@ -172,19 +186,24 @@ export const checkOfferSettings = (
  * version (1, 2, ...); the same terms again keep theirs. Returns the fields to set and remove.
  */
 export const applyOfferSettings = (
-  program: Pick<ProgramRecord, 'offerDays' | 'minAge' | 'countries' | 'description' | 'terms'>,
+  program: Pick<
+    ProgramRecord,
+    'offerDays' | 'minAge' | 'countries' | 'description' | 'terms' | 'poolLowThreshold'
+  >,
   change: OfferSettingsChange,
 ): {
-  set: Partial<Pick<ProgramRecord, 'offerDays' | 'minAge' | 'countries' | 'description'>> & {
+  set: Partial<
+    Pick<ProgramRecord, 'offerDays' | 'minAge' | 'countries' | 'description' | 'poolLowThreshold'>
+  > & {
     terms?: ProgramTerms
   }
-  remove: ('minAge' | 'countries' | 'description')[]
+  remove: ('minAge' | 'countries' | 'description' | 'poolLowThreshold')[]
   termsChanged: boolean
 } => {
   const set: ReturnType<typeof applyOfferSettings>['set'] = {}
   const remove: ReturnType<typeof applyOfferSettings>['remove'] = []
   if (change.offerDays !== undefined) set.offerDays = change.offerDays
-  for (const field of ['minAge', 'countries', 'description'] as const) {
+  for (const field of ['minAge', 'countries', 'description', 'poolLowThreshold'] as const) {
     const value = change[field]
     if (value === undefined) continue
     if (value === null) {

@@ -55,7 +55,10 @@ export type AuditEntry = {
   actor: Actor
   /** What was done, e.g. `program.create`, `key.revoke`, `member.invite`. */
   action: string
-  target: { type: 'issuer' | 'program' | 'key' | 'member' | 'grant' | 'batch'; id: string }
+  target: {
+    type: 'issuer' | 'program' | 'key' | 'member' | 'grant' | 'batch' | 'webhook_endpoint'
+    id: string
+  }
   /** The request id of the management call; absent for the CLI. */
   requestId?: string
   /** Small, non-secret facts about the change (a new role, a mode, an amount). */

@@ -36,6 +36,11 @@ export type ProgramRecord = {
   countries?: string[]
   /** The Terms of Virtual Shares recipients accept: text or a link, versioned (1, 2, ...). */
   terms?: ProgramTerms
+  /**
+   * `program.pool_low` fires once each time what is left of the pool falls to this many shares or
+   * fewer (issue 21; the webhook sender decides it). Absent: no such event.
+   */
+  poolLowThreshold?: number
 }
 
 /**

@@ -97,6 +97,8 @@ export const programResource = (program: ProgramView) => ({
   countries: program.countries ?? null,
   description: program.description ?? null,
   terms: program.terms ?? null,
+  // `program.pool_low` fires when what is left falls to this (null: never).
+  poolLowThreshold: program.poolLowThreshold ?? null,
 })
 
 /** A key as the management API shows it: never the secret or its hash, and no "last used". */

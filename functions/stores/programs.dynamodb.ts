@@ -159,10 +159,15 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
   async setOfferSettings(
     programId: string,
     input: {
-      set: Partial<Pick<ProgramRecord, 'offerDays' | 'minAge' | 'countries' | 'description'>> & {
+      set: Partial<
+        Pick<
+          ProgramRecord,
+          'offerDays' | 'minAge' | 'countries' | 'description' | 'poolLowThreshold'
+        >
+      > & {
         terms?: ProgramTerms
       }
-      remove: readonly ('minAge' | 'countries' | 'description')[]
+      remove: readonly ('minAge' | 'countries' | 'description' | 'poolLowThreshold')[]
       termsVersion: number | undefined
     },
     options?: ChangeOptions,

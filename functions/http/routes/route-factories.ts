@@ -36,6 +36,16 @@ import { makeResumeProgramHandler } from './manage/program-resume.route'
 import { makeListProgramsHandler } from './manage/programs-list.route'
 import { makeRemoveMemberHandler } from './manage/remove-member.route'
 import { makeResendInvitationHandler } from './manage/resend-invitation.route'
+import { makeCreateWebhookEndpointHandler } from './manage/webhook-endpoint-create.route'
+import { makeDeleteWebhookEndpointHandler } from './manage/webhook-endpoint-delete.route'
+import { makeGetWebhookEndpointHandler } from './manage/webhook-endpoint-get.route'
+import { makeUpdateWebhookEndpointHandler } from './manage/webhook-endpoint-update.route'
+import { makeListWebhookEndpointsHandler } from './manage/webhook-endpoints-list.route'
+import { makeReplayWebhookMessageHandler } from './manage/webhook-message-replay.route'
+import { makeListWebhookMessagesHandler } from './manage/webhook-messages-list.route'
+import { makeReplayWebhookMessagesHandler } from './manage/webhook-messages-replay.route'
+import { makeRotateWebhookSecretHandler } from './manage/webhook-secret-rotate.route'
+import { makeSendTestWebhookHandler } from './manage/webhook-test-send.route'
 import { makeNotFoundHandler } from './not-found.route'
 import { makeRecipientAcceptHandler } from './recipient-accept.route'
 import { makeRecipientBalanceHandler } from './recipient-balance.route'
@@ -96,4 +106,14 @@ export const ROUTE_FACTORIES = {
   ProgramOfferSettings: makeProgramOfferSettingsHandler,
   ListInbox: makeListInboxHandler,
   OfferPreview: makeOfferPreviewHandler,
+  ListWebhookEndpoints: makeListWebhookEndpointsHandler,
+  CreateWebhookEndpoint: makeCreateWebhookEndpointHandler,
+  GetWebhookEndpoint: makeGetWebhookEndpointHandler,
+  UpdateWebhookEndpoint: makeUpdateWebhookEndpointHandler,
+  DeleteWebhookEndpoint: makeDeleteWebhookEndpointHandler,
+  RotateWebhookSecret: makeRotateWebhookSecretHandler,
+  SendTestWebhook: makeSendTestWebhookHandler,
+  ListWebhookMessages: makeListWebhookMessagesHandler,
+  ReplayWebhookMessage: makeReplayWebhookMessageHandler,
+  ReplayWebhookMessages: makeReplayWebhookMessagesHandler,
 } as const satisfies Record<RouteId, (runtime: Runtime) => unknown>

@@ -21,6 +21,7 @@ export const OfferSettingsBody = z.strictObject(
     countries: z.optional(z.unknown()),
     description: z.optional(z.unknown()),
     terms: z.optional(z.unknown()),
+    poolLowThreshold: z.optional(z.unknown()),
   },
   {
     error: (issue) =>
@@ -30,9 +31,9 @@ export const OfferSettingsBody = z.strictObject(
 
 /**
  * `PATCH /manage/issuers/{issuerId}/programs/{programId}/offer-settings` (admin)
- * `{ offerDays?, minAge?, countries?, description?, terms?: { text } | { url } }`: what the
- * program's recipients see and must meet. `null` removes the age rule, the country rule, the
- * description. The offer window applies to grants made from now on. A change of the terms makes
+ * `{ offerDays?, minAge?, countries?, description?, terms?: { text } | { url }, poolLowThreshold? }`:
+ * what the program's recipients see and must meet, and when its `program.pool_low` webhook event
+ * fires. `null` removes the age rule, the country rule, the description, the pool-low threshold. The offer window applies to grants made from now on. A change of the terms makes
  * their next version (recipients accept a version). Audited `program.offer_settings`. A wrong
  * value is `400 validation_failed` naming each field, and writes nothing.
  */

@@ -1,0 +1,623 @@
+import { WEBHOOK_MESSAGE_PAGE } from '../functions/core/webhook-endpoints'
+import { GRANT_STATES, REJECTION_REASONS } from '../functions/domain/grant-lifecycle'
+import {
+  WEBHOOK_ENDPOINT_ID,
+  WEBHOOK_EVENT_KINDS,
+  WEBHOOK_LIMITS,
+  WEBHOOK_MESSAGE_ID,
+  WEBHOOK_TEST_KIND,
+  type WebhookPayloadType,
+} from '../functions/domain/webhooks'
+
+/**
+ * The webhook parts of openapi.json (issue 21): the management routes of an issuer's endpoints,
+ * their schemas, and the OpenAPI 3.1 `webhooks` section (what a receiver gets: one entry per event
+ * kind, its payload and data schema, the Standard Webhooks headers, the answers it should give).
+ * lib/openapi.ts puts them in the document.
+ */
+
+type Json = Record<string, unknown>
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+const TIME = { type: 'string', format: 'date-time' }
+const MODE = { type: 'string', enum: ['TEST', 'LIVE'] }
+const REQUEST_ID = { 'x-request-id': { $ref: '#/components/headers/RequestId' } }
+const BEARER = [{ bearer: [] }]
+const manageProblems = (statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((s) => [String(s), { $ref: `#/components/responses/ManageProblem${s}` }]),
+  )
+const NO_STORE = {
+  'Cache-Control': {
+    description: 'Always `no-store`.',
+    required: true,
+    schema: { type: 'string', const: 'no-store' },
+  },
+}
+const answer = (description: string, schema: string, example?: unknown) => ({
+  description,
+  headers: { ...REQUEST_ID, ...NO_STORE },
+  content: {
+    'application/json': { schema: ref(schema), ...(example === undefined ? {} : { example }) },
+  },
+})
+const body = (schema: string, example?: unknown) => ({
+  required: true,
+  content: {
+    'application/json': { schema: ref(schema), ...(example === undefined ? {} : { example }) },
+  },
+})
+
+const ENDPOINT_ID = 'we_5k2x7q6w7e6r5t4y3v2j4h3p5a'
+const MESSAGE_ID = 'msg_01a21730bdc0m7bkrklnhrg5kn4j3vfb'
+const ENDPOINT_EXAMPLE = {
+  endpointId: ENDPOINT_ID,
+  mode: 'TEST',
+  url: 'https://hooks.example.com/virtual-shares',
+  description: 'Our CRM',
+  kinds: ['grant.accepted', 'grant.rejected'],
+  enabled: true,
+  createdAt: '2026-11-26T09:30:00.000Z',
+  updatedAt: '2026-11-26T09:30:00.000Z',
+}
+
+const EndpointParameters = [
+  { $ref: '#/components/parameters/IssuerId' },
+  { $ref: '#/components/parameters/WebhookEndpointId' },
+]
+
+const KINDS_TEXT = WEBHOOK_EVENT_KINDS.map((k) => `\`${k}\``).join(', ')
+
+export const webhookParameters = {
+  WebhookEndpointId: {
+    name: 'endpointId',
+    in: 'path',
+    required: true,
+    description: 'The endpoint id from its creation.',
+    schema: { type: 'string', pattern: WEBHOOK_ENDPOINT_ID.source },
+  },
+  WebhookMessageId: {
+    name: 'messageId',
+    in: 'path',
+    required: true,
+    description: 'The message id (its `webhook-id` header) from the delivery log.',
+    schema: { type: 'string', pattern: WEBHOOK_MESSAGE_ID.source },
+  },
+}
+
+export const webhookPaths = {
+  '/manage/issuers/{issuerId}/webhook-endpoints': {
+    get: {
+      operationId: 'manageListWebhookEndpoints',
+      tags: ['Webhooks'],
+      summary: "The issuer's webhook endpoints (viewer)",
+      description:
+        'Every endpoint of the issuer, oldest first, never with a secret; `mode` keeps one mode.',
+      security: BEARER,
+      parameters: [
+        { $ref: '#/components/parameters/IssuerId' },
+        {
+          name: 'mode',
+          in: 'query',
+          required: false,
+          description: 'TEST or LIVE: only the endpoints of that mode.',
+          schema: MODE,
+        },
+      ],
+      responses: {
+        '200': answer('The endpoints.', 'WebhookEndpointList', { endpoints: [ENDPOINT_EXAMPLE] }),
+        ...manageProblems([400, 401, 403, 404, 500, 503]),
+      },
+    },
+    post: {
+      operationId: 'manageCreateWebhookEndpoint',
+      tags: ['Webhooks'],
+      summary: 'Add a webhook endpoint (admin)',
+      description: `An endpoint receives the event kinds it lists (${KINDS_TEXT}) of the issuer's programs in its mode only: TEST events never reach a LIVE endpoint. The URL is absolute, \`http\` or \`https\` (\`https\` only for LIVE), without a user name or password, at most ${WEBHOOK_LIMITS.urlMaxLength} characters. At most ${WEBHOOK_LIMITS.endpointsPerMode} endpoints per mode (\`409 webhook_endpoint_limit\`). The answer holds the signing secret (\`whsec_...\`): the only time it is shown; it is stored sealed. Audited (\`webhook.create\`, the URL's host only).`,
+      security: BEARER,
+      parameters: [{ $ref: '#/components/parameters/IssuerId' }],
+      requestBody: body('WebhookEndpointCreateRequest', {
+        url: 'https://hooks.example.com/virtual-shares',
+        mode: 'TEST',
+        kinds: ['grant.accepted', 'grant.rejected'],
+        description: 'Our CRM',
+      }),
+      responses: {
+        '201': answer(
+          'The endpoint, with its signing secret shown this once.',
+          'WebhookEndpointWithSecret',
+        ),
+        ...manageProblems([400, 401, 403, 404, 409, 413, 415, 500, 503]),
+      },
+    },
+  },
+  '/manage/issuers/{issuerId}/webhook-endpoints/{endpointId}': {
+    get: {
+      operationId: 'manageGetWebhookEndpoint',
+      tags: ['Webhooks'],
+      summary: 'A webhook endpoint (viewer)',
+      description:
+        "The endpoint, never its secret. Another issuer's answers `404 webhook_endpoint_not_found` like a missing one.",
+      security: BEARER,
+      parameters: EndpointParameters,
+      responses: {
+        '200': answer('The endpoint.', 'WebhookEndpoint', ENDPOINT_EXAMPLE),
+        ...manageProblems([401, 403, 404, 500, 503]),
+      },
+    },
+    patch: {
+      operationId: 'manageUpdateWebhookEndpoint',
+      tags: ['Webhooks'],
+      summary: 'Change a webhook endpoint (admin)',
+      description:
+        'Its URL (a LIVE endpoint stays `https`), event kinds, description (`null` removes it) or `enabled`. Enabling clears why it was disabled (`disabledReason`, `disabledAt`, `failingSince`); disabling is `manual`. Audited (`webhook.update`).',
+      security: BEARER,
+      parameters: EndpointParameters,
+      requestBody: body('WebhookEndpointUpdateRequest', { enabled: false }),
+      responses: {
+        '200': answer('The endpoint after the change.', 'WebhookEndpoint'),
+        ...manageProblems([400, 401, 403, 404, 409, 413, 415, 500, 503]),
+      },
+    },
+    delete: {
+      operationId: 'manageDeleteWebhookEndpoint',
+      tags: ['Webhooks'],
+      summary: 'Delete a webhook endpoint (admin)',
+      description:
+        "No delivery is made to it any more; its delivery log goes with the log's 30 days. Audited (`webhook.delete`).",
+      security: BEARER,
+      parameters: EndpointParameters,
+      responses: {
+        '204': { description: 'Deleted.', headers: REQUEST_ID },
+        ...manageProblems([401, 403, 404, 409, 500, 503]),
+      },
+    },
+  },
+  '/manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/rotate-secret': {
+    post: {
+      operationId: 'manageRotateWebhookSecret',
+      tags: ['Webhooks'],
+      summary: 'Rotate the signing secret (admin)',
+      description: `A new secret, shown this once. The previous one keeps signing beside it (two space-separated signatures) for ${WEBHOOK_LIMITS.rotationOverlapHours} hours, until \`previousSecretExpiresAt\`: switch the receiver within that time. Audited (\`webhook.rotate\`, never a secret).`,
+      security: BEARER,
+      parameters: EndpointParameters,
+      responses: {
+        '200': answer(
+          'The endpoint, with its new secret shown this once.',
+          'WebhookEndpointWithSecret',
+        ),
+        ...manageProblems([401, 403, 404, 409, 500, 503]),
+      },
+    },
+  },
+  '/manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/test': {
+    post: {
+      operationId: 'manageSendTestWebhook',
+      tags: ['Webhooks'],
+      summary: 'Send a test event (admin)',
+      description: `A \`${WEBHOOK_TEST_KIND}\` message in the endpoint's delivery log, delivered, signed and retried as any other. Audited (\`webhook.test\`).`,
+      security: BEARER,
+      parameters: EndpointParameters,
+      responses: {
+        '202': answer('The message, queued for delivery.', 'WebhookMessageAccepted', {
+          messageId: MESSAGE_ID,
+        }),
+        ...manageProblems([401, 403, 404, 500, 503]),
+      },
+    },
+  },
+  '/manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/messages': {
+    get: {
+      operationId: 'manageListWebhookMessages',
+      tags: ['Webhooks'],
+      summary: "The endpoint's delivery log (viewer)",
+      description: `Its messages of the last ${WEBHOOK_LIMITS.keepDays} days, newest first, a page at a time, each with its payload and every attempt: time, HTTP status or error, latency and the start of the response (${WEBHOOK_LIMITS.responseKeptChars} characters).`,
+      security: BEARER,
+      parameters: [
+        ...EndpointParameters,
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: `Messages per page, 1 to ${WEBHOOK_MESSAGE_PAGE.max} (default ${WEBHOOK_MESSAGE_PAGE.default}).`,
+          schema: {
+            type: 'integer',
+            minimum: 1,
+            maximum: WEBHOOK_MESSAGE_PAGE.max,
+            default: WEBHOOK_MESSAGE_PAGE.default,
+          },
+        },
+        {
+          name: 'cursor',
+          in: 'query',
+          required: false,
+          description: 'The `next` of the previous page.',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: {
+        '200': answer('A page of messages, newest first.', 'WebhookMessageList'),
+        ...manageProblems([400, 401, 403, 404, 500, 503]),
+      },
+    },
+  },
+  '/manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/messages/{messageId}/replay': {
+    post: {
+      operationId: 'manageReplayWebhookMessage',
+      tags: ['Webhooks'],
+      summary: 'Send one message again (admin)',
+      description:
+        'With the same `webhook-id` (receivers de-duplicate on it), signed afresh. Audited (`webhook.replay`).',
+      security: BEARER,
+      parameters: [...EndpointParameters, { $ref: '#/components/parameters/WebhookMessageId' }],
+      responses: {
+        '202': answer('Queued for delivery.', 'WebhookMessageAccepted', { messageId: MESSAGE_ID }),
+        ...manageProblems([401, 403, 404, 500, 503]),
+      },
+    },
+  },
+  '/manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/replay': {
+    post: {
+      operationId: 'manageReplayWebhookMessages',
+      tags: ['Webhooks'],
+      summary: 'Send every message since a time again (admin)',
+      description:
+        'Every message of the endpoint created at or after `since` (a time in the past), sent again in the background, each with its own `webhook-id`. Audited (`webhook.replay`).',
+      security: BEARER,
+      parameters: EndpointParameters,
+      requestBody: body('WebhookReplayRequest', { since: '2026-11-26T09:00:00Z' }),
+      responses: {
+        '202': answer('The replay, queued.', 'WebhookReplayAccepted', {
+          since: '2026-11-26T09:00:00.000Z',
+        }),
+        ...manageProblems([400, 401, 403, 404, 413, 415, 500, 503]),
+      },
+    },
+  },
+}
+
+const ENDPOINT_PROPERTIES = {
+  endpointId: { type: 'string', pattern: WEBHOOK_ENDPOINT_ID.source },
+  mode: MODE,
+  url: { type: 'string', format: 'uri', maxLength: WEBHOOK_LIMITS.urlMaxLength },
+  description: { type: 'string', maxLength: WEBHOOK_LIMITS.descriptionMaxLength },
+  kinds: {
+    type: 'array',
+    minItems: 1,
+    uniqueItems: true,
+    items: { type: 'string', enum: [...WEBHOOK_EVENT_KINDS] },
+  },
+  enabled: { type: 'boolean' },
+  disabledReason: {
+    type: 'string',
+    enum: ['manual', 'gone', 'failing'],
+    description: `\`manual\`: a person; \`gone\`: the receiver answered 410; \`failing\`: every attempt failed for ${WEBHOOK_LIMITS.disableAfterFailingDays} days (the owners were e-mailed).`,
+  },
+  disabledAt: TIME,
+  failingSince: { ...TIME, description: 'The first failed attempt since the last success.' },
+  lastSuccessAt: TIME,
+  createdAt: TIME,
+  updatedAt: TIME,
+  secretRotatedAt: { ...TIME, description: 'When the current secret was made by a rotation.' },
+  previousSecretExpiresAt: {
+    ...TIME,
+    description: 'Until then the previous secret signs beside the current one.',
+  },
+}
+const ENDPOINT_REQUIRED = [
+  'endpointId',
+  'mode',
+  'url',
+  'kinds',
+  'enabled',
+  'createdAt',
+  'updatedAt',
+]
+
+const GRANT_DATA = {
+  type: 'object',
+  description:
+    "A grant's ids, state, amount, program, mode and time, and the address the integrator gave: nothing the recipient added (no date of birth, no country). Fetch details with `GET /programs/{programId}/grants/{grantId}`.",
+  properties: {
+    grantId: { type: 'string', pattern: '^gr_[0-9a-z]{26}$' },
+    programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+    mode: MODE,
+    state: { type: 'string', enum: [...GRANT_STATES] },
+    amount: { type: 'integer', minimum: 1 },
+    recipient: {
+      type: 'object',
+      properties: { email: { type: 'string', format: 'email' } },
+      required: ['email'],
+    },
+    rejectionReason: {
+      type: 'string',
+      enum: [...REJECTION_REASONS],
+      description: '`grant.rejected` only.',
+    },
+    deliveryFailure: {
+      type: 'string',
+      enum: ['bounced', 'complained', 'failed'],
+      description: '`grant.delivery_failed` only.',
+    },
+    createdAt: TIME,
+  },
+  required: ['grantId', 'programId', 'mode', 'state', 'amount', 'recipient', 'createdAt'],
+}
+const BATCH_DATA = {
+  type: 'object',
+  properties: {
+    batchId: { type: 'string' },
+    programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+    mode: MODE,
+    status: {
+      type: 'string',
+      enum: ['done', 'canceled'],
+      description: '`done`: every row was tried; `canceled`: an issuer stopped it.',
+    },
+    counts: {
+      type: 'object',
+      properties: {
+        total: { type: 'integer', minimum: 0 },
+        granted: { type: 'integer', minimum: 0 },
+        failed: { type: 'integer', minimum: 0 },
+        canceled: { type: 'integer', minimum: 0 },
+      },
+      required: ['total', 'granted', 'failed', 'canceled'],
+    },
+  },
+  required: ['batchId', 'programId', 'mode', 'status', 'counts'],
+}
+const POOL_LOW_DATA = {
+  type: 'object',
+  description:
+    "Sent once each time what is left of a program's pool falls to its `poolLowThreshold` or below (set in the program's offer settings).",
+  properties: {
+    programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+    mode: MODE,
+    pool: { type: 'integer', minimum: 1 },
+    remaining: { type: 'integer', minimum: 0, description: 'What the pool held when it crossed.' },
+    threshold: { type: 'integer', minimum: 1 },
+  },
+  required: ['programId', 'mode', 'pool', 'remaining', 'threshold'],
+}
+const TEST_DATA = {
+  type: 'object',
+  properties: {
+    endpointId: { type: 'string', pattern: WEBHOOK_ENDPOINT_ID.source },
+    message: { type: 'string' },
+  },
+  required: ['endpointId', 'message'],
+}
+
+const dataSchemaOf = (kind: WebhookPayloadType) =>
+  kind === 'batch.completed'
+    ? 'WebhookBatchData'
+    : kind === 'program.pool_low'
+      ? 'WebhookPoolLowData'
+      : kind === WEBHOOK_TEST_KIND
+        ? 'WebhookTestData'
+        : 'WebhookGrantData'
+
+const payloadName = (kind: WebhookPayloadType) =>
+  `WebhookPayload${kind
+    .split(/[._]/)
+    .map((part) => `${part[0]?.toUpperCase()}${part.slice(1)}`)
+    .join('')}`
+
+const PAYLOAD_KINDS: readonly WebhookPayloadType[] = [...WEBHOOK_EVENT_KINDS, WEBHOOK_TEST_KIND]
+
+export const webhookSchemas: Record<string, Json> = {
+  WebhookEndpoint: {
+    type: 'object',
+    description: 'A webhook endpoint; never its secret.',
+    properties: ENDPOINT_PROPERTIES,
+    required: ENDPOINT_REQUIRED,
+    additionalProperties: false,
+  },
+  WebhookEndpointWithSecret: {
+    type: 'object',
+    description: 'The endpoint and its signing secret, shown only in this answer.',
+    properties: {
+      ...ENDPOINT_PROPERTIES,
+      secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$' },
+    },
+    required: [...ENDPOINT_REQUIRED, 'secret'],
+    additionalProperties: false,
+  },
+  WebhookEndpointList: {
+    type: 'object',
+    properties: { endpoints: { type: 'array', items: ref('WebhookEndpoint') } },
+    required: ['endpoints'],
+    additionalProperties: false,
+  },
+  WebhookEndpointCreateRequest: {
+    type: 'object',
+    properties: {
+      url: ENDPOINT_PROPERTIES.url,
+      mode: MODE,
+      kinds: ENDPOINT_PROPERTIES.kinds,
+      description: {
+        anyOf: [ENDPOINT_PROPERTIES.description, { type: 'null' }],
+      },
+    },
+    required: ['url', 'mode', 'kinds'],
+    additionalProperties: false,
+  },
+  WebhookEndpointUpdateRequest: {
+    type: 'object',
+    minProperties: 1,
+    properties: {
+      url: ENDPOINT_PROPERTIES.url,
+      kinds: ENDPOINT_PROPERTIES.kinds,
+      enabled: { type: 'boolean' },
+      description: {
+        anyOf: [ENDPOINT_PROPERTIES.description, { type: 'null' }],
+        description: '`null` removes it.',
+      },
+    },
+    additionalProperties: false,
+  },
+  WebhookAttempt: {
+    type: 'object',
+    properties: {
+      at: { ...TIME, description: 'When it started: also its `webhook-timestamp`.' },
+      status: { type: 'integer', description: 'The HTTP status, when an answer came.' },
+      error: {
+        type: 'string',
+        description:
+          'Why no usable answer: `timeout`, `connection`, `refused_address` (a private address), `redirect`, `tls`, `dns`.',
+      },
+      latencyMs: { type: 'integer', minimum: 0 },
+      response: {
+        type: 'string',
+        maxLength: WEBHOOK_LIMITS.responseKeptChars,
+        description: 'The start of the response body.',
+      },
+      trigger: { type: 'string', enum: ['auto', 'replay', 'test'] },
+    },
+    required: ['at', 'latencyMs', 'trigger'],
+    additionalProperties: false,
+  },
+  WebhookMessage: {
+    type: 'object',
+    properties: {
+      messageId: { type: 'string', pattern: WEBHOOK_MESSAGE_ID.source },
+      eventId: { type: 'string' },
+      type: { type: 'string', enum: [...PAYLOAD_KINDS] },
+      status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+      createdAt: TIME,
+      nextAttemptAt: TIME,
+      payload: { ...ref('WebhookPayload'), description: 'The body as sent.' },
+      attempts: { type: 'array', items: ref('WebhookAttempt') },
+    },
+    required: ['messageId', 'eventId', 'type', 'status', 'createdAt', 'payload', 'attempts'],
+    additionalProperties: false,
+  },
+  WebhookMessageList: {
+    type: 'object',
+    properties: {
+      messages: { type: 'array', items: ref('WebhookMessage') },
+      next: {
+        type: 'string',
+        description: 'Pass as `cursor` for the next page; absent on the last.',
+      },
+    },
+    required: ['messages'],
+    additionalProperties: false,
+  },
+  WebhookMessageAccepted: {
+    type: 'object',
+    properties: { messageId: { type: 'string', pattern: WEBHOOK_MESSAGE_ID.source } },
+    required: ['messageId'],
+    additionalProperties: false,
+  },
+  WebhookReplayRequest: {
+    type: 'object',
+    properties: { since: { ...TIME, description: 'A time in the past.' } },
+    required: ['since'],
+    additionalProperties: false,
+  },
+  WebhookReplayAccepted: {
+    type: 'object',
+    properties: { since: TIME },
+    required: ['since'],
+    additionalProperties: false,
+  },
+  WebhookGrantData: GRANT_DATA,
+  WebhookBatchData: BATCH_DATA,
+  WebhookPoolLowData: POOL_LOW_DATA,
+  WebhookTestData: TEST_DATA,
+  WebhookPayload: {
+    description: 'Any webhook payload.',
+    oneOf: PAYLOAD_KINDS.map((kind) => ref(payloadName(kind))),
+  },
+  ...Object.fromEntries(
+    PAYLOAD_KINDS.map((kind) => [
+      payloadName(kind),
+      {
+        type: 'object',
+        description: `The body of a \`${kind}\` delivery. Fixed at v1: fields may be added, never removed or changed.`,
+        properties: {
+          type: { type: 'string', const: kind },
+          timestamp: {
+            ...TIME,
+            description: "When the change happened (the attempt's time is `webhook-timestamp`).",
+          },
+          data: ref(dataSchemaOf(kind)),
+        },
+        required: ['type', 'timestamp', 'data'],
+      },
+    ]),
+  ),
+}
+
+const DESCRIPTIONS: Record<WebhookPayloadType, string> = {
+  'grant.created': 'A grant was made (by the API, the console or send to many).',
+  'grant.offered': "The offer reached the recipient's inbox (or the TEST inbox).",
+  'grant.accepted': 'The recipient accepted the shares.',
+  'grant.rejected': 'The recipient declined, or was not eligible (`rejectionReason`).',
+  'grant.expired': 'The offer ended unaccepted.',
+  'grant.canceled': 'The issuer or the integrator canceled the grant.',
+  'grant.delivery_failed': 'The offer e-mail bounced, was marked as spam, or could not be sent.',
+  'batch.completed': 'A send-to-many batch finished (`done`) or was canceled (`canceled`).',
+  'program.pool_low': "What is left of a program's pool fell to its `poolLowThreshold`.",
+  'webhook.test': 'A test event, sent from the console or `POST .../test`.',
+}
+
+const HEADERS = [
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description:
+      'The message id: the same on every retry and replay of a message. De-duplicate on it (delivery is at least once, in no promised order).',
+    schema: { type: 'string', pattern: WEBHOOK_MESSAGE_ID.source },
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description:
+      "The attempt's time, whole seconds since the epoch, signed afresh on every attempt. Refuse a timestamp more than 5 minutes from your clock.",
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      'Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the `whsec_` secret; space-separated, one per live secret (two during a rotation). Accept if any matches (the `standardwebhooks` packages do this).',
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
+  },
+]
+
+/** OpenAPI 3.1's `webhooks`: what the service POSTs to an endpoint, one entry per kind. */
+export const webhooksSection = Object.fromEntries(
+  PAYLOAD_KINDS.map((kind) => [
+    kind,
+    {
+      post: {
+        operationId: `webhook${payloadName(kind).slice('WebhookPayload'.length)}`,
+        tags: ['Webhooks'],
+        summary: kind,
+        description: `${DESCRIPTIONS[kind]} ${kind === WEBHOOK_TEST_KIND ? 'Sent to the one endpoint it was asked for, whatever kinds it lists.' : `Sent to each enabled endpoint of the issuer in the event's mode that lists \`${kind}\`.`} Answer 2xx within ${WEBHOOK_LIMITS.timeoutMs / 1000} s; anything else (or no answer, or a redirect: none is followed) is retried with backoff for about 3 days (\`Retry-After\` on 429 and 503 is honoured).`,
+        security: [],
+        parameters: HEADERS,
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: ref(payloadName(kind)) } },
+        },
+        responses: {
+          '2XX': { description: 'Received: the message is delivered and not sent again.' },
+          '410': {
+            description:
+              'Gone: the endpoint is disabled at once; no more deliveries until an admin enables it.',
+          },
+          default: {
+            description:
+              'Any other answer, a timeout or a connection error: the attempt failed and is retried.',
+          },
+        },
+      },
+    },
+  ]),
+)
