@@ -4,24 +4,45 @@
  * `npm run sam:events -- --batch <batchId> [--chunk <n>]` also writes grant-batch-rows.json: the SQS
  * event GrantBatchWorker receives for that chunk of a batch committed under npm start or from the
  * console (`sam local invoke GrantBatchWorkerFunction -e .local/events/grant-batch-rows.json`).
+ * `npm run sam:events -- --endpoint <endpointId> --message <messageId>` also writes
+ * webhook-delivery.json: the SQS event WebhookSender receives to send a webhook message of the
+ * seeded issuer's endpoint again, as the console's Replay does (`trigger: 'replay'`: sent whatever
+ * its earlier attempts; one made under npm start, a test event for instance):
+ * `sam local invoke WebhookSenderFunction -e .local/events/webhook-delivery.json`.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { BATCH_ID } from '../functions/domain/batch'
+import { WEBHOOK_ENDPOINT_ID, WEBHOOK_MESSAGE_ID } from '../functions/domain/webhooks'
 import { localPaths } from '../local/local-env'
-import { batchRowsEvent, eventValues, sampleEvents } from '../local/sam-events'
+import {
+  batchRowsEvent,
+  eventValues,
+  sampleEvents,
+  webhookDeliveryEvent,
+} from '../local/sam-events'
 import type { Seed } from '../local/seed'
 
 const fail = (message: string): never => {
   console.error(`error: ${message}`)
   process.exit(1)
 }
-let options: { batch?: string | undefined; chunk?: string | undefined } = {}
+let options: {
+  batch?: string | undefined
+  chunk?: string | undefined
+  endpoint?: string | undefined
+  message?: string | undefined
+} = {}
 try {
   options = parseArgs({
-    options: { batch: { type: 'string' }, chunk: { type: 'string' } },
+    options: {
+      batch: { type: 'string' },
+      chunk: { type: 'string' },
+      endpoint: { type: 'string' },
+      message: { type: 'string' },
+    },
     strict: true,
   }).values
 } catch (error) {
@@ -38,6 +59,21 @@ if (options.chunk !== undefined && options.batch === undefined) {
 if (options.batch !== undefined && !BATCH_ID.test(options.batch)) {
   fail(
     `--batch must be a batch id (bat_ and 26 characters, as the commit answered), got ${JSON.stringify(options.batch)}.`,
+  )
+}
+if ((options.endpoint === undefined) !== (options.message === undefined)) {
+  fail(
+    '--endpoint and --message go together: the webhook message (msg_...) of which endpoint (we_...)?',
+  )
+}
+if (options.endpoint !== undefined && !WEBHOOK_ENDPOINT_ID.test(options.endpoint)) {
+  fail(
+    `--endpoint must be a webhook endpoint id (we_ and 26 characters, as the console shows it), got ${JSON.stringify(options.endpoint)}.`,
+  )
+}
+if (options.message !== undefined && !WEBHOOK_MESSAGE_ID.test(options.message)) {
+  fail(
+    `--message must be a webhook message id (msg_ and 32 characters, as the delivery log shows it), got ${JSON.stringify(options.message)}.`,
   )
 }
 
@@ -61,6 +97,18 @@ for (const { file, event } of sampleEvents(
 if (options.batch !== undefined) {
   const file = join(out, 'grant-batch-rows.json')
   const event = batchRowsEvent({ batchId: options.batch, chunk })
+  writeFileSync(file, `${JSON.stringify(event, null, 2)}\n`, { mode: 0o600 })
+  console.log(file)
+}
+if (options.endpoint !== undefined && options.message !== undefined) {
+  const file = join(out, 'webhook-delivery.json')
+  const event = webhookDeliveryEvent({
+    issuerId: seed.issuerId,
+    endpointId: options.endpoint,
+    messageId: options.message,
+    attempt: 1,
+    trigger: 'replay',
+  })
   writeFileSync(file, `${JSON.stringify(event, null, 2)}\n`, { mode: 0o600 })
   console.log(file)
 }

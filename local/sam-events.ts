@@ -2,9 +2,10 @@ import { createHash, randomUUID } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda'
-import { GRANT_BATCH_ROWS_QUEUE } from '../functions/consumers'
+import { GRANT_BATCH_ROWS_QUEUE, WEBHOOKS_QUEUE } from '../functions/consumers'
 import type { BatchRowsMessage } from '../functions/domain/batch'
 import { idempotentGrantId } from '../functions/domain/ids'
+import type { WebhookQueueMessage } from '../functions/domain/webhooks'
 import type { Seed } from './seed'
 
 /**
@@ -44,18 +45,15 @@ export const sampleEvents = (dir: string, values: Record<string, string>) =>
 const SAM_ACCOUNT_ID = '123456789012'
 const SAM_REGION = 'us-east-1'
 
+/** What `sam local generate-event sqs receive-message` writes around one body. */
+type SqsRecordOptions = { receiveCount?: number; sentAt?: Date; messageId?: string }
+
 /**
- * What the GrantBatchRows event source hands GrantBatchWorker: one record (the mapping's batch
- * size is 1) whose body is a BatchRowsMessage, in the shape `sam local generate-event sqs
- * receive-message --queue-name GrantBatchRows --body ...` writes (samcli's events/sqs/Sqs.json:
- * the same fields, `md5OfBody` the body's MD5 in hex). For
- * `sam local invoke GrantBatchWorkerFunction -e .local/events/grant-batch-rows.json`.
+ * One SQS record from queue `queueId` carrying `body`, in the shape `sam local generate-event sqs
+ * receive-message --queue-name <queue> --body ...` writes (samcli's events/sqs/Sqs.json: the same
+ * fields, `md5OfBody` the body's MD5 in hex).
  */
-export const batchRowsEvent = (
-  message: BatchRowsMessage,
-  options: { receiveCount?: number; sentAt?: Date; messageId?: string } = {},
-): SQSEvent => {
-  const body = JSON.stringify({ batchId: message.batchId, chunk: message.chunk })
+const sqsEvent = (queueId: string, body: string, options: SqsRecordOptions = {}): SQSEvent => {
   const sent = (options.sentAt ?? new Date()).getTime()
   return {
     Records: [
@@ -72,9 +70,48 @@ export const batchRowsEvent = (
         messageAttributes: {},
         md5OfBody: createHash('md5').update(body).digest('hex'),
         eventSource: 'aws:sqs',
-        eventSourceARN: `arn:aws:sqs:${SAM_REGION}:${SAM_ACCOUNT_ID}:${GRANT_BATCH_ROWS_QUEUE.id}`,
+        eventSourceARN: `arn:aws:sqs:${SAM_REGION}:${SAM_ACCOUNT_ID}:${queueId}`,
         awsRegion: SAM_REGION,
       },
     ],
   }
 }
+
+/**
+ * What the GrantBatchRows event source hands GrantBatchWorker: one record whose body is a
+ * BatchRowsMessage. For
+ * `sam local invoke GrantBatchWorkerFunction -e .local/events/grant-batch-rows.json`.
+ */
+export const batchRowsEvent = (
+  message: BatchRowsMessage,
+  options: SqsRecordOptions = {},
+): SQSEvent =>
+  sqsEvent(
+    GRANT_BATCH_ROWS_QUEUE.id,
+    JSON.stringify({ batchId: message.batchId, chunk: message.chunk }),
+    options,
+  )
+
+/**
+ * What the Webhooks event source hands WebhookSender for one delivery (functions/domain/webhooks.ts
+ * WebhookQueueMessage, kind `delivery`) of a message already written (a test event sent from the
+ * console under npm start, or one a grant's change fanned out). For
+ * `sam local invoke WebhookSenderFunction -e .local/events/webhook-delivery.json`.
+ */
+export const webhookDeliveryEvent = (
+  delivery: Omit<Extract<WebhookQueueMessage, { kind: 'delivery' }>, 'kind'>,
+  options: SqsRecordOptions = {},
+): SQSEvent =>
+  sqsEvent(
+    WEBHOOKS_QUEUE.id,
+    JSON.stringify({
+      kind: 'delivery',
+      issuerId: delivery.issuerId,
+      endpointId: delivery.endpointId,
+      messageId: delivery.messageId,
+      attempt: delivery.attempt,
+      trigger: delivery.trigger,
+      ...(delivery.notBefore === undefined ? {} : { notBefore: delivery.notBefore }),
+    }),
+    options,
+  )

@@ -4,9 +4,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { SQSEvent } from 'aws-lambda'
-import { GRANT_BATCH_ROWS_QUEUE } from '../../functions/consumers'
+import { GRANT_BATCH_ROWS_QUEUE, WEBHOOKS_QUEUE } from '../../functions/consumers'
 import { parseBatchRowsMessage } from '../../functions/core/grant-batch-worker'
-import { batchRowsEvent } from '../../local/sam-events'
+import { parseWebhookQueueMessage } from '../../functions/core/webhook-sender'
+import { batchRowsEvent, webhookDeliveryEvent } from '../../local/sam-events'
 import { PROJECT_ROOT } from '../support/synth'
 
 /**
@@ -73,6 +74,39 @@ describe('the SQS event for GrantBatchWorker (sam local)', () => {
     ).toBe('8')
   })
 
+  describe('the SQS event for WebhookSender', () => {
+    const delivery = {
+      issuerId: 'iss_sample',
+      endpointId: 'we_abcdefghijklmnopqrstuvwxyz',
+      messageId: 'msg_018f2d3c4b5aabcdefghijklmnopqrst',
+      attempt: 1,
+      trigger: 'replay' as const,
+    }
+    const [webhookRecord] = webhookDeliveryEvent(delivery, {
+      sentAt: new Date(1_523_232_000_000),
+      messageId: SAM_RECORD.messageId,
+    }).Records
+
+    it('has the same fields and types, from the Webhooks queue', () => {
+      expect(keysOf(webhookRecord)).toEqual(keysOf(SAM_RECORD))
+      expect(webhookRecord).toMatchObject({
+        ...SAM_RECORD,
+        body: expect.any(String),
+        md5OfBody: createHash('md5')
+          .update(webhookRecord?.body ?? '')
+          .digest('hex'),
+        eventSourceARN: `arn:aws:sqs:us-east-1:123456789012:${WEBHOOKS_QUEUE.id}`,
+      })
+    })
+
+    it('carries a delivery the sender reads', () => {
+      expect(parseWebhookQueueMessage(webhookRecord?.body ?? '')).toEqual({
+        kind: 'delivery',
+        ...delivery,
+      })
+    })
+  })
+
   describe('npm run sam:events', () => {
     let dir: string
     beforeAll(() => {
@@ -111,6 +145,27 @@ describe('the SQS event for GrantBatchWorker (sam local)', () => {
       )
     })
 
+    it('writes the SQS event of a webhook message’s delivery, for the seeded issuer', () => {
+      const endpointId = 'we_abcdefghijklmnopqrstuvwxyz'
+      const messageId = 'msg_018f2d3c4b5aabcdefghijklmnopqrst'
+      const done = run('--endpoint', endpointId, '--message', messageId)
+      expect(done.stderr).toBe('')
+      expect(done.status).toBe(0)
+      const written = JSON.parse(
+        readFileSync(join(dir, 'events', 'webhook-delivery.json'), 'utf8'),
+      ) as SQSEvent
+      expect(written.Records).toHaveLength(1)
+      expect(written.Records[0]?.eventSourceARN).toMatch(new RegExp(`:${WEBHOOKS_QUEUE.id}$`))
+      expect(parseWebhookQueueMessage(written.Records[0]?.body ?? '')).toEqual({
+        kind: 'delivery',
+        issuerId: 'iss_sample',
+        endpointId,
+        messageId,
+        attempt: 1,
+        trigger: 'replay',
+      })
+    })
+
     it.each([
       [['--chunk', '1'], /--chunk needs --batch/],
       [
@@ -125,6 +180,16 @@ describe('the SQS event for GrantBatchWorker (sam local)', () => {
       [['--batch', ''], /--batch must be a batch id/],
       [['--batch', 'bt_123'], /--batch must be a batch id/],
       [['--bach', 'bat_01hzy3k6m2q8r4s5t6v7w8x9yb'], /Unknown option '--bach'/],
+      [['--endpoint', 'we_abcdefghijklmnopqrstuvwxyz'], /--endpoint and --message go together/],
+      [['--message', 'msg_018f2d3c4b5aabcdefghijklmnopqrst'], /go together/],
+      [
+        ['--endpoint', 'we_123', '--message', 'msg_018f2d3c4b5aabcdefghijklmnopqrst'],
+        /--endpoint must be a webhook endpoint id/,
+      ],
+      [
+        ['--endpoint', 'we_abcdefghijklmnopqrstuvwxyz', '--message', 'msg_1'],
+        /--message must be a webhook message id/,
+      ],
     ])('refuses %j in one line, exit 1', (args, message) => {
       const done = run(...args)
       expect(done.status).toBe(1)
