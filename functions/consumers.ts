@@ -9,9 +9,10 @@ import type { TableKey } from './stores/table-schema'
  * data: importing it loads no handler code.
  *
  *   grants table stream (NEW_AND_OLD_IMAGES)
- *     -> GrantStream (the one reader; a shard throttles more than two readers, so webhooks will
- *        add their queue here instead of reading the stream themselves)
+ *     -> GrantStream (the one reader; a shard throttles more than two readers, so webhooks add
+ *        their queue here instead of reading the stream themselves)
  *          -> queue OfferMail -> OfferMailer (LIVE: SES, paced; TEST: the inbox table)
+ *          -> queue Webhooks (one `event` message per webhook event, core/webhook-events.ts)
  *          -> timers table (an offer's reminder and expiry)
  *   SES configuration set -> SNS topic MailEventsTopic -> MailEvents (bounce, complaint)
  *   EventBridge rate(1 minute) -> OfferSweep (timers due -> expire / remind)
@@ -57,9 +58,11 @@ export type StreamTrigger = {
   /** SQS queue that receives the metadata (shard, sequence numbers) of a batch given up on. */
   onFailure: string
   /**
-   * Lambda event filter: only grant items (`gr_...`) invoke the reader; link tokens, rate limits
-   * and batches (`offer-token#`, `limit#`, `batch#`) in the same table never do. The reader checks
-   * the prefix again (core/grant-stream.ts), locally where no filter runs.
+   * Lambda event filters (a record passing any one invokes the reader): grant items (`gr_...`), and
+   * a batch item (itemType `grantBatch`) whose new image is final (`done`, `canceled`: its
+   * batch.completed); link tokens, rate limits, batch chunks and a running batch's counter updates
+   * (`offer-token#`, `limit#`, `batch#...`) in the same table never do. The reader checks keys and
+   * images again (core/grant-stream.ts, core/webhook-events.ts), locally where no filter runs.
    */
   filters: readonly Record<string, unknown>[]
 }
@@ -227,13 +230,22 @@ export const CONSUMERS = [
       bisectBatchOnError: true,
       reportBatchItemFailures: true,
       onFailure: GRANT_STREAM_FAILURES,
-      filters: [{ dynamodb: { Keys: { grantId: { S: [{ prefix: 'gr_' }] } } } }],
+      filters: [
+        { dynamodb: { Keys: { grantId: { S: [{ prefix: 'gr_' }] } } } },
+        // A batch that has finished (batch.completed): not its chunks, nor its counters' updates.
+        {
+          dynamodb: {
+            NewImage: { itemType: { S: ['grantBatch'] }, status: { S: ['done', 'canceled'] } },
+          },
+        },
+      ],
     },
     timeoutSeconds: 30,
     memorySize: 256,
     // The timers of a batch's new grants: BatchWriteItem, 25 at a time (core/grant-stream.factory.ts).
     access: { timers: ['dynamodb:BatchWriteItem'] },
-    sends: [OFFER_MAIL_QUEUE.id],
+    // Offer mail, and the webhook events (core/webhook-events.ts) for WebhookSender's fan-out.
+    sends: [OFFER_MAIL_QUEUE.id, WEBHOOKS_QUEUE.id],
   },
   {
     id: 'OfferMailer',

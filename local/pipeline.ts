@@ -7,6 +7,7 @@ import {
   OFFER_MAIL_QUEUE,
   QUEUES,
   type QueueId,
+  WEBHOOKS_QUEUE,
 } from '../functions/consumers'
 import { makeGrantStreamHandler } from '../functions/core/grant-stream.factory'
 import type { QueueSender } from '../functions/runtime/queue-sender'
@@ -75,7 +76,7 @@ export type PipelineOptions = {
 export type PipelineStatus = {
   /** Stream records read but not handed over yet (a failed batch waiting for its retry). */
   streamPending: number
-  queues: Record<string, { visible: number; inFlight: number; deadLetters: number }>
+  queues: Record<string, ReturnType<LocalQueue['counts']>>
   /** Stream batches given up after their retries (Lambda's on-failure destination). */
   streamGivenUp: GivenUp[]
   /** Consumers plugged in, by id. */
@@ -113,6 +114,7 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
     GrantStream: (rt, qs) =>
       makeGrantStreamHandler(rt, {
         offerMail: localQueueSender(qs[OFFER_MAIL_QUEUE.id] as LocalQueue),
+        webhooks: localQueueSender(qs[WEBHOOKS_QUEUE.id] as LocalQueue),
       }),
     ...options.consumers,
   }

@@ -10,8 +10,11 @@ import type { Clock } from '../functions/runtime/clock'
  *   deleted with its latest receipt handle (an older handle deletes nothing);
  * - each receive counts; a message received `maxReceiveCount` times that becomes visible again goes
  *   to the dead-letter list instead of being delivered;
- * - time is the injected clock's, so tests move it instead of waiting out a timeout.
- * Not modelled: delay queues, message attributes, FIFO, the 256 KB limit (checked, as SQS refuses).
+ * - a message sent with a delay (SendMessage's DelaySeconds, 0 to 900) is not received before its
+ *   send time plus the delay, however often the queue is polled; until then it counts as delayed,
+ *   not in flight, and its receive count starts at 0 (the webhook sender's retries wait this way);
+ * - time is the injected clock's, so tests move it instead of waiting out a timeout or a delay.
+ * Not modelled: a queue-wide delay, message attributes, FIFO, the 256 KB limit (checked, as SQS refuses).
  */
 
 export type LocalMessage = {
@@ -49,20 +52,24 @@ export class LocalQueue {
     private readonly clock: Clock,
   ) {}
 
-  /** SQS's SendMessage. */
-  send(body: string): string {
+  /** SQS's SendMessage (`delaySeconds`: its DelaySeconds, 0 to 900). */
+  send(body: string, delaySeconds = 0): string {
     if (Buffer.byteLength(body, 'utf8') > MAX_BODY_BYTES) {
       throw new Error(`Message of ${Buffer.byteLength(body, 'utf8')} bytes: SQS takes 262,144`)
     }
+    if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > 900) {
+      throw new Error(`DelaySeconds takes 0 to 900, got ${delaySeconds}`)
+    }
     const messageId = randomUUID()
     const now = this.clock.now()
-    this.messages.set(messageId, { messageId, body, sentAt: now, receiveCount: 0, visibleAt: now })
+    const visibleAt = now + delaySeconds * 1000
+    this.messages.set(messageId, { messageId, body, sentAt: now, receiveCount: 0, visibleAt })
     for (const listener of this.listeners) listener()
     return messageId
   }
 
   /** SQS's SendMessageBatch: at most 10 entries, ids unique; answers per entry. */
-  sendBatch(entries: readonly { id: string; body: string }[]): {
+  sendBatch(entries: readonly { id: string; body: string; delaySeconds?: number }[]): {
     successful: { id: string; messageId: string }[]
     failed: { id: string; message: string }[]
   } {
@@ -76,7 +83,7 @@ export class LocalQueue {
     const failed: { id: string; message: string }[] = []
     for (const entry of entries) {
       try {
-        successful.push({ id: entry.id, messageId: this.send(entry.body) })
+        successful.push({ id: entry.id, messageId: this.send(entry.body, entry.delaySeconds) })
       } catch (error) {
         failed.push({ id: entry.id, message: (error as Error).message })
       }
@@ -137,16 +144,21 @@ export class LocalQueue {
     return true
   }
 
-  /** SQS's ApproximateNumberOfMessages / ...NotVisible, exactly, and the dead letters. */
+  /**
+   * SQS's ApproximateNumberOfMessages / ...NotVisible / ...Delayed, exactly, and the dead letters.
+   * Delayed: sent with a delay not over yet, never received; in flight: received, not visible again yet.
+   */
   counts() {
     const now = this.clock.now()
     let visible = 0
     let inFlight = 0
+    let delayed = 0
     for (const message of this.messages.values()) {
       if (message.visibleAt <= now) visible++
+      else if (message.receiveCount === 0) delayed++
       else inFlight++
     }
-    return { visible, inFlight, deadLetters: this.deadLetters.length }
+    return { visible, inFlight, delayed, deadLetters: this.deadLetters.length }
   }
 
   /** The earliest time a message now invisible becomes visible again (ms), if any. */
@@ -242,9 +254,9 @@ export const pollOnce = async (
   return { received: messages.length, deleted, failed: named.size }
 }
 
-/** The sender of functions/runtime/queue-sender.ts over a local queue (SendMessageBatch). */
+/** The sender of functions/runtime/queue-sender.ts over a local queue (SendMessageBatch, each entry's delay too). */
 export const localQueueSender = (queue: LocalQueue) => ({
-  async sendBatch(entries: readonly { id: string; body: string }[]) {
+  async sendBatch(entries: readonly { id: string; body: string; delaySeconds?: number }[]) {
     if (entries.length === 0) return { failed: [] as string[] }
     return { failed: queue.sendBatch(entries).failed.map((f) => f.id) }
   },

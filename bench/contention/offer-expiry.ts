@@ -208,6 +208,7 @@ export const runOfferExpiry = async (options: OfferExpiryOptions): Promise<Offer
   let making = true
   const stream = makeGrantStreamHandler(runtime, {
     offerMail: { sendBatch: async () => ({ failed: [] }) },
+    webhooks: { sendBatch: async () => ({ failed: [] }) },
     sleep: time.sleep,
   })
   const reader = async () => {

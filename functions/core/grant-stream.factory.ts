@@ -2,9 +2,11 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb'
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda'
 import type { Runtime } from '../composition'
 import type { TimerRecord } from '../domain/offer-timers'
+import type { WebhookQueueMessage } from '../domain/webhooks'
 import { logger } from '../runtime/logger'
-import type { QueueSender } from '../runtime/queue-sender'
+import type { QueueEntry, QueueSender } from '../runtime/queue-sender'
 import { readGrantStream } from './grant-stream'
+import { webhookEventsOf } from './webhook-events'
 
 /** BatchWriteItem's limit. */
 const WRITE_CHUNK = 25
@@ -16,6 +18,8 @@ const WRITE_TRIES = 4
 export type GrantStreamDeps = {
   /** The OfferMail queue. */
   offerMail: QueueSender
+  /** The Webhooks queue: one `event` message per webhook event (core/webhook-events.ts). */
+  webhooks: QueueSender
   /** Waits between tries of unprocessed timer writes (tests pass one that records). */
   sleep?: (ms: number) => Promise<void>
 }
@@ -27,11 +31,14 @@ const chunks = <T>(items: readonly T[], size: number): T[][] =>
 
 /**
  * The GrantStream function (functions/consumers.ts): a batch of the grants table's stream ->
- * the timers of new grants (BatchWriteItem on `timers`) and the offer mail (SendMessageBatch to
- * OfferMail). Answers a partial batch response naming the first record whose timers or messages
- * could not all be handed over: Lambda (or local/stream-poller.ts) retries from that record on, so
- * nothing after it is lost and what came before is not sent again. Timer writes are idempotent (a
- * retried record writes the same keys); a message may be sent twice, as SQS may deliver twice.
+ * the timers of new grants (BatchWriteItem on `timers`), the offer mail (SendMessageBatch to
+ * OfferMail) and the webhook events (core/webhook-events.ts; SendMessageBatch to Webhooks, one
+ * `event` message each). Answers a partial batch response naming the first record whose timers,
+ * messages or events could not all be handed over: Lambda (or local/stream-poller.ts) retries from
+ * that record on, so nothing after it is lost and what came before is not sent again. Timer writes
+ * are idempotent (a retried record writes the same keys); a message may be sent twice, as SQS may
+ * deliver twice: an event's id is derived from its change, so its repeat makes the same webhook
+ * messages (the sender's fan-out writes them by id).
  */
 export const makeGrantStreamHandler = (runtime: Runtime, deps: GrantStreamDeps) => {
   const { documentClient, config } = runtime
@@ -73,7 +80,7 @@ export const makeGrantStreamHandler = (runtime: Runtime, deps: GrantStreamDeps) 
     const unwritten = new Set(await writeTimers(timers.map((t) => t.timer)))
     for (const { seq, timer } of timers) if (unwritten.has(timer)) failedRecords.add(seq)
 
-    const entries = outputs.flatMap((o) =>
+    const mail = outputs.flatMap((o) =>
       o.messages.map((message, n) => ({
         seq: o.sequenceNumber,
         // SendMessageBatch ids: letters, digits, - and _, unique within the call.
@@ -81,11 +88,26 @@ export const makeGrantStreamHandler = (runtime: Runtime, deps: GrantStreamDeps) 
         body: JSON.stringify(message),
       })),
     )
-    for (const chunk of chunks(entries, SEND_CHUNK)) {
-      const { failed } = await deps.offerMail.sendBatch(chunk)
-      const failedIds = new Set(failed)
-      for (const entry of chunk) if (failedIds.has(entry.id)) failedRecords.add(entry.seq)
+    // Every record, not only grants': a batch's completion is an event too.
+    const events = event.Records.flatMap((record) => {
+      const seq = record.dynamodb?.SequenceNumber
+      if (seq === undefined) return []
+      return webhookEventsOf(record).map((webhookEvent, n) => ({
+        seq,
+        id: `${seq}-${n}`,
+        body: JSON.stringify({ kind: 'event', event: webhookEvent } satisfies WebhookQueueMessage),
+      }))
+    })
+    /** Hands entries to a queue 10 at a time; a refused entry fails the record it came from. */
+    const send = async (queue: QueueSender, entries: readonly (QueueEntry & { seq: string })[]) => {
+      for (const chunk of chunks(entries, SEND_CHUNK)) {
+        const { failed } = await queue.sendBatch(chunk.map(({ id, body }) => ({ id, body })))
+        const failedIds = new Set(failed)
+        for (const entry of chunk) if (failedIds.has(entry.id)) failedRecords.add(entry.seq)
+      }
     }
+    // The two queues side by side: neither waits for the other.
+    await Promise.all([send(deps.offerMail, mail), send(deps.webhooks, events)])
 
     // The first failed record in stream order: the retry starts there.
     const first = event.Records.find(

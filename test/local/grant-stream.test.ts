@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch'
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
 import type { DynamoDBRecord, SQSEvent, SQSRecord } from 'aws-lambda'
-import { OFFER_MAIL_QUEUE, type OfferMailMessage } from '../../functions/consumers'
+import { OFFER_MAIL_QUEUE, type OfferMailMessage, WEBHOOKS_QUEUE } from '../../functions/consumers'
 import { makeGrantLife } from '../../functions/core/grant-life'
 import { makeGrantStreamHandler } from '../../functions/core/grant-stream.factory'
 import type { GrantRecord } from '../../functions/domain/grant'
@@ -167,7 +167,11 @@ test('a send that fails is retried from its record on: nothing after it is lost,
     },
   }
   const events: DynamoDBRecord[][] = []
-  const handler = makeGrantStreamHandler(runtime, { offerMail: flaky })
+  const webhooks = new LocalQueue(WEBHOOKS_QUEUE, runtime.clock)
+  const handler = makeGrantStreamHandler(runtime, {
+    offerMail: flaky,
+    webhooks: localQueueSender(webhooks),
+  })
   const poller = new StreamPoller({
     client: streams,
     streamArn,

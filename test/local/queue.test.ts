@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch'
 import type { SQSEvent, SQSRecord } from 'aws-lambda'
 import { OFFER_MAIL_QUEUE } from '../../functions/consumers'
-import { LocalQueue, pollOnce } from '../../local/queue'
+import { LocalQueue, localQueueSender, pollOnce } from '../../local/queue'
 
 /**
  * The local queue (local/queue.ts) answers as SQS does where the consumers depend on it, on an
@@ -23,7 +23,7 @@ test('a received message is invisible for the visibility timeout, then delivered
   const id = queue.send('hello')
   const [first] = queue.receive(10)
   expect(first).toMatchObject({ messageId: id, body: 'hello', receiveCount: 1 })
-  expect(queue.counts()).toEqual({ visible: 0, inFlight: 1, deadLetters: 0 })
+  expect(queue.counts()).toEqual({ visible: 0, inFlight: 1, delayed: 0, deadLetters: 0 })
   time.advance(29_999)
   expect(queue.receive(10)).toEqual([])
   time.advance(1)
@@ -35,7 +35,7 @@ test('a received message is invisible for the visibility timeout, then delivered
   expect(queue.delete(second?.receiptHandle ?? '')).toBe(true)
   time.advance(60_000)
   expect(queue.receive(10)).toEqual([])
-  expect(queue.counts()).toEqual({ visible: 0, inFlight: 0, deadLetters: 0 })
+  expect(queue.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 0, deadLetters: 0 })
 })
 
 test('ChangeMessageVisibility 0 makes a message visible at once; receive takes at most `max`, oldest first', () => {
@@ -60,7 +60,7 @@ test('after maxReceiveCount receives without a delete, the message goes to the d
   }
   expect(queue.receive(10)).toEqual([])
   expect(queue.deadLetters).toMatchObject([{ messageId: id, body: 'poison', receiveCount: 3 }])
-  expect(queue.counts()).toEqual({ visible: 0, inFlight: 0, deadLetters: 1 })
+  expect(queue.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 0, deadLetters: 1 })
 })
 
 test('SendMessageBatch answers per entry and refuses what SQS refuses', () => {
@@ -150,5 +150,74 @@ test('a handler that throws, or names a message not in its batch, fails the whol
     deleted: 2,
     failed: 0,
   })
-  expect(queue.counts()).toEqual({ visible: 0, inFlight: 0, deadLetters: 0 })
+  expect(queue.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 0, deadLetters: 0 })
+})
+
+test('a delayed message is received no earlier than its send time plus its delay, with a receive count from 0; others pass it', () => {
+  const time = clock()
+  const queue = new LocalQueue(spec, time)
+  const later = queue.send('later', 900)
+  const now = queue.send('now')
+  expect(queue.counts()).toEqual({ visible: 1, inFlight: 0, delayed: 1, deadLetters: 0 })
+  expect(queue.nextVisibleAt()).toBe(time.now() + 900_000)
+  const [first] = queue.receive(10)
+  expect(first).toMatchObject({ messageId: now, receiveCount: 1 })
+  queue.delete(first?.receiptHandle ?? '')
+  // However often it is polled, never a moment early.
+  for (const step of [60_000, 600_000, 239_999]) {
+    time.advance(step)
+    expect(queue.receive(10)).toEqual([])
+  }
+  expect(queue.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 1, deadLetters: 0 })
+  time.advance(1)
+  const [delayed] = queue.receive(10)
+  expect(delayed).toMatchObject({
+    messageId: later,
+    body: 'later',
+    receiveCount: 1,
+    sentAt: time.now() - 900_000,
+    firstReceivedAt: time.now(),
+  })
+  // Received: in flight now, for its visibility timeout, as any message.
+  expect(queue.counts()).toEqual({ visible: 0, inFlight: 1, delayed: 0, deadLetters: 0 })
+})
+
+test('a batch sends each entry with its own delay; a delay SQS refuses fails only that entry', async () => {
+  const time = clock()
+  const queue = new LocalQueue(spec, time)
+  const sender = localQueueSender(queue)
+  const answer = await sender.sendBatch([
+    { id: 'a', body: 'a', delaySeconds: 5 },
+    { id: 'b', body: 'b' },
+    { id: 'c', body: 'c', delaySeconds: 300 },
+    { id: 'd', body: 'd', delaySeconds: 901 },
+    { id: 'e', body: 'e', delaySeconds: -1 },
+    { id: 'f', body: 'f', delaySeconds: 1.5 },
+    { id: 'g', body: 'g', delaySeconds: 0 },
+  ])
+  expect(answer).toEqual({ failed: ['d', 'e', 'f'] })
+  const bodiesAt = (ms: number) => {
+    time.advance(ms)
+    const received = queue.receive(10)
+    for (const m of received) queue.delete(m.receiptHandle)
+    return received.map((m) => m.body)
+  }
+  expect(bodiesAt(0)).toEqual(['b', 'g'])
+  expect(bodiesAt(4_999)).toEqual([])
+  expect(bodiesAt(1)).toEqual(['a'])
+  expect(bodiesAt(294_999)).toEqual([])
+  expect(bodiesAt(1)).toEqual(['c'])
+})
+
+test('a delayed message a consumer fails comes back after the visibility timeout and reaches the dead letters after maxReceiveCount receives, counted from its first', () => {
+  const time = clock()
+  const queue = new LocalQueue(spec, time)
+  const id = queue.send('delayed poison', 60)
+  time.advance(60_000)
+  for (let receive = 1; receive <= spec.maxReceiveCount; receive++) {
+    expect(queue.receive(1)).toMatchObject([{ messageId: id, receiveCount: receive }])
+    time.advance(spec.visibilityTimeoutSeconds * 1000)
+  }
+  expect(queue.receive(10)).toEqual([])
+  expect(queue.deadLetters).toMatchObject([{ messageId: id, receiveCount: spec.maxReceiveCount }])
 })

@@ -286,7 +286,7 @@ describe('a message delivered more than once', () => {
     expect(sent.map((m) => [m.to, m.subject])).toEqual([
       [committer.email, 'Batch done: 250 of 252 rows granted'],
     ])
-    expect(rig.queue.counts()).toEqual({ visible: 0, inFlight: 0, deadLetters: 0 })
+    expect(rig.queue.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 0, deadLetters: 0 })
 
     // A retried commit of the finished batch sends nothing and changes nothing.
     await commit(issuer, csv, twice, done.idempotencyKey)
@@ -375,7 +375,7 @@ describe('a worker that dies mid-chunk', () => {
     expect(still.issued).toBe(after.issued)
     expect(await finishEntries(issuer.issuerId, batch.batchId)).toHaveLength(1)
     expect(sent).toHaveLength(1)
-    expect(rig.queue.counts()).toEqual({ visible: 0, inFlight: 0, deadLetters: 0 })
+    expect(rig.queue.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 0, deadLetters: 0 })
   })
 })
 

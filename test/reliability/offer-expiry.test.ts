@@ -59,6 +59,8 @@ const streamHandler = makeGrantStreamHandler(runtime, {
       return { failed: [] }
     },
   },
+  // Webhook events are not this test's subject (test/local/grant-stream-webhooks.test.ts).
+  webhooks: { sendBatch: async () => ({ failed: [] }) },
 })
 let sequence = 0
 /** The stream record DynamoDB writes for a change of `grantId`, through the real reader. */
