@@ -45,6 +45,7 @@ import { type LocalPipeline, startLocalPipeline } from '../local/pipeline'
 import { type Seed, seed } from '../local/seed'
 import { ensureTables } from '../local/tables'
 import { createUploadReceiver } from '../local/upload-receiver'
+import { webhookSecretKey } from '../local/webhook-key'
 
 // The SDK's notice that Node.js 20 support ends in 2027 is in the README; keep tool output clean.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'
@@ -322,7 +323,13 @@ const main = async () => {
     // DynamoDB Local, the emulator and the mail sink; one client for every route.
     const runtime = buildRuntime(
       loadConfig({
-        ...functionEnvironment(dynamo.endpoint),
+        // Webhook secrets sealed with the key kept in the data folder, so they still open after a
+        // restart (in memory, nothing outlives the run: a key for this run).
+        ...functionEnvironment(
+          dynamo.endpoint,
+          LOCAL_TABLES,
+          inMemory ? undefined : webhookSecretKey(paths.dir),
+        ),
         ...identityEnvironment(identity),
         ...localMailEnvironment({ mailFile: cognito.mailFile, consoleUrl }),
       }),

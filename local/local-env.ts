@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { resolve } from 'node:path'
 import { ENV, TABLE_ENV } from '../functions/env-names'
 import type { AdminTableNames } from '../functions/stores/admin.store'
@@ -31,10 +32,23 @@ export const tableEnvironment = (tables: TableNames) =>
     Object.entries(TABLE_ENV).map(([table, name]) => [name, tables[table as keyof TableNames]]),
   )
 
-export const functionEnvironment = (endpoint: string, tables: TableNames = LOCAL_TABLES) => ({
+/** A webhook key for this process (tests' workers inherit the global setup's through the environment). */
+const processWebhookKey = randomBytes(32).toString('base64')
+
+/**
+ * Webhooks locally: loopback receivers allowed, and secrets sealed with a local key: the one given
+ * (npm start keeps one in its data folder, local/webhook-key.ts), else the one made for this process.
+ */
+export const functionEnvironment = (
+  endpoint: string,
+  tables: TableNames = LOCAL_TABLES,
+  webhookSecretKey: string = processWebhookKey,
+) => ({
   ...tableEnvironment(tables),
   [ENV.dynamodbEndpoint]: endpoint,
   [ENV.awsRegion]: 'local',
+  [ENV.webhookAllowLoopback]: 'true',
+  [ENV.webhookLocalSecretKey]: webhookSecretKey,
 })
 
 /**
