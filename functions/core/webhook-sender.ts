@@ -115,6 +115,8 @@ const DAY_MS = 24 * 3600 * 1000
  * shorter than the queue's visibility timeout (360 s), after which a dead sender's delivery returns.
  */
 const CLAIM_MS = 120_000
+/** A succeeding endpoint's `lastSuccessAt` is written at most this often. */
+const LAST_SUCCESS_EVERY_MS = 60_000
 
 /** The grant events that move a pool: shares taken, or given back. */
 const POOL_MOVES = new Set(['grant.created', 'grant.rejected', 'grant.expired', 'grant.canceled'])
@@ -401,7 +403,13 @@ export const makeWebhookSender = (deps: WebhookSenderDeps) => {
     const ok = result.status !== undefined && result.status >= 200 && result.status < 300
     if (ok) {
       await store.recordAttempt(d.endpointId, d.messageId, attempt, { status: 'delivered' })
-      await store.recordEndpointOutcome(d.issuerId, d.endpointId, { kind: 'success', at })
+      // The endpoint is written only when that changes something worth a write (it bumps the
+      // version a person's edit is conditioned on): it was failing, or its last success is a
+      // minute old. A busy endpoint's lastSuccessAt is right to the minute.
+      const last = endpoint.lastSuccessAt === undefined ? 0 : Date.parse(endpoint.lastSuccessAt)
+      if (endpoint.failingSince !== undefined || clock() - last >= LAST_SUCCESS_EVERY_MS) {
+        await store.recordEndpointOutcome(d.issuerId, d.endpointId, { kind: 'success', at })
+      }
       return 'delivered'
     }
     if (result.status === 410) {
@@ -435,16 +443,18 @@ export const makeWebhookSender = (deps: WebhookSenderDeps) => {
       attempt,
       nextAt === undefined ? { status: 'failed' } : { status: 'pending', nextAttemptAt: nextAt },
     )
-    const after = await store.recordEndpointOutcome(d.issuerId, d.endpointId, {
-      kind: 'failure',
-      at,
-    })
+    // Failing since the first failure after the last success: written once, then read.
+    const after =
+      endpoint.failingSince === undefined
+        ? await store.recordEndpointOutcome(d.issuerId, d.endpointId, { kind: 'failure', at })
+        : endpoint
     if (
       after !== 'missing' &&
       after.enabled &&
       after.failingSince !== undefined &&
       clock() - Date.parse(after.failingSince) >= WEBHOOK_LIMITS.disableAfterFailingDays * DAY_MS
     ) {
+      // On condition that it is still failing since then (a success or a re-enable meanwhile wins).
       const disabled = await store.disableEndpoint(d.issuerId, d.endpointId, {
         reason: 'failing',
         at,

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { Webhook } from 'standardwebhooks'
 import { WEBHOOKS_QUEUE } from '../../functions/consumers'
 import { AccessCache } from '../../functions/core/access-cache'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
@@ -365,6 +366,74 @@ describe('delivery', () => {
   })
 })
 
+describe('signing', () => {
+  it('signs with the current and the rotated-out secret during the overlap, then with the current only', async () => {
+    const { issuerId } = await newIssuer()
+    const endpoint = await newEndpoint(issuerId)
+    const older = receiver.secrets.get(endpoint.endpointId) as string
+    const current = generateWebhookSecret()
+    const now = wallClock.now()
+    const rotated: WebhookEndpointRecord = {
+      ...endpoint,
+      secrets: [
+        {
+          sealed: await box.seal(current, { endpointId: endpoint.endpointId }),
+          createdAt: new Date(now).toISOString(),
+        },
+        {
+          ...(endpoint.secrets[0] as WebhookEndpointRecord['secrets'][number]),
+          expiresAt: new Date(now + WEBHOOK_LIMITS.rotationOverlapHours * 3600_000).toISOString(),
+        },
+      ],
+      version: 2,
+    }
+    expect(await store.replaceEndpoint(rotated, 1, undefined)).toBe('done')
+    const { put, settle } = rig()
+    const verifies = (secret: string, r: Received) => {
+      try {
+        new Webhook(secret).verify(r.body, r.headers as Record<string, string>)
+        return true
+      } catch {
+        return false
+      }
+    }
+    put({ kind: 'event', event: grantEvent(issuerId) })
+    await settle()
+    const [during] = receivedBy(endpoint.endpointId)
+    expect(String(during?.headers['webhook-signature']).split(' ')).toHaveLength(2)
+    expect([verifies(current, during as Received), verifies(older, during as Received)]).toEqual([
+      true,
+      true,
+    ])
+    // Past the overlap (the schedule's clock): the old secret no longer signs.
+    wallClock.advance(WEBHOOK_LIMITS.rotationOverlapHours * 3600_000)
+    put({ kind: 'event', event: grantEvent(issuerId) })
+    await settle()
+    const after = receivedBy(endpoint.endpointId)[1] as Received
+    expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1)
+    expect([verifies(current, after), verifies(older, after)]).toEqual([true, false])
+  })
+
+  it("a succeeding endpoint is written at most once a minute (a person's edit is not raced by every delivery)", async () => {
+    const { issuerId } = await newIssuer()
+    const endpoint = await newEndpoint(issuerId)
+    const { put, settle } = rig()
+    for (let i = 0; i < 3; i++) {
+      put({ kind: 'event', event: grantEvent(issuerId) })
+      await settle()
+      wallClock.advance(10_000)
+    }
+    expect(receivedBy(endpoint.endpointId)).toHaveLength(3)
+    const now = await store.getEndpoint(issuerId, endpoint.endpointId)
+    // Created at version 1, its first success written (2), the next two within the minute not.
+    expect(now?.version).toBe(2)
+    wallClock.advance(60_000)
+    put({ kind: 'event', event: grantEvent(issuerId) })
+    await settle()
+    expect((await store.getEndpoint(issuerId, endpoint.endpointId))?.version).toBe(3)
+  })
+})
+
 describe('fan-out', () => {
   it('TEST events never reach a LIVE endpoint of the same issuer, nor LIVE events a TEST one', async () => {
     const { issuerId } = await newIssuer()
@@ -421,6 +490,44 @@ describe('fan-out', () => {
     await settle()
     expect(receivedBy(endpoint.endpointId)).toHaveLength(1)
     expect((await messagesOf(endpoint.endpointId))[0]?.status).toBe('delivered')
+  })
+})
+
+describe('what the sender does not deliver', () => {
+  it('a deleted endpoint gets nothing: its pending message is failed, no attempt recorded', async () => {
+    const { issuerId } = await newIssuer()
+    const endpoint = await newEndpoint(issuerId)
+    receiver.behaviours.set(endpoint.endpointId, () => ({ status: 500 }))
+    const { put, settle } = rig()
+    const start = wallClock.now()
+    put({ kind: 'event', event: grantEvent(issuerId) })
+    // The first attempt fails; its retry waits 5 s.
+    await settle(start + 1000)
+    const audit = auditEntry({
+      issuerId,
+      actor: { kind: 'operator', label: 'operator CLI' },
+      action: 'webhook.delete',
+      target: { type: 'issuer', id: issuerId },
+      now: wallClock.now(),
+    })
+    expect(await store.deleteEndpoint(issuerId, endpoint.endpointId, audit)).toBe('done')
+    await settle()
+    expect(receivedBy(endpoint.endpointId)).toHaveLength(1)
+    const [message] = await messagesOf(endpoint.endpointId)
+    expect(message?.status).toBe('failed')
+    expect(message?.attempts).toHaveLength(1)
+    expect(message?.nextAttemptAt).toBeUndefined()
+  })
+
+  it('a message of no known shape ends in the dead letters after maxReceiveCount receives', async () => {
+    const { put, settle, queue } = rig()
+    queue.send('{"kind":"delivery","messageId":42}')
+    queue.send('not json')
+    put({ kind: 'event', event: { ...grantEvent('iss_x'), mode: 'PROD' as Mode } })
+    await settle()
+    expect(queue.deadLetters.map((m) => m.receiveCount)).toEqual(
+      Array(3).fill(WEBHOOKS_QUEUE.maxReceiveCount),
+    )
   })
 })
 
