@@ -40,7 +40,10 @@ export type WebhookHttpOptions = {
   resolve?: Resolver
   timeoutMs?: number
   readBytes?: number
-  /** Trust this CA as well as Node's own (tests' self-signed receivers). */
+  /**
+   * Trust this CA instead of Node's roots: tests' self-signed receivers in-process (a spawned
+   * process trusts one through NODE_EXTRA_CA_CERTS, which Node adds to its roots).
+   */
   ca?: string | Buffer
 }
 
