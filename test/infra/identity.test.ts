@@ -314,15 +314,18 @@ describe("the service's own e-mail (functions/mail)", () => {
         },
       ])
     }
-    // No other function may send mail but the consumers that do: the offer mailer and the batch
-    // worker, which e-mails a batch's committer (test/infra/grant-pipeline.test.ts).
+    // No other function may send mail but the consumers that do: the offer mailer, the batch
+    // worker, which e-mails a batch's committer, and the webhook sender, which e-mails an issuer's
+    // owners when it disables a failing endpoint (test/infra/grant-pipeline.test.ts).
     const senders = resourcesOfType(dev.json, 'AWS::IAM::Policy')
       .filter(([, p]) => JSON.stringify(p.Properties.PolicyDocument).includes('ses:'))
       .map(([, p]) => (p.Properties.Roles as { Ref: string }[])[0]?.Ref)
     const roleOf = (fnId: string) =>
       (resource(dev.json, fnId).Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]
     expect(senders.sort()).toEqual(
-      [...MAILING, 'OfferMailerFunction', 'GrantBatchWorkerFunction'].map(roleOf).sort(),
+      [...MAILING, 'OfferMailerFunction', 'GrantBatchWorkerFunction', 'WebhookSenderFunction']
+        .map(roleOf)
+        .sort(),
     )
   })
 
