@@ -1,3 +1,4 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import { type DynamoDBDocumentClient, GetCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb'
 import type { Runtime } from '../composition'
 import { queueOf } from '../composition'
@@ -8,11 +9,15 @@ import { lazyMailer, type Mailer } from '../mail/mailer'
 import { webhookDisabledMail } from '../mail/webhook-disabled-mail'
 import { logger } from '../runtime/logger'
 import type { QueueSender } from '../runtime/queue-sender'
+import { type Backoff, retrying } from '../runtime/retry'
 import { makeWebhookHttp, type Resolver, type WebhookHttp } from '../runtime/safe-http'
 import { type SecretBox, secretBoxFrom } from '../runtime/secret-box'
 import { DynamoDbMembersStore } from '../stores/members.dynamodb'
 import { DynamoDbWebhookStore } from '../stores/webhooks.dynamodb'
 import { makeWebhookSender, type PoolSnapshot, type WebhookSenderDeps } from './webhook-sender'
+
+/** Five reads of a snapshot, 50 ms to 400 ms apart (jittered), when grants keep cancelling it. */
+const SNAPSHOT_BACKOFF: Backoff = { attempts: 5, baseDelayMs: 50, maxDelayMs: 400, jitter: 'full' }
 
 /**
  * A program's pool for the pool-low check, or undefined when it has no pool or no
@@ -33,12 +38,20 @@ export const programPool =
     let snapshot: ProgramRecord & { poolLowThreshold?: number } = head
     let shards: ShardRecord[] = []
     if (head.shards !== undefined && head.shards > 0) {
-      const { Responses = [] } = await client.send(
-        new TransactGetCommand({
-          TransactItems: [{ programId }, ...shardKeys(programId, head.shards)].map((Key) => ({
-            Get: { TableName: table, Key },
-          })),
-        }),
+      const keys = [{ programId }, ...shardKeys(programId, head.shards)]
+      // A grant's transaction in flight on one of these items cancels the read (DynamoDB, not
+      // DynamoDB Local): read again a few times, then let the message come back.
+      const { Responses = [] } = await retrying(
+        () =>
+          client.send(
+            new TransactGetCommand({
+              TransactItems: keys.map((Key) => ({ Get: { TableName: table, Key } })),
+            }),
+          ),
+        {
+          backoff: SNAPSHOT_BACKOFF,
+          again: (error) => error instanceof TransactionCanceledException,
+        },
       )
       const [first, ...rest] = Responses.map((r) => r.Item)
       if (first === undefined) return undefined

@@ -2,12 +2,13 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb'
+import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { Webhook } from 'standardwebhooks'
 import { WEBHOOKS_QUEUE } from '../../functions/consumers'
 import { AccessCache } from '../../functions/core/access-cache'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
-import { makeWebhookSenderHandler } from '../../functions/core/webhook-sender.factory'
+import { makeWebhookSenderHandler, programPool } from '../../functions/core/webhook-sender.factory'
 import type { Mode } from '../../functions/domain/api-key'
 import type { MembershipRecord } from '../../functions/domain/people'
 import { generateWebhookSecret } from '../../functions/domain/webhook-signature'
@@ -33,6 +34,7 @@ import { readMail } from '../../local/mail-sink'
 import { LocalQueue, localQueueSender, pollOnce } from '../../local/queue'
 import { admin, createKey, newIssuer } from '../support/api'
 import { config, documentClient, runtimeWith, wallClock } from '../support/runtime'
+import { interceptor } from '../support/sdk-intercept'
 import { type Received, startWebhookReceiver } from '../support/webhook-receiver'
 
 /**
@@ -701,5 +703,54 @@ describe('program.pool_low', () => {
       'program.pool_low',
       'program.pool_low',
     ])
+  })
+
+  it('a snapshot cancelled by grants in flight (DynamoDB, not DynamoDB Local) is read again, up to 5 times', async () => {
+    const program = await admin.createProgram({
+      issuer: (await admin.createIssuer({ name: 'Snapshot' })).issuerId,
+      mode: 'TEST',
+      name: 's',
+      pool: 400,
+      shards: 4,
+    })
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: config.tables.programs,
+        Key: { programId: program.programId },
+        UpdateExpression: 'SET poolLowThreshold = :t',
+        ExpressionAttributeValues: { ':t': 50 },
+      }),
+    )
+    const base = new DynamoDBClient({
+      endpoint: config.dynamodbEndpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    })
+    const client = DynamoDBDocumentClient.from(base)
+    let cancels = 0
+    let limit = 4
+    interceptor(base)(async (name, _input, next) => {
+      if (name !== 'TransactGetItemsCommand' || cancels >= limit) return next()
+      cancels += 1
+      throw new TransactionCanceledException({
+        message: 'Transaction cancelled [TransactionConflict]',
+        $metadata: { httpStatusCode: 400 },
+        CancellationReasons: [{ Code: 'TransactionConflict' }],
+      })
+    })
+    const poolOf = programPool(client, config.tables.programs)
+    expect(await poolOf(program.programId)).toEqual({
+      issuerId: program.issuerId,
+      mode: 'TEST',
+      pool: 400,
+      remaining: 400,
+      threshold: 50,
+    })
+    expect(cancels).toBe(4)
+    cancels = 0
+    limit = 5
+    await expect(poolOf(program.programId)).rejects.toBeInstanceOf(TransactionCanceledException)
+    expect(cancels).toBe(5)
+    base.destroy()
   })
 })
