@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import type { GrantRecord } from '../../functions/domain/grant'
 import { LOCAL_TABLES } from '../../local/local-env'
-import type { Seed } from '../../local/seed'
-import { adminCli, type LocalServer, mailTo, temporaryPasswordIn } from '../console/browser'
-import { launchNpmStart, waitFor } from '../support/npm-start'
+import {
+  callServer,
+  memberToken,
+  type NpmStartSession,
+  startNpmStartSession,
+} from '../support/npm-start-session'
 
 /**
  * Issue 20's "20,000 rows from one upload reach `done` exactly under `npm start`": a real
@@ -21,103 +21,27 @@ import { launchNpmStart, waitFor } from '../support/npm-start'
  * speed is measured in `npm run bench`, never asserted here.
  */
 const ROWS = 20_000
-const PASSWORD = 'a long passphrase for the upload test'
-
-let server: LocalServer
-let endpoint: string
+let server: NpmStartSession
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'vs-upload-batch-'))
-  const started = launchNpmStart(dir, ['--in-memory'])
-  await waitFor(
-    () => started.output().includes('Ctrl-C stops'),
-    'the ready banner',
-    started,
-    120_000,
-  )
-  const running = JSON.parse(readFileSync(join(dir, 'dynamodb-endpoint.json'), 'utf8')) as {
-    baseUrl: string
-    endpoint: string
-  }
-  endpoint = running.endpoint
-  const seed = JSON.parse(readFileSync(join(dir, 'seed.json'), 'utf8')) as Seed
-  server = { ...started, dir, baseUrl: running.baseUrl, seed, stop: () => started.stop() }
+  server = await startNpmStartSession('vs-upload-batch-')
 }, 180_000)
 
-/** Cognito's JSON API at the emulator, as the console calls it. */
-const cognito = async (target: string, body: unknown) => {
-  const config = (await (await fetch(`${server.baseUrl}/app/config.json`)).json()) as {
-    cognitoEndpoint: string
-    userPoolClientId: string
-  }
-  const response = await fetch(config.cognitoEndpoint, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-amz-json-1.1',
-      'X-Amz-Target': `AWSCognitoIdentityProviderService.${target}`,
-    },
-    body: JSON.stringify({ ClientId: config.userPoolClientId, ...(body as object) }),
-  })
-  return (await response.json()) as {
-    ChallengeName?: string
-    Session?: string
-    AuthenticationResult?: { AccessToken: string }
-  }
-}
+const adminToken = () => memberToken(server, 'admin')
 
-/** An admin of the seeded issuer, invited with the CLI, first sign-in done: an access token. */
-const adminToken = async () => {
-  const email = `uploader-${randomUUID().slice(0, 8)}@example.com`
-  await adminCli(server, [
-    'member',
-    'invite',
-    '--issuer',
-    server.seed.issuerId,
-    '--email',
-    email,
-    '--role',
-    'admin',
-  ])
-  const temporary = temporaryPasswordIn(await mailTo(server, email))
-  const challenge = await cognito('InitiateAuth', {
-    AuthFlow: 'USER_PASSWORD_AUTH',
-    AuthParameters: { USERNAME: email, PASSWORD: temporary },
-  })
-  expect(challenge.ChallengeName).toBe('NEW_PASSWORD_REQUIRED')
-  const answer = await cognito('RespondToAuthChallenge', {
-    ChallengeName: 'NEW_PASSWORD_REQUIRED',
-    Session: challenge.Session,
-    ChallengeResponses: { USERNAME: email, NEW_PASSWORD: PASSWORD },
-  })
-  const token = answer.AuthenticationResult?.AccessToken
-  if (!token) throw new Error(`no access token: ${JSON.stringify(answer)}`)
-  return token
-}
-
-const call = async (
+const call = (
   token: string,
   method: string,
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
-) => {
-  const response = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...headers,
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> }
-}
+) => callServer(server, { token }, method, path, body, headers)
 
 /** Every grant of the program in npm start's DynamoDB Local, read strongly consistent. */
 const grantsOf = async (programId: string) => {
   const client = DynamoDBDocumentClient.from(
     new DynamoDBClient({
-      endpoint,
+      endpoint: server.endpoint,
       region: 'local',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     }),
