@@ -15,6 +15,7 @@ import type { Mail } from '../../local/mail-sink'
 import type { Seed } from '../../local/seed'
 import { findChromium, noBrowserLine } from '../support/chromium'
 import { launchNpmStart, type Started, waitFor } from '../support/npm-start'
+import { ROOT } from '../support/root'
 
 // What page.evaluate callbacks read in the browser: the root tsconfig has Node's types, not the DOM's.
 declare const window: object & {
@@ -28,7 +29,6 @@ declare const document: { activeElement: unknown }
  * one `npm test` installed: test/support/chromium.ts), axe-core injected into each page, and a
  * screenshot of each page.
  */
-const ROOT = resolve(__dirname, '../..')
 const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs')
 const VITE = resolve(ROOT, 'node_modules/vite/bin/vite.js')
 const run = promisify(execFile)

@@ -2,9 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { ROOT } from './root'
 
 /** `npm start` as a user runs it: a child process with its own .local folder and a free port. */
-const ROOT = resolve(__dirname, '../..')
 const TSX = pathToFileURL(createRequire(resolve(ROOT, 'package.json')).resolve('tsx')).href
 
 export type Started = {
