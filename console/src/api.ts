@@ -1,18 +1,13 @@
 import type { MemberView } from '../../functions/core/members'
 import type { Mode } from '../../functions/domain/api-key'
 import type { MembershipRecord, Role } from '../../functions/domain/people'
-import type {
-  WebhookAttempt,
-  WebhookEndpointRecord,
-  WebhookEventKind,
-  WebhookMessageStatus,
-  WebhookPayloadType,
-} from '../../functions/domain/webhooks'
+import type { WebhookAttempt, WebhookEventKind } from '../../functions/domain/webhooks'
 import type { RowView, toBatchView } from '../../functions/http/batch-view'
 import type { ManagedGrant } from '../../functions/http/grant-view'
 import type { auditResource, keyResource, programResource } from '../../functions/http/manage-admin'
 import type { batchPreview } from '../../functions/http/routes/manage/grant-batch-create.route'
 import type { inboxResource } from '../../functions/http/routes/manage/inbox-list.route'
+import type { EndpointView, MessageView } from '../../functions/http/webhook-view'
 import { currentAccessToken, refreshNow } from './session'
 
 /**
@@ -44,37 +39,16 @@ export type OfferSettingsBody = {
   countries?: string[] | null
   description?: string | null
   terms?: { text: string } | { url: string }
+  /** The remaining pool at which `program.pool_low` is sent; `null` for none. */
+  poolLowThreshold?: number | null
 }
 type Page<T> = { data: T[]; nextCursor: string | null }
 
 export type { WebhookAttempt, WebhookEventKind }
 /** An endpoint as the management API shows it: never its secret (only create and rotate answer it). */
-export type WebhookEndpoint = Pick<
-  WebhookEndpointRecord,
-  | 'endpointId'
-  | 'mode'
-  | 'url'
-  | 'description'
-  | 'kinds'
-  | 'enabled'
-  | 'disabledReason'
-  | 'disabledAt'
-  | 'failingSince'
-  | 'lastSuccessAt'
-  | 'createdAt'
-  | 'updatedAt'
-> & { secretRotatedAt?: string; previousSecretExpiresAt?: string }
+export type WebhookEndpoint = EndpointView
 /** One message of an endpoint's delivery log, with every attempt so far. */
-export type WebhookMessage = {
-  messageId: string
-  eventId: string
-  type: WebhookPayloadType
-  status: WebhookMessageStatus
-  createdAt: string
-  nextAttemptAt?: string
-  payload: unknown
-  attempts: WebhookAttempt[]
-}
+export type WebhookMessage = MessageView
 export type WebhookEndpointBody = {
   url?: string
   kinds?: WebhookEventKind[]

@@ -37,6 +37,7 @@ type Form = {
   termsKind: 'text' | 'url'
   termsText: string
   termsUrl: string
+  poolLowThreshold: string
 }
 
 const formOf = (program: Program): Form => ({
@@ -47,7 +48,12 @@ const formOf = (program: Program): Form => ({
   termsKind: program.terms?.url !== undefined ? 'url' : 'text',
   termsText: program.terms?.text ?? '',
   termsUrl: program.terms?.url ?? '',
+  poolLowThreshold: program.poolLowThreshold === null ? '' : String(program.poolLowThreshold),
 })
+
+// The service's rule says `null` (its JSON); the form's field is left empty for that.
+const POOL_LOW_RULE =
+  'The threshold must be a whole number of shares, 1 or more; leave it empty for no pool-low event.'
 
 const numberOr = (value: string): unknown =>
   /^\s*\d+\s*$/.test(value) ? Number(value) : value.trim() === '' ? undefined : value
@@ -71,6 +77,7 @@ const bodyOf = (form: Form): Record<string, unknown> => {
     minAge: form.minAge.trim() === '' ? null : numberOr(form.minAge),
     countries: countries.length === 0 ? null : countries,
     description: form.description.trim() === '' ? null : form.description,
+    poolLowThreshold: form.poolLowThreshold.trim() === '' ? null : numberOr(form.poolLowThreshold),
     // Terms are replaced, never removed: left empty, the current ones stay.
     ...(terms === undefined ? {} : { terms }),
   }
@@ -110,7 +117,10 @@ export const OfferSettings = ({
     if ('problems' in checked) {
       for (const p of checked.problems) {
         const field = formField(p.field)
-        const said = `${p.field.replace(/\[\d+\]$/, '')} ${p.rule}`
+        const said =
+          field === 'poolLowThreshold'
+            ? POOL_LOW_RULE
+            : `${p.field.replace(/\[\d+\]$/, '')} ${p.rule}`
         problems[field] = problems[field] ? `${problems[field]}; ${said}` : said
       }
     }
@@ -147,6 +157,14 @@ export const OfferSettings = ({
           <div>
             <dt>Countries</dt>
             <dd>{program.countries === null ? 'Any' : program.countries.join(', ')}</dd>
+          </div>
+          <div>
+            <dt>Pool-low event</dt>
+            <dd>
+              {program.poolLowThreshold === null
+                ? 'None'
+                : `At ${formatNumber(program.poolLowThreshold)} share${program.poolLowThreshold === 1 ? '' : 's'} left`}
+            </dd>
           </div>
           <div>
             <dt>Terms</dt>
@@ -285,6 +303,18 @@ export const OfferSettings = ({
             />
           )}
         </fieldset>
+        <TextField
+          label="Pool-low threshold (shares left)"
+          hint={
+            program.pool === null
+              ? 'This program has no pool limit, so its pool never runs low. Empty for none.'
+              : 'A whole number, 1 or more; empty for none. When the shares left in the pool fall to it, a program.pool_low webhook event is sent, once per crossing.'
+          }
+          error={errors.poolLowThreshold}
+          inputMode="numeric"
+          value={form.poolLowThreshold}
+          onValue={set('poolLowThreshold')}
+        />
         <FormEnd error={error} busy={busy} label="Save offer settings">
           <button type="button" onClick={() => setEditing(false)} disabled={busy}>
             Cancel

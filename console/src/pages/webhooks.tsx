@@ -69,6 +69,7 @@ const DESCRIPTION_MAX = 200
 export const WEBHOOKS_POLL_MS = 3_000
 /** After a test, a replay: the log is watched this long for the new attempt to show. */
 const WATCH_AFTER_ACTION_MS = 60_000
+const WATCH_POLL_MS = 1_500
 const PAGE = 20
 
 /** Why an endpoint receives nothing, in words. */
@@ -77,13 +78,20 @@ export const disabledText = (endpoint: WebhookEndpoint) =>
     ? 'the receiver answered 410 Gone'
     : endpoint.disabledReason === 'failing'
       ? `every attempt failed for ${FAILING_DAYS} days`
-      : 'by a person'
+      : 'a person disabled it'
 
-const EndpointState = ({ endpoint }: { endpoint: WebhookEndpoint }) =>
+const EndpointState = ({
+  endpoint,
+  failing = true,
+}: {
+  endpoint: WebhookEndpoint
+  /** Say since when it fails (the endpoint's page has a fact of its own for it). */
+  failing?: boolean
+}) =>
   endpoint.enabled ? (
     <>
       <StatusBadge status="enabled" />
-      {endpoint.failingSince ? (
+      {failing && endpoint.failingSince ? (
         <div class="hint failure">
           Failing since <Time iso={endpoint.failingSince} />
         </div>
@@ -93,13 +101,14 @@ const EndpointState = ({ endpoint }: { endpoint: WebhookEndpoint }) =>
     <>
       <StatusBadge status="disabled" />
       <div class="hint">
-        Disabled {disabledText(endpoint)}
+        Disabled
         {endpoint.disabledAt ? (
           <>
             {' '}
             on <Time iso={endpoint.disabledAt} />
           </>
         ) : null}
+        : {disabledText(endpoint)}
       </div>
     </>
   )
@@ -580,10 +589,10 @@ const MessageRows = ({
               type="button"
               aria-expanded={open}
               aria-controls={id}
-              aria-label={`${open ? 'Hide' : 'Show'} the attempts of message ${message.messageId}`}
+              aria-label={`Attempts (${count}) of message ${message.messageId}`}
               onClick={() => setOpen(!open)}
             >
-              {open ? 'Hide attempts' : `Attempts (${count})`}
+              Attempts ({count})
             </button>
             {admin ? (
               <button
@@ -753,8 +762,8 @@ const DeliveryLog = ({
           if (!stopped) setTick((t) => t + 1)
         }
       },
-      // A test or replay just asked for: its first attempt comes within a second or so.
-      watching && tick === 0 ? 1_000 : WEBHOOKS_POLL_MS,
+      // A test or replay just asked for: its attempt comes within a second or so.
+      watching ? WATCH_POLL_MS : WEBHOOKS_POLL_MS,
     )
     return () => {
       stopped = true
@@ -890,6 +899,15 @@ export const WebhookEndpointPage = ({ endpointId }: { endpointId: string }) => {
     setFresh(undefined)
     setVersion((v) => v + 1)
   }
+  // The sender records an attempt, then the endpoint's outcome (last success, failing since): read
+  // the endpoint when the log moves, and once more a moment later for the outcome.
+  const later = useRef<number | undefined>(undefined)
+  useEffect(() => () => window.clearTimeout(later.current), [])
+  const logMoved = () => {
+    reloadEndpoint()
+    window.clearTimeout(later.current)
+    later.current = window.setTimeout(reloadEndpoint, 2_000)
+  }
 
   const act = (work: () => Promise<unknown>) => {
     setMessage('')
@@ -945,7 +963,7 @@ export const WebhookEndpointPage = ({ endpointId }: { endpointId: string }) => {
         <div>
           <dt>State</dt>
           <dd>
-            <EndpointState endpoint={endpoint} />
+            <EndpointState endpoint={endpoint} failing={false} />
           </dd>
         </div>
         <div>
@@ -1103,7 +1121,7 @@ export const WebhookEndpointPage = ({ endpointId }: { endpointId: string }) => {
           setWatch(w)
           setMessage(text)
         }}
-        onMoved={reloadEndpoint}
+        onMoved={logMoved}
       />
       <ConfirmDialog
         open={dialog === 'rotate'}
