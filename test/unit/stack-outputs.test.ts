@@ -7,7 +7,7 @@ const recorded = fixture as unknown as DescribeStacksCommandOutput
 
 describe('admin CLI --stack: table names from DescribeStacks', () => {
   // The recording is of a stack of an earlier release; later ones added four tables and outputs
-  // (memberships and audit; timers and inbox with issue 19).
+  // (memberships and audit; timers and inbox with issue 19; webhooks with issue 21).
   const [recordedStack] = recorded.Stacks ?? []
   const current = {
     Stacks: [
@@ -19,6 +19,7 @@ describe('admin CLI --stack: table names from DescribeStacks', () => {
           { OutputKey: 'AuditTable', OutputValue: 'VirtualShares-dev-TablesAudit-X2' },
           { OutputKey: 'TimersTable', OutputValue: 'VirtualShares-dev-TablesTimers-X3' },
           { OutputKey: 'InboxTable', OutputValue: 'VirtualShares-dev-TablesInbox-X4' },
+          { OutputKey: 'WebhooksTable', OutputValue: 'VirtualShares-dev-TablesWebhooks-X5' },
         ],
       },
     ],
@@ -34,12 +35,13 @@ describe('admin CLI --stack: table names from DescribeStacks', () => {
       audit: 'VirtualShares-dev-TablesAudit-X2',
       timers: 'VirtualShares-dev-TablesTimers-X3',
       inbox: 'VirtualShares-dev-TablesInbox-X4',
+      webhooks: 'VirtualShares-dev-TablesWebhooks-X5',
     })
   })
 
   it('tells a stack of the previous release to be deployed first', () => {
     expect(() => tablesFromStackOutputs(recorded, 'VirtualShares-dev')).toThrow(
-      /no output MembershipsTable, AuditTable, TimersTable, InboxTable: is it a virtual-share grant stack deployed from this version\?/,
+      /no output MembershipsTable, AuditTable, TimersTable, InboxTable, WebhooksTable: is it a virtual-share grant stack deployed from this version\?/,
     )
   })
 
