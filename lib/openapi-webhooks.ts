@@ -194,14 +194,14 @@ export const webhookPaths = {
       operationId: 'manageSendTestWebhook',
       tags: ['Webhooks'],
       summary: 'Send a test event (admin)',
-      description: `A \`${WEBHOOK_TEST_KIND}\` message in the endpoint's delivery log, delivered, signed and retried as any other. Audited (\`webhook.test\`).`,
+      description: `A \`${WEBHOOK_TEST_KIND}\` message in the endpoint's delivery log, delivered, signed and retried as any other. A disabled endpoint answers \`409 webhook_endpoint_disabled\`. Audited (\`webhook.test\`).`,
       security: BEARER,
       parameters: EndpointParameters,
       responses: {
         '202': answer('The message, queued for delivery.', 'WebhookMessageAccepted', {
           messageId: MESSAGE_ID,
         }),
-        ...manageProblems([401, 403, 404, 500, 503]),
+        ...manageProblems([401, 403, 404, 409, 500, 503]),
       },
     },
   },
@@ -246,12 +246,12 @@ export const webhookPaths = {
       tags: ['Webhooks'],
       summary: 'Send one message again (admin)',
       description:
-        'With the same `webhook-id` (receivers de-duplicate on it), signed afresh. Audited (`webhook.replay`).',
+        'With the same `webhook-id` (receivers de-duplicate on it), signed afresh. A disabled endpoint answers `409 webhook_endpoint_disabled`. Audited (`webhook.replay`).',
       security: BEARER,
       parameters: [...EndpointParameters, { $ref: '#/components/parameters/WebhookMessageId' }],
       responses: {
         '202': answer('Queued for delivery.', 'WebhookMessageAccepted', { messageId: MESSAGE_ID }),
-        ...manageProblems([401, 403, 404, 500, 503]),
+        ...manageProblems([401, 403, 404, 409, 500, 503]),
       },
     },
   },
@@ -269,7 +269,7 @@ export const webhookPaths = {
         '202': answer('The replay, queued.', 'WebhookReplayAccepted', {
           since: '2026-11-26T09:00:00.000Z',
         }),
-        ...manageProblems([400, 401, 403, 404, 413, 415, 500, 503]),
+        ...manageProblems([400, 401, 403, 404, 409, 413, 415, 500, 503]),
       },
     },
   },

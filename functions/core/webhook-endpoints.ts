@@ -3,6 +3,7 @@ import type { Mode } from '../domain/api-key'
 import {
   type FieldError,
   ValidationFailed,
+  WebhookEndpointDisabled,
   WebhookEndpointLimit,
   WebhookEndpointNotFound,
   WebhookMessageNotFound,
@@ -208,6 +209,13 @@ export const makeWebhookEndpoints = (deps: WebhookEndpointsDeps) => {
       signal: caller.signal,
     })
     if (!endpoint) throw new WebhookEndpointNotFound(endpointId)
+    return endpoint
+  }
+
+  /** A test or a replay is refused on a disabled endpoint: the sender would send it nothing. */
+  const requireEnabled = async (caller: WebhookCaller, endpointId: string) => {
+    const endpoint = await requireEndpoint(caller, endpointId)
+    if (!endpoint.enabled) throw new WebhookEndpointDisabled(endpointId)
     return endpoint
   }
 
@@ -442,7 +450,7 @@ export const makeWebhookEndpoints = (deps: WebhookEndpointsDeps) => {
 
     /** A `webhook.test` message, delivered as any other (the sender signs it): its id. */
     async sendTest(caller: WebhookCaller, endpointId: string) {
-      const endpoint = await requireEndpoint(caller, endpointId)
+      const endpoint = await requireEnabled(caller, endpointId)
       const now = clock()
       const at = new Date(now).toISOString()
       const event: WebhookEvent = {
@@ -516,7 +524,7 @@ export const makeWebhookEndpoints = (deps: WebhookEndpointsDeps) => {
 
     /** One message sent again, with its id (`webhook-id`) unchanged. */
     async replayMessage(caller: WebhookCaller, endpointId: string, messageId: string) {
-      const endpoint = await requireEndpoint(caller, endpointId)
+      const endpoint = await requireEnabled(caller, endpointId)
       if (!WEBHOOK_MESSAGE_ID.test(messageId)) throw new WebhookMessageNotFound(messageId)
       const message = await store.getMessage(endpointId, messageId, { signal: caller.signal })
       if (!message) throw new WebhookMessageNotFound(messageId)
@@ -552,7 +560,7 @@ export const makeWebhookEndpoints = (deps: WebhookEndpointsDeps) => {
           },
         ])
       }
-      const endpoint = await requireEndpoint(caller, endpointId)
+      const endpoint = await requireEnabled(caller, endpointId)
       const since = new Date(time).toISOString()
       await deps.audit(
         audit(caller, 'webhook.replay', endpointId, { mode: endpoint.mode, since }, now),

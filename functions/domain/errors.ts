@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'webhook_endpoint_not_found'
   | 'webhook_message_not_found'
   | 'webhook_endpoint_limit'
+  | 'webhook_endpoint_disabled'
   | 'program_not_found'
   | 'grant_not_found'
   | 'route_not_found'
@@ -202,6 +203,16 @@ export class WebhookEndpointLimit extends DomainError {
   constructor(mode: string, limit: number) {
     super(
       `This issuer already has ${limit} ${mode} webhook endpoints, the most a mode may have: delete one first, or subscribe an existing one to more event kinds.`,
+    )
+  }
+}
+
+export class WebhookEndpointDisabled extends DomainError {
+  readonly code = 'webhook_endpoint_disabled'
+  readonly title = 'The webhook endpoint is disabled'
+  constructor(endpointId: string) {
+    super(
+      `Webhook endpoint ${endpointId} is disabled, so nothing is sent to it: enable it first (PATCH with enabled: true), then send the test or the replay.`,
     )
   }
 }

@@ -234,6 +234,23 @@ describe('endpoints', () => {
     })
     expect(disabled.body.description).toBeUndefined()
     expect(disabled.body.disabledAt).toEqual(expect.any(String))
+    // Nothing is sent to a disabled endpoint: a test or a replay says so, and writes nothing.
+    await expectNothingWritten(issuer, async () => {
+      expectProblem(
+        await call(admin, 'POST', issuer, `${ONE}/test`, { endpointId, rest: '/test' }),
+        409,
+        'webhook_endpoint_disabled',
+      )
+      expectProblem(
+        await call(admin, 'POST', issuer, `${ONE}/replay`, {
+          endpointId,
+          rest: '/replay',
+          body: { since: new Date(Date.now() - HOUR).toISOString() },
+        }),
+        409,
+        'webhook_endpoint_disabled',
+      )
+    })
     const enabled = await call(admin, 'PATCH', issuer, ONE, {
       endpointId,
       body: { enabled: true, url: 'http://localhost:4000/hooks' },
