@@ -688,7 +688,8 @@ export const ROUTES = [
   },
   {
     // The issuer's endpoints counted per mode (Query), then the endpoint (PutItem, on condition
-    // that its id is new) with its audit entry; the new secret is sealed with the KMS key.
+    // that its id is new) with its audit entry and the mode's count (UpdateItem, on condition
+    // that it is under the limit) in one transaction; the new secret is sealed with the KMS key.
     id: 'CreateWebhookEndpoint',
     routeKey: 'POST /manage/issuers/{issuerId}/webhook-endpoints',
     entry: 'functions/handlers/manage/webhook-endpoint-create.handler.ts',
@@ -697,7 +698,7 @@ export const ROUTES = [
     kms: 'encrypt',
     access: {
       memberships: ['dynamodb:GetItem'],
-      webhooks: ['dynamodb:Query', 'dynamodb:PutItem'],
+      webhooks: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       audit: ['dynamodb:PutItem'],
     },
   },
@@ -724,7 +725,8 @@ export const ROUTES = [
     },
   },
   {
-    // The endpoint (GetItem: its mode and host for the audit entry), then DeleteItem with it.
+    // The endpoint (GetItem: its mode and host for the audit entry), then DeleteItem with it and
+    // the mode's count (UpdateItem) in one transaction.
     id: 'DeleteWebhookEndpoint',
     routeKey: 'DELETE /manage/issuers/{issuerId}/webhook-endpoints/{endpointId}',
     entry: 'functions/handlers/manage/webhook-endpoint-delete.handler.ts',
@@ -732,7 +734,7 @@ export const ROUTES = [
     role: 'admin',
     access: {
       memberships: ['dynamodb:GetItem'],
-      webhooks: ['dynamodb:GetItem', 'dynamodb:DeleteItem'],
+      webhooks: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
       audit: ['dynamodb:PutItem'],
     },
   },

@@ -314,8 +314,11 @@ export const makeWebhookEndpoints = (deps: WebhookEndpointsDeps) => {
           { mode, host: hostOf(url), kinds: kinds.join(',') },
           now,
         ),
+        WEBHOOK_LIMITS.endpointsPerMode,
         { signal: caller.signal },
       )
+      // Another create took the last place after the count above.
+      if (outcome === 'limit') throw new WebhookEndpointLimit(mode, WEBHOOK_LIMITS.endpointsPerMode)
       // 130 random bits: a clash is a bug, not a retry.
       if (outcome === 'exists') throw new Error(`Webhook endpoint id ${endpointId} clashed`)
       return { endpoint: record, secret }
@@ -396,8 +399,7 @@ export const makeWebhookEndpoints = (deps: WebhookEndpointsDeps) => {
     async remove(caller: WebhookCaller, endpointId: string) {
       const current = await requireEndpoint(caller, endpointId)
       const outcome = await store.deleteEndpoint(
-        caller.issuerId,
-        endpointId,
+        current,
         audit(
           caller,
           'webhook.delete',

@@ -296,3 +296,11 @@ export const messageKey = (endpointId: string, messageId: string) => ({
   sk: messageId,
 })
 export const poolLowKey = (programId: string) => ({ pk: `pool-low#${programId}`, sk: 'mark' })
+/**
+ * How many endpoints an issuer has in a mode (`n`), moved in the same transaction as each create
+ * and delete: the guarantee behind WEBHOOK_LIMITS.endpointsPerMode when two creates race.
+ */
+export const endpointCountKey = (issuerId: string, mode: Mode) => ({
+  pk: `endpoint-count#${issuerId}`,
+  sk: mode,
+})

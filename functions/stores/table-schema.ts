@@ -204,7 +204,8 @@ export const TABLES = {
    * Webhooks (functions/domain/webhooks.ts, docs/webhooks.md): an issuer's endpoints
    * (`pk = endpoints#<issuerId>`, `sk = <endpointId>`), each endpoint's messages with their attempts
    * (`pk = messages#<endpointId>`, `sk = <messageId>`, which sorts by the event's time; kept 30
-   * days, `purgeAt`), and a program's pool-low mark (`pk = pool-low#<programId>`, `sk = mark`).
+   * days, `purgeAt`), a program's pool-low mark (`pk = pool-low#<programId>`, `sk = mark`), and
+   * an issuer's endpoint count per mode (`pk = endpoint-count#<issuerId>`, `sk = <mode>`).
    * Never on the grant path.
    */
   webhooks: {

@@ -13,6 +13,7 @@ import type { Config } from '../config'
 import type { AuditEntry } from '../domain/people'
 import {
   type EndpointDisabledReason,
+  endpointCountKey,
   endpointKey,
   messageIdFloor,
   messageKey,
@@ -146,8 +147,9 @@ export class DynamoDbWebhookStore implements WebhookEndpointStore, WebhookMessag
   async createEndpoint(
     endpoint: WebhookEndpointRecord,
     audit: AuditEntry,
+    limit: number,
     { signal }: Options = {},
-  ): Promise<'done' | 'exists'> {
+  ): Promise<'done' | 'exists' | 'limit'> {
     const outcome = await this.transact(
       [
         {
@@ -158,11 +160,24 @@ export class DynamoDbWebhookStore implements WebhookEndpointStore, WebhookMessag
           },
         },
         auditPut(this.audit, audit),
+        {
+          // The mode's count, on condition that it is under the limit: two creates racing past
+          // the use case's read cannot both take the last place.
+          Update: {
+            TableName: this.table,
+            Key: endpointCountKey(endpoint.issuerId, endpoint.mode),
+            UpdateExpression: 'ADD #n :one',
+            ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
+            ExpressionAttributeNames: { '#n': 'n' },
+            ExpressionAttributeValues: { ':one': 1, ':limit': limit },
+          },
+        },
       ],
       'creating a webhook endpoint',
       signal,
     )
-    return outcome === 'failed' ? 'exists' : 'done'
+    if (outcome === 'done') return 'done'
+    return outcome.failed === 2 ? 'limit' : 'exists'
   }
 
   async replaceEndpoint(
@@ -195,8 +210,7 @@ export class DynamoDbWebhookStore implements WebhookEndpointStore, WebhookMessag
   }
 
   async deleteEndpoint(
-    issuerId: string,
-    endpointId: string,
+    { issuerId, endpointId, mode }: Pick<WebhookEndpointRecord, 'issuerId' | 'endpointId' | 'mode'>,
     audit: AuditEntry,
     { signal }: Options = {},
   ): Promise<'done' | 'missing'> {
@@ -208,15 +222,26 @@ export class DynamoDbWebhookStore implements WebhookEndpointStore, WebhookMessag
           Delete: {
             TableName: this.table,
             Key: endpointKey(issuerId, endpointId),
-            ConditionExpression: 'attribute_exists(pk)',
+            ConditionExpression: 'attribute_exists(pk) AND #mode = :mode',
+            ExpressionAttributeNames: { '#mode': 'mode' },
+            ExpressionAttributeValues: { ':mode': mode },
           },
         },
         auditPut(this.audit, audit),
+        {
+          Update: {
+            TableName: this.table,
+            Key: endpointCountKey(issuerId, mode),
+            UpdateExpression: 'ADD #n :less',
+            ExpressionAttributeNames: { '#n': 'n' },
+            ExpressionAttributeValues: { ':less': -1 },
+          },
+        },
       ],
       'deleting a webhook endpoint',
       signal,
     )
-    return outcome === 'failed' ? 'missing' : 'done'
+    return outcome === 'done' ? 'done' : 'missing'
   }
 
   /**
@@ -546,11 +571,12 @@ export class DynamoDbWebhookStore implements WebhookEndpointStore, WebhookMessag
   }
 
   /** One transaction: `failed` when its first item's condition failed. */
+  /** One transaction: `done`, or the index of the first item whose condition failed. */
   private async transact(
     items: TransactItems,
     what: string,
     signal: AbortSignal | undefined,
-  ): Promise<'done' | 'failed'> {
+  ): Promise<'done' | { failed: number }> {
     try {
       await this.client.send(new TransactWriteCommand({ TransactItems: items }), {
         abortSignal: signal,
@@ -561,7 +587,8 @@ export class DynamoDbWebhookStore implements WebhookEndpointStore, WebhookMessag
       if (reasons.some((r) => r.Code !== undefined && THROTTLED.has(r.Code))) {
         throw throttled(what, error)
       }
-      if (reasons[0]?.Code === 'ConditionalCheckFailed') return 'failed'
+      const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed')
+      if (failed >= 0) return { failed }
       // A conflict with another transaction, the audit entry's id clash, anything else: nothing
       // was written; the caller's retry (or its 503) decides.
       throw error

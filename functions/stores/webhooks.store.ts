@@ -21,12 +21,16 @@ export type WebhookEndpointStore = {
     endpointId: string,
     options?: Options,
   ): Promise<WebhookEndpointRecord | undefined>
-  /** Puts a new endpoint with its audit entry (one transaction); `exists` if the id is taken. */
+  /**
+   * Puts a new endpoint with its audit entry and counts it in its mode (one transaction):
+   * `exists` if the id is taken, `limit` if the mode already has `limit` endpoints.
+   */
   createEndpoint(
     endpoint: WebhookEndpointRecord,
     audit: AuditEntry,
+    limit: number,
     options?: Options,
-  ): Promise<'done' | 'exists'>
+  ): Promise<'done' | 'exists' | 'limit'>
   /**
    * Replaces the endpoint on condition that its `version` is still `expectedVersion` (the caller
    * passes the new record with `version` bumped), with the audit entry when there is one.
@@ -37,9 +41,9 @@ export type WebhookEndpointStore = {
     audit: AuditEntry | undefined,
     options?: Options,
   ): Promise<'done' | 'stale' | 'missing'>
+  /** Deletes the endpoint with its audit entry, and uncounts it in its mode (one transaction). */
   deleteEndpoint(
-    issuerId: string,
-    endpointId: string,
+    endpoint: Pick<WebhookEndpointRecord, 'issuerId' | 'endpointId' | 'mode'>,
     audit: AuditEntry,
     options?: Options,
   ): Promise<'done' | 'missing'>

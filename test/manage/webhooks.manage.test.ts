@@ -446,6 +446,29 @@ describe('endpoints', () => {
     expect((await create(admin, issuer, validEndpoint({ mode: 'LIVE' }))).status).toBe(201)
   })
 
+  it('holds the limit when creates race past its count, and a delete frees a place', async () => {
+    const issuer = await issuerWith()
+    const extra = 3
+    const answers = await Promise.all(
+      Array.from({ length: WEBHOOK_LIMITS.endpointsPerMode + extra }, (_, i) =>
+        create(admin, issuer, validEndpoint({ url: `https://race${i}.example.com/` })),
+      ),
+    )
+    const made = answers.filter((a) => a.status === 201)
+    expect(made).toHaveLength(WEBHOOK_LIMITS.endpointsPerMode)
+    for (const refused of answers.filter((a) => a.status !== 201)) {
+      expectProblem(refused, 409, 'webhook_endpoint_limit')
+    }
+    const endpoints = (await endpointItems(issuer.issuerId)).filter(
+      (item) => (item as { endpointId?: string }).endpointId !== undefined,
+    )
+    expect(endpoints).toHaveLength(WEBHOOK_LIMITS.endpointsPerMode)
+    const endpointId = made[0]?.body.endpointId as string
+    expect((await call(admin, 'DELETE', issuer, ONE, { endpointId })).status).toBe(204)
+    expect((await create(admin, issuer, validEndpoint())).status).toBe(201)
+    expectProblem(await create(admin, issuer, validEndpoint()), 409, 'webhook_endpoint_limit')
+  })
+
   it('rotates the secret: a new one shown once, the previous one signing for 24 hours more', async () => {
     const issuer = await issuerWith()
     const created = await create(admin, issuer, validEndpoint())

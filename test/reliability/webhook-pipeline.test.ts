@@ -7,6 +7,7 @@ import type { Mode } from '../../functions/domain/api-key'
 import { generateWebhookSecret } from '../../functions/domain/webhook-signature'
 import {
   endpointKey,
+  WEBHOOK_LIMITS,
   type WebhookEndpointRecord,
   type WebhookEventKind,
   webhookMessageId,
@@ -93,7 +94,7 @@ const newEndpoint = async (
     target: { type: 'issuer', id: issuerId },
     now: Date.now(),
   })
-  expect(await store.createEndpoint(endpoint, audit)).toBe('done')
+  expect(await store.createEndpoint(endpoint, audit, WEBHOOK_LIMITS.endpointsPerMode)).toBe('done')
   return endpoint
 }
 

@@ -113,7 +113,7 @@ const newEndpoint = async (
     target: { type: 'issuer', id: issuerId },
     now: wallClock.now(),
   })
-  expect(await store.createEndpoint(endpoint, audit)).toBe('done')
+  expect(await store.createEndpoint(endpoint, audit, WEBHOOK_LIMITS.endpointsPerMode)).toBe('done')
   return endpoint
 }
 
@@ -512,7 +512,7 @@ describe('what the sender does not deliver', () => {
       target: { type: 'issuer', id: issuerId },
       now: wallClock.now(),
     })
-    expect(await store.deleteEndpoint(issuerId, endpoint.endpointId, audit)).toBe('done')
+    expect(await store.deleteEndpoint(endpoint, audit)).toBe('done')
     await settle()
     expect(receivedBy(endpoint.endpointId)).toHaveLength(1)
     const [message] = await messagesOf(endpoint.endpointId)

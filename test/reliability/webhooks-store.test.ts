@@ -4,6 +4,7 @@ import {
   endpointKey,
   messageKey,
   poolLowKey,
+  WEBHOOK_LIMITS,
   type WebhookEndpointRecord,
   type WebhookMessageRecord,
   webhookMessageId,
@@ -79,9 +80,27 @@ describe('endpoints', () => {
     const issuerId = newIssuerId()
     const older = endpointOf(issuerId, { createdAt: '2026-11-01T00:00:00.000Z' })
     const newer = endpointOf(issuerId, { createdAt: '2026-11-02T00:00:00.000Z' })
-    expect(await store.createEndpoint(newer, audit(issuerId, 'webhook.create'))).toBe('done')
-    expect(await store.createEndpoint(older, audit(issuerId, 'webhook.create'))).toBe('done')
-    expect(await store.createEndpoint(older, audit(issuerId, 'webhook.create'))).toBe('exists')
+    expect(
+      await store.createEndpoint(
+        newer,
+        audit(issuerId, 'webhook.create'),
+        WEBHOOK_LIMITS.endpointsPerMode,
+      ),
+    ).toBe('done')
+    expect(
+      await store.createEndpoint(
+        older,
+        audit(issuerId, 'webhook.create'),
+        WEBHOOK_LIMITS.endpointsPerMode,
+      ),
+    ).toBe('done')
+    expect(
+      await store.createEndpoint(
+        older,
+        audit(issuerId, 'webhook.create'),
+        WEBHOOK_LIMITS.endpointsPerMode,
+      ),
+    ).toBe('exists')
     expect((await store.listEndpoints(issuerId)).map((e) => e.endpointId)).toEqual([
       older.endpointId,
       newer.endpointId,
@@ -95,19 +114,19 @@ describe('endpoints', () => {
   it('replaces on its version only: done, stale, missing; deletes once', async () => {
     const issuerId = newIssuerId()
     const endpoint = endpointOf(issuerId)
-    await store.createEndpoint(endpoint, audit(issuerId, 'webhook.create'))
+    await store.createEndpoint(
+      endpoint,
+      audit(issuerId, 'webhook.create'),
+      WEBHOOK_LIMITS.endpointsPerMode,
+    )
     const changed = { ...endpoint, url: 'https://other.example.com/', version: 2 }
     expect(await store.replaceEndpoint(changed, 1, audit(issuerId, 'webhook.update'))).toBe('done')
     expect(await store.replaceEndpoint({ ...changed, version: 2 }, 1, undefined)).toBe('stale')
     expect((await store.getEndpoint(issuerId, endpoint.endpointId))?.url).toBe(
       'https://other.example.com/',
     )
-    expect(await store.deleteEndpoint(issuerId, endpoint.endpointId, audit(issuerId, 'x'))).toBe(
-      'done',
-    )
-    expect(await store.deleteEndpoint(issuerId, endpoint.endpointId, audit(issuerId, 'x'))).toBe(
-      'missing',
-    )
+    expect(await store.deleteEndpoint(endpoint, audit(issuerId, 'x'))).toBe('done')
+    expect(await store.deleteEndpoint(endpoint, audit(issuerId, 'x'))).toBe('missing')
     expect(await store.replaceEndpoint({ ...changed, version: 3 }, 2, undefined)).toBe('missing')
     // create, update, delete: the refused calls wrote nothing.
     expect((await auditLog(issuerId)).map((e) => e.action)).toEqual([
@@ -120,7 +139,11 @@ describe('endpoints', () => {
   it("records the sender's outcomes and disables once", async () => {
     const issuerId = newIssuerId()
     const endpoint = endpointOf(issuerId)
-    await store.createEndpoint(endpoint, audit(issuerId, 'webhook.create'))
+    await store.createEndpoint(
+      endpoint,
+      audit(issuerId, 'webhook.create'),
+      WEBHOOK_LIMITS.endpointsPerMode,
+    )
     const first = await store.recordEndpointOutcome(issuerId, endpoint.endpointId, {
       kind: 'failure',
       at: '2026-11-21T00:00:00.000Z',
