@@ -308,6 +308,7 @@ describe('programs', () => {
       countries: null,
       description: null,
       terms: null,
+      poolLowThreshold: null,
     })
     expect(Object.keys(list.body)).toEqual(['programs'])
     expect(
@@ -352,12 +353,14 @@ describe('programs', () => {
       issued: 0,
       remaining: 1000,
       createdAt: expect.stringMatching(ISO),
-      // The offer settings of a new program: the default window, no rules, no terms yet.
+      // The offer settings of a new program: the default window, no rules, no terms yet, no
+      // pool-low threshold.
       offerDays: 30,
       minAge: null,
       countries: null,
       description: null,
       terms: null,
+      poolLowThreshold: null,
     })
     const id = created.body.id as string
     expect(created.headers.get('location')).toBe(`/manage/issuers/${a.issuerId}/programs/${id}`)
