@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -266,4 +267,70 @@ export const watchConsole = (page: Page) => {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`)
   })
   return problems
+}
+
+/** The password the console tests give the people they sign in. */
+export const MEMBER_PASSWORD = 'a long passphrase for the console'
+
+/** An access token from npm start's Cognito emulator for a signed-up person, as the console gets one. */
+export const memberAccessToken = async (
+  server: LocalServer,
+  email: string,
+  password = MEMBER_PASSWORD,
+) => {
+  const config = (await (await fetch(`${server.baseUrl}/app/config.json`)).json()) as {
+    cognitoEndpoint: string
+    userPoolClientId: string
+  }
+  const response = await fetch(config.cognitoEndpoint, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/x-amz-json-1.1',
+      'X-Amz-Target': 'AWSCognitoIdentityProviderService.InitiateAuth',
+    },
+    body: JSON.stringify({
+      ClientId: config.userPoolClientId,
+      AuthFlow: 'USER_PASSWORD_AUTH',
+      AuthParameters: { USERNAME: email, PASSWORD: password },
+    }),
+  })
+  const data = (await response.json()) as { AuthenticationResult?: { AccessToken: string } }
+  if (!data.AuthenticationResult) throw new Error(`no token for ${email}: ${JSON.stringify(data)}`)
+  return data.AuthenticationResult.AccessToken
+}
+
+/**
+ * A person invited by the operator with `role` into the seeded issuer, who accepts in the console
+ * (temporary password from the mail sink, a password of their own) and lands on Programs: their
+ * page, its context, their address and an API token. `origin`: the console's origin when not the
+ * server's own (the upload test serves it at `localhost`).
+ */
+export const signedInMember = async (
+  server: LocalServer,
+  browser: Browser,
+  role: string,
+  { origin = server.baseUrl, who = role }: { origin?: string; who?: string } = {},
+) => {
+  const email = `${who}-${randomUUID().slice(0, 8)}@example.com`
+  await adminCli(server, [
+    'member',
+    'invite',
+    '--issuer',
+    server.seed.issuerId,
+    '--email',
+    email,
+    '--role',
+    role,
+  ])
+  const temporary = temporaryPasswordIn(await mailTo(server, email))
+  const context = await newContext(browser, origin)
+  const page = await context.newPage()
+  await page.goto('/app/accept')
+  await page.getByLabel('E-mail address').fill(email)
+  await page.getByLabel('Temporary password').fill(temporary)
+  await page.getByLabel('New password', { exact: true }).fill(MEMBER_PASSWORD)
+  await page.getByLabel('Repeat the new password').fill(MEMBER_PASSWORD)
+  await page.getByRole('button', { name: 'Set password and sign in' }).click()
+  await visible(page.getByRole('heading', { name: 'Programs' }))
+  return { page, context, email, token: await memberAccessToken(server, email) }
 }

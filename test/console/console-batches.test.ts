@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import type { Browser, Page } from 'playwright-core'
 import {
-  adminCli,
   checkPage,
   type LocalServer,
-  mailTo,
-  newContext,
   SET_UP_MS,
+  signedInMember,
   startServerAndBrowser,
-  temporaryPasswordIn,
   visible,
   watchConsole,
 } from './browser'
@@ -28,57 +25,8 @@ beforeAll(async () => {
   ;({ server, browser } = await startServerAndBrowser())
 }, SET_UP_MS)
 
-const PASSWORD = 'a long passphrase for the console'
-const address = (who: string) => `${who}-${randomUUID().slice(0, 8)}@example.com`
-
 /** A person invited by the operator with `role`, signed in to the console; and their API token. */
-const signedIn = async (role: string) => {
-  const email = address(role)
-  await adminCli(server, [
-    'member',
-    'invite',
-    '--issuer',
-    server.seed.issuerId,
-    '--email',
-    email,
-    '--role',
-    role,
-  ])
-  const temporary = temporaryPasswordIn(await mailTo(server, email))
-  const context = await newContext(browser, server.baseUrl)
-  const page = await context.newPage()
-  await page.goto('/app/accept')
-  await page.getByLabel('E-mail address').fill(email)
-  await page.getByLabel('Temporary password').fill(temporary)
-  await page.getByLabel('New password', { exact: true }).fill(PASSWORD)
-  await page.getByLabel('Repeat the new password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Set password and sign in' }).click()
-  await visible(page.getByRole('heading', { name: 'Programs' }))
-  return { page, context, email, token: await accessToken(email) }
-}
-
-/** An access token from npm start's Cognito emulator, as the console gets one. */
-const accessToken = async (email: string) => {
-  const config = (await (await fetch(`${server.baseUrl}/app/config.json`)).json()) as {
-    cognitoEndpoint: string
-    userPoolClientId: string
-  }
-  const response = await fetch(config.cognitoEndpoint, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-amz-json-1.1',
-      'X-Amz-Target': 'AWSCognitoIdentityProviderService.InitiateAuth',
-    },
-    body: JSON.stringify({
-      ClientId: config.userPoolClientId,
-      AuthFlow: 'USER_PASSWORD_AUTH',
-      AuthParameters: { USERNAME: email, PASSWORD },
-    }),
-  })
-  const data = (await response.json()) as { AuthenticationResult?: { AccessToken: string } }
-  if (!data.AuthenticationResult) throw new Error(`no token for ${email}: ${JSON.stringify(data)}`)
-  return data.AuthenticationResult.AccessToken
-}
+const signedIn = (role: string) => signedInMember(server, browser, role)
 
 const batchesPath = () =>
   `/manage/issuers/${server.seed.issuerId}/programs/${server.seed.programs.TEST}/grant-batches`

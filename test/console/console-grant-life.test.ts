@@ -9,14 +9,11 @@ import type { GrantRecord } from '../../functions/domain/grant'
 import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
 import type { LOCAL_TABLES } from '../../local/local-env'
 import {
-  adminCli,
   checkPage,
   type LocalServer,
-  mailTo,
-  newContext,
   SET_UP_MS,
+  signedInMember,
   startServerAndBrowser,
-  temporaryPasswordIn,
   visible,
   watchConsole,
 } from './browser'
@@ -57,34 +54,10 @@ beforeAll(async () => {
 
 afterAll(() => db?.destroy())
 
-const PASSWORD = 'a long passphrase for the console'
 const address = (who: string) => `${who}-${randomUUID().slice(0, 8)}@example.com`
 
 /** A person invited by the operator with `role`, signed in to the console. */
-const signedIn = async (role: string) => {
-  const email = address(role)
-  await adminCli(server, [
-    'member',
-    'invite',
-    '--issuer',
-    server.seed.issuerId,
-    '--email',
-    email,
-    '--role',
-    role,
-  ])
-  const temporary = temporaryPasswordIn(await mailTo(server, email))
-  const context = await newContext(browser, server.baseUrl)
-  const page = await context.newPage()
-  await page.goto('/app/accept')
-  await page.getByLabel('E-mail address').fill(email)
-  await page.getByLabel('Temporary password').fill(temporary)
-  await page.getByLabel('New password', { exact: true }).fill(PASSWORD)
-  await page.getByLabel('Repeat the new password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Set password and sign in' }).click()
-  await visible(page.getByRole('heading', { name: 'Programs' }))
-  return { page, context, email }
-}
+const signedIn = (role: string) => signedInMember(server, browser, role)
 
 const grantOf = async (grantId: string) =>
   (

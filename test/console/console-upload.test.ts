@@ -1,14 +1,10 @@
-import { randomUUID } from 'node:crypto'
 import type { Browser, Page } from 'playwright-core'
 import {
-  adminCli,
   checkPage,
   type LocalServer,
-  mailTo,
-  newContext,
   SET_UP_MS,
+  signedInMember,
   startServerAndBrowser,
-  temporaryPasswordIn,
   visible,
   watchConsole,
 } from './browser'
@@ -29,34 +25,12 @@ beforeAll(async () => {
   ;({ server, browser } = await startServerAndBrowser())
 }, SET_UP_MS)
 
-const PASSWORD = 'a long passphrase for the console'
-
 /** The console at `localhost` (the receiver stays at 127.0.0.1), an admin signed in. */
-const signedInAdmin = async () => {
-  const email = `uploader-${randomUUID().slice(0, 8)}@example.com`
-  await adminCli(server, [
-    'member',
-    'invite',
-    '--issuer',
-    server.seed.issuerId,
-    '--email',
-    email,
-    '--role',
-    'admin',
-  ])
-  const temporary = temporaryPasswordIn(await mailTo(server, email))
-  const consoleOrigin = server.baseUrl.replace('127.0.0.1', 'localhost')
-  const context = await newContext(browser, consoleOrigin)
-  const page = await context.newPage()
-  await page.goto('/app/accept')
-  await page.getByLabel('E-mail address').fill(email)
-  await page.getByLabel('Temporary password').fill(temporary)
-  await page.getByLabel('New password', { exact: true }).fill(PASSWORD)
-  await page.getByLabel('Repeat the new password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Set password and sign in' }).click()
-  await visible(page.getByRole('heading', { name: 'Programs' }))
-  return { page, context }
-}
+const signedInAdmin = () =>
+  signedInMember(server, browser, 'admin', {
+    origin: server.baseUrl.replace('127.0.0.1', 'localhost'),
+    who: 'uploader',
+  })
 
 const sendMany = (page: Page) =>
   page.goto(`/app/${server.seed.issuerId}/test/programs/${server.seed.programs.TEST}/send-many`)

@@ -1,17 +1,13 @@
-import { randomUUID } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Browser, Page } from 'playwright-core'
 import { Webhook } from 'standardwebhooks'
 import {
-  adminCli,
   checkPage,
   type LocalServer,
-  mailTo,
-  newContext,
   SET_UP_MS,
+  signedInMember,
   startServerAndBrowser,
-  temporaryPasswordIn,
   visible,
   watchConsole,
 } from './browser'
@@ -67,57 +63,8 @@ afterAll(async () => {
   await new Promise((r) => receiver.close(r))
 })
 
-const PASSWORD = 'a long passphrase for the console'
-const address = (who: string) => `${who}-${randomUUID().slice(0, 8)}@example.com`
-
 /** A person invited by the operator with `role`, signed in to the console; and their API token. */
-const signedIn = async (role: string) => {
-  const email = address(role)
-  await adminCli(server, [
-    'member',
-    'invite',
-    '--issuer',
-    server.seed.issuerId,
-    '--email',
-    email,
-    '--role',
-    role,
-  ])
-  const temporary = temporaryPasswordIn(await mailTo(server, email))
-  const context = await newContext(browser, server.baseUrl)
-  const page = await context.newPage()
-  await page.goto('/app/accept')
-  await page.getByLabel('E-mail address').fill(email)
-  await page.getByLabel('Temporary password').fill(temporary)
-  await page.getByLabel('New password', { exact: true }).fill(PASSWORD)
-  await page.getByLabel('Repeat the new password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Set password and sign in' }).click()
-  await visible(page.getByRole('heading', { name: 'Programs' }))
-  return { page, context, email, token: await accessToken(email) }
-}
-
-/** An access token from npm start's Cognito emulator, as the console gets one. */
-const accessToken = async (email: string) => {
-  const config = (await (await fetch(`${server.baseUrl}/app/config.json`)).json()) as {
-    cognitoEndpoint: string
-    userPoolClientId: string
-  }
-  const response = await fetch(config.cognitoEndpoint, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-amz-json-1.1',
-      'X-Amz-Target': 'AWSCognitoIdentityProviderService.InitiateAuth',
-    },
-    body: JSON.stringify({
-      ClientId: config.userPoolClientId,
-      AuthFlow: 'USER_PASSWORD_AUTH',
-      AuthParameters: { USERNAME: email, PASSWORD },
-    }),
-  })
-  const data = (await response.json()) as { AuthenticationResult?: { AccessToken: string } }
-  if (!data.AuthenticationResult) throw new Error(`no token for ${email}: ${JSON.stringify(data)}`)
-  return data.AuthenticationResult.AccessToken
-}
+const signedIn = (role: string) => signedInMember(server, browser, role)
 
 const endpointsPath = () => `/manage/issuers/${server.seed.issuerId}/webhook-endpoints`
 const api = async (token: string, method: string, path: string, body?: unknown) => {
