@@ -552,7 +552,8 @@ export const webhookSchemas: Record<string, Json> = {
 
 const DESCRIPTIONS: Record<WebhookPayloadType, string> = {
   'grant.created': 'A grant was made (by the API, the console or send to many).',
-  'grant.offered': "The offer reached the recipient's inbox (or the TEST inbox).",
+  'grant.offered':
+    'The recipient identified and was found eligible: the offer is theirs to accept (state `offered`).',
   'grant.accepted': 'The recipient accepted the shares.',
   'grant.rejected': 'The recipient declined, or was not eligible (`rejectionReason`).',
   'grant.expired': 'The offer ended unaccepted.',

@@ -48,11 +48,11 @@ import {
  */
 export const KIND_MEANINGS: Record<WebhookEventKind, string> = {
   'grant.created': 'A grant was made (before its offer is sent).',
-  'grant.offered': 'The offer e-mail went to the recipient.',
+  'grant.offered': 'The recipient identified and may now accept the offer.',
   'grant.accepted': 'The recipient accepted the shares.',
   'grant.rejected': 'The recipient declined, or a rule refused them (with the reason).',
   'grant.expired': 'The offer window ended without an answer.',
-  'grant.canceled': 'Someone of the issuer canceled the grant.',
+  'grant.canceled': 'The issuer or an API key canceled the grant.',
   'grant.delivery_failed': 'The offer e-mail bounced, was reported as spam, or failed.',
   'batch.completed': 'A batch of send to many finished or was canceled.',
   'program.pool_low': "A program's remaining pool fell to its pool-low threshold.",
