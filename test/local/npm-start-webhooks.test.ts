@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -14,6 +13,7 @@ import {
   type NpmStartSession,
   startNpmStartSession,
 } from '../support/npm-start-session'
+import { selfSignedCert } from '../support/self-signed-cert'
 
 /**
  * Issue 21's "Done when", against a real `npm start -- --in-memory` (its stream poller, local
@@ -88,31 +88,9 @@ let tlsPort: number
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vs-webhooks-cert-'))
   // A certificate for `localhost`, made for this run: no key is a fixture.
-  execFileSync('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    join(dir, 'key.pem'),
-    '-out',
-    join(dir, 'cert.pem'),
-    '-days',
-    '1',
-    '-subj',
-    '/CN=localhost',
-    '-addext',
-    'subjectAltName=DNS:localhost',
-  ])
-  tls = receiver((h) =>
-    createHttpsServer(
-      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
-      h,
-    ),
-  )
+  const pem = selfSignedCert({ dns: ['localhost'] })
+  writeFileSync(join(dir, 'cert.pem'), pem.cert)
+  tls = receiver((h) => createHttpsServer(pem, h))
   ;[plainPort, tlsPort] = await Promise.all([plain.listen(), tls.listen()])
   server = await startNpmStartSession('vs-webhooks-', {
     NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem'),
