@@ -966,11 +966,18 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
       call(owner, 'PATCH', `${base(issuerId)}/${viewer.sub}`, { role: 'viewer' }),
       call(viewer, 'DELETE', `${base(issuerId)}/${owner.sub}`),
     ])
-    // One of the two goes through (200 or 204), the other is refused: last_owner.
+    // One of the two goes through (200 or 204), the other is refused: last_owner; or, when the
+    // demotion lands before the second owner's request is authorised, that person is a viewer
+    // by then and may not remove anyone (403 forbidden: CI saw it once on a loaded machine).
     const statuses = [a.status, b.status]
-    expect(statuses.filter((s) => s === 409)).toHaveLength(1)
     expect(statuses.filter((s) => s === 200 || s === 204)).toHaveLength(1)
-    expect([a, b].find((c) => c.status === 409)?.body.code).toBe('last_owner')
+    const refused = [a, b].find((c) => c.status !== 200 && c.status !== 204)
+    if (refused === b && b.status === 403) {
+      expectProblem(b, 403, 'forbidden')
+      expect(a.status).toBe(200)
+    } else {
+      expectProblem(refused as typeof a, 409, 'last_owner')
+    }
     expect((await membershipsOf(issuerId)).filter((m) => m.role === 'owner')).toHaveLength(1)
   })
 
