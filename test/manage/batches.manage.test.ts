@@ -820,8 +820,9 @@ describe('the worker, run by hand as Lambda runs it from SQS', () => {
     const { batchId, queue } = await commitWithoutWorker(issuer, csv, `handover-${Math.random()}`)
     const body = JSON.stringify(queue.started[0])
     // The first delivery (4 rows at a time) meets a slow DynamoDB after 20 rows (each further
-    // grant waits 1 s first): a 10 s run keeps 30% in reserve, so it stops starting rows at 7 s,
-    // well short of 100 rows, and still has time to commit the ones it did.
+    // grant waits 1 s first): a 20 s run keeps 30% in reserve, so it stops starting rows at 14 s,
+    // short of 100 rows (at most 20 + 4 x 14), and still has time to commit the ones it did. (A
+    // 10 s run was too short for the first 20 rows on a loaded CI machine once.)
     const grants = new DynamoDbGrantStore(documentClient, config.tables)
     const grantTokens = makeGrantTokens({
       store: grants,
@@ -838,7 +839,7 @@ describe('the worker, run by hand as Lambda runs it from SQS', () => {
       clock: () => runtime.clock.now(),
       rowsInParallel: 4,
     })
-    const first = await slow(delivery(body, 1, 'short'), context(10_000))
+    const first = await slow(delivery(body, 1, 'short'), context(20_000))
     expect(first).toEqual({ batchItemFailures: [{ itemIdentifier: 'short' }] })
     const partly = await read(viewer, issuer, batchId)
     expect(partly.body.status).toBe('running')
