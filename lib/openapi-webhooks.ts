@@ -8,6 +8,7 @@ import {
   WEBHOOK_TEST_KIND,
   type WebhookPayloadType,
 } from '../functions/domain/webhooks'
+import { BEARER, jsonBody, manageProblems, ok, REQUEST_ID, schemaRef } from './openapi-parts'
 
 /**
  * The webhook parts of openapi.json (issue 21): the management routes of an issuer's endpoints,
@@ -17,15 +18,8 @@ import {
  */
 
 type Json = Record<string, unknown>
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 const TIME = { type: 'string', format: 'date-time' }
 const MODE = { type: 'string', enum: ['TEST', 'LIVE'] }
-const REQUEST_ID = { 'x-request-id': { $ref: '#/components/headers/RequestId' } }
-const BEARER = [{ bearer: [] }]
-const manageProblems = (statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((s) => [String(s), { $ref: `#/components/responses/ManageProblem${s}` }]),
-  )
 const NO_STORE = {
   'Cache-Control': {
     description: 'Always `no-store`.',
@@ -33,19 +27,9 @@ const NO_STORE = {
     schema: { type: 'string', const: 'no-store' },
   },
 }
-const answer = (description: string, schema: string, example?: unknown) => ({
-  description,
-  headers: { ...REQUEST_ID, ...NO_STORE },
-  content: {
-    'application/json': { schema: ref(schema), ...(example === undefined ? {} : { example }) },
-  },
-})
-const body = (schema: string, example?: unknown) => ({
-  required: true,
-  content: {
-    'application/json': { schema: ref(schema), ...(example === undefined ? {} : { example }) },
-  },
-})
+/** Every management answer here is `no-store`. */
+const answer = (description: string, schema: string, example?: unknown) =>
+  ok(description, schema, example, NO_STORE)
 
 const ENDPOINT_ID = 'we_5k2x7q6w7e6r5t4y3v2j4h3p5a'
 const MESSAGE_ID = 'msg_01a21730bdc0m7bkrklnhrg5kn4j3vfb'
@@ -115,7 +99,7 @@ export const webhookPaths = {
       description: `An endpoint receives the event kinds it lists (${KINDS_TEXT}) of the issuer's programs in its mode only: TEST events never reach a LIVE endpoint. The URL is absolute, \`http\` or \`https\` (\`https\` only for LIVE), without a user name or password, at most ${WEBHOOK_LIMITS.urlMaxLength} characters. At most ${WEBHOOK_LIMITS.endpointsPerMode} endpoints per mode (\`409 webhook_endpoint_limit\`). The answer holds the signing secret (\`whsec_...\`): the only time it is shown; it is stored sealed. Audited (\`webhook.create\`, the URL's host only).`,
       security: BEARER,
       parameters: [{ $ref: '#/components/parameters/IssuerId' }],
-      requestBody: body('WebhookEndpointCreateRequest', {
+      requestBody: jsonBody('WebhookEndpointCreateRequest', {
         url: 'https://hooks.example.com/virtual-shares',
         mode: 'TEST',
         kinds: ['grant.accepted', 'grant.rejected'],
@@ -152,7 +136,7 @@ export const webhookPaths = {
         'Its URL (a LIVE endpoint stays `https`), event kinds, description (`null` removes it) or `enabled`. Enabling clears why it was disabled (`disabledReason`, `disabledAt`, `failingSince`); disabling is `manual`. Audited (`webhook.update`).',
       security: BEARER,
       parameters: EndpointParameters,
-      requestBody: body('WebhookEndpointUpdateRequest', { enabled: false }),
+      requestBody: jsonBody('WebhookEndpointUpdateRequest', { enabled: false }),
       responses: {
         '200': answer('The endpoint after the change.', 'WebhookEndpoint'),
         ...manageProblems([400, 401, 403, 404, 409, 413, 415, 500, 503]),
@@ -264,7 +248,7 @@ export const webhookPaths = {
         'Every message of the endpoint created at or after `since` (a time in the past), sent again in the background, each with its own `webhook-id`. Audited (`webhook.replay`).',
       security: BEARER,
       parameters: EndpointParameters,
-      requestBody: body('WebhookReplayRequest', { since: '2026-11-26T09:00:00Z' }),
+      requestBody: jsonBody('WebhookReplayRequest', { since: '2026-11-26T09:00:00Z' }),
       responses: {
         '202': answer('The replay, queued.', 'WebhookReplayAccepted', {
           since: '2026-11-26T09:00:00.000Z',
@@ -425,7 +409,7 @@ export const webhookSchemas: Record<string, Json> = {
   },
   WebhookEndpointList: {
     type: 'object',
-    properties: { endpoints: { type: 'array', items: ref('WebhookEndpoint') } },
+    properties: { endpoints: { type: 'array', items: schemaRef('WebhookEndpoint') } },
     required: ['endpoints'],
     additionalProperties: false,
   },
@@ -486,8 +470,8 @@ export const webhookSchemas: Record<string, Json> = {
       status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
       createdAt: TIME,
       nextAttemptAt: TIME,
-      payload: { ...ref('WebhookPayload'), description: 'The body as sent.' },
-      attempts: { type: 'array', items: ref('WebhookAttempt') },
+      payload: { ...schemaRef('WebhookPayload'), description: 'The body as sent.' },
+      attempts: { type: 'array', items: schemaRef('WebhookAttempt') },
     },
     required: ['messageId', 'eventId', 'type', 'status', 'createdAt', 'payload', 'attempts'],
     additionalProperties: false,
@@ -495,7 +479,7 @@ export const webhookSchemas: Record<string, Json> = {
   WebhookMessageList: {
     type: 'object',
     properties: {
-      messages: { type: 'array', items: ref('WebhookMessage') },
+      messages: { type: 'array', items: schemaRef('WebhookMessage') },
       next: {
         type: 'string',
         description: 'Pass as `cursor` for the next page; absent on the last.',
@@ -528,7 +512,7 @@ export const webhookSchemas: Record<string, Json> = {
   WebhookTestData: TEST_DATA,
   WebhookPayload: {
     description: 'Any webhook payload.',
-    oneOf: PAYLOAD_KINDS.map((kind) => ref(payloadName(kind))),
+    oneOf: PAYLOAD_KINDS.map((kind) => schemaRef(payloadName(kind))),
   },
   ...Object.fromEntries(
     PAYLOAD_KINDS.map((kind) => [
@@ -542,7 +526,7 @@ export const webhookSchemas: Record<string, Json> = {
             ...TIME,
             description: "When the change happened (the attempt's time is `webhook-timestamp`).",
           },
-          data: ref(dataSchemaOf(kind)),
+          data: schemaRef(dataSchemaOf(kind)),
         },
         required: ['type', 'timestamp', 'data'],
       },
@@ -603,10 +587,7 @@ export const webhooksSection = Object.fromEntries(
         description: `${DESCRIPTIONS[kind]} ${kind === WEBHOOK_TEST_KIND ? 'Sent to the one endpoint it was asked for, whatever kinds it lists.' : `Sent to each enabled endpoint of the issuer in the event's mode that lists \`${kind}\`.`} Answer 2xx within ${WEBHOOK_LIMITS.timeoutMs / 1000} s; anything else (or no answer, or a redirect: none is followed) is retried with backoff for about 3 days (\`Retry-After\` on 429 and 503 is honoured).`,
         security: [],
         parameters: HEADERS,
-        requestBody: {
-          required: true,
-          content: { 'application/json': { schema: ref(payloadName(kind)) } },
-        },
+        requestBody: jsonBody(payloadName(kind)),
         responses: {
           '2XX': { description: 'Received: the message is delivered and not sent again.' },
           '410': {

@@ -22,6 +22,15 @@ import { BATCH_PAGE, RATE_MIN_MS } from '../functions/http/batch-view'
 import { ERROR_CODES, MANAGEMENT_ONLY_CODES, problemType } from '../functions/http/problem'
 import { UPLOAD_ID } from '../functions/stores/uploads.store'
 import {
+  BEARER,
+  jsonBody,
+  jsonContent,
+  manageProblems,
+  ok,
+  problems,
+  REQUEST_ID,
+} from './openapi-parts'
+import {
   webhookParameters,
   webhookPaths,
   webhookSchemas,
@@ -507,28 +516,6 @@ const problemResponse = (status: number, manage = false) => {
   }
 }
 
-const problems = (statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((s) => [String(s), { $ref: `#/components/responses/Problem${s}` }]),
-  )
-const manageProblems = (statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((s) => [String(s), { $ref: `#/components/responses/ManageProblem${s}` }]),
-  )
-
-const REQUEST_ID = { 'x-request-id': { $ref: '#/components/headers/RequestId' } }
-const jsonContent = (ref: string, example?: unknown) => ({
-  'application/json': {
-    schema: { $ref: `#/components/schemas/${ref}` },
-    ...(example === undefined ? {} : { example }),
-  },
-})
-const ok = (description: string, ref: string, example?: unknown) => ({
-  description,
-  headers: REQUEST_ID,
-  content: jsonContent(ref, example),
-})
-
 const GRANT_DETAIL_EXAMPLE = {
   ...{
     id: 'gr_5k2x9q8w7e6r5t4y3v2j1h0p9a',
@@ -572,7 +559,6 @@ const IssuerProgramParameters = [
   { $ref: '#/components/parameters/IssuerId' },
   { $ref: '#/components/parameters/ProgramId' },
 ]
-const BEARER = [{ bearer: [] }]
 
 /** The recipient's public routes: no key, no sign-in; the link token in the body. */
 const recipientRoute = (
@@ -589,7 +575,7 @@ const recipientRoute = (
     summary,
     description,
     security: [],
-    requestBody: { required: true, content: jsonContent(body) },
+    requestBody: jsonBody(body),
     responses: {
       [answer.status]: {
         description: answer.description,
@@ -622,7 +608,7 @@ const manageGrantChange = (
     description,
     security: BEARER,
     parameters: IssuerGrantParameters,
-    ...(body === undefined ? {} : { requestBody: { required: true, content: jsonContent(body) } }),
+    ...(body === undefined ? {} : { requestBody: jsonBody(body) }),
     responses: {
       '200': ok('The grant after the change.', 'ManagedGrant'),
       ...manageProblems(statuses),
@@ -1058,7 +1044,7 @@ export const buildOpenApi = () => ({
           "The offer window (days, for grants made from now on), the minimum age, the allowed countries, the description and the Terms of Virtual Shares (text or link) a program's recipients see and must meet, and the pool-low threshold of its `program.pool_low` webhook event. `null` removes the age rule, the country rule, the description or the threshold; a change of the terms makes their next version. Audited (`program.offer_settings`).",
         security: BEARER,
         parameters: IssuerProgramParameters,
-        requestBody: { required: true, content: jsonContent('OfferSettingsRequest') },
+        requestBody: jsonBody('OfferSettingsRequest'),
         responses: {
           '200': ok('The program with its settings.', 'ManagedProgram'),
           ...manageProblems([400, 401, 403, 404, 409, 413, 415, 500, 503]),
@@ -1105,7 +1091,7 @@ export const buildOpenApi = () => ({
           "The offer e-mail a grant with this body (the grant API's) would send, rendered by the mail's own renderer, its link a placeholder. Writes nothing.",
         security: BEARER,
         parameters: IssuerProgramParameters,
-        requestBody: { required: true, content: jsonContent('GrantRequest') },
+        requestBody: jsonBody('GrantRequest'),
         responses: {
           '200': ok('The rendered e-mail.', 'MailPreview'),
           ...manageProblems([400, 401, 403, 404, 413, 415, 500, 503]),
@@ -1143,7 +1129,7 @@ export const buildOpenApi = () => ({
             schema: { type: 'string', minLength: 1, maxLength: 255 },
           },
         ],
-        requestBody: { required: true, content: jsonContent('GrantBatchRequest') },
+        requestBody: jsonBody('GrantBatchRequest'),
         responses: {
           '200': {
             description:

@@ -1,0 +1,43 @@
+/**
+ * The builders of openapi.json's answers and bodies, shared by lib/openapi.ts and
+ * lib/openapi-webhooks.ts so both build a JSON answer, a request body and a problem set the same
+ * way. Imports nothing of either (no import cycle).
+ */
+
+export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+
+export const REQUEST_ID = { 'x-request-id': { $ref: '#/components/headers/RequestId' } }
+
+/** The management routes' security: a member's access token. */
+export const BEARER = [{ bearer: [] }]
+
+export const jsonContent = (ref: string, example?: unknown) => ({
+  'application/json': { schema: schemaRef(ref), ...(example === undefined ? {} : { example }) },
+})
+
+/** A required JSON request body. */
+export const jsonBody = (ref: string, example?: unknown) => ({
+  required: true,
+  content: jsonContent(ref, example),
+})
+
+/** A JSON answer with its request id (and any further headers). */
+export const ok = (
+  description: string,
+  ref: string,
+  example?: unknown,
+  headers: Record<string, unknown> = {},
+) => ({
+  description,
+  headers: { ...REQUEST_ID, ...headers },
+  content: jsonContent(ref, example),
+})
+
+const problemRefs = (prefix: string, statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((s) => [String(s), { $ref: `#/components/responses/${prefix}${s}` }]),
+  )
+/** The integrator routes' problem answers (components/responses/Problem<status>). */
+export const problems = (statuses: number[]) => problemRefs('Problem', statuses)
+/** The management routes' problem answers (components/responses/ManageProblem<status>). */
+export const manageProblems = (statuses: number[]) => problemRefs('ManageProblem', statuses)
