@@ -558,12 +558,14 @@ export const ROUTES = [
   },
   {
     // The batch (GetItem), then `cancelRequestedAt` on it (UpdateItem, on condition that it is
-    // unfinished) with its audit entry in one transaction; the worker sees it and stops.
+    // unfinished) with its audit entry in one transaction; the worker sees it and stops. A stalled
+    // batch's chunks are sent again (and `enqueuedAt` set, UpdateItem), so the worker can stop it.
     id: 'CancelGrantBatch',
     routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/grant-batches/{batchId}/cancel',
     entry: 'functions/handlers/manage/grant-batch-cancel.handler.ts',
     auth: 'user',
     role: 'admin',
+    sends: ['GrantBatchRows'],
     access: {
       memberships: ['dynamodb:GetItem'],
       grants: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],

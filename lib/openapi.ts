@@ -1191,7 +1191,7 @@ export const buildOpenApi = () => ({
         tags: ['Management'],
         summary: 'Cancel a batch (admin)',
         description:
-          "Asks a queued or running batch to stop, audited (`batch.cancel`) in the same transaction: the answer is the batch, `canceling`. The worker starts no row after it sees the cancel (within about a second); a row it had started may still be granted; granted rows keep their grants; the others end `canceled` (rows `status=canceled`), and the batch `canceled` (`done` when no row was left). Asking again is the same cancel (202, nothing written). A batch that finished before any cancel was asked: 409 `batch_finished`. Another issuer's or program's batch: 404 `batch_not_found`.",
+          "Asks a queued, running or stalled batch to stop, audited (`batch.cancel`) in the same transaction: the answer is the batch, `canceling`. A stalled batch's chunks are sent to the worker again, so a cancel finishes it without a redrive. The worker starts no row after it sees the cancel (within about a second); a row it had started may still be granted; granted rows keep their grants; the others end `canceled` (rows `status=canceled`), and the batch `canceled` (`done` when no row was left). Asking again is the same cancel (202, nothing written; a stalled batch's chunks are sent again). A batch that finished before any cancel was asked: 409 `batch_finished`. Another issuer's or program's batch: 404 `batch_not_found`.",
         security: BEARER,
         parameters: [...IssuerProgramParameters, { $ref: '#/components/parameters/BatchId' }],
         responses: {

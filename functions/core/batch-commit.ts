@@ -32,7 +32,7 @@ export type BatchCommitDeps = {
  * One message per chunk of the batch on the queue, every entry taken or an error (the caller
  * answers 503 and a retried commit sends them again: the worker takes a chunk twice as once).
  */
-const sendChunks = async (queue: QueueSender, batch: BatchRecord, deps: RetryDeps) => {
+export const sendChunks = async (queue: QueueSender, batch: BatchRecord, deps: RetryDeps = {}) => {
   const entries = Array.from({ length: batch.chunks }, (_, chunk) => ({
     id: String(chunk),
     body: JSON.stringify({ batchId: batch.batchId, chunk } satisfies BatchRowsMessage),

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
 import { type BatchRecord, batchIdFor, batchKey } from '../../functions/domain/batch'
+import { DynamoDbBatchStore } from '../../functions/stores/batches.dynamodb'
 import { LOCAL_CONSUMERS } from '../../local/consumer-factories'
 import type { ConsumerFactories } from '../../local/pipeline'
 import {
@@ -34,6 +35,11 @@ import {
 const gate = {
   passes: Number.POSITIVE_INFINITY,
   waiting: [] as (() => void)[],
+  /**
+   * `<batchId>:<chunk>` of messages answered as handled without the worker seeing them, once each:
+   * a message gone from the queue, as one moved to the dead letters is.
+   */
+  lose: new Set<string>(),
   hold(passes = 0) {
     this.passes = passes
   },
@@ -50,7 +56,11 @@ const gatedWorker: ConsumerFactories['GrantBatchWorker'] = (runtime, queues) => 
   return async (event, ...rest) => {
     if (gate.passes > 0) gate.passes--
     else await new Promise<void>((resume) => gate.waiting.push(resume))
-    return worker(event, ...rest)
+    const Records = event.Records.filter((record) => {
+      const { batchId, chunk } = JSON.parse(record.body) as { batchId: string; chunk: number }
+      return !gate.lose.delete(`${batchId}:${chunk}`)
+    })
+    return Records.length === 0 ? { batchItemFailures: [] } : worker({ Records }, ...rest)
   }
 }
 
@@ -390,6 +400,40 @@ describe('cancel', () => {
     }
     // No delivery of it is left waiting for the next test's gate.
     await finished(viewer, issuer, batchId)
+  })
+
+  it('finishes a stalled batch: its chunk in the dead letters is sent again and the worker cancels its rows, with no redrive', async () => {
+    const issuer = await issuerWith()
+    // Chunk 1's message is gone (in the dead letters, as the worker's last delivery records it);
+    // chunk 0 is granted. Nothing will move the batch again by itself.
+    const call = await commit(issuer, csvOfRows(200, 'stalled'))
+    const batchId = call.body.id as string
+    gate.lose.add(`${batchId}:1`)
+    await until(issuer, batchId, (b) => (b.counts as { granted: number }).granted === 100)
+    await api.pipeline?.drain(60_000)
+    expect(gate.lose.size).toBe(0)
+    await new DynamoDbBatchStore(documentClient, config.tables).markDeadLettered(batchId, 1)
+    const stalled = await read(viewer, issuer, batchId)
+    expect(stalled.body).toMatchObject({
+      status: 'stalled',
+      stalled: true,
+      deadLetteredChunks: 1,
+      counts: { total: 200, granted: 100, canceled: 0, pending: 100 },
+    })
+
+    const asked = documented(CANCEL_PATH, 'post', await cancel(admin, issuer, batchId))
+    expect(asked.status).toBe(202)
+    expect(asked.body).toMatchObject({ status: 'canceling', stalled: true })
+    const done = await finished(viewer, issuer, batchId)
+    expect(done.body).toMatchObject({
+      status: 'canceled',
+      stalled: false,
+      deadLetteredChunks: 0,
+      counts: { total: 200, granted: 100, failed: 0, canceled: 100, pending: 0 },
+    })
+    expect((await programState(issuer.programs.TEST)).grants).toHaveLength(100)
+    const entries = (await auditLog(issuer.issuerId)).filter((e) => e.target.id === batchId)
+    expect(entries.map((e) => e.action)).toEqual(['batch.commit', 'batch.cancel', 'batch.finish'])
   })
 
   it('cancels a batch whose every chunk is still queued: no row is granted', async () => {

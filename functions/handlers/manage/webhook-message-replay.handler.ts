@@ -1,21 +1,10 @@
-import { SQSClient } from '@aws-sdk/client-sqs'
-import { runtimeFrom } from '../../composition'
-import { WEBHOOKS_QUEUE } from '../../consumers'
 import { makeReplayWebhookMessageHandler } from '../../http/routes/manage/webhook-message-replay.route'
-import { sqsQueueSender } from '../../runtime/queue-sender'
+import { sendingRuntime } from '../sending-runtime'
 
 /**
- * Lambda's entry for ReplayWebhookMessage: the runtime, the SQS client and the Webhooks queue's URL (set by the
- * stack: functions/routes.ts `sends`) are read once, at cold start; a missing URL stops it at init.
+ * Lambda's entry for ReplayWebhookMessage: the runtime and its queues' senders (functions/routes.ts `sends`) are
+ * built once, at cold start; a missing queue URL stops it at init.
  */
-const runtime = runtimeFrom(process.env)
-const queueUrl = process.env[WEBHOOKS_QUEUE.urlVariable]
-if (queueUrl === undefined || queueUrl === '') {
-  throw new Error(`Missing required environment variable ${WEBHOOKS_QUEUE.urlVariable}.`)
-}
-const sqs = new SQSClient({ region: runtime.config.awsRegion })
-
-export const handler = makeReplayWebhookMessageHandler({
-  ...runtime,
-  queues: { Webhooks: sqsQueueSender(sqs, queueUrl) },
-})
+export const handler = makeReplayWebhookMessageHandler(
+  sendingRuntime('ReplayWebhookMessage', process.env),
+)

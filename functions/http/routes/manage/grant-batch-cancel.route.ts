@@ -1,8 +1,10 @@
-import type { Runtime } from '../../../composition'
-import { BATCH_ID, rowsLeft } from '../../../domain/batch'
-import { BatchFinished, BatchNotFound } from '../../../domain/errors'
-import { auditEntry } from '../../../stores/audit'
+import { queueOf, type Runtime } from '../../../composition'
+import { makeBatchCancel } from '../../../core/batch-cancel'
+import { BATCH_ID } from '../../../domain/batch'
+import { BatchNotFound } from '../../../domain/errors'
+import type { QueueSender } from '../../../runtime/queue-sender'
 import { DynamoDbBatchListing } from '../../../stores/batch-listing.dynamodb'
+import { DynamoDbBatchStore } from '../../../stores/batches.dynamodb'
 import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
 import { toBatchView } from '../../batch-view'
 import { json } from '../../http-handler'
@@ -11,17 +13,30 @@ import { checkProgramId, NO_STORE } from '../../program-of-issuer'
 
 /**
  * `POST /manage/issuers/{issuerId}/programs/{programId}/grant-batches/{batchId}/cancel` (admin):
- * asks a queued or running batch to stop. `202` with the batch (`canceling`) once the cancel is
- * recorded with its `batch.cancel` audit entry: the worker starts no row after it sees the cancel
- * (within about a second); rows it had started may still be granted; every row granted stays
- * granted; the others end `canceled`, and the batch `canceled` (`done` if no row was left). Asking
- * again is the same cancel (`202`, nothing written). A batch that finished before any cancel was
- * asked: `409 batch_finished`. Another issuer's or program's batch: `404 batch_not_found`.
+ * asks a queued, running or stalled batch to stop (core/batch-cancel.ts). `202` with the batch
+ * (`canceling`) once the cancel is recorded with its `batch.cancel` audit entry: the worker starts
+ * no row after it sees the cancel (within about a second); rows it had started may still be
+ * granted; every row granted stays granted; the others end `canceled`, and the batch `canceled`
+ * (`done` if no row was left). A stalled batch's chunks are sent again so that the worker can do
+ * so. Asking again is the same cancel (`202`). A batch that finished before any cancel was asked:
+ * `409 batch_finished`. Another issuer's or program's batch: `404 batch_not_found`.
  */
-export const makeCancelGrantBatchHandler = (runtime: Runtime) => {
-  const { documentClient: client, config } = runtime
+export const makeCancelGrantBatchHandler = (
+  runtime: Runtime,
+  deps: { queue?: QueueSender } = {},
+) => {
+  const { documentClient: client, config, clock } = runtime
   const memberships = new DynamoDbMembershipReader(client, config.tables)
-  const listing = new DynamoDbBatchListing(client, config.tables)
+  // The GrantBatchRows queue, looked up when a stalled batch needs its chunks sent again.
+  const queue: QueueSender = deps.queue ?? {
+    sendBatch: (entries) => queueOf(runtime, 'GrantBatchRows').sendBatch(entries),
+  }
+  const cancel = makeBatchCancel({
+    listing: new DynamoDbBatchListing(client, config.tables),
+    batches: new DynamoDbBatchStore(client, config.tables),
+    queue,
+    clock: () => clock.now(),
+  })
   return manageHandler(
     'CancelGrantBatch',
     { memberships },
@@ -29,45 +44,18 @@ export const makeCancelGrantBatchHandler = (runtime: Runtime) => {
       const programId = checkProgramId(event.pathParameters?.programId)
       const batchId = event.pathParameters?.batchId ?? ''
       if (!BATCH_ID.test(batchId)) throw new BatchNotFound(batchId)
-      const issuerId = membership?.issuerId ?? ''
-      const person = actor as NonNullable<typeof actor>
-      const signal = deadline.signal
-      // What the audit entry says was left: read first (the cancel's own condition decides).
-      const before = await listing.getBatch({ batchId, issuerId, programId }, { signal })
-      if (!before) throw new BatchNotFound(batchId)
-      const now = runtime.clock.now()
-      const result = await listing.requestCancel(
-        {
-          batchId,
-          issuerId,
-          programId,
-          actor: { sub: person.sub, email: person.email },
-          now,
-          audit: auditEntry({
-            issuerId,
-            actor: person,
-            action: 'batch.cancel',
-            target: { type: 'batch', id: batchId },
-            now,
-            requestId,
-            details: {
-              programId,
-              total: before.total,
-              granted: before.granted,
-              failed: before.failed,
-              left: rowsLeft(before),
-            },
-          }),
-        },
-        { signal },
-      )
-      if (result.outcome === 'missing') throw new BatchNotFound(batchId)
-      // Finished before anyone asked: nothing to stop. Finished after a cancel was asked: that
-      // cancel, asked again.
-      if (result.outcome === 'final' && result.batch.cancelRequestedAt === undefined) {
-        throw new BatchFinished(batchId, result.batch.status)
+      if (actor?.kind !== 'person' || !membership) {
+        throw new Error('CancelGrantBatch needs the member who cancels')
       }
-      return json(202, toBatchView(result.batch, runtime.clock.now()), NO_STORE)
+      const { batch } = await cancel({
+        batchId,
+        issuerId: membership.issuerId,
+        programId,
+        actor,
+        requestId,
+        signal: deadline.signal,
+      })
+      return json(202, toBatchView(batch, clock.now()), NO_STORE)
     },
   )
 }
