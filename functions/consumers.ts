@@ -107,8 +107,12 @@ export type ConsumerSpec = {
   indexes?: IndexAccess
   /** Queues it sends to (sqs:SendMessage, which also authorises SendMessageBatch; their URLs). */
   sends?: readonly string[]
-  /** It sends e-mail through SES (the stack's mail identity and configuration set), as a route's `mail`. */
-  mail?: boolean
+  /**
+   * It sends e-mail through SES (the stack's mail identity and configuration set), as a route's
+   * `mail`. `'paced'`: it paces its sends by the account's sending rate, which it reads with SESv2
+   * GetAccount (the offer mailer); `true`: a few notices, unpaced, no GetAccount.
+   */
+  mail?: true | 'paced'
   /**
    * What it does with the webhook secrets' KMS key (functions/runtime/secret-box.ts): `decrypt`
    * (the sender signs). The stack sets WEBHOOK_KMS_KEY_ID and grants exactly that. Absent: none.
@@ -274,7 +278,7 @@ export const CONSUMERS = [
       // The issuer's name, shown in the mail as who grants (kept a few minutes per process).
       issuers: ['dynamodb:GetItem'],
     },
-    mail: true,
+    mail: 'paced',
   },
   {
     id: 'GrantBatchWorker',

@@ -62,6 +62,13 @@ export type Route = {
    */
   uploads?: 'presign' | 'read'
   /**
+   * It lists a program's grants (stores/grant-listing.dynamodb.ts) from the index the stage says
+   * (GRANTS_LIST_INDEX: `byProgramSlot`, or `byProgram` on a stage deployed with
+   * `-c keepLegacyIndexes=true`): the stack sets that variable and lets it Query both meanwhile.
+   * Not ListGrantBatches, which reads batches from `byProgramSlot` only.
+   */
+  listsGrants?: true
+  /**
    * Queues the function sends to (functions/consumers.ts QUEUES): the stack grants sqs:SendMessage
    * (which also authorises SendMessageBatch) on exactly those queues and sets each one's
    * `urlVariable` on the function; its Lambda entry builds the sender from it. Absent: none.
@@ -120,6 +127,7 @@ export const ROUTES = [
     routeKey: 'GET /programs/{programId}/grants',
     entry: 'functions/handlers/list-grants.handler.ts',
     auth: 'function',
+    listsGrants: true,
     access: {
       apiKeys: ['dynamodb:BatchGetItem'],
       programs: ['dynamodb:BatchGetItem'],
@@ -478,6 +486,7 @@ export const ROUTES = [
     routeKey: 'GET /manage/issuers/{issuerId}/programs/{programId}/grants',
     entry: 'functions/handlers/manage/grants-list.handler.ts',
     auth: 'user',
+    listsGrants: true,
     role: 'viewer',
     access: {
       memberships: ['dynamodb:GetItem'],

@@ -85,12 +85,6 @@ export type MailSettings = {
   ) => void
 }
 
-/**
- * The consumers that pace their mail by the SES account's sending rate (read with GetAccount):
- * the offer mailer (core/offer-mailer.factory.ts). The batch worker sends one notice a batch.
- */
-export const PACED_MAILERS: readonly ConsumerId[] = ['OfferMailer']
-
 export type GrantPipelineProps = {
   projectRoot: string
   tables: Record<TableKey, Table>
@@ -234,7 +228,7 @@ export class GrantPipeline extends Construct {
         }
         if (spec.mail) {
           props.mail.allow(fn, configurationSet, {
-            paced: PACED_MAILERS.includes(spec.id as ConsumerId),
+            paced: spec.mail === 'paced',
           })
         }
         this.attachTrigger(fn, spec, props.tables, queueOf)

@@ -115,14 +115,13 @@ export class GrantServiceStack extends Stack {
     // `-c keepLegacyIndexes=true` (upgrading from a release that had `byProgram`) reads `byProgram`
     // (it holds every grant; `byProgramSlot` lacks those written before it until
     // `grant backfill-slots` has run), until a deploy without the flag drops it. The functions
-    // that list grants are those whose route may Query `byProgramSlot`: they are told which
-    // (GRANTS_LIST_INDEX) and may Query both meanwhile (grant-listing.dynamodb.ts falls back to
-    // `byProgramSlot` when the second deploy deletes `byProgram` before it updates them).
+    // that list grants (their route's `listsGrants`) are told which (GRANTS_LIST_INDEX) and may
+    // Query both meanwhile (grant-listing.dynamodb.ts falls back to `byProgramSlot` when the
+    // second deploy deletes `byProgram` before it updates them).
     const grantListIndex: GrantListIndex = this.tables.legacyIndexesDeployed
       ? INDEX.grantsByProgram
       : INDEX.grantsByProgramSlot
-    const listsGrants = (route: Route) =>
-      (route.indexes?.grants?.[INDEX.grantsByProgramSlot] ?? []).length > 0
+    const listsGrants = (route: Route) => route.listsGrants === true
     this.functions = Object.fromEntries(
       (ROUTES as readonly Route[]).map((route) => {
         const fn = new ApiFunction(this, route.id, {
@@ -159,6 +158,7 @@ export class GrantServiceStack extends Stack {
         ][]) {
           for (const [index, actions] of Object.entries(byIndex)) {
             const alsoLegacy =
+              listsGrants(route as Route) &&
               table === 'grants' &&
               index === INDEX.grantsByProgramSlot &&
               grantListIndex !== INDEX.grantsByProgramSlot

@@ -4,8 +4,8 @@ import { createServer, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
-import { GRANT_BATCH_ROWS_QUEUE } from '../../functions/consumers'
-import { ROUTES } from '../../functions/routes'
+import { QUEUES, type QueueSpec } from '../../functions/consumers'
+import { ROUTES, type Route } from '../../functions/routes'
 import { ESM_REQUIRE_BANNER } from '../../lib/function-bundling'
 import { buildRouteHandlers } from '../../local/http-server'
 import { eventValues, sampleEvents } from '../../local/sam-events'
@@ -217,35 +217,45 @@ describe('the deployed bundle against a DynamoDB that never answers', () => {
     }
   })
 
-  it('stops the commit of a batch at init without its queue URL, and loads with it', () => {
-    // What the stack sets (functions/routes.ts `sends`): without it, the first commit would store
-    // a batch and then find nowhere to send its chunks.
-    const load = (queueUrl: string | undefined) => {
-      const env: Record<string, string | undefined> = {
-        ...process.env,
-        POWERTOOLS_LOG_LEVEL: 'SILENT',
-      }
-      delete env[GRANT_BATCH_ROWS_QUEUE.urlVariable]
-      if (queueUrl !== undefined) env[GRANT_BATCH_ROWS_QUEUE.urlVariable] = queueUrl
-      const script = `
-        const { handler } = await import(${JSON.stringify(`file://${bundleOf('CreateGrantBatch')}`)})
-        process.stdout.write(typeof handler)`
-      return spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-        env,
-        encoding: 'utf8',
-      })
-    }
-    for (const missing of [undefined, '']) {
-      const failed = load(missing)
-      expect(failed.status).not.toBe(0)
-      expect(failed.stderr).toContain(
-        `Missing required environment variable ${GRANT_BATCH_ROWS_QUEUE.urlVariable}.`,
+  it.each((ROUTES as readonly Route[]).filter((r) => (r.sends ?? []).length > 0).map((r) => r.id))(
+    'stops %s at init without the URL of a queue it sends to, and loads with them',
+    (id) => {
+      // What the stack sets (functions/routes.ts `sends`, handlers/sending-runtime.ts): without it,
+      // the first commit would store a batch and then find nowhere to send its chunks.
+      const urls = ((ROUTES as readonly Route[]).find((r) => r.id === id)?.sends ?? []).map(
+        (queue) => (QUEUES.find((q) => q.id === queue) as QueueSpec).urlVariable,
       )
-    }
-    const loaded = load('https://sqs.us-east-1.amazonaws.com/123456789012/GrantBatchRows')
-    expect({ status: loaded.status, stdout: loaded.stdout }).toEqual({
-      status: 0,
-      stdout: 'function',
-    })
-  })
+      const load = (values: Record<string, string | undefined>) => {
+        const env: Record<string, string | undefined> = {
+          ...process.env,
+          POWERTOOLS_LOG_LEVEL: 'SILENT',
+        }
+        for (const name of urls) delete env[name]
+        for (const [name, value] of Object.entries(values))
+          if (value !== undefined) env[name] = value
+        const script = `
+        const { handler } = await import(${JSON.stringify(`file://${bundleOf(id)}`)})
+        process.stdout.write(typeof handler)`
+        return spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+          env,
+          encoding: 'utf8',
+        })
+      }
+      const all = Object.fromEntries(
+        urls.map((name) => [name, `https://sqs.us-east-1.amazonaws.com/123456789012/${name}`]),
+      )
+      for (const name of urls) {
+        for (const missing of [undefined, '']) {
+          const failed = load({ ...all, [name]: missing })
+          expect(failed.status).not.toBe(0)
+          expect(failed.stderr).toContain(`Missing required environment variable ${name}.`)
+        }
+      }
+      const loaded = load(all)
+      expect({ status: loaded.status, stdout: loaded.stdout }).toEqual({
+        status: 0,
+        stdout: 'function',
+      })
+    },
+  )
 })

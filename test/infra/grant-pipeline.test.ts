@@ -595,18 +595,22 @@ describe('send to many: the GrantBatchRows queue and GrantBatchWorker', () => {
     })
   })
 
-  it('lets CreateGrantBatch send to GrantBatchRows, with its URL, and nothing else on a queue', () => {
-    const fnId = 'CreateGrantBatchFunction'
-    const route = (ROUTES as readonly Route[]).find((r) => r.id === 'CreateGrantBatch')
-    expect(route?.sends).toEqual([GRANT_BATCH_ROWS_QUEUE.id])
-    expect(grantsOf(t, fnId).filter((g) => /^(sqs|lambda):/.test(g))).toEqual([
-      `sqs:SendMessage ${rows()}.Arn`,
-    ])
-    expect(variablesOf(t, fnId)[GRANT_BATCH_ROWS_QUEUE.urlVariable]).toEqual({ Ref: rows() })
+  it('lets CreateGrantBatch and CancelGrantBatch send to GrantBatchRows, with its URL, and nothing else on a queue', () => {
+    // The commit sends a batch's chunks; a cancel sends a stalled batch's chunks again.
+    const senders = ['CreateGrantBatch', 'CancelGrantBatch']
+    for (const id of senders) {
+      const fnId = `${id}Function`
+      const route = (ROUTES as readonly Route[]).find((r) => r.id === id)
+      expect(route?.sends).toEqual([GRANT_BATCH_ROWS_QUEUE.id])
+      expect(grantsOf(t, fnId).filter((g) => /^(sqs|lambda):/.test(g))).toEqual([
+        `sqs:SendMessage ${rows()}.Arn`,
+      ])
+      expect(variablesOf(t, fnId)[GRANT_BATCH_ROWS_QUEUE.urlVariable]).toEqual({ Ref: rows() })
+    }
     // No other route sends to GrantBatchRows; each sends (and holds the URL of) only the queues
     // it declares (the webhook routes: Webhooks, below).
     for (const other of ROUTES as readonly Route[]) {
-      if (other.id === 'CreateGrantBatch') continue
+      if (senders.includes(other.id)) continue
       expect({ id: other.id, sends: other.sends ?? [] }).toEqual({
         id: other.id,
         sends: expect.not.arrayContaining([GRANT_BATCH_ROWS_QUEUE.id]),
