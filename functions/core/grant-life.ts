@@ -38,6 +38,7 @@ import {
   newOfferToken,
   type TestMoveTarget,
 } from '../domain/recipient-offer'
+import { sleep as realSleep } from '../runtime/sleep'
 import { auditEntry } from '../stores/audit'
 import type { GrantChange, GrantLifeStore, LifeOutcome } from '../stores/grant-life.store'
 
@@ -50,7 +51,13 @@ import type { GrantChange, GrantLifeStore, LifeOutcome } from '../stores/grant-l
  * one is written; the loser reads again and decides again.
  */
 
-export type GrantLifeDeps = { store: GrantLifeStore; clock: () => number }
+export type GrantLifeDeps = {
+  store: GrantLifeStore
+  clock: () => number
+  /** The pause after a lost race (tests and models pass theirs); the real one by default. */
+  sleep?: (ms: number) => Promise<void>
+  random?: () => number
+}
 
 /** What a recipient's page shows of one grant: nothing of other addresses, nothing of the issuer's people. */
 export type RecipientGrantView = {
@@ -94,14 +101,28 @@ export const RECIPIENT_LIMITS = {
   token: { windowMs: 15 * 60_000, limit: 30 },
   address: { windowMs: 60 * 60_000, limit: 5 },
 } as const
-/** Re-reads after losing a race before giving up (another change keeps winning). */
-const MAX_TRIES = 6
+/**
+ * Re-reads after losing a race before giving up (another change keeps winning). Each loser waits a
+ * random moment first (full jitter, up to 10 ms doubling to 160 ms), so writers that met once
+ * spread out instead of meeting again at the next read; eight writers at once on one grant all
+ * get through.
+ */
+const MAX_TRIES = 8
+const lostRacePauseMs = (tries: number, random: () => number) =>
+  random() * Math.min(160, 10 * 2 ** tries)
 
 type Owner = { issuerId: string; mode?: Mode | undefined; programId?: string | undefined }
 type AuditInput = { requestId?: string | undefined } | undefined
 
-export const makeGrantLife = ({ store, clock }: GrantLifeDeps) => {
+export const makeGrantLife = ({
+  store,
+  clock,
+  sleep = realSleep,
+  random = Math.random,
+}: GrantLifeDeps) => {
   const iso = () => new Date(clock()).toISOString()
+  /** Before the re-read that follows the `tries`-th lost race. */
+  const afterLostRace = (tries: number) => sleep(lostRacePauseMs(tries, random))
 
   /** The grant, if it belongs to the caller's issuer (and mode, and program): else not found. */
   const owned = async (grantId: string, owner: Owner): Promise<GrantRecord> => {
@@ -206,6 +227,7 @@ export const makeGrantLife = ({ store, clock }: GrantLifeDeps) => {
         }
       }
       if (outcome === 'unavailable') throw unavailable(grant)
+      await afterLostRace(tries)
       grant = await reread(grant)
     }
     throw unavailable(grant)
@@ -225,6 +247,7 @@ export const makeGrantLife = ({ store, clock }: GrantLifeDeps) => {
       const entry = entryOf(grant)
       const outcome = await store.change({ grant, offer, ...(entry ? { entry } : {}) })
       if (outcome !== 'stale') return outcome
+      await afterLostRace(tries)
       grant = await store.findGrant(grantId)
     }
     return 'unavailable'
@@ -519,6 +542,7 @@ export const makeGrantLife = ({ store, clock }: GrantLifeDeps) => {
           }
         }
         if (outcome === 'unavailable') throw unavailable(grant)
+        await afterLostRace(tries)
         grant = await store.findGrant(grantId)
       }
       return undefined
@@ -577,6 +601,7 @@ export const makeGrantLife = ({ store, clock }: GrantLifeDeps) => {
           throw new ResendTooSoon(Math.max(1, Math.ceil((last + RESEND_GAP_MS - now) / 1000)))
         }
         if (outcome === 'unavailable') throw unavailable(grant)
+        if (outcome !== 'done') await afterLostRace(tries)
         grant = await reread(grant)
         if (outcome === 'done') return grant
       }
@@ -607,6 +632,7 @@ export const makeGrantLife = ({ store, clock }: GrantLifeDeps) => {
           ...(audit === undefined ? {} : { audit }),
         })
         if (outcome === 'unavailable') throw unavailable(grant)
+        if (outcome !== 'done') await afterLostRace(tries)
         grant = await reread(grant)
         if (outcome === 'done') return grant
       }
