@@ -646,10 +646,12 @@ export const makeGrantLife = ({
       email: string
     }): Promise<RecipientBalance> {
       const email = input.email.trim().toLowerCase()
-      const grants = (await store.grantsOfRecipient(email, { limit: 500 })).filter(
-        (g) =>
-          g.issuerId === input.issuerId && g.mode === input.mode && g.programId === input.programId,
-      )
+      // Every one of them, however many: a balance that stopped at a page would be wrong.
+      const grants = await store.grantsOfRecipientIn(email, {
+        issuerId: input.issuerId,
+        mode: input.mode,
+        programId: input.programId,
+      })
       const sum = (keep: (g: GrantRecord) => boolean) =>
         grants.filter(keep).reduce((total, g) => total + g.amount, 0)
       const identity = grants.find((g) => g.identity !== undefined)?.identity

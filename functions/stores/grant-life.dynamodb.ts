@@ -7,6 +7,7 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
+import type { Mode } from '../domain/api-key'
 import type { GrantOffer, GrantRecord } from '../domain/grant'
 import { type GrantHistoryEntry, OPEN_STATES } from '../domain/grant-lifecycle'
 import type { ProgramRecord } from '../domain/program'
@@ -121,6 +122,49 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
     // Re-read strongly consistent: the index may lag; a grant whose address changed is dropped.
     return grants
       .filter((grant) => grant.recipientKey === email)
+      .sort((a, b) => (order.get(a.grantId) ?? 0) - (order.get(b.grantId) ?? 0))
+  }
+
+  async grantsOfRecipientIn(
+    email: string,
+    scope: { issuerId: string; mode: Mode; programId: string },
+    { signal }: CallOptions = {},
+  ) {
+    const ids: string[] = []
+    let start: Record<string, unknown> | undefined
+    do {
+      // The index holds program, issuer and mode (table-schema.ts): the filter leaves out the
+      // recipient's grants elsewhere before they are read again.
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.grants,
+          IndexName: INDEX.grantsByRecipient,
+          KeyConditionExpression: '#r = :r',
+          FilterExpression: 'programId = :p AND issuerId = :i AND #mode = :m',
+          ExpressionAttributeNames: { '#r': 'recipientKey', '#mode': 'mode' },
+          ExpressionAttributeValues: {
+            ':r': email,
+            ':p': scope.programId,
+            ':i': scope.issuerId,
+            ':m': scope.mode,
+          },
+          ScanIndexForward: false,
+          ExclusiveStartKey: start,
+        }),
+        { abortSignal: signal },
+      )
+      for (const item of page.Items ?? []) ids.push(item.grantId as string)
+      start = page.LastEvaluatedKey
+    } while (start !== undefined)
+    const order = new Map(ids.map((id, i) => [id, i]))
+    return (await this.findGrants(ids, { signal }))
+      .filter(
+        (grant) =>
+          grant.recipientKey === email &&
+          grant.programId === scope.programId &&
+          grant.issuerId === scope.issuerId &&
+          grant.mode === scope.mode,
+      )
       .sort((a, b) => (order.get(a.grantId) ?? 0) - (order.get(b.grantId) ?? 0))
   }
 

@@ -1,3 +1,4 @@
+import type { Mode } from '../domain/api-key'
 import type { GrantOffer, GrantRecord, RecipientIdentity } from '../domain/grant'
 import type { GrantHistoryEntry, GrantState, RejectionReason } from '../domain/grant-lifecycle'
 import type { AuditEntry } from '../domain/people'
@@ -58,6 +59,16 @@ export interface GrantLifeStore {
   grantsOfRecipient(
     email: string,
     options?: CallOptions & { limit?: number },
+  ): Promise<GrantRecord[]>
+  /**
+   * Every grant of a recipient (by normalised e-mail) in one program of one issuer and mode, from
+   * the `byRecipient` index page after page, then re-read strongly consistent (a grant whose
+   * address changed since is dropped). For the balance, which must count them all.
+   */
+  grantsOfRecipientIn(
+    email: string,
+    scope: { issuerId: string; mode: Mode; programId: string },
+    options?: CallOptions,
   ): Promise<GrantRecord[]>
   /** One transition or delivery event, with its history line, returns and audit entry. */
   change(change: GrantChange): Promise<LifeOutcome>

@@ -352,6 +352,40 @@ describe('GET /programs/{programId}/recipients/{email}/balance', () => {
     )
   })
 
+  it('counts every grant of the address in the program, however many (620 here), and none elsewhere', async () => {
+    const i = await newIssuer({ pool: 1_000 })
+    const email = 'many@example.com'
+    /** `n` grants of `amount`, 20 requests at a time; their ids. */
+    const grants = async (n: number, mode: 'TEST' | 'LIVE', amount: number, to = email) => {
+      const ids: string[] = []
+      for (let start = 0; start < n; start += 20) {
+        const made = await Promise.all(
+          Array.from({ length: Math.min(20, n - start) }, () =>
+            grant(i, mode, { recipient: { email: to }, amount }),
+          ),
+        )
+        ids.push(...made)
+      }
+      return ids
+    }
+    const [mine] = await Promise.all([
+      grants(620, 'TEST', 1),
+      // The same address in the issuer's other mode, and another address: not counted.
+      grants(5, 'LIVE', 1),
+      grants(5, 'TEST', 3, 'someone.else@example.com'),
+    ])
+    // One of them accepted: 1 accepted, 619 pending.
+    expect(
+      (await move(i.programs.TEST, mine[0] as string, i.keys.TEST, { to: 'accepted' })).status,
+    ).toBe(200)
+    expect((await balance(i.programs.TEST, email, i.keys.TEST)).body).toMatchObject({
+      tokenAmount: 1,
+      accepted: 1,
+      pending: 619,
+      grantCount: 620,
+    })
+  })
+
   it('refuses an address that is not one (400 naming email), before any read', async () => {
     const trips = countRoundTrips()
     try {
