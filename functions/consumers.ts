@@ -373,6 +373,8 @@ export const CONSUMERS = [
       programs: ['dynamodb:GetItem'],
       // The owners e-mailed when an endpoint is disabled after failing for days.
       memberships: ['dynamodb:Query'],
+      // Disabling an endpoint (410 Gone, failing for days) is audited, in the same transaction.
+      audit: ['dynamodb:PutItem'],
     },
     // Deliveries, hops of a long wait and replay pages go back on its own queue.
     sends: [WEBHOOKS_QUEUE.id],

@@ -1,7 +1,9 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda'
 import type { Mode } from '../domain/api-key'
+import { WEBHOOK_SENDER } from '../domain/people'
 import { webhookHeaders } from '../domain/webhook-signature'
 import {
+  type EndpointDisabledReason,
   nextAttemptDelay,
   payloadOf,
   SQS_MAX_DELAY_SECONDS,
@@ -18,6 +20,7 @@ import {
 import { logger } from '../runtime/logger'
 import { type QueueEntry, type QueueSender, sendAll } from '../runtime/queue-sender'
 import type { WebhookHttp } from '../runtime/safe-http'
+import { auditEntry } from '../stores/audit'
 import type { DynamoDbWebhookStore } from '../stores/webhooks.dynamodb'
 
 /**
@@ -247,6 +250,26 @@ export const makeWebhookSender = (deps: WebhookSenderDeps) => {
     )
 
   /** Seconds to wait until `at` (ms), at most one SQS hop, at least 1. */
+  /** The audit entry of the sender turning an endpoint off: the host only, never the URL's path. */
+  const disableAudit = (
+    endpoint: WebhookEndpointRecord,
+    reason: EndpointDisabledReason,
+    failingSince?: string,
+  ) =>
+    auditEntry({
+      issuerId: endpoint.issuerId,
+      actor: WEBHOOK_SENDER,
+      action: 'webhook.disable',
+      target: { type: 'webhook_endpoint', id: endpoint.endpointId },
+      now: clock(),
+      details: {
+        mode: endpoint.mode,
+        host: hostOf(endpoint.url),
+        reason,
+        ...(failingSince === undefined ? {} : { failingSince }),
+      },
+    })
+
   const hopDelay = (at: number) =>
     Math.min(SQS_MAX_DELAY_SECONDS, Math.max(1, Math.ceil((at - clock()) / 1000)))
 
@@ -414,7 +437,11 @@ export const makeWebhookSender = (deps: WebhookSenderDeps) => {
     }
     if (result.status === 410) {
       await store.recordAttempt(d.endpointId, d.messageId, attempt, { status: 'failed' })
-      await store.disableEndpoint(d.issuerId, d.endpointId, { reason: 'gone', at })
+      await store.disableEndpoint(d.issuerId, d.endpointId, {
+        reason: 'gone',
+        at,
+        audit: disableAudit(endpoint, 'gone'),
+      })
       logger.warn('Webhook endpoint answered 410 Gone: disabled', {
         endpointId: d.endpointId,
         host: hostOf(endpoint.url),
@@ -459,6 +486,7 @@ export const makeWebhookSender = (deps: WebhookSenderDeps) => {
         reason: 'failing',
         at,
         failingSince: after.failingSince,
+        audit: disableAudit(endpoint, 'failing', after.failingSince),
       })
       if (disabled === 'done') {
         // This message's next attempt (if any) finds the endpoint off and fails the message.

@@ -37,8 +37,11 @@ export type MembershipRecord = {
 export type Actor =
   | { kind: 'person'; sub: string; email: string }
   | { kind: 'operator'; label: 'operator CLI' }
+  /** The service itself, deciding by a rule no person applied (the webhook sender disabling an endpoint). */
+  | { kind: 'service'; label: 'webhook sender' }
 
 export const OPERATOR: Actor = { kind: 'operator', label: 'operator CLI' }
+export const WEBHOOK_SENDER: Actor = { kind: 'service', label: 'webhook sender' }
 
 /** How an actor is named on records people read (`createdBy`, `invitedBy`): e-mail or label. */
 export const actorLabel = (actor: Actor) => (actor.kind === 'person' ? actor.email : actor.label)

@@ -286,38 +286,44 @@ export class DynamoDbWebhookStore implements WebhookEndpointStore, WebhookMessag
    * `done`: this call disabled it (so only one caller e-mails its owners); `unchanged`: it was
    * already disabled, gone, or no longer failing since then.
    */
+  /**
+   * The sender turns an endpoint off (410 Gone, or failing for days), with the audit entry that
+   * says so, in one transaction; on condition that it is on (and, for `failingSince`, still failing
+   * since then: a success or a re-enable meanwhile wins): else `unchanged`, nothing written.
+   */
   async disableEndpoint(
     issuerId: string,
     endpointId: string,
-    input: { reason: EndpointDisabledReason; at: string; failingSince?: string },
+    input: { reason: EndpointDisabledReason; at: string; failingSince?: string; audit: AuditEntry },
     { signal }: Options = {},
   ): Promise<'done' | 'unchanged'> {
     const failing = input.failingSince !== undefined
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: endpointKey(issuerId, endpointId),
-          UpdateExpression:
-            'SET enabled = :false, disabledReason = :reason, disabledAt = :at, updatedAt = :at, #version = #version + :one',
-          ConditionExpression: `attribute_exists(pk) AND enabled = :true${failing ? ' AND failingSince = :since' : ''}`,
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: {
-            ':false': false,
-            ':true': true,
-            ':reason': input.reason,
-            ':at': input.at,
-            ':one': 1,
-            ...(failing ? { ':since': input.failingSince } : {}),
+    const outcome = await this.transact(
+      [
+        {
+          Update: {
+            TableName: this.table,
+            Key: endpointKey(issuerId, endpointId),
+            UpdateExpression:
+              'SET enabled = :false, disabledReason = :reason, disabledAt = :at, updatedAt = :at, #version = #version + :one',
+            ConditionExpression: `attribute_exists(pk) AND enabled = :true${failing ? ' AND failingSince = :since' : ''}`,
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: {
+              ':false': false,
+              ':true': true,
+              ':reason': input.reason,
+              ':at': input.at,
+              ':one': 1,
+              ...(failing ? { ':since': input.failingSince } : {}),
+            },
           },
-        }),
-        { abortSignal: signal },
-      )
-      return 'done'
-    } catch (error) {
-      if (isConditionFailed(error)) return 'unchanged'
-      throw error
-    }
+        },
+        auditPut(this.audit, input.audit),
+      ],
+      'disabling a webhook endpoint',
+      signal,
+    )
+    return outcome === 'done' ? 'done' : 'unchanged'
   }
 
   // ---- messages ----

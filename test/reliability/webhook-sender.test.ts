@@ -32,6 +32,7 @@ import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import { DynamoDbWebhookStore } from '../../functions/stores/webhooks.dynamodb'
 import { readMail } from '../../local/mail-sink'
 import { LocalQueue, localQueueSender, pollOnce } from '../../local/queue'
+import { auditLog } from '../manage/grants-support'
 import { admin, createKey, newIssuer } from '../support/api'
 import { config, documentClient, runtimeWith, wallClock } from '../support/runtime'
 import { interceptor } from '../support/sdk-intercept'
@@ -248,6 +249,15 @@ describe('delivery', () => {
       enabled: false,
       disabledReason: 'gone',
     })
+    // Audited, by the service itself: the host only.
+    expect((await auditLog(issuerId)).filter((e) => e.action === 'webhook.disable')).toEqual([
+      expect.objectContaining({
+        actor: { kind: 'service', label: 'webhook sender' },
+        action: 'webhook.disable',
+        target: { type: 'webhook_endpoint', id: endpoint.endpointId },
+        details: { mode: 'TEST', host: new URL(endpoint.url).host, reason: 'gone' },
+      }),
+    ])
     const [message] = await messagesOf(endpoint.endpointId)
     expect(message?.status).toBe('failed')
     expect(message?.attempts).toHaveLength(1)
@@ -345,6 +355,21 @@ describe('delivery', () => {
       disabledReason: 'failing',
       failingSince: new Date(start).toISOString(),
     })
+    // One audit entry, the service's: the host, never the URL's path or its token.
+    const entries = (await auditLog(issuerId)).filter((e) => e.action === 'webhook.disable')
+    expect(entries).toEqual([
+      expect.objectContaining({
+        actor: { kind: 'service', label: 'webhook sender' },
+        action: 'webhook.disable',
+        details: {
+          mode: endpoint.mode,
+          host: new URL(endpoint.url).host,
+          reason: 'failing',
+          failingSince: new Date(start).toISOString(),
+        },
+      }),
+    ])
+    expect(JSON.stringify(entries)).not.toContain('s3cr3t')
     const messages = await messagesOf(endpoint.endpointId)
     expect(messages.map((m) => [m.status, m.attempts.length])).toEqual([
       ['failed', 10],

@@ -172,6 +172,7 @@ describe('endpoints', () => {
         reason: 'failing',
         at: '2026-11-30T00:00:00.000Z',
         failingSince: '2026-11-21T00:00:00.000Z',
+        audit: audit(issuerId, 'webhook.disable'),
       }),
     ).toBe('unchanged')
     const disable = () =>
@@ -179,10 +180,14 @@ describe('endpoints', () => {
         reason: 'failing',
         at: '2026-11-30T00:00:00.000Z',
         failingSince: '2026-11-24T00:00:00.000Z',
+        audit: audit(issuerId, 'webhook.disable'),
       })
+    const audited = (await auditLog(issuerId)).length
     expect(await Promise.all([disable(), disable()])).toEqual(
       expect.arrayContaining(['done', 'unchanged']),
     )
+    // One disable, one audit entry: the loser and every `unchanged` write nothing.
+    expect((await auditLog(issuerId)).length).toBe(audited + 1)
     const now = await store.getEndpoint(issuerId, endpoint.endpointId)
     expect(now).toMatchObject({
       enabled: false,
@@ -193,6 +198,7 @@ describe('endpoints', () => {
       await store.disableEndpoint(issuerId, endpoint.endpointId, {
         reason: 'gone',
         at: '2026-11-30T00:00:00.000Z',
+        audit: audit(issuerId, 'webhook.disable'),
       }),
     ).toBe('unchanged')
     expect(
@@ -206,8 +212,10 @@ describe('endpoints', () => {
       await store.disableEndpoint(issuerId, `we_${base32()}`, {
         reason: 'gone',
         at: '2026-11-30T00:00:00.000Z',
+        audit: audit(issuerId, 'webhook.disable'),
       }),
     ).toBe('unchanged')
+    expect((await auditLog(issuerId)).length).toBe(audited + 1)
   })
 })
 
