@@ -13,14 +13,15 @@
  * seeded issuer, who then signs in. Run alone, `node --import tsx bench/console.ts` starts an
  * `npm start -- --in-memory` of its own and prints the figures as JSON.
  */
-import { execFile, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { gzipSync } from 'node:zlib'
+import { acceptInvitation } from '../test/support/cognito-call'
+import { invitedMember } from '../test/support/local-operator'
 
 // What the page's init script reads in the browser: the root tsconfig has Node's types, not the DOM's.
 declare const window: object
@@ -62,8 +63,6 @@ export const firstPageJsGzipBytes = (dist = DIST) =>
     0,
   )
 
-const run = promisify(execFile)
-
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)] as number
@@ -80,49 +79,10 @@ export async function measureConsole(opts: {
 
   // A viewer of the seeded issuer, invited with the admin CLI; the first sign-in (the temporary
   // password, then a password of their own) straight against Cognito's API.
-  const email = `bench-console-${randomUUID().slice(0, 8)}@example.com`
+  const server = { baseUrl, dir: localDir, seed }
+  const { email, temporary } = await invitedMember(server, 'viewer', 'bench-console')
   const password = `bench console ${randomUUID()}`
-  const cli = (args: string[]) =>
-    run(process.execPath, [TSX, 'bin/admin.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, VS_LOCAL_DIR: localDir },
-    })
-  await cli(['member', 'invite', '--issuer', seed.issuerId, '--email', email, '--role', 'viewer'])
-  const mails = (await (await fetch(`${baseUrl}/_local/mail.json`)).json()) as {
-    to: string
-    text: string
-  }[]
-  const temporary = /Temporary password: (\S+)/.exec(
-    mails.find((m) => m.to === email)?.text ?? '',
-  )?.[1]
-  if (!temporary) throw new Error(`no invitation for ${email} in ${baseUrl}/_local/mail.json`)
-  const config = (await (await fetch(`${baseUrl}/app/config.json`)).json()) as {
-    userPoolClientId: string
-    cognitoEndpoint: string
-  }
-  const cognito = async (target: string, body: unknown) => {
-    const response = await fetch(config.cognitoEndpoint, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-amz-json-1.1',
-        'x-amz-target': `AWSCognitoIdentityProviderService.${target}`,
-      },
-      body: JSON.stringify(body),
-    })
-    if (!response.ok) throw new Error(`${target}: ${response.status} ${await response.text()}`)
-    return (await response.json()) as { Session?: string }
-  }
-  const challenge = await cognito('InitiateAuth', {
-    ClientId: config.userPoolClientId,
-    AuthFlow: 'USER_PASSWORD_AUTH',
-    AuthParameters: { USERNAME: email, PASSWORD: temporary },
-  })
-  await cognito('RespondToAuthChallenge', {
-    ClientId: config.userPoolClientId,
-    ChallengeName: 'NEW_PASSWORD_REQUIRED',
-    Session: challenge.Session,
-    ChallengeResponses: { USERNAME: email, NEW_PASSWORD: password },
-  })
+  await acceptInvitation(server, { email, temporary }, password)
 
   const browser = await chromium.launch({
     executablePath: process.env.VS_CHROMIUM ?? '/usr/bin/chromium',

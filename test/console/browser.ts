@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process'
-import { randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -12,9 +11,10 @@ import {
   type Locator,
   type Page,
 } from 'playwright-core'
-import type { Mail } from '../../local/mail-sink'
 import type { Seed } from '../../local/seed'
 import { findChromium, noBrowserLine } from '../support/chromium'
+import { cognitoOk } from '../support/cognito-call'
+import { invitedMember } from '../support/local-operator'
 import { launchNpmStart, type Started, waitFor } from '../support/npm-start'
 import { ROOT } from '../support/root'
 
@@ -30,7 +30,6 @@ declare const document: { activeElement: unknown }
  * one `npm test` installed: test/support/chromium.ts), axe-core injected into each page, and a
  * screenshot of each page.
  */
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs')
 const VITE = resolve(ROOT, 'node_modules/vite/bin/vite.js')
 const run = promisify(execFile)
 export const OUTPUT = resolve(ROOT, 'test-output/console')
@@ -137,35 +136,8 @@ export const startServerAndBrowser = async () => {
   return { server, browser }
 }
 
-/** The operator's admin CLI on that server's tables and emulator, as `npm run admin -- ...`. */
-export const adminCli = async (server: LocalServer, args: string[]) => {
-  try {
-    const { stdout } = await run(process.execPath, [TSX, 'bin/admin.ts', ...args, '--json'], {
-      cwd: ROOT,
-      env: { ...process.env, VS_LOCAL_DIR: server.dir },
-    })
-    return JSON.parse(stdout)
-  } catch (error) {
-    const e = error as { stderr?: string; message: string }
-    throw new Error(`admin ${args.join(' ')} failed: ${e.stderr ?? e.message}`)
-  }
-}
-
-/**
- * The newest mail to `email` in the server's mail sink (listed newest first) whose subject has
- * `subject` in it, once it is there.
- */
-export const mailTo = async (server: LocalServer, email: string, subject = ''): Promise<Mail> => {
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const response = await fetch(`${server.baseUrl}/_local/mail.json`)
-    const mails = (await response.json()) as Mail[]
-    const mine = mails.find((m) => m.to === email && m.subject.includes(subject))
-    if (mine) return mine
-    if (Date.now() > deadline) throw new Error(`no mail to ${email} about ${subject}`)
-    await new Promise((r) => setTimeout(r, 200))
-  }
-}
+// The admin CLI and the mail sink, from test/support/local-operator.ts (no browser there).
+export { adminCli, mailTo, temporaryPasswordIn } from '../support/local-operator'
 
 /** Presses Tab until `locator` has the focus: proof that the keyboard reaches it. */
 export const tabTo = async (page: Page, locator: Locator, max = 80) => {
@@ -185,12 +157,6 @@ export const visible = async (locator: Locator, timeout = 30_000) => {
     throw error
   }
   return locator.first()
-}
-
-export const temporaryPasswordIn = (mail: Mail) => {
-  const found = /Temporary password: (\S+)/.exec(mail.text)?.[1]
-  if (!found) throw new Error(`no temporary password in ${mail.text}`)
-  return found
 }
 
 /** A fresh context (its own storage, like another person's browser) with the clipboard allowed. */
@@ -278,23 +244,10 @@ export const memberAccessToken = async (
   email: string,
   password = MEMBER_PASSWORD,
 ) => {
-  const config = (await (await fetch(`${server.baseUrl}/app/config.json`)).json()) as {
-    cognitoEndpoint: string
-    userPoolClientId: string
-  }
-  const response = await fetch(config.cognitoEndpoint, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-amz-json-1.1',
-      'X-Amz-Target': 'AWSCognitoIdentityProviderService.InitiateAuth',
-    },
-    body: JSON.stringify({
-      ClientId: config.userPoolClientId,
-      AuthFlow: 'USER_PASSWORD_AUTH',
-      AuthParameters: { USERNAME: email, PASSWORD: password },
-    }),
+  const data = await cognitoOk(server, 'InitiateAuth', {
+    AuthFlow: 'USER_PASSWORD_AUTH',
+    AuthParameters: { USERNAME: email, PASSWORD: password },
   })
-  const data = (await response.json()) as { AuthenticationResult?: { AccessToken: string } }
   if (!data.AuthenticationResult) throw new Error(`no token for ${email}: ${JSON.stringify(data)}`)
   return data.AuthenticationResult.AccessToken
 }
@@ -311,18 +264,7 @@ export const signedInMember = async (
   role: string,
   { origin = server.baseUrl, who = role }: { origin?: string; who?: string } = {},
 ) => {
-  const email = `${who}-${randomUUID().slice(0, 8)}@example.com`
-  await adminCli(server, [
-    'member',
-    'invite',
-    '--issuer',
-    server.seed.issuerId,
-    '--email',
-    email,
-    '--role',
-    role,
-  ])
-  const temporary = temporaryPasswordIn(await mailTo(server, email))
+  const { email, temporary } = await invitedMember(server, role, who)
   const context = await newContext(browser, origin)
   const page = await context.newPage()
   await page.goto('/app/accept')

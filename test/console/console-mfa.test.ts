@@ -3,15 +3,14 @@ import jsQR from 'jsqr'
 import * as OTPAuth from 'otpauth'
 import type { Browser, Page } from 'playwright-core'
 import { PNG } from 'pngjs'
+import { cognitoCall } from '../support/cognito-call'
+import { invitedMember } from '../support/local-operator'
 import {
-  adminCli,
   checkPage,
   type LocalServer,
-  mailTo,
   newContext,
   SET_UP_MS,
   startServerAndBrowser,
-  temporaryPasswordIn,
   visible,
   watchConsole,
 } from './browser'
@@ -39,21 +38,8 @@ beforeAll(async () => {
 }, SET_UP_MS)
 
 const PASSWORD = 'a long passphrase for the console'
-const address = (who: string) => `${who}-${randomUUID().slice(0, 8)}@example.com`
-
-const invite = async (email: string) => {
-  await adminCli(server, [
-    'member',
-    'invite',
-    '--issuer',
-    server.seed.issuerId,
-    '--email',
-    email,
-    '--role',
-    'admin',
-  ])
-  return temporaryPasswordIn(await mailTo(server, email))
-}
+/** An admin of the seeded issuer, invited by the operator: their address and temporary password. */
+const invite = (who: string) => invitedMember(server, 'admin', who)
 
 const totpOf = (secret: string, label: string) =>
   new OTPAuth.TOTP({
@@ -97,8 +83,7 @@ const serious = (list: string[]) =>
   )
 
 it('sets up an authenticator app with a QR code, asks for its code at sign-in, refuses a wrong one, and turns it off', async () => {
-  const email = address('mfa')
-  const temporary = await invite(email)
+  const { email, temporary } = await invite('mfa')
   const context = await newContext(browser, server.baseUrl)
   const page = await context.newPage()
   const problems = watchConsole(page)
@@ -206,33 +191,6 @@ it('sets up an authenticator app with a QR code, asks for its code at sign-in, r
   await context.close()
 })
 
-/** Cognito's JSON API of the emulator, as the console calls it: the answer or the refusal. */
-const cognitoCall = async (target: string, body: Record<string, unknown>) => {
-  const config = (await (await fetch(`${server.baseUrl}/app/config.json`)).json()) as {
-    cognitoEndpoint: string
-    userPoolClientId: string
-  }
-  const response = await fetch(config.cognitoEndpoint, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-amz-json-1.1',
-      'X-Amz-Target': `AWSCognitoIdentityProviderService.${target}`,
-    },
-    body: JSON.stringify({ ClientId: config.userPoolClientId, ...body }),
-  })
-  // biome-ignore lint/suspicious/noExplicitAny: Cognito's answers, read field by field below.
-  const data = (await response.json()) as any
-  return response.ok
-    ? { ok: true as const, data }
-    : {
-        ok: false as const,
-        type: String(data.__type ?? data.code)
-          .split('#')
-          .pop(),
-        message: String(data.message),
-      }
-}
-
 const refused = (type: string, message: string | RegExp) => ({
   ok: false,
   type,
@@ -240,77 +198,83 @@ const refused = (type: string, message: string | RegExp) => ({
 })
 
 it('emulator: checks the access token, the first code, the challenge session and the code, as Cognito does', async () => {
-  const email = address('mfa-api')
-  const temporary = await invite(email)
-  const first = await cognitoCall('InitiateAuth', {
+  const { email, temporary } = await invite('mfa-api')
+  const first = await cognitoCall(server, 'InitiateAuth', {
     AuthFlow: 'USER_PASSWORD_AUTH',
     AuthParameters: { USERNAME: email, PASSWORD: temporary },
   })
   expect(first.ok && first.data.ChallengeName).toBe('NEW_PASSWORD_REQUIRED')
   if (!first.ok) throw new Error('unreachable')
-  const accepted = await cognitoCall('RespondToAuthChallenge', {
+  const accepted = await cognitoCall(server, 'RespondToAuthChallenge', {
     ChallengeName: 'NEW_PASSWORD_REQUIRED',
     Session: first.data.Session,
     ChallengeResponses: {
-      USERNAME: first.data.ChallengeParameters.USER_ID_FOR_SRP,
+      USERNAME: first.data.ChallengeParameters?.USER_ID_FOR_SRP,
       NEW_PASSWORD: PASSWORD,
     },
   })
   if (!accepted.ok) throw new Error(`not accepted: ${accepted.message}`)
-  const accessToken = accepted.data.AuthenticationResult.AccessToken as string
+  const accessToken = accepted.data.AuthenticationResult?.AccessToken
+  if (!accessToken) throw new Error(`no access token: ${JSON.stringify(accepted.data)}`)
 
   // A token with a changed payload (the signature no longer matches) is refused.
   const [header, payload, signature] = accessToken.split('.') as [string, string, string]
   const claims = JSON.parse(Buffer.from(payload, 'base64url').toString())
   const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 3600 })).toString('base64url')}.${signature}`
-  expect(await cognitoCall('AssociateSoftwareToken', { AccessToken: forged })).toEqual(
+  expect(await cognitoCall(server, 'AssociateSoftwareToken', { AccessToken: forged })).toEqual(
     refused('NotAuthorizedException', 'Invalid Access Token'),
   )
   expect(
-    await cognitoCall('SetUserMFAPreference', {
+    await cognitoCall(server, 'SetUserMFAPreference', {
       AccessToken: forged,
       SoftwareTokenMfaSettings: { Enabled: false },
     }),
   ).toEqual(refused('NotAuthorizedException', 'Invalid Access Token'))
 
   // A wrong first code: EnableSoftwareTokenMFAException, and MFA stays off.
-  const associated = await cognitoCall('AssociateSoftwareToken', { AccessToken: accessToken })
+  const associated = await cognitoCall(server, 'AssociateSoftwareToken', {
+    AccessToken: accessToken,
+  })
   if (!associated.ok) throw new Error(associated.message)
-  const totp = totpOf(associated.data.SecretCode, email)
+  const { SecretCode: secretCode } = associated.data
+  if (!secretCode) throw new Error(`no secret code: ${JSON.stringify(associated.data)}`)
+  const totp = totpOf(secretCode, email)
   expect(
-    await cognitoCall('VerifySoftwareToken', {
+    await cognitoCall(server, 'VerifySoftwareToken', {
       AccessToken: accessToken,
       UserCode: wrongCode(totp),
     }),
   ).toEqual(
     refused('EnableSoftwareTokenMFAException', 'Code mismatch and fail enable Software Token MFA'),
   )
-  const before = await cognitoCall('GetUser', { AccessToken: accessToken })
+  const before = await cognitoCall(server, 'GetUser', { AccessToken: accessToken })
   expect(before.ok && (before.data.UserMFASettingList ?? [])).toEqual([])
   expect(
-    await cognitoCall('VerifySoftwareToken', {
+    await cognitoCall(server, 'VerifySoftwareToken', {
       AccessToken: accessToken,
       UserCode: totp.generate(),
     }),
   ).toMatchObject({ ok: true, data: { Status: 'SUCCESS' } })
   expect(
-    await cognitoCall('SetUserMFAPreference', {
+    await cognitoCall(server, 'SetUserMFAPreference', {
       AccessToken: accessToken,
       SoftwareTokenMfaSettings: { Enabled: true, PreferredMfa: true },
     }),
   ).toMatchObject({ ok: true })
 
   // The password now leads to the SOFTWARE_TOKEN_MFA challenge.
-  const signIn = await cognitoCall('InitiateAuth', {
+  const signIn = await cognitoCall(server, 'InitiateAuth', {
     AuthFlow: 'USER_PASSWORD_AUTH',
     AuthParameters: { USERNAME: email, PASSWORD: PASSWORD },
   })
   if (!signIn.ok) throw new Error(signIn.message)
   expect(signIn.data.ChallengeName).toBe('SOFTWARE_TOKEN_MFA')
   expect(signIn.data.AuthenticationResult).toBeUndefined()
-  const username = signIn.data.ChallengeParameters.USER_ID_FOR_SRP as string
+  const username = signIn.data.ChallengeParameters?.USER_ID_FOR_SRP
+  const challenge = signIn.data.Session
+  if (!username || !challenge) throw new Error(`no challenge: ${JSON.stringify(signIn.data)}`)
   const answer = (session: string, code: string) =>
-    cognitoCall('RespondToAuthChallenge', {
+    cognitoCall(server, 'RespondToAuthChallenge', {
       ChallengeName: 'SOFTWARE_TOKEN_MFA',
       Session: session,
       ChallengeResponses: { USERNAME: username, SOFTWARE_TOKEN_MFA_CODE: code },
@@ -321,19 +285,19 @@ it('emulator: checks the access token, the first code, the challenge session and
     refused('NotAuthorizedException', /session/),
   )
   // A wrong code is CodeMismatchException; the same session then takes the right one, once.
-  expect(await answer(signIn.data.Session, wrongCode(totp))).toEqual(
+  expect(await answer(challenge, wrongCode(totp))).toEqual(
     refused('CodeMismatchException', 'Invalid code received for user'),
   )
-  const signedIn = await answer(signIn.data.Session, totp.generate())
+  const signedIn = await answer(challenge, totp.generate())
   if (!signedIn.ok) throw new Error(signedIn.message)
-  expect(signedIn.data.AuthenticationResult.AccessToken).toEqual(expect.any(String))
-  expect(await answer(signIn.data.Session, totp.generate())).toEqual(
+  expect(signedIn.data.AuthenticationResult?.AccessToken).toEqual(expect.any(String))
+  expect(await answer(challenge, totp.generate())).toEqual(
     refused('NotAuthorizedException', /session/),
   )
   // Its refresh token refreshes.
-  const refreshed = await cognitoCall('InitiateAuth', {
+  const refreshed = await cognitoCall(server, 'InitiateAuth', {
     AuthFlow: 'REFRESH_TOKEN_AUTH',
-    AuthParameters: { REFRESH_TOKEN: signedIn.data.AuthenticationResult.RefreshToken },
+    AuthParameters: { REFRESH_TOKEN: signedIn.data.AuthenticationResult?.RefreshToken },
   })
-  expect(refreshed.ok && typeof refreshed.data.AuthenticationResult.AccessToken).toBe('string')
+  expect(refreshed.ok && typeof refreshed.data.AuthenticationResult?.AccessToken).toBe('string')
 })

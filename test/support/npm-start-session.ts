@@ -1,9 +1,11 @@
-import { randomUUID } from 'node:crypto'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Seed } from '../../local/seed'
-import { adminCli, type LocalServer, mailTo, temporaryPasswordIn } from '../console/browser'
+// A type only: nothing of the browser helpers (Playwright) is loaded here.
+import type { LocalServer } from '../console/browser'
+import { acceptInvitation } from './cognito-call'
+import { invitedMember } from './local-operator'
 import { launchNpmStart, waitFor } from './npm-start'
 
 /**
@@ -40,60 +42,12 @@ export const startNpmStartSession = async (
   }
 }
 
-/** Cognito's JSON API at the emulator, as the console calls it. */
-const cognito = async (server: LocalServer, target: string, body: unknown) => {
-  const config = (await (await fetch(`${server.baseUrl}/app/config.json`)).json()) as {
-    cognitoEndpoint: string
-    userPoolClientId: string
-  }
-  const response = await fetch(config.cognitoEndpoint, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-amz-json-1.1',
-      'X-Amz-Target': `AWSCognitoIdentityProviderService.${target}`,
-    },
-    body: JSON.stringify({ ClientId: config.userPoolClientId, ...(body as object) }),
-  })
-  return (await response.json()) as {
-    ChallengeName?: string
-    Session?: string
-    AuthenticationResult?: { AccessToken: string }
-  }
-}
-
 /** A member of the seeded issuer with `role`, invited with the CLI, first sign-in done: an access token. */
 export const memberToken = async (
   server: LocalServer,
   role: 'owner' | 'admin' | 'viewer' = 'admin',
-): Promise<string> => {
-  const email = `${role}-${randomUUID().slice(0, 8)}@example.com`
-  await adminCli(server, [
-    'member',
-    'invite',
-    '--issuer',
-    server.seed.issuerId,
-    '--email',
-    email,
-    '--role',
-    role,
-  ])
-  const temporary = temporaryPasswordIn(await mailTo(server, email))
-  const challenge = await cognito(server, 'InitiateAuth', {
-    AuthFlow: 'USER_PASSWORD_AUTH',
-    AuthParameters: { USERNAME: email, PASSWORD: temporary },
-  })
-  if (challenge.ChallengeName !== 'NEW_PASSWORD_REQUIRED') {
-    throw new Error(`expected NEW_PASSWORD_REQUIRED, got ${JSON.stringify(challenge)}`)
-  }
-  const answer = await cognito(server, 'RespondToAuthChallenge', {
-    ChallengeName: 'NEW_PASSWORD_REQUIRED',
-    Session: challenge.Session,
-    ChallengeResponses: { USERNAME: email, NEW_PASSWORD: 'a long passphrase for a test member' },
-  })
-  const token = answer.AuthenticationResult?.AccessToken
-  if (!token) throw new Error(`no access token: ${JSON.stringify(answer)}`)
-  return token
-}
+): Promise<string> =>
+  acceptInvitation(server, await invitedMember(server, role), 'a long passphrase for a test member')
 
 export type SessionCall = { status: number; body: Record<string, unknown> }
 
