@@ -22,6 +22,16 @@ import { BATCH_PAGE, RATE_MIN_MS } from '../functions/http/batch-view'
 import { ERROR_CODES, MANAGEMENT_ONLY_CODES, problemType } from '../functions/http/problem'
 import { UPLOAD_ID } from '../functions/stores/uploads.store'
 import {
+  managePeopleParameters,
+  managePeoplePaths,
+  managePeopleSchemas,
+} from './openapi-manage-people'
+import {
+  manageProgramsParameters,
+  manageProgramsPaths,
+  manageProgramsSchemas,
+} from './openapi-manage-programs'
+import {
   BEARER,
   jsonBody,
   jsonContent,
@@ -1201,6 +1211,8 @@ export const buildOpenApi = () => ({
       },
     },
     ...webhookPaths,
+    ...manageProgramsPaths,
+    ...managePeoplePaths,
   },
   // What the service sends to an issuer's webhook endpoints (OpenAPI 3.1), one entry per kind.
   webhooks: webhooksSection,
@@ -1250,6 +1262,8 @@ export const buildOpenApi = () => ({
         schema: { type: 'string', pattern: '^gr_[0-9a-z]{26}$' },
       },
       ...webhookParameters,
+      ...manageProgramsParameters,
+      ...managePeopleParameters,
       IdempotencyKey: {
         name: 'Idempotency-Key',
         in: 'header',
@@ -1558,6 +1572,8 @@ export const buildOpenApi = () => ({
         properties: manageProblemProperties(),
       },
       ...webhookSchemas,
+      ...manageProgramsSchemas,
+      ...managePeopleSchemas,
     },
     responses: {
       ...Object.fromEntries(
