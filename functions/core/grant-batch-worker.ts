@@ -14,6 +14,7 @@ import {
 import { DomainError } from '../domain/errors'
 import { startDeadline } from '../runtime/deadline'
 import { logger } from '../runtime/logger'
+import { type Backoff, retrying } from '../runtime/retry'
 import { sleep as realSleep } from '../runtime/sleep'
 import { auditEntry } from '../stores/audit'
 import type { DynamoDbBatchStore } from '../stores/batches.dynamodb'
@@ -31,6 +32,17 @@ export const WORKER_BUDGET = {
   rowBudgetMs: 7_500,
   cancelCheckMs: 1_000,
 } as const
+
+/**
+ * A store call's retries: as many as the delivery's time allows (its deadline ends them), 25 ms
+ * doubling to 2 s, half of each wait random so deliveries that met spread out.
+ */
+const STORE_BACKOFF: Backoff = {
+  attempts: Number.POSITIVE_INFINITY,
+  baseDelayMs: 25,
+  maxDelayMs: 2_000,
+  jitter: 'equal',
+}
 
 /** The longest a delivery runs (the worker function's timeout): who finished a batch is gone after. */
 const FINISHER_MAX_MS = consumerById('GrantBatchWorker').timeoutSeconds * 1000
@@ -154,17 +166,15 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     setMaxListeners(4 * rowsInParallel + 16, runSignal)
 
     /** A store call, tried again while it fails for a passing reason and there is time. */
-    const store = async <T>(call: () => Promise<T>): Promise<T> => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return await call()
-        } catch (error) {
-          const pause = backoff(attempt)
-          if (!isTransient(error) || Date.now() + pause > hardEnd - 1_000) throw error
-          await sleep(pause, runSignal)
-        }
-      }
-    }
+    const store = <T>(call: () => Promise<T>): Promise<T> =>
+      retrying(call, {
+        backoff: STORE_BACKOFF,
+        again: isTransient,
+        until: hardEnd - 1_000,
+        signal: runSignal,
+        sleep,
+        random,
+      })
 
     const batch = await store(() => batches.getBatch(batchId, { signal: runSignal }))
     if (!batch) {

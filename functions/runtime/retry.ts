@@ -30,8 +30,9 @@ export const backoffDelay = (backoff: Backoff, attempt: number, random: () => nu
 
 /**
  * Sends again while `send` throws an error `again` accepts, up to `backoff.attempts` sends with
- * the backoff's waits between them (cut short when `signal` aborts). Past the last, `exhausted`
- * decides what the caller is told (by default the last error, as it was thrown).
+ * the backoff's waits between them (cut short when `signal` aborts), and only while the wait ends
+ * before `until` (ms on `now`'s clock: a caller bound by a deadline rather than a count). Past the
+ * last, `exhausted` decides what the caller is told (by default the last error, as it was thrown).
  */
 export const retrying = async <T>(
   send: () => Promise<T>,
@@ -42,6 +43,7 @@ export const retrying = async <T>(
       throw error
     },
     signal,
+    until = Number.POSITIVE_INFINITY,
     sleep = realSleep,
     random = Math.random,
     now = Date.now,
@@ -50,6 +52,7 @@ export const retrying = async <T>(
     again: (error: unknown) => boolean
     exhausted?: (error: unknown, attempts: number, elapsedMs: number) => T
     signal?: AbortSignal | undefined
+    until?: number
   },
 ): Promise<T> => {
   const started = now()
@@ -58,8 +61,11 @@ export const retrying = async <T>(
       return await send()
     } catch (error) {
       if (!again(error)) throw error
-      if (attempt >= backoff.attempts) return exhausted(error, attempt, now() - started)
-      await sleep(backoffDelay(backoff, attempt, random), signal)
+      const delay = backoffDelay(backoff, attempt, random)
+      if (attempt >= backoff.attempts || now() + delay > until) {
+        return exhausted(error, attempt, now() - started)
+      }
+      await sleep(delay, signal)
     }
   }
 }
