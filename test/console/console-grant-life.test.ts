@@ -138,6 +138,8 @@ it('previews the e-mail before sending one, then shows the grant’s page and it
   await resend.getByRole('button', { name: 'Resend offer' }).click()
   await visible(resend.getByRole('alert').filter({ hasText: 'can be sent again in' }))
   await resend.getByRole('button', { name: 'Cancel' }).click()
+  // Closed, the refusal stays next to the button that asked (console/src/ui-pages.tsx ConfirmButton).
+  await visible(page.getByRole('alert').filter({ hasText: 'can be sent again in' }))
   const moved = await fetch(`${server.baseUrl}/_local/clock`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

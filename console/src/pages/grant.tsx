@@ -2,7 +2,6 @@ import { useState } from 'preact/hooks'
 import type { Grant } from '../api'
 import { useScope } from '../scope'
 import {
-  Alert,
   ConfirmDialog,
   CopyButton,
   can,
@@ -16,6 +15,7 @@ import {
   useAction,
   useLoad,
 } from '../ui'
+import { ConfirmButton, NotFound } from '../ui-pages'
 
 type HistoryLine = Grant['history'][number]
 
@@ -101,13 +101,11 @@ const Timeline = ({ grant }: { grant: Grant }) => (
   </section>
 )
 
-type Dialog = 'cancel' | 'resend' | 'email' | undefined
-
 export const GrantPage = ({ grantId }: { grantId: string }) => {
   const scope = useScope()
   const [message, setMessage] = useState('')
   const [version, setVersion] = useState(0)
-  const [dialog, setDialog] = useState<Dialog>()
+  const [correcting, setCorrecting] = useState(false)
   const [email, setEmail] = useState('')
   const {
     data: grant,
@@ -118,13 +116,12 @@ export const GrantPage = ({ grantId }: { grantId: string }) => {
 
   if (error) {
     return (
-      <>
-        <PageTitle title="Grant not found">Grant not found</PageTitle>
-        <Alert>{error}</Alert>
-        <p>
-          <a href={scope.at('programs')}>Back to the programs</a>
-        </p>
-      </>
+      <NotFound
+        title="Grant not found"
+        error={error}
+        back={scope.at('programs')}
+        backText="Back to the programs"
+      />
     )
   }
   if (!grant) return <p role="status">Loading the grant…</p>
@@ -132,12 +129,12 @@ export const GrantPage = ({ grantId }: { grantId: string }) => {
   const open = grant.status === 'reserved' || grant.status === 'offered'
   const admin = can(scope.role, 'admin')
   const close = () => {
-    setDialog(undefined)
+    setCorrecting(false)
     action.setError('')
     action.setErrors({})
   }
   const done = (text: string) => {
-    setDialog(undefined)
+    setCorrecting(false)
     setMessage(text)
     setVersion((v) => v + 1)
   }
@@ -231,65 +228,51 @@ export const GrantPage = ({ grantId }: { grantId: string }) => {
       </dl>
       {admin && open ? (
         <div class="actions">
-          <button type="button" onClick={() => setDialog('resend')}>
-            Resend offer
-          </button>
+          <ConfirmButton
+            label="Resend offer"
+            title="Resend the offer?"
+            confirmLabel="Resend offer"
+            onConfirm={async () => {
+              await scope.api.resendOffer(grant.id)
+              done(`The offer is on its way to ${grant.recipient.email} again.`)
+            }}
+          >
+            <p>
+              {grant.recipient.email} gets the offer e-mail again, with a new link. At most once
+              every 10 minutes.
+            </p>
+          </ConfirmButton>
           <button
             type="button"
             onClick={() => {
               setEmail(grant.recipient.email)
-              setDialog('email')
+              setCorrecting(true)
             }}
           >
             Correct e-mail
           </button>
-          <button type="button" class="danger" onClick={() => setDialog('cancel')}>
-            Cancel grant
-          </button>
+          <ConfirmButton
+            label="Cancel grant"
+            buttonClass="danger"
+            title="Cancel this grant?"
+            confirmLabel="Cancel grant"
+            danger
+            onConfirm={async () => {
+              await scope.api.cancelGrant(grant.id)
+              done(`Grant canceled: ${formatNumber(grant.amount)} shares went back to the pool.`)
+            }}
+          >
+            <p>
+              The recipient can no longer accept it, and its {formatNumber(grant.amount)} shares go
+              back to the program’s pool. This cannot be undone.
+            </p>
+          </ConfirmButton>
         </div>
       ) : null}
       <Timeline grant={grant} />
+      {/* A form more than a confirmation: the new address, its error next to it. */}
       <ConfirmDialog
-        open={dialog === 'cancel'}
-        title="Cancel this grant?"
-        confirmLabel="Cancel grant"
-        danger
-        busy={action.busy}
-        error={action.error || undefined}
-        onClose={close}
-        onConfirm={() =>
-          action.run(async () => {
-            await scope.api.cancelGrant(grant.id)
-            done(`Grant canceled: ${formatNumber(grant.amount)} shares went back to the pool.`)
-          })
-        }
-      >
-        <p>
-          The recipient can no longer accept it, and its {formatNumber(grant.amount)} shares go back
-          to the program’s pool. This cannot be undone.
-        </p>
-      </ConfirmDialog>
-      <ConfirmDialog
-        open={dialog === 'resend'}
-        title="Resend the offer?"
-        confirmLabel="Resend offer"
-        busy={action.busy}
-        error={action.error || undefined}
-        onClose={close}
-        onConfirm={() =>
-          action.run(async () => {
-            await scope.api.resendOffer(grant.id)
-            done(`The offer is on its way to ${grant.recipient.email} again.`)
-          })
-        }
-      >
-        <p>
-          {grant.recipient.email} gets the offer e-mail again, with a new link. At most once every
-          10 minutes.
-        </p>
-      </ConfirmDialog>
-      <ConfirmDialog
-        open={dialog === 'email'}
+        open={correcting}
         title="Correct the recipient’s e-mail"
         confirmLabel="Correct and resend"
         busy={action.busy}

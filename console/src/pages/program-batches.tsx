@@ -1,17 +1,8 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import type { BatchSummary, Program } from '../api'
 import { useScope } from '../scope'
-import {
-  Alert,
-  ConfirmDialog,
-  can,
-  errorText,
-  formatNumber,
-  Status,
-  StatusBadge,
-  Time,
-  useAction,
-} from '../ui'
+import { can, formatNumber, Status, StatusBadge, Time } from '../ui'
+import { ConfirmButton, PagedList, usePagedList } from '../ui-pages'
 
 /**
  * A program's batches of send to many, from the management API (every batch of the program, not
@@ -22,7 +13,6 @@ import {
 
 /** How often the list is read again while a batch moves. */
 export const BATCHES_POLL_MS = 3_000
-const PAGE = 20
 const MOVING = new Set(['queued', 'running', 'canceling'])
 export const CANCELABLE = new Set(['queued', 'running', 'stalled'])
 
@@ -91,133 +81,48 @@ export const CancelBatch = ({
   onCanceled: (batch: BatchSummary) => void
 }) => {
   const { api } = useScope()
-  const [asking, setAsking] = useState(false)
-  const { busy, error, run, setError } = useAction()
   return (
-    <>
-      <button
-        type="button"
-        class="danger"
-        aria-label={`Cancel batch ${batch.id}`}
-        disabled={busy}
-        onClick={() => {
-          setError('')
-          setAsking(true)
-        }}
-      >
-        {busy ? 'Canceling…' : 'Cancel'}
-      </button>
-      <Alert>{!asking && error}</Alert>
-      <ConfirmDialog
-        open={asking}
-        title={`Cancel batch ${batch.id}?`}
-        confirmLabel="Cancel the batch"
-        closeLabel="Keep sending"
-        danger
-        busy={busy}
-        error={asking && error}
-        onConfirm={() =>
-          run(async () => {
-            const answer = await api.cancelBatch(programId, batch.id)
-            setAsking(false)
-            onCanceled(answer)
-          })
-        }
-        onClose={() => setAsking(false)}
-      >
-        <p>
-          Rows not yet sent will not be sent: they end <strong>canceled</strong>. The{' '}
-          {formatNumber(batch.counts.granted)} rows granted so far stay granted (a grant is canceled
-          on its own page), and a row being granted at this very moment may still be.
-        </p>
-        <p>
-          {rowsText(batch.counts.pending)} of {formatNumber(batch.counts.total)} are still pending.
-        </p>
-      </ConfirmDialog>
-    </>
+    <ConfirmButton
+      label="Cancel"
+      busyLabel="Canceling…"
+      buttonLabel={`Cancel batch ${batch.id}`}
+      buttonClass="danger"
+      title={`Cancel batch ${batch.id}?`}
+      confirmLabel="Cancel the batch"
+      closeLabel="Keep sending"
+      danger
+      onConfirm={async () => onCanceled(await api.cancelBatch(programId, batch.id))}
+    >
+      <p>
+        Rows not yet sent will not be sent: they end <strong>canceled</strong>. The{' '}
+        {formatNumber(batch.counts.granted)} rows granted so far stay granted (a grant is canceled
+        on its own page), and a row being granted at this very moment may still be.
+      </p>
+      <p>
+        {rowsText(batch.counts.pending)} of {formatNumber(batch.counts.total)} are still pending.
+      </p>
+    </ConfirmButton>
   )
 }
 
 export const ProgramBatches = ({ program }: { program: Program }) => {
   const scope = useScope()
   const { api } = scope
-  const [batches, setBatches] = useState<BatchSummary[]>([])
-  const [next, setNext] = useState<string | null>(null)
-  const [loaded, setLoaded] = useState(false)
-  const [error, setError] = useState('')
-  const [more, setMore] = useState(false)
   const [message, setMessage] = useState('')
-  const [tick, setTick] = useState(0)
-  const shownCount = useRef(0)
-  shownCount.current = batches.length
-  const moving = batches.some((b) => MOVING.has(b.status))
-
-  // The first page.
-  useEffect(() => {
-    let stopped = false
-    setLoaded(false)
-    setBatches([])
-    setNext(null)
-    api
-      .listBatches(program.id, { limit: PAGE })
-      .then((page) => {
-        if (stopped) return
-        setBatches(page.data)
-        setNext(page.nextCursor)
-        setError('')
-      })
-      .catch((e: unknown) => {
-        if (!stopped) setError(errorText(e))
-      })
-      .finally(() => {
-        if (!stopped) setLoaded(true)
-      })
-    return () => {
-      stopped = true
-    }
-  }, [api, program.id])
-
-  // While a batch moves, the newest batches (as many as are shown) again every few seconds.
-  useEffect(() => {
-    if (!moving) return
-    let stopped = false
-    const timer = window.setTimeout(async () => {
-      try {
-        const page = await api.listBatches(program.id, {
-          limit: Math.min(100, Math.max(PAGE, shownCount.current)),
-        })
-        if (stopped) return
-        setBatches((shown) => merge(page.data, shown))
-        setError('')
-      } catch (e) {
-        if (!stopped) setError(errorText(e))
-      } finally {
-        if (!stopped) setTick((t) => t + 1)
-      }
-    }, BATCHES_POLL_MS)
-    return () => {
-      stopped = true
-      window.clearTimeout(timer)
-    }
-  }, [api, program.id, moving, tick])
-
-  const showMore = async () => {
-    if (!next) return
-    setMore(true)
-    try {
-      const page = await api.listBatches(program.id, { cursor: next, limit: PAGE })
-      setBatches((shown) => merge(page.data, shown))
-      setNext(page.nextCursor)
-      setError('')
-    } catch (e) {
-      setError(errorText(e))
-    } finally {
-      setMore(false)
-    }
-  }
+  const list = usePagedList({
+    load: (params) =>
+      api.listBatches(program.id, params).then((page) => ({
+        items: page.data,
+        next: page.nextCursor,
+      })),
+    merge,
+    deps: [api, program.id],
+    pollEvery: (shown) => (shown.some((b) => MOVING.has(b.status)) ? BATCHES_POLL_MS : undefined),
+  })
+  const batches = list.items
 
   const afterCancel = (batch: BatchSummary) => {
-    setBatches((shown) => merge([batch], shown))
+    list.put([batch])
     setMessage(cancelMessage(batch))
   }
 
@@ -226,12 +131,12 @@ export const ProgramBatches = ({ program }: { program: Program }) => {
     <section aria-labelledby="batches">
       <h2 id="batches">Batches</h2>
       {message ? <Status>{message}</Status> : null}
-      <Alert>{error}</Alert>
-      {!loaded ? <p role="status">Loading batches…</p> : null}
-      {loaded && batches.length === 0 && !error ? (
-        <p>No batches have been sent to this program yet.</p>
-      ) : null}
-      {batches.length > 0 ? (
+      <PagedList
+        list={list}
+        loadingText="Loading batches…"
+        emptyText="No batches have been sent to this program yet."
+        moreLabel="Show more batches"
+      >
         <div class="table-box">
           <table>
             <caption>Batches of this program, newest first</caption>
@@ -294,14 +199,7 @@ export const ProgramBatches = ({ program }: { program: Program }) => {
             </tbody>
           </table>
         </div>
-      ) : null}
-      {next ? (
-        <p>
-          <button type="button" onClick={showMore} disabled={more}>
-            {more ? 'Loading…' : 'Show more batches'}
-          </button>
-        </p>
-      ) : null}
+      </PagedList>
     </section>
   )
 }

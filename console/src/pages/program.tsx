@@ -29,6 +29,7 @@ import {
   useLoad,
   usePager,
 } from '../ui'
+import { NotFound } from '../ui-pages'
 import { OfferSettings } from './offer-settings'
 import { ProgramBatches } from './program-batches'
 import { ProgramActions } from './programs'
@@ -382,13 +383,12 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
 
   if (error) {
     return (
-      <>
-        <PageTitle title="Program not found">Program not found</PageTitle>
-        <Alert>{error}</Alert>
-        <p>
-          <a href={scope.at('programs')}>Back to the programs</a>
-        </p>
-      </>
+      <NotFound
+        title="Program not found"
+        error={error}
+        back={scope.at('programs')}
+        backText="Back to the programs"
+      />
     )
   }
   if (!program) return <p role="status">Loading the program…</p>

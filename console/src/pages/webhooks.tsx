@@ -12,7 +12,6 @@ import {
 import { useScope } from '../scope'
 import {
   Alert,
-  ConfirmDialog,
   CopyButton,
   can,
   type Errors,
@@ -31,6 +30,7 @@ import {
   useAction,
   useLoad,
 } from '../ui'
+import { ConfirmButton, NotFound, PagedList, usePagedList } from '../ui-pages'
 
 /**
  * Webhooks (issue 21) of one issuer in one mode: the endpoints that receive its events, signed
@@ -70,7 +70,6 @@ export const WEBHOOKS_POLL_MS = 3_000
 /** After a test, a replay: the log is watched this long for the new attempt to show. */
 const WATCH_AFTER_ACTION_MS = 60_000
 const WATCH_POLL_MS = 1_500
-const PAGE = 20
 
 /** Why an endpoint receives nothing, in words. */
 export const disabledText = (endpoint: WebhookEndpoint) =>
@@ -548,7 +547,7 @@ const MessageRows = ({
   message: WebhookMessage
   admin: boolean
   columns: number
-  onReplay: (message: WebhookMessage) => void
+  onReplay: (message: WebhookMessage) => Promise<unknown>
 }) => {
   const [open, setOpen] = useState(false)
   const id = useId()
@@ -595,13 +594,18 @@ const MessageRows = ({
               Attempts ({count})
             </button>
             {admin ? (
-              <button
-                type="button"
-                aria-label={`Replay message ${message.messageId}`}
-                onClick={() => onReplay(message)}
+              <ConfirmButton
+                label="Replay"
+                buttonLabel={`Replay message ${message.messageId}`}
+                title={`Replay message ${message.messageId}?`}
+                confirmLabel="Replay message"
+                onConfirm={() => onReplay(message)}
               >
-                Replay
-              </button>
+                <p>
+                  The same message (its <code>webhook-id</code> and body) is sent once more now,
+                  signed afresh, whatever its status.
+                </p>
+              </ConfirmButton>
             ) : null}
           </span>
         </td>
@@ -697,93 +701,39 @@ const DeliveryLog = ({
   onMoved: () => void
 }) => {
   const { api } = useScope()
-  const [messages, setMessages] = useState<WebhookMessage[]>([])
-  const [next, setNext] = useState<string | null>(null)
-  const [loaded, setLoaded] = useState(false)
-  const [error, setError] = useState('')
-  const [more, setMore] = useState(false)
-  const [tick, setTick] = useState(0)
-  const [replaying, setReplaying] = useState<WebhookMessage>()
-  const replay = useAction()
-  const shown = useRef<WebhookMessage[]>([])
-  shown.current = messages
+  /** How soon the log is read again: while a message waits, or a new one is expected. */
+  const pollEvery = (messages: WebhookMessage[]) => {
+    const awaited = watch?.messageId
+      ? messages.find((m) => m.messageId === watch.messageId)
+      : undefined
+    const watching =
+      watch !== undefined &&
+      Date.now() < watch.until &&
+      (watch.messageId === undefined || awaited === undefined || awaited.status === 'pending')
+    if (!watching && !messages.some((m) => m.status === 'pending')) return undefined
+    // A test or replay just asked for: its attempt comes within a second or so.
+    return watching ? WATCH_POLL_MS : WEBHOOKS_POLL_MS
+  }
+  const list = usePagedList({
+    load: (params) =>
+      api.webhookMessages(endpointId, params).then((page) => ({
+        items: page.messages,
+        next: page.next ?? null,
+      })),
+    merge,
+    deps: [api, endpointId],
+    pollEvery,
+    onPolled: (shown, fresh) => {
+      if (moved(shown, fresh)) onMoved()
+    },
+  })
 
-  // The first page.
-  useEffect(() => {
-    let stopped = false
-    setLoaded(false)
-    setMessages([])
-    setNext(null)
-    api
-      .webhookMessages(endpointId, { limit: PAGE })
-      .then((page) => {
-        if (stopped) return
-        setMessages(page.messages)
-        setNext(page.next ?? null)
-        setError('')
-      })
-      .catch((e: unknown) => {
-        if (!stopped) setError(errorText(e))
-      })
-      .finally(() => {
-        if (!stopped) setLoaded(true)
-      })
-    return () => {
-      stopped = true
-    }
-  }, [api, endpointId])
-
-  const awaited = watch?.messageId
-    ? messages.find((m) => m.messageId === watch.messageId)
-    : undefined
-  const watching =
-    watch !== undefined &&
-    Date.now() < watch.until &&
-    (watch.messageId === undefined || awaited === undefined || awaited.status === 'pending')
-  const pending = messages.some((m) => m.status === 'pending') || watching
-
-  // While a message waits (or a new one is expected), the newest messages again every few seconds.
-  useEffect(() => {
-    if (!pending) return
-    let stopped = false
-    const timer = window.setTimeout(
-      async () => {
-        try {
-          const page = await api.webhookMessages(endpointId, {
-            limit: Math.min(100, Math.max(PAGE, shown.current.length)),
-          })
-          if (stopped) return
-          if (moved(shown.current, page.messages)) onMoved()
-          setMessages((before) => merge(page.messages, before))
-          setError('')
-        } catch (e) {
-          if (!stopped) setError(errorText(e))
-        } finally {
-          if (!stopped) setTick((t) => t + 1)
-        }
-      },
-      // A test or replay just asked for: its attempt comes within a second or so.
-      watching ? WATCH_POLL_MS : WEBHOOKS_POLL_MS,
+  const replay = async (message: WebhookMessage) => {
+    const answer = await api.replayWebhookMessage(endpointId, message.messageId)
+    onWatch(
+      { until: Date.now() + WATCH_AFTER_ACTION_MS },
+      `Message ${answer.messageId} is sent again, with the same webhook-id: its new attempt shows below.`,
     )
-    return () => {
-      stopped = true
-      window.clearTimeout(timer)
-    }
-  }, [api, endpointId, pending, tick, watch])
-
-  const loadMore = async () => {
-    if (!next) return
-    setMore(true)
-    try {
-      const page = await api.webhookMessages(endpointId, { cursor: next, limit: PAGE })
-      setMessages((before) => merge(page.messages, before))
-      setNext(page.next ?? null)
-      setError('')
-    } catch (e) {
-      setError(errorText(e))
-    } finally {
-      setMore(false)
-    }
   }
 
   const columns = 6
@@ -801,10 +751,12 @@ const DeliveryLog = ({
           onReplayed={(text) => onWatch({ until: Date.now() + 20_000 }, text)}
         />
       ) : null}
-      <Alert>{error}</Alert>
-      {!loaded ? <p role="status">Loading the delivery log…</p> : null}
-      {loaded && messages.length === 0 && !error ? <p>No messages yet.</p> : null}
-      {messages.length > 0 ? (
+      <PagedList
+        list={list}
+        loadingText="Loading the delivery log…"
+        emptyText="No messages yet."
+        moreLabel="Load more"
+      >
         <div class="table-box">
           <table>
             <caption>Messages to this endpoint, newest first</caption>
@@ -819,58 +771,22 @@ const DeliveryLog = ({
               </tr>
             </thead>
             <tbody>
-              {messages.map((message) => (
+              {list.items.map((message) => (
                 <MessageRows
                   key={message.messageId}
                   message={message}
                   admin={admin}
                   columns={columns}
-                  onReplay={(m) => {
-                    replay.setError('')
-                    setReplaying(m)
-                  }}
+                  onReplay={replay}
                 />
               ))}
             </tbody>
           </table>
         </div>
-      ) : null}
-      {next ? (
-        <p>
-          <button type="button" onClick={loadMore} disabled={more}>
-            {more ? 'Loading…' : 'Load more'}
-          </button>
-        </p>
-      ) : null}
-      <ConfirmDialog
-        open={replaying !== undefined}
-        title={`Replay message ${replaying?.messageId ?? ''}?`}
-        confirmLabel="Replay message"
-        busy={replay.busy}
-        error={replay.error}
-        onConfirm={() =>
-          replay.run(async () => {
-            if (!replaying) return
-            const answer = await api.replayWebhookMessage(endpointId, replaying.messageId)
-            setReplaying(undefined)
-            onWatch(
-              { until: Date.now() + WATCH_AFTER_ACTION_MS },
-              `Message ${answer.messageId} is sent again, with the same webhook-id: its new attempt shows below.`,
-            )
-          })
-        }
-        onClose={() => setReplaying(undefined)}
-      >
-        <p>
-          The same message (its <code>webhook-id</code> and body) is sent once more now, signed
-          afresh, whatever its status.
-        </p>
-      </ConfirmDialog>
+      </PagedList>
     </section>
   )
 }
-
-type Dialog = 'rotate' | 'delete' | undefined
 
 /** One endpoint: its facts, its actions (owners and admins), its delivery log. */
 export const WebhookEndpointPage = ({ endpointId }: { endpointId: string }) => {
@@ -881,7 +797,6 @@ export const WebhookEndpointPage = ({ endpointId }: { endpointId: string }) => {
   const [message, setMessage] = useState('')
   const [revealed, setRevealed] = useState<Revealed>()
   const [editing, setEditing] = useState(false)
-  const [dialog, setDialog] = useState<Dialog>()
   const [deleted, setDeleted] = useState(false)
   const [watch, setWatch] = useState<Watch>()
   const [version, setVersion] = useState(0)
@@ -933,13 +848,12 @@ export const WebhookEndpointPage = ({ endpointId }: { endpointId: string }) => {
   }
   if (loadError && !endpoint) {
     return (
-      <>
-        <PageTitle title="Endpoint not found">Endpoint not found</PageTitle>
-        <Alert>{loadError}</Alert>
-        <p>
-          <a href={scope.at('webhooks')}>Back to the webhooks</a>
-        </p>
-      </>
+      <NotFound
+        title="Endpoint not found"
+        error={loadError}
+        back={scope.at('webhooks')}
+        backText="Back to the webhooks"
+      />
     )
   }
   if (!endpoint) return <p role="status">Loading the endpoint…</p>
@@ -1057,31 +971,49 @@ export const WebhookEndpointPage = ({ endpointId }: { endpointId: string }) => {
           >
             {endpoint.enabled ? 'Disable' : 'Enable'}
           </button>
-          <button
-            type="button"
-            onClick={() => {
-              action.setError('')
-              setDialog('rotate')
+          <ConfirmButton
+            label="Rotate secret"
+            title="Rotate the signing secret?"
+            confirmLabel="Rotate secret"
+            onAsk={() => action.setError('')}
+            onConfirm={async () => {
+              setMessage('')
+              const { secret, ...answer } = await api.rotateWebhookSecret(endpoint.endpointId)
+              setFresh(answer)
+              setRevealed({ endpoint: answer, secret, rotated: true })
             }}
           >
-            Rotate secret
-          </button>
-          <button
-            type="button"
-            class="danger-outline"
-            onClick={() => {
-              action.setError('')
-              setDialog('delete')
+            <p>
+              A new secret is made now and shown once. The old secret keeps signing alongside it for{' '}
+              {OVERLAP_HOURS} hours (each delivery carries both signatures), so the receiver can
+              move to the new one without missing a delivery.
+            </p>
+          </ConfirmButton>
+          <ConfirmButton
+            label="Delete"
+            buttonClass="danger-outline"
+            title={`Delete the endpoint ${endpoint.url}?`}
+            confirmLabel="Delete endpoint"
+            danger
+            onAsk={() => action.setError('')}
+            onConfirm={async () => {
+              setMessage('')
+              await api.deleteWebhookEndpoint(endpoint.endpointId)
+              setDeleted(true)
             }}
           >
-            Delete
-          </button>
+            <p>
+              No more events are sent to it, and messages waiting for a retry are dropped. Its
+              delivery log goes with it. This cannot be undone: to pause deliveries, disable it
+              instead.
+            </p>
+          </ConfirmButton>
         </div>
       ) : null}
       {!endpoint.enabled && admin ? (
         <p class="hint">Enable the endpoint to send it a test event.</p>
       ) : null}
-      <Alert>{!dialog && !editing && action.error}</Alert>
+      <Alert>{!editing && action.error}</Alert>
       {admin && editing ? (
         <section class="panel" aria-labelledby="change-endpoint">
           <h2 id="change-endpoint">Change the endpoint</h2>
@@ -1123,49 +1055,6 @@ export const WebhookEndpointPage = ({ endpointId }: { endpointId: string }) => {
         }}
         onMoved={logMoved}
       />
-      <ConfirmDialog
-        open={dialog === 'rotate'}
-        title="Rotate the signing secret?"
-        confirmLabel="Rotate secret"
-        busy={action.busy}
-        error={dialog ? action.error : undefined}
-        onConfirm={() =>
-          act(async () => {
-            const { secret, ...answer } = await api.rotateWebhookSecret(endpoint.endpointId)
-            setDialog(undefined)
-            setFresh(answer)
-            setRevealed({ endpoint: answer, secret, rotated: true })
-          })
-        }
-        onClose={() => setDialog(undefined)}
-      >
-        <p>
-          A new secret is made now and shown once. The old secret keeps signing alongside it for{' '}
-          {OVERLAP_HOURS} hours (each delivery carries both signatures), so the receiver can move to
-          the new one without missing a delivery.
-        </p>
-      </ConfirmDialog>
-      <ConfirmDialog
-        open={dialog === 'delete'}
-        title={`Delete the endpoint ${endpoint.url}?`}
-        confirmLabel="Delete endpoint"
-        danger
-        busy={action.busy}
-        error={dialog ? action.error : undefined}
-        onConfirm={() =>
-          act(async () => {
-            await api.deleteWebhookEndpoint(endpoint.endpointId)
-            setDialog(undefined)
-            setDeleted(true)
-          })
-        }
-        onClose={() => setDialog(undefined)}
-      >
-        <p>
-          No more events are sent to it, and messages waiting for a retry are dropped. Its delivery
-          log goes with it. This cannot be undone: to pause deliveries, disable it instead.
-        </p>
-      </ConfirmDialog>
     </>
   )
 }
