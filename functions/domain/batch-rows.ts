@@ -15,6 +15,11 @@ import { zodIssuesToFieldErrors } from './validation'
  * grant the same person the same amount twice on purpose, give the rows different reasons.
  */
 export const BATCH_COLUMNS = ['email', 'amount', 'name', 'reason'] as const
+/**
+ * Columns read and ignored: those of a batch's results export (GetGrantBatch as CSV,
+ * http/batch-view.ts), so that its failed rows, fixed, can be sent again as they are.
+ */
+export const RESULT_COLUMN_PREFIX = 'result_'
 type Column = (typeof BATCH_COLUMNS)[number]
 
 export type CheckedRows = {
@@ -87,6 +92,7 @@ export const checkBatchRows = (
   const problems: string[] = []
   names.forEach((name, i) => {
     if (name === '' && i === names.length - 1) return // a trailing comma
+    if (name.startsWith(RESULT_COLUMN_PREFIX)) return
     if (!(BATCH_COLUMNS as readonly string[]).includes(name)) {
       problems.push(`unknown column ${JSON.stringify(header.fields[i])}`)
     } else if (positions.has(name as Column)) {

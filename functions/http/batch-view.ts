@@ -8,6 +8,8 @@ import {
   rowsLeft,
   type StoredRow,
 } from '../domain/batch'
+import { BATCH_COLUMNS, RESULT_COLUMN_PREFIX } from '../domain/batch-rows'
+import { csvLine } from '../domain/csv'
 
 /**
  * How long a batch must have run before its rate is shown: rows are committed a chunk (up to 100
@@ -107,6 +109,31 @@ export const toRowView = (batch: BatchRecord, row: StoredRow, result: RowResult 
 }
 
 export type RowView = ReturnType<typeof toRowView>
+
+/**
+ * The columns of a batch's results as CSV (GetGrantBatch with `Accept: text/csv`): the row as sent
+ * (the batch's reason where the row had none), then what became of it under `result_` names, which
+ * a batch reads and ignores: the failed rows, fixed, can be sent again as a new batch as they are.
+ */
+export const BATCH_RESULT_CSV_COLUMNS = [
+  ...BATCH_COLUMNS,
+  ...(['row', 'status', 'grant_id', 'code', 'message'] as const).map(
+    (name) => `${RESULT_COLUMN_PREFIX}${name}`,
+  ),
+]
+export const batchResultCsvHeader = () => csvLine(BATCH_RESULT_CSV_COLUMNS)
+export const batchResultCsvLine = (view: RowView) =>
+  csvLine([
+    view.email,
+    view.amount,
+    view.name,
+    view.reason,
+    view.row,
+    view.status,
+    'grantId' in view ? view.grantId : null,
+    'code' in view ? view.code : null,
+    'message' in view ? view.message : null,
+  ])
 
 /** Where a page of rows starts: a chunk and a row in it. Opaque to callers. */
 export type RowCursor = { chunk: number; offset: number }

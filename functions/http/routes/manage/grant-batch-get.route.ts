@@ -5,6 +5,8 @@ import { ownedBy } from '../../../domain/program'
 import { DynamoDbBatchStore } from '../../../stores/batches.dynamodb'
 import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
 import {
+  batchResultCsvHeader,
+  batchResultCsvLine,
   decodeRowCursor,
   encodeRowCursor,
   pageOfRows,
@@ -12,6 +14,7 @@ import {
   type RowView,
   toBatchView,
 } from '../../batch-view'
+import { csvPageHeaders, wantsCsv } from '../../csv-answer'
 import { json } from '../../http-handler'
 import { manageHandler } from '../../manage-handler'
 import { checkProgramId, NO_STORE } from '../../program-of-issuer'
@@ -54,7 +57,11 @@ const parseQuery = (query: Record<string, string | undefined> | undefined) => {
  * `GET /manage/issuers/{issuerId}/programs/{programId}/grant-batches/{batchId}?cursor=&limit=&status=`
  * (viewer): the batch's progress (counts: total, granted, failed, canceled, pending; rate and time
  * left) and a page of its rows with what became of each, in CSV order, optionally only `pending`,
- * `granted`, `failed` or `canceled` ones.
+ * `granted`, `failed` or `canceled` ones. With `Accept: text/csv`, the same rows as CSV, a page at a
+ * time as the grants export pages (http/csv-answer.ts), in the columns a batch reads back
+ * (batch-view.ts BATCH_RESULT_CSV_COLUMNS): the failed rows, fixed, can be sent again as they are.
+ * A row's line is at most a few KB (every value kept at its limit), so 500 rows stay well inside
+ * Lambda's 6 MB answer.
  */
 export const makeGetGrantBatchHandler = (runtime: Runtime) => {
   const { documentClient: client, config } = runtime
@@ -80,6 +87,7 @@ export const makeGetGrantBatchHandler = (runtime: Runtime) => {
           { field: 'cursor', message: 'cursor must be the nextCursor of a previous page' },
         ])
       }
+      const csv = wantsCsv(event.headers.accept)
       const rows: RowView[] = []
       let next: RowCursor | undefined
       for (let from = start.chunk; from < batch.chunks; from += CHUNKS_PER_READ) {
@@ -95,6 +103,20 @@ export const makeGetGrantBatchHandler = (runtime: Runtime) => {
         rows.push(...page.rows)
         next = page.next
         if (next !== undefined) break
+      }
+      if (csv) {
+        const first = query.cursor === undefined
+        return {
+          statusCode: 200,
+          headers: csvPageHeaders({
+            first,
+            filename: `batch-${batchId}${query.status === undefined ? '' : `-${query.status}`}.csv`,
+            path: event.rawPath,
+            nextCursor: next === undefined ? undefined : encodeRowCursor(next),
+            query: { limit: String(query.limit), status: query.status },
+          }),
+          body: (first ? batchResultCsvHeader() : '') + rows.map(batchResultCsvLine).join(''),
+        }
       }
       return json(
         200,

@@ -4,6 +4,7 @@ import { encodeGrantCursor } from '../../../domain/grant'
 import { GRANT_PAGE, parseGrantListQuery } from '../../../domain/grant-list-query'
 import { DynamoDbGrantReads } from '../../../stores/grants.reads.dynamodb'
 import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
+import { CSV_MAX_BYTES, csvPageHeaders, wantsCsv } from '../../csv-answer'
 import { grantCsvHeader, grantCsvLine, toManagedGrant } from '../../grant-view'
 import { json } from '../../http-handler'
 import { manageHandler } from '../../manage-handler'
@@ -12,29 +13,10 @@ import { NO_STORE, programOfIssuer } from '../../program-of-issuer'
 /**
  * Pages of the CSV export. A Lambda answer through API Gateway is at most 6 MB: a page holds at
  * most 1,000 grants (a grant's line is at most about 4.5 KB: every text field at its limit, in
- * 4-byte characters, quotes doubled) and stops early past 5 MB of text, whatever comes.
+ * 4-byte characters, quotes doubled) and stops early past CSV_MAX_BYTES of text, whatever comes.
  */
 export const CSV_PAGE = { default: 1_000, max: 1_000 } as const
-export const CSV_MAX_BYTES = 5 * 1024 * 1024
-
-/**
- * Whether the caller asked for CSV: `text/csv` in Accept with a q above 0 and at least the q of
- * any JSON type it lists. Anything else (no Accept, `*\/*`, JSON) is JSON.
- */
-export const wantsCsv = (accept: string | undefined) => {
-  if (accept === undefined) return false
-  let csv = 0
-  let jsonQ = 0
-  for (const range of accept.split(',')) {
-    const [type = '', ...params] = range.split(';').map((part) => part.trim().toLowerCase())
-    const qParam = params.find((p) => p.startsWith('q='))
-    const q = qParam === undefined ? 1 : Number(qParam.slice(2))
-    if (!Number.isFinite(q)) continue
-    if (type === 'text/csv') csv = Math.max(csv, q)
-    if (type === 'application/json' || type === 'application/*') jsonQ = Math.max(jsonQ, q)
-  }
-  return csv > 0 && csv >= jsonQ
-}
+export { CSV_MAX_BYTES, wantsCsv }
 
 /**
  * `GET /manage/issuers/{issuerId}/programs/{programId}/grants?recipient=&cursor=&limit=` (viewer):
@@ -91,20 +73,13 @@ export const makeManageListGrantsHandler = (runtime: Runtime) => {
       last = grant
       if (i === page.items.length - 1) break
     }
-    const headers: Record<string, string> = {
-      ...NO_STORE,
-      'content-type': `text/csv; charset=utf-8; header=${first ? 'present' : 'absent'}`,
-      'content-disposition': `attachment; filename="grants-${program.programId}.csv"`,
-    }
-    if (nextCursor !== undefined) {
-      const params = new URLSearchParams({
-        cursor: nextCursor,
-        limit: String(query.limit),
-        ...(query.recipientEmail === undefined ? {} : { recipient: query.recipientEmail }),
-      })
-      headers['x-next-cursor'] = nextCursor
-      headers.link = `<${event.rawPath}?${params}>; rel="next"`
-    }
+    const headers = csvPageHeaders({
+      first,
+      filename: `grants-${program.programId}.csv`,
+      path: event.rawPath,
+      nextCursor,
+      query: { limit: String(query.limit), recipient: query.recipientEmail },
+    })
     return { statusCode: 200, headers, body }
   })
 }
