@@ -4,8 +4,10 @@ import type { Runtime } from '../../functions/composition'
 import type { ApiKeyRecord } from '../../functions/domain/api-key'
 import { generateApiKey, hashApiKey, maskApiKey } from '../../functions/domain/api-key'
 import { newId } from '../../functions/domain/ids'
+import { WEBHOOK_SENDER } from '../../functions/domain/people'
 import { DEFAULT_SHARDS } from '../../functions/domain/program-shards'
 import { ROUTES, type Route } from '../../functions/routes'
+import { auditEntry, auditPut } from '../../functions/stores/audit'
 import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import { createLocalApi, type LambdaHandler } from '../../local/http-server'
 import {
@@ -18,6 +20,7 @@ import {
   request,
 } from '../support/api'
 import { useApi } from '../support/api-harness'
+import { contractCheck } from '../support/contract-check'
 import { bearer, idTokenFor, type Person, signUpPerson, testAuthorizer } from '../support/identity'
 import { config, dynamodb } from '../support/runtime'
 import {
@@ -65,6 +68,16 @@ beforeAll(async () => {
 const call = (person: Person | undefined, method: string, path: string, body?: unknown) =>
   manage(api.baseUrl, person, method, path, body)
 
+// The contract (openapi.json) against these answers: each status listed, each body its schema's
+// (the documented example of a 200 too).
+const ME = '/manage/me'
+const AUDIT = '/manage/issuers/{issuerId}/audit'
+const contract = contractCheck()
+const documented = (path: string, answer: Call) => {
+  contract.check(path, 'get', answer, { examples: 'ok' })
+  return answer
+}
+
 /** A middleware on the functions' DynamoDB client (the one the local server's handlers use). */
 const onDynamoDb = (
   handler: (command: string, input: Record<string, unknown>) => Promise<void> | void,
@@ -89,7 +102,7 @@ describe('GET /manage/me', () => {
     const person = await signUpPerson()
     const c = await newIssuer()
     await Promise.all([join(person, a.issuerId, 'viewer'), join(person, c.issuerId, 'owner')])
-    const me = await call(person, 'GET', '/manage/me')
+    const me = documented(ME, await call(person, 'GET', '/manage/me'))
     expect(me.status).toBe(200)
     expect(me.headers.get('cache-control')).toBe('no-store')
     const expected = [
@@ -106,26 +119,33 @@ describe('GET /manage/me', () => {
       memberships: [{ issuerId: a.issuerId, issuerName: 'Test issuer', role: 'admin' }],
     })
     await leave(person, a.issuerId)
-    expect((await call(person, 'GET', '/manage/me')).body).toEqual({
+    expect(documented(ME, await call(person, 'GET', '/manage/me')).body).toEqual({
       email: null,
       memberships: [],
     })
   })
 
   it('refuses a request without a token (401) and an ID token (403) at the gateway', async () => {
-    const none = await call(undefined, 'GET', '/manage/me')
+    const none = documented(ME, await call(undefined, 'GET', '/manage/me'))
     expect({ status: none.status, body: none.body }).toEqual({
       status: 401,
       body: { message: 'Unauthorized' },
     })
-    const id = await request(api.baseUrl, 'GET', '/manage/me', {
-      headers: bearer(await idTokenFor(admin)),
-    })
+    const id = documented(
+      ME,
+      await request(api.baseUrl, 'GET', '/manage/me', {
+        headers: bearer(await idTokenFor(admin)),
+      }),
+    )
     expect({ status: id.status, body: id.body }).toEqual({
       status: 403,
       body: { message: 'Forbidden' },
     })
-    expectProblem(await call(admin, 'GET', '/manage/me?x=1'), 400, 'validation_failed')
+    expectProblem(
+      documented(ME, await call(admin, 'GET', '/manage/me?x=1')),
+      400,
+      'validation_failed',
+    )
   })
 })
 
@@ -146,7 +166,7 @@ describe('GET /manage/issuers/{issuerId}/audit', () => {
     expect(changes.map((x) => x.status)).toEqual([201, 200, 201, 201, 200])
     const [, , , roll] = changes as [Call, Call, Call, Call, Call]
 
-    const log = await call(viewer, 'GET', `${base}/audit`)
+    const log = documented(AUDIT, await call(viewer, 'GET', `${base}/audit`))
     expect(log.status).toBe(200)
     const person = { kind: 'person', sub: admin.sub, email: admin.email }
     const operator = { kind: 'operator', label: 'operator CLI' }
@@ -237,10 +257,13 @@ describe('GET /manage/issuers/{issuerId}/audit', () => {
     let cursor: string | null = null
     let pages = 0
     do {
-      const page: Awaited<ReturnType<typeof call>> = await call(
-        viewer,
-        'GET',
-        `/manage/issuers/${a.issuerId}/audit?limit=2${cursor === null ? '' : `&cursor=${cursor}`}`,
+      const page: Call = documented(
+        AUDIT,
+        await call(
+          viewer,
+          'GET',
+          `/manage/issuers/${a.issuerId}/audit?limit=2${cursor === null ? '' : `&cursor=${cursor}`}`,
+        ),
       )
       expect(page.status).toBe(200)
       expect((page.body.entries as unknown[]).length).toBeLessThanOrEqual(2)
@@ -264,7 +287,10 @@ describe('GET /manage/issuers/{issuerId}/audit', () => {
     ['limit=101', 'limit', 'limit must be a whole number from 1 to 100, got "101"'],
     ['after=x', 'after', 'unknown query parameter "after"'],
   ])('refuses ?%s: 400 naming %s', async (query, field, message) => {
-    const answer = await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/audit?${query}`)
+    const answer = documented(
+      AUDIT,
+      await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/audit?${query}`),
+    )
     expectProblem(answer, 400, 'validation_failed')
     expect(answer.body.errors).toEqual([{ field, message }])
   })
@@ -278,9 +304,64 @@ describe('GET /manage/issuers/{issuerId}/audit', () => {
       })
     }
     expectProblem(
-      await call(admin, 'GET', `/manage/issuers/${b.issuerId}/audit`),
+      documented(AUDIT, await call(admin, 'GET', `/manage/issuers/${b.issuerId}/audit`)),
       404,
       'issuer_not_found',
+    )
+    for (const answer of [
+      await call(undefined, 'GET', `/manage/issuers/${a.issuerId}/audit`),
+      await request(api.baseUrl, 'GET', `/manage/issuers/${a.issuerId}/audit`, {
+        headers: bearer(await idTokenFor(viewer)),
+      }),
+    ]) {
+      expect(documented(AUDIT, answer).body).toEqual({
+        message: answer.status === 401 ? 'Unauthorized' : 'Forbidden',
+      })
+    }
+  })
+
+  it('shows an entry of each kind of actor: a person, the operator CLI and the webhook sender', async () => {
+    const c = await newIssuer()
+    await join(viewer, c.issuerId, 'viewer')
+    // An entry as the webhook sender writes it when it disables an endpoint (the service actor).
+    const entry = auditEntry({
+      issuerId: c.issuerId,
+      actor: WEBHOOK_SENDER,
+      action: 'webhook.disable',
+      target: { type: 'webhook_endpoint', id: 'we_5k2x7q6w7e6r5t4y3v2j4h3p5a' },
+      now: Date.now(),
+      details: { mode: 'TEST', host: 'hooks.example.com', reason: 'gone' },
+    })
+    await direct.send(new PutCommand(auditPut(tables.audit, entry).Put))
+    await join(admin, c.issuerId, 'admin')
+    expect(
+      (
+        await call(admin, 'POST', `/manage/issuers/${c.issuerId}/programs`, {
+          name: 'By a person',
+          mode: 'TEST',
+        })
+      ).status,
+    ).toBe(201)
+    const log = documented(AUDIT, await call(viewer, 'GET', `/manage/issuers/${c.issuerId}/audit`))
+    expect(
+      new Set((log.body.entries as { actor: { kind: string } }[]).map((e) => e.actor.kind)),
+    ).toEqual(new Set(['person', 'operator', 'service']))
+    expect(log.body.entries).toContainEqual(
+      expect.objectContaining({
+        actor: { kind: 'service', label: 'webhook sender' },
+        action: 'webhook.disable',
+        requestId: null,
+      }),
+    )
+  })
+
+  it('answered both routes with the statuses openapi.json documents (the checks above)', () => {
+    const expected = [
+      ...[200, 400, 401, 403].map((s) => `get ${ME} ${s}`),
+      ...[200, 400, 401, 403, 404].map((s) => `get ${AUDIT} ${s}`),
+    ]
+    expect([...contract.seen].filter((seen) => expected.includes(seen)).sort()).toEqual(
+      expected.sort(),
     )
   })
 })

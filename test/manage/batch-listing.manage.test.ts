@@ -115,7 +115,7 @@ const finished = async (person: Person, issuer: Issuer, batchId: string) => {
   const started = Date.now()
   for (;;) {
     await api.pipeline?.drain(120_000)
-    const call = await read(person, issuer, batchId)
+    const call = documented(BATCH_PATH, 'get', await read(person, issuer, batchId))
     if (call.status === 200 && ['done', 'canceled'].includes(call.body.status as string)) {
       return call
     }
@@ -132,7 +132,7 @@ const until = async (
 ) => {
   const started = Date.now()
   for (;;) {
-    const call = await read(viewer, issuer, batchId)
+    const call = documented(BATCH_PATH, 'get', await read(viewer, issuer, batchId))
     if (call.status === 200 && done(call.body)) return call
     if (Date.now() - started > 120_000) throw new Error(`batch ${batchId}: ${call.text}`)
     await sleep(50)
@@ -151,11 +151,17 @@ const batchItem = async (batchId: string) =>
   ).Item as BatchRecord
 
 const LIST_PATH = '/manage/issuers/{issuerId}/programs/{programId}/grant-batches'
-const CANCEL_PATH = `${LIST_PATH}/{batchId}/cancel`
+const BATCH_PATH = `${LIST_PATH}/{batchId}`
+const CANCEL_PATH = `${BATCH_PATH}/cancel`
 // The contract (openapi.json) against these answers: each status listed, each body its schema's.
 const contract = contractCheck()
-const documented = (path: string, method: string, answer: Call) => {
-  contract.check(path, method, answer)
+const documented = (
+  path: string,
+  method: string,
+  answer: Call,
+  options?: Parameters<typeof contract.check>[3],
+) => {
+  contract.check(path, method, answer, options)
   return answer
 }
 
@@ -226,7 +232,7 @@ describe('the listing', () => {
     const page = await list(viewer, issuer)
     expect((page.body.data as { id: string }[]).map((b) => b.id)).toEqual([listed])
     // Its own page still shows it.
-    expect((await read(viewer, issuer, legacyId)).status).toBe(200)
+    expect(documented(BATCH_PATH, 'get', await read(viewer, issuer, legacyId)).status).toBe(200)
   })
 
   it("refuses what it cannot read (400), answers another issuer's program as missing (404), and needs a member", async () => {
@@ -251,6 +257,116 @@ describe('the listing', () => {
     expectProblem(await list(viewer, issuer, '', 'prg_nope'), 404, 'program_not_found')
     expectProblem(await list(adminOfB, issuer), 404, 'issuer_not_found')
     const anonymous = await manageCall(api.baseUrl, undefined, 'GET', batchesPath(issuer))
+    expect(anonymous.status).toBe(401)
+  })
+})
+
+describe('one batch and its rows (GetGrantBatch)', () => {
+  it('shows the batch and a page of its rows, what became of each, filtered by status, for a viewer', async () => {
+    const issuer = await issuerWith()
+    const csv = [
+      'email,amount,name,reason',
+      'ok-1@example.com,1,Ann,First',
+      'not-an-address,1,,',
+      'ok-1@example.com,1,Ann,First',
+      'ok-2@example.com,2,,',
+      '',
+    ].join('\r\n')
+    const call = await commit(issuer, csv)
+    expect(call.status).toBe(202)
+    const batchId = call.body.id as string
+    await finished(viewer, issuer, batchId)
+
+    const whole = documented(BATCH_PATH, 'get', await read(viewer, issuer, batchId), {
+      examples: 'ok',
+    })
+    expect(whole.status).toBe(200)
+    expect(whole.headers.get('cache-control')).toBe('no-store')
+    expect(whole.body).toMatchObject({
+      id: batchId,
+      status: 'done',
+      counts: { total: 4, granted: 2, failed: 2, canceled: 0, pending: 0 },
+      nextCursor: null,
+    })
+    const rows = whole.body.rows as Record<string, unknown>[]
+    expect(rows.map((r) => [r.row, r.status])).toEqual([
+      [2, 'granted'],
+      [3, 'failed'],
+      [4, 'failed'],
+      [5, 'granted'],
+    ])
+    expect(rows[0]).toMatchObject({ email: 'ok-1@example.com', name: 'Ann', amount: 1 })
+    expect(rows[0]?.grantId).toEqual(expect.stringMatching(/^gr_/))
+    expect(rows[1]).toMatchObject({ code: 'validation_failed', errors: expect.any(Array) })
+    expect(rows[2]).toMatchObject({ code: 'duplicate_row', duplicateOf: 2 })
+    expect(rows[3]).toMatchObject({ name: null, reason: 'Listing test' })
+
+    // A page at a time, and only one state.
+    const page1 = documented(BATCH_PATH, 'get', await read(viewer, issuer, batchId, '?limit=3'))
+    expect((page1.body.rows as unknown[]).length).toBe(3)
+    const page2 = documented(
+      BATCH_PATH,
+      'get',
+      await read(viewer, issuer, batchId, `?limit=3&cursor=${page1.body.nextCursor}`),
+    )
+    expect([...(page1.body.rows as unknown[]), ...(page2.body.rows as unknown[])]).toEqual(rows)
+    expect(page2.body.nextCursor).toBeNull()
+    const failed = documented(
+      BATCH_PATH,
+      'get',
+      await read(viewer, issuer, batchId, '?status=failed'),
+    )
+    expect((failed.body.rows as { row: number }[]).map((r) => r.row)).toEqual([3, 4])
+  })
+
+  it('refuses what it cannot read (400), answers a batch not of this program or issuer as missing (404), and needs a token (401)', async () => {
+    const issuer = await issuerWith()
+    const other = await newIssuer()
+    await addMember(other.issuerId, adminOfB, 'admin')
+    const call = await commit(issuer, csvOfRows(1, 'batch-refusals'))
+    const batchId = call.body.id as string
+    await finished(viewer, issuer, batchId)
+    for (const query of [
+      '?limit=0',
+      '?limit=501',
+      '?limit=x',
+      '?cursor=zzz',
+      '?status=done',
+      '?x=1',
+    ]) {
+      expectProblem(
+        documented(BATCH_PATH, 'get', await read(viewer, issuer, batchId, query)),
+        400,
+        'validation_failed',
+      )
+    }
+    const inProgram = (programId: string, id = batchId) =>
+      manageCall(api.baseUrl, viewer, 'GET', `${batchesPath(issuer, programId)}/${id}`)
+    expectProblem(
+      documented(BATCH_PATH, 'get', await inProgram(issuer.programs.LIVE)),
+      404,
+      'batch_not_found',
+    )
+    expectProblem(
+      documented(BATCH_PATH, 'get', await read(viewer, issuer, 'bat_nope')),
+      404,
+      'batch_not_found',
+    )
+    expectProblem(
+      documented(BATCH_PATH, 'get', await inProgram('prg_nope')),
+      404,
+      'program_not_found',
+    )
+    expectProblem(
+      documented(BATCH_PATH, 'get', await read(adminOfB, issuer, batchId)),
+      404,
+      'issuer_not_found',
+    )
+    const anonymous = documented(
+      BATCH_PATH,
+      'get',
+      await manageCall(api.baseUrl, undefined, 'GET', `${batchesPath(issuer)}/${batchId}`),
+    )
     expect(anonymous.status).toBe(401)
   })
 })
@@ -329,11 +445,15 @@ describe('cancel', () => {
     const canceledRows: Record<string, unknown>[] = []
     let cursor: string | null = null
     do {
-      const page: Call = await read(
-        viewer,
-        issuer,
-        batchId,
-        `?status=canceled&limit=500${cursor ? `&cursor=${cursor}` : ''}`,
+      const page: Call = documented(
+        BATCH_PATH,
+        'get',
+        await read(
+          viewer,
+          issuer,
+          batchId,
+          `?status=canceled&limit=500${cursor ? `&cursor=${cursor}` : ''}`,
+        ),
       )
       canceledRows.push(...(page.body.rows as Record<string, unknown>[]))
       cursor = page.body.nextCursor as string | null
@@ -413,7 +533,7 @@ describe('cancel', () => {
     await api.pipeline?.drain(60_000)
     expect(gate.lose.size).toBe(0)
     await new DynamoDbBatchStore(documentClient, config.tables).markDeadLettered(batchId, 1)
-    const stalled = await read(viewer, issuer, batchId)
+    const stalled = documented(BATCH_PATH, 'get', await read(viewer, issuer, batchId))
     expect(stalled.body).toMatchObject({
       status: 'stalled',
       stalled: true,

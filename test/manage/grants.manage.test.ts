@@ -5,10 +5,12 @@ import { AccessCache } from '../../functions/core/access-cache'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
 import { csvCell, csvLine, parseCsv } from '../../functions/domain/csv'
 import type { GrantRecord } from '../../functions/domain/grant'
+import { LIMITS } from '../../functions/domain/grant-request.schema'
 import { newId } from '../../functions/domain/ids'
 import { wantsCsv } from '../../functions/http/routes/manage/grants-list.route'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import {
+  type Call,
   expectNothingWritten,
   expectProblem,
   grantBody,
@@ -19,7 +21,8 @@ import {
   setProgramStatus,
 } from '../support/api'
 import { useApi } from '../support/api-harness'
-import { type Person, signUpPerson } from '../support/identity'
+import { contractCheck } from '../support/contract-check'
+import { bearer, idTokenFor, type Person, signUpPerson } from '../support/identity'
 import { config, documentClient, dynamodb, wallClock } from '../support/runtime'
 import { addMember, auditLog, declaredAccess, manageCall, recordAccess } from './grants-support'
 
@@ -74,6 +77,28 @@ const storedGrant = async (grantId: string) =>
     )
   ).Item as GrantRecord | undefined
 
+// The contract (openapi.json) against these answers: each status listed, each body its schema's.
+const GRANTS = '/manage/issuers/{issuerId}/programs/{programId}/grants'
+const contract = contractCheck()
+const documented = (method: 'get' | 'post', answer: Call) => {
+  contract.check(GRANTS, method, answer)
+  return answer
+}
+/**
+ * A CSV answer as the checker reads it: the body is the text, and the media type is matched
+ * without its parameters (`charset`, `header`: RFC 9110 8.3.1); the test asserts them itself.
+ */
+const documentedCsv = (answer: Call) => {
+  const headers = new Headers(answer.headers)
+  headers.set('content-type', (answer.headers.get('content-type') ?? '').split(';')[0] as string)
+  contract.check(GRANTS, 'get', {
+    ...answer,
+    headers,
+    body: answer.text as unknown as Record<string, unknown>,
+  })
+  return answer
+}
+
 /** Runs `act` and asserts it wrote no grant, moved no counter and wrote no audit entry. */
 const expectNoChange = async (issuerId: string, programId: string, act: () => Promise<void>) => {
   const audit = (await auditLog(issuerId)).length
@@ -84,11 +109,14 @@ const expectNoChange = async (issuerId: string, programId: string, act: () => Pr
 describe('POST .../programs/{programId}/grants: an admin sends one grant', () => {
   it('grants through the same rules and transaction as the API, records the sender, and audits it in the same write', async () => {
     const before = await programState(a.programs.TEST)
-    const call = await send(admin, a.issuerId, a.programs.TEST, {
-      recipient: { email: '  Bob@Example.com ', name: 'Bob' },
-      reason: 'Quarterly award',
-      amount: 5,
-    })
+    const call = documented(
+      'post',
+      await send(admin, a.issuerId, a.programs.TEST, {
+        recipient: { email: '  Bob@Example.com ', name: 'Bob' },
+        reason: 'Quarterly award',
+        amount: 5,
+      }),
+    )
     expect(call.status).toBe(201)
     expect(call.headers.get('cache-control')).toBe('no-store')
     expect(call.body).toEqual({
@@ -163,12 +191,15 @@ describe('POST .../programs/{programId}/grants: an admin sends one grant', () =>
     expect(first.status).toBe(201)
     const audit = (await auditLog(a.issuerId)).length
     await expectNothingWritten(a.programs.LIVE, async () => {
-      const again = await send(admin, a.issuerId, a.programs.LIVE, body, key)
+      const again = documented('post', await send(admin, a.issuerId, a.programs.LIVE, body, key))
       expect(again.status).toBe(201)
       expect(again.headers.get('idempotent-replayed')).toBe('true')
       expect(again.body).toEqual(first.body)
       expectProblem(
-        await send(admin, a.issuerId, a.programs.LIVE, { ...body, amount: 3 }, key),
+        documented(
+          'post',
+          await send(admin, a.issuerId, a.programs.LIVE, { ...body, amount: 3 }, key),
+        ),
         422,
         'idempotency_key_reused',
       )
@@ -199,14 +230,18 @@ describe('POST .../programs/{programId}/grants: an admin sends one grant', () =>
 
   it('refuses a viewer with 403 forbidden, writing nothing', async () => {
     await expectNoChange(a.issuerId, a.programs.TEST, async () => {
-      expectProblem(await send(viewer, a.issuerId, a.programs.TEST, grantBody()), 403, 'forbidden')
+      expectProblem(
+        documented('post', await send(viewer, a.issuerId, a.programs.TEST, grantBody())),
+        403,
+        'forbidden',
+      )
     })
   })
 
   it("answers another issuer's program exactly like a missing one (404), and a stranger's issuer 404, writing nothing", async () => {
     for (const program of [b.programs.TEST, b.programs.LIVE]) {
       await expectNoChange(b.issuerId, program, async () => {
-        const foreign = await send(admin, a.issuerId, program, grantBody())
+        const foreign = documented('post', await send(admin, a.issuerId, program, grantBody()))
         const missing = await send(admin, a.issuerId, newId('program'), grantBody())
         expectProblem(foreign, 404, 'program_not_found')
         expect({ ...foreign.body, requestId: 0, detail: 0 }).toEqual({
@@ -221,31 +256,99 @@ describe('POST .../programs/{programId}/grants: an admin sends one grant', () =>
         )
         // B's own admin on A's path: not a member of A.
         expectProblem(
-          await send(adminOfB, a.issuerId, a.programs.TEST, grantBody()),
+          documented('post', await send(adminOfB, a.issuerId, a.programs.TEST, grantBody())),
           404,
           'issuer_not_found',
         )
       })
     }
-    expectProblem(await list(admin, a.issuerId, b.programs.TEST), 404, 'program_not_found')
+    expectProblem(
+      documented('get', await list(admin, a.issuerId, b.programs.TEST)),
+      404,
+      'program_not_found',
+    )
+    expectProblem(
+      documented('get', await list(adminOfB, a.issuerId, a.programs.TEST)),
+      404,
+      'issuer_not_found',
+    )
+  })
+
+  it('leaves a request without a token (401) or with an ID token (403) to the gateway; refuses a body that is not JSON (415) or too large (413)', async () => {
+    await expectNoChange(a.issuerId, a.programs.TEST, async () => {
+      const path = grantsPath(a.issuerId, a.programs.TEST)
+      const none = documented(
+        'post',
+        await send(undefined, a.issuerId, a.programs.TEST, grantBody()),
+      )
+      expect({ status: none.status, body: none.body }).toEqual({
+        status: 401,
+        body: { message: 'Unauthorized' },
+      })
+      const idToken = bearer(await idTokenFor(admin))
+      for (const method of ['GET', 'POST'] as const) {
+        const id = documented(
+          method === 'GET' ? 'get' : 'post',
+          await manageCall(api.baseUrl, undefined, method, path, {
+            headers: idToken,
+            ...(method === 'POST' ? { body: grantBody() } : {}),
+          }),
+        )
+        expect({ status: id.status, body: id.body }).toEqual({
+          status: 403,
+          body: { message: 'Forbidden' },
+        })
+      }
+      expect(documented('get', await manageCall(api.baseUrl, undefined, 'GET', path)).status).toBe(
+        401,
+      )
+      expectProblem(
+        documented(
+          'post',
+          await manageCall(api.baseUrl, admin, 'POST', path, {
+            body: 'amount=1',
+            headers: { 'content-type': 'text/plain' },
+          }),
+        ),
+        415,
+        'unsupported_media_type',
+      )
+      expectProblem(
+        documented(
+          'post',
+          await send(admin, a.issuerId, a.programs.TEST, {
+            ...grantBody(),
+            reason: 'x'.repeat(LIMITS.maxBodyBytes),
+          }),
+        ),
+        413,
+        'payload_too_large',
+      )
+    })
   })
 
   it('applies the grant rules: invalid body 400, paused program 409, pool exhausted 409, each writing nothing', async () => {
     const small = await newIssuer({ pool: 3 })
     await addMember(small.issuerId, admin, 'admin')
     await expectNoChange(small.issuerId, small.programs.TEST, async () => {
-      const bad = await send(admin, small.issuerId, small.programs.TEST, {
-        recipient: { email: 'x' },
-        reason: '',
-        amount: 0,
-        extra: 1,
-      })
+      const bad = documented(
+        'post',
+        await send(admin, small.issuerId, small.programs.TEST, {
+          recipient: { email: 'x' },
+          reason: '',
+          amount: 0,
+          extra: 1,
+        }),
+      )
       expectProblem(bad, 400, 'validation_failed')
       expect((bad.body.errors as { field: string }[]).map((e) => e.field).sort()).toEqual(
         ['amount', 'extra', 'reason', 'recipient.email'].sort(),
       )
       expectProblem(
-        await send(admin, small.issuerId, small.programs.TEST, grantBody({ amount: 4 })),
+        documented(
+          'post',
+          await send(admin, small.issuerId, small.programs.TEST, grantBody({ amount: 4 })),
+        ),
         409,
         'pool_exhausted',
       )
@@ -260,7 +363,7 @@ describe('POST .../programs/{programId}/grants: an admin sends one grant', () =>
     await setProgramStatus(small.programs.LIVE, 'paused')
     await expectNoChange(small.issuerId, small.programs.LIVE, async () => {
       expectProblem(
-        await send(admin, small.issuerId, small.programs.LIVE, grantBody()),
+        documented('post', await send(admin, small.issuerId, small.programs.LIVE, grantBody())),
         409,
         'program_inactive',
       )
@@ -321,8 +424,12 @@ describe('GET .../programs/{programId}/grants: the listing and the CSV export', 
   })
 
   it('lists newest first for a viewer, with who sent each grant, paged with a cursor', async () => {
-    const page = await list(viewer, issuer.issuerId, issuer.programs.TEST, '?limit=4')
+    const page = documented(
+      'get',
+      await list(viewer, issuer.issuerId, issuer.programs.TEST, '?limit=4'),
+    )
     expect(page.status).toBe(200)
+    expect(page.headers.get('cache-control')).toBe('no-store')
     const data = page.body.data as Record<string, unknown>[]
     expect(data.map((g) => g.id)).toEqual([...ids].reverse().slice(0, 4))
     expect(data[0]).toMatchObject({
@@ -335,11 +442,14 @@ describe('GET .../programs/{programId}/grants: the listing and the CSV export', 
       keyId: null,
       sentBy: { sub: admin.sub, email: admin.email },
     })
-    const rest = await list(
-      viewer,
-      issuer.issuerId,
-      issuer.programs.TEST,
-      `?limit=4&cursor=${page.body.nextCursor}`,
+    const rest = documented(
+      'get',
+      await list(
+        viewer,
+        issuer.issuerId,
+        issuer.programs.TEST,
+        `?limit=4&cursor=${page.body.nextCursor}`,
+      ),
     )
     expect((rest.body.data as { id: string }[]).map((g) => g.id)).toEqual(
       [...ids].reverse().slice(4),
@@ -352,17 +462,19 @@ describe('GET .../programs/{programId}/grants: the listing and the CSV export', 
       '?recipient=P2%40EXAMPLE.com',
     )
     expect((ann.body.data as { id: string }[]).map((g) => g.id)).toEqual([ids[2]])
-    expectProblem(
-      await list(viewer, issuer.issuerId, issuer.programs.TEST, '?cursor=x'),
-      400,
-      'validation_failed',
-    )
+    for (const query of ['?cursor=x', '?limit=101', '?recipient=nobody', '?status=reserved']) {
+      expectProblem(
+        documented('get', await list(viewer, issuer.issuerId, issuer.programs.TEST, query)),
+        400,
+        'validation_failed',
+      )
+    }
   })
 
   it('exports CSV with Accept: text/csv: quoted where needed, formulas neutralised with a leading quote', async () => {
-    const call = await list(viewer, issuer.issuerId, issuer.programs.TEST, '', {
-      accept: 'text/csv',
-    })
+    const call = documentedCsv(
+      await list(viewer, issuer.issuerId, issuer.programs.TEST, '', { accept: 'text/csv' }),
+    )
     expect(call.status).toBe(200)
     expect(call.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present')
     expect(call.headers.get('content-disposition')).toBe(
@@ -397,21 +509,23 @@ describe('GET .../programs/{programId}/grants: the listing and the CSV export', 
   })
 
   it('pages the export: the next cursor in x-next-cursor and Link, the header row on the first page only', async () => {
-    const first = await list(viewer, issuer.issuerId, issuer.programs.TEST, '?limit=4', {
-      accept: 'text/csv',
-    })
+    const first = documentedCsv(
+      await list(viewer, issuer.issuerId, issuer.programs.TEST, '?limit=4', { accept: 'text/csv' }),
+    )
     const cursor = first.headers.get('x-next-cursor') as string
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/)
     const link = first.headers.get('link') as string
     expect(link).toBe(
       `<${grantsPath(issuer.issuerId, issuer.programs.TEST)}?cursor=${cursor}&limit=4>; rel="next"`,
     )
-    const second = await list(
-      viewer,
-      issuer.issuerId,
-      issuer.programs.TEST,
-      link.slice(link.indexOf('?'), link.indexOf('>')),
-      { accept: 'text/csv' },
+    const second = documentedCsv(
+      await list(
+        viewer,
+        issuer.issuerId,
+        issuer.programs.TEST,
+        link.slice(link.indexOf('?'), link.indexOf('>')),
+        { accept: 'text/csv' },
+      ),
     )
     expect(second.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=absent')
     expect(second.headers.get('x-next-cursor')).toBeNull()
@@ -420,9 +534,12 @@ describe('GET .../programs/{programId}/grants: the listing and the CSV export', 
     })
     expect(first.text + second.text).toBe(whole.text)
     expectProblem(
-      await list(viewer, issuer.issuerId, issuer.programs.TEST, '?limit=1001', {
-        accept: 'text/csv',
-      }),
+      documented(
+        'get',
+        await list(viewer, issuer.issuerId, issuer.programs.TEST, '?limit=1001', {
+          accept: 'text/csv',
+        }),
+      ),
       400,
       'validation_failed',
     )
@@ -468,9 +585,9 @@ describe("the CSV export read in a ',' and a ';' locale", () => {
   })
 
   it('quotes every cell, and no cell of either reading starts with =, +, -, @, tab or CR', async () => {
-    const call = await list(viewer, issuer.issuerId, issuer.programs.TEST, '', {
-      accept: 'text/csv',
-    })
+    const call = documentedCsv(
+      await list(viewer, issuer.issuerId, issuer.programs.TEST, '', { accept: 'text/csv' }),
+    )
     expect(call.status).toBe(200)
     // Every record is quoted cells separated by commas, nothing else.
     for (const line of call.text.split('\r\n').slice(0, -1)) {
@@ -616,5 +733,17 @@ describe('the use case in-process: one core for both doors', () => {
     ).rejects.toMatchObject({
       code: 'program_not_found',
     })
+  })
+})
+
+describe('openapi.json', () => {
+  it('documents every status both routes answered above (the checks above)', () => {
+    const expected = [
+      ...[200, 400, 401, 403, 404].map((s) => `get ${GRANTS} ${s}`),
+      ...[201, 400, 401, 403, 404, 409, 413, 415, 422].map((s) => `post ${GRANTS} ${s}`),
+    ]
+    expect([...contract.seen].filter((seen) => expected.includes(seen)).sort()).toEqual(
+      expected.sort(),
+    )
   })
 })

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type { Runtime } from '../../functions/composition'
 import { makeMembers } from '../../functions/core/members'
+import { MEMBER_BODY_MAX_BYTES } from '../../functions/domain/member-request.schema'
 import { OPERATOR } from '../../functions/domain/people'
 import { ENV } from '../../functions/env-names'
 import { ROUTES } from '../../functions/routes'
@@ -11,6 +12,7 @@ import type { LambdaHandler, RouteHandlers } from '../../local/http-server'
 import { localMailEnvironment } from '../../local/mail-env'
 import { readMail } from '../../local/mail-sink'
 import { type Call, expectProblem, request, startApi } from '../support/api'
+import { contractCheck } from '../support/contract-check'
 import {
   accessTokenFor,
   bearer,
@@ -630,6 +632,18 @@ const team = async () => {
 
 const base = (issuerId: string) => `/manage/issuers/${issuerId}/members`
 
+// The contract (openapi.json) against these answers: each status listed, each body its schema's
+// (the documented example of a 200 too). The path's ids become the document's templates.
+const contract = contractCheck()
+const templateOf = (path: string) =>
+  (path.split('?')[0] as string)
+    .replace(/^\/manage\/issuers\/[^/]+/, '/manage/issuers/{issuerId}')
+    .replace(/\/members\/[^/]+/, '/members/{memberId}')
+const documented = (method: string, path: string, answer: Call) => {
+  contract.check(templateOf(path), method.toLowerCase(), answer, { examples: 'ok' })
+  return answer
+}
+
 /** Gives an issuer of team() a name of its own (the e-mails name issuers). */
 const createIssuerName = (issuerId: string, name: string) =>
   documentClient.send(
@@ -660,7 +674,7 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
     const { issuerId, viewer } = await team()
     const before = await issuerState(issuerId)
     for (const [method, path, body] of routeCalls(issuerId, viewer.sub)) {
-      const anonymous = await call(undefined, method, path, body)
+      const anonymous = documented(method, path, await call(undefined, method, path, body))
       expect({ method, path, status: anonymous.status }).toEqual({ method, path, status: 401 })
       expect(anonymous.body).toEqual({ message: 'Unauthorized' })
       const forged = await request(api.baseUrl, method, path, {
@@ -677,7 +691,7 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
 
   it('lets a viewer list, and refuses a viewer and an admin every owner route (403, nothing written, no audit entry)', async () => {
     const { issuerId, owner, admin, viewer } = await team()
-    const listed = await call(viewer, 'GET', base(issuerId))
+    const listed = documented('GET', base(issuerId), await call(viewer, 'GET', base(issuerId)))
     expect(listed.status).toBe(200)
     expect(listed.headers.get('cache-control')).toBe('no-store')
     const before = await issuerState(issuerId)
@@ -694,7 +708,7 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
     const mails = mailToNamed()
     for (const who of [viewer, admin]) {
       for (const [method, path, body] of routes) {
-        const refused = await call(who, method, path, body)
+        const refused = documented(method, path, await call(who, method, path, body))
         expectProblem(refused, 403, 'forbidden')
       }
     }
@@ -709,7 +723,11 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
     const before = await issuerState(issuerId)
     for (const who of [outsider, other.owner]) {
       for (const [method, path, body] of routeCalls(issuerId, viewer.sub)) {
-        expectProblem(await call(who, method, path, body), 404, 'issuer_not_found')
+        expectProblem(
+          documented(method, path, await call(who, method, path, body)),
+          404,
+          'issuer_not_found',
+        )
       }
     }
     expect(await issuerState(issuerId)).toEqual(before)
@@ -721,7 +739,11 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
     const before = [await issuerState(issuerId), await issuerState(other.issuerId)]
     for (const target of [other.viewer.sub, randomUUID(), 'not-a-sub']) {
       for (const [method, path, body] of OWNER_ROUTES(issuerId, target).slice(1)) {
-        expectProblem(await call(owner, method, path, body), 404, 'member_not_found')
+        expectProblem(
+          documented(method, path, await call(owner, method, path, body)),
+          404,
+          'member_not_found',
+        )
       }
     }
     expect([await issuerState(issuerId), await issuerState(other.issuerId)]).toEqual(before)
@@ -730,10 +752,14 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
   it('invites a new address: 201, the invitation e-mail, first sign-in, then listed active; audited with the owner and the request id', async () => {
     const { issuerId, owner } = await team()
     const email = `ann-${randomUUID()}@example.com`
-    const invited = await call(owner, 'POST', base(issuerId), {
-      email: `  ${email.toUpperCase()} `,
-      role: 'admin',
-    })
+    const invited = documented(
+      'POST',
+      base(issuerId),
+      await call(owner, 'POST', base(issuerId), {
+        email: `  ${email.toUpperCase()} `,
+        role: 'admin',
+      }),
+    )
     expect(invited.status).toBe(201)
     const memberId = invited.body.memberId as string
     expect(invited.body).toEqual({
@@ -756,8 +782,8 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
       (pending.body.members as { email: string; status: string }[]).find((m) => m.email === email),
     ).toMatchObject({ status: 'invited' })
     // The console asks who they are after every sign-in: that accepts the invitation.
-    expect((await call(ann, 'GET', '/manage/me')).status).toBe(200)
-    const list = await call(ann, 'GET', base(issuerId))
+    expect(documented('GET', '/manage/me', await call(ann, 'GET', '/manage/me')).status).toBe(200)
+    const list = documented('GET', base(issuerId), await call(ann, 'GET', base(issuerId)))
     expect(list.status).toBe(200)
     expect(
       (list.body.members as { email: string; status: string }[]).find((m) => m.email === email),
@@ -810,10 +836,11 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
       ['email', 'role'],
     ])
 
-    const again = await call(owner, 'POST', base(issuerId), {
-      email: elsewhere.email,
-      role: 'owner',
-    })
+    const again = documented(
+      'POST',
+      base(issuerId),
+      await call(owner, 'POST', base(issuerId), { email: elsewhere.email, role: 'owner' }),
+    )
     expectProblem(again, 409, 'member_exists')
   })
 
@@ -874,36 +901,73 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
   it('refuses a bad body (400, the field named) and writes nothing', async () => {
     const { issuerId, owner, viewer } = await team()
     const before = await issuerState(issuerId)
-    const unknown = await call(owner, 'POST', base(issuerId), {
-      email: 'x@example.com',
-      role: 'viewer',
-      admin: true,
-    })
+    const member = `${base(issuerId)}/${viewer.sub}`
+    const unknown = documented(
+      'POST',
+      base(issuerId),
+      await call(owner, 'POST', base(issuerId), {
+        email: 'x@example.com',
+        role: 'viewer',
+        admin: true,
+      }),
+    )
     expectProblem(unknown, 400, 'validation_failed')
     expect(unknown.body.errors).toEqual([{ field: 'admin', message: 'unknown field "admin"' }])
     expectProblem(
-      await call(owner, 'PATCH', `${base(issuerId)}/${viewer.sub}`, { role: 'superuser' }),
+      documented('PATCH', member, await call(owner, 'PATCH', member, { role: 'superuser' })),
       400,
       'validation_failed',
     )
     expectProblem(
-      await call(owner, 'PATCH', `${base(issuerId)}/${viewer.sub}`, '{'),
+      documented('PATCH', member, await call(owner, 'PATCH', member, '{')),
       400,
       'malformed_json',
     )
-    expectProblem(
-      await call(owner, 'GET', `${base(issuerId)}?role=owner`),
-      400,
-      'validation_failed',
-    )
+    for (const [method, path] of [
+      ['GET', `${base(issuerId)}?role=owner`],
+      ['DELETE', `${member}?now=1`],
+      ['POST', `${member}/resend?now=1`],
+    ] as const) {
+      expectProblem(
+        documented(method, path, await call(owner, method, path)),
+        400,
+        'validation_failed',
+      )
+    }
+    // The body middleware's refusals: not JSON (415), larger than a member body can be (413).
+    for (const [method, path] of [
+      ['POST', base(issuerId)],
+      ['PATCH', member],
+    ] as const) {
+      const notJson = documented(
+        method,
+        path,
+        await request(api.baseUrl, method, path, {
+          headers: { ...bearer(await accessTokenFor(owner)), 'content-type': 'text/plain' },
+          body: 'role=owner',
+        }),
+      )
+      expectProblem(notJson, 415, 'unsupported_media_type')
+      const large = documented(
+        method,
+        path,
+        await call(owner, method, path, {
+          role: 'viewer',
+          email: `${'x'.repeat(MEMBER_BODY_MAX_BYTES)}@example.com`,
+        }),
+      )
+      expectProblem(large, 413, 'payload_too_large')
+    }
     expect(await issuerState(issuerId)).toEqual(before)
   })
 
   it('changes a role, effective on the very next call, audited', async () => {
     const { issuerId, owner, admin, viewer } = await team()
-    const promoted = await call(owner, 'PATCH', `${base(issuerId)}/${viewer.sub}`, {
-      role: 'owner',
-    })
+    const promoted = documented(
+      'PATCH',
+      `${base(issuerId)}/${viewer.sub}`,
+      await call(owner, 'PATCH', `${base(issuerId)}/${viewer.sub}`, { role: 'owner' }),
+    )
     expect(promoted.status).toBe(200)
     expect(promoted.body).toMatchObject({ memberId: viewer.sub, role: 'owner' })
     // The new owner may now change roles; the old one, once demoted, may not.
@@ -930,8 +994,13 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
   it('removes a member (204): their very next call is 404; audited', async () => {
     const { issuerId, owner, admin } = await team()
     expect((await call(admin, 'GET', base(issuerId))).status).toBe(200)
-    const removed = await call(owner, 'DELETE', `${base(issuerId)}/${admin.sub}`)
+    const removed = documented(
+      'DELETE',
+      `${base(issuerId)}/${admin.sub}`,
+      await call(owner, 'DELETE', `${base(issuerId)}/${admin.sub}`),
+    )
     expect(removed.status).toBe(204)
+    expect(removed.headers.get('cache-control')).toBe('no-store')
     expect(removed.text).toBe('')
     expectProblem(await call(admin, 'GET', base(issuerId)), 404, 'issuer_not_found')
     expect((await auditOf(issuerId)).find((e) => e.action === 'member.remove')).toMatchObject({
@@ -950,12 +1019,13 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
   it('never demotes or removes the last owner (409 last_owner), nothing written', async () => {
     const { issuerId, owner } = await team()
     const before = await issuerState(issuerId)
+    const self = `${base(issuerId)}/${owner.sub}`
     expectProblem(
-      await call(owner, 'PATCH', `${base(issuerId)}/${owner.sub}`, { role: 'admin' }),
+      documented('PATCH', self, await call(owner, 'PATCH', self, { role: 'admin' })),
       409,
       'last_owner',
     )
-    expectProblem(await call(owner, 'DELETE', `${base(issuerId)}/${owner.sub}`), 409, 'last_owner')
+    expectProblem(documented('DELETE', self, await call(owner, 'DELETE', self)), 409, 'last_owner')
     expect(await issuerState(issuerId)).toEqual(before)
   })
 
@@ -988,8 +1058,10 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
     const memberId = invited.body.memberId as string
     const first = temporaryPassword(mailTo(email)[0])
 
-    const resent = await call(owner, 'POST', `${base(issuerId)}/${memberId}/resend`)
+    const resendPath = `${base(issuerId)}/${memberId}/resend`
+    const resent = documented('POST', resendPath, await call(owner, 'POST', resendPath))
     expect(resent.status).toBe(200)
+    expect(resent.headers.get('cache-control')).toBe('no-store')
     expect(resent.body).toMatchObject({ memberId, status: 'invited' })
     const mails = mailTo(email)
     expect(mails).toHaveLength(2)
@@ -1006,7 +1078,7 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
     expect((await call({ sub: memberId, email, password }, 'GET', '/manage/me')).status).toBe(200)
     const before = await issuerState(issuerId)
     expectProblem(
-      await call(owner, 'POST', `${base(issuerId)}/${memberId}/resend`),
+      documented('POST', resendPath, await call(owner, 'POST', resendPath)),
       409,
       'member_active',
     )
@@ -1082,5 +1154,20 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
       expect(stored).not.toContain(password)
       expect(logs).not.toContain(password)
     }
+  })
+
+  it('answered each member route with the statuses openapi.json documents (the checks above)', () => {
+    const MEMBERS = '/manage/issuers/{issuerId}/members'
+    const MEMBER = `${MEMBERS}/{memberId}`
+    const expected = [
+      ...[200, 400, 401, 404].map((s) => `get ${MEMBERS} ${s}`),
+      ...[201, 400, 401, 403, 404, 409, 413, 415].map((s) => `post ${MEMBERS} ${s}`),
+      ...[200, 400, 401, 403, 404, 409, 413, 415].map((s) => `patch ${MEMBER} ${s}`),
+      ...[204, 400, 401, 403, 404, 409].map((s) => `delete ${MEMBER} ${s}`),
+      ...[200, 400, 401, 403, 404, 409].map((s) => `post ${MEMBER}/resend ${s}`),
+    ]
+    expect([...contract.seen].filter((seen) => expected.includes(seen)).sort()).toEqual(
+      expected.sort(),
+    )
   })
 })
