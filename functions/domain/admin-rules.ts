@@ -54,7 +54,7 @@ export const wholeNumberRule =
   }
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
-const MAX_DURATION_MS = 3650 * UNIT_MS.d
+export const MAX_DURATION_MS = 3650 * UNIT_MS.d
 
 /**
  * `90d`, `24h`, `30m`, `45s` (or `0` for none where `zero` allows it); at most ten years. Returns

@@ -11,7 +11,7 @@ export type Mode = (typeof MODES)[number]
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 const RANDOM_LENGTH = 24
 const CHECKSUM_LENGTH = 6
-const KEY_PATTERN = /^vs_(test|live)_([0-9A-Za-z]{30})$/
+export const KEY_PATTERN = /^vs_(test|live)_([0-9A-Za-z]{30})$/
 
 const CRC_TABLE = (() => {
   const table = new Uint32Array(256)

@@ -16,15 +16,21 @@ import {
 import { useApi } from '../support/api-harness'
 import {
   accessClaims,
+  accessTokenFor,
   bearer,
   expiredToken,
   forgedToken,
+  idTokenFor,
   otherPoolToken,
   type Person,
   signUpPerson,
 } from '../support/identity'
+import { dynamodb } from '../support/runtime'
 import {
   auditOf,
+  contract,
+  documented,
+  documentedStatuses,
   expectIssuersUnchanged,
   expectNoSecret,
   join,
@@ -132,6 +138,12 @@ const ownIds = () => ({ programId: a.programs.TEST, keyId: a.keyRecords.TEST.key
 const send = (person: Person | undefined, c: RouteCase, issuerId = a.issuerId, ids = ownIds()) =>
   call(person, c.method, c.path(issuerId, ids), c.body)
 const both = () => [a.issuerId, b.issuerId]
+/**
+ * The answer held against openapi.json (programs-keys.support.ts, documented): every route here
+ * but ListAudit, whose document is the people module's (test/manage/audit-me.manage.test.ts).
+ */
+const checked = (c: RouteCase, answer: Call) =>
+  c.id === 'ListAudit' ? answer : documented(c.id, answer)
 
 describe('who may call the program, key and audit routes', () => {
   it('covers every program, key and audit route of functions/routes.ts', () => {
@@ -145,7 +157,7 @@ describe('who may call the program, key and audit routes', () => {
 
   it.each(CASES)('$id without a token: 401 from the gateway, nothing written', async (c) => {
     await expectIssuersUnchanged(both(), async () => {
-      const answer = await send(undefined, c)
+      const answer = checked(c, await send(undefined, c))
       expect(answer.status).toBe(401)
       expect(answer.body).toEqual({ message: 'Unauthorized' })
     })
@@ -161,10 +173,13 @@ describe('who may call the program, key and audit routes', () => {
       ]
       await expectIssuersUnchanged(both(), async () => {
         for (const token of tokens) {
-          const answer = await request(api.baseUrl, c.method, c.path(a.issuerId, ownIds()), {
-            headers: { ...bearer(token), 'content-type': 'application/json' },
-            ...(c.body === undefined ? {} : { body: JSON.stringify(c.body) }),
-          })
+          const answer = checked(
+            c,
+            await request(api.baseUrl, c.method, c.path(a.issuerId, ownIds()), {
+              headers: { ...bearer(token), 'content-type': 'application/json' },
+              ...(c.body === undefined ? {} : { body: JSON.stringify(c.body) }),
+            }),
+          )
           expect({ status: answer.status, body: answer.body }).toEqual({
             status: 401,
             body: { message: 'Unauthorized' },
@@ -175,10 +190,30 @@ describe('who may call the program, key and audit routes', () => {
   )
 
   it.each(CASES)(
+    '$id with an ID token (no scope): 403 from the gateway, nothing written',
+    async (c) => {
+      const token = await idTokenFor(admin)
+      await expectIssuersUnchanged(both(), async () => {
+        const answer = checked(
+          c,
+          await request(api.baseUrl, c.method, c.path(a.issuerId, ownIds()), {
+            headers: { ...bearer(token), 'content-type': 'application/json' },
+            ...(c.body === undefined ? {} : { body: JSON.stringify(c.body) }),
+          }),
+        )
+        expect({ status: answer.status, body: answer.body }).toEqual({
+          status: 403,
+          body: { message: 'Forbidden' },
+        })
+      })
+    },
+  )
+
+  it.each(CASES)(
     '$id by a person of no issuer: 404 issuer_not_found, nothing written',
     async (c) => {
       await expectIssuersUnchanged(both(), async () => {
-        expectProblem(await send(stranger, c), 404, 'issuer_not_found')
+        expectProblem(checked(c, await send(stranger, c)), 404, 'issuer_not_found')
       })
     },
   )
@@ -206,7 +241,7 @@ describe('who may call the program, key and audit routes', () => {
     '$id by a viewer: 403 forbidden, nothing written',
     async (c) => {
       await expectIssuersUnchanged(both(), async () => {
-        const answer = await send(viewer, c)
+        const answer = checked(c, await send(viewer, c))
         expectProblem(answer, 403, 'forbidden')
         expect(answer.body.detail).toBe(
           'Your role in this issuer is viewer; this needs admin or above.',
@@ -216,7 +251,7 @@ describe('who may call the program, key and audit routes', () => {
   )
 
   it.each(CASES.filter((c) => !c.write))('$id by a viewer: 200', async (c) => {
-    expect((await send(viewer, c)).status).toBe(200)
+    expect(checked(c, await send(viewer, c)).status).toBe(200)
   })
 
   it.each(CASES.filter((c) => c.target !== undefined))(
@@ -228,7 +263,7 @@ describe('who may call the program, key and audit routes', () => {
       await expectIssuersUnchanged(both(), async () => {
         const answers: Call[] = []
         for (const ids of [theirs, unknown, malformed]) {
-          const answer = await send(owner, c, a.issuerId, ids)
+          const answer = checked(c, await send(owner, c, a.issuerId, ids))
           expectProblem(answer, 404, c.target as string)
           answers.push(answer)
         }
@@ -290,7 +325,11 @@ describe('programs', () => {
     const c = await newIssuer({ pool: 100 })
     await join(viewer, c.issuerId, 'viewer')
     await postGrant(api.baseUrl, c.programs.TEST, c.keys.TEST)
-    const list = await call(viewer, 'GET', `/manage/issuers/${c.issuerId}/programs`)
+    const list = documented(
+      'ListPrograms',
+      await call(viewer, 'GET', `/manage/issuers/${c.issuerId}/programs`),
+      { examples: 'all' },
+    )
     expect(list.status).toBe(200)
     expect(list.headers.get('content-type')).toBe('application/json')
     expect(list.headers.get('cache-control')).toBe('no-store')
@@ -315,34 +354,47 @@ describe('programs', () => {
       (list.body.programs as { mode: string }[]).sort((x, y) => x.mode.localeCompare(y.mode)),
     ).toEqual([program(c.programs.LIVE, 'LIVE', 0), program(c.programs.TEST, 'TEST', 1)])
 
-    const live = await call(viewer, 'GET', `/manage/issuers/${c.issuerId}/programs?mode=LIVE`)
+    const live = documented(
+      'ListPrograms',
+      await call(viewer, 'GET', `/manage/issuers/${c.issuerId}/programs?mode=live`),
+    )
     expect(live.body).toEqual({ programs: [program(c.programs.LIVE, 'LIVE', 0)] })
-    const one = await call(
-      viewer,
-      'GET',
-      `/manage/issuers/${c.issuerId}/programs/${c.programs.TEST}`,
+    const one = documented(
+      'GetProgram',
+      await call(viewer, 'GET', `/manage/issuers/${c.issuerId}/programs/${c.programs.TEST}`),
+      { examples: 'all' },
     )
     expect(one.status).toBe(200)
     expect(one.body).toEqual(program(c.programs.TEST, 'TEST', 1))
   })
 
   it('refuses a bad mode filter and unknown query parameters, naming them', async () => {
-    const bad = await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/programs?mode=foo`)
+    const bad = documented(
+      'ListPrograms',
+      await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/programs?mode=foo`),
+    )
     expectProblem(bad, 400, 'validation_failed')
     expect(bad.body.errors).toEqual([
       { field: 'mode', message: 'mode must be TEST or LIVE, got "foo"' },
     ])
-    const typo = await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/programs?mdoe=TEST`)
+    const typo = documented(
+      'ListPrograms',
+      await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/programs?mdoe=TEST`),
+    )
     expectProblem(typo, 400, 'validation_failed')
     expect(typo.body.errors).toEqual([{ field: 'mdoe', message: 'unknown query parameter "mdoe"' }])
   })
 
   it('creates a program: 201, Location, the program as it is stored, and its audit entry', async () => {
-    const created = await call(admin, 'POST', `/manage/issuers/${a.issuerId}/programs`, {
-      name: '  Referrals ',
-      mode: 'live',
-      pool: 1000,
-    })
+    const created = documented(
+      'CreateProgram',
+      await call(admin, 'POST', `/manage/issuers/${a.issuerId}/programs`, {
+        name: '  Referrals ',
+        mode: 'live',
+        pool: 1000,
+      }),
+      { examples: 'all' },
+    )
     expect(created.status).toBe(201)
     expect(created.body).toEqual({
       id: expect.stringMatching(/^prg_[0-9a-z]{26}$/),
@@ -364,7 +416,10 @@ describe('programs', () => {
     })
     const id = created.body.id as string
     expect(created.headers.get('location')).toBe(`/manage/issuers/${a.issuerId}/programs/${id}`)
-    const read = await call(viewer, 'GET', created.headers.get('location') as string)
+    const read = documented(
+      'GetProgram',
+      await call(viewer, 'GET', created.headers.get('location') as string),
+    )
     expect(read.body).toEqual(created.body)
     expect((await programState(id)).program).toMatchObject({ issuerId: a.issuerId, pool: 1000 })
     const [entry] = await auditOf(a.issuerId)
@@ -378,11 +433,14 @@ describe('programs', () => {
       requestId: created.headers.get('x-request-id'),
       details: { mode: 'LIVE', name: 'Referrals', pool: 1000 },
     })
-    const unlimited = await call(admin, 'POST', `/manage/issuers/${a.issuerId}/programs`, {
-      name: 'No limit',
-      mode: 'TEST',
-      pool: null,
-    })
+    const unlimited = documented(
+      'CreateProgram',
+      await call(admin, 'POST', `/manage/issuers/${a.issuerId}/programs`, {
+        name: 'No limit',
+        mode: 'TEST',
+        pool: null,
+      }),
+    )
     expect(unlimited.body).toMatchObject({ pool: null, remaining: null, issued: 0 })
   })
 
@@ -414,7 +472,10 @@ describe('programs', () => {
     [[1], [['(body)', 'The body must be a JSON object']]],
   ])('refuses %j with 400 naming each field, nothing written', async (body, errors) => {
     await expectIssuersUnchanged([a.issuerId], async () => {
-      const answer = await call(admin, 'POST', `/manage/issuers/${a.issuerId}/programs`, body)
+      const answer = documented(
+        'CreateProgram',
+        await call(admin, 'POST', `/manage/issuers/${a.issuerId}/programs`, body),
+      )
       expectProblem(answer, 400, 'validation_failed')
       expect(answer.body.errors).toEqual(errors.map(([field, message]) => ({ field, message })))
     })
@@ -426,8 +487,12 @@ describe('programs', () => {
       mode: 'TEST',
     })
     const id = created.body.id as string
-    const change = (action: string) =>
-      call(admin, 'POST', `/manage/issuers/${a.issuerId}/programs/${id}/${action}`)
+    const change = async (action: string) =>
+      documented(
+        `${action[0]?.toUpperCase()}${action.slice(1)}Program`,
+        await call(admin, 'POST', `/manage/issuers/${a.issuerId}/programs/${id}/${action}`),
+        { examples: 'all' },
+      )
     const paused = await change('pause')
     expect(paused.status).toBe(200)
     expect(paused.body).toEqual({ ...created.body, status: 'paused' })
@@ -479,10 +544,14 @@ describe('keys', () => {
 
   it('creates a key: 201 with the secret once (no-store), which works on the grant API at once', async () => {
     const before = Date.now()
-    const created = await call(admin, 'POST', `/manage/issuers/${a.issuerId}/keys`, {
-      mode: 'TEST',
-      expiresIn: '90d',
-    })
+    const created = documented(
+      'CreateKey',
+      await call(admin, 'POST', `/manage/issuers/${a.issuerId}/keys`, {
+        mode: 'TEST',
+        expiresIn: '90d',
+      }),
+      { examples: 'all' },
+    )
     expect(created.status).toBe(201)
     expect(created.headers.get('cache-control')).toBe('no-store')
     const secret = created.body.secret as string
@@ -512,7 +581,11 @@ describe('keys', () => {
     })
     seen.push(created.text.replace(secret, ''), JSON.stringify(entry))
 
-    const list = await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/keys`)
+    const list = documented(
+      'ListKeys',
+      await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/keys`),
+      { examples: 'all' },
+    )
     expect(list.status).toBe(200)
     const { secret: _, ...shown } = created.body
     expect(list.body.keys).toContainEqual(shown)
@@ -521,11 +594,33 @@ describe('keys', () => {
         ['id', 'mode', 'prefix', 'last4', 'status', 'createdAt', 'createdBy', 'expiresAt'].sort(),
       )
     }
-    const live = await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/keys?mode=LIVE`)
+    const live = documented(
+      'ListKeys',
+      await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/keys?mode=LIVE`),
+    )
     expect((live.body.keys as { id: string }[]).map((k) => k.id)).toEqual([a.keyRecords.LIVE.keyId])
     // Keys the operator made before `createdBy` existed show null.
     expect(live.body.keys).toEqual([expect.objectContaining({ createdBy: null })])
     expectNoSecret([list.text, live.text], secrets)
+  })
+
+  it('refuses a bad mode filter and unknown query parameters on the key list, naming them', async () => {
+    const bad = documented(
+      'ListKeys',
+      await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/keys?mode=both`),
+    )
+    expectProblem(bad, 400, 'validation_failed')
+    expect(bad.body.errors).toEqual([
+      { field: 'mode', message: 'mode must be TEST or LIVE, got "both"' },
+    ])
+    const typo = documented(
+      'ListKeys',
+      await call(viewer, 'GET', `/manage/issuers/${a.issuerId}/keys?status=active`),
+    )
+    expectProblem(typo, 400, 'validation_failed')
+    expect(typo.body.errors).toEqual([
+      { field: 'status', message: 'unknown query parameter "status"' },
+    ])
   })
 
   it('refuses bad key bodies with 400 naming each field, nothing written', async () => {
@@ -553,7 +648,10 @@ describe('keys', () => {
       [{ mode: 'TEST', secret: 'mine' }, [['secret', 'unknown field "secret"']]],
     ] as [unknown, [string, string][]][]) {
       await expectIssuersUnchanged([a.issuerId], async () => {
-        const answer = await call(admin, 'POST', `/manage/issuers/${a.issuerId}/keys`, body)
+        const answer = documented(
+          'CreateKey',
+          await call(admin, 'POST', `/manage/issuers/${a.issuerId}/keys`, body),
+        )
         expectProblem(answer, 400, 'validation_failed')
         expect(answer.body.errors).toEqual(errors.map(([field, message]) => ({ field, message })))
       })
@@ -567,10 +665,10 @@ describe('keys', () => {
     const old = created.body.secret as string
     secrets.push(old)
     // No body: the default grace of 24 hours.
-    const rolled = await call(
-      admin,
-      'POST',
-      `/manage/issuers/${a.issuerId}/keys/${created.body.id}/roll`,
+    const rolled = documented(
+      'RollKey',
+      await call(admin, 'POST', `/manage/issuers/${a.issuerId}/keys/${created.body.id}/roll`),
+      { examples: 'all' },
     )
     expect(rolled.status).toBe(201)
     expect(rolled.headers.get('cache-control')).toBe('no-store')
@@ -607,15 +705,15 @@ describe('keys', () => {
     })
 
     // Grace 0: the old key stops on the very next request.
-    const again = await call(
-      admin,
-      'POST',
-      `/manage/issuers/${a.issuerId}/keys/${rolled.body.id}/roll`,
-      {
+    const again = documented(
+      'RollKey',
+      await call(admin, 'POST', `/manage/issuers/${a.issuerId}/keys/${rolled.body.id}/roll`, {
         grace: '0',
-      },
+      }),
     )
     expect(again.status).toBe(201)
+    // The old key's grace is over at once: the answer shows it expired.
+    expect((again.body.old as { status: string }).status).toBe('expired')
     secrets.push(again.body.secret as string)
     // The grant path re-reads a key it checked CHECK_BOUND_MS ago, and sees the new expiry.
     advanceCheckClock(CHECK_BOUND_MS)
@@ -625,23 +723,19 @@ describe('keys', () => {
     ).toBe(201)
     // An expired key cannot be rolled: 409, nothing written.
     await expectIssuersUnchanged([a.issuerId], async () => {
-      const refused = await call(
-        admin,
-        'POST',
-        `/manage/issuers/${a.issuerId}/keys/${rolled.body.id}/roll`,
-        {},
+      const refused = documented(
+        'RollKey',
+        await call(admin, 'POST', `/manage/issuers/${a.issuerId}/keys/${rolled.body.id}/roll`, {}),
       )
       expectProblem(refused, 409, 'key_state_conflict')
       expect(refused.body.detail).toBe(
         `Key ${rolled.body.id} is expired; only an active key can be rolled.`,
       )
-      const bad = await call(
-        admin,
-        'POST',
-        `/manage/issuers/${a.issuerId}/keys/${again.body.id}/roll`,
-        {
+      const bad = documented(
+        'RollKey',
+        await call(admin, 'POST', `/manage/issuers/${a.issuerId}/keys/${again.body.id}/roll`, {
           grace: '-5h',
-        },
+        }),
       )
       expectProblem(bad, 400, 'validation_failed')
       expect(bad.body.errors).toEqual([
@@ -662,10 +756,10 @@ describe('keys', () => {
     const secret = created.body.secret as string
     secrets.push(secret)
     expect((await postGrant(api.baseUrl, a.programs.LIVE, secret)).status).toBe(201)
-    const revoked = await call(
-      admin,
-      'POST',
-      `/manage/issuers/${a.issuerId}/keys/${created.body.id}/revoke`,
+    const revoked = documented(
+      'RevokeKey',
+      await call(admin, 'POST', `/manage/issuers/${a.issuerId}/keys/${created.body.id}/revoke`),
+      { examples: 'all' },
     )
     expect(revoked.status).toBe(200)
     const { secret: _, ...shown } = created.body
@@ -680,18 +774,16 @@ describe('keys', () => {
     })
     // Again: the key as it is, and nothing written (no second audit entry).
     await expectIssuersUnchanged([a.issuerId], async () => {
-      const again = await call(
-        owner,
-        'POST',
-        `/manage/issuers/${a.issuerId}/keys/${created.body.id}/revoke`,
+      const again = documented(
+        'RevokeKey',
+        await call(owner, 'POST', `/manage/issuers/${a.issuerId}/keys/${created.body.id}/revoke`),
       )
       expect(again.status).toBe(200)
       expect(again.body.status).toBe('revoked')
     })
-    const rollRevoked = await call(
-      admin,
-      'POST',
-      `/manage/issuers/${a.issuerId}/keys/${created.body.id}/roll`,
+    const rollRevoked = documented(
+      'RollKey',
+      await call(admin, 'POST', `/manage/issuers/${a.issuerId}/keys/${created.body.id}/roll`),
     )
     expectProblem(rollRevoked, 409, 'key_state_conflict')
   })
@@ -734,4 +826,154 @@ it('writes nothing for another issuer even when an admin of both asks (ids are s
     )
   })
   expect((await postGrant(api.baseUrl, b.programs.LIVE, b.keys.LIVE)).status).toBe(201)
+})
+
+describe('the JSON bodies of CreateProgram, CreateKey and RollKey', () => {
+  const BODY_ROUTES = CASES.filter((c) => c.body !== undefined)
+  const raw = async (c: RouteCase, headers: Record<string, string>, body?: string) =>
+    documented(
+      c.id,
+      await request(api.baseUrl, c.method, c.path(a.issuerId, ownIds()), {
+        headers: { ...bearer(await accessTokenFor(admin)), ...headers },
+        ...(body === undefined ? {} : { body }),
+      }),
+    )
+
+  it('covers every route with a body', () => {
+    expect(BODY_ROUTES.map((c) => c.id)).toEqual(['CreateProgram', 'CreateKey', 'RollKey'])
+  })
+
+  it.each(BODY_ROUTES)(
+    '$id refuses another media type (415), more than 16 KiB (413) and what is not JSON (400), nothing written',
+    async (c) => {
+      await expectIssuersUnchanged([a.issuerId], async () => {
+        const body = JSON.stringify(c.body)
+        expectProblem(
+          await raw(c, { 'content-type': 'text/plain' }, body),
+          415,
+          'unsupported_media_type',
+        )
+        const large = JSON.stringify({ ...(c.body as object), padding: 'x'.repeat(16 * 1024) })
+        expectProblem(
+          await raw(c, { 'content-type': 'application/json' }, large),
+          413,
+          'payload_too_large',
+        )
+        expectProblem(
+          await raw(c, { 'content-type': 'application/json' }, '{"mode": '),
+          400,
+          'malformed_json',
+        )
+      })
+    },
+  )
+
+  it('CreateProgram and CreateKey refuse no body at all (400); RollKey takes it as {}', async () => {
+    for (const c of BODY_ROUTES.filter((x) => x.id !== 'RollKey')) {
+      await expectIssuersUnchanged([a.issuerId], async () => {
+        expectProblem(await raw(c, { 'content-type': 'application/json' }), 400, 'malformed_json')
+      })
+    }
+    const key = documented(
+      'CreateKey',
+      await call(admin, 'POST', `/manage/issuers/${a.issuerId}/keys`, { mode: 'TEST' }),
+    )
+    const rolled = documented(
+      'RollKey',
+      await request(api.baseUrl, 'POST', `/manage/issuers/${a.issuerId}/keys/${key.body.id}/roll`, {
+        headers: bearer(await accessTokenFor(admin)),
+      }),
+    )
+    expect(rolled.status).toBe(201)
+  })
+})
+
+describe('what DynamoDB misbehaving makes of each route (faults injected into the client)', () => {
+  // The local server's handlers use this very client (test/support/runtime.ts): a middleware that
+  // throws for the route's own DynamoDB call stands for DynamoDB throttling, holding the items in
+  // other transactions, or failing in a way no one planned for.
+  const faulty = async (name: string, commands: string[], act: () => Promise<Call>) => {
+    const id = `programs-keys-fault-${randomUUID()}`
+    dynamodb.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (commands.includes(context.commandName ?? '')) {
+          throw Object.assign(new Error(name), { name, $metadata: { httpStatusCode: 400 } })
+        }
+        return next(args)
+      },
+      { step: 'initialize', name: id },
+    )
+    try {
+      return await act()
+    } finally {
+      dynamodb.middlewareStack.remove(id)
+    }
+  }
+  // The route's own call: a read's query or item read, a change's transaction.
+  const COMMANDS: Record<string, string[]> = {
+    ListPrograms: ['QueryCommand'],
+    GetProgram: ['GetItemCommand', 'BatchGetItemCommand'],
+    ListKeys: ['QueryCommand'],
+  }
+  const mine = CASES.filter((c) => c.id !== 'ListAudit')
+  const commandsOf = (c: RouteCase) => COMMANDS[c.id] ?? ['TransactWriteItemsCommand']
+  /** A program and a key of their own, in the state the change needs (paused, to resume). */
+  const targetsFor = async (c: RouteCase) => {
+    const base = `/manage/issuers/${a.issuerId}`
+    const program = await call(admin, 'POST', `${base}/programs`, { name: 'Faults', mode: 'TEST' })
+    const programId = program.body.id as string
+    if (c.id === 'ResumeProgram') await call(admin, 'POST', `${base}/programs/${programId}/pause`)
+    const key = await call(admin, 'POST', `${base}/keys`, { mode: 'TEST' })
+    return { programId, keyId: key.body.id as string }
+  }
+
+  it.each(mine)(
+    '$id: throttled is 503 service_unavailable with Retry-After; unexpected is 500 internal_error; nothing written',
+    async (c) => {
+      const ids = await targetsFor(c)
+      await expectIssuersUnchanged([a.issuerId], async () => {
+        const throttled = documented(
+          c.id,
+          await faulty('ProvisionedThroughputExceededException', commandsOf(c), () =>
+            send(owner, c, a.issuerId, ids),
+          ),
+        )
+        expectProblem(throttled, 503, 'service_unavailable')
+        expect(throttled.headers.get('retry-after')).toBe('1')
+        const broken = documented(
+          c.id,
+          await faulty('ValidationException', commandsOf(c), () => send(owner, c, a.issuerId, ids)),
+        )
+        expectProblem(broken, 500, 'internal_error')
+        // Nothing internal in the answer.
+        expect(broken.text).not.toContain('ValidationException')
+      })
+    },
+  )
+
+  it.each(mine.filter((c) => c.write))(
+    '$id: items held by other transactions until the retries run out is 409 request_conflict with Retry-After, nothing written',
+    async (c) => {
+      // A program and a key of its own, so the change would succeed without the fault.
+      const ids = await targetsFor(c)
+      await expectIssuersUnchanged([a.issuerId], async () => {
+        const held = documented(
+          c.id,
+          await faulty('TransactionConflictException', ['TransactWriteItemsCommand'], () =>
+            send(owner, c, a.issuerId, ids),
+          ),
+        )
+        expectProblem(held, 409, 'request_conflict')
+        expect(held.headers.get('retry-after')).toBe('1')
+      })
+    },
+  )
+})
+
+// Last: what the tests above met, held against what openapi.json lists for these routes.
+it('has met every status openapi.json documents for the program and key routes', () => {
+  const mine = CASES.filter((c) => c.id !== 'ListAudit')
+  const expected = mine.flatMap((c) => documentedStatuses(c.id))
+  expect(expected.length).toBeGreaterThan(40)
+  expect(expected.filter((line) => !contract.seen.has(line))).toEqual([])
 })

@@ -7,7 +7,9 @@ import {
 } from '@aws-sdk/lib-dynamodb'
 import { hashApiKey } from '../../functions/domain/api-key'
 import type { AuditEntry, MembershipRecord, Role } from '../../functions/domain/people'
+import { routeById } from '../../functions/routes'
 import { type Call, request } from '../support/api'
+import { contractCheck } from '../support/contract-check'
 import { accessTokenFor, bearer, type Person } from '../support/identity'
 import { config, documentClient } from '../support/runtime'
 
@@ -132,4 +134,33 @@ export const expectNoSecret = (texts: string[], secrets: string[]) => {
   const all = texts.join('\n')
   // The leaked forms themselves, not the (long) texts they were found in.
   expect(secrets.flatMap(secretForms).filter((form) => all.includes(form))).toEqual([])
+}
+
+/** openapi.json, held against the real answers of the program and key routes. */
+export const contract = contractCheck()
+
+/** The route's method and path as openapi.json keys them, from its route key in routes.ts. */
+export const operationOf = (routeId: string) => {
+  const [method, path] = routeById(routeId).routeKey.split(' ') as [string, string]
+  return { method: method.toLowerCase(), path }
+}
+
+/**
+ * Checks a real answer of the route against openapi.json (status, content type, body schema,
+ * required headers; with `examples`, the documented example too) and hands it back.
+ */
+export const documented = (
+  routeId: string,
+  answer: Call,
+  options: { examples?: 'all' | 'ok' | 'none' } = {},
+) => {
+  const { method, path } = operationOf(routeId)
+  contract.check(path, method, answer, options)
+  return answer
+}
+
+/** Every `method path status` openapi.json lists for the route. */
+export const documentedStatuses = (routeId: string) => {
+  const { method, path } = operationOf(routeId)
+  return contract.documented(path, method)
 }
