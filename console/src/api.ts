@@ -164,6 +164,9 @@ const sendJson = async <T>(
   return (response.status === 204 ? undefined : await response.json()) as T
 }
 
+/** One page of a CSV export and the cursor of the next (`x-next-cursor`), null at the end. */
+export type CsvPage = { csv: string; next: string | null }
+
 const query = (params: Record<string, string | number | undefined | null>) => {
   const entries = Object.entries(params).filter(
     (entry): entry is [string, string | number] =>
@@ -227,7 +230,10 @@ export const issuerApi = (issuerId: string) => {
     grants: (programId: string, params: Cursor & { recipient: string; limit: number }) =>
       getJson<Page<Grant>>(`${program(programId)}/grants${query(params)}`),
     /** A page of the CSV export and the cursor of the next one. */
-    grantsCsv: async (programId: string, params: Cursor & { recipient: string }) => {
+    grantsCsv: async (
+      programId: string,
+      params: Cursor & { recipient: string },
+    ): Promise<CsvPage> => {
       const response = await request(
         'GET',
         `${program(programId)}/grants${query({ ...params, limit: 1000 })}`,
@@ -261,6 +267,19 @@ export const issuerApi = (issuerId: string) => {
       sendJson<BatchSummary>('POST', `${batches(programId)}/${at(batchId)}/cancel`),
     batch: (programId: string, batchId: string, params: Cursor & { status: string }) =>
       getJson<Batch>(`${batches(programId)}/${at(batchId)}${query({ ...params, limit: 100 })}`),
+    /** A page of the batch's rows as CSV (the columns a batch reads back) and the next cursor. */
+    batchCsv: async (
+      programId: string,
+      batchId: string,
+      params: Cursor & { status: string },
+    ): Promise<CsvPage> => {
+      const response = await request(
+        'GET',
+        `${batches(programId)}/${at(batchId)}${query({ ...params, limit: 500 })}`,
+        { accept: 'text/csv' },
+      )
+      return { csv: await response.text(), next: response.headers.get('x-next-cursor') }
+    },
 
     keys: (mode: Mode) =>
       getJson<{ keys: ApiKey[] }>(`${base}/keys${query({ mode })}`).then((r) => r.keys),

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { parse } from 'csv-parse/sync'
 import type { Browser, Page } from 'playwright-core'
+import { BATCH_RESULT_CSV_COLUMNS } from '../../functions/http/batch-view'
 import {
   checkPage,
   type LocalServer,
@@ -15,8 +18,8 @@ import {
  * worker): every batch of the program from the management API (not only those this browser sent),
  * newest first, "show more"; while one runs, its rows per second and the time left, read again
  * every few seconds and no longer once none runs; an admin cancels a running one (confirmed; the
- * granted rows stay, the rest end canceled); a viewer sees the list without the button. Each page
- * is checked by axe-core and photographed.
+ * granted rows stay, the rest end canceled) and downloads its canceled rows as CSV; a viewer sees
+ * the list without the button. Each page is checked by axe-core and photographed.
  */
 let server: LocalServer
 let browser: Browser
@@ -157,6 +160,22 @@ it("lists the program's batches with their pace while one runs, and cancels it; 
   const rows = page.getByRole('table', { name: 'Rows of the batch, in CSV order' })
   await visible(rows.getByText('canceled', { exact: true }))
   expect(await rows.getByText('granted', { exact: true }).count()).toBe(0)
+  // The canceled rows as one CSV file (pages of 500 appended), read by csv-parse: ready to send
+  // again as a new batch, since a batch ignores the result_ columns.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Download canceled rows (CSV)' }).click(),
+  ])
+  expect(download.suggestedFilename()).toBe(`batch-${big}-canceled.csv`)
+  const records: string[][] = parse(readFileSync((await download.path()) as string, 'utf8'))
+  expect(records[0]).toEqual(BATCH_RESULT_CSV_COLUMNS)
+  expect(records.length - 1).toBe(after.counts.canceled)
+  expect(new Set(records.slice(1).map((r) => r[5]))).toEqual(new Set(['canceled']))
+  await visible(
+    page.getByRole('status').filter({
+      hasText: `Downloaded ${n(after.counts.canceled)} rows as CSV.`,
+    }),
+  )
   await checkPage(page, 'batch-canceled')
 
   // A viewer sees the same list, without the cancel button.

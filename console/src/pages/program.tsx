@@ -8,6 +8,7 @@ import {
   type Program,
   type RenderedMail,
 } from '../api'
+import { CsvDownloadButton, downloadCsvPages } from '../csv-download'
 import { MailFrame } from '../mail-frame'
 import { useScope } from '../scope'
 import {
@@ -221,33 +222,17 @@ const sourceText = (grant: Grant) =>
       : `Batch row ${grant.batch?.row ?? ''}`
 
 /** Every page of the CSV export, in order, as one file. */
-const exportCsv = async (api: IssuerApi, program: Program, recipient: string) => {
-  let cursor: string | undefined
-  let csv = ''
-  do {
-    const page = await api.grantsCsv(program.id, { recipient, cursor })
-    csv += page.csv
-    cursor = page.next ?? undefined
-  } while (cursor)
-  const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv;charset=utf-8' }))
-  const link = document.createElement('a')
-  link.href = url
-  link.download = `grants-${program.id}.csv`
-  document.body.append(link)
-  link.click()
-  link.remove()
-  setTimeout(() => URL.revokeObjectURL(url), 10_000)
-  return Math.max(0, csv.split('\r\n').filter(Boolean).length - 1)
-}
+const exportCsv = (api: IssuerApi, program: Program, recipient: string) =>
+  downloadCsvPages(
+    (cursor) => api.grantsCsv(program.id, { recipient, cursor }),
+    `grants-${program.id}.csv`,
+  )
 
 const Grants = ({ program, version }: { program: Program; version: number }) => {
   const scope = useScope()
   const pager = usePager()
   const [filter, setFilter] = useState('')
   const [recipient, setRecipient] = useState('')
-  const [exportState, setExportState] = useState<{ busy?: boolean; text?: string; error?: string }>(
-    {},
-  )
   const { data, error, loading } = useLoad(
     () => scope.api.grants(program.id, { recipient, cursor: pager.cursor, limit: 25 }),
     [scope.api, program.id, recipient, pager.cursor, version],
@@ -291,26 +276,14 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
             </button>
           ) : null}
         </form>
-        <button
-          type="button"
-          disabled={exportState.busy}
-          onClick={async () => {
-            setExportState({ busy: true, text: 'Exporting…' })
-            try {
-              const rows = await exportCsv(scope.api, program, recipient)
-              setExportState({
-                text: `Exported ${formatNumber(rows)} ${rows === 1 ? 'grant' : 'grants'} as CSV.`,
-              })
-            } catch (e) {
-              setExportState({ error: (e as Error).message })
-            }
-          }}
-        >
-          Export CSV
-        </button>
+        <CsvDownloadButton
+          label="Export CSV"
+          download={() => exportCsv(scope.api, program, recipient)}
+          done={(rows) =>
+            `Exported ${formatNumber(rows)} ${rows === 1 ? 'grant' : 'grants'} as CSV.`
+          }
+        />
       </div>
-      {exportState.text ? <Status>{exportState.text}</Status> : null}
-      <Alert>{exportState.error}</Alert>
       <Alert>{error}</Alert>
       <div class="table-box">
         <table>

@@ -3,6 +3,7 @@ import { useLocation } from 'preact-iso'
 import { type BatchPreview, newIdempotencyKey } from '../api'
 import { fileProblem, megabytes, sendFile } from '../batch-upload'
 import { pendingCommits } from '../batches'
+import { CsvDownloadButton, downloadCsvPages } from '../csv-download'
 import { useScope } from '../scope'
 import {
   Alert,
@@ -524,6 +525,18 @@ export const BatchPage = ({ programId, batchId }: { programId: string; batchId: 
                 </select>
               )}
             </Field>
+            <CsvDownloadButton
+              label={status ? `Download ${status} rows (CSV)` : 'Download rows (CSV)'}
+              download={() =>
+                downloadCsvPages(
+                  (cursor) => scope.api.batchCsv(programId, batchId, { cursor, status }),
+                  `batch-${batchId}${status ? `-${status}` : ''}.csv`,
+                )
+              }
+              done={(rows) =>
+                `Downloaded ${formatNumber(rows)} ${rows === 1 ? 'row' : 'rows'} as CSV. To send rows again, send the file (fixed where needed) as a new batch: a batch ignores its result_ columns.`
+              }
+            />
           </div>
           <div class="table-box">
             <table>
