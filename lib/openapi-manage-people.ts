@@ -73,6 +73,35 @@ const MEMBER_EXAMPLE = {
   invitedBy: 'owner@example.com',
 }
 
+const MANAGED_GRANT_EXAMPLE = {
+  id: 'gr_5k2x9q8w7e6r5t4y3v2j1h0p9a',
+  object: 'grant',
+  programId: 'prg_0h7d3k9m2n4p6q8r1s3t5v7w9x',
+  mode: 'TEST',
+  recipient: { email: 'bob@example.com', name: 'Bob' },
+  reason: 'Quarterly award',
+  amount: 5,
+  status: 'reserved',
+  createdAt: '2026-11-26T09:30:00.000Z',
+  source: 'console',
+  sentBy: { sub: MEMBER_EXAMPLE.memberId, email: 'ann@example.com' },
+  keyId: null,
+  batch: null,
+  idempotencyKey: null,
+  rejectionReason: null,
+  expiresAt: '2026-12-26T09:30:00.000Z',
+  delivery: {
+    state: 'pending',
+    sends: 0,
+    lastSentAt: null,
+    resendRequestedAt: null,
+    remindedAt: null,
+  },
+  identity: null,
+  acceptance: null,
+  history: [],
+}
+
 const BATCH_PAGE_EXAMPLE = {
   id: 'bat_5k2x9q8w7e6r5t4y3v2j1h0p9a',
   object: 'grant_batch',
@@ -273,10 +302,11 @@ export const managePeoplePaths: Record<string, Json> = {
           { type: 'string', format: 'email', maxLength: LIMITS.maxEmailLength },
         ),
         cursorParameter,
-        pageParameter(
-          'Grants',
-          GRANT_PAGE,
-          `; for CSV 1 to ${CSV_PAGE.max} (default ${CSV_PAGE.default})`,
+        // Two page sizes, by what the answer is: the schema takes the larger.
+        query(
+          'limit',
+          `Grants per page: JSON 1 to ${GRANT_PAGE.max} (default ${GRANT_PAGE.default}); CSV 1 to ${CSV_PAGE.max} (default ${CSV_PAGE.default}).`,
+          { type: 'integer', minimum: 1, maximum: Math.max(GRANT_PAGE.max, CSV_PAGE.max) },
         ),
       ],
       responses: {
@@ -300,7 +330,10 @@ export const managePeoplePaths: Record<string, Json> = {
             },
           },
           content: {
-            'application/json': { schema: schemaRef('ManagedGrantList') },
+            'application/json': {
+              schema: schemaRef('ManagedGrantList'),
+              example: { object: 'list', data: [MANAGED_GRANT_EXAMPLE], nextCursor: null },
+            },
             'text/csv': {
               schema: {
                 type: 'string',
@@ -329,7 +362,7 @@ export const managePeoplePaths: Record<string, Json> = {
         '201': answer(
           'The grant was made (or, with Idempotent-Replayed: true, had been made).',
           'ManagedGrant',
-          undefined,
+          MANAGED_GRANT_EXAMPLE,
           { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } },
         ),
         ...manageProblems([400, 401, 403, 404, 409, 413, 415, 422, 500, 503]),

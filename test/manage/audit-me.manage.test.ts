@@ -69,12 +69,12 @@ const call = (person: Person | undefined, method: string, path: string, body?: u
   manage(api.baseUrl, person, method, path, body)
 
 // The contract (openapi.json) against these answers: each status listed, each body its schema's
-// (the documented example of a 200 too).
+// (and the documented example of the status answered).
 const ME = '/manage/me'
 const AUDIT = '/manage/issuers/{issuerId}/audit'
 const contract = contractCheck()
 const documented = (path: string, answer: Call) => {
-  contract.check(path, 'get', answer, { examples: 'ok' })
+  contract.check(path, 'get', answer, { examples: 'all' })
   return answer
 }
 

@@ -81,7 +81,7 @@ const storedGrant = async (grantId: string) =>
 const GRANTS = '/manage/issuers/{issuerId}/programs/{programId}/grants'
 const contract = contractCheck()
 const documented = (method: 'get' | 'post', answer: Call) => {
-  contract.check(GRANTS, method, answer)
+  contract.check(GRANTS, method, answer, { examples: 'all' })
   return answer
 }
 /**
