@@ -4,8 +4,11 @@ import { GRANT_PAGE } from '../functions/domain/grant-list-query'
 import { LIMITS } from '../functions/domain/grant-request.schema'
 import { MEMBER_BODY_MAX_BYTES, MEMBER_ID } from '../functions/domain/member-request.schema'
 import { ROLES } from '../functions/domain/people'
+import { BATCH_RESULT_CSV_COLUMNS } from '../functions/http/batch-view'
+import { CSV_MAX_BYTES } from '../functions/http/csv-answer'
+import { GRANT_CSV_COLUMNS } from '../functions/http/grant-view'
 import { ROW_PAGE } from '../functions/http/routes/manage/grant-batch-get.route'
-import { CSV_MAX_BYTES, CSV_PAGE } from '../functions/http/routes/manage/grants-list.route'
+import { CSV_PAGE } from '../functions/http/routes/manage/grants-list.route'
 import { GRANT_BATCH_PROPERTIES, GRANT_BATCH_REQUIRED } from './openapi-grant-batch'
 import { BEARER, jsonBody, manageProblems, ok, REQUEST_ID, schemaRef } from './openapi-parts'
 
@@ -38,6 +41,47 @@ const NO_STORE = {
 /** Every answer here is `no-store` (manageJson, NO_STORE in the handlers). */
 const answer = (description: string, schema: string, example?: unknown, headers: Json = {}) =>
   ok(description, schema, example, { ...NO_STORE, ...headers })
+
+/**
+ * The 200 of a route that exports (functions/http/csv-answer.ts): JSON, or with `Accept: text/csv`
+ * a page of CSV whose header row is on the first page only, the next page named in
+ * `x-next-cursor` and `Link`.
+ */
+const jsonOrCsv = (input: {
+  description: string
+  schema: string
+  example: unknown
+  filename: string
+  columns: readonly string[]
+}) => ({
+  description: input.description,
+  headers: {
+    ...REQUEST_ID,
+    ...NO_STORE,
+    'Content-Disposition': {
+      description: `CSV only: \`attachment; filename="${input.filename}"\`.`,
+      schema: { type: 'string' },
+    },
+    'x-next-cursor': {
+      description: "CSV only: the next page's cursor; absent on the last page.",
+      schema: { type: 'string' },
+    },
+    Link: {
+      description:
+        'CSV only: `<path?cursor=...&limit=...>; rel="next"` (the page\'s own parameters with the cursor); absent on the last page.',
+      schema: { type: 'string' },
+    },
+  },
+  content: {
+    'application/json': { schema: schemaRef(input.schema), example: input.example },
+    'text/csv': {
+      schema: {
+        type: 'string',
+        description: `Sent as \`text/csv; charset=utf-8; header=present\` (the first page: the header row first) or \`header=absent\` (the next pages: rows only), so pages appended in order make one file. Columns: ${input.columns.join(', ')}. Every cell quoted; a cell that would start like a formula (\`=\`, \`+\`, \`-\`, \`@\`, tab, CR) gets a leading \`'\`; CRLF after each record.`,
+      },
+    },
+  },
+})
 
 const ROLES_TEXT = ROLES.map((r) => `\`${r}\``).join(', ')
 
@@ -310,39 +354,13 @@ export const managePeoplePaths: Record<string, Json> = {
         ),
       ],
       responses: {
-        '200': {
+        '200': jsonOrCsv({
           description: 'A page of grants, newest first (JSON, or CSV when asked for).',
-          headers: {
-            ...REQUEST_ID,
-            ...NO_STORE,
-            'Content-Disposition': {
-              description: 'CSV only: `attachment; filename="grants-<programId>.csv"`.',
-              schema: { type: 'string' },
-            },
-            'x-next-cursor': {
-              description: "CSV only: the next page's cursor; absent on the last page.",
-              schema: { type: 'string' },
-            },
-            Link: {
-              description:
-                'CSV only: `<path?cursor=...&limit=...>; rel="next"`; absent on the last page.',
-              schema: { type: 'string' },
-            },
-          },
-          content: {
-            'application/json': {
-              schema: schemaRef('ManagedGrantList'),
-              example: { object: 'list', data: [MANAGED_GRANT_EXAMPLE], nextCursor: null },
-            },
-            'text/csv': {
-              schema: {
-                type: 'string',
-                description:
-                  'Columns: id, created_at, recipient_email, recipient_name, amount, reason, mode, status, source, sent_by, key_id, batch_id, batch_row, idempotency_key. CRLF after each record; `charset=utf-8`.',
-              },
-            },
-          },
-        },
+          schema: 'ManagedGrantList',
+          example: { object: 'list', data: [MANAGED_GRANT_EXAMPLE], nextCursor: null },
+          filename: 'grants-<programId>.csv',
+          columns: GRANT_CSV_COLUMNS,
+        }),
         ...manageProblems([400, 401, 403, 404, 500, 503]),
       },
     },
@@ -374,7 +392,7 @@ export const managePeoplePaths: Record<string, Json> = {
       operationId: 'manageGetGrantBatch',
       tags: ['Management'],
       summary: 'A batch of send to many and its rows (viewer)',
-      description: `The batch's progress (status, counts, rows per second, time left) and a page of its rows in CSV order, each with what became of it: \`granted\` (its \`grantId\`), \`failed\` (\`code\` and \`message\`: refused at commit as ${BATCH_ROW_CODES.map((c) => `\`${c}\``).join(' or ')}, or refused by the grant), \`canceled\` (never tried) or \`pending\`. \`status\` keeps rows of one state only: a filtered page may hold fewer than \`limit\` rows, even none, and still have a \`nextCursor\`. Another issuer's batch, or another program's: \`404 batch_not_found\`, like a missing one; a malformed program id: \`404 program_not_found\`.`,
+      description: `The batch's progress (status, counts, rows per second, time left) and a page of its rows in CSV order, each with what became of it: \`granted\` (its \`grantId\`), \`failed\` (\`code\` and \`message\`: refused at commit as ${BATCH_ROW_CODES.map((c) => `\`${c}\``).join(' or ')}, or refused by the grant), \`canceled\` (never tried) or \`pending\`. \`status\` keeps rows of one state only: a filtered page may hold fewer than \`limit\` rows, even none, and still have a \`nextCursor\`. Another issuer's batch, or another program's: \`404 batch_not_found\`, like a missing one; a malformed program id: \`404 program_not_found\`. With \`Accept: text/csv\` (at a q at least that of any JSON type), the same page of rows as CSV, paged as the grants export is (the header row on the first page only; the next page in \`x-next-cursor\` and \`Link\`), in the columns a batch reads back, the outcome under \`result_\` names that a batch ignores: the failed rows, fixed, can be sent again as a new batch as they are.`,
       security: BEARER,
       parameters: [
         ...IssuerProgramParameters,
@@ -387,11 +405,13 @@ export const managePeoplePaths: Record<string, Json> = {
         }),
       ],
       responses: {
-        '200': answer(
-          'The batch and a page of its rows.',
-          'ManageGrantBatchPage',
-          BATCH_PAGE_EXAMPLE,
-        ),
+        '200': jsonOrCsv({
+          description: 'The batch and a page of its rows (JSON), or the rows alone (CSV).',
+          schema: 'ManageGrantBatchPage',
+          example: BATCH_PAGE_EXAMPLE,
+          filename: 'batch-<batchId>[-<status>].csv',
+          columns: BATCH_RESULT_CSV_COLUMNS,
+        }),
         ...manageProblems([400, 401, 403, 404, 500, 503]),
       },
     },

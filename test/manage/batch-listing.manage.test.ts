@@ -164,6 +164,20 @@ const documented = (
   contract.check(path, method, answer, options)
   return answer
 }
+/**
+ * A CSV answer as the checker reads it: the body is the text, and the media type is matched
+ * without its parameters (`charset`, `header`: RFC 9110 8.3.1); the test asserts them itself.
+ */
+const documentedCsv = (path: string, answer: Call) => {
+  const headers = new Headers(answer.headers)
+  headers.set('content-type', (answer.headers.get('content-type') ?? '').split(';')[0] as string)
+  contract.check(path, 'get', {
+    ...answer,
+    headers,
+    body: answer.text as unknown as Record<string, unknown>,
+  })
+  return answer
+}
 
 describe('the listing', () => {
   it("lists a program's batches newest first, a page at a time, as GetGrantBatch shows each, for a viewer", async () => {
@@ -317,6 +331,26 @@ describe('one batch and its rows (GetGrantBatch)', () => {
       await read(viewer, issuer, batchId, '?status=failed'),
     )
     expect((failed.body.rows as { row: number }[]).map((r) => r.row)).toEqual([3, 4])
+
+    // The same rows as CSV, a page at a time: the header row on the first page only.
+    const csvPage = async (query: string) =>
+      documentedCsv(
+        BATCH_PATH,
+        await manageCall(api.baseUrl, viewer, 'GET', `${batchesPath(issuer)}/${batchId}${query}`, {
+          headers: { accept: 'text/csv' },
+        }),
+      )
+    const first = await csvPage('?limit=3')
+    expect(first.status).toBe(200)
+    expect(first.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present')
+    const cursor = first.headers.get('x-next-cursor')
+    expect(cursor).toEqual(expect.any(String))
+    const second = await csvPage(`?limit=3&cursor=${cursor}`)
+    expect(second.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=absent')
+    expect(second.headers.get('x-next-cursor')).toBeNull()
+    expect(`${first.text}${second.text}`.split('\r\n').filter(Boolean)).toHaveLength(
+      1 + rows.length,
+    )
   })
 
   it('refuses what it cannot read (400), answers a batch not of this program or issuer as missing (404), and needs a token (401)', async () => {
