@@ -23,6 +23,7 @@ import { useApi } from '../support/api-harness'
 import { contractCheck } from '../support/contract-check'
 import { bearer, idTokenFor, type Person, signUpPerson, testAuthorizer } from '../support/identity'
 import { config, dynamodb } from '../support/runtime'
+import { THROTTLED, UNEXPECTED, withDynamoDbFault } from './dynamodb-faults'
 import {
   auditOf,
   expectIssuersUnchanged,
@@ -355,10 +356,30 @@ describe('GET /manage/issuers/{issuerId}/audit', () => {
     )
   })
 
+  it('answers DynamoDB throttling 503 service_unavailable and an unexpected failure 500 internal_error, naming nothing inside', async () => {
+    for (const [path, url] of [
+      [ME, '/manage/me'],
+      [AUDIT, `/manage/issuers/${a.issuerId}/audit`],
+    ] as const) {
+      // The route's own read (the membership check is an item read and goes through).
+      const throttled = documented(
+        path,
+        await withDynamoDbFault(THROTTLED, ['QueryCommand'], () => call(viewer, 'GET', url)),
+      )
+      expectProblem(throttled, 503, 'service_unavailable')
+      const broken = documented(
+        path,
+        await withDynamoDbFault(UNEXPECTED, ['QueryCommand'], () => call(viewer, 'GET', url)),
+      )
+      expectProblem(broken, 500, 'internal_error')
+      expect(broken.text).not.toContain(UNEXPECTED)
+    }
+  })
+
   it('answered both routes with the statuses openapi.json documents (the checks above)', () => {
     const expected = [
-      ...[200, 400, 401, 403].map((s) => `get ${ME} ${s}`),
-      ...[200, 400, 401, 403, 404].map((s) => `get ${AUDIT} ${s}`),
+      ...[200, 400, 401, 403, 500, 503].map((s) => `get ${ME} ${s}`),
+      ...[200, 400, 401, 403, 404, 500, 503].map((s) => `get ${AUDIT} ${s}`),
     ]
     expect([...contract.seen].filter((seen) => expected.includes(seen)).sort()).toEqual(
       expected.sort(),

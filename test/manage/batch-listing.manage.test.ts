@@ -14,6 +14,7 @@ import {
 import { contractCheck } from '../support/contract-check'
 import { type Person, signUpPerson } from '../support/identity'
 import { config, documentClient, dynamodb } from '../support/runtime'
+import { THROTTLED, UNEXPECTED, withDynamoDbFault } from './dynamodb-faults'
 import {
   addMember,
   auditLog,
@@ -402,6 +403,28 @@ describe('one batch and its rows (GetGrantBatch)', () => {
       await manageCall(api.baseUrl, undefined, 'GET', `${batchesPath(issuer)}/${batchId}`),
     )
     expect(anonymous.status).toBe(401)
+    // DynamoDB throttling on the read of the rows: 503; a failure no one planned for: 500.
+    const throttled = documented(
+      BATCH_PATH,
+      'get',
+      await withDynamoDbFault(THROTTLED, ['BatchGetItemCommand'], () =>
+        read(viewer, issuer, batchId),
+      ),
+    )
+    expectProblem(throttled, 503, 'service_unavailable')
+    const broken = documented(
+      BATCH_PATH,
+      'get',
+      await withDynamoDbFault(UNEXPECTED, ['BatchGetItemCommand'], () =>
+        read(viewer, issuer, batchId),
+      ),
+    )
+    expectProblem(broken, 500, 'internal_error')
+    expect(broken.text).not.toContain(UNEXPECTED)
+    const seen = [...contract.seen].filter((s) => s.startsWith(`get ${BATCH_PATH} `))
+    expect(seen.sort()).toEqual(
+      [200, 400, 401, 404, 500, 503].map((status) => `get ${BATCH_PATH} ${status}`).sort(),
+    )
   })
 })
 

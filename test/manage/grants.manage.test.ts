@@ -24,6 +24,7 @@ import { useApi } from '../support/api-harness'
 import { contractCheck } from '../support/contract-check'
 import { bearer, idTokenFor, type Person, signUpPerson } from '../support/identity'
 import { config, documentClient, dynamodb, wallClock } from '../support/runtime'
+import { THROTTLED, UNEXPECTED, withDynamoDbFault } from './dynamodb-faults'
 import { addMember, auditLog, declaredAccess, manageCall, recordAccess } from './grants-support'
 
 /**
@@ -737,10 +738,30 @@ describe('the use case in-process: one core for both doors', () => {
 })
 
 describe('openapi.json', () => {
+  it('answers DynamoDB throttling 503 service_unavailable and an unexpected failure 500 internal_error on both routes, writing nothing', async () => {
+    await expectNoChange(a.issuerId, a.programs.TEST, async () => {
+      for (const [method, commands, act] of [
+        ['get', ['QueryCommand'], () => list(viewer, a.issuerId, a.programs.TEST)],
+        [
+          'post',
+          ['TransactWriteItemsCommand'],
+          () => send(admin, a.issuerId, a.programs.TEST, grantBody()),
+        ],
+      ] as const) {
+        // The route's own read or transaction; the membership and program reads go through.
+        const throttled = documented(method, await withDynamoDbFault(THROTTLED, commands, act))
+        expectProblem(throttled, 503, 'service_unavailable')
+        const broken = documented(method, await withDynamoDbFault(UNEXPECTED, commands, act))
+        expectProblem(broken, 500, 'internal_error')
+        expect(broken.text).not.toContain(UNEXPECTED)
+      }
+    })
+  })
+
   it('documents every status both routes answered above (the checks above)', () => {
     const expected = [
-      ...[200, 400, 401, 403, 404].map((s) => `get ${GRANTS} ${s}`),
-      ...[201, 400, 401, 403, 404, 409, 413, 415, 422].map((s) => `post ${GRANTS} ${s}`),
+      ...[200, 400, 401, 403, 404, 500, 503].map((s) => `get ${GRANTS} ${s}`),
+      ...[201, 400, 401, 403, 404, 409, 413, 415, 422, 500, 503].map((s) => `post ${GRANTS} ${s}`),
     ]
     expect([...contract.seen].filter((seen) => expected.includes(seen)).sort()).toEqual(
       expected.sort(),

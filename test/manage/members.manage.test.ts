@@ -24,6 +24,7 @@ import {
   signUpPerson,
 } from '../support/identity'
 import { documentClient, runtimeWith } from '../support/runtime'
+import { THROTTLED, UNEXPECTED, withDynamoDbFault } from './dynamodb-faults'
 import {
   auditOf,
   createIssuer,
@@ -1156,15 +1157,38 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
     }
   })
 
+  it('answers DynamoDB throttling 503 service_unavailable and an unexpected failure 500 internal_error on every route, writing nothing', async () => {
+    const { issuerId, owner, viewer } = await team()
+    const before = await issuerState(issuerId)
+    for (const [method, path, body] of routeCalls(issuerId, viewer.sub)) {
+      // The route's own read or transaction; the membership check (an item read) goes through.
+      const commands = method === 'GET' ? ['QueryCommand'] : ['TransactWriteItemsCommand']
+      const throttled = documented(
+        method,
+        path,
+        await withDynamoDbFault(THROTTLED, commands, () => call(owner, method, path, body)),
+      )
+      expectProblem(throttled, 503, 'service_unavailable')
+      const broken = documented(
+        method,
+        path,
+        await withDynamoDbFault(UNEXPECTED, commands, () => call(owner, method, path, body)),
+      )
+      expectProblem(broken, 500, 'internal_error')
+      expect(broken.text).not.toContain(UNEXPECTED)
+    }
+    expect(await issuerState(issuerId)).toEqual(before)
+  })
+
   it('answered each member route with the statuses openapi.json documents (the checks above)', () => {
     const MEMBERS = '/manage/issuers/{issuerId}/members'
     const MEMBER = `${MEMBERS}/{memberId}`
     const expected = [
-      ...[200, 400, 401, 404].map((s) => `get ${MEMBERS} ${s}`),
-      ...[201, 400, 401, 403, 404, 409, 413, 415].map((s) => `post ${MEMBERS} ${s}`),
-      ...[200, 400, 401, 403, 404, 409, 413, 415].map((s) => `patch ${MEMBER} ${s}`),
-      ...[204, 400, 401, 403, 404, 409].map((s) => `delete ${MEMBER} ${s}`),
-      ...[200, 400, 401, 403, 404, 409].map((s) => `post ${MEMBER}/resend ${s}`),
+      ...[200, 400, 401, 404, 500, 503].map((s) => `get ${MEMBERS} ${s}`),
+      ...[201, 400, 401, 403, 404, 409, 413, 415, 500, 503].map((s) => `post ${MEMBERS} ${s}`),
+      ...[200, 400, 401, 403, 404, 409, 413, 415, 500, 503].map((s) => `patch ${MEMBER} ${s}`),
+      ...[204, 400, 401, 403, 404, 409, 500, 503].map((s) => `delete ${MEMBER} ${s}`),
+      ...[200, 400, 401, 403, 404, 409, 500, 503].map((s) => `post ${MEMBER}/resend ${s}`),
     ]
     expect([...contract.seen].filter((seen) => expected.includes(seen)).sort()).toEqual(
       expected.sort(),
