@@ -6,7 +6,7 @@ import { RATE_MIN_MS } from '../functions/http/batch-view'
  * toBatchView): its properties and required fields on their own, so a schema that adds fields to
  * the batch (GetGrantBatch's page: the batch and a page of its rows) states them once. A closed
  * schema (additionalProperties: false) cannot be extended by allOf, hence the parts.
- * lib/openapi.ts keeps the GrantBatch component; these are the same fields.
+ * lib/openapi.ts builds the GrantBatch component from them.
  */
 
 type Json = Record<string, unknown>

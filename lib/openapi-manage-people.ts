@@ -10,7 +10,16 @@ import { GRANT_CSV_COLUMNS } from '../functions/http/grant-view'
 import { ROW_PAGE } from '../functions/http/routes/manage/grant-batch-get.route'
 import { CSV_PAGE } from '../functions/http/routes/manage/grants-list.route'
 import { GRANT_BATCH_PROPERTIES, GRANT_BATCH_REQUIRED } from './openapi-grant-batch'
-import { BEARER, jsonBody, manageProblems, ok, REQUEST_ID, schemaRef } from './openapi-parts'
+import {
+  BEARER,
+  jsonBody,
+  manageAnswer,
+  manageProblems,
+  NO_STORE,
+  REQUEST_ID,
+  schemaRef,
+  TIME,
+} from './openapi-parts'
 
 /**
  * Part of openapi.json: the management routes about people and what they did, and a program's
@@ -24,23 +33,13 @@ import { BEARER, jsonBody, manageProblems, ok, REQUEST_ID, schemaRef } from './o
  */
 
 type Json = Record<string, unknown>
-const TIME = { type: 'string', format: 'date-time' }
 const ROLE = { type: 'string', enum: [...ROLES] }
 const ISSUER_ID = { type: 'string', pattern: '^iss_[0-9a-z]{26}$' }
 const NULLABLE_CURSOR = {
   anyOf: [{ type: 'string' }, { type: 'null' }],
   description: 'Pass as `cursor` for the next page; null on the last page.',
 }
-const NO_STORE = {
-  'Cache-Control': {
-    description: 'Always `no-store`: the answer is for one signed-in person.',
-    required: true,
-    schema: { type: 'string', const: 'no-store' },
-  },
-}
-/** Every answer here is `no-store` (manageJson, NO_STORE in the handlers). */
-const answer = (description: string, schema: string, example?: unknown, headers: Json = {}) =>
-  ok(description, schema, example, { ...NO_STORE, ...headers })
+const answer = manageAnswer
 
 /**
  * The 200 of a route that exports (functions/http/csv-answer.ts): JSON, or with `Accept: text/csv`
@@ -381,7 +380,15 @@ export const managePeoplePaths: Record<string, Json> = {
           'The grant was made (or, with Idempotent-Replayed: true, had been made).',
           'ManagedGrant',
           MANAGED_GRANT_EXAMPLE,
-          { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } },
+          {
+            'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' },
+            Location: {
+              description:
+                "The grant's management path (`/manage/issuers/{issuerId}/grants/{grantId}`).",
+              required: true,
+              schema: { type: 'string' },
+            },
+          },
         ),
         ...manageProblems([400, 401, 403, 404, 409, 413, 415, 422, 500, 503]),
       },

@@ -4,7 +4,7 @@ import { KEY_PATTERN, keyPrefix } from '../functions/domain/api-key'
 import { DEFAULT_OFFER_DAYS } from '../functions/domain/grant-lifecycle'
 import { idPattern } from '../functions/domain/ids'
 import { MANAGE_BODY_MAX_BYTES } from '../functions/http/manage-admin'
-import { BEARER, jsonBody, manageProblems, ok, schemaRef } from './openapi-parts'
+import { BEARER, jsonBody, manageAnswer, manageProblems, schemaRef, TIME } from './openapi-parts'
 
 /**
  * Part of openapi.json: the management routes of an issuer's programs and API keys (a Cognito
@@ -16,23 +16,13 @@ import { BEARER, jsonBody, manageProblems, ok, schemaRef } from './openapi-parts
 
 type Json = Record<string, unknown>
 
-const TIME = { type: 'string', format: 'date-time' }
 const MAX_DURATION_DAYS = MAX_DURATION_MS / 86_400_000
 const MODE_ANY_CASE = {
   type: 'string',
   pattern: '^([Tt][Ee][Ss][Tt]|[Ll][Ii][Vv][Ee])$',
   description: 'TEST or LIVE, in any case (answered upper-case).',
 }
-// Every answer of these routes is about one signed-in person's issuer (manage-http.ts, manageJson).
-const NO_STORE = {
-  'Cache-Control': {
-    description: 'Always `no-store`.',
-    required: true,
-    schema: { type: 'string', const: 'no-store' },
-  },
-}
-const answer = (description: string, schema: string, example?: unknown, headers: Json = {}) =>
-  ok(description, schema, example, { ...NO_STORE, ...headers })
+const answer = manageAnswer
 
 const PROGRAM_ID = 'prg_0h7d3k9m2n4p6q8r1s3t5v7w9x'
 const KEY_ID = 'key_0h7d3k9m2n4p6q8r1s3t5v7w9x'

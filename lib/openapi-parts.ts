@@ -1,6 +1,6 @@
 /**
- * The builders of openapi.json's answers and bodies, shared by lib/openapi.ts and
- * lib/openapi-webhooks.ts so both build a JSON answer, a request body and a problem set the same
+ * The builders of openapi.json's answers and bodies, shared by lib/openapi.ts and its parts
+ * (lib/openapi-*.ts) so all build a JSON answer, a request body and a problem set the same
  * way. Imports nothing of either (no import cycle).
  */
 
@@ -10,6 +10,17 @@ export const REQUEST_ID = { 'x-request-id': { $ref: '#/components/headers/Reques
 
 /** The management routes' security: a member's access token. */
 export const BEARER = [{ bearer: [] }]
+
+export const TIME = { type: 'string', format: 'date-time' }
+
+/** `Cache-Control: no-store`, which every management answer carries (NO_STORE in the handlers). */
+export const NO_STORE = {
+  'Cache-Control': {
+    description: 'Always `no-store`: the answer is for one signed-in person.',
+    required: true,
+    schema: { type: 'string', const: 'no-store' },
+  },
+}
 
 export const jsonContent = (ref: string, example?: unknown) => ({
   'application/json': { schema: schemaRef(ref), ...(example === undefined ? {} : { example }) },
@@ -32,6 +43,14 @@ export const ok = (
   headers: { ...REQUEST_ID, ...headers },
   content: jsonContent(ref, example),
 })
+
+/** A management route's JSON answer: `no-store`, with its request id (and any further headers). */
+export const manageAnswer = (
+  description: string,
+  ref: string,
+  example?: unknown,
+  headers: Record<string, unknown> = {},
+) => ok(description, ref, example, { ...NO_STORE, ...headers })
 
 const problemRefs = (prefix: string, statuses: number[]) =>
   Object.fromEntries(

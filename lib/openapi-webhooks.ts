@@ -8,7 +8,15 @@ import {
   WEBHOOK_TEST_KIND,
   type WebhookPayloadType,
 } from '../functions/domain/webhooks'
-import { BEARER, jsonBody, manageProblems, ok, REQUEST_ID, schemaRef } from './openapi-parts'
+import {
+  BEARER,
+  jsonBody,
+  manageAnswer,
+  manageProblems,
+  REQUEST_ID,
+  schemaRef,
+  TIME,
+} from './openapi-parts'
 
 /**
  * The webhook parts of openapi.json (issue 21): the management routes of an issuer's endpoints,
@@ -18,18 +26,8 @@ import { BEARER, jsonBody, manageProblems, ok, REQUEST_ID, schemaRef } from './o
  */
 
 type Json = Record<string, unknown>
-const TIME = { type: 'string', format: 'date-time' }
 const MODE = { type: 'string', enum: ['TEST', 'LIVE'] }
-const NO_STORE = {
-  'Cache-Control': {
-    description: 'Always `no-store`.',
-    required: true,
-    schema: { type: 'string', const: 'no-store' },
-  },
-}
-/** Every management answer here is `no-store`. */
-const answer = (description: string, schema: string, example?: unknown) =>
-  ok(description, schema, example, NO_STORE)
+const answer = manageAnswer
 
 const ENDPOINT_ID = 'we_5k2x7q6w7e6r5t4y3v2j4h3p5a'
 const MESSAGE_ID = 'msg_01a21730bdc0m7bkrklnhrg5kn4j3vfb'

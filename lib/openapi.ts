@@ -18,9 +18,10 @@ import {
   recipientIdentifyBody,
 } from '../functions/domain/recipient-request.schema'
 import { TestTransitionBody } from '../functions/domain/test-transition.schema'
-import { BATCH_PAGE, RATE_MIN_MS } from '../functions/http/batch-view'
+import { BATCH_PAGE } from '../functions/http/batch-view'
 import { ERROR_CODES, MANAGEMENT_ONLY_CODES, problemType } from '../functions/http/problem'
 import { UPLOAD_ID } from '../functions/stores/uploads.store'
+import { GRANT_BATCH_PROPERTIES, GRANT_BATCH_REQUIRED } from './openapi-grant-batch'
 import {
   managePeopleParameters,
   managePeoplePaths,
@@ -318,97 +319,13 @@ const MANAGED_GRANT = {
   required: ['id', 'object', 'programId', 'status'],
 }
 
-const NULLABLE_TIME = { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] }
-const PERSON = {
-  type: 'object',
-  properties: { sub: { type: 'string' }, email: { type: 'string', format: 'email' } },
-  required: ['sub', 'email'],
-  additionalProperties: false,
-}
-const COUNT = { type: 'integer', minimum: 0 }
-
-/** A batch of send to many as the management API shows it (functions/http/batch-view.ts). */
+/** A batch of send to many as the management API shows it (lib/openapi-grant-batch.ts). */
 const GRANT_BATCH = {
   type: 'object',
   description:
     'A batch of send to many: its progress, not its rows (GET .../grant-batches/{batchId} pages them, docs/management-api.md).',
-  properties: {
-    id: { type: 'string', pattern: BATCH_ID.source },
-    object: { type: 'string', const: 'grant_batch' },
-    programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
-    mode: { type: 'string', enum: ['TEST', 'LIVE'] },
-    status: {
-      type: 'string',
-      enum: ['queued', 'running', 'canceling', 'stalled', 'done', 'canceled'],
-      description:
-        '`canceling`: a cancel was asked and the worker has not finished the batch yet. `stalled`: a chunk is in the dead-letter queue, its messages were never all sent, or nothing moved for 10 minutes (commit again with the same Idempotency-Key to resume). `done` and `canceled` are final.',
-    },
-    stalled: {
-      type: 'boolean',
-      description: 'Nothing will move the batch as it is (also while `canceling`).',
-    },
-    reason: { anyOf: [{ type: 'string' }, { type: 'null' }] },
-    createdAt: { type: 'string', format: 'date-time' },
-    createdBy: PERSON,
-    updatedAt: { type: 'string', format: 'date-time' },
-    startedAt: {
-      ...NULLABLE_TIME,
-      description: 'When its first rows were committed; the rate counts from here.',
-    },
-    finishedAt: NULLABLE_TIME,
-    cancelRequestedAt: NULLABLE_TIME,
-    canceledBy: { anyOf: [PERSON, { type: 'null' }] },
-    counts: {
-      type: 'object',
-      properties: {
-        total: COUNT,
-        granted: COUNT,
-        failed: {
-          ...COUNT,
-          description: 'Refused at commit (invalid, duplicate) or by the grant.',
-        },
-        canceled: { ...COUNT, description: 'Never tried: the batch was canceled first.' },
-        pending: { ...COUNT, description: 'Not tried yet.' },
-      },
-      required: ['total', 'granted', 'failed', 'canceled', 'pending'],
-      additionalProperties: false,
-    },
-    deadLetteredChunks: {
-      ...COUNT,
-      description: 'Chunks whose message went to the dead-letter queue (the batch is `stalled`).',
-    },
-    rowsPerSecond: {
-      anyOf: [{ type: 'number', minimum: 0 }, { type: 'null' }],
-      description: `Rows tried per second since \`startedAt\` (until now, or until it finished); null until it has run ${RATE_MIN_MS / 1000} s.`,
-    },
-    etaSeconds: {
-      anyOf: [{ type: 'integer', minimum: 0 }, { type: 'null' }],
-      description:
-        'Seconds until the rows left are tried at that rate; 0 once finished; null without a rate, while canceling or stalled.',
-    },
-    amount: { ...COUNT, description: "The sum of the valid rows' amounts." },
-  },
-  required: [
-    'id',
-    'object',
-    'programId',
-    'mode',
-    'status',
-    'stalled',
-    'reason',
-    'createdAt',
-    'createdBy',
-    'updatedAt',
-    'startedAt',
-    'finishedAt',
-    'cancelRequestedAt',
-    'canceledBy',
-    'counts',
-    'deadLetteredChunks',
-    'rowsPerSecond',
-    'etaSeconds',
-    'amount',
-  ],
+  properties: GRANT_BATCH_PROPERTIES,
+  required: GRANT_BATCH_REQUIRED,
   additionalProperties: false,
 }
 
@@ -714,7 +631,7 @@ export const buildOpenApi = () => ({
     {
       name: 'Management',
       description:
-        "The management API's routes of a grant's life and of a program's batches (listing, cancel), for the issuer's people (a Cognito access token); the rest of the management API is in docs/management-api.md.",
+        "The management API, for the issuer's people (a Cognito access token of a member of the path's issuer; each route's role is checked on every request): programs and keys, members and the audit log, grants and their life, send to many (uploads, batches, their rows and results), offer settings and the TEST inbox. docs/management-api.md tells the rules behind them.",
     },
     {
       name: 'Webhooks',
@@ -1056,7 +973,7 @@ export const buildOpenApi = () => ({
         parameters: IssuerProgramParameters,
         requestBody: jsonBody('OfferSettingsRequest'),
         responses: {
-          '200': ok('The program with its settings.', 'ManagedProgram'),
+          '200': ok('The program with its settings and counters.', 'ProgramView'),
           ...manageProblems([400, 401, 403, 404, 409, 413, 415, 500, 503]),
         },
       },

@@ -42,6 +42,10 @@ export const grantLifeView = (grant: GrantRecord) => ({
 
 export type ManagedGrant = ReturnType<typeof toManagedGrant>
 
+/** Where the management API shows a grant to its issuer's people (ManageGetGrant). */
+export const managedGrantLocation = (grant: Pick<GrantRecord, 'issuerId' | 'grantId'>) =>
+  `/manage/issuers/${encodeURIComponent(grant.issuerId)}/grants/${encodeURIComponent(grant.grantId)}`
+
 /** The export's columns, in order (the header row). */
 export const GRANT_CSV_COLUMNS = [
   'id',

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Ajv2020 from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
+import { ROUTES } from '../../functions/routes'
 import { buildOpenApi } from '../../lib/openapi'
 import {
   type Call,
@@ -22,6 +23,20 @@ describe('openapi.json', () => {
   it('is exactly what the code generates (run `npm run openapi` after changing the contract)', () => {
     const checkedIn = JSON.parse(readFileSync(join(PROJECT_ROOT, 'openapi.json'), 'utf8'))
     expect(checkedIn).toEqual(JSON.parse(JSON.stringify(doc)))
+  })
+
+  it('documents every route the stack deploys (functions/routes.ts), and no route it does not', () => {
+    const paths = doc.paths as Record<string, Record<string, unknown>>
+    const routes = ROUTES.filter((r) => r.routeKey !== '$default').map((r) => {
+      const [method = '', path = ''] = r.routeKey.split(' ')
+      return `${method.toLowerCase()} ${path}`
+    })
+    const documented = Object.entries(paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((key) => ['get', 'put', 'post', 'patch', 'delete'].includes(key))
+        .map((method) => `${method} ${path}`),
+    )
+    expect(documented.sort()).toEqual(routes.sort())
   })
 })
 

@@ -6,7 +6,7 @@ import { IssuerProgramNotFound, ProgramNotFound } from '../../../domain/errors'
 import { LIMITS } from '../../../domain/grant-request.schema'
 import { DynamoDbGrantStore } from '../../../stores/grants.dynamodb'
 import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
-import { toManagedGrant } from '../../grant-view'
+import { managedGrantLocation, toManagedGrant } from '../../grant-view'
 import { json } from '../../http-handler'
 import { manageHandler } from '../../manage-handler'
 import type { JsonEvent } from '../../middleware'
@@ -19,7 +19,8 @@ type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestC
  * member. The grant API's use case, rules and transaction (functions/grant-tokens), with the
  * member's issuer instead of an API key, the audit entry in the same transaction, and the sender
  * recorded on the grant. The optional Idempotency-Key is scoped to issuer and mode, as the API's:
- * a retry replays the first answer (`Idempotent-Replayed: true`) and writes nothing.
+ * a retry replays the first answer (`Idempotent-Replayed: true`) and writes nothing. `Location`:
+ * the grant's management path, as the grant API's 201 names its own.
  */
 export const makeSendGrantHandler = (runtime: Runtime) => {
   const { documentClient: client, config } = runtime
@@ -50,6 +51,7 @@ export const makeSendGrantHandler = (runtime: Runtime) => {
         })
         return json(201, toManagedGrant(grant), {
           ...NO_STORE,
+          location: managedGrantLocation(grant),
           ...(replayed ? { 'idempotent-replayed': 'true' } : {}),
         })
       } catch (error) {
