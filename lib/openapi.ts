@@ -305,18 +305,102 @@ const RECIPIENT_VIEW = {
 }
 
 /** A management answer whose full shape is the management API's (docs/management-api.md). */
-const MANAGED_GRANT = {
+const SENDER = {
   type: 'object',
-  description:
-    "The grant as the management API shows it: the grant resource, its state, offer and history (the issuer's own people named), and where it came from (`source`, `sentBy`, `keyId`, `batch`).",
-  properties: {
-    id: { type: 'string', pattern: '^gr_[0-9a-z]{26}$' },
-    object: { type: 'string', const: 'grant' },
-    programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
-    status: { type: 'string', enum: [...GRANT_STATES] },
-    source: { type: 'string', enum: ['api', 'console', 'batch'] },
-  },
-  required: ['id', 'object', 'programId', 'status'],
+  properties: { sub: { type: 'string' }, email: { type: 'string', format: 'email' } },
+  required: ['sub', 'email'],
+  additionalProperties: false,
+}
+const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] })
+const NULLABLE_DATE_TIME = nullable({ type: 'string', format: 'date-time' })
+
+/** The grant as the management API shows it (functions/http/grant-view.ts, toManagedGrant). */
+const managedGrantSchema = () => {
+  const base = jsonSchema(GrantSchema, 'output') as {
+    properties: Record<string, unknown>
+    required: string[]
+  }
+  const properties = {
+    ...base.properties,
+    status: GRANT_LIFE_PROPERTIES.status,
+    source: {
+      type: 'string',
+      enum: ['api', 'console', 'batch'],
+      description:
+        "`api`: an integrator's API key (`keyId`); `console`: one grant a member sent (`sentBy`); `batch`: a row of a batch a member committed (`sentBy`, `batch`).",
+    },
+    sentBy: nullable(SENDER),
+    keyId: nullable({ type: 'string', pattern: '^key_[0-9a-z]{26}$' }),
+    batch: nullable({
+      type: 'object',
+      properties: {
+        id: { type: 'string', pattern: BATCH_ID.source },
+        row: { type: 'integer', minimum: 2, description: 'Its row in the CSV (the header is 1).' },
+      },
+      required: ['id', 'row'],
+      additionalProperties: false,
+    }),
+    idempotencyKey: nullable({
+      type: 'string',
+      description: "The key it was made with: an integrator's own, or `batch:<batchId>:row:<n>`.",
+    }),
+    rejectionReason: GRANT_LIFE_PROPERTIES.rejectionReason,
+    expiresAt: GRANT_LIFE_PROPERTIES.expiresAt,
+    delivery: {
+      type: 'object',
+      description: 'The offer e-mail (never its link tokens).',
+      properties: {
+        state: GRANT_LIFE_PROPERTIES.delivery,
+        sends: { type: 'integer', minimum: 0 },
+        lastSentAt: NULLABLE_DATE_TIME,
+        resendRequestedAt: NULLABLE_DATE_TIME,
+        remindedAt: NULLABLE_DATE_TIME,
+      },
+      required: ['state', 'sends', 'lastSentAt', 'resendRequestedAt', 'remindedAt'],
+      additionalProperties: false,
+    },
+    identity: nullable({
+      type: 'object',
+      description:
+        'What identifying kept: the name, and only what the program asks (the country; whether the recipient met the minimum age, never the date of birth).',
+      properties: {
+        name: { type: 'string' },
+        country: { type: 'string', pattern: '^[A-Z]{2}$' },
+        age: {
+          type: 'object',
+          properties: { atLeast: { type: 'integer' }, passed: { type: 'boolean' } },
+          required: ['atLeast', 'passed'],
+          additionalProperties: false,
+        },
+        at: { type: 'string', format: 'date-time' },
+      },
+      required: ['name', 'at'],
+      additionalProperties: false,
+    }),
+    acceptance: nullable({
+      type: 'object',
+      properties: {
+        termsVersion: { type: 'integer', minimum: 1 },
+        at: { type: 'string', format: 'date-time' },
+      },
+      required: ['termsVersion', 'at'],
+      additionalProperties: false,
+    }),
+    history: {
+      type: 'array',
+      description:
+        'Every transition and delivery event after creation, oldest first; a member who acted is named (`person:<email>`), for their own issuer.',
+      items: HISTORY_ENTRY,
+    },
+  }
+  return {
+    type: 'object',
+    description:
+      "The grant as the management API shows it: the grant resource, its state, offer and history (the issuer's own people named), and where it came from (`source`, `sentBy`, `keyId`, `batch`).",
+    properties,
+    required: Object.keys(properties),
+    additionalProperties: false,
+  }
 }
 
 /** A batch of send to many as the management API shows it (lib/openapi-grant-batch.ts). */
@@ -1246,7 +1330,7 @@ export const buildOpenApi = () => ({
         required: ['message'],
         additionalProperties: false,
       },
-      ManagedGrant: MANAGED_GRANT,
+      ManagedGrant: managedGrantSchema(),
       ManagedProgram: {
         type: 'object',
         description: 'The program as the management API shows it (docs/management-api.md).',
