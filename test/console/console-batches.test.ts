@@ -163,7 +163,9 @@ it("lists the program's batches with their pace while one runs, and cancels it; 
   // The canceled rows as one CSV file (pages of 500 appended), read by csv-parse: ready to send
   // again as a new batch, since a batch ignores the result_ columns.
   const [download] = await Promise.all([
-    page.waitForEvent('download'),
+    // About 75 pages of 500 rows are read before the file is saved: more than Playwright's 30 s
+    // default on a loaded machine.
+    page.waitForEvent('download', { timeout: 120_000 }),
     page.getByRole('button', { name: 'Download canceled rows (CSV)' }).click(),
   ])
   expect(download.suggestedFilename()).toBe(`batch-${big}-canceled.csv`)
