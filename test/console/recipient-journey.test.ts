@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { Browser, Page } from 'playwright-core'
 import type { Mail } from '../../local/mail-sink'
+import { invitedMember } from '../support/local-operator'
 import { drainNpmStart } from '../support/pipeline'
 import {
-  adminCli,
   checkPage,
   type LocalServer,
   mailTo,
@@ -11,7 +11,6 @@ import {
   SET_UP_MS,
   screenshot,
   startServerAndBrowser,
-  temporaryPasswordIn,
   visible,
 } from './browser'
 
@@ -32,18 +31,7 @@ let console: Page
 beforeAll(async () => {
   ;({ server, browser } = await startServerAndBrowser())
   // An admin of the seeded issuer, signed in to the console (the TEST inbox, offer settings).
-  const email = `admin-${randomUUID().slice(0, 8)}@example.com`
-  await adminCli(server, [
-    'member',
-    'invite',
-    '--issuer',
-    server.seed.issuerId,
-    '--email',
-    email,
-    '--role',
-    'admin',
-  ])
-  const temporary = temporaryPasswordIn(await mailTo(server, email))
+  const { email, temporary } = await invitedMember(server, 'admin')
   const context = await newContext(browser, server.baseUrl)
   console = await context.newPage()
   await console.goto('/app/accept')
