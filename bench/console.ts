@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
+import { CHROMIUM_ARGS } from '../test/support/chromium-args'
 import { acceptInvitation } from '../test/support/cognito-call'
 import { invitedMember } from '../test/support/local-operator'
 
@@ -35,16 +36,6 @@ declare class MutationObserver {
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const DIST = join(ROOT, 'console/dist')
 const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs')
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 const RELOADS = 9
 
 /** The JS files the first page loads: index.html's module scripts and module preloads. */

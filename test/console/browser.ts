@@ -13,6 +13,7 @@ import {
 } from 'playwright-core'
 import type { Seed } from '../../local/seed'
 import { findChromium, noBrowserLine } from '../support/chromium'
+import { CHROMIUM_ARGS } from '../support/chromium-args'
 import { cognitoOk } from '../support/cognito-call'
 import { invitedMember } from '../support/local-operator'
 import { launchNpmStart, type Started, waitFor } from '../support/npm-start'
@@ -35,21 +36,6 @@ const run = promisify(execFile)
 export const OUTPUT = resolve(ROOT, 'test-output/console')
 export const DOCS = resolve(ROOT, 'docs')
 
-/**
- * The flags the issue asks for: headless, no sandbox (root in CI), and none of the browser's own
- * network traffic (updates, sync, QUIC probes), which would flood this machine's closed network.
- * playwright-core makes a fresh profile itself and refuses --user-data-dir.
- */
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 
 /**
  * Every browser this test file launched: closed after its tests whatever happened, like the

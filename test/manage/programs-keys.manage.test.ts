@@ -25,7 +25,7 @@ import {
   type Person,
   signUpPerson,
 } from '../support/identity'
-import { dynamodb } from '../support/runtime'
+import { THROTTLED, UNEXPECTED, withDynamoDbFault } from './dynamodb-faults'
 import {
   auditOf,
   contract,
@@ -892,23 +892,7 @@ describe('what DynamoDB misbehaving makes of each route (faults injected into th
   // The local server's handlers use this very client (test/support/runtime.ts): a middleware that
   // throws for the route's own DynamoDB call stands for DynamoDB throttling, holding the items in
   // other transactions, or failing in a way no one planned for.
-  const faulty = async (name: string, commands: string[], act: () => Promise<Call>) => {
-    const id = `programs-keys-fault-${randomUUID()}`
-    dynamodb.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (commands.includes(context.commandName ?? '')) {
-          throw Object.assign(new Error(name), { name, $metadata: { httpStatusCode: 400 } })
-        }
-        return next(args)
-      },
-      { step: 'initialize', name: id },
-    )
-    try {
-      return await act()
-    } finally {
-      dynamodb.middlewareStack.remove(id)
-    }
-  }
+  const faulty = withDynamoDbFault<Call>
   // The route's own call: a read's query or item read, a change's transaction.
   const COMMANDS: Record<string, string[]> = {
     ListPrograms: ['QueryCommand'],
@@ -934,15 +918,13 @@ describe('what DynamoDB misbehaving makes of each route (faults injected into th
       await expectIssuersUnchanged([a.issuerId], async () => {
         const throttled = documented(
           c.id,
-          await faulty('ProvisionedThroughputExceededException', commandsOf(c), () =>
-            send(owner, c, a.issuerId, ids),
-          ),
+          await faulty(THROTTLED, commandsOf(c), () => send(owner, c, a.issuerId, ids)),
         )
         expectProblem(throttled, 503, 'service_unavailable')
         expect(throttled.headers.get('retry-after')).toBe('1')
         const broken = documented(
           c.id,
-          await faulty('ValidationException', commandsOf(c), () => send(owner, c, a.issuerId, ids)),
+          await faulty(UNEXPECTED, commandsOf(c), () => send(owner, c, a.issuerId, ids)),
         )
         expectProblem(broken, 500, 'internal_error')
         // Nothing internal in the answer.
