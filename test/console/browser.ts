@@ -36,7 +36,6 @@ const run = promisify(execFile)
 export const OUTPUT = resolve(ROOT, 'test-output/console')
 export const DOCS = resolve(ROOT, 'docs')
 
-
 /**
  * Every browser this test file launched: closed after its tests whatever happened, like the
  * servers (test/support/npm-start.ts); one that comes up after that is closed at once.
