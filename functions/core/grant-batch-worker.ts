@@ -14,7 +14,7 @@ import {
 import { DomainError } from '../domain/errors'
 import { startDeadline } from '../runtime/deadline'
 import { logger } from '../runtime/logger'
-import { type Backoff, retrying } from '../runtime/retry'
+import { type Backoff, backoffDelay, retrying } from '../runtime/retry'
 import { sleep as realSleep } from '../runtime/sleep'
 import { auditEntry } from '../stores/audit'
 import type { DynamoDbBatchStore } from '../stores/batches.dynamodb'
@@ -34,8 +34,8 @@ export const WORKER_BUDGET = {
 } as const
 
 /**
- * A store call's retries: as many as the delivery's time allows (its deadline ends them), 25 ms
- * doubling to 2 s, half of each wait random so deliveries that met spread out.
+ * A store call's retries, and a row's: as many as the delivery's time allows (its deadline ends
+ * them), 25 ms doubling to 2 s, half of each wait random so deliveries that met spread out.
  */
 const STORE_BACKOFF: Backoff = {
   attempts: Number.POSITIVE_INFINITY,
@@ -141,7 +141,8 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     sleep = realSleep,
     random = Math.random,
   } = deps
-  const backoff = (attempt: number) => Math.min(2_000, 25 * 2 ** attempt) * (0.5 + random() / 2)
+  /** The wait after a row's `attempt + 1`-th failed try: the store calls' backoff. */
+  const backoff = (attempt: number) => backoffDelay(STORE_BACKOFF, attempt + 1, random)
 
   const handleChunk = async (
     message: BatchRowsMessage,

@@ -1,3 +1,5 @@
+import { NO_STORE } from './program-of-issuer'
+
 /**
  * Answers in CSV for the management routes that export (a program's grants, a batch's rows): the
  * same content negotiation and the same way of paging, so a client that follows one follows both.
@@ -38,7 +40,7 @@ export const csvPageHeaders = (input: {
   query: Record<string, string | undefined>
 }) => {
   const headers: Record<string, string> = {
-    'cache-control': 'no-store',
+    ...NO_STORE,
     'content-type': `text/csv; charset=utf-8; header=${input.first ? 'present' : 'absent'}`,
     'content-disposition': `attachment; filename="${input.filename}"`,
   }

@@ -27,6 +27,7 @@ import { auditPut } from './audit'
 import { batchGetByKey } from './batch-get'
 import type { GrantChange, GrantLifeStore, LifeOutcome, OfferTokenRecord } from './grant-life.store'
 import type { CallOptions } from './grants.store'
+import { queryAll, type Send } from './paging'
 import { INDEX } from './table-schema'
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number]
@@ -116,12 +117,25 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
       }),
       { abortSignal: signal },
     )
-    const ids = Items.map((item) => item.grantId as string)
-    const grants = await this.findGrants(ids, { signal })
+    return this.reread(
+      Items.map((item) => item.grantId as string),
+      (grant) => grant.recipientKey === email,
+      signal,
+    )
+  }
+
+  /**
+   * The grants an index named, re-read strongly consistent (the index may lag) in the index's
+   * order, keeping those that still `match` (a grant whose address changed since is dropped).
+   */
+  private async reread(
+    ids: string[],
+    match: (grant: GrantRecord) => boolean,
+    signal: AbortSignal | undefined,
+  ) {
     const order = new Map(ids.map((id, i) => [id, i]))
-    // Re-read strongly consistent: the index may lag; a grant whose address changed is dropped.
-    return grants
-      .filter((grant) => grant.recipientKey === email)
+    return (await this.findGrants(ids, { signal }))
+      .filter(match)
       .sort((a, b) => (order.get(a.grantId) ?? 0) - (order.get(b.grantId) ?? 0))
   }
 
@@ -130,42 +144,33 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
     scope: { issuerId: string; mode: Mode; programId: string },
     { signal }: CallOptions = {},
   ) {
-    const ids: string[] = []
-    let start: Record<string, unknown> | undefined
-    do {
-      // The index holds program, issuer and mode (table-schema.ts): the filter leaves out the
-      // recipient's grants elsewhere before they are read again.
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tables.grants,
-          IndexName: INDEX.grantsByRecipient,
-          KeyConditionExpression: '#r = :r',
-          FilterExpression: 'programId = :p AND issuerId = :i AND #mode = :m',
-          ExpressionAttributeNames: { '#r': 'recipientKey', '#mode': 'mode' },
-          ExpressionAttributeValues: {
-            ':r': email,
-            ':p': scope.programId,
-            ':i': scope.issuerId,
-            ':m': scope.mode,
-          },
-          ScanIndexForward: false,
-          ExclusiveStartKey: start,
-        }),
-        { abortSignal: signal },
-      )
-      for (const item of page.Items ?? []) ids.push(item.grantId as string)
-      start = page.LastEvaluatedKey
-    } while (start !== undefined)
-    const order = new Map(ids.map((id, i) => [id, i]))
-    return (await this.findGrants(ids, { signal }))
-      .filter(
-        (grant) =>
-          grant.recipientKey === email &&
-          grant.programId === scope.programId &&
-          grant.issuerId === scope.issuerId &&
-          grant.mode === scope.mode,
-      )
-      .sort((a, b) => (order.get(a.grantId) ?? 0) - (order.get(b.grantId) ?? 0))
+    // The index holds program, issuer and mode (table-schema.ts): the filter leaves out the
+    // recipient's grants elsewhere before they are read again; every page, however many.
+    const send: Send = <T>(command: { readonly input: object }) =>
+      this.client.send(command as never, { abortSignal: signal }) as Promise<T>
+    const items = await queryAll<{ grantId: string }>(send, {
+      TableName: this.tables.grants,
+      IndexName: INDEX.grantsByRecipient,
+      KeyConditionExpression: '#r = :r',
+      FilterExpression: 'programId = :p AND issuerId = :i AND #mode = :m',
+      ExpressionAttributeNames: { '#r': 'recipientKey', '#mode': 'mode' },
+      ExpressionAttributeValues: {
+        ':r': email,
+        ':p': scope.programId,
+        ':i': scope.issuerId,
+        ':m': scope.mode,
+      },
+      ScanIndexForward: false,
+    })
+    return this.reread(
+      items.map((item) => item.grantId),
+      (grant) =>
+        grant.recipientKey === email &&
+        grant.programId === scope.programId &&
+        grant.issuerId === scope.issuerId &&
+        grant.mode === scope.mode,
+      signal,
+    )
   }
 
   async change(change: GrantChange): Promise<LifeOutcome> {
