@@ -5,12 +5,19 @@ import type { Runtime } from '../functions/composition'
 import { ROUTE_FACTORIES } from '../functions/http/routes/route-factories'
 import { matchRoute, ROUTES, type Route, USER_SCOPE } from '../functions/routes'
 import { type ClockControl, serveClock } from './dev-pages/clock-page'
-import { type DevPagesOptions, serveDevPage } from './dev-pages/dev-pages'
+import { type DevPage, type DevPagesOptions, serveDevPage } from './dev-pages/dev-pages'
 import { type PipelineControl, servePipeline } from './dev-pages/pipeline-page'
 import { answerOnSocket, gatewayAnswer, statusOfClientError } from './gateway/answers'
 import { lambdaContext, splitTarget, toEvent } from './gateway/event'
 import { lingeringClose, readBody } from './gateway/request-body'
 import { createJwtAuthorizer, type JwtAuthorizer, type JwtAuthorizerConfig } from './jwt-authorizer'
+import {
+  answerRefusal,
+  hostHeaderCount,
+  isLocalToolPath,
+  localToolRefusal,
+  repeatedHostProblem,
+} from './local-guard'
 import { UPLOAD_MAX_FORM_BYTES, type UploadReceiver } from './upload-receiver'
 
 export type LambdaHandler = (
@@ -98,6 +105,26 @@ export const buildRouteHandlers = (runtime: Runtime): RouteHandlers =>
 
 const ignore = () => {}
 
+/** The answer of a local tool (pipeline, clock) or developer page, or undefined: the API's. */
+const serveLocalPage = async (
+  options: LocalApiOptions,
+  req: IncomingMessage,
+  raw: ReturnType<typeof splitTarget>,
+  body: Buffer,
+): Promise<DevPage | undefined> => {
+  const method = req.method ?? 'GET'
+  const host = req.headers.host
+  const tool =
+    (await servePipeline(method, raw.rawPath, raw.rawQueryString, host, options.pipeline)) ??
+    (await serveClock(method, raw.rawPath, host, body, options.clock))
+  if (tool) {
+    const headers = { 'content-type': tool.type, 'cache-control': 'no-store' }
+    return { status: tool.status, headers, body: tool.body }
+  }
+  const localPort = req.socket.localPort ?? 0
+  return serveDevPage(options, { method, rawPath: raw.rawPath, host, localPort })
+}
+
 /**
  * A plain node:http server that does what API Gateway does in front of the Lambda: match the
  * route on the raw path, build the event, call the handler, and write back its result. Whatever a
@@ -159,9 +186,24 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
       refuse(400)
       return
     }
-    // The upload bucket's stand-in is S3, not API Gateway: its own size limits and answers.
-    if (options.uploads && (await options.uploads.handle(req, res, splitTarget(target).rawPath)))
+    // RFC 9112 3.2: exactly one Host. Node keeps the first of several, so check the raw headers.
+    const hosts = hostHeaderCount(req.rawHeaders)
+    if (hosts > 1) {
+      answerRefusal(req, res, repeatedHostProblem(hosts), true)
       return
+    }
+    const raw = splitTarget(target)
+    // The local tools: loopback Host; writes from this server's pages (or no page) only, in JSON.
+    // The upload receiver applies its own variant (S3's form, the console's origins).
+    if (isLocalToolPath(raw.rawPath) && !options.uploads?.takes(target)) {
+      const refusal = localToolRefusal(req, raw.rawPath)
+      if (refusal) {
+        answerRefusal(req, res, refusal)
+        return
+      }
+    }
+    // The upload bucket's stand-in is S3, not API Gateway: its own size limits and answers.
+    if (options.uploads && (await options.uploads.handle(req, res, raw.rawPath))) return
     if (Number(req.headers['content-length'] ?? 0) > GATEWAY_MAX_BODY_BYTES) {
       refuse(413)
       return
@@ -175,38 +217,8 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
     if (body === 'gone' || gone) return
 
     const method = req.method ?? 'GET'
-    const raw = splitTarget(target)
-    const pipelinePage = await servePipeline(
-      method,
-      raw.rawPath,
-      raw.rawQueryString,
-      req.headers.host,
-      options.pipeline,
-    )
-    if (pipelinePage) {
-      res.writeHead(pipelinePage.status, {
-        'content-type': pipelinePage.type,
-        'cache-control': 'no-store',
-      })
-      res.end(pipelinePage.body)
-      return
-    }
-    const clockPage = await serveClock(method, raw.rawPath, req.headers.host, body, options.clock)
-    if (clockPage) {
-      res.writeHead(clockPage.status, {
-        'content-type': clockPage.type,
-        'cache-control': 'no-store',
-      })
-      res.end(clockPage.body)
-      return
-    }
-    // The developer pages first (docs, mail sink, console): what is not theirs is the API's.
-    const page = serveDevPage(options, {
-      method,
-      rawPath: raw.rawPath,
-      host: req.headers.host,
-      localPort: socket.localPort ?? 0,
-    })
+    // The local tools and developer pages first (docs, mail sink, console): the rest is the API's.
+    const page = await serveLocalPage(options, req, raw, body)
     if (page) {
       res.writeHead(page.status, page.headers)
       res.end(method === 'HEAD' ? undefined : page.body)

@@ -9,6 +9,7 @@ import {
   type LocalUploadStore,
 } from '../functions/stores/uploads.local'
 import { lingeringClose, readBody } from './gateway/request-body'
+import { answerRefusal, localToolRefusal } from './local-guard'
 
 /**
  * S3's browser-based upload (a presigned POST) under `npm start` and in tests, at
@@ -21,8 +22,9 @@ import { lingeringClose, readBody } from './gateway/request-body'
  * a size outside the range (EntityTooLarge, EntityTooSmall) or a malformed form.
  *
  * CORS as the bucket's rule: answers carry `Access-Control-Allow-Origin` only for the console's
- * origins, so a page elsewhere cannot read them (as in S3, the POST itself is not a preflighted
- * request, so the check is the policy's).
+ * origins, so a page elsewhere cannot read them. Unlike S3, a POST from any other origin is
+ * refused (403, problem+json) and so is a non-loopback Host (local/local-guard.ts): the form is
+ * not preflighted, and anyone can sign one with the public local credentials.
  */
 export type UploadReceiverOptions = {
   store: LocalUploadStore
@@ -271,6 +273,15 @@ export const createUploadReceiver = (options: UploadReceiverOptions) => {
   /** True when the request was this receiver's (its path), answered. */
   const handle = async (req: IncomingMessage, res: ServerResponse, rawPath: string) => {
     if (!isUploadPath(rawPath)) return false
+    // Public local credentials: a loopback Host, and POSTs from the console, here or no page.
+    const refusal = localToolRefusal(req, rawPath, {
+      others: options.allowedOrigins(),
+      json: false,
+    })
+    if (refusal) {
+      answerRefusal(req, res, refusal)
+      return true
+    }
     const bucket = rawPath.slice(LOCAL_UPLOAD_PATH.length + 1).replace(/\/$/, '')
     const method = req.method ?? 'GET'
     if (bucket !== LOCAL_UPLOAD_BUCKET) {

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto'
-import { PROBLEM_CONTENT_TYPE, problemType } from '../../functions/http/problem'
+import { localProblem as problem } from '../local-guard'
 import { isLoopbackHost, notLoopbackProblem } from '../loopback-host'
 
 /** What the server needs of npm start's clock and sweep. */
@@ -12,16 +11,11 @@ export type ClockControl = {
 /** The most one call may move the clock: a year (an offer window is at most that). */
 export const MAX_ADVANCE_MS = 366 * 24 * 60 * 60 * 1000
 
-const problem = (status: number, code: string, title: string, detail: string) => ({
-  status,
-  type: PROBLEM_CONTENT_TYPE,
-  body: `${JSON.stringify({ type: problemType(code), title, status, code, detail, requestId: randomUUID() })}\n`,
-})
-
 /**
  * npm start's clock, for tests against the running server (another process): loopback callers
  * only, like /_local/mail, and never in AWS (it is no route of functions/routes.ts; only
- * local/http-server.ts answers it).
+ * local/http-server.ts answers it). A move must also come from no page or this server's own, as
+ * JSON (local/local-guard.ts checks both before the body is read).
  * - `GET /_local/clock`: `{ now, offsetMs }` (now as ISO).
  * - `POST /_local/clock {"advanceMs": n}`: moves the functions' clock forward by n ms (a whole
  *   number, 0 to a year), then runs the offer sweep at once, so what fell due (expiries,

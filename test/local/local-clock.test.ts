@@ -15,6 +15,7 @@ import { type LocalPipeline, startLocalPipeline } from '../../local/pipeline'
 import { ensureTables } from '../../local/tables'
 import { startApi } from '../support/api'
 import { checkClock, config, documentClient, dynamodb } from '../support/runtime'
+import { exchange } from './raw-client'
 
 /**
  * npm start's clock control (local/dev-pages/clock-page.ts over local/offset-clock.ts), wired as
@@ -212,6 +213,57 @@ describe('POST /_local/clock', () => {
     expect(clock.offsetMs).toBe(offset)
     const local = await call(api.port, 'GET', '/_local/clock', { host: 'localhost:3000' })
     expect(local.status).toBe(200)
+  })
+
+  it('moves for no page or its own origin only: another origin, loopback ones included, gets 403 and moves nothing', async () => {
+    const offset = clock.offsetMs
+    const body = JSON.stringify({ advanceMs: 366 * DAY - 1 })
+    for (const origin of [
+      'http://evil.test',
+      'http://127.0.0.1:9999',
+      `http://localhost:${api.port}`,
+      `https://127.0.0.1:${api.port}`,
+      'null',
+    ]) {
+      const refused = await call(api.port, 'POST', '/_local/clock', { body, headers: { origin } })
+      expect([origin, refused.status, refused.type]).toEqual([
+        origin,
+        403,
+        'application/problem+json',
+      ])
+      expect(refused.body.code).toBe('local-origin-not-allowed')
+    }
+    expect(clock.offsetMs).toBe(offset)
+    // This server's own page (its Host, its origin), JSON: moved.
+    const own = await call(api.port, 'POST', '/_local/clock', {
+      host: `localhost:${api.port}`,
+      headers: { origin: `http://localhost:${api.port}` },
+      body: JSON.stringify({ advanceMs: 1000 }),
+    })
+    expect(own.status).toBe(200)
+    expect(clock.offsetMs).toBe(offset + 1000)
+  })
+
+  it('takes a move only as JSON: a form or text/plain (what a page sends without a preflight) gets 415 and moves nothing', async () => {
+    const offset = clock.offsetMs
+    for (const [type, body] of [
+      ['application/x-www-form-urlencoded', 'advanceMs=31536000000'],
+      ['text/plain;charset=UTF-8', '{"advanceMs":31536000000}'],
+      ['multipart/form-data; boundary=x', '--x\r\n\r\n{"advanceMs":1}\r\n--x--\r\n'],
+    ] as const) {
+      const refused = await call(api.port, 'POST', '/_local/clock', {
+        body,
+        headers: { 'content-type': type },
+      })
+      expect([type, refused.status, refused.type]).toEqual([type, 415, 'application/problem+json'])
+      expect(refused.body.code).toBe('local-body-not-json')
+    }
+    const untyped = await exchange(
+      api.port,
+      'POST /_local/clock HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 17\r\nConnection: close\r\n\r\n{"advanceMs":100}',
+    )
+    expect(untyped.status).toBe(415)
+    expect(clock.offsetMs).toBe(offset)
   })
 
   it('refuses a body that is not a forward move of whole milliseconds, with a problem, moving nothing', async () => {

@@ -262,12 +262,15 @@ describe('the upload POST, checked as S3 checks it', () => {
     expect(sent.status).toBe(204)
     expect(sent.headers.get('etag')).toMatch(/^"[0-9a-f]{32}"$/)
     expect(sent.headers.get('access-control-allow-origin')).toBe(CONSOLE_ORIGIN)
-    // Another site's page: the POST is not preflighted, but it may not read the answer.
+    // Another site's page: the POST is not preflighted and the local credentials are public, so
+    // the local receiver refuses it outright (local/local-guard.ts), where S3 checks only the policy.
     const { upload: second } = await newUpload(admin, issuer)
     const elsewhere = await postFile(second, 'email,amount\r\nbob@example.com,1\r\n', {
       origin: 'https://evil.example',
     })
-    expect(elsewhere.status).toBe(204)
+    expect(elsewhere.status).toBe(403)
+    expect(elsewhere.headers.get('content-type')).toBe('application/problem+json')
+    expect(JSON.parse(elsewhere.text)).toMatchObject({ code: 'local-origin-not-allowed' })
     expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull()
     const preflight = (origin: string) =>
       fetch(upload.url, {
