@@ -76,7 +76,7 @@ const jsonOrCsv = (input: {
     'text/csv': {
       schema: {
         type: 'string',
-        description: `Sent as \`text/csv; charset=utf-8; header=present\` (the first page: the header row first) or \`header=absent\` (the next pages: rows only), so pages appended in order make one file. Columns: ${input.columns.join(', ')}. Every cell quoted; a cell that would start like a formula (\`=\`, \`+\`, \`-\`, \`@\`, tab, CR) gets a leading \`'\`; CRLF after each record.`,
+        description: `Sent as \`text/csv; charset=utf-8; header=present\` (the first page: the header row first) or \`header=absent\` (the next pages: rows only), so pages appended in order make one file. Columns: ${input.columns.join(', ')}. Every cell quoted; a cell that would start like a formula (\`=\`, \`+\`, \`-\`, \`@\`, tab, CR, even behind white space or format characters such as NBSP, a zero-width space or a BOM) gets a leading \`'\`; CRLF after each record.`,
       },
     },
   },

@@ -5,19 +5,22 @@
 
 /**
  * Characters that make a spreadsheet read a cell as a formula (CSV injection, OWASP): `=`, `+`,
- * `-`, `@`, and tab and carriage return, which some spreadsheets skip before looking.
+ * `-`, `@`, and tab and carriage return, which some spreadsheets skip before looking. Before them
+ * may come any run of white space (space, NBSP, U+2028 ...) and format characters (zero-width
+ * space, BOM ...), which some spreadsheets skip too: ` =1` and `\u200B=1` are formulas to them.
  */
-const FORMULA_START = /^[=+\-@\t\r]/
+const FORMULA_START = /^[\p{White_Space}\p{Cf}]*[=+\-@\t\r]/u
 
 /**
  * Where a reader that splits on `;` starts a cell inside one of ours: after a `;`, and after a line
  * break (once its quote state no longer matches ours). Spreadsheets whose list separator is `;`
  * (German, French, Dutch locales) read a comma-separated file that way, so in
  * `Bob;=cmd|' /C calc'!A0` the `=` after the `;` would begin a cell. Quotes in between are skipped,
- * as a lenient reader may drop them; at the end of the text, what follows is our own quote and
- * line break, which would make the next cell start with a carriage return.
+ * as a lenient reader may drop them, and white space and format characters as at the start; at the
+ * end of the text, what follows is our own quote and line break, which would make the next cell
+ * start with a carriage return.
  */
-const FORMULA_AFTER_BREAK = /([;\r\n])(?="*(?:[=+\-@\t\r]|$))/g
+const FORMULA_AFTER_BREAK = /([;\r\n])(?=["\p{White_Space}\p{Cf}]*(?:[=+\-@\t\r]|$))/gu
 
 /**
  * One cell, always quoted (quotes doubled), so that no separator or line break inside it is read

@@ -4,8 +4,13 @@
  * and the admin CLI all ask `textProblem`. No dependency, so every function may import it.
  */
 
-// Control characters (C0, DEL, C1) have no place in a reason or a name and break logs and CSVs.
-const CONTROL_CHARACTERS = /\p{Cc}/u
+/**
+ * Control characters (C0, DEL, C1) have no place in a reason or a name and break logs and CSVs;
+ * among them the line breaks LF, VT, FF, CR and NEL. The line and paragraph separators U+2028 and
+ * U+2029 are not controls but break a line just the same (in a mail, an editor, a log line), so
+ * `Ann\u2028Bcc: x@evil.com` would show as two lines: refused with them, under the same rule.
+ */
+export const CONTROL_CHARACTERS = /[\p{Cc}\u2028\u2029]/u
 
 /**
  * Bidirectional embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069): they

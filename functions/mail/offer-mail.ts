@@ -42,8 +42,9 @@ export const offerLink = (origin: string, token: string) =>
 /** What the preview links to instead of a token: nothing is issued before the grant exists. */
 export const PREVIEW_TOKEN = 'preview'
 
-// C0/C1 controls (a line break inside a name would start a new line of the mail, or a header).
-const CONTROLS = /\p{Cc}+/gu
+// C0/C1 controls and U+2028/U+2029 (a line break inside a name would start a new line of the
+// mail, or a header): the text rules refuse them now, but a name stored before may hold them.
+const CONTROLS = /[\p{Cc}\u2028\u2029]+/gu
 
 /** One line of someone else's text: controls become a space, bidi controls are written out. */
 export const plain = (value: string) => showBidiControls(value).replace(CONTROLS, ' ').trim()
@@ -51,7 +52,7 @@ export const plain = (value: string) => showBidiControls(value).replace(CONTROLS
 /** Someone else's text in a paragraph: line breaks kept, other controls removed. */
 const plainBlock = (value: string) =>
   value
-    .split(/\r\n|\r|\n/)
+    .split(/\r\n|[\r\n\u2028\u2029]/)
     .map((line) => plain(line))
     .join('\n')
     .trim()

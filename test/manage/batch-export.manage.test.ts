@@ -69,7 +69,8 @@ const exportAll = async (batchId: string, query: string) => {
   return { pages, text: pages.map((p) => p.text).join('') }
 }
 
-const FORMULA_LIKE = /^[=+\-@\t\r]/
+// A formula trigger, even behind white space or format characters (a spreadsheet skips them).
+const FORMULA_LIKE = /^[\p{White_Space}\p{Cf}]*[=+\-@\t\r]/u
 
 describe("a batch's results as CSV", () => {
   it('pages into one file that csv-parse reads, row by row as the JSON says, no cell a formula in either locale; the failed rows, fixed, go again', async () => {

@@ -1,13 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
 import { parse as parseWithCsvParse } from 'csv-parse/sync'
-import fc from 'fast-check'
 import { AccessCache } from '../../functions/core/access-cache'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
-import { csvCell, csvLine, parseCsv } from '../../functions/domain/csv'
+import { parseCsv } from '../../functions/domain/csv'
 import type { GrantRecord } from '../../functions/domain/grant'
 import { LIMITS } from '../../functions/domain/grant-request.schema'
 import { newId } from '../../functions/domain/ids'
-import { wantsCsv } from '../../functions/http/routes/manage/grants-list.route'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import {
   type Call,
@@ -555,8 +553,11 @@ describe('GET .../programs/{programId}/grants: the listing and the CSV export', 
   })
 })
 
-/** How a cell starts that a spreadsheet would run as a formula (OWASP's list). */
-const FORMULA_LIKE = /^[=+\-@\t\r]/
+/**
+ * How a cell starts that a spreadsheet would run as a formula (OWASP's list), after any white
+ * space and format characters, which some spreadsheets skip. Cell by cell: test/unit/csv.test.ts.
+ */
+const FORMULA_LIKE = /^[\p{White_Space}\p{Cf}]*[=+\-@\t\r]/u
 
 describe("the CSV export read in a ',' and a ';' locale", () => {
   // Names and reasons the grant API accepts, each hiding a formula behind a ';'.
@@ -565,6 +566,8 @@ describe("the CSV export read in a ',' and a ';' locale", () => {
     ['Ann;+1;-2;@SUM(A1)', 'reason;=1+2'],
     ['Eve;"=HYPERLINK(""http://evil.example"")', 'x;;-5'],
     ['Zoë;', '@ends with;'],
+    // Behind white space and format characters, which some spreadsheets skip before looking.
+    [' =1;\u00A0=1+1', '\u200B@x;\uFEFF-1'],
   ] as const
   let issuer: Issuer
   beforeAll(async () => {
@@ -581,7 +584,7 @@ describe("the CSV export read in a ',' and a ';' locale", () => {
     }
   })
 
-  it('quotes every cell, and no cell of either reading starts with =, +, -, @, tab or CR', async () => {
+  it('quotes every cell, and no cell of either reading starts with =, +, -, @, tab or CR, not even behind white space', async () => {
     const call = documentedCsv(
       await list(viewer, issuer.issuerId, issuer.programs.TEST, '', { accept: 'text/csv' }),
     )
@@ -609,107 +612,11 @@ describe("the CSV export read in a ',' and a ';' locale", () => {
     expect(byEmail.get('semi1@example.com')?.[3]).toBe("Ann;'+1;'-2;'@SUM(A1)")
     expect(byEmail.get('semi2@example.com')?.[3]).toBe('Eve;\'"=HYPERLINK(""http://evil.example"")')
     expect(byEmail.get('semi3@example.com')?.slice(3, 6)).toEqual(["Zoë;'", '4', "'@ends with;'"])
-  })
-})
-
-describe('CSV, cell by cell', () => {
-  it.each([
-    ['plain', '"plain"'],
-    ['a,b', '"a,b"'],
-    ['say "hi"', '"say ""hi"""'],
-    ['two\nlines', '"two\nlines"'],
-    ['cr\rlf', '"cr\rlf"'],
-    ['=1+2', `"'=1+2"`],
-    ['+1', `"'+1"`],
-    ['-1', `"'-1"`],
-    ['@A1', `"'@A1"`],
-    ['\tTAB', `"'\tTAB"`],
-    ['\rCR', `"'\rCR"`],
-    ['=SUM(A1,B1)', `"'=SUM(A1,B1)"`],
-    // What a reader splitting on ';' would take for the start of a cell.
-    ["Bob;=cmd|' /C calc'!A0", `"Bob;'=cmd|' /C calc'!A0"`],
-    ['a;+1;-2;@3', `"a;'+1;'-2;'@3"`],
-    ['a;"=x', `"a;'""=x"`],
-    ['two\n=lines', `"two\n'=lines"`],
-    ['ends;', `"ends;'"`],
-    ['a; =b', '"a; =b"'],
-    ['', '""'],
-  ])('%p is written %p', (value, written) => {
-    expect(csvCell(value)).toBe(written)
-  })
-
-  it('writes numbers as they are and absent values as empty cells, every cell quoted, CRLF after each record', () => {
-    expect(csvLine([7, null, undefined, 'x'])).toBe('"7","","","x"\r\n')
-  })
-
-  it('no cell starts like a formula, whether a reader splits on "," or on ";" (csv-parse, fast-check)', () => {
-    const tricky = fc
-      .array(fc.constantFrom(';', ',', '"', "'", '\r', '\n', '\t', '=', '+', '-', '@', ' ', 'a'), {
-        maxLength: 12,
-      })
-      .map((chars) => chars.join(''))
-    fc.assert(
-      fc.property(
-        fc.array(fc.array(tricky, { minLength: 3, maxLength: 3 }), { minLength: 1, maxLength: 4 }),
-        (records) => {
-          const text = records.map((cells) => csvLine(cells)).join('')
-          // The ',' reading is strict RFC 4180 and gives back every cell, neutralised.
-          const comma: string[][] = parseWithCsvParse(text, { delimiter: ',' })
-          expect(comma).toHaveLength(records.length)
-          comma.forEach((cells, r) => {
-            cells.forEach((cell, c) => {
-              expect(cell.replaceAll("'", '')).toBe((records[r]?.[c] ?? '').replaceAll("'", ''))
-            })
-          })
-          // A ';' locale's spreadsheet reads our quotes as it can: leniently.
-          const semicolon: string[][] = parseWithCsvParse(text, {
-            delimiter: ';',
-            relax_quotes: true,
-            relax_column_count: true,
-          })
-          for (const cell of [...comma.flat(), ...semicolon.flat()]) {
-            expect(cell).not.toMatch(FORMULA_LIKE)
-          }
-        },
-      ),
-      { numRuns: 2000 },
-    )
-  })
-
-  it('reads back what it writes, line breaks and quotes included', () => {
-    const cells = ['a,b', 'say "hi"', 'two\r\nlines', '', 'Zoë']
-    expect(parseCsv(csvLine(cells) + csvLine(['x']))).toEqual([
-      { row: 1, fields: cells },
-      { row: 2, fields: ['x'] },
+    expect(byEmail.get('semi4@example.com')?.slice(3, 6)).toEqual([
+      "' =1;'\u00A0=1+1",
+      '5',
+      "'\u200B@x;'\uFEFF-1",
     ])
-  })
-
-  it('reads CRLF, LF and CR line ends, drops a byte order mark, makes no record of a final line break', () => {
-    expect(
-      parseCsv('\uFEFFemail,amount\r\na@x.io,1\nb@x.io,2\rc@x.io,3\n\n').map((r) => [
-        r.row,
-        r.fields,
-      ]),
-    ).toEqual([
-      [1, ['email', 'amount']],
-      [2, ['a@x.io', '1']],
-      [3, ['b@x.io', '2']],
-      [4, ['c@x.io', '3']],
-      [5, ['']],
-    ])
-    expect(() => parseCsv('a,"b\nc')).toThrow(/row 1: a quoted field is not closed/)
-    expect(() => parseCsv('a,"b"c')).toThrow(/row 1: after a closing quote/)
-    expect(parseCsv('a,b"c')).toEqual([{ row: 1, fields: ['a', 'b"c'] }])
-  })
-
-  it('negotiates CSV only when asked for', () => {
-    expect(wantsCsv(undefined)).toBe(false)
-    expect(wantsCsv('*/*')).toBe(false)
-    expect(wantsCsv('application/json')).toBe(false)
-    expect(wantsCsv('text/csv')).toBe(true)
-    expect(wantsCsv('text/csv;q=0.5, application/json')).toBe(false)
-    expect(wantsCsv('application/json;q=0.2, text/csv')).toBe(true)
-    expect(wantsCsv('text/csv;q=0')).toBe(false)
   })
 })
 

@@ -122,6 +122,21 @@ describe('the offer e-mail', () => {
     expect(mail.text).toContain('Hello Ada P.S. click here,')
   })
 
+  it('reads U+2028 and U+2029 in a name stored before the text rules refused them as line breaks too', () => {
+    const mail = renderOfferMail({
+      ...base,
+      issuerName: 'Acme\u2029Bcc: victim@example.com',
+      recipient: { email: 'r@example.com', name: 'Ann\u2028Bcc: x@evil.com' },
+      reason: 'Line one\u2028Line two',
+    })
+    for (const part of [mail.subject, mail.text, mail.html]) {
+      expect(part).not.toMatch(/[\u2028\u2029]/u)
+    }
+    expect(mail.subject).toBe('Acme Bcc: victim@example.com offers you 1,250 shares')
+    expect(mail.text).toContain('Hello Ann Bcc: x@evil.com,')
+    expect(mail.text).toContain('Reason:\nLine one\nLine two\n')
+  })
+
   it('keeps the reason’s own lines, each one plain', () => {
     const mail = renderOfferMail({ ...base, reason: 'Line one\nLine\u0007 two' })
     expect(mail.text).toContain('Reason:\nLine one\nLine  two\n')
