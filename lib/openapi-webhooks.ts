@@ -8,6 +8,7 @@ import {
   WEBHOOK_TEST_KIND,
   type WebhookPayloadType,
 } from '../functions/domain/webhooks'
+import { URL_VALUE_MASK } from '../functions/http/webhook-view'
 import {
   BEARER,
   jsonBody,
@@ -48,6 +49,7 @@ const EndpointParameters = [
 ]
 
 const KINDS_TEXT = WEBHOOK_EVENT_KINDS.map((k) => `\`${k}\``).join(', ')
+const MASKED_URL_TEXT = `To a viewer, each query value of the URL shows as \`${URL_VALUE_MASK}\` (\`?token=${URL_VALUE_MASK}\`): a query may carry the receiver's token; owners and admins see it whole.`
 
 export const webhookParameters = {
   WebhookEndpointId: {
@@ -72,8 +74,7 @@ export const webhookPaths = {
       operationId: 'manageListWebhookEndpoints',
       tags: ['Webhooks'],
       summary: "The issuer's webhook endpoints (viewer)",
-      description:
-        'Every endpoint of the issuer, oldest first, never with a secret; `mode` keeps one mode.',
+      description: `Every endpoint of the issuer, oldest first, never with a secret; \`mode\` keeps one mode. ${MASKED_URL_TEXT}`,
       security: BEARER,
       parameters: [
         { $ref: '#/components/parameters/IssuerId' },
@@ -117,8 +118,7 @@ export const webhookPaths = {
       operationId: 'manageGetWebhookEndpoint',
       tags: ['Webhooks'],
       summary: 'A webhook endpoint (viewer)',
-      description:
-        "The endpoint, never its secret. Another issuer's answers `404 webhook_endpoint_not_found` like a missing one.",
+      description: `The endpoint, never its secret. ${MASKED_URL_TEXT} Another issuer's answers \`404 webhook_endpoint_not_found\` like a missing one.`,
       security: BEARER,
       parameters: EndpointParameters,
       responses: {
@@ -242,8 +242,7 @@ export const webhookPaths = {
       operationId: 'manageReplayWebhookMessages',
       tags: ['Webhooks'],
       summary: 'Send every message since a time again (admin)',
-      description:
-        'Every message of the endpoint created at or after `since` (a time in the past), sent again in the background, each with its own `webhook-id`. Audited (`webhook.replay`).',
+      description: `Every message of the endpoint created at or after \`since\` (a time in the past), sent again in the background, each with its own \`webhook-id\`. The log keeps ${WEBHOOK_LIMITS.keepDays} days: an earlier \`since\` starts ${WEBHOOK_LIMITS.keepDays} days ago, and the answer's \`since\` is the start used. Audited (\`webhook.replay\`).`,
       security: BEARER,
       parameters: EndpointParameters,
       requestBody: jsonBody('WebhookReplayRequest', { since: '2026-11-26T09:00:00Z' }),
@@ -391,7 +390,10 @@ export const webhookSchemas: Record<string, Json> = {
   WebhookEndpoint: {
     type: 'object',
     description: 'A webhook endpoint; never its secret.',
-    properties: ENDPOINT_PROPERTIES,
+    properties: {
+      ...ENDPOINT_PROPERTIES,
+      url: { ...ENDPOINT_PROPERTIES.url, description: MASKED_URL_TEXT },
+    },
     required: ENDPOINT_REQUIRED,
     additionalProperties: false,
   },
@@ -500,7 +502,12 @@ export const webhookSchemas: Record<string, Json> = {
   },
   WebhookReplayAccepted: {
     type: 'object',
-    properties: { since: TIME },
+    properties: {
+      since: {
+        ...TIME,
+        description: `The start used: the time asked, or ${WEBHOOK_LIMITS.keepDays} days ago (what the log keeps) if that is later.`,
+      },
+    },
     required: ['since'],
     additionalProperties: false,
   },

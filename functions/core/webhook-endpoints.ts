@@ -9,6 +9,7 @@ import {
   WebhookMessageNotFound,
 } from '../domain/errors'
 import type { Actor, AuditEntry } from '../domain/people'
+import { BIDI_CONTROLS, CONTROL_CHARACTERS } from '../domain/text-rules'
 import { generateWebhookSecret } from '../domain/webhook-signature'
 import {
   endpointKey,
@@ -131,8 +132,8 @@ const checkDescription = (value: unknown, errors: FieldError[]): string | null |
     errors.push({ field: 'description', message: `must be at most ${max} characters` })
     return undefined
   }
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
-  if (/[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/.test(text)) {
+  // The names' rule (text-rules.ts): every line break (NEL, U+2028 too), control and bidi control.
+  if (CONTROL_CHARACTERS.test(text) || BIDI_CONTROLS.test(text)) {
     errors.push({
       field: 'description',
       message: 'must be one line without control characters',
@@ -545,7 +546,10 @@ export const makeWebhookEndpoints = (deps: WebhookEndpointsDeps) => {
       return messageId
     },
 
-    /** Every message since `since` sent again, in the background (the sender pages through them). */
+    /**
+     * Every message since `since` sent again, in the background (the sender pages through them);
+     * its answer is the start used: no earlier than the log keeps (WEBHOOK_LIMITS.keepDays).
+     */
     async replaySince(caller: WebhookCaller, endpointId: string, input: { since?: unknown }) {
       const now = clock()
       const time =
@@ -563,7 +567,9 @@ export const makeWebhookEndpoints = (deps: WebhookEndpointsDeps) => {
         ])
       }
       const endpoint = await requireEnabled(caller, endpointId)
-      const since = new Date(time).toISOString()
+      // Only kept messages replay: an older start would promise what the log no longer holds.
+      const kept = now - WEBHOOK_LIMITS.keepDays * 86_400_000
+      const since = new Date(Math.max(time, kept)).toISOString()
       await deps.audit(
         audit(caller, 'webhook.replay', endpointId, { mode: endpoint.mode, since }, now),
         { signal: caller.signal },

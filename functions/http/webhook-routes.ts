@@ -8,12 +8,14 @@ import {
   type WebhookCaller,
   type WebhookEndpoints,
 } from '../core/webhook-endpoints'
+import type { WebhookEndpointRecord } from '../domain/webhooks'
 import type { RouteId } from '../routes'
 import { type SecretBox, secretBoxFrom } from '../runtime/secret-box'
 import { auditPut } from '../stores/audit'
 import { DynamoDbMembershipReader } from '../stores/memberships.dynamodb'
 import { DynamoDbWebhookStore, decodeMessageCursor } from '../stores/webhooks.dynamodb'
 import { type ManageEvent, type ManageRequest, manageHandler } from './manage-handler'
+import { type EndpointView, toEndpointView } from './webhook-view'
 
 /**
  * What the webhook endpoint routes share (functions/http/routes/manage/webhook-*.route.ts): the
@@ -88,7 +90,8 @@ export const pathOf = (event: { pathParameters?: Record<string, string | undefin
 
 /**
  * A webhook endpoint route: the membership and role check of its route (manageHandler), then
- * `handle` with the use cases and the caller (the person, the path's issuer, the deadline).
+ * `handle` with the use cases, the caller (the person, the path's issuer, the deadline) and
+ * `view`, which shows an endpoint as the caller's role may see it (toEndpointView).
  */
 export const webhookRoute = <E extends ManageEvent>(
   runtime: Runtime,
@@ -97,6 +100,7 @@ export const webhookRoute = <E extends ManageEvent>(
     request: ManageRequest<E>,
     endpoints: WebhookEndpoints,
     caller: WebhookCaller,
+    view: (endpoint: WebhookEndpointRecord) => EndpointView,
   ) => Promise<APIGatewayProxyStructuredResultV2>,
   options: { jsonBodyMaxBytes?: number } = {},
 ) => {
@@ -106,15 +110,19 @@ export const webhookRoute = <E extends ManageEvent>(
     routeId,
     { memberships },
     (request) => {
-      if (!request.membership || !request.actor) {
-        throw new Error('A webhook route needs the member who calls it')
-      }
-      return handle(request, endpoints, {
-        issuerId: request.membership.issuerId,
-        actor: request.actor,
-        requestId: request.requestId,
-        signal: request.deadline.signal,
-      })
+      const { membership, actor } = request
+      if (!membership || !actor) throw new Error('A webhook route needs the member who calls it')
+      return handle(
+        request,
+        endpoints,
+        {
+          issuerId: membership.issuerId,
+          actor,
+          requestId: request.requestId,
+          signal: request.deadline.signal,
+        },
+        (endpoint) => toEndpointView(endpoint, runtime.clock.now(), membership.role),
+      )
     },
     options,
   )

@@ -1,3 +1,4 @@
+import { type Role, roleAllows } from '../domain/people'
 import type {
   WebhookAttempt,
   WebhookEndpointRecord,
@@ -43,7 +44,37 @@ export type MessageView = {
 const optional = <K extends string, V>(key: K, value: V | undefined) =>
   (value === undefined ? {} : { [key]: value }) as Partial<Record<K, V>>
 
-export const toEndpointView = (endpoint: WebhookEndpointRecord, now: number): EndpointView => {
+/** What each query value of an endpoint's URL shows to a viewer. */
+export const URL_VALUE_MASK = '****'
+
+/**
+ * The URL with every query value masked and the parameter names kept: a query often carries the
+ * receiver's token. A part without `=` may be the token itself, so it is masked whole. No
+ * user name or password needs masking: webhookUrlProblem refuses them (and fragments).
+ */
+export const maskedUrl = (url: string) => {
+  const at = url.indexOf('?')
+  if (at < 0) return url
+  const parts = url
+    .slice(at + 1)
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=')
+      if (eq >= 0) return `${part.slice(0, eq)}=${URL_VALUE_MASK}`
+      return part === '' ? part : URL_VALUE_MASK
+    })
+  return `${url.slice(0, at)}?${parts.join('&')}`
+}
+
+/**
+ * The endpoint as `role` may see it: the whole URL for those who may change it (admins and
+ * owners), its query values masked for viewers.
+ */
+export const toEndpointView = (
+  endpoint: WebhookEndpointRecord,
+  now: number,
+  role: Role,
+): EndpointView => {
   const [current, ...previous] = endpoint.secrets
   const overlap = previous
     .map((s) => s.expiresAt)
@@ -56,7 +87,7 @@ export const toEndpointView = (endpoint: WebhookEndpointRecord, now: number): En
   return {
     endpointId: endpoint.endpointId,
     mode: endpoint.mode,
-    url: endpoint.url,
+    url: roleAllows(role, 'admin') ? endpoint.url : maskedUrl(endpoint.url),
     ...optional('description', endpoint.description),
     kinds: [...endpoint.kinds],
     enabled: endpoint.enabled,

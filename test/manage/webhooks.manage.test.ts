@@ -190,7 +190,8 @@ describe('endpoints', () => {
     const read = await call(viewer, 'GET', issuer, ONE, { endpointId })
     expect(read.status).toBe(200)
     const { secret: _, ...view } = created.body
-    expect(read.body).toEqual(view)
+    // A viewer's view: the query's values masked (the next test).
+    expect(read.body).toEqual({ ...view, url: 'https://hooks.example.com/in?token=****' })
     expect(read.text).not.toContain('whsec_')
     expect(read.text).not.toContain('sealed')
 
@@ -369,6 +370,56 @@ describe('endpoints', () => {
         'webhook_endpoint_not_found',
       )
     })
+  })
+
+  it("shows a viewer each query value of an endpoint's URL masked, owners and admins the whole URL", async () => {
+    const issuer = await issuerWith()
+    const owner = await signUpPerson()
+    await addMember(issuer.issuerId, owner, 'owner')
+    const urls = [
+      'https://hooks.example.com/in?token=s3cr3t-a&v=2',
+      'https://hooks.example.com/bare?s3cr3t-b',
+      'https://hooks.example.com/plain',
+    ]
+    const ids: string[] = []
+    for (const url of urls) {
+      const created = await create(admin, issuer, validEndpoint({ url }))
+      expect(created.body.url).toBe(url)
+      ids.push(created.body.endpointId as string)
+    }
+    const masked = [
+      'https://hooks.example.com/in?token=****&v=****',
+      'https://hooks.example.com/bare?****',
+      'https://hooks.example.com/plain',
+    ]
+    const urlsOf = (list: Call) => (list.body.endpoints as { url: string }[]).map((e) => e.url)
+
+    const list = await call(viewer, 'GET', issuer, BASE)
+    expect(urlsOf(list)).toEqual(masked)
+    expect(list.text).not.toContain('s3cr3t')
+    for (const [i, endpointId] of ids.entries()) {
+      const one = await call(viewer, 'GET', issuer, ONE, { endpointId })
+      expect(one.body.url).toBe(masked[i])
+    }
+    // The delivery log a viewer reads carries no URL either.
+    const test = await call(admin, 'POST', issuer, `${ONE}/test`, {
+      endpointId: ids[0] as string,
+      rest: '/test',
+    })
+    expect(test.status).toBe(202)
+    queued()
+    const log = await call(viewer, 'GET', issuer, `${ONE}/messages`, {
+      endpointId: ids[0] as string,
+      rest: '/messages',
+    })
+    expect(log.body.messages).toHaveLength(1)
+    expect(log.text).not.toContain('s3cr3t')
+
+    for (const person of [admin, owner]) {
+      expect(urlsOf(await call(person, 'GET', issuer, BASE))).toEqual(urls)
+      const one = await call(person, 'GET', issuer, ONE, { endpointId: ids[0] as string })
+      expect(one.body.url).toBe(urls[0])
+    }
   })
 
   it('refuses bad input with the field named, and writes nothing', async () => {
@@ -774,6 +825,44 @@ describe('test events, the delivery log and replays', () => {
       ]),
     )
     expect(await messageItems(endpointId)).toHaveLength(5)
+  })
+
+  it(`starts a replay since long ago at the ${WEBHOOK_LIMITS.keepDays} days the log keeps, by the server's clock, and says so`, async () => {
+    const issuer = await issuerWith()
+    const endpointId = (await create(admin, issuer, validEndpoint())).body.endpointId as string
+    const replay = (since: string) =>
+      call(admin, 'POST', issuer, `${ONE}/replay`, { endpointId, rest: '/replay', body: { since } })
+    queued()
+    // The server's clock two days ahead of this process's: the clamp is the server's.
+    const serverNow = Date.now() + 2 * 24 * HOUR
+    const kept = new Date(serverNow - WEBHOOK_LIMITS.keepDays * 24 * HOUR).toISOString()
+    const recent = new Date(serverNow - 29 * 24 * HOUR).toISOString()
+    wallClock.freeze(serverNow)
+    try {
+      const old = await replay('2019-03-01T00:00:00Z')
+      expect(old.status).toBe(202)
+      expect(old.body).toEqual({ since: kept })
+      expect(queued()).toEqual([
+        { kind: 'replay', issuerId: issuer.issuerId, endpointId, since: kept },
+      ])
+      // Within the days kept: the time asked.
+      expect((await replay(recent)).body).toEqual({ since: recent })
+      expect(queued()).toEqual([
+        { kind: 'replay', issuerId: issuer.issuerId, endpointId, since: recent },
+      ])
+      // A time to come, by the server's clock, is still refused.
+      await expectNothingWritten(issuer, async () => {
+        expectProblem(
+          await replay(new Date(serverNow + 60_000).toISOString()),
+          400,
+          'validation_failed',
+        )
+      })
+    } finally {
+      wallClock.reset()
+    }
+    const replays = (await auditLog(issuer.issuerId)).filter((e) => e.action === 'webhook.replay')
+    expect(replays.map((e) => e.details?.since).sort()).toEqual([kept, recent])
   })
 
   it('uses exactly the DynamoDB actions each route declares', async () => {

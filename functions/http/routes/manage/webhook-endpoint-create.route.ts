@@ -3,7 +3,6 @@ import type { Runtime } from '../../../composition'
 import { manageJson } from '../../manage-http'
 import type { JsonEvent } from '../../middleware'
 import { CreateEndpointBody, WEBHOOK_BODY_MAX_BYTES, webhookRoute } from '../../webhook-routes'
-import { toEndpointView } from '../../webhook-view'
 
 type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
 
@@ -17,10 +16,10 @@ export const makeCreateWebhookEndpointHandler = (runtime: Runtime) =>
   webhookRoute<Event>(
     runtime,
     'CreateWebhookEndpoint',
-    async (request, endpoints, caller) => {
+    async (request, endpoints, caller, view) => {
       const body = CreateEndpointBody.parse(request.event.body)
       const { endpoint, secret } = await endpoints.create(caller, body)
-      return manageJson(201, { ...toEndpointView(endpoint, runtime.clock.now()), secret })
+      return manageJson(201, { ...view(endpoint), secret })
     },
     { jsonBodyMaxBytes: WEBHOOK_BODY_MAX_BYTES },
   )

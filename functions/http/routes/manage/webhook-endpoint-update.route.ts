@@ -8,7 +8,6 @@ import {
   WEBHOOK_BODY_MAX_BYTES,
   webhookRoute,
 } from '../../webhook-routes'
-import { toEndpointView } from '../../webhook-view'
 
 type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
 
@@ -21,10 +20,10 @@ export const makeUpdateWebhookEndpointHandler = (runtime: Runtime) =>
   webhookRoute<Event>(
     runtime,
     'UpdateWebhookEndpoint',
-    async (request, endpoints, caller) => {
+    async (request, endpoints, caller, view) => {
       const body = UpdateEndpointBody.parse(request.event.body)
       const endpoint = await endpoints.update(caller, pathOf(request.event).endpointId, body)
-      return manageJson(200, toEndpointView(endpoint, runtime.clock.now()))
+      return manageJson(200, view(endpoint))
     },
     { jsonBodyMaxBytes: WEBHOOK_BODY_MAX_BYTES },
   )

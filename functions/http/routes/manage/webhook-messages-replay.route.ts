@@ -9,7 +9,8 @@ type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestC
 /**
  * `POST /manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/replay` (admin) `{ since }`:
  * every message of the endpoint since that time sent again, in the background (the sender pages
- * through them). 202 `{ since }`. Audited `webhook.replay`.
+ * through them). 202 `{ since }`: the start used, no earlier than the 30 days the log keeps.
+ * Audited `webhook.replay`.
  */
 export const makeReplayWebhookMessagesHandler = (runtime: Runtime) =>
   webhookRoute<Event>(

@@ -1,7 +1,6 @@
 import type { Runtime } from '../../../composition'
 import { manageJson } from '../../manage-http'
 import { pathOf, webhookRoute } from '../../webhook-routes'
-import { toEndpointView } from '../../webhook-view'
 
 /**
  * `POST /manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/rotate-secret` (admin): a new
@@ -10,7 +9,7 @@ import { toEndpointView } from '../../webhook-view'
  * `webhook.rotate` (never with a secret).
  */
 export const makeRotateWebhookSecretHandler = (runtime: Runtime) =>
-  webhookRoute(runtime, 'RotateWebhookSecret', async (request, endpoints, caller) => {
+  webhookRoute(runtime, 'RotateWebhookSecret', async (request, endpoints, caller, view) => {
     const { endpoint, secret } = await endpoints.rotate(caller, pathOf(request.event).endpointId)
-    return manageJson(200, { ...toEndpointView(endpoint, runtime.clock.now()), secret })
+    return manageJson(200, { ...view(endpoint), secret })
   })
