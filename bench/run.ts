@@ -30,6 +30,7 @@ const BENCHMARKS = [
   { key: 'round-trips', module: './benchmarks/round-trips.ts', database: true },
   { key: 'handler-latency', module: './benchmarks/handler-latency.ts', database: true },
   { key: 'manage-reads', module: './benchmarks/manage-reads.ts', database: true },
+  { key: 'link-timing', module: './benchmarks/link-timing.ts', database: true },
   { key: 'cold-start', module: './benchmarks/cold-start.ts', database: false },
   { key: 'http-concurrency', module: './benchmarks/http-concurrency.ts', database: true },
   { key: 'hot-program-http', module: './benchmarks/hot-program-http.ts', database: true },

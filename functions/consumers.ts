@@ -1,4 +1,4 @@
-import type { TableKey } from './stores/table-schema'
+import { INDEX, type TableKey } from './stores/table-schema'
 
 /**
  * What happens after a request has stored its change (issue 19): the grants table's stream, the
@@ -206,18 +206,15 @@ export const BATCH_WORK = {
   rowsInParallel: 16,
 } as const
 
-/** The message on OfferMail: which grant, which mail, and why (core/grant-stream.ts writes it). */
-export type OfferMailMessage = {
-  kind: 'offer' | 'reminder'
-  grantId: string
-  cause: 'created' | 'resend' | 'corrected' | 'relink' | 'reminder'
-  /**
-   * The change it stands for (ISO): the grant's createdAt, its resendRequestedAt or remindedAt, the
-   * correction's history line. A stream and a queue both deliver at least once: the consumer can
-   * skip a message whose change it has already mailed.
-   */
-  at?: string
-}
+/**
+ * The messages on OfferMail: a grant's mail (core/grant-stream.ts writes it) or a recipient's
+ * request for a new link (POST /recipient/links); their schema is functions/domain's.
+ */
+export type {
+  LinkRequestMessage,
+  OfferMailMessage,
+  OfferMailQueueMessage,
+} from './domain/offer-mail-message.schema'
 
 export const CONSUMERS = [
   {
@@ -271,13 +268,21 @@ export const CONSUMERS = [
       // issueOfferLink: read the grant, write the token item and its hash on the grant (one
       // transaction); recordDelivery: the history line and offer.delivery (UpdateItem).
       // TEST magic addresses move the grant (testMove), which may give shares back.
-      grants: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      // A link request (POST /recipient/links): the attempt per address (UpdateItem), the
+      // address's open grants (the index, then BatchGetItem), `offer.resendRequestedAt`.
+      grants: [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:BatchGetItem',
+      ],
       programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
       // TEST mode's mail goes here, never to SES.
       inbox: ['dynamodb:PutItem'],
       // The issuer's name, shown in the mail as who grants (kept a few minutes per process).
       issuers: ['dynamodb:GetItem'],
     },
+    indexes: { grants: { [INDEX.grantsByRecipient]: ['dynamodb:Query'] } },
     mail: 'paced',
   },
   {

@@ -228,15 +228,15 @@ export const ROUTES = [
     indexes: { grants: { [INDEX.grantsByRecipient]: ['dynamodb:Query'] } },
   },
   {
-    // "Send me a new link": the attempt per address (UpdateItem), the address's open grants (the
-    // index, then BatchGetItem) and, for the newest of each issuer, `offer.resendRequestedAt`
-    // (UpdateItem): the stream's reader sends the mail.
+    // "Send me a new link": the address, checked, goes to the OfferMail queue and nothing is read,
+    // so the answer's timing tells nobody whether the address holds offers; the OfferMailer counts
+    // the attempt, reads the address's open grants and asks for their mail (consumers.ts).
     id: 'RecipientLinks',
     routeKey: 'POST /recipient/links',
     entry: 'functions/handlers/recipient-links.handler.ts',
     auth: 'function',
-    access: { grants: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'] },
-    indexes: { grants: { [INDEX.grantsByRecipient]: ['dynamodb:Query'] } },
+    access: {},
+    sends: ['OfferMail'],
   },
   {
     id: 'NotFound',

@@ -1007,7 +1007,7 @@ export const buildOpenApi = () => ({
     '/recipient/links': recipientRoute(
       'recipientLinks',
       'Ask for a new link',
-      "For every issuer with an open grant for this address, the newest one's offer e-mail is sent again (at most once per 10 minutes). Always the same 202 and body, whatever the address holds, so it tells nobody which addresses hold offers; past the limit per address nothing more is sent, and the answer is still the same.",
+      "For every issuer with an open grant for this address, the newest one's offer e-mail is sent again with a new link (at most once per 10 minutes, and only while the grant holds fewer than 5 valid links, so asking never makes a link the recipient holds stop working). Always the same 202 and body, whatever the address holds, so it tells nobody which addresses hold offers: the request is queued before anything is read, and the look-up happens after the answer. Past the limit per address (5 an hour) nothing more is sent, and the answer is still the same.",
       'RecipientLinksRequest',
       { status: '202', description: 'Always this answer.', ref: 'LinksAnswer' },
       [400, 413, 415, 500, 503],

@@ -35,6 +35,7 @@ import {
   hashOfferToken,
   isOfferTokenShape,
   isOpen,
+  MAX_OFFER_TOKENS,
   newOfferToken,
   type TestMoveTarget,
 } from '../domain/recipient-offer'
@@ -281,9 +282,15 @@ export const makeGrantLife = ({
     ) {
       throw new OfferLinkInvalid()
     }
-    const siblings = (await store.grantsOfRecipient(grant.recipientKey)).filter(
-      (other) => other.issuerId === grant.issuerId && other.mode === grant.mode,
-    )
+    // Scoped in the read, not after it: no grant elsewhere can crowd this issuer's out.
+    const found = await store.grantsOfRecipient(grant.recipientKey, {
+      issuerId: grant.issuerId,
+      mode: grant.mode,
+    })
+    // The link's own grant as just read, even while the index has not caught up with it.
+    const siblings = found.some((g) => g.grantId === grant.grantId)
+      ? found.map((g) => (g.grantId === grant.grantId ? grant : g))
+      : [grant, ...found]
     const open = siblings.filter((g) => isOpen(g.status) && clock() < grantExpiresAt(g))
     if (open.length === 0) throw new OfferLinkInvalid()
     return { grant, email: grant.recipientKey, siblings }
@@ -491,11 +498,13 @@ export const makeGrantLife = ({
     },
 
     /**
-     * "Send me a new link": the same answer whatever the address holds. For each issuer with an
-     * open grant for it, the newest such grant's offer is asked for again (at most once per
-     * RESEND_GAP_MS), and the stream reader sends it.
+     * "Send me a new link", as the mail worker carries it out (the public route only queues the
+     * address, so its answer waits on nothing the address holds). For each issuer and mode with
+     * an open grant for the address, the newest such grant's offer is asked for again (at most
+     * once per RESEND_GAP_MS), marked as the recipient's: its mail makes a new link only while the
+     * grant holds fewer than MAX_OFFER_TOKENS, so nobody can push a valid link out by asking.
      */
-    async requestLink(input: { email: string }): Promise<void> {
+    async requestLink(input: { email: string }): Promise<'requested' | 'limited'> {
       const now = clock()
       if (
         (await store.countAttempt(`address#${input.email}`, {
@@ -503,10 +512,10 @@ export const makeGrantLife = ({
           ...RECIPIENT_LIMITS.address,
         })) === 'limited'
       ) {
-        return
+        return 'limited'
       }
-      const open = (await store.grantsOfRecipient(input.email)).filter(
-        (g) => isOpen(g.status) && now < grantExpiresAt(g),
+      const open = (await store.grantsOfRecipient(input.email, { open: true })).filter(
+        (g) => now < grantExpiresAt(g),
       )
       const newestPerIssuer = new Map<string, GrantRecord>()
       for (const grant of open) {
@@ -514,18 +523,27 @@ export const makeGrantLife = ({
         if (!newestPerIssuer.has(key)) newestPerIssuer.set(key, grant)
       }
       for (const grant of newestPerIssuer.values()) {
-        await store.requestResend(grant, { now, minGapMs: RESEND_GAP_MS })
+        if ((grant.offer?.tokens?.length ?? 0) >= MAX_OFFER_TOKENS) continue
+        await store.requestResend(grant, { now, minGapMs: RESEND_GAP_MS, by: 'recipient' })
       }
+      return 'requested'
     },
 
+    /**
+     * A new link token for the grant's mail. `keepOthers` (a link the recipient asked for): none
+     * while the grant already holds MAX_OFFER_TOKENS, which would push the oldest out; the
+     * issuer's resend and the first mail make one whatever the count.
+     */
     async issueOfferLink(
       grantId: string,
+      { keepOthers = false }: { keepOthers?: boolean } = {},
     ): Promise<{ token: string; grant: GrantRecord; program: ProgramRecord } | undefined> {
       let grant = await store.findGrant(grantId)
       for (let tries = 0; tries < MAX_TRIES; tries++) {
         if (grant === undefined || !isOpen(grant.status)) return undefined
         const expiresAt = grantExpiresAt(grant)
         if (clock() >= expiresAt) return undefined
+        if (keepOthers && (grant.offer?.tokens?.length ?? 0) >= MAX_OFFER_TOKENS) return undefined
         const { token, hash } = newOfferToken()
         const outcome = await store.addOfferToken(grant, {
           hash,
@@ -647,7 +665,7 @@ export const makeGrantLife = ({
     }): Promise<RecipientBalance> {
       const email = input.email.trim().toLowerCase()
       // Every one of them, however many: a balance that stopped at a page would be wrong.
-      const grants = await store.grantsOfRecipientIn(email, {
+      const grants = await store.grantsOfRecipient(email, {
         issuerId: input.issuerId,
         mode: input.mode,
         programId: input.programId,

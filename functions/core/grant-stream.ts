@@ -20,8 +20,8 @@ import { isOpen } from '../domain/recipient-offer'
  *   reminderDueAt when the window is long enough for one;
  * - MODIFY of a grant that is still open (reserved, offered):
  *   `recipient.email` changed: offer / corrected (the old links stopped working);
- *   otherwise `offer.resendRequestedAt` changed: offer / resend (the issuer's resend and the
- *   recipient's "send me a new link" both set it, so a new link reads as `resend` here);
+ *   otherwise `offer.resendRequestedAt` changed: offer / resend (the issuer's resend), or offer /
+ *   relink when `offer.resendRequestedBy` says the recipient asked (its mail evicts no link);
  *   `offer.remindedAt` newly set (the sweep's remind): reminder / reminder;
  * - REMOVE (a TTL purge, a test's cleanup): nothing.
  * At most one offer and one reminder per record. A stream delivers a record at least once: the
@@ -78,7 +78,8 @@ export const readGrantRecord = (record: DynamoDBRecord): StreamOutput | undefine
       at: changeTime(record, after),
     })
   } else if (resendAt !== undefined && resendAt !== before.offer?.resendRequestedAt) {
-    output.messages.push({ kind: 'offer', grantId, cause: 'resend', at: resendAt })
+    const cause = after.offer?.resendRequestedBy === 'recipient' ? 'relink' : 'resend'
+    output.messages.push({ kind: 'offer', grantId, cause, at: resendAt })
   }
   const remindedAt = after.offer?.remindedAt
   if (remindedAt !== undefined && before.offer?.remindedAt === undefined) {

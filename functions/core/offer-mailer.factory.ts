@@ -2,7 +2,8 @@ import { SESv2Client } from '@aws-sdk/client-sesv2'
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb'
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
 import type { Runtime } from '../composition'
-import { consumerById, type OfferMailMessage } from '../consumers'
+import { consumerById } from '../consumers'
+import { parseOfferMailQueueMessage } from '../domain/offer-mail-message.schema'
 import { ENV } from '../env-names'
 import { createMailer, type Mailer, MailSinkMailer, SesMailer } from '../mail/mailer'
 import { type SendPace, sesSendRate, tokenBucket, unpaced } from '../mail/send-pace'
@@ -49,24 +50,6 @@ export const issuerNames = (client: DynamoDBDocumentClient, table: string, clock
   }
 }
 
-/** A message body the stream reader could have written, or undefined. */
-export const parseOfferMailMessage = (body: string): OfferMailMessage | undefined => {
-  let value: unknown
-  try {
-    value = JSON.parse(body)
-  } catch {
-    return undefined
-  }
-  if (typeof value !== 'object' || value === null) return undefined
-  const m = value as Record<string, unknown>
-  if (m.kind !== 'offer' && m.kind !== 'reminder') return undefined
-  if (typeof m.grantId !== 'string' || !/^gr_[0-9a-z]{26}$/.test(m.grantId)) return undefined
-  if (!['created', 'resend', 'corrected', 'relink', 'reminder'].includes(m.cause as string)) {
-    return undefined
-  }
-  return { kind: m.kind, grantId: m.grantId, cause: m.cause as OfferMailMessage['cause'] }
-}
-
 /** A configuration the offer mailer cannot work without: its message is safe to log. */
 export class OfferMailerNotConfigured extends Error {
   override readonly name = 'OfferMailerNotConfigured'
@@ -101,19 +84,21 @@ export const offerMailerSqsHandler =
         failures.push({ itemIdentifier: record.messageId })
         continue
       }
-      const message = parseOfferMailMessage(record.body)
+      const message = parseOfferMailQueueMessage(record.body)
       if (message === undefined) {
         logger.error('OfferMail message of an unknown shape', { messageId: record.messageId })
         failures.push({ itemIdentifier: record.messageId })
         continue
       }
+      // Never the address of a link request in a log line: the grant's id, or nothing.
+      const about = message.kind === 'link-request' ? {} : { grantId: message.grantId }
       try {
         const outcome = await mailer.handle(message)
-        logger.info('Offer mail', { grantId: message.grantId, kind: message.kind, ...outcome })
+        logger.info('Offer mail', { ...about, kind: message.kind, ...outcome })
       } catch (error) {
         // The error's name and the grant only: an SES message may quote the address.
         logger.warn('Offer mail failed; it comes back', {
-          grantId: message.grantId,
+          ...about,
           kind: message.kind,
           error: error instanceof Error ? error.name : 'unknown',
           ...(error instanceof OfferMailerNotConfigured ? { message: error.message } : {}),

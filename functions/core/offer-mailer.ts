@@ -1,4 +1,4 @@
-import type { OfferMailMessage } from '../consumers'
+import type { OfferMailMessage, OfferMailQueueMessage } from '../consumers'
 import {
   GrantAccepted,
   GrantNotFound,
@@ -18,8 +18,9 @@ import type { InboxStore } from '../stores/inbox.store'
 import type { GrantLife } from './grant-life'
 
 /**
- * The consumer of the OfferMail queue (functions/consumers.ts): one message `{ kind, grantId,
- * cause }` -> a new link for the grant (issueOfferLink: none when the grant is no longer open,
+ * The consumer of the OfferMail queue (functions/consumers.ts). A `link-request` (the recipient's
+ * "send me a new link") -> GrantLife.requestLink, which marks the offers to send again (the
+ * stream brings them back here as `relink`). A grant's message `{ kind, grantId, cause }` -> a new link for the grant (issueOfferLink: none when the grant is no longer open,
  * and then nothing is sent, which makes a redelivered message harmless) -> the offer e-mail or its
  * reminder, rendered (mail/offer-mail.ts) ->
  *
@@ -34,7 +35,7 @@ import type { GrantLife } from './grant-life'
  *   drives the grant to its outcome as the recipient or SES would have.
  */
 export type OfferMailerDeps = {
-  life: Pick<GrantLife, 'issueOfferLink' | 'recordDelivery' | 'testMove'>
+  life: Pick<GrantLife, 'issueOfferLink' | 'recordDelivery' | 'testMove' | 'requestLink'>
   /** LIVE mail's transport (SES in AWS, the mail sink locally). */
   mailer: Mailer
   inbox: InboxStore
@@ -56,7 +57,15 @@ export type OfferMailerDeps = {
  * failed).
  */
 export type OfferMailResult = {
-  result: 'not_open' | 'sent' | 'test_inbox' | 'failed' | 'no_sender'
+  result:
+    | 'not_open'
+    | 'sent'
+    | 'test_inbox'
+    | 'failed'
+    | 'no_sender'
+    /** A link request: the newest open grant per issuer asked for again, or the address's limit hit. */
+    | 'requested'
+    | 'limited'
   /** A TEST grant's magic address, and what it did. */
   magic?: MagicOutcome
 }
@@ -192,10 +201,16 @@ export const makeOfferMailer = (deps: OfferMailerDeps) => {
 
   return {
     async handle(
-      message: OfferMailMessage,
+      message: OfferMailQueueMessage,
       { signal }: { signal?: AbortSignal | undefined } = {},
     ): Promise<OfferMailResult> {
-      const issued = await life.issueOfferLink(message.grantId)
+      if (message.kind === 'link-request') {
+        return { result: await life.requestLink({ email: message.email }) }
+      }
+      // A link the recipient asked for never pushes out one they may still hold.
+      const issued = await life.issueOfferLink(message.grantId, {
+        keepOthers: message.cause === 'relink',
+      })
       if (issued === undefined) return { result: 'not_open' }
       const { token, grant, program } = issued
       const rendered = await render(message.kind, grant, program, token)

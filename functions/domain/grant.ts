@@ -66,6 +66,12 @@ export type GrantOffer = {
   lastSentAt?: string
   /** Set by a resend from the management API; the stream reader sends the offer again. */
   resendRequestedAt?: string
+  /**
+   * `recipient`: that request was the recipient's "send me a new link" (the mail then makes a
+   * link only while fewer than MAX_OFFER_TOKENS are valid); absent: the issuer's resend.
+   */
+  resendRequestedBy?: 'recipient'
+
   remindedAt?: string
 }
 

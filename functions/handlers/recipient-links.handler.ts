@@ -1,5 +1,8 @@
-import { runtimeFrom } from '../composition'
 import { makeRecipientLinksHandler } from '../http/routes/recipient-links.route'
+import { sendingRuntime } from './sending-runtime'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeRecipientLinksHandler(runtimeFrom(process.env))
+/**
+ * Lambda's entry: the runtime and the OfferMail queue's sender (functions/routes.ts `sends`) are
+ * built once, at cold start; a missing queue URL stops it at init.
+ */
+export const handler = makeRecipientLinksHandler(sendingRuntime('RecipientLinks', process.env))

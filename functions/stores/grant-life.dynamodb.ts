@@ -2,12 +2,10 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import {
   type DynamoDBDocumentClient,
   GetCommand,
-  QueryCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
-import type { Mode } from '../domain/api-key'
 import type { GrantOffer, GrantRecord } from '../domain/grant'
 import { type GrantHistoryEntry, OPEN_STATES } from '../domain/grant-lifecycle'
 import type { ProgramRecord } from '../domain/program'
@@ -25,7 +23,13 @@ import { isAwsConflict } from '../runtime/aws-errors'
 import { type Backoff, type RetryDeps, retrying } from '../runtime/retry'
 import { auditPut } from './audit'
 import { batchGetByKey } from './batch-get'
-import type { GrantChange, GrantLifeStore, LifeOutcome, OfferTokenRecord } from './grant-life.store'
+import type {
+  GrantChange,
+  GrantLifeStore,
+  LifeOutcome,
+  OfferTokenRecord,
+  RecipientScope,
+} from './grant-life.store'
 import type { CallOptions } from './grants.store'
 import { queryAll, type Send } from './paging'
 import { INDEX } from './table-schema'
@@ -101,25 +105,48 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
     )) as TermsRecord[]
   }
 
-  async grantsOfRecipient(
-    email: string,
-    { signal, limit = 50 }: CallOptions & { limit?: number } = {},
-  ) {
-    const { Items = [] } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tables.grants,
-        IndexName: INDEX.grantsByRecipient,
-        KeyConditionExpression: '#r = :r',
-        ExpressionAttributeNames: { '#r': 'recipientKey' },
-        ExpressionAttributeValues: { ':r': email },
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
-      { abortSignal: signal },
-    )
+  async grantsOfRecipient(email: string, scope: RecipientScope = {}, { signal }: CallOptions = {}) {
+    // Every page, however many: a cut at the newest N would let anyone who grants to the address
+    // push a recipient's older offers out of reach. The index holds program, issuer, mode and
+    // state (table-schema.ts), so the filter leaves out the rest before they are read again.
+    const filters: string[] = []
+    const names: Record<string, string> = { '#r': 'recipientKey' }
+    const values: Record<string, unknown> = { ':r': email }
+    const equal = (name: string, value: string | undefined) => {
+      if (value === undefined) return
+      names[`#${name}`] = name
+      values[`:${name}`] = value
+      filters.push(`#${name} = :${name}`)
+    }
+    equal('issuerId', scope.issuerId)
+    equal('mode', scope.mode)
+    equal('programId', scope.programId)
+    if (scope.open) {
+      names['#status'] = 'status'
+      OPEN_STATES.forEach((state, i) => {
+        values[`:open${i}`] = state
+      })
+      filters.push(`#status IN (${OPEN_STATES.map((_, i) => `:open${i}`).join(', ')})`)
+    }
+    const send: Send = <T>(command: { readonly input: object }) =>
+      this.client.send(command as never, { abortSignal: signal }) as Promise<T>
+    const items = await queryAll<{ grantId: string }>(send, {
+      TableName: this.tables.grants,
+      IndexName: INDEX.grantsByRecipient,
+      KeyConditionExpression: '#r = :r',
+      ...(filters.length === 0 ? {} : { FilterExpression: filters.join(' AND ') }),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+    })
     return this.reread(
-      Items.map((item) => item.grantId as string),
-      (grant) => grant.recipientKey === email,
+      items.map((item) => item.grantId),
+      (grant) =>
+        grant.recipientKey === email &&
+        (scope.issuerId === undefined || grant.issuerId === scope.issuerId) &&
+        (scope.mode === undefined || grant.mode === scope.mode) &&
+        (scope.programId === undefined || grant.programId === scope.programId) &&
+        (!scope.open || OPEN_STATES.includes(grant.status)),
       signal,
     )
   }
@@ -137,40 +164,6 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
     return (await this.findGrants(ids, { signal }))
       .filter(match)
       .sort((a, b) => (order.get(a.grantId) ?? 0) - (order.get(b.grantId) ?? 0))
-  }
-
-  async grantsOfRecipientIn(
-    email: string,
-    scope: { issuerId: string; mode: Mode; programId: string },
-    { signal }: CallOptions = {},
-  ) {
-    // The index holds program, issuer and mode (table-schema.ts): the filter leaves out the
-    // recipient's grants elsewhere before they are read again; every page, however many.
-    const send: Send = <T>(command: { readonly input: object }) =>
-      this.client.send(command as never, { abortSignal: signal }) as Promise<T>
-    const items = await queryAll<{ grantId: string }>(send, {
-      TableName: this.tables.grants,
-      IndexName: INDEX.grantsByRecipient,
-      KeyConditionExpression: '#r = :r',
-      FilterExpression: 'programId = :p AND issuerId = :i AND #mode = :m',
-      ExpressionAttributeNames: { '#r': 'recipientKey', '#mode': 'mode' },
-      ExpressionAttributeValues: {
-        ':r': email,
-        ':p': scope.programId,
-        ':i': scope.issuerId,
-        ':m': scope.mode,
-      },
-      ScanIndexForward: false,
-    })
-    return this.reread(
-      items.map((item) => item.grantId),
-      (grant) =>
-        grant.recipientKey === email &&
-        grant.programId === scope.programId &&
-        grant.issuerId === scope.issuerId &&
-        grant.mode === scope.mode,
-      signal,
-    )
   }
 
   async change(change: GrantChange): Promise<LifeOutcome> {
@@ -429,13 +422,23 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
 
   async requestResend(
     grant: GrantRecord,
-    input: { now: number; minGapMs: number; audit?: GrantChange['audit'] },
+    input: {
+      now: number
+      minGapMs: number
+      by?: 'issuer' | 'recipient'
+      audit?: GrantChange['audit']
+    },
     { signal }: CallOptions = {},
   ): Promise<LifeOutcome | 'too_soon'> {
     const last = grant.offer?.resendRequestedAt ?? grant.offer?.lastSentAt
     if (last !== undefined && Date.parse(last) > input.now - input.minGapMs) return 'too_soon'
     const at = new Date(input.now).toISOString()
-    const offer: GrantOffer = { ...(grant.offer ?? { delivery: 'pending' }), resendRequestedAt: at }
+    const { resendRequestedBy: _, ...read } = grant.offer ?? { delivery: 'pending' }
+    const offer: GrantOffer = {
+      ...read,
+      resendRequestedAt: at,
+      ...(input.by === 'recipient' ? { resendRequestedBy: 'recipient' } : {}),
+    }
     const items: TransactItem[] = [
       {
         Update: {

@@ -39,6 +39,14 @@ export type GrantChange = {
   audit?: AuditEntry
 } & CallOptions
 
+/** Which of a recipient's grants: of one issuer, mode, program; only open ones (reserved, offered). */
+export type RecipientScope = {
+  issuerId?: string
+  mode?: Mode
+  programId?: string
+  open?: boolean
+}
+
 /** A link token's item (grants table, `grantId: offer-token#<hash>`): which grant it was made for. */
 export type OfferTokenRecord = { grantId: string; tokenOf: string; expiresAt: string }
 
@@ -53,21 +61,14 @@ export interface GrantLifeStore {
   /** The terms texts of several programs (their `<programId>#terms` items), in one read. */
   findTermsTexts(programIds: readonly string[], options?: CallOptions): Promise<TermsRecord[]>
   /**
-   * A recipient's grants (by normalised e-mail) from the `byRecipient` index, newest first, at
-   * most `limit` (eventually consistent: re-read a grant before deciding on it).
+   * Every grant of a recipient (by normalised e-mail) within `scope`, newest first, from the
+   * `byRecipient` index page after page (never the newest N: what others grant to the address
+   * must not push a grant out of reach), then re-read strongly consistent (a grant whose address
+   * or state changed since is dropped).
    */
   grantsOfRecipient(
     email: string,
-    options?: CallOptions & { limit?: number },
-  ): Promise<GrantRecord[]>
-  /**
-   * Every grant of a recipient (by normalised e-mail) in one program of one issuer and mode, from
-   * the `byRecipient` index page after page, then re-read strongly consistent (a grant whose
-   * address changed since is dropped). For the balance, which must count them all.
-   */
-  grantsOfRecipientIn(
-    email: string,
-    scope: { issuerId: string; mode: Mode; programId: string },
+    scope?: RecipientScope,
     options?: CallOptions,
   ): Promise<GrantRecord[]>
   /** One transition or delivery event, with its history line, returns and audit entry. */
@@ -84,12 +85,13 @@ export interface GrantLifeStore {
   ): Promise<LifeOutcome>
   findOfferToken(hash: string, options?: CallOptions): Promise<OfferTokenRecord | undefined>
   /**
-   * The issuer asks for the offer again: `offer.resendRequestedAt` set (the stream reader sends),
-   * if the last request is older than `minGapMs`; `too_soon` otherwise.
+   * The issuer (or, `by: 'recipient'`, the recipient's "send me a new link") asks for the offer
+   * again: `offer.resendRequestedAt` set (the stream reader sends), if the last request is older
+   * than `minGapMs`; `too_soon` otherwise.
    */
   requestResend(
     grant: GrantRecord,
-    input: { now: number; minGapMs: number; audit?: AuditEntry },
+    input: { now: number; minGapMs: number; by?: 'issuer' | 'recipient'; audit?: AuditEntry },
     options?: CallOptions,
   ): Promise<LifeOutcome | 'too_soon'>
   /**

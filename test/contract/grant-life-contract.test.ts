@@ -13,7 +13,8 @@ import { documentClient, wallClock } from '../support/runtime'
  * integrator routes have theirs in test/http/grant-life.http.test.ts): every answer produced here
  * is a status the document lists for its operation, with a body its schema accepts.
  */
-const api = useApi()
+// The links route hands its request to the OfferMail queue: the local pipeline's, with its consumers.
+const api = useApi({ pipeline: true })
 let a: Issuer
 let admin: Person
 beforeAll(async () => {

@@ -1,11 +1,22 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
-import { makeGrantLife, RECIPIENT_LIMITS } from '../../functions/core/grant-life'
+import { consumerById, OFFER_MAIL_QUEUE } from '../../functions/consumers'
+import { makeGrantLife, RECIPIENT_LIMITS, RESEND_GAP_MS } from '../../functions/core/grant-life'
+import { makeOfferMailerHandler, offerMailerOf } from '../../functions/core/offer-mailer.factory'
 import type { GrantRecord } from '../../functions/domain/grant'
 import type { ProgramTerms } from '../../functions/domain/program'
-import { hashOfferToken, newOfferToken } from '../../functions/domain/recipient-offer'
+import {
+  hashOfferToken,
+  MAX_OFFER_TOKENS,
+  newOfferToken,
+} from '../../functions/domain/recipient-offer'
 import { LINKS_ANSWER } from '../../functions/domain/recipient-request.schema'
 import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
 import { DynamoDbProgramStore } from '../../functions/stores/programs.dynamodb'
+import { INDEX } from '../../functions/stores/table-schema'
+import { LocalQueue, localQueueSender, pollOnce } from '../../local/queue'
 import { declaredAccess, recordAccess } from '../manage/grants-support'
 import {
   type Call,
@@ -18,15 +29,43 @@ import {
   request,
 } from '../support/api'
 import { useApi } from '../support/api-harness'
-import { config, documentClient, dynamodb, wallClock } from '../support/runtime'
+import {
+  config,
+  documentClient,
+  dynamodb,
+  runtime,
+  runtimeWith,
+  wallClock,
+} from '../support/runtime'
 
 /**
  * The recipient's public routes (`POST /recipient/...`) against the local server and DynamoDB
  * Local: no key, no sign-in, the link token in the body. Tokens are made as the mail worker makes
  * them (a new token, its hash on the grant and its item: DynamoDbGrantLifeStore.addOfferToken).
  */
-const api = useApi()
+/**
+ * "Send me a new link" only queues the address: the route's OfferMail sender is a local queue
+ * (SQS's semantics) that this file hands to the real OfferMailer's SQS handler when it says so.
+ */
+const offerMail = new LocalQueue(OFFER_MAIL_QUEUE, wallClock)
+const api = useApi({
+  runtime: { ...runtime, queues: { [OFFER_MAIL_QUEUE.id]: localQueueSender(offerMail) } },
+})
 const store = new DynamoDbGrantLifeStore(documentClient, config.tables)
+const mailRuntime = runtimeWith({
+  RECIPIENT_ORIGIN: 'https://console.example.com',
+  MAIL_SINK_FILE: join(mkdtempSync(join(tmpdir(), 'recipient-links-')), 'mail.jsonl'),
+})
+const offerMailer = offerMailerOf(mailRuntime)
+const offerMailerHandler = makeOfferMailerHandler(mailRuntime)
+/** Every queued link request through the OfferMailer, as Lambda's SQS poller would hand them. */
+const deliverLinkRequests = async () => {
+  for (;;) {
+    const polled = await pollOnce(offerMail, offerMailerHandler, 10)
+    expect(polled.failed).toBe(0)
+    if (polled.received === 0) return
+  }
+}
 
 const post = (path: string, body: unknown) =>
   request(api.baseUrl, 'POST', path, {
@@ -456,10 +495,34 @@ describe('POST /recipient/links', () => {
       expect(call.body).toEqual(LINKS_ANSWER)
       expect(call.headers.get('cache-control')).toBe('no-store')
     }
-    // The holder's open grant is asked for again (the stream's reader mails the new link).
+    // The mail worker then asks for the holder's open grant again, as the recipient's request
+    // (the stream's reader mails the new link).
+    await deliverLinkRequests()
     const after = (await store.findGrant(grantId)) as GrantRecord
     expect(before.offer?.resendRequestedAt).toBeUndefined()
     expect(after.offer?.resendRequestedAt).toEqual(expect.any(String))
+    expect(after.offer?.resendRequestedBy).toBe('recipient')
+  })
+
+  it('answers before anything the address holds is read: no DynamoDB call, one queued request', async () => {
+    const email = address('timing')
+    const grantId = await grantTo(issuer, email)
+    const access = recordAccess(dynamodb)
+    let call: Call
+    try {
+      call = await post('/recipient/links', { email: ` ${email.toUpperCase()}` })
+    } finally {
+      access.stop()
+    }
+    expect({ status: call.status, body: call.body }).toEqual({ status: 202, body: LINKS_ANSWER })
+    // Not one read or write behind the answer: its time cannot depend on the address's grants.
+    expect([...access.seen]).toEqual([])
+    expect((await store.findGrant(grantId))?.offer?.resendRequestedAt).toBeUndefined()
+    const queued = offerMail.receive(10)
+    expect(queued.map((m) => JSON.parse(m.body))).toEqual([
+      { kind: 'link-request', email, at: expect.any(String) },
+    ])
+    for (const m of queued) offerMail.delete(m.receiptHandle)
   })
 
   it('past the limit per address: still the same 202, and nothing more is asked', async () => {
@@ -475,6 +538,7 @@ describe('POST /recipient/links', () => {
     const links = async (email: string) => {
       const call = await post('/recipient/links', { email })
       expect({ status: call.status, body: call.body }).toEqual({ status: 202, body: LINKS_ANSWER })
+      await deliverLinkRequests()
     }
     const askedAt = async (grantId: string) =>
       (await store.findGrant(grantId))?.offer?.resendRequestedAt
@@ -500,6 +564,88 @@ describe('POST /recipient/links', () => {
     const call = await post('/recipient/links', body)
     expectProblem(call, 400, 'validation_failed')
     expect((call.body.errors as unknown[]).length).toBeGreaterThan(0)
+  })
+})
+
+describe('what a link survives', () => {
+  it("other issuers' grants to the address: 60 TEST grants after it leave its link, a resend and a new link working", async () => {
+    const email = address('target')
+    const grantId = await grantTo(issuer, email)
+    const token = await linkFor(grantId)
+    expect((await post('/recipient/offer', { token })).status).toBe(200)
+    // Another issuer, with its own TEST key, sends 60 grants of 1 share to the same address.
+    const other = await newIssuer({ pool: 1_000 })
+    for (let i = 0; i < 60; i++) await grantTo(other, email, 1, 'TEST')
+    const shown = async (link: string) => {
+      const call = await post('/recipient/offer', { token: link })
+      expect(call.status).toBe(200)
+      return (call.body.grants as { grantId: string }[]).map((g) => g.grantId)
+    }
+    // The link: this issuer's grant, and nothing of the other's.
+    expect(await shown(token)).toEqual([grantId])
+    // The issuer's resend: its new link opens the offer too.
+    await life.resend({ grantId, issuerId: issuer.issuerId, actor: { kind: 'operator' } })
+    expect(await shown(await linkFor(grantId))).toEqual([grantId])
+    // The recipient's "send me a new link", past the resend gap: this grant is asked for again,
+    // and the link its mail makes works.
+    wallClock.advance(RESEND_GAP_MS + 1_000)
+    expect((await post('/recipient/links', { email })).status).toBe(202)
+    await deliverLinkRequests()
+    expect((await store.findGrant(grantId))?.offer?.resendRequestedBy).toBe('recipient')
+    const relinked = await offerMailer.handle({ kind: 'offer', grantId, cause: 'relink' })
+    expect(relinked.result).toBe('sent')
+    const tokens = (await store.findGrant(grantId))?.offer?.tokens ?? []
+    expect(tokens).toHaveLength(3)
+    // The newest link (the one just mailed) opens the offer, and so does the first.
+    const fresh = await linkFor(grantId)
+    expect(await shown(fresh)).toEqual([grantId])
+    expect(await shown(token)).toEqual([grantId])
+    // And acting on it works: identify, then accept.
+    const identify = await post('/recipient/identify', {
+      token,
+      grantId,
+      name: 'Ann Example',
+      dateOfBirth: '1990-01-01',
+      country: 'DE',
+    })
+    expect(identify.status).toBe(200)
+  })
+
+  it("outsiders' requests: five new links asked for the address never push its first link out", async () => {
+    const { windowMs, limit } = RECIPIENT_LIMITS.address
+    wallClock.freeze(Math.floor(Date.now() / windowMs) * windowMs + 1_000)
+    const email = address('evict')
+    const grantId = await grantTo(issuer, email)
+    const first = await linkFor(grantId)
+    const mailed: string[] = []
+    // Each request after the resend gap, as many as the hour allows; each one's mail made as the
+    // stream's reader would have it made (offer / relink).
+    for (let i = 0; i < limit; i++) {
+      wallClock.advance(RESEND_GAP_MS + 1_000)
+      expect((await post('/recipient/links', { email })).status).toBe(202)
+      await deliverLinkRequests()
+      const grant = (await store.findGrant(grantId)) as GrantRecord
+      if (grant.offer?.resendRequestedAt === new Date(wallClock.now()).toISOString()) {
+        mailed.push((await offerMailer.handle({ kind: 'offer', grantId, cause: 'relink' })).result)
+      }
+    }
+    // The first link and four new ones: the most a grant keeps; a fifth is not asked for.
+    expect(mailed).toEqual(Array(MAX_OFFER_TOKENS - 1).fill('sent'))
+    const tokens = (await store.findGrant(grantId))?.offer?.tokens ?? []
+    expect(tokens).toHaveLength(MAX_OFFER_TOKENS)
+    expect(tokens[0]).toBe(hashOfferToken(first))
+    expect((await post('/recipient/offer', { token: first })).status).toBe(200)
+    // A relink message that arrives anyway (a request raced the count) makes no link either.
+    expect((await offerMailer.handle({ kind: 'offer', grantId, cause: 'relink' })).result).toBe(
+      'not_open',
+    )
+    expect((await store.findGrant(grantId))?.offer?.tokens).toEqual(tokens)
+    expect((await post('/recipient/offer', { token: first })).status).toBe(200)
+    // The issuer's own resend still mails a link, pushing out the oldest (an issuer's choice).
+    expect((await offerMailer.handle({ kind: 'offer', grantId, cause: 'resend' })).result).toBe(
+      'sent',
+    )
+    expectProblem(await post('/recipient/offer', { token: first }), 404, 'offer_link_invalid')
   })
 })
 
@@ -561,7 +707,7 @@ describe('IAM: each function makes exactly the DynamoDB calls its route declares
     ).toEqual(declared('RecipientDecline'))
   })
 
-  it('RecipientLinks', async () => {
+  it('RecipientLinks: nothing; the OfferMailer then makes only calls its consumer declares', async () => {
     const email = address('iam-links')
     await grantTo(issuer, email)
     expect(
@@ -569,6 +715,25 @@ describe('IAM: each function makes exactly the DynamoDB calls its route declares
         expect((await post('/recipient/links', { email })).status).toBe(202)
       }),
     ).toEqual(declared('RecipientLinks'))
+    const consumer = consumerById('OfferMailer')
+    const allowed = new Set([
+      ...Object.entries(consumer.access).flatMap(([table, actions]) =>
+        (actions ?? []).map((action) => `${table} ${action}`),
+      ),
+      ...Object.entries(consumer.indexes ?? {}).flatMap(([table, byIndex]) =>
+        Object.entries(byIndex ?? {}).flatMap(([index, actions]) =>
+          actions.map((action) => `${table}/index/${index} ${action}`),
+        ),
+      ),
+    ])
+    const made = await recorded(deliverLinkRequests)
+    expect(made).toEqual(
+      expect.arrayContaining([
+        'grants dynamodb:UpdateItem',
+        `grants/index/${INDEX.grantsByRecipient} dynamodb:Query`,
+      ]),
+    )
+    expect(made.filter((line) => !allowed.has(line))).toEqual([])
   })
 })
 

@@ -111,11 +111,22 @@ const logs = (t: CfnTemplate, fnId: string) => {
     .LogGroup.Ref
   return [`logs:CreateLogStream ${group}.Arn`, `logs:PutLogEvents ${group}.Arn`]
 }
-/** What functions/consumers.ts declares for a consumer's tables, as grantsOf writes it. */
-const declaredTables = (t: CfnTemplate, spec: ConsumerSpec) =>
-  (Object.entries(spec.access) as [TableKey, string[]][]).flatMap(([table, actions]) =>
+/** What functions/consumers.ts declares for a consumer's tables and indexes, as grantsOf writes it. */
+const declaredTables = (t: CfnTemplate, spec: ConsumerSpec) => [
+  ...(Object.entries(spec.access) as [TableKey, string[]][]).flatMap(([table, actions]) =>
     actions.map((action) => `${action} ${tableId(t, table)}.Arn`),
-  )
+  ),
+  ...(
+    Object.entries(spec.indexes ?? {}) as [TableKey, Record<string, readonly string[]>][]
+  ).flatMap(([table, byIndex]) =>
+    Object.entries(byIndex).flatMap(([index, actions]) =>
+      actions.map(
+        (action) =>
+          `${action} ${JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId(t, table), 'Arn'] }, `/index/${index}`]] })}`,
+      ),
+    ),
+  ),
+]
 
 describe('tables', () => {
   it('gives the grants table a stream of new and old images, and no other table one', () => {

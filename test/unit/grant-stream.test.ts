@@ -94,6 +94,22 @@ test('modifications: corrected wins over a resend in the same record; a first re
       ),
     ),
   ).toEqual(['offer/resend'])
+  // The recipient's own request: its mail makes a link only if that pushes none out.
+  expect(
+    messages(
+      record(
+        'MODIFY',
+        grant({
+          offer: {
+            delivery: 'sent',
+            resendRequestedAt: '2026-01-02T00:00:00.000Z',
+            resendRequestedBy: 'recipient',
+          },
+        }),
+        before,
+      ),
+    ),
+  ).toEqual(['offer/relink'])
   const reminded = grant({ offer: { delivery: 'sent', remindedAt: '2026-01-28T00:00:00.000Z' } })
   expect(messages(record('MODIFY', reminded, before))).toEqual(['reminder/reminder'])
   // Already reminded: a later change (a delivery event) sends nothing again.

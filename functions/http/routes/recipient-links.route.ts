@@ -1,16 +1,29 @@
-import type { Runtime } from '../../composition'
+import { queueOf, type Runtime } from '../../composition'
+import type { LinkRequestMessage } from '../../consumers'
+import { ServiceUnavailable } from '../../domain/errors'
 import { LINKS_ANSWER, RecipientLinksBody } from '../../domain/recipient-request.schema'
-import { recipientAnswer, recipientHandler, recipientLife } from './recipient-route'
+import { QueueRefused, sendAll } from '../../runtime/queue-sender'
+import { recipientAnswer, recipientHandler } from './recipient-route'
 
 /**
  * `POST /recipient/links {email}`: "send me a new link". Always 202 with the same body, whether
  * or not the address holds open offers, so it tells nobody which addresses do; only a malformed
- * address (400) or too many attempts (429) answer otherwise.
+ * address (400) answers otherwise. The answer waits on nothing the address holds: the request is
+ * handed to the OfferMail queue as it is, and the mailer reads the address's grants, counts its
+ * limit and asks for the mail (core/grant-life.ts requestLink), after the answer is written.
  */
-export const makeRecipientLinksHandler = (runtime: Runtime) => {
-  const life = recipientLife(runtime)
-  return recipientHandler(RecipientLinksBody, async ({ email }) => {
-    await life.requestLink({ email })
+export const makeRecipientLinksHandler = (runtime: Runtime) =>
+  recipientHandler(RecipientLinksBody, async ({ email }) => {
+    const message: LinkRequestMessage = {
+      kind: 'link-request',
+      email,
+      at: new Date(runtime.clock.now()).toISOString(),
+    }
+    try {
+      await sendAll(queueOf(runtime, 'OfferMail'), [{ id: '0', body: JSON.stringify(message) }])
+    } catch (error) {
+      if (error instanceof QueueRefused) throw new ServiceUnavailable({ cause: error })
+      throw error
+    }
     return recipientAnswer(202, LINKS_ANSWER)
   })
-}
