@@ -22,6 +22,8 @@ export type CliOptions = {
  */
 export const runCli = async (argv: string[], io: Io, options: CliOptions = {}): Promise<number> => {
   let values: CliValues = {}
+  // The client this run made, closed at its end: in a test or the bench the process goes on.
+  let made: { destroy: () => void } | undefined
   try {
     const parsed = parseCommand(argv)
     if (parsed.kind === 'help') {
@@ -42,13 +44,13 @@ export const runCli = async (argv: string[], io: Io, options: CliOptions = {}): 
       const { createDocumentClient, createDynamoDbClient } = await import(
         '../functions/stores/dynamodb-client'
       )
-      client = createDocumentClient(
-        createDynamoDbClient(
-          target.kind === 'local'
-            ? { endpoint: target.endpoint }
-            : { ...(target.region ? { region: target.region } : {}) },
-        ),
+      const dynamodb = createDynamoDbClient(
+        target.kind === 'local'
+          ? { endpoint: target.endpoint }
+          : { ...(target.region ? { region: target.region } : {}) },
       )
+      made = dynamodb
+      client = createDocumentClient(dynamodb)
     }
     const { DynamoDbAdminStore } = await import('../functions/stores/admin.dynamodb')
     const { makeAdmin } = await import('../functions/core/admin')
@@ -66,5 +68,7 @@ export const runCli = async (argv: string[], io: Io, options: CliOptions = {}): 
   } catch (error) {
     io.err(`error: ${cliMessage(error, values)}`)
     return 1
+  } finally {
+    made?.destroy()
   }
 }

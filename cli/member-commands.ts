@@ -144,16 +144,18 @@ const open = async (values: Values, io: Io, localDir: string | undefined) => {
     ...(where.region === undefined ? {} : { region: where.region }),
   })
   let provider: IdentityProvider | undefined
+  let pool: { destroy: () => void } | undefined
   const identity = () => {
     if ('missing' in where.pool) throw new CliError(where.pool.missing)
     const { userPoolId, endpoint } = where.pool
-    provider ??= new cognito.CognitoIdentityProvider(
-      cognito.createCognitoClient({
+    if (provider === undefined) {
+      const client = cognito.createCognitoClient({
         ...(endpoint === undefined ? {} : { endpoint }),
         ...(where.region === undefined ? {} : { region: where.region }),
-      }),
-      userPoolId,
-    )
+      })
+      pool = client
+      provider = new cognito.CognitoIdentityProvider(client, userPoolId)
+    }
     return provider
   }
   let warned = false
@@ -166,7 +168,12 @@ const open = async (values: Values, io: Io, localDir: string | undefined) => {
       io.err('warning: the user pool did not answer; statuses are as last recorded.')
     },
   })
-  return { members, where, close: () => dynamodb.destroy() }
+  // Both clients closed: run in process (tests, the bench) their sockets would outlive the command.
+  const close = () => {
+    dynamodb.destroy()
+    pool?.destroy()
+  }
+  return { members, where, close }
 }
 
 const str = (values: Values, key: string) => values[key] as string | undefined

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { promisify } from 'node:util'
+import { join } from 'node:path'
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { parseCommand } from '../../cli/admin-cli'
 import { CHECK_BOUND_MS } from '../../functions/core/access-cache'
@@ -10,6 +8,7 @@ import type { AdminTableNames } from '../../functions/stores/admin.store'
 import { tableNames } from '../../functions/stores/table-schema'
 import { ensureTables } from '../../local/tables'
 import { auditLog } from '../manage/grants-support'
+import { type CliResult, runAdmin } from '../support/admin-run'
 import {
   adminTables,
   advanceCheckClock,
@@ -23,13 +22,11 @@ import {
 import { config, documentClient, dynamodb, wallClock } from '../support/runtime'
 
 /**
- * The admin CLI as an operator runs it: a child process (`npm run admin -- ...` runs the same
- * file), on the local target recorded by `npm start` (here: the test run's DynamoDB Local), and
- * then real HTTP calls to the API with what it printed.
+ * The admin CLI as an operator runs it, in this process through its entry module (cli/main.ts,
+ * which bin/admin.ts runs; test/cli/admin-binary.test.ts runs the binary itself), on the local
+ * target recorded by `npm start` (here: the test run's DynamoDB Local), and then real HTTP calls
+ * to the API with what it printed.
  */
-const ROOT = resolve(__dirname, '../..')
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs')
-const run = promisify(execFile)
 
 /** A folder like `.local/` of a running `npm start`, pointing at the given tables. */
 const localDirFor = (tables: AdminTableNames) => {
@@ -43,19 +40,7 @@ const localDirFor = (tables: AdminTableNames) => {
 // The tables the in-process API reads, so it sees what the CLI creates.
 const localDir = localDirFor(adminTables)
 
-type Result = { code: number; stdout: string; stderr: string }
-const cli = async (args: string[], dir = localDir): Promise<Result> => {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [TSX, 'bin/admin.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, VS_LOCAL_DIR: dir },
-    })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
+const cli = (args: string[], dir = localDir): Promise<CliResult> => runAdmin(args, dir)
 const json = async (args: string[], dir = localDir) => {
   const result = await cli([...args, '--json'], dir)
   if (result.code !== 0) throw new Error(`${args.join(' ')} failed: ${result.stderr}`)
@@ -543,7 +528,7 @@ describe('admin CLI bad input', () => {
     const commands = [...top.stdout.matchAll(/^ {2}(\w+ [\w-]+)/gm)].map((m) => m[1] as string)
     // issuer 2, program 6, key 4, grant 4, member 5.
     expect(commands).toHaveLength(21)
-    // One child process shows the wiring; the other commands' help is the same code path.
+    // One command's help through the entry module; the others' is the same code path.
     expect((await cli(['key', 'roll', '--help'])).stdout).toContain(
       'Usage: npm run admin -- key roll <keyId> [--grace 24h]',
     )

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { promisify } from 'node:util'
+import { join } from 'node:path'
 import { parseCommand } from '../../cli/admin-cli'
 import { userPoolFromStackOutputs } from '../../cli/member-commands'
 import { ENV } from '../../functions/env-names'
@@ -14,6 +12,7 @@ import {
   membershipsOf,
   tables,
 } from '../manage/members-support'
+import { type CliResult, runAdmin } from '../support/admin-run'
 import { request, startApi } from '../support/api'
 import {
   accessTokenFor,
@@ -26,14 +25,12 @@ import {
 import { config, runtimeWith } from '../support/runtime'
 
 /**
- * The admin CLI's `member` commands as an operator runs them: a child process (`npm run admin --
- * member ...` runs the same file) on the local target `npm start` records (here: the run's DynamoDB
- * Local and Cognito emulator, through a `.local/`-like folder), then real sign-ins and real HTTP
- * calls with what it did.
+ * The admin CLI's `member` commands as an operator runs them, in this process through the CLI's
+ * entry module (cli/main.ts, which bin/admin.ts runs; test/cli/admin-binary.test.ts runs the
+ * binary), on the local target `npm start` records (here: the run's DynamoDB Local and Cognito
+ * emulator, through a `.local/`-like folder), then real sign-ins and real HTTP calls with what it
+ * did.
  */
-const ROOT = resolve(__dirname, '../..')
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs')
-const run = promisify(execFile)
 
 /** A folder like `.local/` of a running `npm start`: the database and, unless told, the pool. */
 const localDir = (withIdentity = true) => {
@@ -53,19 +50,7 @@ const localDir = (withIdentity = true) => {
 }
 const dir = localDir()
 
-type Result = { code: number; stdout: string; stderr: string }
-const cli = async (args: string[], where = dir): Promise<Result> => {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [TSX, 'bin/admin.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, VS_LOCAL_DIR: where },
-    })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
+const cli = (args: string[], where = dir): Promise<CliResult> => runAdmin(args, where)
 const json = async (args: string[]) => {
   const result = await cli([...args, '--json'])
   if (result.code !== 0) throw new Error(`${args.join(' ')} failed: ${result.stderr}`)

@@ -1,11 +1,11 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { promisify } from 'node:util'
 import { hashApiKey } from '../../functions/domain/api-key'
 import type { Seed } from '../../local/seed'
 import { grantBody, postGrant, request } from '../support/api'
+import { adminCli } from '../support/local-operator'
 import { waitFor } from '../support/npm-start'
 
 /**
@@ -105,16 +105,8 @@ it('keeps every acknowledged grant across a SIGKILL of the local server', async 
         history: [],
       })
     }
-    // The counter moved with the grants and only with them (via the admin CLI).
-    const cli = async (args: string[]) =>
-      JSON.parse(
-        (
-          await promisify(execFile)(process.execPath, [TSX, 'bin/admin.ts', ...args, '--json'], {
-            cwd: ROOT,
-            env: { ...process.env, VS_LOCAL_DIR: dir },
-          })
-        ).stdout,
-      )
+    // The counter moved with the grants and only with them (via the admin CLI, in this process).
+    const cli = (args: string[]) => adminCli({ dir }, args)
     const program = await cli(['program', 'show', programId])
     const stored = await cli(['grant', 'list', '--program', programId, '--limit', '1000'])
     expect(stored.nextCursor).toBeNull()

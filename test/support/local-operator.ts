@@ -1,9 +1,6 @@
-import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { resolve } from 'node:path'
-import { promisify } from 'node:util'
 import type { Mail } from '../../local/mail-sink'
-import { ROOT } from './root'
+import { runAdmin } from './admin-run'
 
 /**
  * What the operator of an `npm start` does outside the console, for the tests and the bench: the
@@ -12,20 +9,17 @@ import { ROOT } from './root'
  */
 export type OperatedServer = { dir: string; baseUrl: string; seed: { issuerId: string } }
 
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs')
-const run = promisify(execFile)
-
-/** The operator's admin CLI on that server's tables and emulator, as `npm run admin -- ...`. */
+/**
+ * The operator's admin CLI on that server's tables and emulator, as `npm run admin -- ...` with
+ * VS_LOCAL_DIR at its folder, run in this process (test/cli/admin-binary.test.ts runs the binary).
+ */
 export const adminCli = async (server: Pick<OperatedServer, 'dir'>, args: string[]) => {
+  const { code, stdout, stderr } = await runAdmin([...args, '--json'], server.dir)
   try {
-    const { stdout } = await run(process.execPath, [TSX, 'bin/admin.ts', ...args, '--json'], {
-      cwd: ROOT,
-      env: { ...process.env, VS_LOCAL_DIR: server.dir },
-    })
+    if (code !== 0) throw new Error(stderr)
     return JSON.parse(stdout)
   } catch (error) {
-    const e = error as { stderr?: string; message: string }
-    throw new Error(`admin ${args.join(' ')} failed: ${e.stderr ?? e.message}`)
+    throw new Error(`admin ${args.join(' ')} failed: ${(error as Error).message}`)
   }
 }
 
