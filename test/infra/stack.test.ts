@@ -572,7 +572,7 @@ describe('least privilege', () => {
     expect(wildcards(t)).toEqual([
       { roles: roleOf(t, 'GrantStreamFunction'), actions: ['dynamodb:ListStreams'] },
     ])
-    const mailing = synth({ stage: 'mailing', sesFromEmail: 'offers@example.com' }).json
+    const mailing = synth({ stage: 'mailing', sesFromEmail: 'offers@mail.example.com' }).json
     expect(wildcards(mailing)).toEqual(
       expect.arrayContaining([
         { roles: roleOf(mailing, 'OfferMailerFunction'), actions: ['ses:GetAccount'] },
@@ -1308,8 +1308,8 @@ describe('outputs and stages', () => {
   })
 
   it('gives each stage its own stack name and no fixed physical names, so stages coexist', () => {
-    expect(prod.stack.stackName).toBe('VirtualShares-prod')
-    expect(dev.stack.stackName).toBe('VirtualShares-dev')
+    expect(prod.stackName).toBe('VirtualShares-prod')
+    expect(dev.stackName).toBe('VirtualShares-dev')
     const named = JSON.stringify(dev.json).match(
       /"(TableName|FunctionName|LogGroupName|TopicName)":\s*"/g,
     )
@@ -1321,13 +1321,9 @@ describe('cdk-nag AwsSolutions', () => {
   it.each([
     ['prod', prod],
     ['dev with alarm e-mail', dev],
-  ])('%s: no unacknowledged finding', (_, { stack }) => {
-    const report = checkAwsSolutions(stack)
-    expect(
-      report.violations.map(
-        (v) => `${v.ruleName} ${v.violatingResources.map((r) => r.constructPath)}`,
-      ),
-    ).toEqual([])
+  ])('%s: no unacknowledged finding', (_, { nag }) => {
+    // checkAwsSolutions ran on the stack as bin/app.ts runs it (test/support/synth.ts).
+    expect(nag).toEqual([])
   })
 
   it('reaches the nested alarms stack: an unacknowledged error there fails the synth too', () => {
