@@ -13,8 +13,8 @@ import {
   setProgramStatus,
   startApi,
 } from '../support/api'
+import { PROJECT_ROOT } from '../support/project-root'
 import { dynamodb } from '../support/runtime'
-import { PROJECT_ROOT } from '../support/synth'
 
 type Doc = ReturnType<typeof buildOpenApi>
 const doc = buildOpenApi()

@@ -19,11 +19,10 @@ import { PROJECT_ROOT, synth } from '../support/synth'
  * Local, with every sample event in events/, and compare it with the handler the local server
  * runs from source.
  */
-const { app, json } = synth({ stage: 'bundle', ephemeral: 'true' }, { bundle: true })
-const assembly = app.synth()
+const { outdir, json } = synth({ stage: 'bundle', ephemeral: 'true' }, { bundle: true })
 const bundleOf = (routeId: string) => {
   const path = json.Resources[`${routeId}Function`]?.Metadata?.['aws:asset:path'] as string
-  return join(assembly.directory, path, 'index.mjs')
+  return join(outdir, path, 'index.mjs')
 }
 
 const invokeBundle = (

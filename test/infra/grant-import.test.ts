@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { build, type Metafile } from 'esbuild'
 import { ROUTES } from '../../functions/routes'
 import { esbuildOptions } from '../../lib/esbuild-options'
-import { PROJECT_ROOT } from '../support/synth'
+import { PROJECT_ROOT } from '../support/project-root'
 
 /**
  * What the grant function evaluates at import (docs/performance.md, "import time"): its bundle,

@@ -40,7 +40,7 @@ type Statement = {
 
 describe('upload bucket', () => {
   it('is named from the stack, account and region, blocks public access, encrypts, and keeps uploads a day', () => {
-    expect(bucket.BucketName).toEqual(prod.stack.resolve(uploadBucketName(prod.stack)))
+    expect(bucket.BucketName).toEqual(prod.named.resolve(uploadBucketName(prod.named)))
     expect(bucket.PublicAccessBlockConfiguration).toEqual({
       BlockPublicAcls: true,
       BlockPublicPolicy: true,
@@ -118,9 +118,9 @@ describe('upload bucket', () => {
         SecurityHeadersConfig: { ContentSecurityPolicy: { ContentSecurityPolicy: unknown } }
       }
     ).SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy
-    const uploads = bucketRegionalOrigin(uploadBucketName(prod.stack), Aws.REGION, Aws.URL_SUFFIX)
+    const uploads = bucketRegionalOrigin(uploadBucketName(prod.named), Aws.REGION, Aws.URL_SUFFIX)
     expect(csp).toEqual(
-      prod.stack.resolve(contentSecurityPolicy(cognitoOrigin(Aws.REGION, Aws.URL_SUFFIX), uploads)),
+      prod.named.resolve(contentSecurityPolicy(cognitoOrigin(Aws.REGION, Aws.URL_SUFFIX), uploads)),
     )
     expect(
       contentSecurityPolicy(cognitoOrigin('eu-west-1'), bucketRegionalOrigin('b', 'eu-west-1')),

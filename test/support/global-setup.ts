@@ -1,4 +1,6 @@
-import { resolve } from 'node:path'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import { tableNames } from '../../functions/stores/table-schema'
 import { ensureAppClient, ensureUserPool, startCognitoLocal } from '../../local/cognito-local'
@@ -6,6 +8,7 @@ import { startDynamoDbLocal } from '../../local/dynamodb-local'
 import { functionEnvironment } from '../../local/local-env'
 import { ensureTables } from '../../local/tables'
 import { TEST_CONSOLE_URL, TEST_IDENTITY_ENV, type TestIdentity } from './identity'
+import { SYNTH_CACHE_ENV } from './synth-cache'
 
 /**
  * Starts one in-memory DynamoDB Local for the run, on a free port, with table names of its own,
@@ -58,6 +61,8 @@ export default async function globalSetup() {
     // For test/local/test-processes.test.ts: what this run started, to check it is stopped.
     VS_TEST_RUN_PIDS: JSON.stringify({ 'DynamoDB Local': dynamo.pid, emulator: cognito.pid }),
     [TEST_IDENTITY_ENV]: JSON.stringify(testIdentity),
+    // Each CDK context synthesized once for the run, whichever file asks (test/support/synth.ts).
+    [SYNTH_CACHE_ENV]: mkdtempSync(join(tmpdir(), 'vs-synth-')),
   })
   const dynamodb = createDynamoDbClient({ endpoint: dynamo.endpoint, region: 'local' })
   await ensureTables(dynamodb, tables)

@@ -1,13 +1,15 @@
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { App, type CfnResource as CdkCfnResource, type NestedStack, type Stack } from 'aws-cdk-lib'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { App, type CfnResource as CdkCfnResource, Stack } from 'aws-cdk-lib'
 import { Template } from 'aws-cdk-lib/assertions'
 import { GrantServiceStack } from '../../lib/grant-service-stack'
+import { checkAwsSolutions } from '../../lib/nag'
 import { stackName, stageConfig } from '../../lib/stage-config'
 import { makeConsoleDist } from './console-dist'
+import { PROJECT_ROOT } from './project-root'
+import { cached } from './synth-cache'
 
-export const PROJECT_ROOT = resolve(__dirname, '../..')
+export { PROJECT_ROOT }
 
 /** The fixture console template tests deploy (`npx cdk synth` deploys console/dist), made once. */
 let fixtureDist: string | undefined
@@ -16,26 +18,40 @@ export const consoleDistFixture = () => {
   return fixtureDist
 }
 
-/**
- * Synthesizes the stack as bin/app.ts does, from CDK context (`-c key=value`), into a temporary
- * cloud assembly. With `bundle`, bundling runs the real esbuild for every function (what
- * test/infra/bundle.test.ts runs); without it, the template is the same but no function is
- * bundled (`aws:cdk:bundling-stacks` empty, as `cdk synth --exclusively` does for other stacks),
- * which keeps template-only tests from bundling some thirty functions per synth. With
- * `stageAssets` (implied by `bundle`), file assets are copied into the assembly, where a test can
- * read them. The console it deploys is a fixture build (test/support/console-dist.ts) unless
- * `consoleDistDir` names another.
- */
-export const synth = (
-  context: Record<string, string> = {},
-  {
-    bundle = false,
-    stageAssets = bundle,
-    consoleDistDir = consoleDistFixture(),
-  }: { bundle?: boolean; stageAssets?: boolean; consoleDistDir?: string } = {},
-) => {
+type SynthOptions = { bundle?: boolean; stageAssets?: boolean; consoleDistDir?: string }
+
+/** A message the synth left on a construct (`Annotations.of(...)`), as `cdk synth` prints it. */
+export type SynthMessage = { level: 'info' | 'warning' | 'error'; path: string; text: string }
+
+/** What one synth yields, as plain data: the same for every test file of the run that asks. */
+type Synthesized = {
+  stackName: string
+  json: CfnTemplate
+  /** The nested alarms stack's template as CDK wrote it, and its resource in the parent. */
+  alarmsRaw: CfnTemplate
+  alarmsHolder: string
+  messages: SynthMessage[]
+  /** cdk-nag's AwsSolutions findings that no acknowledgement covers, as bin/app.ts checks them. */
+  nag: string[]
+  /** What the stack's constructs hand other code, resolved in the stack. */
+  exposed: {
+    userPoolId: unknown
+    userPoolClientId: unknown
+    issuerUrl: unknown
+    consoleGrantApiUrl: unknown
+  }
+  /** The cloud assembly: staged assets (with `stageAssets`) and bundles (with `bundle`) are here. */
+  outdir: string
+}
+
+/** Synthesizes in this process, into `outdir`, as bin/app.ts does (cdk-nag included). */
+const synthesize = (
+  context: Record<string, string>,
+  { bundle, stageAssets, consoleDistDir }: SynthOptions,
+  outdir: string,
+): Synthesized => {
   const app = new App({
-    outdir: mkdtempSync(join(tmpdir(), 'cdk-out-')),
+    outdir,
     // The CDK CLI sets this; SAM finds each function's bundle through the metadata it adds.
     context: {
       'aws:cdk:enable-asset-metadata': true,
@@ -50,26 +66,100 @@ export const synth = (
   const stack = new GrantServiceStack(app, stackName(config.stage), {
     ...config,
     projectRoot: PROJECT_ROOT,
-    consoleDistDir,
+    consoleDistDir: consoleDistDir ?? consoleDistFixture(),
   })
-  const template = Template.fromStack(stack)
-  const json = template.toJSON() as CfnTemplate
-  const alarms = nestedTemplate(stack, json, stack.alarms)
-  return { app, stack, template, json, alarmsTemplate: alarms.template, alarms: alarms.json }
+  const report = checkAwsSolutions(stack)
+  const assembly = app.synth()
+  const artifact = assembly.getStackArtifact(stack.artifactId)
+  const json = artifact.template as CfnTemplate
+  const alarmsRaw = JSON.parse(
+    readFileSync(join(assembly.directory, stack.alarms.templateFile), 'utf8'),
+  ) as CfnTemplate
+  // What Template.fromStack checks on the way (a dependency cycle among resources throws).
+  Template.fromJSON(json)
+  Template.fromJSON(alarmsRaw)
+  return {
+    stackName: stack.stackName,
+    json,
+    alarmsRaw,
+    alarmsHolder: stack.resolve((stack.alarms.nestedStackResource as CdkCfnResource).logicalId),
+    messages: artifact.messages.map((m) => ({
+      level: m.level,
+      path: m.id,
+      text: String(m.entry.data),
+    })),
+    nag: report.violations.map(
+      (v) => `${v.ruleName} ${v.violatingResources.map((r) => r.constructPath)}`,
+    ),
+    exposed: stack.resolve({
+      userPoolId: stack.identity.userPool.userPoolId,
+      userPoolClientId: stack.identity.userPoolClient.userPoolClientId,
+      issuerUrl: stack.identity.issuerUrl,
+      consoleGrantApiUrl: stack.console.config.grantApiUrl,
+    }),
+    outdir: assembly.directory,
+  }
+}
+
+/** This test file's synths, so two calls with one context share one parse too. */
+const inFile = new Map<string, ReturnType<typeof present>>()
+
+/**
+ * Synthesizes the stack as bin/app.ts does, from CDK context (`-c key=value`), once per distinct
+ * context and options for the whole test run (test/support/synth-cache.ts): every test file that
+ * asks for the same context reads the same synthesized template. With `bundle`, bundling runs
+ * the real esbuild for every function (what test/infra/bundle.test.ts runs); without it, the
+ * template is the same but no function is bundled (`aws:cdk:bundling-stacks` empty, as
+ * `cdk synth --exclusively` does for other stacks), which keeps template-only tests from bundling
+ * some sixty functions per synth. With `stageAssets` (implied by `bundle`), file assets are
+ * copied into the assembly (`outdir`), where a test can read them. The console it deploys is a
+ * fixture build (test/support/console-dist.ts) unless `consoleDistDir` names another.
+ */
+export const synth = (
+  context: Record<string, string> = {},
+  { bundle = false, stageAssets = bundle, consoleDistDir }: SynthOptions = {},
+) => {
+  const options = { bundle, stageAssets, consoleDistDir }
+  // Each file makes its own fixture console, with the same files: one key for all of them.
+  const key = JSON.stringify([Object.entries(context).sort(), bundle, stageAssets, consoleDistDir])
+  const known = inFile.get(key)
+  if (known) return known
+  const made = present(cached(key, (outdir) => synthesize(context, options, outdir)))
+  inFile.set(key, made)
+  return made
+}
+
+/** A synth as tests read it: the templates, and what used to need the live stack. */
+const present = (s: Synthesized) => {
+  let alarmsTemplate: Template | undefined
+  let named: Stack | undefined
+  return {
+    ...s,
+    alarms: withParameters(s.json, s.alarmsRaw, s.alarmsHolder),
+    /** The nested alarms stack's template for `aws-cdk-lib/assertions`, its parameters as CDK made them. */
+    get alarmsTemplate() {
+      alarmsTemplate ??= Template.fromJSON(s.alarmsRaw)
+      return alarmsTemplate
+    },
+    /**
+     * A bare stack of the same name (and, as every stage is, no fixed account or region), to
+     * resolve what lib/ derives from a stack's name and the pseudo-parameters.
+     */
+    get named() {
+      named ??= new Stack(new App(), s.stackName)
+      return named
+    },
+    warnings: s.messages.filter((m) => m.level === 'warning'),
+  }
 }
 
 /**
- * A nested stack's template (lib/alarms-stack.ts holds every alarm), raw (`template`, its
- * `Parameters` as CDK made them) and with each parameter's `Ref` replaced by the value the parent
- * passes it (`json`): an alarm's dimension then reads `{ Ref: 'GrantTokensFunction' }`, the
- * parent's own logical id, as tests of the parent's resources write it.
+ * A nested stack's template with each parameter's `Ref` replaced by the value the parent passes
+ * it: an alarm's dimension then reads `{ Ref: 'GrantTokensFunction' }`, the parent's own logical
+ * id, as tests of the parent's resources write it.
  */
-export const nestedTemplate = (parent: Stack, parentJson: CfnTemplate, nested: NestedStack) => {
-  const template = Template.fromStack(nested)
-  const raw = template.toJSON() as CfnTemplate
-  const holder = parentJson.Resources[
-    parent.resolve((nested.nestedStackResource as CdkCfnResource).logicalId) as string
-  ] as CfnResource
+const withParameters = (parentJson: CfnTemplate, raw: CfnTemplate, holderId: string) => {
+  const holder = parentJson.Resources[holderId] as CfnResource
   const passed = (holder.Properties.Parameters ?? {}) as Record<string, unknown>
   const substitute = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(substitute)
@@ -81,7 +171,7 @@ export const nestedTemplate = (parent: Stack, parentJson: CfnTemplate, nested: N
     }
     return Object.fromEntries(entries.map(([k, v]) => [k, substitute(v)]))
   }
-  return { template, raw, json: { ...raw, Resources: substitute(raw.Resources) } as CfnTemplate }
+  return { ...raw, Resources: substitute(raw.Resources) } as CfnTemplate
 }
 
 export type CfnResource = {

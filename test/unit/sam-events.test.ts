@@ -8,7 +8,7 @@ import { GRANT_BATCH_ROWS_QUEUE, WEBHOOKS_QUEUE } from '../../functions/consumer
 import { parseBatchRowsMessage } from '../../functions/core/grant-batch-worker'
 import { parseWebhookQueueMessage } from '../../functions/core/webhook-sender'
 import { batchRowsEvent, webhookDeliveryEvent } from '../../local/sam-events'
-import { PROJECT_ROOT } from '../support/synth'
+import { PROJECT_ROOT } from '../support/project-root'
 
 /**
  * The record `sam local generate-event sqs receive-message` writes (aws-sam-cli,
