@@ -17,7 +17,7 @@ import { makeGrantTokens } from './grant-tokens'
  */
 export const makeBatchWorkerHandler = (
   runtime: Runtime,
-  overrides: { mailer?: Mailer } & Pick<BatchWorkerDeps, 'rowsInParallel' | 'sleep'> = {},
+  overrides: { mailer?: Mailer } & Pick<BatchWorkerDeps, 'rowsInParallel' | 'sleep' | 'now'> = {},
 ) => {
   const { documentClient, config } = runtime
   const grants = new DynamoDbGrantStore(documentClient, config.tables)
@@ -43,5 +43,6 @@ export const makeBatchWorkerHandler = (
     clock: () => runtime.clock.now(),
     ...(overrides.rowsInParallel === undefined ? {} : { rowsInParallel: overrides.rowsInParallel }),
     ...(overrides.sleep === undefined ? {} : { sleep: overrides.sleep }),
+    ...(overrides.now === undefined ? {} : { now: overrides.now }),
   })
 }

@@ -56,6 +56,11 @@ export type BatchWorkerDeps = {
   /** E-mails the committer that their batch finished; absent: nobody is told. */
   notifyFinished?: (batch: BatchRecord, signal: AbortSignal) => Promise<unknown>
   clock?: () => number
+  /**
+   * The clock a delivery's time budget is measured on (Lambda's remaining time counts down on it):
+   * Date.now; tests inject one they move, so running out of time never depends on the machine.
+   */
+  now?: () => number
   /** Rows granted at once in one delivery (BATCH_WORK.rowsInParallel). */
   rowsInParallel?: number
   /** Receives after which SQS moves a message to the dead letters (the queue's maxReceiveCount). */
@@ -136,6 +141,7 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     grantTokens,
     notifyFinished,
     clock = Date.now,
+    now = Date.now,
     rowsInParallel = BATCH_WORK.rowsInParallel,
     maxReceiveCount = GRANT_BATCH_ROWS_QUEUE.maxReceiveCount,
     sleep = realSleep,
@@ -153,7 +159,7 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     slots: Slots,
   ): Promise<ChunkOutcome> => {
     const { batchId } = message
-    const started = Date.now()
+    const started = now()
     const total = context.getRemainingTimeInMillis()
     const reserve = Math.min(WORKER_BUDGET.reserveMs, total * WORKER_BUDGET.reserveShare)
     /** No row is started after this. */
@@ -162,6 +168,7 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     const hardEnd = started + total - Math.min(1_000, total * 0.1)
     /** No row's call is waited for after this: half the reserve is left for the commit. */
     const rowsEnd = stopAt + (hardEnd - stopAt) / 2
+    // A real timer whatever `now` is: the last net under a run that ignores its budget.
     const runSignal = AbortSignal.timeout(Math.max(1, hardEnd - started))
     // Every row in flight waits on it (its deadline, its pauses): more than Node's default 10.
     setMaxListeners(4 * rowsInParallel + 16, runSignal)
@@ -175,6 +182,7 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
         signal: runSignal,
         sleep,
         random,
+        now,
       })
 
     const batch = await store(() => batches.getBatch(batchId, { signal: runSignal }))
@@ -208,11 +216,11 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
 
     // A cancel stops the rows not yet started; it is looked for while the chunk runs.
     let canceled = batch.cancelRequestedAt !== undefined
-    let lastCheck = Date.now()
+    let lastCheck = now()
     let checking: Promise<void> | undefined
     const lookForCancel = () => {
-      if (canceled || checking || Date.now() - lastCheck < WORKER_BUDGET.cancelCheckMs) return
-      lastCheck = Date.now()
+      if (canceled || checking || now() - lastCheck < WORKER_BUDGET.cancelCheckMs) return
+      lastCheck = now()
       checking = batches
         .getBatch(batchId, { signal: runSignal })
         .then((now) => {
@@ -227,10 +235,13 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     /** One row through the grant use case, until it has an answer that will not change. */
     const grantRow = async (row: StoredRow): Promise<RowResult | 'time_up'> => {
       for (let attempt = 0; ; attempt++) {
-        const deadline = startDeadline({
-          getRemainingTimeInMillis: () =>
-            Math.max(0, Math.min(WORKER_BUDGET.rowBudgetMs, rowsEnd - Date.now())),
-        })
+        const deadline = startDeadline(
+          {
+            getRemainingTimeInMillis: () =>
+              Math.max(0, Math.min(WORKER_BUDGET.rowBudgetMs, rowsEnd - now())),
+          },
+          now,
+        )
         try {
           const { grant } = await grantTokens({
             member: {
@@ -261,7 +272,7 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
             throw error
           }
           const pause = backoff(attempt)
-          if (Date.now() + pause >= stopAt) return 'time_up'
+          if (now() + pause >= stopAt) return 'time_up'
           await sleep(pause, runSignal)
         } finally {
           deadline.dispose()
@@ -280,7 +291,7 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
         try {
           lookForCancel()
           if (canceled) return
-          if (Date.now() >= stopAt) {
+          if (now() >= stopAt) {
             timeUp = true
             return
           }

@@ -29,9 +29,9 @@ import {
   pollOnce,
   type SqsBatchHandler,
 } from '../../local/queue'
-import { auditLog, sleep } from '../manage/grants-support'
+import { auditLog } from '../manage/grants-support'
 import { adminStore, type Issuer, newIssuer, programState } from '../support/api'
-import { config, documentClient, runtime, type TestClock, wallClock } from '../support/runtime'
+import { config, documentClient, runtime, TestClock, wallClock } from '../support/runtime'
 
 /**
  * Send to many when SQS misbehaves, as SQS may: the real worker (functions/core/grant-batch-worker.ts)
@@ -85,12 +85,12 @@ const recordingMailer = (failing = 0) => {
   return { mailer, sent, failures: () => failures }
 }
 
-/** What Lambda gives one invocation: the function's timeout, in real time. */
-const invocation = (): WorkerContext => {
-  const end = Date.now() + TIMEOUT_MS
+/** What Lambda gives one invocation: the function's timeout, on `now` (real time by default). */
+const invocation = (now: () => number = Date.now): WorkerContext => {
+  const end = now() + TIMEOUT_MS
   return {
     awsRequestId: `inv-${randomUUID()}`,
-    getRemainingTimeInMillis: () => Math.max(0, end - Date.now()),
+    getRemainingTimeInMillis: () => Math.max(0, end - now()),
   }
 }
 
@@ -109,16 +109,21 @@ const realGrantTokens = makeGrantTokens({
   clock: () => runtime.clock.now(),
 })
 
-/** The worker with another grant step (to kill or poison it), e-mailing through `mailer`. */
+/**
+ * The worker with another grant step (to kill or poison it), e-mailing through `mailer`; `now`,
+ * the clock its delivery's budget and its looks for a cancel are timed by (real time by default).
+ */
 const workerWith = (
   grantTokens: typeof realGrantTokens,
   mailer: Mailer = recordingMailer().mailer,
+  now?: () => number,
 ): Worker =>
   makeBatchRowsWorker({
     batches,
     grantTokens,
     notifyFinished: (batch, signal) => mailer.send(batchFinishedMail(batch, undefined), { signal }),
     clock: () => runtime.clock.now(),
+    ...(now === undefined ? {} : { now }),
   })
 
 /**
@@ -535,31 +540,40 @@ describe('cancel', () => {
     const { batch } = await commit(issuer, rowsCsv('midcancel', 300), localQueueSender(rig.queue))
     const { mailer, sent } = recordingMailer()
     // The 20th grant asks for the cancel (the cancel route's store call) while the chunk runs.
+    // The worker's own clock stands still but for the slow rows below: when it looks for the
+    // cancel depends on rows, never on how fast the machine is.
+    const budget = new TestClock(() => Date.now())
+    budget.freeze()
     let calls = 0
-    const worker = workerWith(async (input) => {
-      calls += 1
-      if (calls === 20) {
-        const now = wallClock.now()
-        await listing.requestCancel({
-          batchId: batch.batchId,
-          issuerId: issuer.issuerId,
-          programId: issuer.programs.TEST,
-          actor: committer,
-          now,
-          audit: auditEntry({
+    const worker = workerWith(
+      async (input) => {
+        calls += 1
+        if (calls === 20) {
+          const now = wallClock.now()
+          await listing.requestCancel({
+            batchId: batch.batchId,
             issuerId: issuer.issuerId,
+            programId: issuer.programs.TEST,
             actor: committer,
-            action: 'batch.cancel',
-            target: { type: 'batch', id: batch.batchId },
             now,
-          }),
-        })
-      }
-      // Every row after it is slow: the chunk outlasts the worker's next look for a cancel.
-      if (calls > 20) await sleep(WORKER_BUDGET.cancelCheckMs / 2)
-      return realGrantTokens(input)
-    }, mailer)
-    await drain(rig, asLambda(worker), 1)
+            audit: auditEntry({
+              issuerId: issuer.issuerId,
+              actor: committer,
+              action: 'batch.cancel',
+              target: { type: 'batch', id: batch.batchId },
+              now,
+            }),
+          })
+        }
+        // Every row after it is slow (half the worker's look-for-a-cancel interval, on its clock):
+        // the chunk outlasts the worker's next look for a cancel.
+        if (calls > 20) budget.advance(WORKER_BUDGET.cancelCheckMs / 2)
+        return realGrantTokens(input)
+      },
+      mailer,
+      budget.now,
+    )
+    await drain(rig, (event) => worker(event, invocation(budget.now)), 1)
 
     const { batch: done, results } = await expectExact(issuer, batch.batchId)
     expect(done.status).toBe('canceled')

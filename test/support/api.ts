@@ -1,14 +1,23 @@
 import type { AddressInfo } from 'node:net'
-import { ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb'
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  QueryCommand,
+  type QueryCommandInput,
+  ScanCommand,
+  type ScanCommandInput,
+} from '@aws-sdk/lib-dynamodb'
 import type { Runtime } from '../../functions/composition'
 import { makeAdmin } from '../../functions/core/admin'
 import type { ApiKeyRecord } from '../../functions/domain/api-key'
 import { generateApiKey, hashApiKey, type Mode, maskApiKey } from '../../functions/domain/api-key'
 import type { GrantRecord } from '../../functions/domain/grant'
+import { allGrantListSlots } from '../../functions/domain/grant-slots'
 import { newId } from '../../functions/domain/ids'
 import type { ProgramStatus } from '../../functions/domain/program'
-import type { ShardRecord } from '../../functions/domain/program-shards'
+import { MAX_SHARDS, type ShardRecord, shardKeys } from '../../functions/domain/program-shards'
 import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
+import { INDEX } from '../../functions/stores/table-schema'
 import { LOCAL_CONSUMERS } from '../../local/consumer-factories'
 import {
   buildRouteHandlers,
@@ -144,7 +153,6 @@ export const newIssuer = async (options: { pool?: number } = {}) => {
 
 export type Issuer = Awaited<ReturnType<typeof newIssuer>>
 
-/** Everything the database holds for a program, read directly and strongly consistent. */
 /**
  * Every item a Scan finds, following its pages: a Scan reads at most 1 MB a page, and the run's
  * tables outgrow that, so a check over one page could miss what it looks for.
@@ -169,31 +177,59 @@ export const batchItemsOf = (issuerId: string) =>
     ConsistentRead: true,
   })
 
-export const programState = async (programId: string) => {
-  const grants: GrantRecord[] = []
-  let start: Record<string, unknown> | undefined
+/** Every item of one partition of an index, following its pages. */
+const queryAll = async (input: QueryCommandInput) => {
+  const items: Record<string, unknown>[] = []
+  let from: Record<string, unknown> | undefined
   do {
-    const page = await documentClient.send(
-      new ScanCommand({
-        TableName: config.tables.grants,
-        FilterExpression: 'programId = :p',
-        ExpressionAttributeValues: { ':p': programId },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
+    const page = await documentClient.send(new QueryCommand({ ...input, ExclusiveStartKey: from }))
+    items.push(...(page.Items ?? []))
+    from = page.LastEvaluatedKey
+  } while (from)
+  return items
+}
+
+/**
+ * Everything the database holds for a program. Its grants are read from their `byProgramSlot`
+ * partitions (every grant the service writes has its slot: grant-slots.ts), not by scanning the
+ * run's shared grants table, which every file fills and so made each check slower than the last;
+ * DynamoDB Local updates an index with its table, so what was written is there. Its head and every
+ * shard it can have (MAX_SHARDS keys) are read strongly consistent.
+ */
+export const programState = async (programId: string) => {
+  const [slots, program, shards] = await Promise.all([
+    Promise.all(
+      allGrantListSlots(programId).map((slot) =>
+        queryAll({
+          TableName: config.tables.grants,
+          IndexName: INDEX.grantsByProgramSlot,
+          KeyConditionExpression: 'programSlot = :s',
+          ExpressionAttributeValues: { ':s': slot },
+        }),
+      ),
+    ),
+    // The head with `issued` and `remaining` summed over its shards.
+    adminStore.getProgram(programId),
+    shardsOf(programId),
+  ])
+  const grants = slots.flat() as GrantRecord[]
+  return { grants, issued: program?.issued ?? 0, program, shards }
+}
+
+/** The program's shard items, whichever of the MAX_SHARDS it can have exist. */
+const shardsOf = async (programId: string) => {
+  const found: ShardRecord[] = []
+  let keys: Record<string, unknown>[] | undefined = shardKeys(programId, MAX_SHARDS)
+  while (keys && keys.length > 0) {
+    const page: BatchGetCommandOutput = await documentClient.send(
+      new BatchGetCommand({
+        RequestItems: { [config.tables.programs]: { Keys: keys, ConsistentRead: true } },
       }),
     )
-    grants.push(...((page.Items ?? []) as GrantRecord[]))
-    start = page.LastEvaluatedKey
-  } while (start)
-  // The head with `issued` and `remaining` summed over its shards, and the shards themselves.
-  const program = await adminStore.getProgram(programId)
-  const shards = (await scanAll({
-    TableName: config.tables.programs,
-    FilterExpression: 'shardOf = :p',
-    ExpressionAttributeValues: { ':p': programId },
-    ConsistentRead: true,
-  })) as ShardRecord[]
-  return { grants, issued: program?.issued ?? 0, program, shards }
+    found.push(...((page.Responses?.[config.tables.programs] ?? []) as ShardRecord[]))
+    keys = page.UnprocessedKeys?.[config.tables.programs]?.Keys
+  }
+  return found
 }
 
 export const grantBody = (overrides: Record<string, unknown> = {}) => ({
