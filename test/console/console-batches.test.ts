@@ -4,8 +4,8 @@ import { parse } from 'csv-parse/sync'
 import type { Browser, Page } from 'playwright-core'
 import { BATCH_RESULT_CSV_COLUMNS } from '../../functions/http/batch-view'
 import {
+  type ConsoleServer,
   checkPage,
-  type LocalServer,
   SET_UP_MS,
   signedInMember,
   startServerAndBrowser,
@@ -21,7 +21,7 @@ import {
  * granted rows stay, the rest end canceled) and downloads its canceled rows as CSV; a viewer sees
  * the list without the button. Each page is checked by axe-core and photographed.
  */
-let server: LocalServer
+let server: ConsoleServer
 let browser: Browser
 
 beforeAll(async () => {

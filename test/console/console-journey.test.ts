@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs'
 import type { Browser, Page } from 'playwright-core'
 import {
   adminCli,
+  type ConsoleServer,
   checkPage,
-  type LocalServer,
   mailTo,
   newContext,
   SET_UP_MS,
@@ -24,7 +24,7 @@ declare const localStorage: Record<string, string>
  * emulator, the mail sink, the built console at /app/ with its security headers): from the
  * operator's invitation to a revoked key, each page checked by axe-core and photographed.
  */
-let server: LocalServer
+let server: ConsoleServer
 let browser: Browser
 
 beforeAll(async () => {
@@ -54,7 +54,7 @@ const acceptInvitation = async (page: Page, email: string, temporary: string, na
 }
 
 it('from the operator’s invitation to a revoked key, in the browser', async () => {
-  // A server of its own (in memory): the same names every run, as the README's images show them.
+  // The same names every run, as the README's images show them (no other file uses them).
   const owner = 'alex@acme.example'
   const viewer = 'vic@acme.example'
 

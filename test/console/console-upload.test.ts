@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
 import {
+  type ConsoleServer,
   checkPage,
-  type LocalServer,
   SET_UP_MS,
   signedInMember,
   startServerAndBrowser,
@@ -18,7 +18,7 @@ import {
  * A file of the wrong type or too large is refused next to the field before anything is sent; a
  * form the receiver refuses (its Content-Type changed on the way) shows S3's refusal there too.
  */
-let server: LocalServer
+let server: ConsoleServer
 let browser: Browser
 
 beforeAll(async () => {

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net'
 import type { Browser, Page } from 'playwright-core'
 import { Webhook } from 'standardwebhooks'
 import {
+  type ConsoleServer,
   checkPage,
-  type LocalServer,
   SET_UP_MS,
   signedInMember,
   startServerAndBrowser,
@@ -25,7 +25,7 @@ import {
 // What page.evaluate callbacks read in the browser: the root tsconfig has Node's types, not the DOM's.
 declare const navigator: { clipboard: { readText(): Promise<string> } }
 
-let server: LocalServer
+let server: ConsoleServer
 let browser: Browser
 
 type Received = { path: string; headers: Record<string, string>; body: string; at: number }
