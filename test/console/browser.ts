@@ -6,6 +6,7 @@ import {
   type Browser,
   type BrowserContext,
   chromium,
+  type Download,
   type Locator,
   type Page,
 } from 'playwright-core'
@@ -220,6 +221,21 @@ export const newContext = async (browser: Browser, baseUrl: string): Promise<Bro
   return context
 }
 
+/**
+ * What a download holds: saved first (the run's Chromium is another process, reached over a
+ * socket, so Playwright copies the file here rather than handing out its own path).
+ */
+export const downloadedText = async (download: Download) => {
+  const dir = mkdtempSync(join(tmpdir(), 'vs-download-'))
+  try {
+    const path = join(dir, download.suggestedFilename())
+    await download.saveAs(path)
+    return readFileSync(path, 'utf8')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 type Violation = { id: string; impact: string | null; help: string; nodes: string[] }
 
 /** axe-core in the page: the serious and critical violations (none is expected). */
@@ -283,6 +299,29 @@ export const watchConsole = (page: Page) => {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`)
   })
   return problems
+}
+
+/** Each response with `status` the page gets, as "METHOD /path". */
+export const answeredWith = (page: Page, status: number) => {
+  const seen: string[] = []
+  page.on('response', (response) => {
+    if (response.status() === status)
+      seen.push(`${response.request().method()} ${new URL(response.url()).pathname}`)
+  })
+  return seen
+}
+
+/** What Chromium logs on the console for each 404 (watchConsole). */
+export const NOT_FOUND =
+  'console: Failed to load resource: the server responded with a status of 404 (Not Found)'
+
+/** The message asking for the field labelled `label` (its aria-describedby's error). */
+export const errorNextTo = async (page: Page, label: string) => {
+  const field = page.getByLabel(label, { exact: true })
+  await visible(page.locator('.field-error'))
+  expect(await field.getAttribute('aria-invalid')).toBe('true')
+  const describedBy = (await field.getAttribute('aria-describedby')) ?? ''
+  return page.locator(`[id="${describedBy.split(' ').pop()}"]`).innerText()
 }
 
 /** The password the console tests give the people they sign in. */

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs'
 import type { Browser, Page } from 'playwright-core'
 import {
   adminCli,
   type ConsoleServer,
   checkPage,
+  downloadedText,
   mailTo,
   newContext,
   SET_UP_MS,
@@ -196,7 +196,7 @@ it('from the operator’s invitation to a revoked key, in the browser', async ()
     page.getByRole('button', { name: 'Export CSV' }).click(),
   ])
   expect(download.suggestedFilename()).toBe(`grants-${programId}.csv`)
-  const csv = readFileSync((await download.path()) as string, 'utf8')
+  const csv = await downloadedText(download)
   expect(csv.split('\r\n')[0]).toBe(
     '"id","created_at","recipient_email","recipient_name","amount","reason","mode","status","source","sent_by","key_id","batch_id","batch_row","idempotency_key"',
   )

@@ -2,9 +2,10 @@ import type { Browser, Page } from 'playwright-core'
 import {
   type ConsoleServer,
   checkPage,
+  launchBrowser,
   SET_UP_MS,
+  sharedServer,
   signedInMember,
-  startServerAndBrowser,
   visible,
   watchConsole,
 } from './browser'
@@ -22,7 +23,9 @@ let server: ConsoleServer
 let browser: Browser
 
 beforeAll(async () => {
-  ;({ server, browser } = await startServerAndBrowser())
+  // A Chromium of this file's own: a 32 MB file set on the page would otherwise be copied over the
+  // socket to the run's Chromium (test/console/browser.ts runBrowser), longer than the action's wait.
+  ;[server, browser] = await Promise.all([sharedServer(), launchBrowser()])
 }, SET_UP_MS)
 
 /** The console at `localhost` (the receiver stays at 127.0.0.1), an admin signed in. */
