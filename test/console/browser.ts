@@ -1,23 +1,30 @@
-import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { promisify } from 'node:util'
 import axe from 'axe-core'
 import {
   type Browser,
   type BrowserContext,
   chromium,
+  type Download,
   type Locator,
   type Page,
 } from 'playwright-core'
-import type { Seed } from '../../local/seed'
+import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
+import type { LOCAL_TABLES } from '../../local/local-env'
+import { type Seed, seed } from '../../local/seed'
+import {
+  BROWSER_RUN_ENV,
+  buildConsole,
+  type SharedServerRecord,
+  startNpmStart,
+} from '../support/browser-run'
 import { findChromium, noBrowserLine } from '../support/chromium'
 import { CHROMIUM_ARGS } from '../support/chromium-args'
 import { cognitoOk } from '../support/cognito-call'
-import { invitedMember } from '../support/local-operator'
-import { launchNpmStart, type Started, waitFor } from '../support/npm-start'
+import type { Started } from '../support/npm-start'
 import { ROOT } from '../support/root'
+import { invitedMember } from './console-operator'
 
 // What page.evaluate callbacks read in the browser: the root tsconfig has Node's types, not the DOM's.
 declare const window: object & {
@@ -29,24 +36,35 @@ declare const document: { activeElement: unknown }
  * What the console's browser tests share: a real `npm start` (its tables, Cognito emulator, mail
  * sink and the built console at /app/), Chromium driven by playwright-core (the system's, or the
  * one `npm test` installed: test/support/chromium.ts), axe-core injected into each page, and a
- * screenshot of each page.
+ * screenshot of each page. Global set-up builds the console, launches Chromium and starts one
+ * `npm start` for the whole run (test/support/browser-run.ts); a file run without them (another
+ * jest config) builds and starts its own.
  */
-const VITE = resolve(ROOT, 'node_modules/vite/bin/vite.js')
-const run = promisify(execFile)
 export const OUTPUT = resolve(ROOT, 'test-output/console')
 export const DOCS = resolve(ROOT, 'docs')
 
 /**
- * Every browser this test file launched: closed after its tests whatever happened, like the
- * servers (test/support/npm-start.ts); one that comes up after that is closed at once.
+ * Every browser this test file launched or connected to: closed after its tests whatever
+ * happened, like the servers (test/support/npm-start.ts); one that comes up after that is closed
+ * at once. Closing a connected browser closes this file's contexts only, never the run's Chromium.
  */
 const browsers = new Set<Browser>()
+/** Whatever else the file's set-up made that must go with it (its own console build). */
+const cleanups: (() => Promise<void> | void)[] = []
 let closed = false
 if (typeof afterAll === 'function') {
   afterAll(async () => {
     closed = true
     await Promise.all([...browsers].map((browser) => browser.close().catch(() => undefined)))
+    await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()))
   })
+}
+
+const keep = async (browser: Browser) => {
+  browsers.add(browser)
+  browser.once('disconnected', () => browsers.delete(browser))
+  if (closed) await browser.close()
+  return browser
 }
 
 /**
@@ -56,17 +74,32 @@ if (typeof afterAll === 'function') {
 export const launchBrowser = async (): Promise<Browser> => {
   const found = findChromium()
   if (found.path === undefined) throw new Error(noBrowserLine(found.why))
-  const browser = await chromium.launch({
-    executablePath: found.path,
-    args: CHROMIUM_ARGS,
-    timeout: 60_000,
-  })
-  browsers.add(browser)
-  browser.once('disconnected', () => browsers.delete(browser))
-  if (closed) await browser.close()
-  return browser
+  return keep(
+    await chromium.launch({ executablePath: found.path, args: CHROMIUM_ARGS, timeout: 60_000 }),
+  )
 }
 
+/** The run's Chromium when global set-up launched one (its line when none was found), or a new one. */
+export const runBrowser = async (): Promise<Browser> => {
+  const missing = process.env[BROWSER_RUN_ENV.noBrowser]
+  if (missing) throw new Error(missing)
+  const ws = process.env[BROWSER_RUN_ENV.browserWs]
+  if (ws === undefined) return launchBrowser()
+  return keep(await chromium.connect(ws, { timeout: 60_000 }))
+}
+
+/** A server the console tests drive: its folder, address and the issuer the file works in. */
+export type ConsoleServer = {
+  dir: string
+  baseUrl: string
+  /** The file's own issuer (the shared server's seeded one is nobody's), as seed.json has it. */
+  seed: Seed
+  /** DynamoDB Local's endpoint and the server's table names (dynamodb-endpoint.json). */
+  endpoint: string
+  tables: typeof LOCAL_TABLES
+}
+
+/** A server of the file's own (npm-start-session.ts shapes its servers the same). */
 export type LocalServer = Started & {
   dir: string
   baseUrl: string
@@ -74,55 +107,88 @@ export type LocalServer = Started & {
   stop: () => Promise<void>
 }
 
-/**
- * The console built from its sources now, into a folder of its own (under a second): a stale
- * console/dist never hides a change, and two test files never build into the same folder.
- */
-export const buildConsole = async (outDir: string) => {
-  await run(
-    process.execPath,
-    [VITE, 'build', '--logLevel', 'warn', '--outDir', outDir, '--emptyOutDir'],
-    {
-      cwd: resolve(ROOT, 'console'),
-    },
-  )
-  return outDir
+const recordsOf = (dir: string) =>
+  JSON.parse(readFileSync(join(dir, 'dynamodb-endpoint.json'), 'utf8')) as {
+    baseUrl: string
+    endpoint: string
+    tables: typeof LOCAL_TABLES
+  }
+
+/** The run's console build, or one of this file's own (removed after its tests). */
+const consoleBuild = async () => {
+  const shared = process.env[BROWSER_RUN_ENV.consoleDir]
+  if (shared !== undefined) return shared
+  const dir = mkdtempSync(join(tmpdir(), 'vs-console-dist-'))
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  return buildConsole(dir)
 }
 
-/** `npm start -- --in-memory` in a folder of its own, on a free port, serving that build. */
-export const startLocalServer = async (): Promise<LocalServer> => {
+/**
+ * `npm start -- --in-memory` of this file's own, on a free port, serving the run's console build:
+ * for the files that move npm start's clock (POST /_local/clock moves it for every issuer on the
+ * server, forward only, so a file that moves it must have the server to itself).
+ */
+export const startLocalServer = async (): Promise<LocalServer & ConsoleServer> => {
   const dir = mkdtempSync(join(tmpdir(), 'vs-console-'))
-  const consoleDir = await buildConsole(join(dir, 'console-dist'))
-  const started = launchNpmStart(dir, ['--in-memory'], { VS_CONSOLE_DIR: consoleDir })
-  await waitFor(
-    () => started.output().includes('Ctrl-C stops'),
-    'the ready banner',
-    started,
-    120_000,
-  )
-  const running = JSON.parse(readFileSync(join(dir, 'dynamodb-endpoint.json'), 'utf8')) as {
-    baseUrl: string
-  }
+  const { started } = await startNpmStart(dir, await consoleBuild())
+  const running = recordsOf(dir)
   const seed = JSON.parse(readFileSync(join(dir, 'seed.json'), 'utf8')) as Seed
   // Stopped after the file's tests in any case (test/support/npm-start.ts); `stop` is for sooner.
-  return { ...started, dir, baseUrl: running.baseUrl, seed, stop: () => started.stop() }
+  return {
+    ...started,
+    dir,
+    baseUrl: running.baseUrl,
+    endpoint: running.endpoint,
+    tables: running.tables,
+    seed,
+    stop: () => started.stop(),
+  }
+}
+
+/**
+ * The run's shared `npm start`, with an issuer of this file's own made there as npm start seeds
+ * one (local/seed.ts: a TEST and a LIVE program, a key for each), so files running side by side
+ * never see each other's programs, batches, endpoints or inbox. Without a shared server (another
+ * jest config), a server of the file's own.
+ */
+export const sharedServer = async (): Promise<ConsoleServer> => {
+  const record = process.env[BROWSER_RUN_ENV.server]
+  if (record === undefined) return startLocalServer()
+  const { dir, baseUrl } = JSON.parse(record) as SharedServerRecord
+  const running = recordsOf(dir)
+  const client = createDocumentClient(
+    createDynamoDbClient({ endpoint: running.endpoint, region: 'local' }),
+  )
+  try {
+    const issuer = await seed(client, running.tables, baseUrl)
+    return { dir, baseUrl, endpoint: running.endpoint, tables: running.tables, seed: issuer }
+  } finally {
+    client.destroy()
+  }
 }
 
 /** How long a console test file's set-up may take: a console build, `npm start` and Chromium. */
 export const SET_UP_MS = 180_000
 
 /**
- * What each console test file needs before its tests: its own `npm start` and Chromium, started
- * side by side. Both are closed after the file's tests whatever happened (the hooks above and in
- * test/support/npm-start.ts), so the files register no afterAll of their own.
+ * What each console test file needs before its tests: the shared server with an issuer of its own,
+ * and the run's Chromium. The browser is closed after the file's tests whatever happened (the hook
+ * above), so the files register no afterAll of their own.
  */
 export const startServerAndBrowser = async () => {
-  const [server, browser] = await Promise.all([startLocalServer(), launchBrowser()])
+  const [server, browser] = await Promise.all([sharedServer(), runBrowser()])
   return { server, browser }
 }
 
-// The admin CLI and the mail sink, from test/support/local-operator.ts (no browser there).
-export { adminCli, mailTo, temporaryPasswordIn } from '../support/local-operator'
+/** The same with a server of the file's own: for the files that move npm start's clock. */
+export const startOwnServerAndBrowser = async () => {
+  const [server, browser] = await Promise.all([startLocalServer(), runBrowser()])
+  return { server, browser }
+}
+
+// The admin CLI (in this process) and the mail sink (test/support/local-operator.ts).
+export { mailTo, temporaryPasswordIn } from '../support/local-operator'
+export { adminCli, invitedMember } from './console-operator'
 
 /** Presses Tab until `locator` has the focus: proof that the keyboard reaches it. */
 export const tabTo = async (page: Page, locator: Locator, max = 80) => {
@@ -153,6 +219,21 @@ export const newContext = async (browser: Browser, baseUrl: string): Promise<Bro
   })
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl })
   return context
+}
+
+/**
+ * What a download holds: saved first (the run's Chromium is another process, reached over a
+ * socket, so Playwright copies the file here rather than handing out its own path).
+ */
+export const downloadedText = async (download: Download) => {
+  const dir = mkdtempSync(join(tmpdir(), 'vs-download-'))
+  try {
+    const path = join(dir, download.suggestedFilename())
+    await download.saveAs(path)
+    return readFileSync(path, 'utf8')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 type Violation = { id: string; impact: string | null; help: string; nodes: string[] }
@@ -220,12 +301,35 @@ export const watchConsole = (page: Page) => {
   return problems
 }
 
+/** Each response with `status` the page gets, as "METHOD /path". */
+export const answeredWith = (page: Page, status: number) => {
+  const seen: string[] = []
+  page.on('response', (response) => {
+    if (response.status() === status)
+      seen.push(`${response.request().method()} ${new URL(response.url()).pathname}`)
+  })
+  return seen
+}
+
+/** What Chromium logs on the console for each 404 (watchConsole). */
+export const NOT_FOUND =
+  'console: Failed to load resource: the server responded with a status of 404 (Not Found)'
+
+/** The message asking for the field labelled `label` (its aria-describedby's error). */
+export const errorNextTo = async (page: Page, label: string) => {
+  const field = page.getByLabel(label, { exact: true })
+  await visible(page.locator('.field-error'))
+  expect(await field.getAttribute('aria-invalid')).toBe('true')
+  const describedBy = (await field.getAttribute('aria-describedby')) ?? ''
+  return page.locator(`[id="${describedBy.split(' ').pop()}"]`).innerText()
+}
+
 /** The password the console tests give the people they sign in. */
 export const MEMBER_PASSWORD = 'a long passphrase for the console'
 
 /** An access token from npm start's Cognito emulator for a signed-up person, as the console gets one. */
 export const memberAccessToken = async (
-  server: LocalServer,
+  server: ConsoleServer,
   email: string,
   password = MEMBER_PASSWORD,
 ) => {
@@ -238,13 +342,13 @@ export const memberAccessToken = async (
 }
 
 /**
- * A person invited by the operator with `role` into the seeded issuer, who accepts in the console
+ * A person invited by the operator with `role` into the file's issuer, who accepts in the console
  * (temporary password from the mail sink, a password of their own) and lands on Programs: their
  * page, its context, their address and an API token. `origin`: the console's origin when not the
  * server's own (the upload test serves it at `localhost`).
  */
 export const signedInMember = async (
-  server: LocalServer,
+  server: ConsoleServer,
   browser: Browser,
   role: string,
   { origin = server.baseUrl, who = role }: { origin?: string; who?: string } = {},

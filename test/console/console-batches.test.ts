@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { parse } from 'csv-parse/sync'
 import type { Browser, Page } from 'playwright-core'
 import { BATCH_RESULT_CSV_COLUMNS } from '../../functions/http/batch-view'
 import {
+  type ConsoleServer,
   checkPage,
-  type LocalServer,
+  downloadedText,
   SET_UP_MS,
   signedInMember,
   startServerAndBrowser,
@@ -21,7 +21,7 @@ import {
  * granted rows stay, the rest end canceled) and downloads its canceled rows as CSV; a viewer sees
  * the list without the button. Each page is checked by axe-core and photographed.
  */
-let server: LocalServer
+let server: ConsoleServer
 let browser: Browser
 
 beforeAll(async () => {
@@ -169,7 +169,7 @@ it("lists the program's batches with their pace while one runs, and cancels it; 
     page.getByRole('button', { name: 'Download canceled rows (CSV)' }).click(),
   ])
   expect(download.suggestedFilename()).toBe(`batch-${big}-canceled.csv`)
-  const records: string[][] = parse(readFileSync((await download.path()) as string, 'utf8'))
+  const records: string[][] = parse(await downloadedText(download))
   expect(records[0]).toEqual(BATCH_RESULT_CSV_COLUMNS)
   expect(records.length - 1).toBe(after.counts.canceled)
   expect(new Set(records.slice(1).map((r) => r[5]))).toEqual(new Set(['canceled']))

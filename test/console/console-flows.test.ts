@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { Browser, Page } from 'playwright-core'
 import {
   adminCli,
+  type ConsoleServer,
   checkPage,
-  type LocalServer,
   mailTo,
   newContext,
   SET_UP_MS,
@@ -32,7 +32,7 @@ declare const localStorage: Record<string, string>
  * password reset with the mailed code; the issuer switcher; rolling a key; the last-owner rule;
  * and the page for someone in no issuer. Each page is checked by axe-core and photographed.
  */
-let server: LocalServer
+let server: ConsoleServer
 let browser: Browser
 
 beforeAll(async () => {
@@ -42,7 +42,7 @@ beforeAll(async () => {
 const PASSWORD = 'a long passphrase for the console'
 const address = (who: string) => `${who}-${randomUUID().slice(0, 8)}@example.com`
 
-/** Someone invited by the operator to the seeded issuer (and others); the temporary password. */
+/** Someone invited by the operator to the file's issuer (and others); the temporary password. */
 const invite = async (email: string, issuerId: string, role: string) => {
   await adminCli(server, [
     'member',

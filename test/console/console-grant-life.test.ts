@@ -9,11 +9,11 @@ import type { GrantRecord } from '../../functions/domain/grant'
 import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
 import type { LOCAL_TABLES } from '../../local/local-env'
 import {
+  type ConsoleServer,
   checkPage,
-  type LocalServer,
   SET_UP_MS,
   signedInMember,
-  startServerAndBrowser,
+  startOwnServerAndBrowser,
   visible,
   watchConsole,
 } from './browser'
@@ -29,13 +29,13 @@ import {
 // What page.evaluate callbacks read in the browser: the root tsconfig has Node's types, not the DOM's.
 declare const getComputedStyle: (element: unknown) => { backgroundColor: string }
 
-let server: LocalServer
+let server: ConsoleServer
 let browser: Browser
 let db: DynamoDBDocumentClient
 let tables: typeof LOCAL_TABLES
 
 beforeAll(async () => {
-  ;({ server, browser } = await startServerAndBrowser())
+  ;({ server, browser } = await startOwnServerAndBrowser())
   // The server's DynamoDB Local and table names, as the admin CLI reads them.
   const running = JSON.parse(readFileSync(join(server.dir, 'dynamodb-endpoint.json'), 'utf8')) as {
     endpoint: string

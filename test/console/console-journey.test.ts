@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs'
 import type { Browser, Page } from 'playwright-core'
 import {
   adminCli,
+  type ConsoleServer,
   checkPage,
-  type LocalServer,
+  downloadedText,
   mailTo,
   newContext,
   SET_UP_MS,
@@ -24,7 +24,7 @@ declare const localStorage: Record<string, string>
  * emulator, the mail sink, the built console at /app/ with its security headers): from the
  * operator's invitation to a revoked key, each page checked by axe-core and photographed.
  */
-let server: LocalServer
+let server: ConsoleServer
 let browser: Browser
 
 beforeAll(async () => {
@@ -54,7 +54,7 @@ const acceptInvitation = async (page: Page, email: string, temporary: string, na
 }
 
 it('from the operator’s invitation to a revoked key, in the browser', async () => {
-  // A server of its own (in memory): the same names every run, as the README's images show them.
+  // The same names every run, as the README's images show them (no other file uses them).
   const owner = 'alex@acme.example'
   const viewer = 'vic@acme.example'
 
@@ -196,7 +196,7 @@ it('from the operator’s invitation to a revoked key, in the browser', async ()
     page.getByRole('button', { name: 'Export CSV' }).click(),
   ])
   expect(download.suggestedFilename()).toBe(`grants-${programId}.csv`)
-  const csv = readFileSync((await download.path()) as string, 'utf8')
+  const csv = await downloadedText(download)
   expect(csv.split('\r\n')[0]).toBe(
     '"id","created_at","recipient_email","recipient_name","amount","reason","mode","status","source","sent_by","key_id","batch_id","batch_row","idempotency_key"',
   )

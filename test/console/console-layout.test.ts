@@ -3,8 +3,8 @@ import type { Browser, Locator, Page } from 'playwright-core'
 import { postGrant } from '../support/api'
 import {
   adminCli,
+  type ConsoleServer,
   checkPage,
-  type LocalServer,
   mailTo,
   newContext,
   SET_UP_MS,
@@ -34,7 +34,7 @@ declare const scrollY: number
  * combining marks paint nothing outside their own cell. Each check is run once more with the
  * console's rules switched off, to show it sees what it is looking for.
  */
-let server: LocalServer
+let server: ConsoleServer
 let browser: Browser
 
 beforeAll(async () => {

@@ -4,10 +4,10 @@ import * as OTPAuth from 'otpauth'
 import type { Browser, Page } from 'playwright-core'
 import { PNG } from 'pngjs'
 import { cognitoCall } from '../support/cognito-call'
-import { invitedMember } from '../support/local-operator'
 import {
+  type ConsoleServer,
   checkPage,
-  type LocalServer,
+  invitedMember,
   newContext,
   SET_UP_MS,
   startServerAndBrowser,
@@ -30,7 +30,7 @@ const focusedText = (page: Page) =>
  * computed here from the secret the page shows (RFC 6238, by `otpauth`). Then the emulator's
  * side, over its JSON API: what Cognito refuses, it refuses.
  */
-let server: LocalServer
+let server: ConsoleServer
 let browser: Browser
 
 beforeAll(async () => {
@@ -38,7 +38,7 @@ beforeAll(async () => {
 }, SET_UP_MS)
 
 const PASSWORD = 'a long passphrase for the console'
-/** An admin of the seeded issuer, invited by the operator: their address and temporary password. */
+/** An admin of the file's issuer, invited by the operator: their address and temporary password. */
 const invite = (who: string) => invitedMember(server, 'admin', who)
 
 const totpOf = (secret: string, label: string) =>

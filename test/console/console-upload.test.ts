@@ -1,10 +1,11 @@
 import type { Browser, Page } from 'playwright-core'
 import {
+  type ConsoleServer,
   checkPage,
-  type LocalServer,
+  launchBrowser,
   SET_UP_MS,
+  sharedServer,
   signedInMember,
-  startServerAndBrowser,
   visible,
   watchConsole,
 } from './browser'
@@ -18,11 +19,13 @@ import {
  * A file of the wrong type or too large is refused next to the field before anything is sent; a
  * form the receiver refuses (its Content-Type changed on the way) shows S3's refusal there too.
  */
-let server: LocalServer
+let server: ConsoleServer
 let browser: Browser
 
 beforeAll(async () => {
-  ;({ server, browser } = await startServerAndBrowser())
+  // A Chromium of this file's own: a 32 MB file set on the page would otherwise be copied over the
+  // socket to the run's Chromium (test/console/browser.ts runBrowser), longer than the action's wait.
+  ;[server, browser] = await Promise.all([sharedServer(), launchBrowser()])
 }, SET_UP_MS)
 
 /** The console at `localhost` (the receiver stays at 127.0.0.1), an admin signed in. */

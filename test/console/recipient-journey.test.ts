@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import type { Browser, Page } from 'playwright-core'
 import type { Mail } from '../../local/mail-sink'
-import { invitedMember } from '../support/local-operator'
 import { drainNpmStart } from '../support/pipeline'
 import {
+  type ConsoleServer,
   checkPage,
-  type LocalServer,
+  invitedMember,
   mailTo,
   newContext,
   SET_UP_MS,
   screenshot,
-  startServerAndBrowser,
+  startOwnServerAndBrowser,
   visible,
 } from './browser'
 
@@ -24,12 +24,12 @@ import {
  * reaching its state. Each page is checked by axe-core and photographed; the e-mail's image is the
  * docs' (docs/recipient-offer-email.png).
  */
-let server: LocalServer
+let server: ConsoleServer
 let browser: Browser
 let console: Page
 
 beforeAll(async () => {
-  ;({ server, browser } = await startServerAndBrowser())
+  ;({ server, browser } = await startOwnServerAndBrowser())
   // An admin of the seeded issuer, signed in to the console (the TEST inbox, offer settings).
   const { email, temporary } = await invitedMember(server, 'admin')
   const context = await newContext(browser, server.baseUrl)

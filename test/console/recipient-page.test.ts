@@ -12,12 +12,12 @@ import { postGrant, request } from '../support/api'
 import { drainNpmStart } from '../support/pipeline'
 import {
   adminCli,
+  type ConsoleServer,
   checkPage,
-  type LocalServer,
   mailTo,
   newContext,
   SET_UP_MS,
-  startServerAndBrowser,
+  startOwnServerAndBrowser,
   tabTo,
   visible,
   watchConsole,
@@ -34,7 +34,7 @@ declare const document: { activeElement: { id: string; textContent: string | nul
  * Every state is checked by axe-core and photographed (test-output/console/recipient-*.png). Links
  * are made as the mail worker makes them (DynamoDbGrantLifeStore.addOfferToken).
  */
-let server: LocalServer
+let server: ConsoleServer
 let browser: Browser
 let store: DynamoDbGrantLifeStore
 let documentClient: ReturnType<typeof createDocumentClient>
@@ -49,7 +49,7 @@ const TERMS: ProgramTerms = {
 }
 
 beforeAll(async () => {
-  ;({ server, browser } = await startServerAndBrowser())
+  ;({ server, browser } = await startOwnServerAndBrowser())
   const running = JSON.parse(readFileSync(join(server.dir, 'dynamodb-endpoint.json'), 'utf8')) as {
     endpoint: string
     tables: { programs: string; grants: string }
