@@ -32,7 +32,7 @@ export const measureUploadBatch = async (rows = UPLOAD_ROWS): Promise<UploadBatc
   const server = await startNpmStartSession('vs-bench-upload-')
   try {
     const token = await memberToken(server, 'admin')
-    const run = await uploadAndCommit(server, token, uploadCsv(rows), { pollMs: 500 })
+    const run = await uploadAndCommit(server, token, uploadCsv(rows))
     const counts = run.batch.counts as { granted: number; failed: number }
     const problems = exactnessProblems(
       rows,

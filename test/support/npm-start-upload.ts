@@ -36,6 +36,28 @@ export const uploadCsv = (rows: number) =>
     (_, i) => `row-${i}@example.com,Person ${i},1,Launch reward ${i % 7}`,
   ).join('\r\n')}\r\n`
 
+/**
+ * `POST /_local/pipeline/drain`: true once the pipeline has taken all it can take now; false when
+ * it is still at work after the route's longest wait (a minute), and is waited for again.
+ */
+const drained = async (baseUrl: string) => {
+  const response = await fetch(`${baseUrl}/_local/pipeline/drain?timeoutMs=60000`, {
+    method: 'POST',
+  })
+  await response.text()
+  return response.status === 200
+}
+
+/** Past GrantBatchRows' visibility timeout (360 s) on npm start's clock: a failed chunk is back. */
+const advanceClock = async (baseUrl: string) => {
+  const response = await fetch(`${baseUrl}/_local/clock`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ advanceMs: 361_000 }),
+  })
+  if (response.status !== 200) throw new Error(`clock: ${await response.text()}`)
+}
+
 /** The answer of a route whose DynamoDB calls did not finish within its time: read again. */
 export const isBusy = (call: SessionCall) =>
   call.status === 503 && call.body.code === 'service_unavailable'
@@ -44,7 +66,6 @@ export const uploadAndCommit = async (
   server: NpmStartSession,
   token: string,
   csv: string,
-  options: { pollMs?: number } = {},
 ): Promise<UploadRun> => {
   const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
     callServer(server, { token }, method, path, body, headers)
@@ -61,13 +82,25 @@ export const uploadAndCommit = async (
   form.append('file', new Blob([csv], { type: 'text/csv' }), 'rewards.csv')
   const sent = (await fetch(url, { method: 'POST', body: form })).status
 
-  const dry = await call('POST', `${program}/grant-batches`, { upload: uploadId, dryRun: true })
+  // A dry run changes nothing, and a commit is sent again with its Idempotency-Key, as the 503
+  // asks: a busy machine's late DynamoDB Local answer is retried, never taken as the outcome.
+  const again = async (send: () => Promise<SessionCall>) => {
+    let answer = await send()
+    for (let tries = 1; isBusy(answer) && tries < 5; tries++) answer = await send()
+    return answer
+  }
+  const dry = await again(() =>
+    call('POST', `${program}/grant-batches`, { upload: uploadId, dryRun: true }),
+  )
   const committedAt = Date.now()
-  const committed = await call(
-    'POST',
-    `${program}/grant-batches`,
-    { upload: uploadId, dryRun: false },
-    { 'idempotency-key': `npm-start-upload-${randomUUID()}` },
+  const key = `npm-start-upload-${randomUUID()}`
+  const committed = await again(() =>
+    call(
+      'POST',
+      `${program}/grant-batches`,
+      { upload: uploadId, dryRun: false },
+      { 'idempotency-key': key },
+    ),
   )
   const commitMs = Date.now() - committedAt
   if (committed.status !== 202) {
@@ -76,15 +109,20 @@ export const uploadAndCommit = async (
   const batchId = committed.body.id as string
   let batch: Record<string, unknown> = committed.body
   const reads: SessionCall[] = []
-  // Polled until it ends: how long that takes is the bench's figure, never a test's condition.
+  // No deadline and no sleep: wait until npm start's pipeline has done all it can now, read the
+  // batch, and if a chunk is still out (its delivery failed on a busy machine and waits out the
+  // queue's visibility timeout), move npm start's clock past that timeout and go on.
   while (batch.status !== 'done' && batch.status !== 'canceled') {
     if (batch.status === 'stalled') throw new Error(`stalled: ${JSON.stringify(batch)}`)
-    await new Promise((r) => setTimeout(r, options.pollMs ?? 200))
+    const idle = await drained(server.baseUrl)
     const read = await call('GET', `${program}/grant-batches/${batchId}?limit=1`)
     reads.push(read)
     if (isBusy(read)) continue
     if (read.status !== 200) throw new Error(`read: ${read.status} ${JSON.stringify(read.body)}`)
     batch = read.body
+    if (idle && (batch.status === 'running' || batch.status === 'queued')) {
+      await advanceClock(server.baseUrl)
+    }
   }
   const doneMs = Date.now() - committedAt
   return { batchId, upload, sent, dry, committed, batch, reads, commitMs, doneMs }
