@@ -43,6 +43,7 @@ const BENCHMARKS = [
   { key: 'mixed-pool', module: './benchmarks/mixed-pool.ts', database: true },
   { key: 'batch-local', module: './benchmarks/batch-local.ts', database: true },
   { key: 'batch-model', module: './benchmarks/batch-model.ts', database: true },
+  { key: 'upload-batch', module: './benchmarks/upload-batch.ts', database: false },
   { key: 'webhook-latency', module: './benchmarks/webhook-latency.ts', database: false },
   { key: 'memory', module: './benchmarks/memory.ts', database: true },
   { key: 'console', module: './benchmarks/console-page.ts', database: false },

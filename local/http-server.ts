@@ -53,6 +53,11 @@ export const GATEWAY_TIMEOUTS = {
 export type LocalApiOptions = DevPagesOptions & {
   /** The clock the Lambda context counts down with (tests move it). Default `Date.now`. */
   now?: () => number
+  /**
+   * The functions' timeout, after which the gateway answers 500. Default FUNCTION_TIMEOUT_SECONDS
+   * (the stack's); tests of what happens past it shorten it rather than wait 10 s.
+   */
+  functionTimeoutMs?: number
   headersTimeoutMs?: number
   requestTimeoutMs?: number
   timeoutCheckEveryMs?: number
@@ -258,7 +263,12 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
     const event = toEvent(req, raw, body, routeKey, matched?.pathParameters, started)
     // Where API Gateway puts what its JWT authorizer verified (APIGatewayProxyEventV2WithJWTAuthorizer).
     if (jwt) Object.assign(event.requestContext, { authorizer: { jwt } })
-    const context = lambdaContext(event.requestContext.requestId, routeKey, now)
+    const context = lambdaContext(
+      event.requestContext.requestId,
+      routeKey,
+      now,
+      options.functionTimeoutMs,
+    )
     let timer: NodeJS.Timeout | undefined
     // Lambda stops a function at its timeout; here it runs on, but its answer is no longer taken.
     const timedOut = new Promise<'failed'>((resolve) => {

@@ -77,15 +77,16 @@ export const toEvent = (
 
 /**
  * The context Lambda hands a function. Its remaining time counts down from the function's
- * timeout (FUNCTION_TIMEOUT_SECONDS, what the stack configures) from the moment the invocation
- * starts, never below zero.
+ * timeout (FUNCTION_TIMEOUT_SECONDS, what the stack configures, unless a test shortens it) from
+ * the moment the invocation starts, never below zero.
  */
 export const lambdaContext = (
   requestId: string,
   functionName: string,
   now: () => number = Date.now,
+  timeoutMs: number = FUNCTION_TIMEOUT_SECONDS * 1000,
 ): Context => {
-  const deadline = now() + FUNCTION_TIMEOUT_SECONDS * 1000
+  const deadline = now() + timeoutMs
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,

@@ -1,13 +1,18 @@
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 import { FUNCTION_TIMEOUT_SECONDS } from '../../functions/routes'
-import { GATEWAY_MAX_BODY_BYTES, type LambdaHandler } from '../../local/http-server'
+import {
+  GATEWAY_MAX_BODY_BYTES,
+  GATEWAY_TIMEOUTS,
+  type LambdaHandler,
+} from '../../local/http-server'
 import {
   grantBody,
   type Issuer,
   newIssuer,
   postGrant,
   programState,
+  request,
   startApi,
 } from '../support/api'
 import { exchange, openRaw, type RawAnswer, sleep } from './raw-client'
@@ -16,6 +21,9 @@ import { exchange, openRaw, type RawAnswer, sleep } from './raw-client'
  * The local server survives any client: broken HTTP, bad framing, bodies that never end, sockets
  * closed or reset at every stage. Each case ends its own request only; after each one the same
  * server still makes a normal grant (201). Raw sockets against the real server and handlers.
+ * The gateway's limits are the adapter's options, shortened here (their production values, in
+ * GATEWAY_TIMEOUTS and FUNCTION_TIMEOUT_SECONDS, are checked once below): the main server keeps
+ * room for a 10 MB body; the cases about a limit run on a server of their own with a short one.
  */
 const TIMEOUTS = {
   headersTimeoutMs: 1_000,
@@ -23,6 +31,14 @@ const TIMEOUTS = {
   timeoutCheckEveryMs: 100,
   lingerMs: 1_000,
 }
+/** A client too slow to send its request: limits a tenth of the main server's. */
+const SLOW_CLIENT_TIMEOUTS = {
+  headersTimeoutMs: 100,
+  requestTimeoutMs: 200,
+  timeoutCheckEveryMs: 20,
+}
+/** A function past its timeout: 300 ms instead of FUNCTION_TIMEOUT_SECONDS. */
+const FUNCTION_TIMEOUT_MS = 300
 
 let server: Server
 let port: number
@@ -31,6 +47,8 @@ let issuer: Issuer
 /** Every invocation of a handler, in order, and how many are running. */
 const invoked: string[] = []
 let running = 0
+/** The time each invocation's context said it had left as it started. */
+const remainingAtStart: number[] = []
 /** A request carrying `x-test-hold: <id>` waits in its handler until the test releases it. */
 const holds = new Map<
   string,
@@ -43,6 +61,7 @@ const wrap =
   (routeKey: string, handler: LambdaHandler): LambdaHandler =>
   async (event, context) => {
     invoked.push(routeKey)
+    remainingAtStart.push(context.getRemainingTimeInMillis())
     running++
     try {
       if (event.headers['x-test-crash'] !== undefined) throw new Error('the function crashed')
@@ -66,16 +85,23 @@ const settle = async () => {
   }
 }
 
-let api: Awaited<ReturnType<typeof startApi>>
+type Api = Awaited<ReturnType<typeof startApi>>
+let api: Api
+let slowClients: Api
+let slowFunctions: Api
 beforeAll(async () => {
-  api = await startApi({ wrap, options: TIMEOUTS })
+  ;[api, slowClients, slowFunctions, issuer] = await Promise.all([
+    startApi({ wrap, options: TIMEOUTS }),
+    startApi({ wrap, options: { ...TIMEOUTS, ...SLOW_CLIENT_TIMEOUTS } }),
+    startApi({ wrap, options: { ...TIMEOUTS, functionTimeoutMs: FUNCTION_TIMEOUT_MS } }),
+    newIssuer(),
+  ])
   ;({ server, port, baseUrl } = api)
   server.on('connection', (socket) => {
     serverSockets.set(socket.remotePort as number, socket)
   })
-  issuer = await newIssuer()
 })
-afterAll(() => api.close())
+afterAll(() => Promise.all([api, slowClients, slowFunctions].map((a) => a?.close())))
 
 const path = () => `/programs/${issuer.programs.TEST}/grant-tokens`
 const BODY = JSON.stringify(grantBody())
@@ -106,7 +132,11 @@ const gatewayAnswer = (answer: RawAnswer, status: number, message: string) => {
  * Runs a hostile case, then proves it ran no handler (unless `handlerRuns`), wrote nothing, and
  * left the server answering a normal grant with 201.
  */
-const survives = async (act: () => Promise<void>, options: { handlerRuns?: boolean } = {}) => {
+const survives = async (
+  act: () => Promise<void>,
+  options: { handlerRuns?: boolean; on?: Api } = {},
+) => {
+  const on = options.on ?? api
   const before = await programState(issuer.programs.TEST)
   const calls = invoked.length
   await act()
@@ -118,9 +148,9 @@ const survives = async (act: () => Promise<void>, options: { handlerRuns?: boole
     expect(after.grants.length).toBe(before.grants.length)
     expect(after.issued).toBe(before.issued)
   }
-  const normal = await postGrant(baseUrl, issuer.programs.TEST, issuer.keys.TEST)
+  const normal = await postGrant(on.baseUrl, issuer.programs.TEST, issuer.keys.TEST)
   expect(normal.status).toBe(201)
-  expect(server.listening).toBe(true)
+  expect(on.server.listening).toBe(true)
 }
 
 describe('a client that goes away', () => {
@@ -312,11 +342,27 @@ describe('a client too slow to send its request gets 408 and is disconnected', (
       () => `${head(['Transfer-Encoding: chunked'], null)}4e\r\n${BODY}\r\n`,
     ],
   ])('%s', async (_, request) => {
-    await survives(async () => {
-      const started = Date.now()
-      gatewayAnswer(await exchange(port, request()), 408, 'Request Timeout')
-      expect(Date.now() - started).toBeLessThan(TIMEOUTS.requestTimeoutMs + 1_500)
+    await survives(
+      async () => {
+        const started = Date.now()
+        gatewayAnswer(await exchange(slowClients.port, request()), 408, 'Request Timeout')
+        // The server's own limit ended it, not the production one (timers never fire early).
+        const elapsed = Date.now() - started
+        expect(elapsed).toBeGreaterThanOrEqual(SLOW_CLIENT_TIMEOUTS.headersTimeoutMs - 20)
+        expect(elapsed).toBeLessThan(GATEWAY_TIMEOUTS.headersMs)
+      },
+      { on: slowClients },
+    )
+  })
+
+  it('the production limits are what docs/development.md says (30 s, 300 s, 5 s; 10 s a function)', () => {
+    expect(GATEWAY_TIMEOUTS).toEqual({
+      headersMs: 30_000,
+      requestMs: 300_000,
+      checkEveryMs: 5_000,
+      lingerMs: 5_000,
     })
+    expect(FUNCTION_TIMEOUT_SECONDS).toBe(10)
   })
 })
 
@@ -429,7 +475,17 @@ describe('a function that fails: 500 {"message":"Internal Server Error"}, as API
     )
   })
 
-  it(`when it runs past its timeout (${FUNCTION_TIMEOUT_SECONDS} s)`, async () => {
+  it('hands the function a context with FUNCTION_TIMEOUT_SECONDS left, by default', async () => {
+    const from = remainingAtStart.length
+    const normal = await postGrant(baseUrl, issuer.programs.TEST, issuer.keys.TEST)
+    expect(normal.status).toBe(201)
+    const [remaining] = remainingAtStart.slice(from)
+    // Read as the handler starts, in the same turn as the context is made.
+    expect(remaining).toBeLessThanOrEqual(FUNCTION_TIMEOUT_SECONDS * 1000)
+    expect(remaining).toBeGreaterThan(FUNCTION_TIMEOUT_SECONDS * 1000 - 1_000)
+  })
+
+  it(`when it runs past its timeout (${FUNCTION_TIMEOUT_SECONDS} s; ${FUNCTION_TIMEOUT_MS} ms here)`, async () => {
     const id = `slow-${Math.random()}`
     let release = () => {}
     holds.set(id, {
@@ -440,16 +496,22 @@ describe('a function that fails: 500 {"message":"Internal Server Error"}, as API
       finished: () => {},
     })
     const started = Date.now()
+    // The handler is held until released: the timeout alone ends the request, however slow.
     const answer = await exchange(
-      port,
+      slowFunctions.port,
       head([`x-test-hold: ${id}`, 'Connection: close']) + BODY,
-      FUNCTION_TIMEOUT_SECONDS * 1000 + 5_000,
     )
     const elapsed = Date.now() - started
     gatewayAnswer(answer, 500, 'Internal Server Error')
-    expect(elapsed).toBeGreaterThanOrEqual(FUNCTION_TIMEOUT_SECONDS * 1000 - 50)
+    expect(elapsed).toBeGreaterThanOrEqual(FUNCTION_TIMEOUT_MS - 50)
     // Lambda would have stopped it; here it runs on, and its late answer goes nowhere.
     release()
+    await settle()
+    // That server still answers (a route without DynamoDB: its 300 ms leave the grant route too
+    // little time on a busy machine), and a normal grant is made.
+    const next = await request(slowFunctions.baseUrl, 'GET', '/no-such-route')
+    expect(next.status).toBe(404)
+    expect(slowFunctions.server.listening).toBe(true)
     await survives(async () => {}, { handlerRuns: true })
     holds.delete(id)
   })

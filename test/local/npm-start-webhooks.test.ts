@@ -13,6 +13,7 @@ import {
   type NpmStartSession,
   startNpmStartSession,
 } from '../support/npm-start-session'
+import { drainNpmStart } from '../support/pipeline'
 import { selfSignedCert } from '../support/self-signed-cert'
 
 /**
@@ -271,23 +272,26 @@ describe('webhooks under npm start', () => {
     })
     const test = await asAdmin('POST', `${base()}/${flaky.endpointId}/test`)
     expect(test.status).toBe(202)
-    // The first retry comes after 5 s; the second after 5 minutes: npm start's clock moves them.
-    await arrived(
-      () => (plain.deliveries.filter((d) => d.path === '/flaky').length >= 2 ? true : undefined),
-      'second attempt',
-      30_000,
-    )
-    const moved = await fetch(`${server.baseUrl}/_local/clock`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ advanceMs: 6 * 60_000 }),
-    })
-    expect(moved.status).toBe(200)
-    await arrived(
-      () => (plain.deliveries.filter((d) => d.path === '/flaky').length >= 3 ? true : undefined),
-      'third attempt',
-      30_000,
-    )
+    // The first retry comes after 5 s; the second after 5 minutes: npm start's clock moves both.
+    // Each move waits for the pipeline to have scheduled the retry (an attempt is seen by the
+    // receiver before the sender has read its answer), so no retry is left on real time.
+    const attempt = async (n: number, advanceMs: number) => {
+      await drainNpmStart(server.baseUrl)
+      const moved = await fetch(`${server.baseUrl}/_local/clock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ advanceMs }),
+      })
+      expect(moved.status).toBe(200)
+      await arrived(
+        () => (plain.deliveries.filter((d) => d.path === '/flaky').length >= n ? true : undefined),
+        `attempt ${n}`,
+        30_000,
+      )
+    }
+    await arrived(() => plain.deliveries.find((d) => d.path === '/flaky'), 'first attempt')
+    await attempt(2, 6_000)
+    await attempt(3, 6 * 60_000)
     const attempts = plain.deliveries.filter((d) => d.path === '/flaky')
     expect(attempts).toHaveLength(3)
     expect(new Set(attempts.map((d) => d.headers['webhook-id'])).size).toBe(1)
@@ -316,18 +320,16 @@ describe('webhooks under npm start', () => {
     const gone = await createEndpoint({ url: `http://127.0.0.1:${plainPort}/gone`, mode: 'TEST' })
     await asAdmin('POST', `${base()}/${gone.endpointId}/test`)
     await arrived(() => plain.deliveries.find((d) => d.path === '/gone'), '410')
-    const deadline = Date.now() + 20_000
-    let read = await asAdmin('GET', `${base()}/${gone.endpointId}`)
-    while (read.body.enabled !== false && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200))
-      read = await asAdmin('GET', `${base()}/${gone.endpointId}`)
-    }
+    // The sender has read the 410 once the pipeline is idle: no polling against a deadline.
+    await drainNpmStart(server.baseUrl)
+    const read = await asAdmin('GET', `${base()}/${gone.endpointId}`)
     expect(read.body).toMatchObject({ enabled: false, disabledReason: 'gone' })
     // Disabled: the next event is not sent to it.
     const before = plain.deliveries.filter((d) => d.path === '/gone').length
     const id = await grant('TEST', 'after-gone@example.com')
     await arrived(ofGrant('/all', id, 'grant.created'), 'the next event elsewhere')
-    await new Promise((r) => setTimeout(r, 1_000))
+    // Everything written so far has gone through (not a second of waiting): none went to /gone.
+    await drainNpmStart(server.baseUrl)
     expect(plain.deliveries.filter((d) => d.path === '/gone')).toHaveLength(before)
   }, 60_000)
 
@@ -408,16 +410,10 @@ describe('webhooks under npm start', () => {
     })
     const test = await asAdmin('POST', `${base()}/${metadata.endpointId}/test`)
     expect(test.status).toBe(202)
-    const deadline = Date.now() + 30_000
-    for (;;) {
-      const log = await asAdmin('GET', `${base()}/${metadata.endpointId}/messages`)
-      const [message] = (log.body as { messages: { attempts: { error?: string }[] }[] }).messages
-      if (message?.attempts[0]) {
-        expect(message.attempts[0].error).toBe('refused_address')
-        break
-      }
-      if (Date.now() > deadline) throw new Error('no attempt logged')
-      await new Promise((r) => setTimeout(r, 200))
-    }
+    // Once the pipeline is idle, the attempt is made and logged: no polling against a deadline.
+    await drainNpmStart(server.baseUrl)
+    const log = await asAdmin('GET', `${base()}/${metadata.endpointId}/messages`)
+    const [message] = (log.body as { messages: { attempts: { error?: string }[] }[] }).messages
+    expect(message?.attempts[0]?.error).toBe('refused_address')
   }, 60_000)
 })

@@ -10,7 +10,9 @@ import { isAlive } from '../support/process'
  * still starting), a test that times out, an afterAll that throws, even jest killed with SIGKILL.
  * Each case runs test/support/fixtures/leaky-suite.fixture.ts in a jest of its own, which writes
  * down every process it starts; every one of them, and every process that inherited the run's
- * marker in its environment (Linux: /proc), must be gone shortly after.
+ * marker in its environment (Linux: /proc), must be gone shortly after. The set-up that fails and
+ * the test that times out are two describes of one fixture run (one jest, one global set-up);
+ * jest killed needs a run of its own.
  */
 const ROOT = resolve(__dirname, '../..')
 const JEST = resolve(ROOT, 'node_modules/jest/bin/jest.js')
@@ -109,9 +111,25 @@ const expectNoSurvivors = async (run: ReturnType<typeof runFixture>) => {
   }).toEqual({ alive: [], marked: [] })
 }
 
+/**
+ * The fixture's test times out after this long: its server may be up or still starting then, and
+ * either way must stop (a server stopped while starting is the set-up case's second one too).
+ */
+const TEST_TIMEOUT_MS = 3_000
+
+/** The run both of the first two tests read: a set-up that fails, then a test that times out. */
+let failing: ReturnType<typeof runFixture> | undefined
+const failingRun = () => {
+  failing ??= runFixture('set-up-fails,timeout', {
+    VS_FIXTURE_TEST_TIMEOUT: String(TEST_TIMEOUT_MS),
+  })
+  return failing
+}
+afterAll(() => failing?.child.kill('SIGKILL'))
+
 describe('processes a test file starts', () => {
   it('stop when its set-up fails (a server still starting) and its afterAll throws', async () => {
-    const run = runFixture('set-up-fails')
+    const run = failingRun()
     try {
       expect(await run.exited).toBe(1)
       expect(run.output()).toContain("error: the console's browser tests need Chromium")
@@ -134,10 +152,10 @@ describe('processes a test file starts', () => {
   })
 
   it('stop when a test times out and afterAll throws', async () => {
-    const run = runFixture('timeout', { VS_FIXTURE_TEST_TIMEOUT: '45000' })
+    const run = failingRun()
     try {
       expect(await run.exited).toBe(1)
-      expect(run.output()).toMatch(/Exceeded timeout of 45000 ms/)
+      expect(run.output()).toContain(`Exceeded timeout of ${TEST_TIMEOUT_MS} ms`)
       expect(run.recorded().map((r) => r.what)).toContain('in-test npm start')
       await expectNoSurvivors(run)
     } finally {
