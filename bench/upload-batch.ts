@@ -8,7 +8,6 @@
  *
  * Run alone: `node --import tsx bench/upload-batch.ts` prints the figures as JSON.
  */
-import { stopLaunched } from '../test/support/npm-start'
 import { memberToken, startNpmStartSession } from '../test/support/npm-start-session'
 import {
   exactnessProblems,
@@ -17,6 +16,7 @@ import {
   uploadAndCommit,
   uploadCsv,
 } from '../test/support/npm-start-upload'
+import { runAsScript } from './support/script'
 
 export const UPLOAD_ROWS = 20_000
 
@@ -57,15 +57,4 @@ export const measureUploadBatch = async (rows = UPLOAD_ROWS): Promise<UploadBatc
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  measureUploadBatch()
-    .then((figures) => {
-      process.stdout.write(`${JSON.stringify(figures)}\n`)
-      return stopLaunched()
-    })
-    .catch(async (error) => {
-      process.stderr.write(`${(error as Error).stack}\n`)
-      await stopLaunched()
-      process.exit(1)
-    })
-}
+runAsScript(import.meta.url, measureUploadBatch)

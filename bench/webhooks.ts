@@ -17,9 +17,9 @@ import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Webhook } from 'standardwebhooks'
-import { stopLaunched } from '../test/support/npm-start'
 import { callServer, memberToken, startNpmStartSession } from '../test/support/npm-start-session'
 import { percentile } from './support/report'
+import { runAsScript } from './support/script'
 
 const WARM_UP = 5
 const GRANTS = 60
@@ -131,15 +131,4 @@ export const measureWebhookLatency = async (): Promise<WebhookLatency> => {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  measureWebhookLatency()
-    .then((figures) => {
-      process.stdout.write(`${JSON.stringify(figures)}\n`)
-      return stopLaunched()
-    })
-    .catch(async (error) => {
-      process.stderr.write(`${(error as Error).stack}\n`)
-      await stopLaunched()
-      process.exit(1)
-    })
-}
+runAsScript(import.meta.url, measureWebhookLatency)

@@ -22,9 +22,9 @@ import {
 import { findChromium, noBrowserLine } from '../support/chromium'
 import { CHROMIUM_ARGS } from '../support/chromium-args'
 import { cognitoOk } from '../support/cognito-call'
+import { invitedMember } from '../support/local-operator'
 import type { Started } from '../support/npm-start'
 import { ROOT } from '../support/root'
-import { invitedMember } from './console-operator'
 
 // What page.evaluate callbacks read in the browser: the root tsconfig has Node's types, not the DOM's.
 declare const window: object & {
@@ -187,8 +187,7 @@ export const startOwnServerAndBrowser = async () => {
 }
 
 // The admin CLI (in this process) and the mail sink (test/support/local-operator.ts).
-export { mailTo, temporaryPasswordIn } from '../support/local-operator'
-export { adminCli, invitedMember } from './console-operator'
+export { adminCli, invitedMember, mailTo, temporaryPasswordIn } from '../support/local-operator'
 
 /** Presses Tab until `locator` has the focus: proof that the keyboard reaches it. */
 export const tabTo = async (page: Page, locator: Locator, max = 80) => {
