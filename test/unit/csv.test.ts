@@ -105,21 +105,19 @@ describe('CSV, cell by cell', () => {
           const text = records.map((cells) => csvLine(cells)).join('')
           // The ',' reading is strict RFC 4180 and gives back every cell, neutralised.
           const comma: string[][] = parseWithCsvParse(text, { delimiter: ',' })
-          expect(comma).toHaveLength(records.length)
-          comma.forEach((cells, r) => {
-            cells.forEach((cell, c) => {
-              expect(cell.replaceAll("'", '')).toBe((records[r]?.[c] ?? '').replaceAll("'", ''))
-            })
-          })
+          // One expect per run (not per cell): 2,000 runs of a dozen cells stay fast.
+          expect(comma.map((cells) => cells.map((cell) => cell.replaceAll("'", '')))).toEqual(
+            records.map((cells) => cells.map((cell) => cell.replaceAll("'", ''))),
+          )
           // A ';' locale's spreadsheet reads our quotes as it can: leniently.
           const semicolon: string[][] = parseWithCsvParse(text, {
             delimiter: ';',
             relax_quotes: true,
             relax_column_count: true,
           })
-          for (const cell of [...comma.flat(), ...semicolon.flat()]) {
-            expect(cell).not.toMatch(FORMULA_LIKE)
-          }
+          expect(
+            [...comma.flat(), ...semicolon.flat()].filter((cell) => FORMULA_LIKE.test(cell)),
+          ).toEqual([])
         },
       ),
       { numRuns: 2000 },
