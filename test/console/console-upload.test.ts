@@ -2,10 +2,9 @@ import type { Browser, Page } from 'playwright-core'
 import {
   type ConsoleServer,
   checkPage,
-  launchBrowser,
   SET_UP_MS,
-  sharedServer,
   signedInMember,
+  startServerAndBrowser,
   visible,
   watchConsole,
 } from './browser'
@@ -19,13 +18,15 @@ import {
  * A file of the wrong type or too large is refused next to the field before anything is sent; a
  * form the receiver refuses (its Content-Type changed on the way) shows S3's refusal there too.
  */
+// What page.evaluate callbacks read in the browser: the root tsconfig has Node's types, not the DOM's.
+declare const DataTransfer: new () => { items: { add(file: File): void }; files: unknown }
+type FileInput = { files: unknown; dispatchEvent(event: Event): boolean }
+
 let server: ConsoleServer
 let browser: Browser
 
 beforeAll(async () => {
-  // A Chromium of this file's own: a 32 MB file set on the page would otherwise be copied over the
-  // socket to the run's Chromium (test/console/browser.ts runBrowser), longer than the action's wait.
-  ;[server, browser] = await Promise.all([sharedServer(), launchBrowser()])
+  ;({ server, browser } = await startServerAndBrowser())
 }, SET_UP_MS)
 
 /** The console at `localhost` (the receiver stays at 127.0.0.1), an admin signed in. */
@@ -62,12 +63,19 @@ it('uploads a chosen file across origins, dry-runs and commits it; refuses the w
   expect(await (await visible(fieldError(page))).innerText()).toContain(
     'photo.png is not a CSV file',
   )
-  // Over 32 MB: the same, before any upload.
-  await file.setInputFiles({
-    name: 'huge.csv',
-    mimeType: 'text/csv',
-    buffer: Buffer.alloc(32 * 1024 * 1024 + 1, 'a'),
-  })
+  // Over 32 MB: the same, before any upload. The file is made in the page and chosen as a person's
+  // choice is told (input, change): 32 MB from here would be copied over the run's Chromium socket.
+  await file.evaluate(
+    (input, size) => {
+      const chosen = new DataTransfer()
+      chosen.items.add(new File([new Uint8Array(size).fill(97)], 'huge.csv', { type: 'text/csv' }))
+      const field = input as unknown as FileInput
+      field.files = chosen.files
+      field.dispatchEvent(new Event('input', { bubbles: true }))
+      field.dispatchEvent(new Event('change', { bubbles: true }))
+    },
+    32 * 1024 * 1024 + 1,
+  )
   expect(await (await visible(fieldError(page))).innerText()).toMatch(
     "huge.csv is 32 MB (33,554,433 bytes); a batch's file can be at most 32 MB (33,554,432 bytes).",
   )
