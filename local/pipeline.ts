@@ -12,6 +12,7 @@ import {
 import { makeGrantStreamHandler } from '../functions/core/grant-stream.factory'
 import type { QueueSender } from '../functions/runtime/queue-sender'
 import { LocalQueue, localQueueSender, pollOnce, type SqsBatchHandler } from './queue'
+import { QueueHolds } from './queue-holds'
 import {
   createStreamsClient,
   type GivenUp,
@@ -187,14 +188,10 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
     ]
   })
 
-  /** Held queues by id: how many more messages their consumer may take. */
-  const holds = new Map<string, { let: number }>()
-  /** How many messages a poll of `c` may take now: its batch size, or what its hold lets through. */
-  const allowance = (c: (typeof queueConsumers)[number]) =>
-    Math.min(c.batchSize, holds.get(c.queue.spec.id)?.let ?? c.batchSize)
+  const holds = new QueueHolds()
   /** Whether `c` has a message it may take now (a held queue's others wait, as if unplugged). */
   const takesNow = (c: (typeof queueConsumers)[number]) =>
-    c.queue.counts().visible > 0 && allowance(c) > 0
+    c.queue.counts().visible > 0 && holds.allowance(c.queue.spec.id, c.batchSize) > 0
 
   let stopped = false
   let streamPending = 0
@@ -217,16 +214,17 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
     pumping.set(c.id, run)
   }
 
-  /** Pumps a queue until it has no visible message, `concurrency` polls at a time. */
+  /**
+   * Pumps a queue until it has no visible message (or its hold lets no more), `concurrency` polls
+   * at a time.
+   */
   const pump = async (c: (typeof queueConsumers)[number]) => {
     const worker = async () => {
       while (!stopped && takesNow(c)) {
-        // Counted off the hold before the poll, so workers side by side never take more than it lets.
-        const max = allowance(c)
-        const hold = holds.get(c.queue.spec.id)
-        if (hold) hold.let -= max
+        const max = holds.allowance(c.queue.spec.id, c.batchSize)
+        const giveBack = holds.take(c.queue.spec.id, max)
         const outcome = await pollOnce(c.queue, c.handler, max)
-        if (hold && holds.get(c.queue.spec.id) === hold) hold.let += max - outcome.received
+        giveBack(outcome.received)
         if (outcome.error !== undefined) {
           const error = outcome.error
           onError(
@@ -315,21 +313,14 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
     queues: Object.fromEntries(Object.entries(queues).map(([id, q]) => [id, q.counts()])),
     streamGivenUp: poller?.givenUp ?? [],
     consumers: Object.keys(handlers) as ConsumerId[],
-    held: Object.fromEntries([...holds].map(([id, h]) => [id, { let: h.let }])),
+    held: holds.view(),
     idle: streamPending === 0 && pumping.size === 0 && !queueConsumers.some(takesNow),
   })
   const hold = (queue: string | undefined, held: boolean, letThrough = 0) => {
     if (queue !== undefined && !queueConsumers.some((c) => c.queue.spec.id === queue)) {
       throw new Error(`No consumer takes from a queue ${queue} here`)
     }
-    if (!Number.isInteger(letThrough) || letThrough < 0) {
-      throw new Error(`letThrough must be a whole number, got ${letThrough}`)
-    }
-    if (held) {
-      if (queue === undefined) throw new Error('Name the queue to hold')
-      holds.set(queue, { let: letThrough })
-    } else if (queue === undefined) holds.clear()
-    else holds.delete(queue)
+    holds.set(queue, held, letThrough)
     wake()
     return status()
   }
