@@ -120,7 +120,7 @@ const serveLocalPage = async (
   const method = req.method ?? 'GET'
   const host = req.headers.host
   const tool =
-    (await servePipeline(method, raw.rawPath, raw.rawQueryString, host, options.pipeline)) ??
+    (await servePipeline(method, raw.rawPath, raw.rawQueryString, host, options.pipeline, body)) ??
     (await serveClock(method, raw.rawPath, host, body, options.clock))
   if (tool) {
     const headers = { 'content-type': tool.type, 'cache-control': 'no-store' }

@@ -12,6 +12,7 @@ import {
 import { makeGrantStreamHandler } from '../functions/core/grant-stream.factory'
 import type { QueueSender } from '../functions/runtime/queue-sender'
 import { LocalQueue, localQueueSender, pollOnce, type SqsBatchHandler } from './queue'
+import { QueueHolds } from './queue-holds'
 import {
   createStreamsClient,
   type GivenUp,
@@ -35,6 +36,8 @@ import {
  *
  * Consumers are plugged in by their consumers.ts id; GrantStream is built here unless given. A
  * queue whose consumer is missing keeps its messages (status shows them) and does not hold drain().
+ * A held queue (hold(): tests against npm start) is the same, except for the messages it was told
+ * to let through.
  */
 
 export type ConsumerHandlers = {
@@ -81,6 +84,8 @@ export type PipelineStatus = {
   streamGivenUp: GivenUp[]
   /** Consumers plugged in, by id. */
   consumers: ConsumerId[]
+  /** Queues held (hold()), each with how many more messages its consumer may take. */
+  held: Record<string, { let: number }>
   /** Whether nothing is left that a consumer could do now. */
   idle: boolean
 }
@@ -98,6 +103,13 @@ export type LocalPipeline = {
   drain(timeoutMs?: number): Promise<PipelineStatus>
   /** Runs a scheduled consumer now (OfferSweep) and waits for it: answers what it answered. */
   runSchedule(id: 'OfferSweep'): Promise<unknown>
+  /**
+   * Holds a queue's consumer (`hold`: true): it takes no message, or only the next `letThrough`
+   * (each call sets that count anew); messages it holds wait, and do not hold drain(). Released
+   * (`hold`: false), it takes them all again; `queue` undefined releases every queue. Messages a
+   * consumer already took are finished either way. Throws on a queue with no consumer.
+   */
+  hold(queue: string | undefined, hold: boolean, letThrough?: number): PipelineStatus
   stop(): Promise<void>
 }
 
@@ -176,6 +188,11 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
     ]
   })
 
+  const holds = new QueueHolds()
+  /** Whether `c` has a message it may take now (a held queue's others wait, as if unplugged). */
+  const takesNow = (c: (typeof queueConsumers)[number]) =>
+    c.queue.counts().visible > 0 && holds.allowance(c.queue.spec.id, c.batchSize) > 0
+
   let stopped = false
   let streamPending = 0
   /** Each completed pass: its start time and whether it ended with nothing left to do. */
@@ -189,7 +206,7 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
    */
   const pumping = new Map<string, Promise<void>>()
   const startPump = (c: (typeof queueConsumers)[number]) => {
-    if (pumping.has(c.id) || c.queue.counts().visible === 0) return
+    if (pumping.has(c.id) || !takesNow(c)) return
     const run = pump(c).finally(() => {
       pumping.delete(c.id)
       wake()
@@ -197,11 +214,17 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
     pumping.set(c.id, run)
   }
 
-  /** Pumps a queue until it has no visible message, `concurrency` polls at a time. */
+  /**
+   * Pumps a queue until it has no visible message (or its hold lets no more), `concurrency` polls
+   * at a time.
+   */
   const pump = async (c: (typeof queueConsumers)[number]) => {
     const worker = async () => {
-      while (!stopped && c.queue.counts().visible > 0) {
-        const outcome = await pollOnce(c.queue, c.handler, c.batchSize)
+      while (!stopped && takesNow(c)) {
+        const max = holds.allowance(c.queue.spec.id, c.batchSize)
+        const giveBack = holds.take(c.queue.spec.id, max)
+        const outcome = await pollOnce(c.queue, c.handler, max)
+        giveBack(outcome.received)
         if (outcome.error !== undefined) {
           const error = outcome.error
           onError(
@@ -227,8 +250,7 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
       streamIdle = streamPending === 0
     }
     for (const c of queueConsumers) startPump(c)
-    const queuesIdle =
-      pumping.size === 0 && queueConsumers.every((c) => c.queue.counts().visible === 0)
+    const queuesIdle = pumping.size === 0 && !queueConsumers.some(takesNow)
     return streamIdle && queuesIdle
   }
 
@@ -291,11 +313,17 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
     queues: Object.fromEntries(Object.entries(queues).map(([id, q]) => [id, q.counts()])),
     streamGivenUp: poller?.givenUp ?? [],
     consumers: Object.keys(handlers) as ConsumerId[],
-    idle:
-      streamPending === 0 &&
-      pumping.size === 0 &&
-      queueConsumers.every((c) => c.queue.counts().visible === 0),
+    held: holds.view(),
+    idle: streamPending === 0 && pumping.size === 0 && !queueConsumers.some(takesNow),
   })
+  const hold = (queue: string | undefined, held: boolean, letThrough = 0) => {
+    if (queue !== undefined && !queueConsumers.some((c) => c.queue.spec.id === queue)) {
+      throw new Error(`No consumer takes from a queue ${queue} here`)
+    }
+    holds.set(queue, held, letThrough)
+    wake()
+    return status()
+  }
   // A message sent starts its consumer now rather than at the next poll.
   const unsubscribe = queueConsumers.map((c) => c.queue.onSend(() => wake()))
 
@@ -327,6 +355,7 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
         wake()
       }),
     runSchedule,
+    hold,
     stop: async () => {
       stopped = true
       if (timer) clearTimeout(timer)

@@ -1,9 +1,12 @@
+import { localProblem as problem } from '../local-guard'
 import { isLoopbackHost, notLoopbackProblem } from '../loopback-host'
 
 /** What the server needs of the local pipeline (local/pipeline.ts). */
 export type PipelineControl = {
   status(): unknown
   drain(timeoutMs?: number): Promise<unknown>
+  /** Holds or releases a queue's consumer (LocalPipeline.hold); absent: /hold is not served. */
+  hold?(queue: string | undefined, hold: boolean, letThrough?: number): unknown
 }
 
 /** The longest a caller may ask `/_local/pipeline/drain` to wait. */
@@ -17,6 +20,10 @@ const MAX_DRAIN_MS = 60_000
  * - `POST /_local/pipeline/drain?timeoutMs=`: answers once everything written before the request has
  *   gone through the stream and the queues (200 and the status), or 503 with the status when it has
  *   not after timeoutMs (default 30,000, at most 60,000).
+ * - `POST /_local/pipeline/hold {"queue": "GrantBatchRows", "hold": true, "let": 1}`: its consumer
+ *   takes no message but the next `let` (default 0), until `{"queue": ..., "hold": false}` (or
+ *   `{"hold": false}`, every queue) releases it: a test catches a batch mid-way, exactly. A held
+ *   queue does not hold the drain. Answers the status (`held` lists the holds); bad input: 400.
  */
 export const servePipeline = async (
   method: string,
@@ -24,9 +31,14 @@ export const servePipeline = async (
   rawQueryString: string,
   host: string | undefined,
   pipeline: PipelineControl | undefined,
+  body: Buffer = Buffer.alloc(0),
 ) => {
-  if (rawPath !== '/_local/pipeline' && rawPath !== '/_local/pipeline/drain') return undefined
   if (pipeline === undefined) return undefined
+  if (rawPath === '/_local/pipeline/hold' && pipeline.hold !== undefined) {
+    if (!isLoopbackHost(host)) return notLoopbackProblem(rawPath)
+    return holdQueue(method, rawPath, body, pipeline.hold.bind(pipeline))
+  }
+  if (rawPath !== '/_local/pipeline' && rawPath !== '/_local/pipeline/drain') return undefined
   if (!isLoopbackHost(host)) return notLoopbackProblem(rawPath)
   const json = (status: number, body: unknown) => ({
     status,
@@ -46,5 +58,44 @@ export const servePipeline = async (
     return json(200, await pipeline.drain(timeoutMs))
   } catch {
     return json(503, pipeline.status())
+  }
+}
+
+/** `POST /_local/pipeline/hold`: the body checked, then the hold set (servePipeline). */
+const holdQueue = (
+  method: string,
+  rawPath: string,
+  body: Buffer,
+  hold: NonNullable<PipelineControl['hold']>,
+) => {
+  if (method !== 'POST') {
+    return problem(405, 'method_not_allowed', 'Method not allowed', `${rawPath} takes POST.`)
+  }
+  const invalid = (detail: string) => problem(400, 'validation_failed', 'Invalid request', detail)
+  let input: unknown
+  try {
+    input = JSON.parse(body.toString('utf8'))
+  } catch {
+    input = undefined
+  }
+  const given = (input ?? {}) as { queue?: unknown; hold?: unknown; let?: unknown }
+  if (
+    typeof input !== 'object' ||
+    input === null ||
+    Object.keys(input).some((k) => !['queue', 'hold', 'let'].includes(k)) ||
+    typeof given.hold !== 'boolean' ||
+    (given.queue !== undefined && typeof given.queue !== 'string') ||
+    (given.let !== undefined &&
+      (given.hold === false || !Number.isInteger(given.let) || (given.let as number) < 0))
+  ) {
+    return invalid(
+      'The body must be {"queue": "<queue id>", "hold": true, "let": n} (n a whole number, default 0) or {"queue"?: "<queue id>", "hold": false}.',
+    )
+  }
+  try {
+    const status = hold(given.queue as string | undefined, given.hold, given.let as number)
+    return { status: 200, type: 'application/json', body: `${JSON.stringify(status, null, 2)}\n` }
+  } catch (error) {
+    return invalid(error instanceof Error ? error.message : String(error))
   }
 }

@@ -9,6 +9,7 @@ import {
   type Download,
   type Locator,
   type Page,
+  type Request,
 } from 'playwright-core'
 import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import type { LOCAL_TABLES } from '../../local/local-env'
@@ -207,6 +208,31 @@ export const visible = async (locator: Locator, timeout = 30_000) => {
     throw error
   }
   return locator.first()
+}
+
+/**
+ * The requests whose path `matches` that the page sends while its clock (page.clock.install()d)
+ * runs `ms` on: every timer due in that span fires at once, so "not read again" holds for that long
+ * of the page's time, not for however long a loaded machine happened to take.
+ */
+export const readsWhileClockRuns = async (
+  page: Page,
+  matches: (pathname: string) => boolean,
+  ms: number,
+) => {
+  const reads: string[] = []
+  const listen = (request: Request) => {
+    if (matches(new URL(request.url()).pathname)) reads.push(request.url())
+  }
+  page.on('request', listen)
+  try {
+    await page.clock.runFor(ms)
+    // A task after the timers' own: what they started (a token in hand, then fetch) has been sent.
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)))
+  } finally {
+    page.off('request', listen)
+  }
+  return reads
 }
 
 /** A fresh context (its own storage, like another person's browser) with the clipboard allowed. */

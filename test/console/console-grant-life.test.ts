@@ -8,6 +8,7 @@ import { makeGrantLife } from '../../functions/core/grant-life'
 import type { GrantRecord } from '../../functions/domain/grant'
 import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
 import type { LOCAL_TABLES } from '../../local/local-env'
+import { drainNpmStart } from '../support/pipeline'
 import {
   type ConsoleServer,
   checkPage,
@@ -100,9 +101,7 @@ it('previews the e-mail before sending one, then shows the grantâ€™s page and it
 
   // The offer mailer (npm start's pipeline) sends it; then a bounce, recorded as the SES events
   // handler records one (core/grant-life.ts recordDelivery): the page shows the delivery failed.
-  for (let i = 0; i < 60 && (await grantOf(grantId)).offer?.delivery !== 'sent'; i++) {
-    await page.waitForTimeout(250)
-  }
+  await drainNpmStart(server.baseUrl)
   expect((await grantOf(grantId)).offer?.delivery).toBe('sent')
   const life = makeGrantLife({
     store: new DynamoDbGrantLifeStore(db, tables),
@@ -246,14 +245,13 @@ it('shows the TEST inbox, each message rendered, its link opening the recipientâ
   expect(made.status).toBe(201)
   const { id: grantId } = (await made.json()) as { id: string }
 
+  // The message arrives after the request, through the pipeline: once that has gone through, the
+  // inbox (and its Refresh) shows it.
+  await drainNpmStart(server.baseUrl)
   await page.getByRole('link', { name: 'TEST inbox' }).click()
   await visible(page.getByRole('heading', { name: 'TEST inbox', level: 1 }))
-  // The message arrives after the request (the pipeline): Refresh until it is there.
+  await page.getByRole('button', { name: 'Refresh' }).click()
   const message = page.getByRole('article').filter({ hasText: recipient })
-  for (let i = 0; i < 60 && (await message.count()) === 0; i++) {
-    await page.waitForTimeout(500)
-    await page.getByRole('button', { name: 'Refresh' }).click()
-  }
   await visible(message.getByRole('link', { name: `Grant ${grantId}` }))
   const frame = message.frameLocator('iframe.mail-frame')
   await visible(frame.getByText('Beta tester').first())

@@ -1,3 +1,4 @@
+import { EventEmitter, once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Browser, Page } from 'playwright-core'
@@ -8,6 +9,7 @@ import {
   checkPage,
   errorNextTo,
   NOT_FOUND,
+  readsWhileClockRuns,
   SET_UP_MS,
   signedInMember,
   startServerAndBrowser,
@@ -33,6 +35,8 @@ let browser: Browser
 
 type Received = { path: string; headers: Record<string, string>; body: string; at: number }
 const received: Received[] = []
+/** Says 'delivery' as each one arrives. */
+const arrivals = new EventEmitter()
 /** Paths answered with 500, and with 410 Gone; every other path gets 200 "ok". */
 const failing = new Set<string>()
 const gone = new Set<string>()
@@ -54,6 +58,7 @@ beforeAll(async () => {
       const status = failing.has(path) ? 500 : gone.has(path) ? 410 : 200
       res.writeHead(status, { 'content-type': 'text/plain' })
       res.end(status === 200 ? 'ok, verified later' : 'receiver is down for maintenance')
+      arrivals.emit('delivery')
     })
   })
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
@@ -93,16 +98,24 @@ const endpointsOf = async (token: string, mode: 'TEST' | 'LIVE') =>
 const webhooksPage = (page: Page, mode: 'test' | 'live' = 'test') =>
   page.goto(`/app/${server.seed.issuerId}/${mode}/webhooks`)
 
-/** The deliveries to `path` so far, once there are at least `n`. */
+/** How often the log is read again while a message is pending (console/src/pages/webhooks.tsx). */
+const WEBHOOKS_POLL_MS = 3_000
+
+/** The deliveries to `path` so far, once there are at least `n` (waited for as each arrives). */
 const deliveriesTo = async (path: string, n = 1, timeoutMs = 30_000) => {
-  const deadline = Date.now() + timeoutMs
+  const signal = AbortSignal.timeout(timeoutMs)
   for (;;) {
     const mine = received.filter((r) => r.path === path)
     if (mine.length >= n) return mine
-    if (Date.now() > deadline) throw new Error(`${mine.length} deliveries to ${path}, not ${n}`)
-    await new Promise((r) => setTimeout(r, 100))
+    await once(arrivals, 'delivery', { signal }).catch(() => {
+      throw new Error(`${mine.length} deliveries to ${path} after ${timeoutMs} ms, not ${n}`)
+    })
   }
 }
+
+/** The delivery log's reads while the page's clock runs `ms` on (its timers fire at once). */
+const logReads = (page: Page, ms: number) =>
+  readsWhileClockRuns(page, (path) => path.endsWith('/messages'), ms)
 
 /** What a receiver does with `standardwebhooks`: the payload, or a throw (bad signature or time). */
 const verify = (secret: string, delivery: Received) =>
@@ -148,6 +161,8 @@ const fact = (page: Page, name: string) =>
 it('adds an endpoint (a bad URL told next to the field), shows its secret once, and logs a test event the receiver verifies with standardwebhooks', async () => {
   const { page, token } = await signedIn('admin')
   const problems = watchConsole(page)
+  // The page's timers on Playwright's clock (flowing as real time until runFor moves it on).
+  await page.clock.install()
   await page
     .getByRole('navigation', { name: 'Console' })
     .getByRole('link', { name: 'Webhooks' })
@@ -250,13 +265,8 @@ it('adds an endpoint (a bad URL told next to the field), shows its secret once, 
   await visible(fact(page, 'Last success').getByText(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/), 20_000)
   await checkPage(page, 'webhook-endpoint-delivered', 'console-webhook-log.png')
 
-  // Nothing is pending: the log is not read again.
-  const reads: string[] = []
-  page.on('request', (request) => {
-    if (new URL(request.url()).pathname.endsWith('/messages')) reads.push(request.url())
-  })
-  await page.waitForTimeout(7_000)
-  expect(reads).toEqual([])
+  // Nothing is pending: the log is not read again, however long the page waits.
+  expect(await logReads(page, 3 * WEBHOOKS_POLL_MS)).toEqual([])
 
   // Rotate: the new secret shown once; the old one keeps signing for 24 hours, beside it.
   await page.getByRole('button', { name: 'Rotate secret' }).click()
@@ -320,6 +330,7 @@ it('shows a receiver answering 500: the failed attempt, the next attempt’s tim
   const problems = watchConsole(page)
   const notFound = answeredWith(page, 404)
   failing.add('/down')
+  await page.clock.install()
   await webhooksPage(page)
   await visible(page.getByRole('heading', { name: 'Add a TEST endpoint' }))
   const secret = await addEndpoint(page, `${receiverUrl}/down`, 'A receiver that is down')
@@ -354,13 +365,10 @@ it('shows a receiver answering 500: the failed attempt, the next attempt’s tim
   )
   await checkPage(page, 'webhook-endpoint-failing')
 
-  // While it is pending, the log is read again every few seconds.
-  const reads: string[] = []
-  page.on('request', (request) => {
-    if (new URL(request.url()).pathname.endsWith('/messages')) reads.push(request.url())
-  })
-  await page.waitForTimeout(7_000)
-  expect(reads.length).toBeGreaterThan(0)
+  // While it is pending, the log is read again every few seconds (the page's, on its clock).
+  const readAgain = page.waitForRequest((r) => new URL(r.url()).pathname.endsWith('/messages'))
+  await page.clock.runFor(WEBHOOKS_POLL_MS)
+  await readAgain
 
   // Replay one message: one more attempt, started by the replay, with the same webhook-id.
   failing.delete('/down')

@@ -317,3 +317,51 @@ test("npm start's /_local/pipeline: the status and a drain over HTTP, for loopba
   })
   expect(foreign).toBe(403)
 })
+
+test("a held queue's consumer takes nothing but what it lets through, and holds no drain; over npm start's /_local/pipeline/hold", async () => {
+  const queue = OFFER_MAIL_QUEUE.id
+  const hold = (body: unknown) =>
+    fetch(`${api.baseUrl}/_local/pipeline/hold`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+  try {
+    expect(pipeline.hold(queue, true).held).toEqual({ [queue]: { let: 0 } })
+    const before = delivered.length
+    const grants = [await makeGrant('held-1@example.com'), await makeGrant('held-2@example.com')]
+    // The stream is read and the messages wait on the held queue: the drain does not wait for them.
+    const waiting = await pipeline.drain()
+    expect(waiting).toMatchObject({ idle: true, held: { [queue]: { let: 0 } } })
+    expect(waiting.queues[queue]?.visible).toBeGreaterThanOrEqual(2)
+    expect(delivered.length).toBe(before)
+    // Let exactly one through (the oldest: maybe another file's grant on the shared tables).
+    const let1 = await hold({ queue, hold: true, let: 1 })
+    expect(let1.status).toBe(200)
+    expect(await let1.json()).toMatchObject({ held: { [queue]: { let: expect.any(Number) } } })
+    expect(await pipeline.drain()).toMatchObject({ held: { [queue]: { let: 0 } } })
+    expect(delivered.length).toBe(before + 1)
+    // Bad holds: 400, nothing changed.
+    for (const bad of [
+      { queue, hold: 'yes' },
+      { queue, hold: true, let: -1 },
+      { queue, hold: false, let: 1 },
+      { queue: 'NoSuchQueue', hold: true },
+      { hold: true },
+      { queue, hold: true, extra: 1 },
+    ]) {
+      expect([bad, (await hold(bad)).status]).toEqual([bad, 400])
+    }
+    expect(pipeline.status().held).toEqual({ [queue]: { let: 0 } })
+    // Released: every message goes through.
+    const released = await hold({ hold: false })
+    expect(released.status).toBe(200)
+    expect(await released.json()).toEqual(expect.objectContaining({ held: {} }))
+    await pipeline.drain()
+    for (const grantId of grants) {
+      expect(messagesOf(grantId)).toEqual([{ kind: 'offer', cause: 'created' }])
+    }
+  } finally {
+    pipeline.hold(undefined, false)
+  }
+})

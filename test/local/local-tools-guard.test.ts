@@ -22,6 +22,7 @@ import { exchange } from './raw-client'
 const CONSOLE_ORIGIN = 'http://localhost:4173'
 const clock = new OffsetClock()
 let drains = 0
+let holds = 0
 let api: Awaited<ReturnType<typeof startApi>>
 const uploads = new LocalUploadStore({ endpoint: () => api.baseUrl })
 
@@ -45,6 +46,10 @@ beforeAll(async () => {
         drain: async () => {
           drains++
           return { idle: true }
+        },
+        hold: () => {
+          holds++
+          return { held: {} }
         },
       },
     },
@@ -150,6 +155,7 @@ describe('the other /_local/ tools', () => {
   const PAGES = [
     '/_local/clock',
     '/_local/pipeline',
+    '/_local/pipeline/hold',
     '/_local/mail.json',
     '/_local/uploads/local-uploads',
     '/_local/nothing-here',
@@ -183,6 +189,20 @@ describe('the other /_local/ tools', () => {
     expectRefused(form, 415, 'local-body-not-json')
     const deleted = await send('DELETE', '/_local/nothing-here', { origin: 'http://evil.test' })
     expectRefused(deleted, 403, 'local-origin-not-allowed')
+    // The pipeline's hold: JSON from its own origin or none only.
+    const body = '{"queue":"GrantBatchRows","hold":true}'
+    const json = 'application/json'
+    const held = (origin: string, contentType = json) =>
+      send('POST', '/_local/pipeline/hold', { origin, contentType, body })
+    expectRefused(await held('http://127.0.0.1:9999'), 403, 'local-origin-not-allowed')
+    expectRefused(
+      await held(`http://127.0.0.1:${api.port}`, 'text/plain'),
+      415,
+      'local-body-not-json',
+    )
+    expect(holds).toBe(0)
+    expect((await held(`http://127.0.0.1:${api.port}`)).status).toBe(200)
+    expect(holds).toBe(1)
   })
 })
 

@@ -46,6 +46,7 @@ export const usePipeline = (
     status: () => running().status(),
     drain: (timeoutMs) => running().drain(timeoutMs),
     runSchedule: (id) => running().runSchedule(id),
+    hold: (queue, hold, letThrough) => running().hold(queue, hold, letThrough),
     stop: () => running().stop(),
   }
 }
