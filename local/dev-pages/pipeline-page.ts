@@ -1,3 +1,4 @@
+import * as z from 'zod/mini'
 import { localProblem as problem } from '../local-guard'
 import { isLoopbackHost, notLoopbackProblem } from '../loopback-host'
 
@@ -61,6 +62,16 @@ export const servePipeline = async (
   }
 }
 
+/** The hold's body: hold a queue (letting `let` through), or release one or every queue. */
+const HoldBody = z.union([
+  z.strictObject({
+    queue: z.string(),
+    hold: z.literal(true),
+    let: z.optional(z.int().check(z.nonnegative())),
+  }),
+  z.strictObject({ queue: z.optional(z.string()), hold: z.literal(false) }),
+])
+
 /** `POST /_local/pipeline/hold`: the body checked, then the hold set (servePipeline). */
 const holdQueue = (
   method: string,
@@ -78,22 +89,15 @@ const holdQueue = (
   } catch {
     input = undefined
   }
-  const given = (input ?? {}) as { queue?: unknown; hold?: unknown; let?: unknown }
-  if (
-    typeof input !== 'object' ||
-    input === null ||
-    Object.keys(input).some((k) => !['queue', 'hold', 'let'].includes(k)) ||
-    typeof given.hold !== 'boolean' ||
-    (given.queue !== undefined && typeof given.queue !== 'string') ||
-    (given.let !== undefined &&
-      (given.hold === false || !Number.isInteger(given.let) || (given.let as number) < 0))
-  ) {
+  const parsed = HoldBody.safeParse(input)
+  if (!parsed.success) {
     return invalid(
       'The body must be {"queue": "<queue id>", "hold": true, "let": n} (n a whole number, default 0) or {"queue"?: "<queue id>", "hold": false}.',
     )
   }
+  const given = parsed.data
   try {
-    const status = hold(given.queue as string | undefined, given.hold, given.let as number)
+    const status = hold(given.queue, given.hold, given.hold ? given.let : undefined)
     return { status: 200, type: 'application/json', body: `${JSON.stringify(status, null, 2)}\n` }
   } catch (error) {
     return invalid(error instanceof Error ? error.message : String(error))
