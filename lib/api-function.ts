@@ -1,11 +1,11 @@
-import { join } from 'node:path'
 import { type Duration, RemovalPolicy } from 'aws-cdk-lib'
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
 import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda'
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs'
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs'
 import { Construct } from 'constructs'
-import { FUNCTION_BUNDLING, NODE_OPTIONS } from './function-bundling'
+import { functionBundles } from './function-bundles'
+import { NODE_OPTIONS } from './function-bundling'
 
 export type ApiFunctionProps = {
   projectRoot: string
@@ -46,17 +46,16 @@ export class ApiFunction extends Construct {
     })
     this.logGroup.grantWrite(this.role)
     this.fn = new NodejsFunction(this, 'Function', {
-      entry: join(props.projectRoot, props.entry),
-      handler: 'handler',
-      projectRoot: props.projectRoot,
-      depsLockFilePath: join(props.projectRoot, 'package-lock.json'),
+      // The bundle from the stack's one esbuild build (lib/function-bundles.ts), where
+      // NodejsFunction would run esbuild for this function alone: the same files.
+      code: functionBundles(this, props.projectRoot).code(props.entry),
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize,
       timeout: props.timeout,
       role: this.role,
       logGroup: this.logGroup,
-      bundling: FUNCTION_BUNDLING,
       environment: {
         ...props.environment,
         NODE_OPTIONS,

@@ -1,22 +1,33 @@
 import type { BuildOptions } from 'esbuild'
 import { FUNCTION_BUNDLING } from './function-bundling'
 
+const shared = (): BuildOptions => ({
+  ...FUNCTION_BUNDLING,
+  mainFields: [...FUNCTION_BUNDLING.mainFields],
+  banner: { ...FUNCTION_BUNDLING.banner },
+  external: [...FUNCTION_BUNDLING.external],
+})
+
 /**
- * The esbuild options NodejsFunction derives from FUNCTION_BUNDLING, for code that builds a
- * bundle itself (the benchmark), so it measures what the stack deploys.
+ * The esbuild options of one function's bundle, for code that builds a bundle itself (the
+ * benchmark, tests), so it measures what the stack deploys.
  */
 export const esbuildOptions = (entry: string, outfile: string): BuildOptions => ({
+  ...shared(),
   entryPoints: [entry],
   outfile,
-  bundle: true,
-  platform: 'node',
-  format: FUNCTION_BUNDLING.format === 'esm' ? 'esm' : 'cjs',
-  target: FUNCTION_BUNDLING.target,
-  minify: FUNCTION_BUNDLING.minify,
-  sourcemap: FUNCTION_BUNDLING.sourceMap,
-  sourcesContent: FUNCTION_BUNDLING.sourcesContent,
-  mainFields: [...FUNCTION_BUNDLING.mainFields],
-  banner: { js: FUNCTION_BUNDLING.banner },
-  external: [...FUNCTION_BUNDLING.externalModules],
-  logLevel: 'warning',
+})
+
+/**
+ * The same options for many functions in one build (what the stack runs): each entry's bundle is
+ * `<outdir>/<out>.mjs` with its source map beside it, as a build of that entry alone writes them.
+ */
+export const esbuildOptionsForMany = (
+  entries: readonly { in: string; out: string }[],
+  outdir: string,
+): BuildOptions => ({
+  ...shared(),
+  entryPoints: entries.map((e) => ({ ...e })),
+  outdir,
+  outExtension: { '.js': '.mjs' },
 })

@@ -50,9 +50,10 @@ import { AlarmsStack } from './alarms-stack'
 import { ApiFunction } from './api-function'
 import { ConsoleHosting } from './console-hosting'
 import { bucketRegionalOrigin } from './console-site'
+import { declareFunctionEntries } from './function-bundles'
 import { GrantPipeline, QUEUE_MAX_AGE_SECONDS, STREAM_MAX_ITERATOR_AGE_MS } from './grant-pipeline'
 import { GrantTables } from './grant-tables'
-import { Identity } from './identity'
+import { CUSTOM_MESSAGE_ENTRY, Identity } from './identity'
 import type { StageConfig } from './stage-config'
 import { UploadBucket, uploadBucketName } from './upload-bucket'
 import { WebhookSecretsKey } from './webhook-secrets-key'
@@ -84,6 +85,12 @@ export class GrantServiceStack extends Stack {
 
   constructor(scope: Construct, id: string, props: GrantServiceStackProps) {
     super(scope, id, props)
+    // Every function's entry up front: the first function CDK bundles builds them all at once.
+    declareFunctionEntries(this, props.projectRoot, [
+      CUSTOM_MESSAGE_ENTRY,
+      ...(ROUTES as readonly Route[]).map((route) => route.entry),
+      ...(CONSUMERS as readonly ConsumerSpec[]).map((spec) => spec.entry),
+    ])
     this.tables = new GrantTables(this, 'Tables', { ephemeral: props.ephemeral })
     const tableOf = this.tables.byKey
     const environment = {

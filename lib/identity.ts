@@ -44,6 +44,9 @@ export type IdentityProps = {
 /** Cognito waits at most 5 seconds for a trigger; rendering takes milliseconds. */
 const TRIGGER_TIMEOUT = Duration.seconds(5)
 
+/** The custom-message trigger's handler module (the stack declares every function's entry). */
+export const CUSTOM_MESSAGE_ENTRY = 'functions/handlers/custom-message.handler.ts'
+
 /**
  * Who may use the management console: an invitation-only Cognito user pool (operators create
  * users; nobody signs up), its browser app client, and the CustomMessage trigger that writes the
@@ -67,7 +70,7 @@ export class Identity extends Construct {
     // Nothing grants it any DynamoDB action: it only renders text.
     this.customMessage = new ApiFunction(this, 'CustomMessage', {
       projectRoot: props.projectRoot,
-      entry: 'functions/handlers/custom-message.handler.ts',
+      entry: CUSTOM_MESSAGE_ENTRY,
       environment: {
         [IDENTITY_ENV.consoleUrl]: props.consoleUrl,
         // The trigger returns a subject only when the pool sends through SES (see

@@ -52,6 +52,11 @@ const synthesize = (
 ): Synthesized => {
   const app = new App({
     outdir,
+    // CDK's built-in CloudFormation validation (a WebAssembly linter: about 80% of a synth without
+    // bundling) reads the templates and changes nothing in them; without the
+    // `@aws-cdk/core:validateAgainstDefaultRules` flag its findings are warnings that cannot fail
+    // a synth, and no test reads them. CI's `cdk synth` runs it on the deployed template.
+    builtinCloudFormationValidation: false,
     // The CDK CLI sets this; SAM finds each function's bundle through the metadata it adds.
     context: {
       'aws:cdk:enable-asset-metadata': true,
