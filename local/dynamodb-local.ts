@@ -230,9 +230,11 @@ export const startDynamoDbLocal = async (
     port?: number
     /** The project root (where node_modules/ and local/ are); the working directory by default. */
     root?: string
+    /** What assertJava answered, when the caller has checked already. */
+    javaVersion?: string
   } = {},
 ): Promise<RunningDynamoDb> => {
-  const javaVersion = assertJava()
+  const javaVersion = options.javaVersion ?? assertJava()
   const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir)
   // DynamoDB Local refuses a -dbPath that does not exist yet.
   if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })

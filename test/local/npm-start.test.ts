@@ -14,7 +14,7 @@ import type { Seed } from '../../local/seed'
 import { grantBody, postGrant, request } from '../support/api'
 import { completeFirstSignIn } from '../support/identity'
 import { launchNpmStart, type Started, waitFor as waitForStart } from '../support/npm-start'
-import { isAlive } from '../support/process'
+import { gone, isAlive } from '../support/process'
 import { exchange, openRaw, sleep } from './raw-client'
 
 /**
@@ -49,11 +49,8 @@ const stop = async (started: Started) => {
   return started.exited
 }
 
-const waitUntilGone = async (pid: number) => {
-  const deadline = Date.now() + 10_000
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-  return !isAlive(pid)
-}
+/** No deadline of its own: that it goes is the point, not how soon (test/support/process.ts). */
+const waitUntilGone = gone
 
 const provider = (identity: LocalIdentity) =>
   new CognitoIdentityProvider(
