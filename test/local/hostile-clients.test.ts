@@ -345,11 +345,13 @@ describe('a client too slow to send its request gets 408 and is disconnected', (
     await survives(
       async () => {
         const started = Date.now()
+        // No later than the production limit: the server, not the client, closed (gatewayAnswer)
+        // within exchange's 10 s, a third of 30 s. No upper bound of real time asserted here.
         gatewayAnswer(await exchange(slowClients.port, request()), 408, 'Request Timeout')
-        // The server's own limit ended it, not the production one (timers never fire early).
+        // Not before the server's own limit (timers never fire early).
         const elapsed = Date.now() - started
         expect(elapsed).toBeGreaterThanOrEqual(SLOW_CLIENT_TIMEOUTS.headersTimeoutMs - 20)
-        expect(elapsed).toBeLessThan(GATEWAY_TIMEOUTS.headersMs)
+        expect(GATEWAY_TIMEOUTS.headersMs).toBeGreaterThan(10_000)
       },
       { on: slowClients },
     )
@@ -435,9 +437,10 @@ describe('bodies above 10 MB: 413 {"message":"Request Entity Too Large"} and the
       })
       const answer = await client.closed
       const elapsed = Date.now() - started
+      // Cut off by the server (gatewayAnswer: closedByServer), never before lingerMs. No upper
+      // bound of real time: a busy machine may run the linger timer late.
       gatewayAnswer(answer, 413, 'Request Entity Too Large')
       expect(elapsed).toBeGreaterThanOrEqual(TIMEOUTS.lingerMs - 100)
-      expect(elapsed).toBeLessThan(TIMEOUTS.lingerMs + 5_000)
       // It sent far more than 10 MB; the server kept 10 MB at most, and dropped the rest.
       expect(sent).toBeGreaterThan(2 * GATEWAY_MAX_BODY_BYTES)
       expect(memory() - memoryBefore).toBeLessThan(sent / 2)

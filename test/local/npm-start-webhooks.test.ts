@@ -129,14 +129,16 @@ const createEndpoint = async (input: {
   return made.body as { endpointId: string; secret: string }
 }
 
-/** Waits until `found` finds something in the deliveries (the pipeline polls every 100 ms). */
-const arrived = async <T>(find: () => T | undefined, what: string, timeoutMs = 60_000) => {
-  const deadline = Date.now() + timeoutMs
+/**
+ * Waits until `find` finds something in the deliveries (`what` names it). No deadline of its own:
+ * how soon a delivery comes depends on the machine, that it comes does not (the test's timeout
+ * ends a wait for one that never comes).
+ */
+const arrived = async <T>(find: () => T | undefined, _what: string) => {
   for (;;) {
     const found = find()
     if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error(`no delivery: ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
+    await new Promise((r) => setTimeout(r, 50))
   }
 }
 
@@ -286,7 +288,6 @@ describe('webhooks under npm start', () => {
       await arrived(
         () => (plain.deliveries.filter((d) => d.path === '/flaky').length >= n ? true : undefined),
         `attempt ${n}`,
-        30_000,
       )
     }
     await arrived(() => plain.deliveries.find((d) => d.path === '/flaky'), 'first attempt')
