@@ -74,15 +74,27 @@ const wrap =
       return result
     } finally {
       running--
+      if (running === 0) for (const idle of whenIdle.splice(0)) idle()
     }
   }
 
-/** Waits until no handler runs and none has started for a while: the last case is over. */
-const settle = async () => {
-  for (let seen = -1; seen !== invoked.length || running > 0; ) {
-    seen = invoked.length
-    await sleep(150)
+/** Resolved when no handler runs any more. */
+const whenIdle: (() => void)[] = []
+/** The server side of every connection to the three servers, in the order they came. */
+const connections: Socket[] = []
+
+/**
+ * Waits until the server is done with a case: every connection made since `from` closed on the
+ * server's side (whatever it would do with their requests has begun), then no handler running,
+ * then one more turn of the event loop for anything those closes set off. Exact, not a quiet
+ * period of real time.
+ */
+const settle = async (from: number) => {
+  for (const socket of connections.slice(from)) {
+    if (!socket.destroyed) await new Promise((r) => socket.once('close', r))
   }
+  if (running > 0) await new Promise<void>((r) => whenIdle.push(r))
+  await new Promise((r) => setImmediate(r))
 }
 
 type Api = Awaited<ReturnType<typeof startApi>>
@@ -100,6 +112,9 @@ beforeAll(async () => {
   server.on('connection', (socket) => {
     serverSockets.set(socket.remotePort as number, socket)
   })
+  for (const each of [api, slowClients, slowFunctions]) {
+    each.server.on('connection', (socket) => connections.push(socket))
+  }
 })
 afterAll(() => Promise.all([api, slowClients, slowFunctions].map((a) => a?.close())))
 
@@ -139,9 +154,10 @@ const survives = async (
   const on = options.on ?? api
   const before = await programState(issuer.programs.TEST)
   const calls = invoked.length
+  const from = connections.length
   await act()
   // Whatever the client did, let the server finish with it.
-  await settle()
+  await settle(from)
   if (!options.handlerRuns) {
     expect(invoked.length).toBe(calls)
     const after = await programState(issuer.programs.TEST)
@@ -509,7 +525,7 @@ describe('a function that fails: 500 {"message":"Internal Server Error"}, as API
     expect(elapsed).toBeGreaterThanOrEqual(FUNCTION_TIMEOUT_MS - 50)
     // Lambda would have stopped it; here it runs on, and its late answer goes nowhere.
     release()
-    await settle()
+    await settle(connections.length)
     // That server still answers (a route without DynamoDB: its 300 ms leave the grant route too
     // little time on a busy machine), and a normal grant is made.
     const next = await request(slowFunctions.baseUrl, 'GET', '/no-such-route')
