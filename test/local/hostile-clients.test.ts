@@ -1,11 +1,7 @@
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 import { FUNCTION_TIMEOUT_SECONDS } from '../../functions/routes'
-import {
-  GATEWAY_MAX_BODY_BYTES,
-  GATEWAY_TIMEOUTS,
-  type LambdaHandler,
-} from '../../local/http-server'
+import { GATEWAY_MAX_BODY_BYTES, GATEWAY_TIMEOUTS } from '../../local/http-server'
 import {
   grantBody,
   type Issuer,
@@ -15,6 +11,7 @@ import {
   request,
   startApi,
 } from '../support/api'
+import { handlerWatch } from './handler-watch'
 import { exchange, openRaw, type RawAnswer, sleep } from './raw-client'
 
 /**
@@ -44,58 +41,9 @@ let server: Server
 let port: number
 let baseUrl: string
 let issuer: Issuer
-/** Every invocation of a handler, in order, and how many are running. */
-const invoked: string[] = []
-let running = 0
-/** The time each invocation's context said it had left as it started. */
-const remainingAtStart: number[] = []
-/** A request carrying `x-test-hold: <id>` waits in its handler until the test releases it. */
-const holds = new Map<
-  string,
-  { started: () => void; release: Promise<void>; finished: (status?: number) => void }
->()
+const { invoked, remainingAtStart, holds, connections, wrap, watch, settle } = handlerWatch()
 /** The server's side of each connection, by the client's port. */
 const serverSockets = new Map<number, Socket>()
-
-const wrap =
-  (routeKey: string, handler: LambdaHandler): LambdaHandler =>
-  async (event, context) => {
-    invoked.push(routeKey)
-    remainingAtStart.push(context.getRemainingTimeInMillis())
-    running++
-    try {
-      if (event.headers['x-test-crash'] !== undefined) throw new Error('the function crashed')
-      const hold = holds.get(event.headers['x-test-hold'] ?? '')
-      if (!hold) return await handler(event, context)
-      hold.started()
-      await hold.release
-      const result = await handler(event, context)
-      hold.finished(result.statusCode)
-      return result
-    } finally {
-      running--
-      if (running === 0) for (const idle of whenIdle.splice(0)) idle()
-    }
-  }
-
-/** Resolved when no handler runs any more. */
-const whenIdle: (() => void)[] = []
-/** The server side of every connection to the three servers, in the order they came. */
-const connections: Socket[] = []
-
-/**
- * Waits until the server is done with a case: every connection made since `from` closed on the
- * server's side (whatever it would do with their requests has begun), then no handler running,
- * then one more turn of the event loop for anything those closes set off. Exact, not a quiet
- * period of real time.
- */
-const settle = async (from: number) => {
-  for (const socket of connections.slice(from)) {
-    if (!socket.destroyed) await new Promise((r) => socket.once('close', r))
-  }
-  if (running > 0) await new Promise<void>((r) => whenIdle.push(r))
-  await new Promise((r) => setImmediate(r))
-}
 
 type Api = Awaited<ReturnType<typeof startApi>>
 let api: Api
@@ -112,9 +60,7 @@ beforeAll(async () => {
   server.on('connection', (socket) => {
     serverSockets.set(socket.remotePort as number, socket)
   })
-  for (const each of [api, slowClients, slowFunctions]) {
-    each.server.on('connection', (socket) => connections.push(socket))
-  }
+  for (const each of [api, slowClients, slowFunctions]) watch(each.server)
 })
 afterAll(() => Promise.all([api, slowClients, slowFunctions].map((a) => a?.close())))
 
