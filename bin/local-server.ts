@@ -30,7 +30,12 @@ import {
 } from '../local/cognito-local'
 import { LOCAL_CONSUMERS } from '../local/consumer-factories'
 import { consoleBuilt, type LocalConsoleOptions } from '../local/dev-pages/console-site'
-import { LocalSetupError, type RunningDynamoDb, startDynamoDbLocal } from '../local/dynamodb-local'
+import {
+  assertJava,
+  LocalSetupError,
+  type RunningDynamoDb,
+  startDynamoDbLocal,
+} from '../local/dynamodb-local'
 import { buildRouteHandlers, createLocalApi, type LocalApiOptions } from '../local/http-server'
 import {
   functionEnvironment,
@@ -43,6 +48,7 @@ import { formatMailForTerminal } from '../local/mail-sink'
 import { OffsetClock } from '../local/offset-clock'
 import { type LocalPipeline, startLocalPipeline } from '../local/pipeline'
 import { type Seed, seed } from '../local/seed'
+import { startUpDynamoDb } from '../local/start-up-client'
 import { ensureTables } from '../local/tables'
 import { createUploadReceiver } from '../local/upload-receiver'
 import { webhookSecretKey } from '../local/webhook-key'
@@ -276,10 +282,13 @@ const main = async () => {
       : Promise.resolve(undefined)
 
   try {
+    // No Java, no DynamoDB Local: said at once, before the emulator is started for nothing.
+    const javaVersion = assertJava()
     // Both at once; whichever fails first, the other is stopped by shutdown below.
     const starting = await Promise.allSettled([
       startDynamoDbLocal({
         root: ROOT,
+        javaVersion,
         ...(inMemory ? {} : { dataDir: paths.data }),
         ...(dynamoPort === undefined ? {} : { port: dynamoPort }),
       }).then((running) => {
@@ -294,6 +303,8 @@ const main = async () => {
         otherConsoleUrls: [servedConsoleUrl],
         onMail: (mail) => console.log(formatMailForTerminal(mail)),
         onLog: (line) => console.error(`cognito-local: ${line}`),
+        // As long as DynamoDB Local's (local/dynamodb-local.ts): an overloaded machine is slow.
+        startTimeoutMs: 60_000,
       }).then((running) => {
         cognito = running
       }),
@@ -336,7 +347,8 @@ const main = async () => {
       // The functions' wall clock: real time plus what POST /_local/clock has moved it by.
       { clock },
     )
-    const { dynamodb, documentClient } = runtime
+    // Start-up's own calls wait longer than a request's (local/start-up-client.ts).
+    const { dynamodb, documentClient } = startUpDynamoDb(dynamo.endpoint)
     await ensureTables(dynamodb, LOCAL_TABLES)
     // Grants a kept .local/dynamodb holds from before `byProgramSlot` get their slot, so the
     // listings (which read that index) show them. Once done, a marker beside the data says so:
@@ -369,7 +381,9 @@ const main = async () => {
       schedules: true,
       // The sweep every few seconds rather than every minute: expiry shows soon after a move.
       scheduleEveryMs: LOCAL_SWEEP_EVERY_MS,
+      startUpClient: dynamodb,
     })
+    dynamodb.destroy()
     apiOptions.pipeline = pipeline
     const running = pipeline
     apiOptions.clock = { clock, sweep: () => running.runSchedule('OfferSweep') }

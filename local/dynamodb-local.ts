@@ -1,5 +1,15 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, readdirSync } from 'node:fs'
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { delimiter, dirname, join, resolve } from 'node:path'
@@ -47,11 +57,77 @@ const launcherPath = (root: string) => join(root, 'local', 'dynamodb-local-launc
 const LAUNCHER_UNAVAILABLE =
   /loopback-launcher:|jdk\.compiler|compilation failed|Could not find or load main class|UnsupportedClassVersion/
 
+/** The launcher's class, compiled from its source (see compiledLauncher). */
+const LAUNCHER_CLASS = 'DynamoDbLocalLauncher'
+
+/**
+ * The launcher compiled once with javac into node_modules/.cache, keyed by its source, the jar and
+ * the Java version: `java <source file>` compiles it in memory on every start, a second of CPU each
+ * time. Undefined (the source is run as before) when there is no javac or it fails.
+ */
+const compiledLauncher = async (root: string, javaVersion: string) => {
+  // A Java runtime without javac (a JRE) runs no compiled launcher either: it may lack the
+  // modules the launcher was checked against, and falls back as before.
+  if (!onPath('javac')) return undefined
+  const { dir, jar, nativeLibs } = dynamoDbLocalJar(root)
+  const source = launcherPath(root)
+  const key = createHash('sha256')
+    .update(readFileSync(source))
+    .update(`\0${dir}\0${javaVersion}`)
+    .digest('hex')
+    .slice(0, 16)
+  const cache = join(root, 'node_modules', '.cache', 'virtual-shares')
+  const classes = join(cache, `dynamodb-launcher-${key}`)
+  if (existsSync(join(classes, `${LAUNCHER_CLASS}.class`))) return classes
+  try {
+    mkdirSync(cache, { recursive: true })
+    // javac wants the file named after its public class; built aside, then renamed into place, so
+    // two starts at once never see half a directory.
+    const work = mkdtempSync(join(cache, 'building-'))
+    const named = join(work, `${LAUNCHER_CLASS}.java`)
+    copyFileSync(source, named)
+    const out = join(work, 'classes')
+    const classpath = [jar, join(nativeLibs, '*')].join(delimiter)
+    const release = /^(\d+)/.exec(javaVersion)?.[1]
+    await new Promise<void>((done, fail) =>
+      execFile(
+        'javac',
+        [...(release ? ['--release', release] : []), '-cp', classpath, '-d', out, named],
+        (error) => (error ? fail(error) : done()),
+      ),
+    )
+    try {
+      renameSync(out, classes)
+    } catch {
+      // Another start compiled it first: theirs is the same.
+    }
+    rmSync(work, { recursive: true, force: true })
+    return existsSync(join(classes, `${LAUNCHER_CLASS}.class`)) ? classes : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const onPath = (command: string) =>
+  (process.env.PATH ?? '').split(delimiter).some((dir) => dir && existsSync(join(dir, command)))
+
 type Mode = 'loopback' | 'every-interface'
 
-type Launch = { root: string; port: number; dataDir: string | undefined }
+type Launch = {
+  root: string
+  port: number
+  dataDir: string | undefined
+  /** The compiled launcher's directory, for 'loopback'; its source is run without it. */
+  classes?: string | undefined
+}
 
-const spawnDynamoDbLocal = (mode: Mode, { root, port, dataDir }: Launch) => {
+/**
+ * A quick start rather than peak speed: C1 only and the serial collector cost DynamoDB Local about
+ * half its start-up CPU, and a local or test database never runs long enough for C2 to pay back.
+ */
+const JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC']
+
+const spawnDynamoDbLocal = (mode: Mode, { root, port, dataDir, classes }: Launch) => {
   const { dir, jar, nativeLibs } = dynamoDbLocalJar(root)
   const options = [
     '-port',
@@ -64,16 +140,18 @@ const spawnDynamoDbLocal = (mode: Mode, { root, port, dataDir }: Launch) => {
   const java =
     mode === 'loopback'
       ? [
+          ...JVM_OPTIONS,
           `-Djava.library.path=${nativeLibs}`,
           '-cp',
-          [jar, join(nativeLibs, '*')].join(delimiter),
-          launcherPath(root),
+          [...(classes ? [classes] : []), jar, join(nativeLibs, '*')].join(delimiter),
+          classes ? LAUNCHER_CLASS : launcherPath(root),
         ]
-      : [`-Djava.library.path=${nativeLibs}`, '-jar', jar]
+      : [...JVM_OPTIONS, `-Djava.library.path=${nativeLibs}`, '-jar', jar]
   // stdin stays an open pipe nobody writes to: the launcher exits when it closes (we are gone).
   return spawn('java', [...java, ...options], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] })
 }
 
+/** Throws unless Java 17 or newer runs here; answers its version (`17.0.15`). */
 export const assertJava = () => {
   const probe = spawnSync('java', ['-version'], { encoding: 'utf8' })
   if (probe.error || probe.status !== 0) {
@@ -81,12 +159,14 @@ export const assertJava = () => {
       'Java 17 or newer is needed to run DynamoDB Local, and `java` was not found. Install it (Debian/Ubuntu: sudo apt-get install openjdk-17-jre-headless; macOS: brew install openjdk@17) and retry.',
     )
   }
-  const version = /version "(\d+)/.exec(probe.stderr)?.[1]
+  const full = /version "([^"]+)"/.exec(probe.stderr)?.[1] ?? ''
+  const version = /^(\d+)/.exec(full)?.[1]
   if (version !== undefined && Number(version) < 17) {
     throw new LocalSetupError(
       `DynamoDB Local needs Java 17 or newer; \`java -version\` reports ${version}. Install openjdk-17 and retry.`,
     )
   }
+  return full
 }
 
 /**
@@ -150,16 +230,22 @@ export const startDynamoDbLocal = async (
     port?: number
     /** The project root (where node_modules/ and local/ are); the working directory by default. */
     root?: string
+    /** What assertJava answered, when the caller has checked already. */
+    javaVersion?: string
   } = {},
 ): Promise<RunningDynamoDb> => {
-  assertJava()
+  const javaVersion = options.javaVersion ?? assertJava()
   const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir)
   // DynamoDB Local refuses a -dbPath that does not exist yet.
   if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
   if (options.port !== undefined) await assertPortFree(options.port)
   const port = options.port ?? (await freePort())
   const where = { root: resolve(options.root ?? '.'), port, dataDir }
-  const loopback = await launch('loopback', where)
+  const classes = await compiledLauncher(where.root, javaVersion)
+  let loopback = await launch('loopback', { ...where, classes })
+  if (loopback.started) return loopback.started
+  // A compiled launcher that would not run: its source, as before, rather than every interface.
+  if (classes) loopback = await launch('loopback', where)
   if (loopback.started) return loopback.started
   // The launcher cannot run here: DynamoDB Local as it comes, and the caller says so in one line.
   const plain = await launch('every-interface', where)

@@ -1,3 +1,4 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import type { SNSEvent } from 'aws-lambda'
 import type { Runtime } from '../functions/composition'
 import {
@@ -74,6 +75,8 @@ export type PipelineOptions = {
   scheduleEveryMs?: number
   /** What a failing poll or consumer reports (default: console.error). */
   onError?: (message: string) => void
+  /** For the calls made while starting (npm start's patient one, local/start-up-client.ts). */
+  startUpClient?: DynamoDBClient
 }
 
 export type PipelineStatus = {
@@ -144,7 +147,7 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
   if (endpoint === undefined) throw new Error('The local pipeline needs DynamoDB Local')
   const streams = createStreamsClient(endpoint, runtime.config.awsRegion ?? 'local')
   const table = runtime.config.tables[streamSpec.trigger.table]
-  const streamArn = await streamArnOf(runtime.dynamodb, table)
+  const streamArn = await streamArnOf(options.startUpClient ?? runtime.dynamodb, table)
   if (streamArn === undefined) {
     streams.destroy()
     throw new Error(`Table ${table} has no stream: create the tables with local/tables.ts`)

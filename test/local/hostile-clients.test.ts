@@ -1,11 +1,7 @@
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 import { FUNCTION_TIMEOUT_SECONDS } from '../../functions/routes'
-import {
-  GATEWAY_MAX_BODY_BYTES,
-  GATEWAY_TIMEOUTS,
-  type LambdaHandler,
-} from '../../local/http-server'
+import { GATEWAY_MAX_BODY_BYTES, GATEWAY_TIMEOUTS } from '../../local/http-server'
 import {
   grantBody,
   type Issuer,
@@ -15,6 +11,7 @@ import {
   request,
   startApi,
 } from '../support/api'
+import { handlerWatch } from './handler-watch'
 import { exchange, openRaw, type RawAnswer, sleep } from './raw-client'
 
 /**
@@ -44,46 +41,9 @@ let server: Server
 let port: number
 let baseUrl: string
 let issuer: Issuer
-/** Every invocation of a handler, in order, and how many are running. */
-const invoked: string[] = []
-let running = 0
-/** The time each invocation's context said it had left as it started. */
-const remainingAtStart: number[] = []
-/** A request carrying `x-test-hold: <id>` waits in its handler until the test releases it. */
-const holds = new Map<
-  string,
-  { started: () => void; release: Promise<void>; finished: (status?: number) => void }
->()
+const { invoked, remainingAtStart, holds, connections, wrap, watch, settle } = handlerWatch()
 /** The server's side of each connection, by the client's port. */
 const serverSockets = new Map<number, Socket>()
-
-const wrap =
-  (routeKey: string, handler: LambdaHandler): LambdaHandler =>
-  async (event, context) => {
-    invoked.push(routeKey)
-    remainingAtStart.push(context.getRemainingTimeInMillis())
-    running++
-    try {
-      if (event.headers['x-test-crash'] !== undefined) throw new Error('the function crashed')
-      const hold = holds.get(event.headers['x-test-hold'] ?? '')
-      if (!hold) return await handler(event, context)
-      hold.started()
-      await hold.release
-      const result = await handler(event, context)
-      hold.finished(result.statusCode)
-      return result
-    } finally {
-      running--
-    }
-  }
-
-/** Waits until no handler runs and none has started for a while: the last case is over. */
-const settle = async () => {
-  for (let seen = -1; seen !== invoked.length || running > 0; ) {
-    seen = invoked.length
-    await sleep(150)
-  }
-}
 
 type Api = Awaited<ReturnType<typeof startApi>>
 let api: Api
@@ -100,6 +60,7 @@ beforeAll(async () => {
   server.on('connection', (socket) => {
     serverSockets.set(socket.remotePort as number, socket)
   })
+  for (const each of [api, slowClients, slowFunctions]) watch(each.server)
 })
 afterAll(() => Promise.all([api, slowClients, slowFunctions].map((a) => a?.close())))
 
@@ -139,9 +100,10 @@ const survives = async (
   const on = options.on ?? api
   const before = await programState(issuer.programs.TEST)
   const calls = invoked.length
+  const from = connections.length
   await act()
   // Whatever the client did, let the server finish with it.
-  await settle()
+  await settle(from)
   if (!options.handlerRuns) {
     expect(invoked.length).toBe(calls)
     const after = await programState(issuer.programs.TEST)
@@ -345,11 +307,13 @@ describe('a client too slow to send its request gets 408 and is disconnected', (
     await survives(
       async () => {
         const started = Date.now()
+        // No later than the production limit: the server, not the client, closed (gatewayAnswer)
+        // within exchange's 10 s, a third of 30 s. No upper bound of real time asserted here.
         gatewayAnswer(await exchange(slowClients.port, request()), 408, 'Request Timeout')
-        // The server's own limit ended it, not the production one (timers never fire early).
+        // Not before the server's own limit (timers never fire early).
         const elapsed = Date.now() - started
         expect(elapsed).toBeGreaterThanOrEqual(SLOW_CLIENT_TIMEOUTS.headersTimeoutMs - 20)
-        expect(elapsed).toBeLessThan(GATEWAY_TIMEOUTS.headersMs)
+        expect(GATEWAY_TIMEOUTS.headersMs).toBeGreaterThan(10_000)
       },
       { on: slowClients },
     )
@@ -435,9 +399,10 @@ describe('bodies above 10 MB: 413 {"message":"Request Entity Too Large"} and the
       })
       const answer = await client.closed
       const elapsed = Date.now() - started
+      // Cut off by the server (gatewayAnswer: closedByServer), never before lingerMs. No upper
+      // bound of real time: a busy machine may run the linger timer late.
       gatewayAnswer(answer, 413, 'Request Entity Too Large')
       expect(elapsed).toBeGreaterThanOrEqual(TIMEOUTS.lingerMs - 100)
-      expect(elapsed).toBeLessThan(TIMEOUTS.lingerMs + 5_000)
       // It sent far more than 10 MB; the server kept 10 MB at most, and dropped the rest.
       expect(sent).toBeGreaterThan(2 * GATEWAY_MAX_BODY_BYTES)
       expect(memory() - memoryBefore).toBeLessThan(sent / 2)
@@ -506,7 +471,7 @@ describe('a function that fails: 500 {"message":"Internal Server Error"}, as API
     expect(elapsed).toBeGreaterThanOrEqual(FUNCTION_TIMEOUT_MS - 50)
     // Lambda would have stopped it; here it runs on, and its late answer goes nowhere.
     release()
-    await settle()
+    await settle(connections.length)
     // That server still answers (a route without DynamoDB: its 300 ms leave the grant route too
     // little time on a busy machine), and a normal grant is made.
     const next = await request(slowFunctions.baseUrl, 'GET', '/no-such-route')

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, realpathSync, symlinkSync } from 'node:fs'
 import { connect } from 'node:net'
 import { networkInterfaces, tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { delimiter, join, resolve } from 'node:path'
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb'
 import { createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import { startCognitoLocal } from '../../local/cognito-local'
@@ -14,7 +14,7 @@ import { appendMail } from '../../local/mail-sink'
 import { expectProblem, startApi } from '../support/api'
 import { makeConsoleDist } from '../support/console-dist'
 import { identity, TEST_CONSOLE_URL } from '../support/identity'
-import { isAlive } from '../support/process'
+import { gone, isAlive } from '../support/process'
 import { exchange } from './raw-client'
 
 /**
@@ -121,9 +121,17 @@ describe('DynamoDB Local', () => {
   })
 
   test('where the launcher cannot run (a Java runtime without jdk.compiler), starts anyway and says so in one line', async () => {
-    // The java launcher reads JDK_JAVA_OPTIONS: a runtime limited to Java SE has no compiler module.
+    // The java launcher reads JDK_JAVA_OPTIONS: a runtime limited to Java SE has no compiler module;
+    // and a JRE has no javac, so no compiled launcher either: a PATH with `java` alone.
+    const java = (process.env.PATH ?? '')
+      .split(delimiter)
+      .map((dir) => join(dir, 'java'))
+      .find((file) => existsSync(file)) as string
+    const jreOnly = mkdtempSync(join(tmpdir(), 'jre-path-'))
+    symlinkSync(realpathSync(java), join(jreOnly, 'java'))
     const child = startChild({
       JDK_JAVA_OPTIONS: '--limit-modules java.se,jdk.unsupported,jdk.crypto.ec,jdk.zipfs',
+      PATH: jreOnly,
     })
     try {
       const plain = await child.ready
@@ -149,9 +157,7 @@ describe('DynamoDB Local', () => {
       expect(exposed).toBeUndefined()
       expect(isAlive(pid)).toBe(true)
       child.process.kill('SIGKILL')
-      const deadline = Date.now() + 15_000
-      while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-      expect(isAlive(pid)).toBe(false)
+      expect(await gone(pid)).toBe(true)
     } finally {
       await child.stop()
     }

@@ -1,3 +1,5 @@
+import { BATCH_WORK, consumerById } from '../../functions/consumers'
+import { BATCH_LIMITS } from '../../functions/domain/batch'
 import {
   memberToken,
   type NpmStartSession,
@@ -12,11 +14,14 @@ import { grantsOf, isBusy, issuedOf, uploadAndCommit, uploadCsv } from '../suppo
  * console does (test/support/npm-start-upload.ts): ask for an upload, POST the file to it
  * (multipart/form-data, fields first), dry-run and commit from the upload, and read until `done`.
  * Every row is granted once: the batch's counts, the program's `issued`, and the grants in DynamoDB
- * Local, one per row and per address. 1,000 rows are more chunks (of 100) than the worker takes at
- * once (4 invocations of 2), so chunks are handed over; the 20,000-row volume and its time are
- * `npm run bench`'s (`upload-batch`), never asserted here.
+ * Local, one per row and per address. One chunk (of 100 rows) more than the worker takes at once
+ * (4 invocations of 2): 900 rows, so a chunk waits and is handed over; the 20,000-row volume and
+ * its time are `npm run bench`'s (`upload-batch`), never asserted here.
  */
-const ROWS = 1_000
+const WORKER = consumerById('GrantBatchWorker')
+const AT_ONCE =
+  BATCH_WORK.maxConcurrency * (WORKER.trigger.kind === 'queue' ? WORKER.trigger.batchSize : 1)
+const ROWS = (AT_ONCE + 1) * BATCH_LIMITS.chunkRows
 let server: NpmStartSession
 
 beforeAll(async () => {

@@ -129,14 +129,16 @@ const createEndpoint = async (input: {
   return made.body as { endpointId: string; secret: string }
 }
 
-/** Waits until `found` finds something in the deliveries (the pipeline polls every 100 ms). */
-const arrived = async <T>(find: () => T | undefined, what: string, timeoutMs = 60_000) => {
-  const deadline = Date.now() + timeoutMs
+/**
+ * Waits until `find` finds something in the deliveries (`what` names it). No deadline of its own:
+ * how soon a delivery comes depends on the machine, that it comes does not (the test's timeout
+ * ends a wait for one that never comes).
+ */
+const arrived = async <T>(find: () => T | undefined, _what: string) => {
   for (;;) {
     const found = find()
     if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error(`no delivery: ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
+    await new Promise((r) => setTimeout(r, 50))
   }
 }
 
@@ -177,6 +179,8 @@ describe('webhooks under npm start', () => {
 
   it('delivers every event kind, signed and verifiable, after the state change that causes it', async () => {
     const program = `/manage/issuers/${server.seed.issuerId}/programs/${server.seed.programs.TEST}`
+    // Every attempt of this test's events is after this (a signature's time is real time).
+    const before = Date.now()
     // program.pool_low: the seeded pool of 1,000,000 crosses 999,995 with the first grant of 10.
     const settings = await asAdmin('PATCH', `${program}/offer-settings`, {
       poolLowThreshold: 999_995,
@@ -246,9 +250,11 @@ describe('webhooks under npm start', () => {
       const delivery = await arrived(find, kind)
       expect(() => verify(all.secret, delivery)).not.toThrow()
       expect(delivery.payload.data.mode).toBe('TEST')
-      // Signed at the attempt's own time: within a minute of its arrival.
+      // Signed at the attempt's own time (whole seconds): after its cause, before its arrival.
+      // No bound on how long that took, which is the machine's business.
       const signedAt = Number(delivery.headers['webhook-timestamp']) * 1000
-      expect(Math.abs(signedAt - delivery.receivedAt)).toBeLessThan(60_000)
+      expect(signedAt).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000)
+      expect(signedAt).toBeLessThanOrEqual(delivery.receivedAt)
     }
     // The rejection says why; the payloads carry the address the integrator sent and no more.
     expect(
@@ -286,7 +292,6 @@ describe('webhooks under npm start', () => {
       await arrived(
         () => (plain.deliveries.filter((d) => d.path === '/flaky').length >= n ? true : undefined),
         `attempt ${n}`,
-        30_000,
       )
     }
     await arrived(() => plain.deliveries.find((d) => d.path === '/flaky'), 'first attempt')

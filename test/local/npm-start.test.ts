@@ -14,15 +14,16 @@ import type { Seed } from '../../local/seed'
 import { grantBody, postGrant, request } from '../support/api'
 import { completeFirstSignIn } from '../support/identity'
 import { launchNpmStart, type Started, waitFor as waitForStart } from '../support/npm-start'
-import { isAlive } from '../support/process'
+import { gone, isAlive } from '../support/process'
 import { exchange, openRaw, sleep } from './raw-client'
 
 /**
  * `npm start` as a user runs it, a child process over real HTTP, for what only a real process
  * shows: start-up and seed, the embedded Cognito emulator (identity), surviving broken clients,
  * and what Ctrl-C, a restart and SIGKILL leave behind. One `--in-memory` server serves the first
- * group and is stopped with Ctrl-C; a kept one is restarted; a third is killed with SIGKILL. The
- * server runs under node with tsx's loader (test/support/npm-start.ts), not tsx's CLI: the CLI
+ * group and is stopped with Ctrl-C; a kept one is restarted, and the restarted one is killed
+ * with SIGKILL. The server runs under node with tsx's loader (test/support/npm-start.ts), not
+ * tsx's CLI: the CLI
  * relays Ctrl-C only if the server does not confirm it within 30 ms, and otherwise kills it with
  * SIGKILL and exits 130, which a busy machine made happen. What the server does with each
  * request is tested in process (test/support/api.ts startApi, hostile-clients.test.ts).
@@ -49,11 +50,8 @@ const stop = async (started: Started) => {
   return started.exited
 }
 
-const waitUntilGone = async (pid: number) => {
-  const deadline = Date.now() + 10_000
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-  return !isAlive(pid)
-}
+/** No deadline of its own: that it goes is the point, not how soon (test/support/process.ts). */
+const waitUntilGone = gone
 
 const provider = (identity: LocalIdentity) =>
   new CognitoIdentityProvider(
@@ -218,6 +216,9 @@ describe('npm start --in-memory', () => {
 })
 
 describe('npm start, its data kept', () => {
+  /** The restarted server: killed with SIGKILL by the second test (stopped after the file if not). */
+  let second: Awaited<ReturnType<typeof startServer>> | undefined
+
   it('keeps grants, the seed, the pool, its client, its people and its mail across a restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vs-local-'))
     const first = await startServer(dir)
@@ -235,54 +236,54 @@ describe('npm start, its data kept', () => {
     expect(await stop(first)).toBe(0)
     expect(await waitUntilGone(first.cognitoPid)).toBe(true)
 
-    const second = await startServer(dir)
-    try {
-      expect(second.seed.keys).toEqual(first.seed.keys)
-      const fetched = await request(
-        second.seed.baseUrl,
-        'GET',
-        created.headers.get('location') as string,
-        { headers: { 'x-api-key': second.seed.keys.LIVE } },
-      )
-      expect(fetched.status).toBe(200)
-      // The 201's resource, and the grant's life since (issue 19). The offer mail of this LIVE
-      // grant may have been handed over by then (npm start's pipeline): delivery and history
-      // follow it.
-      expect(fetched.body).toMatchObject({ ...created.body, rejectionReason: null })
-      expect(fetched.body.expiresAt).toEqual(expect.any(String))
+    second = await startServer(dir)
+    expect(second.seed.keys).toEqual(first.seed.keys)
+    const fetched = await request(
+      second.seed.baseUrl,
+      'GET',
+      created.headers.get('location') as string,
+      { headers: { 'x-api-key': second.seed.keys.LIVE } },
+    )
+    expect(fetched.status).toBe(200)
+    // The 201's resource, and the grant's life since (issue 19). The offer mail of this LIVE
+    // grant may have been handed over by then (npm start's pipeline): delivery and history
+    // follow it.
+    expect(fetched.body).toMatchObject({ ...created.body, rejectionReason: null })
+    expect(fetched.body.expiresAt).toEqual(expect.any(String))
 
-      expect(second.identity.userPoolId).toBe(first.identity.userPoolId)
-      expect(second.identity.clientId).toBe(first.identity.clientId)
-      expect(await provider(second.identity).status(email)).toBe('invited')
-      expect(await provider(second.identity).invite({ email, issuerName: 'Acme' })).toEqual({
-        sub,
-        created: false,
-        status: 'invited',
-      })
-      // The mail sink is kept with the pool (the LIVE grant's offer mail went there too).
-      const mails = JSON.parse(
-        (await request(second.baseUrl, 'GET', '/_local/mail.json')).text,
-      ) as Mail[]
-      expect(mails.map((m) => m.to).filter((to) => to !== 'ann@example.com')).toEqual([email])
-    } finally {
-      await stop(second)
-    }
+    expect(second.identity.userPoolId).toBe(first.identity.userPoolId)
+    expect(second.identity.clientId).toBe(first.identity.clientId)
+    expect(await provider(second.identity).status(email)).toBe('invited')
+    expect(await provider(second.identity).invite({ email, issuerName: 'Acme' })).toEqual({
+      sub,
+      created: false,
+      status: 'invited',
+    })
+    // The mail sink is kept with the pool (the LIVE grant's offer mail went there too).
+    const mails = JSON.parse(
+      (await request(second.baseUrl, 'GET', '/_local/mail.json')).text,
+    ) as Mail[]
+    expect(mails.map((m) => m.to).filter((to) => to !== 'ann@example.com')).toEqual([email])
+  })
+
+  /**
+   * On the restarted server rather than one more start. That an in-memory emulator removes its
+   * data even then (its parent killed with SIGKILL) is test/local/test-processes.test.ts's, on the
+   * run's emulator when jest is killed.
+   */
+  it('takes the emulator and DynamoDB Local down with it when the server is killed with SIGKILL', async () => {
+    const server = second as NonNullable<typeof second>
+    expect(server).toBeDefined()
+    process.kill(server.serverPid, 'SIGKILL')
+    expect(await waitUntilGone(server.cognitoPid)).toBe(true)
+    // DynamoDB Local's launcher sees its standard input close (local/dynamodb-local-launcher.java).
+    expect(await waitUntilGone(server.dynamoPid)).toBe(true)
+    // Kept data stays kept.
+    expect(existsSync(join(server.dir, 'cognito'))).toBe(true)
   })
 })
 
 describe('npm start, stopped otherwise', () => {
-  it('takes the emulator and DynamoDB Local down with it when the server is killed with SIGKILL', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'vs-local-'))
-    const server = await startServer(dir, ['--in-memory'])
-    const dataDir = readlinkSync(`/proc/${server.cognitoPid}/cwd`)
-    process.kill(server.serverPid, 'SIGKILL')
-    expect(await waitUntilGone(server.cognitoPid)).toBe(true)
-    // Even then, an in-memory emulator removes its data on the way out.
-    expect(existsSync(dataDir)).toBe(false)
-    // DynamoDB Local's launcher sees its standard input close (local/dynamodb-local-launcher.java).
-    expect(await waitUntilGone(server.dynamoPid)).toBe(true)
-  })
-
   it('explains a port already in use in one line', async () => {
     const blocker = createServer()
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r))

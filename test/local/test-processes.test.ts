@@ -17,7 +17,7 @@ import { isAlive } from '../support/process'
 const ROOT = resolve(__dirname, '../..')
 const JEST = resolve(ROOT, 'node_modules/jest/bin/jest.js')
 
-type Recorded = { what: string; pid: number }
+type Recorded = { what: string; pid: number; dir?: string }
 
 const runFixture = (mode: string, env: Record<string, string> = {}) => {
   const marker = randomUUID()
@@ -82,16 +82,17 @@ const carrying = (marker: string): number[] => {
   return found
 }
 
-/** The recorded processes still alive and the marked ones, once `ms` have passed (or none are). */
-const survivors = async (run: ReturnType<typeof runFixture>, ms = 30_000) => {
-  const deadline = Date.now() + ms
+/**
+ * The recorded processes still alive and the marked ones, once none are. No deadline of its own:
+ * how soon they go depends on the machine, that they go does not (the test's timeout ends a wait
+ * for one that never goes).
+ */
+const survivors = async (run: ReturnType<typeof runFixture>) => {
   for (;;) {
     const alive = run.recorded().filter((r) => isAlive(r.pid))
     const marked = carrying(run.marker)
-    if ((alive.length === 0 && marked.length === 0) || Date.now() > deadline) {
-      return { alive, marked }
-    }
-    await new Promise((r) => setTimeout(r, 250))
+    if (alive.length === 0 && marked.length === 0) return { alive, marked }
+    await new Promise((r) => setTimeout(r, 100))
   }
 }
 
@@ -166,17 +167,24 @@ describe('processes a test file starts', () => {
   it('stop when jest itself is killed with SIGKILL', async () => {
     const run = runFixture('killed')
     try {
-      const deadline = Date.now() + 150_000
+      // Until its server is up (no deadline of its own), or the fixture ended without it.
       while (!run.recorded().some((r) => r.what === 'in-test emulator')) {
-        if (run.child.exitCode !== null || Date.now() > deadline) {
+        if (run.child.exitCode !== null) {
           throw new Error(`the fixture never got its server up:\n${run.output()}`)
         }
-        await new Promise((r) => setTimeout(r, 250))
+        await new Promise((r) => setTimeout(r, 100))
       }
       expect(run.recorded().every((r) => isAlive(r.pid))).toBe(true)
+      // The run's emulator and the server's, both in memory: their data folders go with them.
+      const dirs = run.recorded().flatMap((r) => (r.dir ? [r.dir] : []))
+      expect(dirs).toHaveLength(2)
+      expect(dirs.filter((dir) => existsSync(dir))).toEqual(dirs)
       run.child.kill('SIGKILL')
       await run.exited
       await expectNoSurvivors(run)
+      // The run's emulator lost its parent to SIGKILL, as npm start's does when npm start is
+      // killed (local/cognito-local-host.ts: on disconnect), and removed its data even then.
+      expect(dirs.filter((dir) => existsSync(dir))).toEqual([])
     } finally {
       run.child.kill('SIGKILL')
     }

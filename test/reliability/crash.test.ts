@@ -1,12 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { hashApiKey } from '../../functions/domain/api-key'
 import type { Seed } from '../../local/seed'
 import { grantBody, postGrant, request } from '../support/api'
 import { adminCli } from '../support/local-operator'
-import { waitFor } from '../support/npm-start'
+import { launchNpmStart, waitFor } from '../support/npm-start'
 
 /**
  * Durability: `npm start` (data on disk) takes grants under load and is killed with SIGKILL
@@ -15,27 +15,8 @@ import { waitFor } from '../support/npm-start'
  * lose its last acknowledged writes: that is DynamoDB Local's own durability, not the service's;
  * real DynamoDB acknowledges only durable writes.)
  */
-const ROOT = resolve(__dirname, '../..')
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs')
-
-const start = (dir: string) => {
-  // Its own process group, so one signal reaches node and the Java child together.
-  const child = spawn(process.execPath, [TSX, 'bin/local-server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, VS_LOCAL_DIR: dir, PORT: '0', POWERTOOLS_LOG_LEVEL: 'INFO' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  })
-  let output = ''
-  child.stdout?.on('data', (d) => {
-    output += d
-  })
-  child.stderr?.on('data', (d) => {
-    output += d
-  })
-  const exited = new Promise<void>((r) => child.once('exit', () => r()))
-  return { child, output: () => output, exited }
-}
+/** As a user runs it, with its structured logs on (test/support/npm-start.ts). */
+const start = (dir: string) => launchNpmStart(dir, [], { POWERTOOLS_LOG_LEVEL: 'INFO' })
 
 const ready = async (server: { child: ChildProcess; output: () => string }, dir: string) => {
   await waitFor(() => server.output().includes('Ctrl-C stops'), 'the ready banner', server, 120_000)
@@ -78,11 +59,11 @@ it('keeps every acknowledged grant across a SIGKILL of the local server', async 
   }
   const load = Promise.all(Array.from({ length: 8 }, (_, w) => worker(w)))
   await underLoad
-  // SIGKILL the server process (and the tsx launcher above it) mid-load. Its DynamoDB Local
-  // child is left running, as it would be after a real crash; the next start stops it.
+  // SIGKILL the server process mid-load, nothing cleaned up: its endpoint file stays, and the
+  // next start stops whatever of the last run is still there.
   const { serverPid } = JSON.parse(readFileSync(join(dir, 'dynamodb-endpoint.json'), 'utf8'))
+  expect(serverPid).toBe(first.child.pid)
   process.kill(serverPid, 'SIGKILL')
-  process.kill(first.child.pid as number, 'SIGKILL')
   await first.exited
   stop = true
   await load
@@ -123,7 +104,6 @@ it('keeps every acknowledged grant across a SIGKILL of the local server', async 
       expect(logs.filter((l) => l.includes(secret) || l.includes(hashApiKey(secret)))).toEqual([])
     }
   } finally {
-    second.child.kill('SIGINT')
-    await second.exited
+    await second.stop()
   }
 })

@@ -83,10 +83,11 @@ export const uploadAndCommit = async (
   const sent = (await fetch(url, { method: 'POST', body: form })).status
 
   // A dry run changes nothing, and a commit is sent again with its Idempotency-Key, as the 503
-  // asks: a busy machine's late DynamoDB Local answer is retried, never taken as the outcome.
+  // asks: a busy machine's late DynamoDB Local answer is retried, never taken as the outcome, and
+  // as often as the machine is busy (no count of tries that a slower machine would exceed).
   const again = async (send: () => Promise<SessionCall>) => {
     let answer = await send()
-    for (let tries = 1; isBusy(answer) && tries < 5; tries++) answer = await send()
+    while (isBusy(answer)) answer = await send()
     return answer
   }
   const dry = await again(() =>

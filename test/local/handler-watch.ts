@@ -1,0 +1,69 @@
+import type { Server } from 'node:http'
+import type { Socket } from 'node:net'
+import type { LambdaHandler } from '../../local/http-server'
+
+/**
+ * What test/local/hostile-clients.test.ts watches in its servers: every handler invocation (and a
+ * way to hold one, or make it crash), and every connection, so that a case is known to be over
+ * exactly (settle), not after a quiet period of real time.
+ */
+export type Hold = {
+  started: () => void
+  release: Promise<void>
+  finished: (status?: number) => void
+}
+
+export const handlerWatch = () => {
+  /** Every invocation of a handler, in order. */
+  const invoked: string[] = []
+  /** The time each invocation's context said it had left as it started. */
+  const remainingAtStart: number[] = []
+  /** A request carrying `x-test-hold: <id>` waits in its handler until the test releases it. */
+  const holds = new Map<string, Hold>()
+  /** The server side of every connection to the watched servers, in the order they came. */
+  const connections: Socket[] = []
+  const whenIdle: (() => void)[] = []
+  let running = 0
+
+  const wrap =
+    (routeKey: string, handler: LambdaHandler): LambdaHandler =>
+    async (event, context) => {
+      invoked.push(routeKey)
+      remainingAtStart.push(context.getRemainingTimeInMillis())
+      running++
+      try {
+        if (event.headers['x-test-crash'] !== undefined) throw new Error('the function crashed')
+        const hold = holds.get(event.headers['x-test-hold'] ?? '')
+        if (!hold) return await handler(event, context)
+        hold.started()
+        await hold.release
+        const result = await handler(event, context)
+        hold.finished(result.statusCode)
+        return result
+      } finally {
+        running--
+        if (running === 0) for (const idle of whenIdle.splice(0)) idle()
+      }
+    }
+
+  return {
+    invoked,
+    remainingAtStart,
+    holds,
+    connections,
+    wrap,
+    watch: (server: Server) => server.on('connection', (socket) => connections.push(socket)),
+    /**
+     * Waits until the servers are done with a case: every connection made since `from` closed on
+     * the server's side (whatever they would do with its requests has begun), then no handler
+     * running, then one more turn of the event loop for anything those closes set off.
+     */
+    settle: async (from: number) => {
+      for (const socket of connections.slice(from)) {
+        if (!socket.destroyed) await new Promise((r) => socket.once('close', r))
+      }
+      if (running > 0) await new Promise<void>((r) => whenIdle.push(r))
+      await new Promise((r) => setImmediate(r))
+    },
+  }
+}
