@@ -63,6 +63,11 @@ export type LocalApiOptions = DevPagesOptions & {
   timeoutCheckEveryMs?: number
   lingerMs?: number
   /**
+   * Tests: each request's handling as it arrives, settled once it is answered, dropped or its
+   * function has returned; a test waits on these to know the server is done with a case.
+   */
+  onServe?: (served: Promise<void>) => void
+  /**
    * The JWT authorizer in front of `user` routes: the pool's issuer and app client (npm start: the
    * embedded emulator's; tests: the run's). Without it every `user` route answers 401, as a gateway
    * that cannot verify a token lets nothing through. It reads the clock `now`.
@@ -307,11 +312,12 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
   }
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    serve(req, res).catch(() => {
+    const served = serve(req, res).catch(() => {
       // Nothing above should throw; if something does, this request ends, and only this one.
       if (!res.headersSent && !res.destroyed) gatewayAnswer(res, 500, true)
       else res.destroy()
     })
+    options.onServe?.(served)
   }
 
   const server = createServer(

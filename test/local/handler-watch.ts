@@ -22,6 +22,8 @@ export const handlerWatch = () => {
   const holds = new Map<string, Hold>()
   /** The server side of every connection to the watched servers, in the order they came. */
   const connections: Socket[] = []
+  /** Each request the watched servers took, settled once they are done with it (onServe). */
+  const served: Promise<void>[] = []
   const whenIdle: (() => void)[] = []
   let running = 0
 
@@ -53,15 +55,22 @@ export const handlerWatch = () => {
     connections,
     wrap,
     watch: (server: Server) => server.on('connection', (socket) => connections.push(socket)),
+    /** The servers' `onServe` option (local/http-server.ts): every request they take. */
+    onServe: (done: Promise<void>) => {
+      served.push(done)
+    },
     /**
      * Waits until the servers are done with a case: every connection made since `from` closed on
-     * the server's side (whatever they would do with its requests has begun), then no handler
-     * running, then one more turn of the event loop for anything those closes set off.
+     * the server's side (no request can arrive on it after), then every request they took handled
+     * to its end (answered, dropped, or its function returned: a request read in full just before
+     * its client reset may start its function only after the close), then no handler running
+     * (one past the gateway's timeout runs on), then one more turn of the event loop.
      */
     settle: async (from: number) => {
       for (const socket of connections.slice(from)) {
         if (!socket.destroyed) await new Promise((r) => socket.once('close', r))
       }
+      await Promise.all(served)
       if (running > 0) await new Promise<void>((r) => whenIdle.push(r))
       await new Promise((r) => setImmediate(r))
     },

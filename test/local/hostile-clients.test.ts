@@ -41,7 +41,8 @@ let server: Server
 let port: number
 let baseUrl: string
 let issuer: Issuer
-const { invoked, remainingAtStart, holds, connections, wrap, watch, settle } = handlerWatch()
+const { invoked, remainingAtStart, holds, connections, wrap, watch, settle, onServe } =
+  handlerWatch()
 /** The server's side of each connection, by the client's port. */
 const serverSockets = new Map<number, Socket>()
 
@@ -51,9 +52,12 @@ let slowClients: Api
 let slowFunctions: Api
 beforeAll(async () => {
   ;[api, slowClients, slowFunctions, issuer] = await Promise.all([
-    startApi({ wrap, options: TIMEOUTS }),
-    startApi({ wrap, options: { ...TIMEOUTS, ...SLOW_CLIENT_TIMEOUTS } }),
-    startApi({ wrap, options: { ...TIMEOUTS, functionTimeoutMs: FUNCTION_TIMEOUT_MS } }),
+    startApi({ wrap, options: { ...TIMEOUTS, onServe } }),
+    startApi({ wrap, options: { ...TIMEOUTS, ...SLOW_CLIENT_TIMEOUTS, onServe } }),
+    startApi({
+      wrap,
+      options: { ...TIMEOUTS, functionTimeoutMs: FUNCTION_TIMEOUT_MS, onServe },
+    }),
     newIssuer(),
   ])
   ;({ server, port, baseUrl } = api)
