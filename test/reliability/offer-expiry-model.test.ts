@@ -12,10 +12,10 @@ import { config } from '../support/runtime'
  * Local, with the model's partitions (1,000 write units a second each), conflicts and service
  * times, in virtual time. A small copy of the bench's run (1,000 grants: `BENCH_ONLY=offer-expiry-model`).
  *
- * Why it is slow for its size: the model's clock moves only when no client is busy, and a client
- * is busy during its real DynamoDB Local call, so the run's ten or so calls a grant go nearly one at a
- * time at DynamoDB Local's ~10 ms each. 60 grants keep every exactness check (both sweeps' phases,
- * every shard, every slot's query) at half the 120 it used to make.
+ * Why it is slow for its size: the model's clock moves only when no client is busy, a client is
+ * busy during each real DynamoDB Local call, and clients seldom wake at the same virtual instant,
+ * so the run's calls (about ten a grant) mostly go one at a time, at ~10 ms each. 60 grants keep
+ * every check (burst, reminders, expiry, every shard and slot) at half the calls of 120.
  */
 const GRANTS = 60
 const endpoint = config.dynamodbEndpoint as string
