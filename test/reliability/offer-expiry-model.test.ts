@@ -10,7 +10,8 @@ import { config } from '../support/runtime'
  * A campaign's burst, its reminders and its mass expiry in the contention model
  * (bench/contention/offer-expiry.ts): the real grant path, stream reader and sweep over DynamoDB
  * Local, with the model's partitions (1,000 write units a second each), conflicts and service
- * times, in virtual time. A small copy of the bench's run (1,000 grants: `BENCH_ONLY=offer-expiry-model`).
+ * times, in virtual time. A small copy of the bench's run (1,000 grants:
+ * `BENCH_ONLY=offer-expiry-model`).
  *
  * Why it is slow for its size: the model's clock moves only when no client is busy, a client is
  * busy during each real DynamoDB Local call, and clients seldom wake at the same virtual instant,
