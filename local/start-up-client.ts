@@ -1,5 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
-import { createDocumentClient } from '../functions/stores/dynamodb-client'
+import { createDocumentClient, createDynamoDbClient } from '../functions/stores/dynamodb-client'
 
 /**
  * How long `npm start`'s own start-up calls wait for DynamoDB Local: creating the tables, the seed,
@@ -16,17 +15,6 @@ export const START_UP_DYNAMODB = {
 
 /** A DynamoDB client (and its document client) for start-up only; destroy it once started. */
 export const startUpDynamoDb = (endpoint: string, region = 'local') => {
-  const dynamodb = new DynamoDBClient({
-    endpoint,
-    region,
-    // DynamoDB Local accepts any credentials; these keep a developer's real ones out of it.
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: START_UP_DYNAMODB.maxAttempts,
-    requestHandler: {
-      connectionTimeout: START_UP_DYNAMODB.connectionTimeoutMs,
-      requestTimeout: START_UP_DYNAMODB.attemptTimeoutMs,
-      throwOnRequestTimeout: true,
-    },
-  })
+  const dynamodb = createDynamoDbClient({ endpoint, region, timeouts: START_UP_DYNAMODB })
   return { dynamodb, documentClient: createDocumentClient(dynamodb) }
 }
