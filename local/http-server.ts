@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
 import type { Runtime } from '../functions/composition'
 import { ROUTE_FACTORIES } from '../functions/http/routes/route-factories'
-import { matchRoute, ROUTES, type Route, USER_SCOPE } from '../functions/routes'
+import { matchRoute, ROUTES, type Route, type RouteId, USER_SCOPE } from '../functions/routes'
 import { type ClockControl, serveClock } from './dev-pages/clock-page'
 import { type DevPage, type DevPagesOptions, serveDevPage } from './dev-pages/dev-pages'
 import { type PipelineControl, servePipeline } from './dev-pages/pipeline-page'
@@ -103,15 +103,34 @@ export type LocalApiOptions = DevPagesOptions & {
 /**
  * The very handlers the stack deploys, one per route, built from their factories over the
  * caller's runtime (its configuration, clients and clocks): nothing is read from this process's
- * environment, and no Lambda entry module is imported.
+ * environment, and no Lambda entry module is imported. Each is built on its route's first
+ * request (its cold start), once.
  */
 export const buildRouteHandlers = (runtime: Runtime): RouteHandlers =>
+  new Map(ROUTES.map((route) => [route.routeKey, routeHandler(route.id, runtime)]))
+
+/**
+ * Every route's handler built at once, every module loaded now: for a caller that loads the
+ * handlers in a module registry of its own (a test's `jest.isolateModulesAsync`).
+ */
+export const loadRouteHandlers = async (runtime: Runtime): Promise<RouteHandlers> =>
   new Map(
-    ROUTES.map((route) => [
-      route.routeKey,
-      ROUTE_FACTORIES[route.id](runtime) as unknown as LambdaHandler,
-    ]),
+    await Promise.all(
+      ROUTES.map(async (route) => {
+        const make = await ROUTE_FACTORIES[route.id]()
+        return [route.routeKey, make(runtime) as unknown as LambdaHandler] as const
+      }),
+    ),
   )
+
+/** One route's handler, its module loaded and its factory run on the first request only. */
+export const routeHandler = (id: RouteId, runtime: Runtime): LambdaHandler => {
+  let built: Promise<LambdaHandler> | undefined
+  return async (event, context) => {
+    built ??= ROUTE_FACTORIES[id]().then((make) => make(runtime) as unknown as LambdaHandler)
+    return (await built)(event, context)
+  }
+}
 
 const ignore = () => {}
 

@@ -23,8 +23,10 @@ export const buildBenchRoutes = async (
   wiring: Wiring,
   routeKeys: readonly string[],
 ): Promise<RouteHandlers> => {
-  const build = (localApi as Record<string, unknown>).buildRouteHandlers as
-    | ((runtime: unknown) => RouteHandlers)
+  // Every route loaded before the first timed call: the lazy ones load on their first request.
+  const api = localApi as Record<string, unknown>
+  const build = (api.loadRouteHandlers ?? api.buildRouteHandlers) as
+    | ((runtime: unknown) => RouteHandlers | Promise<RouteHandlers>)
     | undefined
   if (build !== undefined) {
     const composition = '../../functions/composition.ts'

@@ -608,9 +608,9 @@ describe('no key in any log line', () => {
     let handlers = new Map<string, LambdaHandler>()
     let client = dynamodb
     process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG'
-    jest.isolateModules(() => {
+    await jest.isolateModulesAsync(async () => {
       const isolated = require('../../functions/composition').buildRuntime(config) as Runtime
-      handlers = require('../../local/http-server').buildRouteHandlers(isolated)
+      handlers = await require('../../local/http-server').loadRouteHandlers(isolated)
       client = isolated.dynamodb
     })
     process.env.POWERTOOLS_LOG_LEVEL = 'SILENT'

@@ -1099,13 +1099,16 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
     let handlers: RouteHandlers = new Map()
     const level = process.env.POWERTOOLS_LOG_LEVEL
     process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG'
-    jest.isolateModules(() => {
+    await jest.isolateModulesAsync(async () => {
       const factories = require('../../functions/http/routes/route-factories').ROUTE_FACTORIES
+      const routes = ROUTES.filter((r) => r.routeKey.includes('/members'))
       handlers = new Map(
-        ROUTES.filter((r) => r.routeKey.includes('/members')).map((r) => [
-          r.routeKey,
-          factories[r.id](memberRuntime) as LambdaHandler,
-        ]),
+        await Promise.all(
+          routes.map(
+            async (r) =>
+              [r.routeKey, (await factories[r.id]())(memberRuntime) as LambdaHandler] as const,
+          ),
+        ),
       )
     })
     expect(handlers.size).toBe(5)

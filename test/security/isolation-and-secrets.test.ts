@@ -147,10 +147,10 @@ describe('no secret leaks', () => {
       client: undefined as unknown as DynamoDBClient,
     }
     process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG'
-    jest.isolateModules(() => {
+    await jest.isolateModulesAsync(async () => {
       const runtime = require('../../functions/composition').buildRuntime(config) as Runtime
       isolated = {
-        handlers: require('../../local/http-server').buildRouteHandlers(runtime),
+        handlers: await require('../../local/http-server').loadRouteHandlers(runtime),
         client: runtime.dynamodb,
       }
     })
