@@ -100,3 +100,38 @@ export const exchange = async (port: number, data: string | Buffer, timeoutMs = 
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/**
+ * Opens a connection, writes `head`, then a chunked body in 256 KB frames until `stop` says so or
+ * the connection is gone (at most 15 s). `stop` sees how much came back and how much was sent.
+ */
+export const sendChunked = async (
+  port: number,
+  head: string,
+  stop: (progress: { received: number; sent: number; socket: Socket }) => boolean,
+  options: { allowHalfOpen?: boolean } = {},
+) => {
+  const client = await openRaw(port, options)
+  let received = 0
+  client.socket.on('data', (chunk: Buffer) => {
+    received += chunk.length
+  })
+  await client.write(head)
+  const piece = Buffer.alloc(256 * 1024, 0x20)
+  const frame = Buffer.concat([
+    Buffer.from(`${piece.length.toString(16)}\r\n`),
+    piece,
+    Buffer.from('\r\n'),
+  ])
+  let sent = 0
+  const started = Date.now()
+  while (
+    !client.socket.destroyed &&
+    !stop({ received, sent, socket: client.socket }) &&
+    Date.now() - started < 15_000
+  ) {
+    await client.write(frame)
+    sent += piece.length
+  }
+  return { client, sent }
+}
