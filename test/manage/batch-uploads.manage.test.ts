@@ -466,7 +466,7 @@ describe('a batch from an upload', () => {
       problems: [],
       problemsCursor: null,
     })
-    expect(await batchItemsOf(issuer.issuerId)).toHaveLength(0)
+    expect(await batchItemsOf(issuer)).toHaveLength(0)
 
     const body = { upload: upload.uploadId, reason: 'Launch', dryRun: false }
     const committed = await batch(admin, issuer, body, 'upload-commit-1')
@@ -570,7 +570,7 @@ describe('a batch from an upload', () => {
         { field: 'upload', message: `csv has 50001 rows; a batch takes at most 50000` },
       ])
     }
-    expect(await batchItemsOf(issuer.issuerId)).toHaveLength(0)
+    expect(await batchItemsOf(issuer)).toHaveLength(0)
     expect((await programState(issuer.programs.TEST)).grants).toHaveLength(0)
     // 50,000 (the limit), over 1 MB: taken from an upload, checked in one dry run.
     const full = await uploaded(issuer, csvOf(rows.slice(0, BATCH_LIMITS.maxRows)))

@@ -203,11 +203,11 @@ const allRows = async (person: Person, issuer: Issuer, batchId: string, query = 
 const expectNoChange = async (issuer: Issuer, act: () => Promise<void>) => {
   const [audit, batches] = [
     (await auditLog(issuer.issuerId)).length,
-    (await batchItemsOf(issuer.issuerId)).length,
+    (await batchItemsOf(issuer)).length,
   ]
   await expectNothingWritten(issuer.programs.TEST, act)
   expect((await auditLog(issuer.issuerId)).length).toBe(audit)
-  expect((await batchItemsOf(issuer.issuerId)).length).toBe(batches)
+  expect((await batchItemsOf(issuer)).length).toBe(batches)
 }
 
 describe('dry run', () => {
@@ -409,6 +409,8 @@ describe('commit', () => {
       counts: { total: 5, granted: 0, failed: 2, pending: 3 },
       amount: 6,
     })
+    // The one batch, as the refused calls' checks (expectNoChange) look for batches.
+    expect((await batchItemsOf(issuer)).map((item) => item.batchId)).toEqual([id])
 
     const done = await finished(viewer, issuer, id)
     expect(done.body).toMatchObject({
