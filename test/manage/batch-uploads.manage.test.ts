@@ -5,6 +5,7 @@ import { parse } from 'csv-parse/sync'
 import { GRANT_BATCH_ROWS_QUEUE } from '../../functions/consumers'
 import { BATCH_LIMITS } from '../../functions/domain/batch'
 import { PREVIEW_PROBLEMS_PER_PAGE } from '../../functions/domain/batch-rows'
+import { makeCreateGrantBatchHandler } from '../../functions/http/routes/manage/grant-batch-create.route'
 import { LOCAL_UPLOAD_PATH, LocalUploadStore } from '../../functions/stores/uploads.local'
 import { UPLOAD_EXPIRES_SECONDS } from '../../functions/stores/uploads.store'
 import { buildOpenApi } from '../../lib/openapi'
@@ -54,10 +55,30 @@ let admin: Person
 let viewer: Person
 const uploads = new LocalUploadStore({ endpoint: () => api.baseUrl })
 
+/**
+ * This file's commits pack their rows in chunks of CHUNK_ROWS, sending to the same pipeline's
+ * queue: a batch of a few dozen rows then has the several chunks (and a partial last one) of one
+ * of a few hundred in the service's chunks of 100.
+ */
+const CHUNK_ROWS = 10
+const COMMIT_ROUTE = 'POST /manage/issuers/{issuerId}/programs/{programId}/grant-batches'
+
 beforeAll(async () => {
+  const routesRuntime = { ...runtimeWith({ CONSOLE_URL: TEST_CONSOLE_URL }), uploads }
+  const commitRoute = makeCreateGrantBatchHandler(routesRuntime, {
+    chunkRows: CHUNK_ROWS,
+    queue: {
+      sendBatch: (entries) => {
+        const sender = api.pipeline?.senders[GRANT_BATCH_ROWS_QUEUE.id]
+        if (!sender) throw new Error('This file starts the API with its pipeline')
+        return sender.sendBatch(entries)
+      },
+    },
+  })
   api = await startApi({
     pipeline: true,
-    runtime: { ...runtimeWith({ CONSOLE_URL: TEST_CONSOLE_URL }), uploads },
+    runtime: routesRuntime,
+    wrap: (routeKey, handler) => (routeKey === COMMIT_ROUTE ? commitRoute : handler),
     options: {
       uploads: createUploadReceiver({
         store: uploads,
@@ -447,10 +468,11 @@ describe('the upload POST, checked as S3 checks it', () => {
 describe('a batch from an upload', () => {
   it('dry-runs, commits and grants every row once; a retried commit of the same upload replays', async () => {
     const issuer = await issuerWith()
-    const rows = Array.from({ length: 250 }, (_, i) => [`u${i}@example.com`, 2, `User ${i}`, ''])
+    // Three chunks, the last one partial.
+    const rows = Array.from({ length: 25 }, (_, i) => [`u${i}@example.com`, 2, `User ${i}`, ''])
     const csv = csvOf(rows)
     // Interoperability: a real CSV reader reads the file as the service will.
-    expect(parse(csv, { columns: true })).toHaveLength(250)
+    expect(parse(csv, { columns: true })).toHaveLength(25)
     const upload = await uploaded(issuer, csv)
 
     const dry = await batch(admin, issuer, {
@@ -461,8 +483,8 @@ describe('a batch from an upload', () => {
     expect(dry.status).toBe(200)
     expect(dry.body).toMatchObject({
       object: 'grant_batch_preview',
-      counts: { total: 250, valid: 250, invalid: 0, duplicates: 0 },
-      amount: 500,
+      counts: { total: 25, valid: 25, invalid: 0, duplicates: 0 },
+      amount: 50,
       problems: [],
       problemsCursor: null,
     })
@@ -472,6 +494,9 @@ describe('a batch from an upload', () => {
     const committed = await batch(admin, issuer, body, 'upload-commit-1')
     expect(committed.status).toBe(202)
     const batchId = committed.body.id as string
+    expect((await batchItemsOf(issuer)).map((item) => [item.batchId, item.chunks])).toEqual([
+      [batchId, 3],
+    ])
     const replay = await batch(admin, issuer, body, 'upload-commit-1')
     expect(replay.status).toBe(200)
     expect(replay.headers.get('idempotent-replayed')).toBe('true')
@@ -495,12 +520,12 @@ describe('a batch from an upload', () => {
     const done = await finished(issuer, batchId)
     expect(done.body).toMatchObject({
       status: 'done',
-      counts: { total: 250, granted: 250, failed: 0, canceled: 0, pending: 0 },
+      counts: { total: 25, granted: 25, failed: 0, canceled: 0, pending: 0 },
     })
     const state = await programState(issuer.programs.TEST)
-    expect(state.grants).toHaveLength(250)
-    expect(state.issued).toBe(500)
-    expect(new Set(state.grants.map((g) => g.recipient?.email)).size).toBe(250)
+    expect(state.grants).toHaveLength(25)
+    expect(state.issued).toBe(50)
+    expect(new Set(state.grants.map((g) => g.recipient?.email)).size).toBe(25)
   })
 
   it('takes an upload of this issuer and program only; unknown, malformed or elsewhere is 404 upload_not_found', async () => {
