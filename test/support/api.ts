@@ -189,8 +189,8 @@ export const batchItemsOf = async (issuer: Pick<Issuer, 'issuerId' | 'programs'>
     )
   ).flat()
 
-/** Every item of one partition of an index, following its pages. */
-const queryAll = async (input: QueryCommandInput) => {
+/** Every item of one partition of a table or index, following its pages. */
+export const queryAll = async (input: QueryCommandInput) => {
   const items: Record<string, unknown>[] = []
   let from: Record<string, unknown> | undefined
   do {
