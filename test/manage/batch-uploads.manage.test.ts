@@ -5,7 +5,6 @@ import { parse } from 'csv-parse/sync'
 import { GRANT_BATCH_ROWS_QUEUE } from '../../functions/consumers'
 import { BATCH_LIMITS } from '../../functions/domain/batch'
 import { PREVIEW_PROBLEMS_PER_PAGE } from '../../functions/domain/batch-rows'
-import { makeCreateGrantBatchHandler } from '../../functions/http/routes/manage/grant-batch-create.route'
 import { LOCAL_UPLOAD_PATH, LocalUploadStore } from '../../functions/stores/uploads.local'
 import { UPLOAD_EXPIRES_SECONDS } from '../../functions/stores/uploads.store'
 import { buildOpenApi } from '../../lib/openapi'
@@ -23,6 +22,7 @@ import {
 import { type Person, signUpPerson, TEST_CONSOLE_URL } from '../support/identity'
 import { dynamodb, runtimeWith, TestClock, wallClock } from '../support/runtime'
 import { addMember, declaredAccess, manageCall, recordAccess, sleep } from './grants-support'
+import { COMMIT_ROUTE, smallChunksCommitRoute } from './small-chunks-commit'
 
 /**
  * Send to many from an upload: the presigned POST (CreateGrantBatchUpload) as the console uses it,
@@ -55,26 +55,12 @@ let admin: Person
 let viewer: Person
 const uploads = new LocalUploadStore({ endpoint: () => api.baseUrl })
 
-/**
- * This file's commits pack their rows in chunks of CHUNK_ROWS, sending to the same pipeline's
- * queue: a batch of a few dozen rows then has the several chunks (and a partial last one) of one
- * of a few hundred in the service's chunks of 100.
- */
+/** This file's commits pack their rows in chunks of CHUNK_ROWS (small-chunks-commit.ts). */
 const CHUNK_ROWS = 10
-const COMMIT_ROUTE = 'POST /manage/issuers/{issuerId}/programs/{programId}/grant-batches'
 
 beforeAll(async () => {
   const routesRuntime = { ...runtimeWith({ CONSOLE_URL: TEST_CONSOLE_URL }), uploads }
-  const commitRoute = makeCreateGrantBatchHandler(routesRuntime, {
-    chunkRows: CHUNK_ROWS,
-    queue: {
-      sendBatch: (entries) => {
-        const sender = api.pipeline?.senders[GRANT_BATCH_ROWS_QUEUE.id]
-        if (!sender) throw new Error('This file starts the API with its pipeline')
-        return sender.sendBatch(entries)
-      },
-    },
-  })
+  const commitRoute = smallChunksCommitRoute(routesRuntime, CHUNK_ROWS, () => api.pipeline)
   api = await startApi({
     pipeline: true,
     runtime: routesRuntime,

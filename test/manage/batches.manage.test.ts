@@ -50,6 +50,7 @@ import {
   recordAccess,
   sleep,
 } from './grants-support'
+import { COMMIT_ROUTE, smallChunksCommitRoute } from './small-chunks-commit'
 
 /**
  * Send to many, through the local server with real access tokens: the dry run (every row checked
@@ -67,26 +68,14 @@ let adminOfB: Person
 /** The local mail sink the worker's finish notices go to, as under npm start. */
 const sinkFile = join(mkdtempSync(join(tmpdir(), 'batches-')), 'mail.jsonl')
 
-/** The commit route's key, and the issuers whose batches it packs in chunks of SMALL_CHUNK_ROWS. */
-const COMMIT_ROUTE = 'POST /manage/issuers/{issuerId}/programs/{programId}/grant-batches'
+/** The issuers whose batches the commit route packs in chunks of SMALL_CHUNK_ROWS. */
 const SMALL_CHUNK_ROWS = 10
 const smallChunkIssuers = new Set<string>()
 
 beforeAll(async () => {
   // The queues and the worker as npm start runs them (no stream: other files' grants are theirs).
   const routesRuntime = runtimeWith({ MAIL_SINK_FILE: sinkFile, CONSOLE_URL: TEST_CONSOLE_URL })
-  // The same route with fewer rows a chunk, sending to the same pipeline's queue: a small batch
-  // then has the many chunks (and SendMessageBatch calls) of a large one.
-  const smallChunks = makeCreateGrantBatchHandler(routesRuntime, {
-    chunkRows: SMALL_CHUNK_ROWS,
-    queue: {
-      sendBatch: (entries) => {
-        const sender = api.pipeline?.senders[GRANT_BATCH_ROWS_QUEUE.id]
-        if (!sender) throw new Error('This file starts the API with its pipeline')
-        return sender.sendBatch(entries)
-      },
-    },
-  })
+  const smallChunks = smallChunksCommitRoute(routesRuntime, SMALL_CHUNK_ROWS, () => api.pipeline)
   api = await startApi({
     pipeline: true,
     runtime: routesRuntime,
