@@ -12,7 +12,7 @@ import {
   startApi,
 } from '../support/api'
 import { handlerWatch } from './handler-watch'
-import { exchange, openRaw, type RawAnswer, sendChunked, sleep } from './raw-client'
+import { exchange, openRaw, type RawAnswer, retainedBytes, sendChunked, sleep } from './raw-client'
 
 /**
  * The local server survives any client: broken HTTP, bad framing, bodies that never end, sockets
@@ -385,7 +385,7 @@ describe('bodies above 10 MB: 413 {"message":"Request Entity Too Large"} and the
   })
 
   it('a client that ignores the 413 and the close, and keeps sending, is cut off after lingerMs', async () => {
-    const memory = () => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers
+    const memory = retainedBytes
     // The linger runs on Jest's fake clock: the client sends all the test asks for, however slow
     // the machine, and the server cuts it off when the clock, not the machine, says.
     const cut = async () => {

@@ -1,4 +1,6 @@
 import { connect, type Socket } from 'node:net'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 
 /**
  * A client that writes bytes, not HTTP: half-sent headers, broken framing, sockets closed or
@@ -134,4 +136,15 @@ export const sendChunked = async (
     sent += piece.length
   }
   return { client, sent }
+}
+
+/**
+ * Bytes still referenced after a full collection: garbage not yet collected (a client's own
+ * chunks, in this same process) is not memory a server kept, and when the collector runs differs
+ * by Node.js version (24 collects later than 22 and 20).
+ */
+export const retainedBytes = (): number => {
+  setFlagsFromString('--expose-gc')
+  ;(runInNewContext('gc') as () => void)()
+  return process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers
 }
