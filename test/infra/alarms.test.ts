@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CONSUMERS, type ConsumerSpec } from '../../functions/consumers'
 import { ROUTES, type Route } from '../../functions/routes'
-import { TABLES } from '../../functions/stores/table-schema'
+import { deployedIndexes, TABLES } from '../../functions/stores/table-schema'
 import { TRANSACTION_CONFLICT_THRESHOLD } from '../../lib/service-alarms'
+import { functionsAlarmed, logicalIdOfTable, mathOf } from '../support/alarm-template'
 import {
   type CfnResource,
   type CfnTemplate,
@@ -12,8 +13,8 @@ import {
   synth,
 } from '../support/synth'
 
-// The contexts test/infra/stack.test.ts synthesizes too (its plain deploy and its dev stage):
-// the run's synth cache makes each once for both.
+// The contexts test/infra/stack.test.ts synthesizes too (its plain deploy, its dev stage and its
+// stage that keeps the legacy indexes): the run's synth cache makes each once for both.
 const prod = synth()
 const dev = synth({
   stage: 'dev',
@@ -23,14 +24,7 @@ const dev = synth({
   alarmEmail: 'ops@example.com',
   logLevel: 'debug',
 })
-
-const logicalIdOfTable = (template: CfnTemplate, key: keyof typeof TABLES) => {
-  const match = resourcesOfType(template, 'AWS::DynamoDB::Table').find(([id]) =>
-    id.startsWith(`Tables${key[0]?.toUpperCase()}${key.slice(1)}`),
-  )
-  if (!match) throw new Error(`no table ${key}`)
-  return match[0]
-}
+const legacy = synth({ keepLegacyIndexes: 'true' })
 
 describe('alarms', () => {
   type AlarmProps = {
@@ -97,8 +91,13 @@ describe('alarms', () => {
   it('watches 5xx rate, p99 latency, Lambda errors and throttles, DynamoDB throttles and system errors', () => {
     const all = alarms(prod.alarms)
     const watched = all.flatMap(metricsOf)
+    // A period with requests and no 5xx datapoint is 0 %, not "no data".
     expect(
-      all.find((a) => a.Metrics?.some((m) => m.Expression?.includes('100 * errors / requests'))),
+      all.find((a) =>
+        a.Metrics?.some(
+          (m) => m.Expression === 'IF(requests > 0, 100 * FILL(errors, 0) / requests, 0)',
+        ),
+      ),
     ).toBeDefined()
     expect(watched).toEqual(
       expect.arrayContaining([
@@ -108,8 +107,8 @@ describe('alarms', () => {
       ]),
     )
     expect(all.find((a) => a.MetricName === 'Latency')?.ExtendedStatistic).toBe('p99')
-    // One per route's function and each consumer of functions/consumers.ts.
-    const functions = ROUTES.length + CONSUMERS.length
+    // One per route's function, each consumer of functions/consumers.ts and Cognito's trigger.
+    const functions = ROUTES.length + CONSUMERS.length + 1
     expect(watched.filter((m) => m === 'AWS/Lambda/Errors')).toHaveLength(functions)
     expect(watched.filter((m) => m === 'AWS/Lambda/Throttles')).toHaveLength(functions)
     // Per table and per operation the functions use.
@@ -143,7 +142,8 @@ describe('alarms', () => {
       TreatMissingData: string
     }
     const all = resourcesOfType(prod.alarms, 'AWS::CloudWatch::Alarm')
-    const fnIds = [...ROUTES.map((r) => r.id), ...CONSUMERS.map((c) => c.id)]
+    // Cognito's CustomMessage trigger too: if it fails, no invitation e-mail goes out.
+    const fnIds = [...ROUTES.map((r) => r.id), ...CONSUMERS.map((c) => c.id), 'CustomMessage']
     for (const id of fnIds) {
       const found = all.filter(([, a]) =>
         JSON.stringify(a.Properties.Metrics ?? []).includes(
@@ -348,5 +348,110 @@ describe('alarms', () => {
         (a) => JSON.stringify(a.AlarmActions) === JSON.stringify([{ Ref: topicId }]),
       ),
     ).toBe(true)
+  })
+})
+
+describe('alarms that miss nothing', () => {
+  it('sums every count with FILL, so a term with no datapoint leaves no sum missing', () => {
+    for (const t of [prod.alarms, legacy.alarms]) {
+      const sums = resourcesOfType(t, 'AWS::CloudWatch::Alarm').flatMap(([id, a]) => {
+        const { expression, stats } = mathOf(a)
+        return expression?.includes('+') ? [{ id, expression, ids: Object.keys(stats) }] : []
+      })
+      for (const { id, expression, ids } of sums) {
+        expect({ id, terms: expression.split(' + ').sort() }).toEqual({
+          id,
+          terms: ids.map((metric) => `FILL(${metric}, 0)`).sort(),
+        })
+      }
+      // Every per-operation sum of DynamoDB's counts is among them, as is every function's.
+      const summed = sums.map(({ id }) => id.replace(/[0-9A-F]{8}$/, ''))
+      for (const table of ['grants', 'programs', 'apiKeys', 'timers'] as const) {
+        expect(summed).toEqual(
+          expect.arrayContaining([
+            `Alarms${table}TableThrottles`,
+            `Alarms${table}TableSystemErrors`,
+            `Alarms${table}TableThrottleEvents`,
+          ]),
+        )
+      }
+      expect(summed).toEqual(expect.arrayContaining(['AlarmsGrantTokensErrorsOrThrottles']))
+    }
+  })
+
+  it('alarms on read and write throttle events of every alarmed table and each of its indexes (a batch is throttled item by item)', () => {
+    for (const [s, keepLegacy] of [
+      [prod, false],
+      [legacy, true],
+    ] as const) {
+      const all = resourcesOfType(s.alarms, 'AWS::CloudWatch::Alarm')
+      const tables = all.flatMap(
+        ([id]) => /^Alarms(\w+)TableThrottles[0-9A-F]{8}$/.exec(id)?.[1] ?? [],
+      )
+      expect(tables).toEqual(expect.arrayContaining(['grants', 'timers']))
+      for (const table of tables as (keyof typeof TABLES)[]) {
+        const found = all.filter(([id]) =>
+          new RegExp(`^Alarms${table}TableThrottleEvents[0-9A-F]{8}$`).test(id),
+        )
+        expect({ table, alarms: found.length }).toEqual({ table, alarms: 1 })
+        const [, alarm] = found[0] as [string, CfnResource]
+        const tableRef = { Ref: logicalIdOfTable(s.json, table) }
+        const watched = Object.values(mathOf(alarm).stats).map((stat) => {
+          const dimensions = stat.Metric.Dimensions ?? []
+          expect(dimensions.find((d) => d.Name === 'TableName')?.Value).toEqual(tableRef)
+          const index = dimensions.find((d) => d.Name === 'GlobalSecondaryIndexName')?.Value
+          expect(dimensions).toHaveLength(index === undefined ? 1 : 2)
+          return `${stat.Metric.Namespace}/${stat.Metric.MetricName} ${index ?? '(table)'} ${stat.Stat} ${stat.Period}`
+        })
+        const expected = ['ReadThrottleEvents', 'WriteThrottleEvents'].flatMap((metric) =>
+          ['(table)', ...deployedIndexes(table, { keepLegacy }).map((i) => i.indexName)].map(
+            (on) => `AWS/DynamoDB/${metric} ${on} Sum 300`,
+          ),
+        )
+        expect({ table, watched: watched.sort() }).toEqual({ table, watched: expected.sort() })
+        expect(alarm.Properties).toMatchObject({
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          EvaluationPeriods: 1,
+          TreatMissingData: 'notBreaching',
+        })
+      }
+    }
+  })
+
+  it("alarms on every function of the stack, Cognito's CustomMessage trigger included", () => {
+    for (const s of [prod, dev]) {
+      // Ours all have a logical id `<name>Function`; CDK's own custom-resource handlers (the
+      // console's bucket deployment, an ephemeral bucket's auto-delete) are not the service's.
+      const functions = resourcesOfType(s.json, 'AWS::Lambda::Function')
+        .map(([id]) => id)
+        .filter((id) => id.endsWith('Function'))
+        .map((id) => id.replace(/Function$/, ''))
+      expect(functions).toContain('CustomMessage')
+      expect(functionsAlarmed(s.alarms)).toEqual(functions.sort())
+    }
+  })
+
+  it('lets Lambda retry a failed asynchronous call only where the list says so: never the sweep, whose next run does the same work', () => {
+    type Async = { id: string; retries: number; maxAge?: number }
+    const asynchronous = (CONSUMERS as readonly ConsumerSpec[]).flatMap((spec): Async[] =>
+      spec.trigger.kind === 'schedule'
+        ? [{ id: spec.id, retries: 0, maxAge: spec.trigger.periodSeconds }]
+        : spec.trigger.kind === 'topic'
+          ? [{ id: spec.id, retries: spec.trigger.retryAttempts }]
+          : [],
+    )
+    expect(asynchronous.map((a) => a.id)).toContain('OfferSweep')
+    for (const { id, retries, maxAge } of asynchronous) {
+      const configs = resourcesOfType(prod.json, 'AWS::Lambda::EventInvokeConfig')
+        .map(([, c]) => c.Properties)
+        .filter((p) => JSON.stringify(p.FunctionName) === JSON.stringify({ Ref: `${id}Function` }))
+      expect({ id, configs: configs.length }).toEqual({ id, configs: 1 })
+      expect(configs[0]).toMatchObject({
+        Qualifier: '$LATEST',
+        MaximumRetryAttempts: retries,
+        ...(maxAge === undefined ? {} : { MaximumEventAgeInSeconds: maxAge }),
+      })
+    }
   })
 })
