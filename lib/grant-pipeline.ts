@@ -345,6 +345,13 @@ export class GrantPipeline extends Construct {
         return
       }
       case 'schedule': {
+        // The rule's retry policy covers EventBridge's delivery only; Lambda would still retry a
+        // failed asynchronous invocation twice, and hold a throttled one up to 6 hours. Neither:
+        // the next run, a period later, does the same work (docs/decisions/sweep-schedule.md).
+        fn.fn.configureAsyncInvoke({
+          retryAttempts: 0,
+          maxEventAge: Duration.seconds(trigger.periodSeconds),
+        })
         new Rule(this, `${spec.id}Schedule`, {
           description: `Runs ${spec.id} (${trigger.expression})`,
           schedule: Schedule.expression(trigger.expression),

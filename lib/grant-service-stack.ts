@@ -400,6 +400,8 @@ export class GrantServiceStack extends Stack {
       functions: {
         ...Object.fromEntries(Object.entries(this.functions).map(([id, f]) => [id, f.fn])),
         ...Object.fromEntries(Object.entries(this.pipeline.functions).map(([id, f]) => [id, f.fn])),
+        // Cognito's invitation and password-reset e-mails: if it fails, none goes out.
+        CustomMessage: this.identity.customMessage.fn,
       },
       deadLetterQueues: this.pipeline.deadLetterQueues,
       queueAges: Object.fromEntries(
@@ -415,7 +417,14 @@ export class GrantServiceStack extends Stack {
         ]),
       ),
       tables: Object.fromEntries(
-        touched.map((table) => [table, { table: tableOf[table], actions: actionsOn(table) }]),
+        touched.map((table) => [
+          table,
+          {
+            table: tableOf[table],
+            actions: actionsOn(table),
+            indexes: this.tables.indexNames[table],
+          },
+        ]),
       ),
       // Every item of a grant's TransactWriteItems lives in one of these.
       transactionTables: ['apiKeys', 'programs', 'grants'],

@@ -870,9 +870,15 @@ describe('webhooks: the webhooks table, the Webhooks queue and WebhookSender', (
     const metrics = onTable.map(
       ([, a]) => JSON.stringify(a.Properties.Metrics).match(/"MetricName":"(\w+)"/)?.[1],
     )
-    expect(metrics.sort()).toEqual(['SystemErrors', 'ThrottledRequests'])
-    // The sender's own calls among them (Query for endpoints and replays, PutItem for messages).
-    for (const [, a] of onTable) {
+    // ReadThrottleEvents: the alarm over read and write throttle events (test/infra/alarms.test.ts).
+    expect(metrics.sort()).toEqual(['ReadThrottleEvents', 'SystemErrors', 'ThrottledRequests'])
+    // The sender's own calls among the per-operation ones (Query for endpoints and replays,
+    // PutItem for messages).
+    const perOperation = onTable.filter(([, a]) =>
+      JSON.stringify(a.Properties.Metrics).includes('"Name":"Operation"'),
+    )
+    expect(perOperation).toHaveLength(2)
+    for (const [, a] of perOperation) {
       expect(JSON.stringify(a.Properties.Metrics)).toMatch(/"Value":"Query"/)
       expect(JSON.stringify(a.Properties.Metrics)).toMatch(/"Value":"PutItem"/)
     }
