@@ -24,7 +24,7 @@ export type ApiFunctionProps = {
 }
 
 /**
- * One route's Lambda function: Node.js 22 on arm64, ESM bundle, its own log group with a
+ * One route's Lambda function: Node.js 24 on arm64, ESM bundle, its own log group with a
  * retention, and a role that can write to that log group and nothing else until the stack grants
  * it exact DynamoDB actions.
  */
@@ -50,7 +50,7 @@ export class ApiFunction extends Construct {
       // NodejsFunction would run esbuild for this function alone: the same files.
       code: functionBundles(this, props.projectRoot).code(props.entry),
       handler: 'index.handler',
-      runtime: Runtime.NODEJS_22_X,
+      runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize,
       timeout: props.timeout,

@@ -235,7 +235,7 @@ export class GrantPipeline extends Construct {
         Validations.of(fn.fn).acknowledge({
           id: 'AwsSolutions-L1',
           reason:
-            'The runtime is pinned to nodejs22.x, the version the product supports and tests; moving to a newer runtime is a deliberate, tested change, not an automatic one.',
+            'The runtime is pinned to nodejs24.x, the version the product supports and tests; moving to a newer runtime is a deliberate, tested change, not an automatic one.',
         })
         return [spec.id, fn]
       }),

@@ -479,7 +479,7 @@ export class GrantServiceStack extends Stack {
       Validations.of(fn.fn).acknowledge({
         id: 'AwsSolutions-L1',
         reason:
-          'The runtime is pinned to nodejs22.x, the version the product supports and tests; moving to a newer runtime is a deliberate, tested change, not an automatic one.',
+          'The runtime is pinned to nodejs24.x, the version the product supports and tests; moving to a newer runtime is a deliberate, tested change, not an automatic one.',
       })
     }
     Validations.of(this.api).acknowledge({

@@ -808,12 +808,12 @@ describe('the sweep', () => {
 
 describe('every consumer', () => {
   it.each(CONSUMERS.map((c) => c.id))(
-    '%s: nodejs22.x on arm64, its timeout and memory, its own log group, the tables’ names',
+    '%s: nodejs24.x on arm64, its timeout and memory, its own log group, the tables’ names',
     (id) => {
       const spec = consumer(id)
       const fn = resource(prod.json, `${id}Function`)
       expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Timeout: spec.timeoutSeconds,
         MemorySize: spec.memorySize,

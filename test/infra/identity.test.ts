@@ -200,10 +200,10 @@ describe('CustomMessage trigger', () => {
     ])
   })
 
-  it('runs nodejs22.x on arm64 within Cognito’s 5 seconds, with its own log group', () => {
+  it('runs nodejs24.x on arm64 within Cognito’s 5 seconds, with its own log group', () => {
     const fn = resource(t, TRIGGER)
     expect(fn.Properties).toMatchObject({
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       Handler: 'index.handler',
       Timeout: 5,

@@ -293,12 +293,12 @@ describe('Lambda functions', () => {
   const t = prod.json
 
   it.each(FUNCTION_IDS)(
-    '%s: nodejs22.x on arm64, explicit memory, timeout and log group with retention',
+    '%s: nodejs24.x on arm64, explicit memory, timeout and log group with retention',
     (id) => {
       const fn = resource(t, id)
       expect(fn.Type).toBe('AWS::Lambda::Function')
       expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
         MemorySize: 512,
