@@ -28,6 +28,7 @@ import {
   type CfnTemplate,
   resource,
   resourcesOfType,
+  rolePolicies,
   synth,
 } from '../support/synth'
 
@@ -84,7 +85,7 @@ const variablesOf = (t: CfnTemplate, fnId: string) =>
 const grantsOf = (t: CfnTemplate, fnId: string) => {
   const roleId = (resource(t, fnId).Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]
   const pairs: string[] = []
-  for (const [, policy] of resourcesOfType(t, 'AWS::IAM::Policy')) {
+  for (const [, policy] of rolePolicies(t)) {
     const roles = policy.Properties.Roles as { Ref: string }[]
     if (!roles.some((r) => r.Ref === roleId)) continue
     const doc = policy.Properties.PolicyDocument as {
