@@ -255,3 +255,29 @@ describe('least privilege, route by route', () => {
     }
   })
 })
+
+describe('every function', () => {
+  it('runs nodejs24.x on arm64, in the parent and in the nested stack alike (all but CDK’s own custom-resource handlers, whose runtime CDK picks)', () => {
+    for (const s of [prod, dev, full]) {
+      const runtimes = resourcesOfType(s.json, 'AWS::Lambda::Function').map(([id, f]) => [
+        id,
+        f.Properties.Runtime,
+        f.Properties.Architectures,
+      ])
+      // The console deployment's (Python) and an ephemeral stage's bucket emptier (CDK's latest
+      // Node.js for the region): CDK's code, not the service's.
+      const cdkOwn = /^Custom(CDKBucketDeployment|S3AutoDeleteObjectsCustomResourceProvider)/
+      const ours = runtimes.filter(([id]) => !cdkOwn.test(String(id)))
+      const expected = [
+        ...ROUTES.map((r) => `${r.id}Function`),
+        ...CONSUMERS.map((c) => `${c.id}Function`),
+        'CustomMessageFunction',
+      ]
+      expect(ours.map(([id]) => id).filter((id) => !expected.includes(String(id)))).toEqual([])
+      expect(ours).toHaveLength(expected.length)
+      for (const [id, runtime, architectures] of ours) {
+        expect([id, runtime, architectures]).toEqual([id, 'nodejs24.x', ['arm64']])
+      }
+    }
+  })
+})
