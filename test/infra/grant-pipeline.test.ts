@@ -28,6 +28,7 @@ import {
   type CfnTemplate,
   resource,
   resourcesOfType,
+  rolePolicies,
   synth,
 } from '../support/synth'
 
@@ -84,7 +85,7 @@ const variablesOf = (t: CfnTemplate, fnId: string) =>
 const grantsOf = (t: CfnTemplate, fnId: string) => {
   const roleId = (resource(t, fnId).Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]
   const pairs: string[] = []
-  for (const [, policy] of resourcesOfType(t, 'AWS::IAM::Policy')) {
+  for (const [, policy] of rolePolicies(t)) {
     const roles = policy.Properties.Roles as { Ref: string }[]
     if (!roles.some((r) => r.Ref === roleId)) continue
     const doc = policy.Properties.PolicyDocument as {
@@ -808,12 +809,12 @@ describe('the sweep', () => {
 
 describe('every consumer', () => {
   it.each(CONSUMERS.map((c) => c.id))(
-    '%s: nodejs22.x on arm64, its timeout and memory, its own log group, the tables’ names',
+    '%s: nodejs24.x on arm64, its timeout and memory, its own log group, the tables’ names',
     (id) => {
       const spec = consumer(id)
       const fn = resource(prod.json, `${id}Function`)
       expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Timeout: spec.timeoutSeconds,
         MemorySize: spec.memorySize,

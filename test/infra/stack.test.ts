@@ -18,6 +18,7 @@ import {
 } from '../../functions/stores/table-schema'
 import { TEMPLATE_PARAMETER_LIMIT } from '../../lib/alarms-stack'
 import { GrantTables } from '../../lib/grant-tables'
+import { INLINE_POLICY_NAME } from '../../lib/inline-policy-role'
 import { checkAwsSolutions } from '../../lib/nag'
 import { WEBHOOK_KEY_ACTIONS } from '../../lib/webhook-secrets-key'
 import {
@@ -26,6 +27,7 @@ import {
   PROJECT_ROOT,
   resource,
   resourcesOfType,
+  rolePolicies,
   synth,
 } from '../support/synth'
 
@@ -292,12 +294,12 @@ describe('Lambda functions', () => {
   const t = prod.json
 
   it.each(FUNCTION_IDS)(
-    '%s: nodejs22.x on arm64, explicit memory, timeout and log group with retention',
+    '%s: nodejs24.x on arm64, explicit memory, timeout and log group with retention',
     (id) => {
       const fn = resource(t, id)
       expect(fn.Type).toBe('AWS::Lambda::Function')
       expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
         MemorySize: 512,
@@ -426,7 +428,7 @@ describe('least privilege', () => {
       'Fn::GetAtt'
     ][0]
     const pairs: string[] = []
-    for (const [, policy] of resourcesOfType(t, 'AWS::IAM::Policy')) {
+    for (const [, policy] of rolePolicies(t)) {
       const roles = policy.Properties.Roles as { Ref: string }[]
       if (!roles.some((r) => r.Ref === roleId)) continue
       const doc = policy.Properties.PolicyDocument as {
@@ -445,7 +447,10 @@ describe('least privilege', () => {
     }
     const role = t.Resources[roleId]
     expect(role?.Properties.ManagedPolicyArns).toBeUndefined()
-    expect(role?.Properties.Policies).toBeUndefined()
+    // Its one inline policy (lib/inline-policy-role.ts), no policy resource of its own.
+    expect(
+      ((role?.Properties.Policies ?? []) as { PolicyName: string }[]).map((p) => p.PolicyName),
+    ).toEqual([INLINE_POLICY_NAME])
     return pairs.sort()
   }
   const logs = (fnId: string) => {
@@ -537,7 +542,7 @@ describe('least privilege', () => {
     // never by another function nor by itself: no lambda:InvokeFunction in any policy, no
     // permission for a role or a function to invoke it.
     for (const template of [prod.json, dev.json, legacy.json]) {
-      const policies = JSON.stringify(resourcesOfType(template, 'AWS::IAM::Policy'))
+      const policies = JSON.stringify(rolePolicies(template))
       expect(policies).not.toMatch(/lambda:Invoke/)
       expect(
         resourcesOfType(template, 'AWS::Lambda::Permission').filter(
@@ -561,12 +566,12 @@ describe('least privilege', () => {
   })
 
   it('grants no Scan, no wildcard action and no wildcard resource but the two IAM has no resource for', () => {
-    const text = JSON.stringify(resourcesOfType(t, 'AWS::IAM::Policy'))
+    const text = JSON.stringify(rolePolicies(t))
     expect(text).not.toMatch(/dynamodb:Scan|dynamodb:\*|cognito-idp:\*|sqs:\*|ses:\*|"[a-z-]+:\*"/)
     // On "*" only: dynamodb:ListStreams for the stream's reader (its event source's grant), and
     // ses:GetAccount for the offer mailer when the stage sends mail (its account's sending rate).
     const wildcards = (template: CfnTemplate) =>
-      resourcesOfType(template, 'AWS::IAM::Policy').flatMap(([, policy]) =>
+      rolePolicies(template).flatMap(([, policy]) =>
         (
           policy.Properties.PolicyDocument as {
             Statement: { Action: string | string[]; Resource: unknown }[]
@@ -723,7 +728,7 @@ describe('DynamoDB tables', () => {
         'Fn::GetAtt'
       ][0]
       const grants = logicalIdOfTable(template, 'grants')
-      return resourcesOfType(template, 'AWS::IAM::Policy')
+      return rolePolicies(template)
         .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
         .flatMap(([, p]) =>
           (
@@ -914,11 +919,10 @@ describe('DynamoDB tables', () => {
       new Set(resourcesOfType(t, 'AWS::Logs::LogGroup').map(([, g]) => g.DeletionPolicy))
     expect(policies(prod.json)).toEqual(new Set(['Retain']))
     expect(policies(dev.json)).toEqual(new Set(['Delete']))
-    // One per route, the API's access logs, the Cognito trigger's, the console deployment's,
-    // and one per consumer of functions/consumers.ts (the batch worker is one).
-    expect(resourcesOfType(dev.json, 'AWS::Logs::LogGroup')).toHaveLength(
-      ROUTES.length + 3 + CONSUMERS.length,
-    )
+    // One for the grant API's routes, one for the management routes, one for every consumer of
+    // functions/consumers.ts (the batch worker is one), the API's access logs, the Cognito
+    // trigger's and the console deployment's (docs/decisions/stack-room.md).
+    expect(resourcesOfType(dev.json, 'AWS::Logs::LogGroup')).toHaveLength(6)
   })
 
   it('lets only an ephemeral stage destroy its tables', () => {
@@ -967,17 +971,18 @@ describe('outputs and stages', () => {
   })
 
   it('stays within CloudFormation’s 500 resources a stack, parent and nested alarms stack each, with every option on', () => {
-    // A stack over the quota does not deploy at all, nested or not. A route adds seven to the
-    // parent (function, role, policy, log group, integration, route, permission) and its one
-    // alarm to the nested alarms stack (docs/decisions/nested-alarms.md).
+    // A stack over the quota does not deploy at all, nested or not. A route's cost in the parent
+    // and the management functions' nested stack: test/infra/stack-room.test.ts; its one alarm
+    // goes to the nested alarms stack (docs/decisions/nested-alarms.md).
     const full = synth(EVERY_OPTION)
     // The CDK CLI also adds its version report (CDKMetadata, one AWS::CDK::Metadata resource,
     // which CloudFormation counts) to the parent and to the nested template; these test synths
     // leave it out unless asked.
     const reported = synth({ 'aws:cdk:version-reporting': 'true' })
     for (const [t, plain] of [
-      [reported.json, prod.json],
+      [reported.parent, prod.parent],
       [reported.alarms, prod.alarms],
+      [reported.manageRaw, prod.manageRaw],
     ] as const) {
       expect(Object.keys(t.Resources).filter((id) => !Object.hasOwn(plain.Resources, id))).toEqual([
         'CDKMetadata',
@@ -986,7 +991,7 @@ describe('outputs and stages', () => {
     }
     const deployed = (t: CfnTemplate) =>
       Object.keys(t.Resources).length + (t.Resources.CDKMetadata ? 0 : 1)
-    const parents = [prod.json, dev.json, full.json].map(deployed)
+    const parents = [prod.parent, dev.parent, full.parent].map(deployed)
     const nested = [prod.alarms, dev.alarms, full.alarms].map(deployed)
     for (const count of [...parents, ...nested]) expect(count).toBeLessThanOrEqual(500)
     // The figures docs/deploying.md gives, so the room left is stated from the templates.
