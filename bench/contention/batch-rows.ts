@@ -76,6 +76,8 @@ export type BatchModelOptions = {
   rowsInParallel?: number
   params?: ModelParams
   seed?: number
+  /** Rows a chunk (default the service's, BATCH_LIMITS.chunkRows): a test's small copy passes fewer. */
+  chunkRows?: number
   /** Told every few thousand rows where the run is (a long run). */
   onProgress?: (line: string) => void
 }
@@ -118,6 +120,7 @@ export const runBatchModel = async (options: BatchModelOptions): Promise<BatchMo
       sendBatch: async (entries) => ({ failed: queue.sendBatch(entries).failed.map((f) => f.id) }),
     },
     clock,
+    chunkRows: options.chunkRows,
   })({
     program,
     issuerId,

@@ -26,6 +26,8 @@ export type BatchCommitDeps = {
   clock: () => number
   /** Waits between sends of refused messages (tests pass one that returns at once). */
   sleep?: RetryDeps['sleep']
+  /** Rows a chunk (BATCH_LIMITS.chunkRows): tests pass fewer, for many chunks from few rows. */
+  chunkRows?: number
 }
 
 /**
@@ -72,7 +74,7 @@ export type BatchCommitResult = { batch: BatchRecord; replayed: boolean; now: nu
  * paused answers the batch it made (its rows then fail as the grant API refuses them).
  */
 export const makeBatchCommit =
-  ({ batches, queue, clock, sleep }: BatchCommitDeps) =>
+  ({ batches, queue, clock, sleep, chunkRows }: BatchCommitDeps) =>
   async (input: BatchCommitInput): Promise<BatchCommitResult> => {
     const { program, issuerId, actor, checked, reason, signal } = input
     const batchId = batchIdFor(issuerId, input.idempotencyKey)
@@ -100,7 +102,7 @@ export const makeBatchCommit =
     if (!isProgramOpen(program)) throw new ProgramInactive(program.status)
 
     const chunkPrefix = requestHash.slice(0, 12)
-    const chunks = packChunks(checked.rows)
+    const chunks = packChunks(checked.rows, chunkRows)
     await batches.putChunks(batchId, chunkPrefix, chunks, { signal })
     const now = clock()
     const at = new Date(now).toISOString()

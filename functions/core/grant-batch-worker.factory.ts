@@ -29,6 +29,8 @@ export const makeBatchWorkerHandler = (
       store: grants,
       access: new AccessCache(grants, { now: () => runtime.monotonic.now() }),
       clock: () => runtime.clock.now(),
+      // The worker's waits and its grants' (a throttle's backoff) on one sleep, as the model runs them.
+      ...(overrides.sleep === undefined ? {} : { sleep: overrides.sleep }),
     }),
     notifyFinished: async (batch, signal) => {
       const outcome = await mailer().send(batchFinishedMail(batch, config.mail.consoleUrl), {

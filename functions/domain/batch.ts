@@ -177,8 +177,14 @@ export const batchRequestHash = (programId: string, csv: string, reason: string 
  */
 export const rowIdempotencyKey = (batchId: string, row: number) => `batch:${batchId}:row:${row}`
 
-/** The chunks of a batch's rows: at most `chunkRows` rows and about `chunkBytes` each. */
-export const packChunks = (rows: StoredRow[]): StoredRow[][] => {
+/**
+ * The chunks of a batch's rows: at most `chunkRows` rows and about `chunkBytes` each. Tests pass
+ * fewer rows a chunk, to give a small batch the many chunks a large one has.
+ */
+export const packChunks = (
+  rows: StoredRow[],
+  chunkRows: number = BATCH_LIMITS.chunkRows,
+): StoredRow[][] => {
   const chunks: StoredRow[][] = []
   let current: StoredRow[] = []
   let bytes = 0
@@ -186,7 +192,7 @@ export const packChunks = (rows: StoredRow[]): StoredRow[][] => {
     const size = Buffer.byteLength(JSON.stringify(row)) + 16
     if (
       current.length > 0 &&
-      (current.length >= BATCH_LIMITS.chunkRows || bytes + size > BATCH_LIMITS.chunkBytes)
+      (current.length >= chunkRows || bytes + size > BATCH_LIMITS.chunkBytes)
     ) {
       chunks.push(current)
       current = []

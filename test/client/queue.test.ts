@@ -24,10 +24,16 @@ const request = (i: number) => ({
 it('enqueue returns at once, delivers in the background under faults, and dead-letters what cannot succeed', async () => {
   const issuer = await newIssuer()
   const journal = join(mkdtempSync(join(tmpdir(), 'vs-queue-')), 'grants.jsonl')
+  // The client's waits (its backoff, the answers' Retry-After of 1 s) are recorded, not slept:
+  // what is delivered does not turn on how long it waited.
+  const waits: number[] = []
   const client = new GrantClient({
     apiKey: issuer.keys.TEST,
     baseUrl: api.baseUrl,
     retry: { baseDelayMs: 5, maxDelayMs: 50 },
+    sleep: async (ms) => {
+      waits.push(ms)
+    },
   })
   const queue = new GrantQueue({ client, store: new JsonlFileStore(journal), retryPauseMs: 20 })
   await queue.start()
@@ -47,6 +53,8 @@ it('enqueue returns at once, delivers in the background under faults, and dead-l
     await queue.stop()
   }
   expect(queue.counts()).toEqual({ pending: 0, delivered: 30, failed: 1 })
+  // A 503's Retry-After was honoured over the shorter backoff.
+  expect(waits.some((ms) => ms >= 1_000)).toBe(true)
   expect(queue.deadLetters()).toEqual([
     expect.objectContaining({
       request: { ...request(99), amount: 0 },

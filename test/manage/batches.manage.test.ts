@@ -50,13 +50,14 @@ import {
   recordAccess,
   sleep,
 } from './grants-support'
+import { COMMIT_ROUTE, smallChunksCommitRoute } from './small-chunks-commit'
 
 /**
  * Send to many, through the local server with real access tokens: the dry run (every row checked
  * with the grant rules, duplicates, the pool), the commit (stored, then granted in the background
  * by the worker from the GrantBatchRows queue, the local one here as under npm start), per-row
  * results, and exactly once: a
- * 1,100-row batch committed twice, and twice at the same moment, while DynamoDB calls fail (the
+ * batch of 11 chunks committed twice, and twice at the same moment, while DynamoDB calls fail (the
  * 5,000-row volume is the bench's: `BENCH_ONLY=batch-local`).
  */
 let api: Awaited<ReturnType<typeof startApi>>
@@ -67,11 +68,26 @@ let adminOfB: Person
 /** The local mail sink the worker's finish notices go to, as under npm start. */
 const sinkFile = join(mkdtempSync(join(tmpdir(), 'batches-')), 'mail.jsonl')
 
+/** The issuers whose batches the commit route packs in chunks of SMALL_CHUNK_ROWS. */
+const SMALL_CHUNK_ROWS = 10
+const smallChunkIssuers = new Set<string>()
+
 beforeAll(async () => {
   // The queues and the worker as npm start runs them (no stream: other files' grants are theirs).
+  const routesRuntime = runtimeWith({ MAIL_SINK_FILE: sinkFile, CONSOLE_URL: TEST_CONSOLE_URL })
+  const smallChunks = smallChunksCommitRoute(routesRuntime, SMALL_CHUNK_ROWS, () => api.pipeline)
   api = await startApi({
     pipeline: true,
-    runtime: runtimeWith({ MAIL_SINK_FILE: sinkFile, CONSOLE_URL: TEST_CONSOLE_URL }),
+    runtime: routesRuntime,
+    wrap: (routeKey, handler) =>
+      routeKey !== COMMIT_ROUTE
+        ? handler
+        : (event, context) =>
+            (smallChunkIssuers.has(
+              (event as { pathParameters?: { issuerId?: string } }).pathParameters?.issuerId ?? '',
+            )
+              ? smallChunks
+              : handler)(event as never, context as never),
   })
   ;[admin, viewer, adminOfB] = (await Promise.all([
     signUpPerson(),
@@ -176,11 +192,11 @@ const allRows = async (person: Person, issuer: Issuer, batchId: string, query = 
 const expectNoChange = async (issuer: Issuer, act: () => Promise<void>) => {
   const [audit, batches] = [
     (await auditLog(issuer.issuerId)).length,
-    (await batchItemsOf(issuer.issuerId)).length,
+    (await batchItemsOf(issuer)).length,
   ]
   await expectNothingWritten(issuer.programs.TEST, act)
   expect((await auditLog(issuer.issuerId)).length).toBe(audit)
-  expect((await batchItemsOf(issuer.issuerId)).length).toBe(batches)
+  expect((await batchItemsOf(issuer)).length).toBe(batches)
 }
 
 describe('dry run', () => {
@@ -382,6 +398,8 @@ describe('commit', () => {
       counts: { total: 5, granted: 0, failed: 2, pending: 3 },
       amount: 6,
     })
+    // The one batch, as the refused calls' checks (expectNoChange) look for batches.
+    expect((await batchItemsOf(issuer)).map((item) => item.batchId)).toEqual([id])
 
     const done = await finished(viewer, issuer, id)
     expect(done.body).toMatchObject({
@@ -613,21 +631,24 @@ describe('the batch model', () => {
 describe('exactly once', () => {
   /**
    * Eleven chunks, the fewest the commit sends in two SendMessageBatch calls (10 + 1), and the
-   * worker's invocations run several side by side, so the faults meet every step; volume is the
-   * bench's.
+   * worker's invocations run several side by side, so the faults meet every step: 110 rows in
+   * chunks of SMALL_CHUNK_ROWS, as 1,100 rows make in the service's chunks of 100 (the chunks
+   * are what the commit and the worker handle one by one; the rows in one only run side by side).
+   * Volume is the bench's.
    */
-  const ROWS = 1_100
-  it(`grants each valid row of a ${ROWS.toLocaleString('en')}-row batch exactly once, committed twice at the same moment and once more, while DynamoDB calls fail`, async () => {
+  const ROWS = 11 * SMALL_CHUNK_ROWS
+  it(`grants each valid row of a ${ROWS}-row batch in 11 chunks exactly once, committed twice at the same moment and once more, while DynamoDB calls fail`, async () => {
     const issuer = await issuerWith()
+    smallChunkIssuers.add(issuer.issuerId)
     const rows: (string | number)[][] = []
     const invalid = new Set<number>()
     const duplicate = new Set<number>()
     for (let i = 0; i < ROWS; i++) {
       const row = i + 2
-      if (i % 100 === 7) {
+      if (i % 20 === 7) {
         invalid.add(row)
         rows.push([`r${i}@example.com`, 0, '', ''])
-      } else if (i % 140 === 3 && i > 0) {
+      } else if (i % 14 === 3 && i > 0) {
         duplicate.add(row)
         rows.push([...(rows[i - 1] as (string | number)[])])
       } else {
@@ -665,6 +686,9 @@ describe('exactly once', () => {
       faults.stop()
     }
     const id = answers[0]?.body.id as string
+    expect((await new DynamoDbBatchStore(documentClient, config.tables).getBatch(id))?.chunks).toBe(
+      11,
+    )
     // One batch for the one key: 202 for the commit that made it (unless its answer was lost to a
     // fault), 200 replays for the others.
     expect(answers.map((a) => a.body.id)).toEqual([id, id, id])
@@ -782,7 +806,13 @@ describe('the worker, run by hand as Lambda runs it from SQS', () => {
     const { batchId, queue } = await commitWithoutWorker(issuer, csv, `by-hand-${Math.random()}`)
     expect(queue.started).toEqual([{ batchId, chunk: 0 }])
     const body = JSON.stringify(queue.started[0])
-    const worker = makeBatchWorkerHandler(runtime)
+    // Its backoff waits (the worker's and its grants') move a stopped clock instead of passing:
+    // the 2 s deliveries run out of time after the same retries, in no real time.
+    const throttled = stoppedClock()
+    const worker = makeBatchWorkerHandler(runtime, {
+      now: throttled.now,
+      sleep: async (ms) => throttled.advance(ms),
+    })
 
     const faults = injectFaults(dynamodb, {
       rate: 1,
@@ -791,13 +821,14 @@ describe('the worker, run by hand as Lambda runs it from SQS', () => {
     })
     try {
       // Handed back (partial batch response), not thrown: only this message comes again.
-      expect(await worker(delivery(body, 1, 'first'), context(2_000))).toEqual({
+      expect(await worker(delivery(body, 1, 'first'), context(2_000, throttled.now))).toEqual({
         batchItemFailures: [{ itemIdentifier: 'first' }],
       })
+      expect(faults.stats.throttle).toBeGreaterThan(0)
       expect((await read(viewer, issuer, batchId)).body.status).toBe('queued')
       // Its last allowed delivery: SQS moves it to the dead letters, and the batch says so.
       const last = GRANT_BATCH_ROWS_QUEUE.maxReceiveCount
-      expect(await worker(delivery(body, last, 'last'), context(2_000))).toEqual({
+      expect(await worker(delivery(body, last, 'last'), context(2_000, throttled.now))).toEqual({
         batchItemFailures: [{ itemIdentifier: 'last' }],
       })
     } finally {

@@ -1,13 +1,15 @@
 import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
   DeleteCommand,
   PutCommand,
   QueryCommand,
-  ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
 import { hashApiKey } from '../../functions/domain/api-key'
 import type { AuditEntry, MembershipRecord, Role } from '../../functions/domain/people'
 import { routeById } from '../../functions/routes'
+import { INDEX } from '../../functions/stores/table-schema'
 import { type Call, request } from '../support/api'
 import { contractCheck } from '../support/contract-check'
 import { accessTokenFor, bearer, type Person } from '../support/identity'
@@ -71,24 +73,41 @@ export const manage = async (
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   })
 
-/** Every item of `table` whose issuerId is one of `issuerIds`: one consistent scan for them all. */
-const scanIssuers = async (table: string, issuerIds: readonly string[]) => {
-  const values = Object.fromEntries(issuerIds.map((id, i) => [`:i${i}`, id]))
-  const items: Record<string, unknown>[] = []
+/**
+ * Every item of `table` with this issuerId, strongly consistent: the keys from the table's
+ * by-issuer index (`index`, keyed issuerId and createdAt), then the items themselves. Every item
+ * of these tables that carries an issuerId is in that index (a program's head, a key; shards,
+ * terms and key-id pointers carry none), so a Scan of the run's shared table found the same.
+ */
+const itemsOfIssuer = async (table: string, index: string, key: string, issuerId: string) => {
+  const keys: Record<string, unknown>[] = []
   let start: Record<string, unknown> | undefined
   do {
     const page = await documentClient.send(
-      new ScanCommand({
+      new QueryCommand({
         TableName: table,
-        FilterExpression: `issuerId IN (${Object.keys(values).join(', ')})`,
-        ExpressionAttributeValues: values,
-        ConsistentRead: true,
+        IndexName: index,
+        KeyConditionExpression: 'issuerId = :i',
+        ExpressionAttributeValues: { ':i': issuerId },
+        ProjectionExpression: '#k',
+        ExpressionAttributeNames: { '#k': key },
         ExclusiveStartKey: start,
       }),
     )
-    items.push(...(page.Items ?? []))
+    keys.push(...(page.Items ?? []))
     start = page.LastEvaluatedKey
   } while (start)
+  const items: Record<string, unknown>[] = []
+  for (let from = 0; from < keys.length; from += 100) {
+    let wanted: Record<string, unknown>[] | undefined = keys.slice(from, from + 100)
+    while (wanted && wanted.length > 0) {
+      const page: BatchGetCommandOutput = await documentClient.send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: wanted, ConsistentRead: true } } }),
+      )
+      items.push(...(page.Responses?.[table] ?? []))
+      wanted = page.UnprocessedKeys?.[table]?.Keys
+    }
+  }
   return items
 }
 
@@ -116,19 +135,24 @@ const byKey = (key: string) => (a: Record<string, unknown>, b: Record<string, un
   String(a[key]).localeCompare(String(b[key]))
 
 /**
- * Everything of these issuers' that a route could change, per issuer: programs, keys, audit log.
- * A scan reads the whole table the run shares, so one scan per table serves every issuer, and the
- * reads run side by side.
+ * Everything of these issuers' that a route could change, per issuer: programs, keys, audit log,
+ * read side by side from each issuer's own partitions (not a Scan of the tables the run shares).
  */
 export const issuerStates = async (issuerIds: readonly string[]) => {
   const [programs, keys, audits] = await Promise.all([
-    scanIssuers(tables.programs, issuerIds),
-    scanIssuers(tables.apiKeys, issuerIds),
+    Promise.all(
+      issuerIds.map((id) =>
+        itemsOfIssuer(tables.programs, INDEX.programsByIssuer, 'programId', id),
+      ),
+    ),
+    Promise.all(
+      issuerIds.map((id) => itemsOfIssuer(tables.apiKeys, INDEX.keysByIssuer, 'keyHash', id)),
+    ),
     Promise.all(issuerIds.map(auditOf)),
   ])
-  return issuerIds.map((issuerId, i) => ({
-    programs: programs.filter((p) => p.issuerId === issuerId).sort(byKey('programId')),
-    keys: keys.filter((k) => k.issuerId === issuerId).sort(byKey('keyHash')),
+  return issuerIds.map((_, i) => ({
+    programs: (programs[i] ?? []).sort(byKey('programId')),
+    keys: (keys[i] ?? []).sort(byKey('keyHash')),
     audit: audits[i] as AuditEntry[],
   }))
 }

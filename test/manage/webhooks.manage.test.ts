@@ -13,7 +13,15 @@ import { localSecretBox } from '../../functions/runtime/secret-box'
 import { DynamoDbWebhookStore } from '../../functions/stores/webhooks.dynamodb'
 import { LOCAL_CONSUMERS } from '../../local/consumer-factories'
 import type { ConsumerFactories } from '../../local/pipeline'
-import { type Call, expectProblem, type Issuer, newIssuer, scanAll, startApi } from '../support/api'
+import {
+  type Call,
+  expectProblem,
+  type Issuer,
+  newIssuer,
+  queryAll,
+  scanAll,
+  startApi,
+} from '../support/api'
 import { contractCheck } from '../support/contract-check'
 import { type Person, signUpPerson } from '../support/identity'
 import { config, documentClient, dynamodb, runtime, wallClock } from '../support/runtime'
@@ -102,11 +110,11 @@ const validEndpoint = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 })
 
-/** Every item of the webhooks table that belongs to the issuer's endpoints. */
+/** Every item of the webhooks table that belongs to the issuer's endpoints (their partition). */
 const endpointItems = (issuerId: string) =>
-  scanAll({
+  queryAll({
     TableName: config.tables.webhooks,
-    FilterExpression: 'pk = :pk',
+    KeyConditionExpression: 'pk = :pk',
     ExpressionAttributeValues: { ':pk': `endpoints#${issuerId}` },
     ConsistentRead: true,
   })
@@ -116,9 +124,9 @@ const storedSecrets = async (issuerId: string) => {
   return (item?.secrets ?? []) as { sealed: string; createdAt: string; expiresAt?: string }[]
 }
 const messageItems = (endpointId: string) =>
-  scanAll({
+  queryAll({
     TableName: config.tables.webhooks,
-    FilterExpression: 'pk = :pk',
+    KeyConditionExpression: 'pk = :pk',
     ExpressionAttributeValues: { ':pk': `messages#${endpointId}` },
     ConsistentRead: true,
   })

@@ -11,7 +11,12 @@ import {
 } from '../../functions/core/grant-batch-worker'
 import { makeBatchWorkerHandler } from '../../functions/core/grant-batch-worker.factory'
 import { type GrantTokensInput, makeGrantTokens } from '../../functions/core/grant-tokens'
-import { type BatchRecord, chunkKey, type RowResult } from '../../functions/domain/batch'
+import {
+  BATCH_LIMITS,
+  type BatchRecord,
+  chunkKey,
+  type RowResult,
+} from '../../functions/domain/batch'
 import { checkBatchRows } from '../../functions/domain/batch-rows'
 import type { GrantRecord } from '../../functions/domain/grant'
 import { toBatchView } from '../../functions/http/batch-view'
@@ -44,7 +49,13 @@ import { config, documentClient, runtime, TestClock, wallClock } from '../suppor
  * row is still granted exactly once, counted once, the batch finished once with one audit entry and
  * one e-mail; a message no worker can handle ends in the dead letters and the batch shows it; a
  * cancel stops the rows not yet tried; a pool that runs out mid-batch stays exact.
+ *
+ * The batches are committed in chunks of CHUNK_ROWS rows, not the service's 100: what these cases
+ * turn on is messages and chunks (several, one of them partial), so a tenth of the rows shows the
+ * same, in a tenth of the grants. A case that turns on how many rows of a chunk run before the
+ * worker looks again says so and keeps the service's chunks.
  */
+const CHUNK_ROWS = 10
 
 const batches = new DynamoDbBatchStore(documentClient, config.tables)
 const listing = new DynamoDbBatchListing(documentClient, config.tables)
@@ -154,19 +165,20 @@ const drain = async (
 const csvOf = (rows: readonly (readonly (string | number)[])[]) =>
   `${['email,amount', ...rows.map((r) => r.join(','))].join('\n')}\n`
 
-/** `count` valid rows (amounts 1, 2, 3 in turn) with these extra lines after them. */
-const rowsCsv = (prefix: string, count: number, extra: string[] = []) =>
+/** `count` valid rows (amounts 1, 2, 3 in turn, times `unit`) with these extra lines after them. */
+const rowsCsv = (prefix: string, count: number, extra: string[] = [], unit = 1) =>
   csvOf([
-    ...Array.from({ length: count }, (_, i) => [`${prefix}${i}@example.com`, (i % 3) + 1]),
+    ...Array.from({ length: count }, (_, i) => [`${prefix}${i}@example.com`, ((i % 3) + 1) * unit]),
     ...extra.map((line) => line.split(',')),
   ])
 
-/** The batch committed by the real commit, its chunk messages sent through `sender`. */
+/** The batch committed by the real commit in chunks of `chunkRows`, its messages sent through `sender`. */
 const commit = async (
   issuer: Issuer,
   csv: string,
   sender: QueueSender,
   key: string = randomUUID(),
+  chunkRows = CHUNK_ROWS,
 ) => {
   const program = await adminStore.getProgram(issuer.programs.TEST)
   if (!program) throw new Error('no program')
@@ -175,6 +187,7 @@ const commit = async (
     batches,
     queue: sender,
     clock: () => wallClock.now(),
+    chunkRows,
   })({
     program,
     issuerId: issuer.issuerId,
@@ -262,9 +275,9 @@ describe('a message delivered more than once', () => {
         return { failed: [] }
       },
     }
-    // 148 valid rows and 2 refused at commit: two chunks, so two finishers race as well. (Every
-    // row is tried by four invocations, one DynamoDB Local transaction each: 250 rows took 17 s.)
-    const csv = rowsCsv('twice', 148, ['not-an-email,1', 'zero@example.com,0'])
+    // 18 valid rows and 2 refused at commit: two chunks, so two finishers race as well. (Every
+    // row is tried by four invocations, one DynamoDB Local transaction each.)
+    const csv = rowsCsv('twice', 18, ['not-an-email,1', 'zero@example.com,0'])
     const { batch, checked } = await commit(issuer, csv, twice)
     expect(batch.chunks).toBe(2)
     expect(rig.queue.counts().visible).toBe(4)
@@ -283,14 +296,14 @@ describe('a message delivered more than once', () => {
     expect(done.status).toBe('done')
     expect(toBatchView(done, wallClock.now())).toMatchObject({
       status: 'done',
-      counts: { total: 150, granted: 148, failed: 2, canceled: 0, pending: 0 },
+      counts: { total: 20, granted: 18, failed: 2, canceled: 0, pending: 0 },
       deadLetteredChunks: 0,
     })
-    expect(byRow.size).toBe(148)
+    expect(byRow.size).toBe(18)
     expect(issued).toBe(checked.amount)
     expect(await finishEntries(issuer.issuerId, batch.batchId)).toHaveLength(1)
     expect(sent.map((m) => [m.to, m.subject])).toEqual([
-      [committer.email, 'Batch done: 148 of 150 rows granted'],
+      [committer.email, 'Batch done: 18 of 20 rows granted'],
     ])
     expect(rig.queue.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 0, deadLetters: 0 })
 
@@ -304,7 +317,7 @@ describe('the finish e-mail', () => {
   it('is sent again by the redelivered last message when the finishing delivery could not send it, and then once only', async () => {
     const issuer = await newIssuer()
     const rig = newQueue()
-    const { batch } = await commit(issuer, rowsCsv('mailfail', 50), localQueueSender(rig.queue))
+    const { batch } = await commit(issuer, rowsCsv('mailfail', 5), localQueueSender(rig.queue))
     const { mailer, sent, failures } = recordingMailer(1)
     const worker = asLambda(makeBatchWorkerHandler(runtime, { mailer }))
     const polls = await drain(rig, worker)
@@ -315,7 +328,7 @@ describe('the finish e-mail', () => {
     ])
     expect(failures()).toBe(1)
     expect(sent.map((m) => [m.to, m.subject])).toEqual([
-      [committer.email, 'Batch done: 50 of 50 rows granted'],
+      [committer.email, 'Batch done: 5 of 5 rows granted'],
     ])
     expect((await readBatch(batch.batchId)).notifiedAt).toEqual(expect.any(String))
     expect(await finishEntries(issuer.issuerId, batch.batchId)).toHaveLength(1)
@@ -330,9 +343,9 @@ describe('a worker that dies mid-chunk', () => {
   it('leaves its message on the queue; redelivered after the visibility timeout it completes the batch exactly once, and the dead run waking late changes nothing', async () => {
     const issuer = await newIssuer()
     const rig = newQueue()
-    const { batch } = await commit(issuer, rowsCsv('killed', 250), localQueueSender(rig.queue))
+    const { batch } = await commit(issuer, rowsCsv('killed', 25), localQueueSender(rig.queue))
 
-    // The first delivery's process "dies" after 40 grants: every later grant call hangs (frozen,
+    // The first delivery's process "dies" after 4 grants: every later grant call hangs (frozen,
     // no answer, no delete), until the test wakes it at the end.
     let calls = 0
     let reached: () => void = () => {}
@@ -346,30 +359,30 @@ describe('a worker that dies mid-chunk', () => {
     let answered = 0
     const dead = workerWith(async (input: GrantTokensInput) => {
       calls += 1
-      if (calls > 40) await woken
+      if (calls > 4) await woken
       const result = await realGrantTokens(input)
       answered += 1
-      if (answered === 40) reached()
+      if (answered === 4) reached()
       return result
     })
     // One message by hand (the test steps the poller; the event source mapping would take BATCH_SIZE).
     const zombie = pollOnce(rig.queue, asLambda(dead), 1)
     await dying
     expect(rig.queue.counts()).toMatchObject({ visible: 2, inFlight: 1 })
-    // 40 rows granted, none committed: the batch knows nothing of them yet.
-    expect((await grantsByRow(issuer.programs.TEST, batch.batchId)).size).toBe(40)
+    // 4 rows granted, none committed: the batch knows nothing of them yet.
+    expect((await grantsByRow(issuer.programs.TEST, batch.batchId)).size).toBe(4)
     expect((await readBatch(batch.batchId)).granted).toBe(0)
 
     // A healthy worker takes the other chunks, then (the clock past the visibility timeout) the
-    // dead one's: its 40 granted rows are replays of the same grants.
+    // dead one's: its 4 granted rows are replays of the same grants.
     const { mailer, sent } = recordingMailer()
     const polls = await drain(rig, asLambda(makeBatchWorkerHandler(runtime, { mailer })))
     expect(polls.length).toBeGreaterThan(0)
     expect(polls.filter((p) => p.failed > 0)).toEqual([])
     const after = await expectExact(issuer, batch.batchId)
     expect(after.batch.status).toBe('done')
-    expect(after.batch.granted).toBe(250)
-    expect(after.byRow.size).toBe(250)
+    expect(after.batch.granted).toBe(25)
+    expect(after.byRow.size).toBe(25)
     expect(sent).toHaveLength(1)
 
     // The dead run wakes: its grants replay, its commit finds the chunk done, its delete is stale.
@@ -377,7 +390,7 @@ describe('a worker that dies mid-chunk', () => {
     const late = await zombie
     expect(late).toMatchObject({ received: 1, deleted: 0 })
     const still = await expectExact(issuer, batch.batchId)
-    expect(still.batch).toMatchObject({ status: 'done', granted: 250, failed: 0 })
+    expect(still.batch).toMatchObject({ status: 'done', granted: 25, failed: 0 })
     expect(still.issued).toBe(after.issued)
     expect(await finishEntries(issuer.issuerId, batch.batchId)).toHaveLength(1)
     expect(sent).toHaveLength(1)
@@ -389,9 +402,9 @@ describe('a poison message', () => {
   it('fails each of its maxReceiveCount deliveries, lands in the dead letters, and the batch shows the chunk stalled while the others finished', async () => {
     const issuer = await newIssuer()
     const rig = newQueue()
-    // Chunk 1's 51st row crashes the grant step every time (not a refusal: a bug, a bad library).
-    const { batch } = await commit(issuer, rowsCsv('poison', 300), localQueueSender(rig.queue))
-    const poisoned = 'poison150@example.com'
+    // Chunk 1's 6th row crashes the grant step every time (not a refusal: a bug, a bad library).
+    const { batch } = await commit(issuer, rowsCsv('poison', 30), localQueueSender(rig.queue))
+    const poisoned = 'poison15@example.com'
     let poisonCalls = 0
     const worker = workerWith(async (input) => {
       if ((input.body as { recipient: { email: string } }).recipient.email === poisoned) {
@@ -413,11 +426,11 @@ describe('a poison message', () => {
       stalled: true,
       deadLetteredChunks: 1,
       // Chunks 0 and 2, and chunk 1's rows before the poisoned one.
-      counts: { total: 300, granted: 250, failed: 0, canceled: 0, pending: 50 },
+      counts: { total: 30, granted: 25, failed: 0, canceled: 0, pending: 5 },
     })
     const results = await rowResults(stuck)
-    expect(results.filter((r) => r.result?.status === 'granted')).toHaveLength(250)
-    expect(results.slice(150).filter((r) => r.result === undefined)).toHaveLength(50)
+    expect(results.filter((r) => r.result?.status === 'granted')).toHaveLength(25)
+    expect(results.slice(15).filter((r) => r.result === undefined)).toHaveLength(5)
     // No row twice, whatever ran; the poisoned row never granted.
     const byRow = await grantsByRow(issuer.programs.TEST, batch.batchId)
     for (const grants of byRow.values()) expect(grants).toHaveLength(1)
@@ -430,14 +443,14 @@ describe('a poison message', () => {
     await drain(rig, asLambda(makeBatchWorkerHandler(runtime)))
     const { batch: done } = await expectExact(issuer, batch.batchId)
     expect(done.status).toBe('done')
-    expect(done.granted).toBe(300)
+    expect(done.granted).toBe(30)
     expect(done.deadLettered?.size ?? 0).toBe(0)
   })
 
   it('sends a chunk whose stored item is corrupt to the dead letters without counting anything for it', async () => {
     const issuer = await newIssuer()
     const rig = newQueue()
-    const { batch } = await commit(issuer, rowsCsv('corrupt', 150), localQueueSender(rig.queue))
+    const { batch } = await commit(issuer, rowsCsv('corrupt', 15), localQueueSender(rig.queue))
     // Chunk 1's rows are no longer a list (a bad hand edit, a bad migration).
     await documentClient.send(
       new UpdateCommand({
@@ -457,10 +470,10 @@ describe('a poison message', () => {
     expect(toBatchView(stuck, wallClock.now())).toMatchObject({
       status: 'stalled',
       deadLetteredChunks: 1,
-      counts: { total: 150, granted: 100, failed: 0, canceled: 0, pending: 50 },
+      counts: { total: 15, granted: 10, failed: 0, canceled: 0, pending: 5 },
     })
     expect(stuck.chunksDone).toBe(1)
-    expect((await grantsByRow(issuer.programs.TEST, batch.batchId)).size).toBe(100)
+    expect((await grantsByRow(issuer.programs.TEST, batch.batchId)).size).toBe(10)
   })
 
   it('sends a message that is not a chunk message (not JSON, no batch, no such chunk) to the dead letters', async () => {
@@ -489,7 +502,7 @@ describe('cancel', () => {
   it('stops the rows not yet tried: they end canceled and never granted, granted rows stay, the batch ends canceled and its e-mail says so', async () => {
     const issuer = await newIssuer()
     const rig = newQueue()
-    const { batch } = await commit(issuer, rowsCsv('cancel', 400), localQueueSender(rig.queue))
+    const { batch } = await commit(issuer, rowsCsv('cancel', 40), localQueueSender(rig.queue))
     expect(batch.chunks).toBe(4)
     const { mailer, sent } = recordingMailer()
     const worker = asLambda(makeBatchWorkerHandler(runtime, { mailer }))
@@ -522,23 +535,31 @@ describe('cancel', () => {
     expect(done.status).toBe('canceled')
     expect(toBatchView(done, wallClock.now())).toMatchObject({
       status: 'canceled',
-      counts: { total: 400, granted: 100, failed: 0, canceled: 300, pending: 0 },
+      counts: { total: 40, granted: 10, failed: 0, canceled: 30, pending: 0 },
     })
-    expect(results.slice(0, 100).every((r) => r.result?.status === 'granted')).toBe(true)
-    expect(results.slice(100).every((r) => r.result?.status === 'canceled')).toBe(true)
-    expect(byRow.size).toBe(100)
+    expect(results.slice(0, 10).every((r) => r.result?.status === 'granted')).toBe(true)
+    expect(results.slice(10).every((r) => r.result?.status === 'canceled')).toBe(true)
+    expect(byRow.size).toBe(10)
     const finish = await finishEntries(issuer.issuerId, batch.batchId)
     expect(finish.map((e) => e.details)).toEqual([
-      expect.objectContaining({ status: 'canceled', granted: 100, canceled: 300 }),
+      expect.objectContaining({ status: 'canceled', granted: 10, canceled: 30 }),
     ])
-    expect(sent.map((m) => m.subject)).toEqual(['Batch canceled: 100 of 400 rows granted'])
-    expect(sent[0]?.text).toContain('300 not granted: canceled before they were tried')
+    expect(sent.map((m) => m.subject)).toEqual(['Batch canceled: 10 of 40 rows granted'])
+    expect(sent[0]?.text).toContain('30 not granted: canceled before they were tried')
   })
 
   it('stops a chunk already running: rows started keep their grant, the others end canceled', async () => {
     const issuer = await newIssuer()
     const rig = newQueue()
-    const { batch } = await commit(issuer, rowsCsv('midcancel', 300), localQueueSender(rig.queue))
+    // The service's chunks of 100: the cancel must land while a chunk still has rows to start
+    // (the worker runs 16 at a time), which chunks of 10 would not leave.
+    const { batch } = await commit(
+      issuer,
+      rowsCsv('midcancel', 300),
+      localQueueSender(rig.queue),
+      randomUUID(),
+      BATCH_LIMITS.chunkRows,
+    )
     const { mailer, sent } = recordingMailer()
     // The 20th grant asks for the cancel (the cancel route's store call) while the chunk runs.
     // The worker's own clock stands still but for the slow rows below: when it looks for the
@@ -601,9 +622,9 @@ describe('a pool that runs out mid-batch', () => {
         return { failed: [] }
       },
     }
-    // 250 rows of 1, 2, 3 in turn: 499 asked of a pool of 300.
-    const { batch, checked } = await commit(issuer, rowsCsv('pool', 250), twice)
-    expect(checked.amount).toBe(499)
+    // 25 rows of 10, 20, 30 in turn: 490 asked of a pool of 300 (three shards of 100).
+    const { batch, checked } = await commit(issuer, rowsCsv('pool', 25, [], 10), twice)
+    expect(checked.amount).toBe(490)
     await drain(rig, asLambda(makeBatchWorkerHandler(runtime)))
 
     const { batch: done, results, issued } = await expectExact(issuer, batch.batchId)
@@ -613,7 +634,7 @@ describe('a pool that runs out mid-batch', () => {
     expect(new Set(failed.map((r) => (r.result as { code: string }).code))).toEqual(
       new Set(['pool_exhausted']),
     )
-    expect(done.granted + done.failed).toBe(250)
+    expect(done.granted + done.failed).toBe(25)
     const { program } = await programState(issuer.programs.TEST)
     const remaining = Number(program?.remaining)
     expect(issued + remaining).toBe(pool)

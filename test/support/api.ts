@@ -11,6 +11,7 @@ import type { Runtime } from '../../functions/composition'
 import { makeAdmin } from '../../functions/core/admin'
 import type { ApiKeyRecord } from '../../functions/domain/api-key'
 import { generateApiKey, hashApiKey, type Mode, maskApiKey } from '../../functions/domain/api-key'
+import { batchListSlot } from '../../functions/domain/batch'
 import type { GrantRecord } from '../../functions/domain/grant'
 import { allGrantListSlots } from '../../functions/domain/grant-slots'
 import { newId } from '../../functions/domain/ids'
@@ -168,17 +169,28 @@ export const scanAll = async (input: ScanCommandInput) => {
   return items
 }
 
-/** An issuer's batch items in the grants table. */
-export const batchItemsOf = (issuerId: string) =>
-  scanAll({
-    TableName: config.tables.grants,
-    FilterExpression: 'begins_with(grantId, :b) AND issuerId = :i',
-    ExpressionAttributeValues: { ':b': 'batch#', ':i': issuerId },
-    ConsistentRead: true,
-  })
+/**
+ * An issuer's batches in the grants table: each of its programs' batch listing (`byProgramSlot`
+ * under batchListSlot, where every batch is written), not a Scan of the run's shared table. The
+ * chunk items carry no issuerId, so a Scan for the issuer's `batch#` items found the same.
+ */
+export const batchItemsOf = async (issuer: Pick<Issuer, 'issuerId' | 'programs'>) =>
+  (
+    await Promise.all(
+      Object.values(issuer.programs).map((programId) =>
+        queryAll({
+          TableName: config.tables.grants,
+          IndexName: INDEX.grantsByProgramSlot,
+          KeyConditionExpression: 'programSlot = :s',
+          FilterExpression: 'issuerId = :i',
+          ExpressionAttributeValues: { ':s': batchListSlot(programId), ':i': issuer.issuerId },
+        }),
+      ),
+    )
+  ).flat()
 
-/** Every item of one partition of an index, following its pages. */
-const queryAll = async (input: QueryCommandInput) => {
+/** Every item of one partition of a table or index, following its pages. */
+export const queryAll = async (input: QueryCommandInput) => {
   const items: Record<string, unknown>[] = []
   let from: Record<string, unknown> | undefined
   do {

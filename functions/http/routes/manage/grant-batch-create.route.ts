@@ -119,7 +119,7 @@ export const batchPreview = (
  */
 export const makeCreateGrantBatchHandler = (
   runtime: Runtime,
-  deps: { queue?: QueueSender } = {},
+  deps: { queue?: QueueSender; chunkRows?: number } = {},
 ) => {
   const { documentClient: client, config, clock } = runtime
   const memberships = new DynamoDbMembershipReader(client, config.tables)
@@ -169,7 +169,12 @@ export const makeCreateGrantBatchHandler = (
       ])
     }
   }
-  const commit = makeBatchCommit({ batches, queue, clock: () => clock.now() })
+  const commit = makeBatchCommit({
+    batches,
+    queue,
+    clock: () => clock.now(),
+    chunkRows: deps.chunkRows,
+  })
   return manageHandler<Event>(
     'CreateGrantBatch',
     { memberships },
