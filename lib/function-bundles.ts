@@ -105,9 +105,10 @@ export const declareFunctionEntries = (
   return bundles
 }
 
-/** The bundles of `scope`'s stack (declared or not). */
+/** The bundles of `scope`'s top-level stack, a nested stack's parent's (declared or not). */
 export const functionBundles = (scope: IConstruct, projectRoot: string) => {
-  const stack = Stack.of(scope)
+  let stack = Stack.of(scope)
+  while (stack.nestedStackParent) stack = stack.nestedStackParent
   const known = byStack.get(stack)
   if (known) return known
   return declareFunctionEntries(stack, projectRoot, [])

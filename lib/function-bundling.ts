@@ -14,7 +14,7 @@ export const FUNCTION_BUNDLING = {
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node22',
+  target: 'node24',
   minify: true,
   // index.mjs.map beside each bundle, without the sources' text.
   sourcemap: true,

@@ -32,7 +32,7 @@ import {
 } from '../functions/consumers'
 import { ENV } from '../functions/env-names'
 import type { TableKey } from '../functions/stores/table-schema'
-import { ApiFunction } from './api-function'
+import { ApiFunction, sharedLogGroup } from './api-function'
 
 /** Queues with no consumer (a failed stream batch's record, failed SES events): kept 14 days. */
 const FAILURE_RETENTION = Duration.days(14)
@@ -190,9 +190,12 @@ export class GrantPipeline extends Construct {
       arn: `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:configuration-set/${this.configurationSet.configurationSetName}`,
     }
 
+    // One log group for every consumer (streams named by function keep them apart).
+    const logGroup = sharedLogGroup(this, 'ConsumerLogs', props)
     this.functions = Object.fromEntries(
       (CONSUMERS as readonly ConsumerSpec[]).map((spec) => {
         const fn = new ApiFunction(this, spec.id, {
+          logGroup,
           projectRoot: props.projectRoot,
           entry: spec.entry,
           environment: {
@@ -235,7 +238,7 @@ export class GrantPipeline extends Construct {
         Validations.of(fn.fn).acknowledge({
           id: 'AwsSolutions-L1',
           reason:
-            'The runtime is pinned to nodejs22.x, the version the product supports and tests; moving to a newer runtime is a deliberate, tested change, not an automatic one.',
+            'The runtime is pinned to nodejs24.x, the version the product supports and tests; moving to a newer runtime is a deliberate, tested change, not an automatic one.',
         })
         return [spec.id, fn]
       }),
@@ -345,6 +348,13 @@ export class GrantPipeline extends Construct {
         return
       }
       case 'schedule': {
+        // The rule's retry policy covers EventBridge's delivery only; Lambda would still retry a
+        // failed asynchronous invocation twice, and hold a throttled one up to 6 hours. Neither:
+        // the next run, a period later, does the same work (docs/decisions/sweep-schedule.md).
+        fn.fn.configureAsyncInvoke({
+          retryAttempts: 0,
+          maxEventAge: Duration.seconds(trigger.periodSeconds),
+        })
         new Rule(this, `${spec.id}Schedule`, {
           description: `Runs ${spec.id} (${trigger.expression})`,
           schedule: Schedule.expression(trigger.expression),

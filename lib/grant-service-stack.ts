@@ -2,7 +2,6 @@ import { join } from 'node:path'
 import {
   Aws,
   CfnOutput,
-  Duration,
   Fn,
   Lazy,
   RemovalPolicy,
@@ -32,13 +31,7 @@ import {
   type QueueId,
 } from '../functions/consumers'
 import { ENV, TABLE_ENV } from '../functions/env-names'
-import {
-  FUNCTION_TIMEOUT_SECONDS,
-  ROUTES,
-  type Route,
-  type RouteId,
-  USER_SCOPE,
-} from '../functions/routes'
+import { ROUTES, type Route, type RouteId, USER_SCOPE } from '../functions/routes'
 import {
   GRANT_LIST_INDEX_OUTPUT,
   type GrantListIndex,
@@ -47,13 +40,14 @@ import {
   tableOutputKey,
 } from '../functions/stores/table-schema'
 import { AlarmsStack } from './alarms-stack'
-import { ApiFunction } from './api-function'
+import type { ApiFunction } from './api-function'
 import { ConsoleHosting } from './console-hosting'
 import { bucketRegionalOrigin } from './console-site'
 import { declareFunctionEntries } from './function-bundles'
 import { GrantPipeline, QUEUE_MAX_AGE_SECONDS, STREAM_MAX_ITERATOR_AGE_MS } from './grant-pipeline'
 import { GrantTables } from './grant-tables'
 import { CUSTOM_MESSAGE_ENTRY, Identity } from './identity'
+import { type ManageFunctionsStack, routeFunctions } from './route-functions'
 import type { StageConfig } from './stage-config'
 import { UploadBucket, uploadBucketName } from './upload-bucket'
 import { WebhookSecretsKey } from './webhook-secrets-key'
@@ -80,6 +74,8 @@ export class GrantServiceStack extends Stack {
   readonly pipeline: GrantPipeline
   /** The KMS key webhook signing secrets are sealed with. */
   readonly webhookSecrets: WebhookSecretsKey
+  /** The nested stack of the management routes' functions and roles (lib/route-functions.ts). */
+  readonly manageFunctions: ManageFunctionsStack
   /** The nested stack of every alarm and the alarm topic (lib/alarms-stack.ts). */
   readonly alarms: AlarmsStack
 
@@ -128,71 +124,17 @@ export class GrantServiceStack extends Stack {
     const grantListIndex: GrantListIndex = this.tables.legacyIndexesDeployed
       ? INDEX.grantsByProgram
       : INDEX.grantsByProgramSlot
-    const listsGrants = (route: Route) => route.listsGrants === true
-    this.functions = Object.fromEntries(
-      (ROUTES as readonly Route[]).map((route) => {
-        const fn = new ApiFunction(this, route.id, {
-          projectRoot: props.projectRoot,
-          entry: route.entry,
-          // The pool id only where the function calls Cognito (inviting people).
-          environment: {
-            ...environment,
-            ...(route.cognito ? { [ENV.userPoolId]: this.identity.userPool.userPoolId } : {}),
-            ...(listsGrants(route) ? { [ENV.grantsListIndex]: grantListIndex } : {}),
-          },
-          memorySize: 512,
-          timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
-          logRetention: props.logRetention,
-          ephemeral: props.ephemeral,
-          logLevel: props.logLevel,
-          serviceName: SERVICE_NAME,
-          logicalId: `${route.id}Function`,
-        })
-        // Exactly the actions the route declares (functions/routes.ts), on exactly its tables.
-        const access: Partial<Record<TableKey, readonly string[]>> = route.access
-        for (const [table, actions] of Object.entries(access) as [TableKey, string[]][]) {
-          if (actions.length === 0) continue
-          fn.role.addToPolicy(
-            new PolicyStatement({ actions: [...actions], resources: [tableOf[table].tableArn] }),
-          )
-        }
-        // ...and on exactly the indexes it declares: a Query on an index is authorised on
-        // `<table ARN>/index/<name>`, never on the table's ARN.
-        const indexes: Route['indexes'] = (route as Route).indexes ?? {}
-        for (const [table, byIndex] of Object.entries(indexes) as [
-          TableKey,
-          Record<string, readonly string[]>,
-        ][]) {
-          for (const [index, actions] of Object.entries(byIndex)) {
-            const alsoLegacy =
-              listsGrants(route as Route) &&
-              table === 'grants' &&
-              index === INDEX.grantsByProgramSlot &&
-              grantListIndex !== INDEX.grantsByProgramSlot
-            fn.role.addToPolicy(
-              new PolicyStatement({
-                actions: [...actions],
-                resources: [index, ...(alsoLegacy ? [grantListIndex] : [])].map(
-                  (name) => `${tableOf[table].tableArn}/index/${name}`,
-                ),
-              }),
-            )
-          }
-        }
-        // ...and the Cognito actions it declares, on this stack's user pool only.
-        if (route.cognito && route.cognito.length > 0) {
-          fn.role.addToPolicy(
-            new PolicyStatement({
-              actions: [...route.cognito],
-              resources: [this.identity.userPool.userPoolArn],
-            }),
-          )
-        }
-        // ...and the service's own e-mail, from the stage's SES identity only, when it says so.
-        if ((route as Route).mail) this.identity.allowServiceMail(fn)
-        return [route.id, fn]
-      }),
-    ) as GrantServiceStack['functions']
+    // One function a route; the management routes' in a nested stack (lib/route-functions.ts).
+    const routeFns = routeFunctions(this, {
+      ...props,
+      environment,
+      tables: tableOf,
+      identity: this.identity,
+      grantListIndex,
+      serviceName: SERVICE_NAME,
+    })
+    this.functions = routeFns.functions
+    this.manageFunctions = routeFns.manage
 
     this.api = new HttpApi(this, 'Api', {
       apiName: `virtual-share-grants-${props.stage}`,
@@ -223,6 +165,15 @@ export class GrantServiceStack extends Stack {
         ),
         ...(route.auth === 'user' ? { authorizer: people, authorizationScopes: [USER_SCOPE] } : {}),
       })
+      // An integration switched to a new function (docs/deploying.md, "Upgrading a stage: shared
+      // log groups...") waits until API Gateway may invoke that function.
+      for (const httpRoute of httpRoutes[route.id as RouteId] ?? []) {
+        const integration = httpRoute.node.tryFindChild(`${route.id}Integration`)
+        const permission = httpRoute.node.tryFindChild(`${route.id}Integration-Permission`)
+        if (!integration || !permission)
+          throw new Error(`${route.id}: no integration or permission`)
+        integration.node.addDependency(permission)
+      }
     }
 
     const accessLogs = new LogGroup(this, 'AccessLogs', {
@@ -400,6 +351,8 @@ export class GrantServiceStack extends Stack {
       functions: {
         ...Object.fromEntries(Object.entries(this.functions).map(([id, f]) => [id, f.fn])),
         ...Object.fromEntries(Object.entries(this.pipeline.functions).map(([id, f]) => [id, f.fn])),
+        // Cognito's invitation and password-reset e-mails: if it fails, none goes out.
+        CustomMessage: this.identity.customMessage.fn,
       },
       deadLetterQueues: this.pipeline.deadLetterQueues,
       queueAges: Object.fromEntries(
@@ -415,7 +368,14 @@ export class GrantServiceStack extends Stack {
         ]),
       ),
       tables: Object.fromEntries(
-        touched.map((table) => [table, { table: tableOf[table], actions: actionsOn(table) }]),
+        touched.map((table) => [
+          table,
+          {
+            table: tableOf[table],
+            actions: actionsOn(table),
+            indexes: this.tables.indexNames[table],
+          },
+        ]),
       ),
       // Every item of a grant's TransactWriteItems lives in one of these.
       transactionTables: ['apiKeys', 'programs', 'grants'],
@@ -479,7 +439,7 @@ export class GrantServiceStack extends Stack {
       Validations.of(fn.fn).acknowledge({
         id: 'AwsSolutions-L1',
         reason:
-          'The runtime is pinned to nodejs22.x, the version the product supports and tests; moving to a newer runtime is a deliberate, tested change, not an automatic one.',
+          'The runtime is pinned to nodejs24.x, the version the product supports and tests; moving to a newer runtime is a deliberate, tested change, not an automatic one.',
       })
     }
     Validations.of(this.api).acknowledge({

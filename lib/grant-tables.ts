@@ -93,11 +93,19 @@ export class GrantTables extends Construct {
    * written before it until `grant backfill-slots` has run.
    */
   readonly legacyIndexesDeployed: boolean
+  /** The global secondary indexes each table has on this stage, by name (its alarms name them). */
+  readonly indexNames: Record<TableKey, readonly string[]>
 
   constructor(scope: Construct, id: string, props: GrantTablesProps) {
     super(scope, id)
     const keepLegacy = props.keepLegacyIndexes ?? legacyIndexesKept(this)
     this.legacyIndexesDeployed = keepLegacy
+    this.indexNames = Object.fromEntries(
+      (Object.keys(TABLES) as TableKey[]).map((key) => [
+        key,
+        deployedIndexes(key, { keepLegacy }).map((index) => index.indexName),
+      ]),
+    ) as Record<TableKey, string[]>
     const make = (key: TableKey) => {
       // Construct id from the key (apiKeys -> ApiKeys): logical ids stay as they were.
       const constructId = `${key[0]?.toUpperCase()}${key.slice(1)}`

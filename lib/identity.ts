@@ -65,7 +65,7 @@ export class Identity extends Construct {
     super(scope, id)
     this.mailSettings = { consoleUrl: props.consoleUrl, ...(props.ses ? { ses: props.ses } : {}) }
 
-    // ApiFunction fits a trigger as it is: Node.js 22 on arm64, the shared esbuild settings, its
+    // ApiFunction fits a trigger as it is: Node.js 24 on arm64, the shared esbuild settings, its
     // own log group with retention, and a role that can write that log group and nothing else.
     // Nothing grants it any DynamoDB action: it only renders text.
     this.customMessage = new ApiFunction(this, 'CustomMessage', {
@@ -88,7 +88,7 @@ export class Identity extends Construct {
     Validations.of(this.customMessage.fn).acknowledge({
       id: 'AwsSolutions-L1',
       reason:
-        'The runtime is pinned to nodejs22.x, the version the product supports and tests; moving to a newer runtime is a deliberate, tested change, not an automatic one.',
+        'The runtime is pinned to nodejs24.x, the version the product supports and tests; moving to a newer runtime is a deliberate, tested change, not an automatic one.',
     })
     if (props.consoleUrl === CONSOLE_URL_PLACEHOLDER) {
       Annotations.of(this).addWarningV2(

@@ -53,7 +53,7 @@ import {
  * with and from the error catalogue. `npm run openapi` writes it to openapi.json; a test fails
  * when the checked-in file differs from what this produces.
  */
-const GrantSchema = z.object({
+export const GrantSchema = z.object({
   id: z.string().check(z.regex(/^gr_[0-9a-z]{26}$/)),
   object: z.literal('grant'),
   programId: z.string().check(z.regex(/^prg_[0-9a-z]{26}$/)),
@@ -68,7 +68,7 @@ const GrantSchema = z.object({
   createdAt: z.iso.datetime(),
 })
 
-const ProgramSchema = z.object({
+export const ProgramSchema = z.object({
   id: z.string().check(z.regex(/^prg_[0-9a-z]{26}$/)),
   object: z.literal('program'),
   mode: z.enum(['TEST', 'LIVE']),
@@ -429,7 +429,7 @@ const GRANT_EXAMPLE = {
 const codes = (Object.keys(ERROR_CODES) as ErrorCode[]).filter(
   (code) => !MANAGEMENT_ONLY_CODES.includes(code),
 )
-const ProblemSchema = z.object({
+export const ProblemSchema = z.object({
   type: z.string(),
   title: z.string(),
   status: z.int(),

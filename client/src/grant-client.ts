@@ -37,6 +37,41 @@ export type GrantDetail = Omit<Grant, 'status'> & {
     detail?: string
   }[]
 }
+/** A program as `GET /programs/{programId}` answers it: its pool and what it has issued. */
+export type Program = {
+  id: string
+  object: 'program'
+  mode: Mode
+  name: string
+  status: 'active' | 'paused' | 'closed'
+  /** Null when the program has no pool. */
+  pool: number | null
+  /** Shares of reserved, offered and accepted grants. */
+  issued: number
+  remaining: number | null
+  tokensCount: number
+  active: boolean
+}
+/** A recipient's standing in a program (`GET /programs/{programId}/recipients/{email}/balance`). */
+export type Balance = {
+  object: 'balance'
+  type: 'person'
+  programId: string
+  person: {
+    firstName: string | null
+    lastName: string | null
+    email: string
+    dateOfBirth: null
+    addressCountryCode: string | null
+  }
+  /** Shares of accepted grants. */
+  tokenAmount: number
+  participationStatus: GrantDetail['status'] | 'none'
+  accepted: number
+  /** Shares of reserved and offered grants. */
+  pending: number
+  grantCount: number
+}
 export type GrantResult = {
   grant: Grant
   /** True when the API replayed an earlier delivery of this Idempotency-Key. */
@@ -103,6 +138,9 @@ const retryAfterMs = (header: string | null): number | undefined => {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
 }
 
+const grantPath = (programId: string, grantId: string) =>
+  `/programs/${encodeURIComponent(programId)}/grants/${encodeURIComponent(grantId)}`
+
 /**
  * The grant API, called the way the contract recommends: one Idempotency-Key per logical grant,
  * reused across its retries; exponential backoff with full jitter; Retry-After honoured; a
@@ -142,8 +180,38 @@ export class GrantClient {
   }
 
   async getGrant(programId: string, grantId: string): Promise<GrantDetail> {
-    const path = `/programs/${encodeURIComponent(programId)}/grants/${encodeURIComponent(grantId)}`
-    return (await this.send('GET', path, {})).body as GrantDetail
+    return (await this.send('GET', grantPath(programId, grantId), {})).body as GrantDetail
+  }
+
+  async getProgram(programId: string): Promise<Program> {
+    return (await this.send('GET', `/programs/${encodeURIComponent(programId)}`, {}))
+      .body as Program
+  }
+
+  /** Cancels a reserved or offered grant; its shares go back to the pool. Idempotent. */
+  async cancelGrant(programId: string, grantId: string): Promise<GrantDetail> {
+    return (await this.send('POST', `${grantPath(programId, grantId)}/cancel`, {}))
+      .body as GrantDetail
+  }
+
+  /** TEST keys only: moves the grant to `to` as the recipient, the clock or the issuer would. */
+  async testTransition(
+    programId: string,
+    grantId: string,
+    move: { to: GrantDetail['status']; reason?: NonNullable<GrantDetail['rejectionReason']> },
+  ): Promise<GrantDetail> {
+    const { body } = await this.send(
+      'POST',
+      `${grantPath(programId, grantId)}/test-transition`,
+      { 'content-type': 'application/json' },
+      JSON.stringify(move),
+    )
+    return body as GrantDetail
+  }
+
+  async getBalance(programId: string, email: string): Promise<Balance> {
+    const path = `/programs/${encodeURIComponent(programId)}/recipients/${encodeURIComponent(email)}/balance`
+    return (await this.send('GET', path, {})).body as Balance
   }
 
   private async send(method: string, path: string, headers: Record<string, string>, body?: string) {
@@ -177,10 +245,14 @@ export class GrantClient {
         wait = retryAfterMs(response.headers.get('retry-after'))
       } catch (caught) {
         const timedOut = (caught as Error).name === 'TimeoutError'
+        // fetch's own message is only "fetch failed": the cause says what (ECONNREFUSED, DNS ...).
+        const cause = (caught as { cause?: { message?: unknown } }).cause?.message
         error = new GrantApiError(
           0,
           timedOut ? 'attempt_timeout' : 'network_error',
-          (caught as Error).message,
+          typeof cause === 'string'
+            ? `${(caught as Error).message}: ${cause}`
+            : (caught as Error).message,
           true,
         )
       }

@@ -1,5 +1,6 @@
 export { GrantApiError } from './errors.js'
 export {
+  type Balance,
   type Grant,
   GrantClient,
   type GrantClientOptions,
@@ -7,6 +8,7 @@ export {
   type GrantRequest,
   type GrantResult,
   type Mode,
+  type Program,
   type RetryPolicy,
 } from './grant-client.js'
 export {

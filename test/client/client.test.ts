@@ -88,6 +88,37 @@ describe('GrantClient against the real local server', () => {
     expect((await programState(issuer.programs.LIVE)).grants).toHaveLength(1)
   })
 
+  it("follows a grant's life: the program, a TEST move, the balance, a cancel", async () => {
+    const issuer = await newIssuer({ pool: 5 })
+    const client = new GrantClient({ apiKey: issuer.keys.TEST, baseUrl: api.baseUrl })
+    const program = issuer.programs.TEST
+    const email = 'Ann.Client@example.com'
+    const { grant } = await client.grantTokens(program, { ...request, recipient: { email } })
+    const second = (await client.grantTokens(program, { ...request, amount: 2 })).grant
+    expect(await client.getProgram(program)).toMatchObject({ id: program, issued: 3, remaining: 2 })
+
+    expect(await client.testTransition(program, grant.id, { to: 'accepted' })).toMatchObject({
+      id: grant.id,
+      status: 'accepted',
+    })
+    // The address in the path is encoded by the client and normalised by the API.
+    expect(await client.getBalance(program, email)).toMatchObject({
+      object: 'balance',
+      person: { email: 'ann.client@example.com' },
+      tokenAmount: 1,
+      grantCount: 1,
+      participationStatus: 'accepted',
+    })
+    expect(await client.cancelGrant(program, second.id)).toMatchObject({ status: 'canceled' })
+    expect(await client.getProgram(program)).toMatchObject({ issued: 1, remaining: 4 })
+
+    const refused = await client
+      .testTransition(program, grant.id, { to: 'rejected' })
+      .catch((e) => e)
+    expect(refused).toBeInstanceOf(GrantApiError)
+    expect(refused).toMatchObject({ status: 409, code: 'grant_accepted', retryable: false })
+  })
+
   it('loses and doubles nothing while half of the DynamoDB calls fail', async () => {
     const issuer = await newIssuer()
     const client = new GrantClient({
@@ -180,13 +211,21 @@ describe('GrantClient retry policy', () => {
     expect(error).toMatchObject({ code: 'deadline_exceeded', retryable: true, status: 503 })
     expect(down.seen.length).toBeGreaterThan(1)
 
+    // A port nothing listens on: a peer's, closed (fetch refuses port 9 itself, "bad port").
+    const closed = await peer([created])
+    closed.close()
     const refused = await new GrantClient({
       apiKey: 'vs_test_x',
-      baseUrl: 'http://127.0.0.1:9',
+      baseUrl: closed.url,
       retry: { maxAttempts: 2, baseDelayMs: 1 },
     })
       .grantTokens('prg_x', request)
       .catch((e) => e)
-    expect(refused).toMatchObject({ status: 0, code: 'network_error', retryable: true })
+    expect(refused).toMatchObject({
+      status: 0,
+      code: 'network_error',
+      retryable: true,
+      detail: `fetch failed: connect ECONNREFUSED ${new URL(closed.url).host}`,
+    })
   })
 })

@@ -28,6 +28,7 @@ import {
   type CfnTemplate,
   resource,
   resourcesOfType,
+  rolePolicies,
   synth,
 } from '../support/synth'
 
@@ -84,7 +85,7 @@ const variablesOf = (t: CfnTemplate, fnId: string) =>
 const grantsOf = (t: CfnTemplate, fnId: string) => {
   const roleId = (resource(t, fnId).Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]
   const pairs: string[] = []
-  for (const [, policy] of resourcesOfType(t, 'AWS::IAM::Policy')) {
+  for (const [, policy] of rolePolicies(t)) {
     const roles = policy.Properties.Roles as { Ref: string }[]
     if (!roles.some((r) => r.Ref === roleId)) continue
     const doc = policy.Properties.PolicyDocument as {
@@ -808,12 +809,12 @@ describe('the sweep', () => {
 
 describe('every consumer', () => {
   it.each(CONSUMERS.map((c) => c.id))(
-    '%s: nodejs22.x on arm64, its timeout and memory, its own log group, the tables’ names',
+    '%s: nodejs24.x on arm64, its timeout and memory, its own log group, the tables’ names',
     (id) => {
       const spec = consumer(id)
       const fn = resource(prod.json, `${id}Function`)
       expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Timeout: spec.timeoutSeconds,
         MemorySize: spec.memorySize,
@@ -870,9 +871,15 @@ describe('webhooks: the webhooks table, the Webhooks queue and WebhookSender', (
     const metrics = onTable.map(
       ([, a]) => JSON.stringify(a.Properties.Metrics).match(/"MetricName":"(\w+)"/)?.[1],
     )
-    expect(metrics.sort()).toEqual(['SystemErrors', 'ThrottledRequests'])
-    // The sender's own calls among them (Query for endpoints and replays, PutItem for messages).
-    for (const [, a] of onTable) {
+    // ReadThrottleEvents: the alarm over read and write throttle events (test/infra/alarms.test.ts).
+    expect(metrics.sort()).toEqual(['ReadThrottleEvents', 'SystemErrors', 'ThrottledRequests'])
+    // The sender's own calls among the per-operation ones (Query for endpoints and replays,
+    // PutItem for messages).
+    const perOperation = onTable.filter(([, a]) =>
+      JSON.stringify(a.Properties.Metrics).includes('"Name":"Operation"'),
+    )
+    expect(perOperation).toHaveLength(2)
+    for (const [, a] of perOperation) {
       expect(JSON.stringify(a.Properties.Metrics)).toMatch(/"Value":"Query"/)
       expect(JSON.stringify(a.Properties.Metrics)).toMatch(/"Value":"PutItem"/)
     }

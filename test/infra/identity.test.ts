@@ -8,8 +8,16 @@ import {
   PASSWORD_POLICY,
 } from '../../functions/identity/identity-settings'
 import { Identity } from '../../lib/identity'
+import { INLINE_POLICY_NAME } from '../../lib/inline-policy-role'
 import { stageConfig } from '../../lib/stage-config'
-import { type CfnTemplate, PROJECT_ROOT, resource, resourcesOfType, synth } from '../support/synth'
+import {
+  type CfnTemplate,
+  PROJECT_ROOT,
+  resource,
+  resourcesOfType,
+  rolePolicies,
+  synth,
+} from '../support/synth'
 
 // `cdk deploy` as it is, and an ephemeral dev stage with a console address and SES.
 const prod = synth()
@@ -200,10 +208,10 @@ describe('CustomMessage trigger', () => {
     ])
   })
 
-  it('runs nodejs22.x on arm64 within Cognito’s 5 seconds, with its own log group', () => {
+  it('runs nodejs24.x on arm64 within Cognito’s 5 seconds, with its own log group', () => {
     const fn = resource(t, TRIGGER)
     expect(fn.Properties).toMatchObject({
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       Handler: 'index.handler',
       Timeout: 5,
@@ -247,8 +255,11 @@ describe('CustomMessage trigger', () => {
     ][0]
     const role = resource(t, roleId)
     expect(role.Properties.ManagedPolicyArns).toBeUndefined()
-    expect(role.Properties.Policies).toBeUndefined()
-    const statements = resourcesOfType(t, 'AWS::IAM::Policy')
+    // Its one inline policy (lib/inline-policy-role.ts), no policy resource of its own.
+    expect((role.Properties.Policies as { PolicyName: string }[]).map((p) => p.PolicyName)).toEqual(
+      [INLINE_POLICY_NAME],
+    )
+    const statements = rolePolicies(t)
       .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
       .flatMap(
         ([, p]) =>
@@ -272,7 +283,7 @@ describe('CustomMessage trigger', () => {
 /** The IAM statements of a function's role (its own policies). */
 const statementsOf = (t: CfnTemplate, fnId: string) => {
   const roleId = (resource(t, fnId).Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]
-  return resourcesOfType(t, 'AWS::IAM::Policy')
+  return rolePolicies(t)
     .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
     .flatMap(
       ([, p]) =>
@@ -322,7 +333,7 @@ describe("the service's own e-mail (functions/mail)", () => {
     // No other function may send mail but the consumers that do: the offer mailer, the batch
     // worker, which e-mails a batch's committer, and the webhook sender, which e-mails an issuer's
     // owners when it disables a failing endpoint (test/infra/grant-pipeline.test.ts).
-    const senders = resourcesOfType(dev.json, 'AWS::IAM::Policy')
+    const senders = rolePolicies(dev.json)
       .filter(([, p]) => JSON.stringify(p.Properties.PolicyDocument).includes('ses:'))
       .map(([, p]) => (p.Properties.Roles as { Ref: string }[])[0]?.Ref)
     const roleOf = (fnId: string) =>

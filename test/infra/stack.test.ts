@@ -5,7 +5,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions'
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
 import { Topic } from 'aws-cdk-lib/aws-sns'
 import { loadConfig } from '../../functions/config'
-import { CONSUMERS, type ConsumerSpec, QUEUES } from '../../functions/consumers'
+import { CONSUMERS, QUEUES } from '../../functions/consumers'
 import { ENV, TABLE_ENV } from '../../functions/env-names'
 import { ROUTES, type Route, USER_SCOPE } from '../../functions/routes'
 import {
@@ -18,8 +18,8 @@ import {
 } from '../../functions/stores/table-schema'
 import { TEMPLATE_PARAMETER_LIMIT } from '../../lib/alarms-stack'
 import { GrantTables } from '../../lib/grant-tables'
+import { INLINE_POLICY_NAME } from '../../lib/inline-policy-role'
 import { checkAwsSolutions } from '../../lib/nag'
-import { TRANSACTION_CONFLICT_THRESHOLD } from '../../lib/service-alarms'
 import { WEBHOOK_KEY_ACTIONS } from '../../lib/webhook-secrets-key'
 import {
   type CfnResource,
@@ -27,6 +27,7 @@ import {
   PROJECT_ROOT,
   resource,
   resourcesOfType,
+  rolePolicies,
   synth,
 } from '../support/synth'
 
@@ -293,12 +294,12 @@ describe('Lambda functions', () => {
   const t = prod.json
 
   it.each(FUNCTION_IDS)(
-    '%s: nodejs22.x on arm64, explicit memory, timeout and log group with retention',
+    '%s: nodejs24.x on arm64, explicit memory, timeout and log group with retention',
     (id) => {
       const fn = resource(t, id)
       expect(fn.Type).toBe('AWS::Lambda::Function')
       expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
         MemorySize: 512,
@@ -427,7 +428,7 @@ describe('least privilege', () => {
       'Fn::GetAtt'
     ][0]
     const pairs: string[] = []
-    for (const [, policy] of resourcesOfType(t, 'AWS::IAM::Policy')) {
+    for (const [, policy] of rolePolicies(t)) {
       const roles = policy.Properties.Roles as { Ref: string }[]
       if (!roles.some((r) => r.Ref === roleId)) continue
       const doc = policy.Properties.PolicyDocument as {
@@ -446,7 +447,10 @@ describe('least privilege', () => {
     }
     const role = t.Resources[roleId]
     expect(role?.Properties.ManagedPolicyArns).toBeUndefined()
-    expect(role?.Properties.Policies).toBeUndefined()
+    // Its one inline policy (lib/inline-policy-role.ts), no policy resource of its own.
+    expect(
+      ((role?.Properties.Policies ?? []) as { PolicyName: string }[]).map((p) => p.PolicyName),
+    ).toEqual([INLINE_POLICY_NAME])
     return pairs.sort()
   }
   const logs = (fnId: string) => {
@@ -538,7 +542,7 @@ describe('least privilege', () => {
     // never by another function nor by itself: no lambda:InvokeFunction in any policy, no
     // permission for a role or a function to invoke it.
     for (const template of [prod.json, dev.json, legacy.json]) {
-      const policies = JSON.stringify(resourcesOfType(template, 'AWS::IAM::Policy'))
+      const policies = JSON.stringify(rolePolicies(template))
       expect(policies).not.toMatch(/lambda:Invoke/)
       expect(
         resourcesOfType(template, 'AWS::Lambda::Permission').filter(
@@ -562,12 +566,12 @@ describe('least privilege', () => {
   })
 
   it('grants no Scan, no wildcard action and no wildcard resource but the two IAM has no resource for', () => {
-    const text = JSON.stringify(resourcesOfType(t, 'AWS::IAM::Policy'))
+    const text = JSON.stringify(rolePolicies(t))
     expect(text).not.toMatch(/dynamodb:Scan|dynamodb:\*|cognito-idp:\*|sqs:\*|ses:\*|"[a-z-]+:\*"/)
     // On "*" only: dynamodb:ListStreams for the stream's reader (its event source's grant), and
     // ses:GetAccount for the offer mailer when the stage sends mail (its account's sending rate).
     const wildcards = (template: CfnTemplate) =>
-      resourcesOfType(template, 'AWS::IAM::Policy').flatMap(([, policy]) =>
+      rolePolicies(template).flatMap(([, policy]) =>
         (
           policy.Properties.PolicyDocument as {
             Statement: { Action: string | string[]; Resource: unknown }[]
@@ -724,7 +728,7 @@ describe('DynamoDB tables', () => {
         'Fn::GetAtt'
       ][0]
       const grants = logicalIdOfTable(template, 'grants')
-      return resourcesOfType(template, 'AWS::IAM::Policy')
+      return rolePolicies(template)
         .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
         .flatMap(([, p]) =>
           (
@@ -915,11 +919,10 @@ describe('DynamoDB tables', () => {
       new Set(resourcesOfType(t, 'AWS::Logs::LogGroup').map(([, g]) => g.DeletionPolicy))
     expect(policies(prod.json)).toEqual(new Set(['Retain']))
     expect(policies(dev.json)).toEqual(new Set(['Delete']))
-    // One per route, the API's access logs, the Cognito trigger's, the console deployment's,
-    // and one per consumer of functions/consumers.ts (the batch worker is one).
-    expect(resourcesOfType(dev.json, 'AWS::Logs::LogGroup')).toHaveLength(
-      ROUTES.length + 3 + CONSUMERS.length,
-    )
+    // One for the grant API's routes, one for the management routes, one for every consumer of
+    // functions/consumers.ts (the batch worker is one), the API's access logs, the Cognito
+    // trigger's and the console deployment's (docs/decisions/stack-room.md).
+    expect(resourcesOfType(dev.json, 'AWS::Logs::LogGroup')).toHaveLength(6)
   })
 
   it('lets only an ephemeral stage destroy its tables', () => {
@@ -935,324 +938,7 @@ describe('DynamoDB tables', () => {
   })
 })
 
-describe('alarms', () => {
-  type AlarmProps = {
-    MetricName?: string
-    Namespace?: string
-    ExtendedStatistic?: string
-    Metrics?: {
-      Expression?: string
-      MetricStat?: { Metric: { MetricName: string; Namespace: string } }
-    }[]
-    AlarmActions?: unknown[]
-    Threshold: number
-  }
-  const alarms = (t: CfnTemplate) =>
-    resourcesOfType(t, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties as AlarmProps)
-  const metricsOf = (a: AlarmProps) =>
-    a.MetricName
-      ? [`${a.Namespace}/${a.MetricName}`]
-      : (a.Metrics ?? []).flatMap((m) =>
-          m.MetricStat
-            ? [`${m.MetricStat.Metric.Namespace}/${m.MetricStat.Metric.MetricName}`]
-            : [],
-        )
-
-  it('sit in one nested stack: the parent holds no alarm and no alarm topic, one AWS::CloudFormation::Stack for them all', () => {
-    for (const { json, alarms: nested, alarmsTemplate } of [prod, dev]) {
-      expect(resourcesOfType(json, 'AWS::CloudWatch::Alarm')).toEqual([])
-      expect(
-        resourcesOfType(json, 'AWS::SNS::Subscription').map(([, s]) => s.Properties.Protocol),
-      ).not.toContain('email')
-      const holders = resourcesOfType(json, 'AWS::CloudFormation::Stack')
-      expect(holders.map(([id]) => id)).toEqual([expect.stringMatching(/^AlarmsStackNestedStack/)])
-      // Every parameter the nested template declares is passed by the parent, and is a Ref or a
-      // GetAtt of one of its resources (a function, table, queue or the API: what an alarm names).
-      const passed = (holders[0] as [string, CfnResource])[1].Properties.Parameters as Record<
-        string,
-        { Ref?: string; 'Fn::GetAtt'?: [string, string] }
-      >
-      const raw = alarmsTemplate.toJSON() as CfnTemplate
-      expect(Object.keys(passed).sort()).toEqual(Object.keys(raw.Parameters ?? {}).sort())
-      for (const value of Object.values(passed)) {
-        const target = value.Ref ?? value['Fn::GetAtt']?.[0]
-        expect([
-          'AWS::Lambda::Function',
-          'AWS::DynamoDB::Table',
-          'AWS::SQS::Queue',
-          'AWS::ApiGatewayV2::Api',
-        ]).toContain(json.Resources[target ?? '']?.Type)
-      }
-      // Nothing but alarms, and the topic with its policy and subscription when there is an e-mail.
-      expect([...new Set(Object.values(nested.Resources).map((r) => r.Type))].sort()).toEqual(
-        json === prod.json
-          ? ['AWS::CloudWatch::Alarm']
-          : [
-              'AWS::CloudWatch::Alarm',
-              'AWS::SNS::Subscription',
-              'AWS::SNS::Topic',
-              'AWS::SNS::TopicPolicy',
-            ],
-      )
-    }
-  })
-
-  it('watches 5xx rate, p99 latency, Lambda errors and throttles, DynamoDB throttles and system errors', () => {
-    const all = alarms(prod.alarms)
-    const watched = all.flatMap(metricsOf)
-    expect(
-      all.find((a) => a.Metrics?.some((m) => m.Expression?.includes('100 * errors / requests'))),
-    ).toBeDefined()
-    expect(watched).toEqual(
-      expect.arrayContaining([
-        'AWS/ApiGateway/5xx',
-        'AWS/ApiGateway/Count',
-        'AWS/ApiGateway/Latency',
-      ]),
-    )
-    expect(all.find((a) => a.MetricName === 'Latency')?.ExtendedStatistic).toBe('p99')
-    // One per route's function and each consumer of functions/consumers.ts.
-    const functions = ROUTES.length + CONSUMERS.length
-    expect(watched.filter((m) => m === 'AWS/Lambda/Errors')).toHaveLength(functions)
-    expect(watched.filter((m) => m === 'AWS/Lambda/Throttles')).toHaveLength(functions)
-    // Per table and per operation the functions use.
-    expect(
-      watched.filter((m) => m === 'AWS/DynamoDB/ThrottledRequests').length,
-    ).toBeGreaterThanOrEqual(3 * 5)
-    expect(watched.filter((m) => m === 'AWS/DynamoDB/SystemErrors').length).toBeGreaterThanOrEqual(
-      3 * 5,
-    )
-  })
-
-  it('alarms once per function on its errors and its throttles together, either one firing it', () => {
-    type MathAlarm = {
-      Metrics: {
-        Id: string
-        Expression?: string
-        ReturnData?: boolean
-        MetricStat?: {
-          Metric: {
-            MetricName: string
-            Namespace: string
-            Dimensions: { Name: string; Value: unknown }[]
-          }
-          Period: number
-          Stat: string
-        }
-      }[]
-      Threshold: number
-      ComparisonOperator: string
-      EvaluationPeriods: number
-      TreatMissingData: string
-    }
-    const all = resourcesOfType(prod.alarms, 'AWS::CloudWatch::Alarm')
-    const fnIds = [...ROUTES.map((r) => r.id), ...CONSUMERS.map((c) => c.id)]
-    for (const id of fnIds) {
-      const found = all.filter(([, a]) =>
-        JSON.stringify(a.Properties.Metrics ?? []).includes(
-          JSON.stringify({ Name: 'FunctionName', Value: { Ref: `${id}Function` } }),
-        ),
-      )
-      // Exactly one alarm names the function (the stream reader has its iterator age's too).
-      const pair = found.filter(([alarmId]) => alarmId.startsWith(`Alarms${id}ErrorsOrThrottles`))
-      expect({ id, alarms: pair.length }).toEqual({ id, alarms: 1 })
-      const props = (pair[0] as [string, CfnResource])[1].Properties as unknown as MathAlarm
-      const expression = props.Metrics.find((m) => m.ReturnData !== false && m.Expression)
-      const stats = Object.fromEntries(
-        props.Metrics.filter((m) => m.MetricStat).map((m) => [
-          m.Id,
-          {
-            metric: `${m.MetricStat?.Metric.Namespace}/${m.MetricStat?.Metric.MetricName}`,
-            stat: m.MetricStat?.Stat,
-            period: m.MetricStat?.Period,
-            dimensions: m.MetricStat?.Metric.Dimensions,
-          },
-        ]),
-      )
-      const dimensions = [{ Name: 'FunctionName', Value: { Ref: `${id}Function` } }]
-      expect(stats).toEqual({
-        errors: { metric: 'AWS/Lambda/Errors', stat: 'Sum', period: 300, dimensions },
-        throttles: { metric: 'AWS/Lambda/Throttles', stat: 'Sum', period: 300, dimensions },
-      })
-      // A missing term (no Errors while every call is throttled) counts as 0, not as no data.
-      expect(expression?.Expression).toBe('FILL(errors, 0) + FILL(throttles, 0)')
-      expect(props).toMatchObject({
-        Threshold: 1,
-        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-        EvaluationPeriods: 1,
-        TreatMissingData: 'notBreaching',
-      })
-    }
-  })
-
-  const tableAlarms = (t: CfnTemplate) =>
-    resourcesOfType(t, 'AWS::CloudWatch::Alarm').map(([id, a]) => ({
-      id,
-      props: a.Properties as AlarmProps & {
-        Dimensions?: { Name: string; Value: unknown }[]
-        EvaluationPeriods: number
-      },
-    }))
-  const tableOfAlarm = (props: { Dimensions?: { Name: string; Value: unknown }[] }) =>
-    (props.Dimensions ?? []).find((d) => d.Name === 'TableName')?.Value
-  const dimensionsOf = (a: AlarmProps & { Dimensions?: { Name: string; Value: unknown }[] }) => [
-    ...(a.Dimensions ?? []),
-    ...(a.Metrics ?? []).flatMap(
-      (m) =>
-        (m.MetricStat?.Metric as { Dimensions?: { Name: string; Value: unknown }[] } | undefined)
-          ?.Dimensions ?? [],
-    ),
-  ]
-
-  it('alarms on sustained TransactionConflict for each table a grant transaction holds', () => {
-    const conflicts = tableAlarms(prod.alarms).filter(
-      (a) => a.props.MetricName === 'TransactionConflict',
-    )
-    expect(
-      conflicts
-        .map((a) => tableOfAlarm(a.props))
-        .sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
-    ).toEqual(
-      (['apiKeys', 'grants', 'programs'] as const)
-        .map((table) => ({ Ref: logicalIdOfTable(prod.json, table) }))
-        .sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
-    )
-    for (const { props } of conflicts) {
-      expect(props).toMatchObject({
-        Namespace: 'AWS/DynamoDB',
-        Threshold: TRANSACTION_CONFLICT_THRESHOLD,
-        EvaluationPeriods: 3,
-      })
-    }
-  })
-
-  it('alarms on throttles and system errors of every operation the routes and the worker may call, per table', () => {
-    // What each IAM action lets a function call (developer guide, "Using IAM policies with
-    // DynamoDB transactions": a transaction is authorised item by item, so PutItem, UpdateItem,
-    // DeleteItem and ConditionCheckItem allow TransactWriteItems, GetItem allows TransactGetItems).
-    const callable: Record<string, string[]> = {
-      GetItem: ['GetItem', 'TransactGetItems'],
-      BatchGetItem: ['BatchGetItem'],
-      Query: ['Query'],
-      Scan: ['Scan'],
-      PutItem: ['PutItem', 'TransactWriteItems'],
-      UpdateItem: ['UpdateItem', 'TransactWriteItems'],
-      DeleteItem: ['DeleteItem', 'TransactWriteItems'],
-      ConditionCheckItem: ['TransactWriteItems'],
-      BatchWriteItem: ['BatchWriteItem'],
-    }
-    const declared = [...(ROUTES as readonly Route[]), ...(CONSUMERS as readonly ConsumerSpec[])]
-    const expected = (table: keyof typeof TABLES) =>
-      [
-        ...new Set(
-          declared.flatMap((d) =>
-            [...(d.access[table] ?? []), ...Object.values(d.indexes?.[table] ?? {}).flat()].flatMap(
-              (action) => {
-                const operations = callable[action.replace('dynamodb:', '')]
-                if (!operations) throw new Error(`the test does not know ${action}`)
-                return operations
-              },
-            ),
-          ),
-        ),
-      ].sort()
-    /** The operations an alarm on `metric` watches for one table. */
-    const watchedOps = (table: keyof typeof TABLES, metric: string) => {
-      const ref = JSON.stringify({ Ref: logicalIdOfTable(prod.json, table) })
-      const found = tableAlarms(prod.alarms).filter(
-        ({ props }) =>
-          (props.Metrics ?? []).some((m) => m.MetricStat?.Metric.MetricName === metric) &&
-          dimensionsOf(props).some((d) => JSON.stringify(d.Value) === ref),
-      )
-      expect(found).toHaveLength(1)
-      return dimensionsOf(found[0]?.props as AlarmProps)
-        .filter((d) => d.Name === 'Operation')
-        .map((d) => String(d.Value))
-        .sort()
-    }
-    for (const table of Object.keys(TABLES) as (keyof typeof TABLES)[]) {
-      if (expected(table).length === 0) continue
-      for (const metric of ['ThrottledRequests', 'SystemErrors']) {
-        expect({ table, metric, operations: watchedOps(table, metric) }).toEqual({
-          table,
-          metric,
-          operations: expected(table),
-        })
-      }
-    }
-    // The operations the earlier alarm list missed, each where the code calls it.
-    expect(watchedOps('grants', 'ThrottledRequests')).toEqual(
-      expect.arrayContaining(['Query', 'TransactGetItems', 'TransactWriteItems']),
-    )
-    expect(watchedOps('programs', 'ThrottledRequests')).toEqual(
-      expect.arrayContaining(['Query', 'TransactGetItems']),
-    )
-    expect(watchedOps('memberships', 'SystemErrors')).toEqual(
-      expect.arrayContaining(['Query', 'GetItem']),
-    )
-  })
-
-  it('evaluates as many metrics as docs/deploying.md "Cost" charges for', () => {
-    // CloudWatch charges alarms per metric they evaluate: a metric-math alarm per metric in it.
-    const metrics = alarms(prod.alarms).reduce(
-      (sum, a) => sum + (a.MetricName ? 1 : (a.Metrics ?? []).filter((m) => m.MetricStat).length),
-      0,
-    )
-    const page = readFileSync(join(PROJECT_ROOT, 'docs', 'deploying.md'), 'utf8')
-    const cost = page.split('\n## Cost\n')[1]?.split('\n## ')[0] ?? ''
-    const stated = cost.match(
-      /charged per metric they evaluate \(\$0\.10\s+each per month\): (\d+) here/,
-    )
-    expect(Number(stated?.[1])).toBe(metrics)
-  })
-
-  it('sets throttle alarms on exactly the tables some function touches', () => {
-    const touched = (Object.keys(TABLES) as (keyof typeof TABLES)[]).filter((table) =>
-      [...(ROUTES as readonly Route[]), ...(CONSUMERS as readonly ConsumerSpec[])].some(
-        (route) =>
-          (route.access[table] ?? []).length > 0 ||
-          Object.keys(route.indexes?.[table] ?? {}).length > 0,
-      ),
-    )
-    for (const table of Object.keys(TABLES) as (keyof typeof TABLES)[]) {
-      const ref = { Ref: logicalIdOfTable(prod.json, table) }
-      const alarmed = tableAlarms(prod.alarms).some(({ props }) =>
-        dimensionsOf(props).some((d) => JSON.stringify(d.Value) === JSON.stringify(ref)),
-      )
-      expect({ table, alarmed }).toEqual({ table, alarmed: touched.includes(table) })
-    }
-  })
-
-  it('names alarms after what they watch, not after positions in a list', () => {
-    const ids = resourcesOfType(prod.alarms, 'AWS::CloudWatch::Alarm').map(([id]) => id)
-    for (const route of ROUTES) {
-      expect(ids.some((id) => id.startsWith(`Alarms${route.id}ErrorsOrThrottles`))).toBe(true)
-    }
-    expect(
-      ids.some((id) => /Alarms(Function|Table)\w*\d/.test(id.replace(/[A-F0-9]{8}$/, ''))),
-    ).toBe(false)
-  })
-
-  it('notifies an SNS e-mail subscription only when alarmEmail is given', () => {
-    // The SES events' topic (test/infra/grant-pipeline.test.ts) is not the alarms'.
-    const alarmTopics = (template: CfnTemplate) =>
-      resourcesOfType(template, 'AWS::SNS::Topic').filter(([id]) => id.startsWith('Alarms'))
-    expect(alarmTopics(prod.alarms)).toHaveLength(0)
-    expect(alarms(prod.alarms).every((a) => a.AlarmActions === undefined)).toBe(true)
-    const topics = alarmTopics(dev.alarms).map(([id]) => id)
-    expect(topics).toHaveLength(1)
-    const topicId = topics[0]
-    dev.alarmsTemplate.hasResourceProperties('AWS::SNS::Subscription', {
-      Protocol: 'email',
-      Endpoint: 'ops@example.com',
-    })
-    expect(
-      alarms(dev.alarms).every(
-        (a) => JSON.stringify(a.AlarmActions) === JSON.stringify([{ Ref: topicId }]),
-      ),
-    ).toBe(true)
-  })
-})
+// The alarms' own tests: test/infra/alarms.test.ts and test/infra/alarm-path.test.ts.
 
 describe('outputs and stages', () => {
   it('outputs the API URL, the table names and the function names', () => {
@@ -1285,17 +971,18 @@ describe('outputs and stages', () => {
   })
 
   it('stays within CloudFormation’s 500 resources a stack, parent and nested alarms stack each, with every option on', () => {
-    // A stack over the quota does not deploy at all, nested or not. A route adds seven to the
-    // parent (function, role, policy, log group, integration, route, permission) and its one
-    // alarm to the nested alarms stack (docs/decisions/nested-alarms.md).
+    // A stack over the quota does not deploy at all, nested or not. A route's cost in the parent
+    // and the management functions' nested stack: test/infra/stack-room.test.ts; its one alarm
+    // goes to the nested alarms stack (docs/decisions/nested-alarms.md).
     const full = synth(EVERY_OPTION)
     // The CDK CLI also adds its version report (CDKMetadata, one AWS::CDK::Metadata resource,
     // which CloudFormation counts) to the parent and to the nested template; these test synths
     // leave it out unless asked.
     const reported = synth({ 'aws:cdk:version-reporting': 'true' })
     for (const [t, plain] of [
-      [reported.json, prod.json],
+      [reported.parent, prod.parent],
       [reported.alarms, prod.alarms],
+      [reported.manageRaw, prod.manageRaw],
     ] as const) {
       expect(Object.keys(t.Resources).filter((id) => !Object.hasOwn(plain.Resources, id))).toEqual([
         'CDKMetadata',
@@ -1304,7 +991,7 @@ describe('outputs and stages', () => {
     }
     const deployed = (t: CfnTemplate) =>
       Object.keys(t.Resources).length + (t.Resources.CDKMetadata ? 0 : 1)
-    const parents = [prod.json, dev.json, full.json].map(deployed)
+    const parents = [prod.parent, dev.parent, full.parent].map(deployed)
     const nested = [prod.alarms, dev.alarms, full.alarms].map(deployed)
     for (const count of [...parents, ...nested]) expect(count).toBeLessThanOrEqual(500)
     // The figures docs/deploying.md gives, so the room left is stated from the templates.

@@ -8,6 +8,7 @@ import {
   type CfnTemplate,
   resource,
   resourcesOfType,
+  rolePolicies,
   synth,
 } from '../support/synth'
 
@@ -132,7 +133,7 @@ describe('upload bucket', () => {
 
 describe('who may use it', () => {
   const functionsWith = (action: string) =>
-    resourcesOfType(t, 'AWS::IAM::Policy').flatMap(([, policy]) =>
+    rolePolicies(t).flatMap(([, policy]) =>
       (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement.filter(
         (s) =>
           [s.Action].flat().some((a) => action.startsWith(a.replace(/\*$/, ''))) &&

@@ -11,6 +11,7 @@ import {
   type CfnTemplate,
   resource,
   resourcesOfType,
+  rolePolicies,
   synth,
 } from '../support/synth'
 
@@ -39,7 +40,7 @@ const keyOf = (t: CfnTemplate) => {
 /** The statements of every policy attached to a function's role. */
 const statementsOf = (t: CfnTemplate, fnId: string): Statement[] => {
   const roleId = (resource(t, fnId).Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]
-  return resourcesOfType(t, 'AWS::IAM::Policy')
+  return rolePolicies(t)
     .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
     .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
 }
@@ -135,10 +136,10 @@ describe('the webhook secrets key', () => {
       expect(WEBHOOK_KEY_ACTIONS).toEqual({ encrypt: 'kms:Encrypt', decrypt: 'kms:Decrypt' })
       expect(WEBHOOK_KEY_CONTEXT).toBe('endpointId')
       // Nowhere in the stack a wider grant: no data keys, no re-encryption, no wildcard.
-      const policies = JSON.stringify(resourcesOfType(t, 'AWS::IAM::Policy'))
+      const policies = JSON.stringify(rolePolicies(t))
       expect(policies).not.toMatch(/kms:(\*|GenerateDataKey|ReEncrypt|Describe|CreateGrant)/)
       // Every role's statement on KMS is one of those above.
-      const kmsStatements = resourcesOfType(t, 'AWS::IAM::Policy').flatMap(([, p]) =>
+      const kmsStatements = rolePolicies(t).flatMap(([, p]) =>
         (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement.filter(mentionsKms),
       )
       expect(kmsStatements).toHaveLength(specs.filter((s) => s.kms).length)

@@ -4,6 +4,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { decodeJwt } from 'jose'
+import { generateApiKey } from '../../functions/domain/api-key'
 import {
   CognitoIdentityProvider,
   createCognitoClient,
@@ -15,6 +16,7 @@ import { grantBody, postGrant, request } from '../support/api'
 import { completeFirstSignIn } from '../support/identity'
 import { launchNpmStart, type Started, waitFor as waitForStart } from '../support/npm-start'
 import { gone, isAlive } from '../support/process'
+import { runSmokeHere, spawnSmoke } from '../support/smoke-run'
 import { exchange, openRaw, sleep } from './raw-client'
 
 /**
@@ -201,6 +203,68 @@ describe('npm start --in-memory', () => {
     }
   })
 
+  /**
+   * `npm run smoke` (issue 30) in this process against the seeded TEST program and key, as a user
+   * runs it after a deploy; the binary is spawned once, against this server stopped (below).
+   */
+  describe('npm run smoke', () => {
+    const smokeArgs = (key: string) => [
+      '--api',
+      server.seed.baseUrl,
+      '--key',
+      key,
+      '--program',
+      server.seed.programs.TEST,
+    ]
+    const STEPS = [
+      ...['grant', 'replay', 'read', 'accept', 'history', 'balance'],
+      ...['pool', 'grant-2', 'pool-held', 'cancel', 'pool-back', 'wrong-key', 'console'],
+    ]
+    const readAs = async (mode: 'TEST' | 'LIVE', path: string) =>
+      (await request(server.seed.baseUrl, 'GET', path, {
+        headers: { 'x-api-key': server.seed.keys[mode] },
+      })) as { status: number; body: Record<string, unknown> }
+
+    it('passes: one line per step with its latency, and it changed TEST data only', async () => {
+      const { seed } = server
+      const live = await readAs('LIVE', `/programs/${seed.programs.LIVE}`)
+      const result = await runSmokeHere([
+        ...smokeArgs(seed.keys.TEST),
+        ...['--console', `${seed.baseUrl}/app/`],
+      ])
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' })
+      const lines = result.stdout.trimEnd().split('\n')
+      expect(lines.map((line) => /^ok +(\S+) +\d+ ms {2}\S/.exec(line)?.[1] ?? line)).toEqual([
+        ...STEPS,
+        expect.stringMatching(
+          /^smoke passed: 13 steps in \d+ ms against http:\/\/127\.0\.0\.1:\d+$/,
+        ),
+      ])
+      // Its two grants, read by another route: TEST, to its own addresses, one accepted, one canceled.
+      const made = [
+        ...result.stdout.matchAll(/ (gr_[0-9a-z]{26}) to (smoke\+[0-9a-f]{12}@example\.com)$/gm),
+      ]
+      expect(made).toHaveLength(2)
+      const states = []
+      for (const [, id, email] of made) {
+        const grant = await readAs('TEST', `/programs/${seed.programs.TEST}/grants/${id}`)
+        expect(grant.body).toMatchObject({ mode: 'TEST', amount: 1, recipient: { email } })
+        states.push(grant.body.status)
+      }
+      expect(states).toEqual(['accepted', 'canceled'])
+      expect((await readAs('LIVE', `/programs/${seed.programs.LIVE}`)).body).toEqual(live.body)
+    })
+
+    it('fails with one clear line when --key is not a key of the stage', async () => {
+      const result = await runSmokeHere(smokeArgs(generateApiKey('TEST')))
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe('')
+      expect(result.stderr).toMatch(
+        /^FAIL {2}grant +\d+ ms {2}401 invalid_api_key: .+ Is --key a key of this stage\? \(request [\w-]+\)\n$/,
+      )
+    })
+  })
+
   it('Ctrl-C stops it cleanly: DynamoDB Local, the emulator and its data, and the files it wrote', async () => {
     const { dir } = server
     expect(cognitoData.startsWith(dir)).toBe(false)
@@ -212,6 +276,24 @@ describe('npm start --in-memory', () => {
     expect(existsSync(cognitoData)).toBe(false)
     expect(existsSync(join(dir, 'identity.json'))).toBe(false)
     expect(existsSync(join(dir, 'cognito'))).toBe(false)
+  })
+
+  it('npm run smoke, the binary, fails with one clear line against the stopped server: exit 2', async () => {
+    const { seed } = server
+    expect(server.child.exitCode).toBe(0)
+    const result = await spawnSmoke([
+      ...['--api', seed.baseUrl, '--key', seed.keys.TEST, '--program', seed.programs.TEST],
+    ])
+    const hostPort = new URL(seed.baseUrl).host
+    // The step's latency is whatever it was.
+    expect({
+      ...result,
+      stderr: result.stderr.replace(/^(FAIL {2}grant) +\d+ ms {2}/, '$1 … '),
+    }).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `FAIL  grant … no answer from ${seed.baseUrl}: fetch failed: connect ECONNREFUSED ${hostPort}\n`,
+    })
   })
 })
 

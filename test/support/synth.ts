@@ -30,6 +30,9 @@ type Synthesized = {
   /** The nested alarms stack's template as CDK wrote it, and its resource in the parent. */
   alarmsRaw: CfnTemplate
   alarmsHolder: string
+  /** The nested stack of the management routes' functions (lib/route-functions.ts), likewise. */
+  manageRaw: CfnTemplate
+  manageHolder: string
   messages: SynthMessage[]
   /** cdk-nag's AwsSolutions findings that no acknowledgement covers, as bin/app.ts checks them. */
   nag: string[]
@@ -80,14 +83,22 @@ const synthesize = (
   const alarmsRaw = JSON.parse(
     readFileSync(join(assembly.directory, stack.alarms.templateFile), 'utf8'),
   ) as CfnTemplate
+  const manageRaw = JSON.parse(
+    readFileSync(join(assembly.directory, stack.manageFunctions.templateFile), 'utf8'),
+  ) as CfnTemplate
   // What Template.fromStack checks on the way (a dependency cycle among resources throws).
   Template.fromJSON(json)
   Template.fromJSON(alarmsRaw)
+  Template.fromJSON(manageRaw)
   return {
     stackName: stack.stackName,
     json,
     alarmsRaw,
     alarmsHolder: stack.resolve((stack.alarms.nestedStackResource as CdkCfnResource).logicalId),
+    manageRaw,
+    manageHolder: stack.resolve(
+      (stack.manageFunctions.nestedStackResource as CdkCfnResource).logicalId,
+    ),
     messages: artifact.messages.map((m) => ({
       level: m.level,
       path: m.id,
@@ -138,9 +149,19 @@ export const synth = (
 const present = (s: Synthesized) => {
   let alarmsTemplate: Template | undefined
   let named: Stack | undefined
+  const json = withNestedInline(s.json, s.manageRaw, s.manageHolder)
   return {
     ...s,
-    alarms: withParameters(s.json, s.alarmsRaw, s.alarmsHolder),
+    /**
+     * The service's stack as one template: the parent's resources and the management functions'
+     * nested stack's (lib/route-functions.ts) side by side, each reference across the two written
+     * as it would be within one stack (`{ Ref: 'ManageListGrantsFunction' }`), so a test finds a
+     * function, its role and what names it wherever the function lives. `parent` is the parent's
+     * template as CDK wrote it.
+     */
+    json,
+    parent: s.json,
+    alarms: withParameters(json, s.alarmsRaw, s.alarmsHolder),
     /** The nested alarms stack's template for `aws-cdk-lib/assertions`, its parameters as CDK made them. */
     get alarmsTemplate() {
       alarmsTemplate ??= Template.fromJSON(s.alarmsRaw)
@@ -166,17 +187,51 @@ const present = (s: Synthesized) => {
 const withParameters = (parentJson: CfnTemplate, raw: CfnTemplate, holderId: string) => {
   const holder = parentJson.Resources[holderId] as CfnResource
   const passed = (holder.Properties.Parameters ?? {}) as Record<string, unknown>
-  const substitute = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(substitute)
-    if (value === null || typeof value !== 'object') return value
-    const entries = Object.entries(value)
-    const [only] = entries
-    if (entries.length === 1 && only?.[0] === 'Ref' && Object.hasOwn(passed, String(only[1]))) {
-      return passed[String(only[1])]
-    }
-    return Object.fromEntries(entries.map(([k, v]) => [k, substitute(v)]))
+  return { ...raw, Resources: substituteRefs(raw.Resources, passed) } as CfnTemplate
+}
+
+/** `value` with each `{ Ref: <parameter> }` replaced by the value `passed` gives it. */
+const substituteRefs = (value: unknown, passed: Record<string, unknown>): unknown => {
+  if (Array.isArray(value)) return value.map((v) => substituteRefs(v, passed))
+  if (value === null || typeof value !== 'object') return value
+  const entries = Object.entries(value)
+  const [only] = entries
+  if (entries.length === 1 && only?.[0] === 'Ref' && Object.hasOwn(passed, String(only[1]))) {
+    return passed[String(only[1])]
   }
-  return { ...raw, Resources: substitute(raw.Resources) } as CfnTemplate
+  return Object.fromEntries(entries.map(([k, v]) => [k, substituteRefs(v, passed)]))
+}
+
+/**
+ * The parent with a nested stack's resources in place of the resource that holds it: the nested
+ * resources read the parent's values for their parameters, and the parent's
+ * `Fn::GetAtt: [holder, 'Outputs.<name>']` read the nested output's value.
+ */
+const withNestedInline = (parent: CfnTemplate, nested: CfnTemplate, holderId: string) => {
+  const holder = parent.Resources[holderId] as CfnResource
+  const passed = (holder.Properties.Parameters ?? {}) as Record<string, unknown>
+  // The CDK CLI's version report, when asked for, is in each template: the parent's stands.
+  const { CDKMetadata: _report, ...deployed } = nested.Resources
+  const nestedResources = substituteRefs(deployed, passed) as CfnTemplate['Resources']
+  const outputs = substituteRefs(nested.Outputs ?? {}, passed) as CfnTemplate['Outputs']
+  const readOutputs = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(readOutputs)
+    if (value === null || typeof value !== 'object') return value
+    const getAtt = (value as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt']
+    if (getAtt?.[0] === holderId && getAtt[1].startsWith('Outputs.')) {
+      return outputs[getAtt[1].slice('Outputs.'.length)]?.Value
+    }
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, readOutputs(v)]))
+  }
+  const { [holderId]: _holder, ...own } = parent.Resources
+  for (const id of Object.keys(nestedResources)) {
+    if (Object.hasOwn(own, id)) throw new Error(`${id} is in both the parent and ${holderId}`)
+  }
+  return {
+    ...parent,
+    Resources: { ...(readOutputs(own) as CfnTemplate['Resources']), ...nestedResources },
+    Outputs: readOutputs(parent.Outputs) as CfnTemplate['Outputs'],
+  } as CfnTemplate
 }
 
 export type CfnResource = {
@@ -200,3 +255,23 @@ export const resource = (template: CfnTemplate, logicalId: string): CfnResource 
   if (!found) throw new Error(`no resource ${logicalId} in the template`)
   return found
 }
+
+/**
+ * Every identity policy of the template's roles, in the shape of an AWS::IAM::Policy resource
+ * (`Roles`, `PolicyDocument`): the separate policy resources, and each role's inline `Policies`
+ * (lib/inline-policy-role.ts writes a function's statements there), keyed `<role id>.<name>`.
+ */
+export const rolePolicies = (template: CfnTemplate): [string, CfnResource][] => [
+  ...resourcesOfType(template, 'AWS::IAM::Policy'),
+  ...resourcesOfType(template, 'AWS::IAM::Role').flatMap(([roleId, role]) =>
+    ((role.Properties.Policies ?? []) as { PolicyName: string; PolicyDocument: unknown }[]).map(
+      (p): [string, CfnResource] => [
+        `${roleId}.${p.PolicyName}`,
+        {
+          Type: 'AWS::IAM::Policy',
+          Properties: { Roles: [{ Ref: roleId }], PolicyDocument: p.PolicyDocument },
+        },
+      ],
+    ),
+  ),
+]
