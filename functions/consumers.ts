@@ -228,7 +228,7 @@ export const CONSUMERS = [
       viewType: 'NEW_AND_OLD_IMAGES',
       // 4 batches of 50 per shard (docs/performance.md, "The stream reader"): in the contention
       // model one batch at a time per shard falls behind at 2,000 grants a second (iterator age
-      // 11 s after 20 s and growing); 4 of 50 stay under 5 s, with SQS twice as slow too.
+      // 10.6 s after 20 s and growing); 4 of 50 stay under 5 s, with SQS twice as slow too.
       batchSize: 50,
       maxBatchingWindowSeconds: 1,
       parallelizationFactor: 4,

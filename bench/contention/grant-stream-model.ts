@@ -1,13 +1,16 @@
 import { createHash } from 'node:crypto'
+import { QueryCommand } from '@aws-sdk/lib-dynamodb'
 import { marshall } from '@aws-sdk/util-dynamodb'
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda'
 import type { Runtime } from '../../functions/composition'
 import type { Config } from '../../functions/config'
 import { consumerById } from '../../functions/consumers'
+import { readGrantRecord } from '../../functions/core/grant-stream'
 import { makeGrantStreamHandler } from '../../functions/core/grant-stream.factory'
 import type { GrantRecord } from '../../functions/domain/grant'
 import { offerExpiresAt } from '../../functions/domain/grant-lifecycle'
-import { newId } from '../../functions/domain/ids'
+import { base32, ID_PREFIX } from '../../functions/domain/ids'
+import { allTimerSlots } from '../../functions/domain/offer-timers'
 import type { QueueSender } from '../../functions/runtime/queue-sender'
 import type { TableKey } from '../../functions/stores/table-schema'
 import { seededRandom } from '../../test/support/fault-injector'
@@ -252,13 +255,13 @@ export const runGrantStreamModel = async (options: StreamModelOptions): Promise<
   const calls = Object.values(model.stats.calls).reduce((a, b) => a + b, 0)
   const grantIds = lanes.flatMap((l) => l.map((p) => p.grantId))
   const timersWritten = options.readBack
-    ? await countTimers(model.setupClient, tables.timers, new Set(grantIds))
+    ? await countTimers(
+        model.setupClient,
+        tables.timers,
+        lanes.flatMap((l) => l.map((p) => p.record)),
+      )
     : -1
   model.raw.destroy()
-  const spread = (values: number[]): Spread => {
-    const sorted = [...values].sort((a, b) => a - b)
-    return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.at(-1) ?? 0 }
-  }
   return {
     ...settings,
     rate,
@@ -283,6 +286,11 @@ export const runGrantStreamModel = async (options: StreamModelOptions): Promise<
   }
 }
 
+const spread = (values: number[]): Spread => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.at(-1) ?? 0 }
+}
+
 /** Poisson arrivals at `rate` a second for `seconds`, each in its shard's lane, in order. */
 const arrivals = (o: {
   rate: number
@@ -302,7 +310,11 @@ const arrivals = (o: {
   for (;;) {
     at += (-Math.log(1 - o.random()) * 1_000) / o.rate
     if (at >= o.seconds * 1_000) return lanes
-    const grantId = newId('grant')
+    // A grant id from the run's seed (newId's form): a run's shards, lanes and slots repeat.
+    const grantId = `${ID_PREFIX.grant}_${base32(
+      Uint8Array.from({ length: 17 }, () => Math.floor(o.random() * 256)),
+      26,
+    )}`
     const shard = shardOf(partitionOf(o.table, grantId, o.shards))
     const lane = shard * o.settings.parallelizationFactor + laneOf(grantId, o.settings)
     ;(lanes[lane] as Pending[]).push({
@@ -373,14 +385,18 @@ const insertOf = (grantId: string, createdAtMs: number, sequence: number): Dynam
   } as unknown as DynamoDBRecord
 }
 
-/** The timers of `grantIds` in the table, read outside the model. */
+/**
+ * How many of the timers `records` ask for the table holds, read outside the model: by `due`, which
+ * holds the run's own times (an earlier run's timers of the same grant ids are not counted).
+ */
 const countTimers = async (
   client: ReturnType<typeof openModel>['setupClient'],
   table: string,
-  grantIds: Set<string>,
+  records: DynamoDBRecord[],
 ) => {
-  const { QueryCommand } = await import('@aws-sdk/lib-dynamodb')
-  const { allTimerSlots } = await import('../../functions/domain/offer-timers')
+  const expected = new Set(
+    records.flatMap((r) => (readGrantRecord(r)?.timers ?? []).map((t) => t.due)),
+  )
   let count = 0
   for (const slot of allTimerSlots()) {
     let start: Record<string, unknown> | undefined
@@ -390,11 +406,11 @@ const countTimers = async (
           TableName: table,
           KeyConditionExpression: 'slot = :s',
           ExpressionAttributeValues: { ':s': slot },
-          ProjectionExpression: 'grantId',
+          ProjectionExpression: 'due',
           ExclusiveStartKey: start,
         }),
       )
-      for (const item of page.Items ?? []) if (grantIds.has(item.grantId as string)) count++
+      for (const item of page.Items ?? []) if (expected.has(item.due as string)) count++
       start = page.LastEvaluatedKey
     } while (start)
   }
