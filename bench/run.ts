@@ -40,6 +40,7 @@ const BENCHMARKS = [
     module: './benchmarks/contention-offer-expiry.ts',
     database: true,
   },
+  { key: 'stream-model', module: './benchmarks/grant-stream-model.ts', database: true },
   { key: 'mixed-pool', module: './benchmarks/mixed-pool.ts', database: true },
   { key: 'batch-local', module: './benchmarks/batch-local.ts', database: true },
   { key: 'batch-model', module: './benchmarks/batch-model.ts', database: true },

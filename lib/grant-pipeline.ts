@@ -302,6 +302,7 @@ export class GrantPipeline extends Construct {
                 : StartingPosition.TRIM_HORIZON,
             batchSize: trigger.batchSize,
             maxBatchingWindow: Duration.seconds(trigger.maxBatchingWindowSeconds),
+            parallelizationFactor: trigger.parallelizationFactor,
             retryAttempts: trigger.retryAttempts,
             bisectBatchOnError: trigger.bisectBatchOnError,
             reportBatchItemFailures: trigger.reportBatchItemFailures,

@@ -192,14 +192,18 @@ describe('the grants stream and its reader', () => {
   const spec = consumer('GrantStream')
   const trigger = spec.trigger as Extract<ConsumerSpec['trigger'], { kind: 'stream' }>
 
-  it('maps the stream to GrantStream with the list’s batch, retry bound, bisection and partial failures', () => {
+  it('maps the stream to GrantStream with the list’s batch, parallelization, retry bound, bisection and partial failures', () => {
     const mappings = mappingsOf(t, 'GrantStreamFunction')
     expect(mappings).toHaveLength(1)
     expect(mappings[0]).toEqual({
       FunctionName: { Ref: 'GrantStreamFunction' },
       EventSourceArn: getAtt(tableId(t, 'grants'), 'StreamArn'),
       StartingPosition: 'TRIM_HORIZON',
-      BatchSize: trigger.batchSize,
+      // 4 concurrent batches of 50 per shard: what keeps the iterator age under 5 s at 2,000
+      // grants a second in the contention model (docs/performance.md, "The stream reader"); one
+      // batch of 100 at a time per shard fell behind there.
+      BatchSize: 50,
+      ParallelizationFactor: 4,
       MaximumBatchingWindowInSeconds: trigger.maxBatchingWindowSeconds,
       // Bounded: a poison record cannot hold its shard for the stream's 24 hours.
       MaximumRetryAttempts: 10,

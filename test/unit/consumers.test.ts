@@ -62,6 +62,9 @@ test('event source settings within what Lambda accepts; OfferMailer at most 2 at
     }
     if (t.kind === 'stream') {
       expect(t.batchSize).toBeLessThanOrEqual(10_000)
+      // Lambda's ParallelizationFactor: 1 to 10 concurrent batches per shard.
+      expect(t.parallelizationFactor).toBeGreaterThanOrEqual(1)
+      expect(t.parallelizationFactor).toBeLessThanOrEqual(10)
       expect(t.reportBatchItemFailures).toBe(true)
       expect(t.onFailure).toBeTruthy()
     }
