@@ -4,6 +4,7 @@ import { alarmTopic, consumersIn, functionsAlarmed } from '../support/alarm-temp
 import {
   type CfnResource,
   type CfnTemplate,
+  CONTEXTS,
   PROJECT_ROOT,
   resource,
   resourcesOfType,
@@ -16,15 +17,8 @@ import {
 // test/infra/grant-pipeline.test.ts's stage with an SES identity): the run's synth cache makes
 // each once for all of them.
 const prod = synth()
-const dev = synth({
-  stage: 'dev',
-  ephemeral: 'true',
-  throttleRate: '25',
-  throttleBurst: '50',
-  alarmEmail: 'ops@example.com',
-  logLevel: 'debug',
-})
-const mailing = synth({ stage: 'mailing', sesFromEmail: 'offers@mail.example.com' })
+const dev = synth(CONTEXTS.dev)
+const mailing = synth(CONTEXTS.mailing)
 
 const page = () => readFileSync(join(PROJECT_ROOT, 'docs', 'deploying.md'), 'utf8')
 

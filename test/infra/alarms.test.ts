@@ -8,6 +8,7 @@ import { functionsAlarmed, logicalIdOfTable, mathOf } from '../support/alarm-tem
 import {
   type CfnResource,
   type CfnTemplate,
+  CONTEXTS,
   PROJECT_ROOT,
   resourcesOfType,
   synth,
@@ -16,15 +17,8 @@ import {
 // The contexts test/infra/stack.test.ts synthesizes too (its plain deploy, its dev stage and its
 // stage that keeps the legacy indexes): the run's synth cache makes each once for both.
 const prod = synth()
-const dev = synth({
-  stage: 'dev',
-  ephemeral: 'true',
-  throttleRate: '25',
-  throttleBurst: '50',
-  alarmEmail: 'ops@example.com',
-  logLevel: 'debug',
-})
-const legacy = synth({ keepLegacyIndexes: 'true' })
+const dev = synth(CONTEXTS.dev)
+const legacy = synth(CONTEXTS.legacy)
 
 describe('alarms', () => {
   type AlarmProps = {

@@ -26,6 +26,7 @@ import { TIME_TO_LIVE } from '../../lib/grant-tables'
 import {
   type CfnResource,
   type CfnTemplate,
+  CONTEXTS,
   resource,
   resourcesOfType,
   rolePolicies,
@@ -35,7 +36,7 @@ import {
 // A plain `cdk deploy` (no SES identity), one with an SES identity in the stack's region, one with
 // the identity in another region, and one with a custom console domain.
 const prod = synth()
-const mailing = synth({ stage: 'mailing', sesFromEmail: 'offers@mail.example.com' })
+const mailing = synth(CONTEXTS.mailing)
 const elsewhere = synth({
   stage: 'elsewhere',
   sesFromEmail: 'offers@mail.example.com',

@@ -8,6 +8,7 @@ import { INLINE_POLICY_NAME } from '../../lib/inline-policy-role'
 import {
   type CfnResource,
   type CfnTemplate,
+  CONTEXTS,
   PROJECT_ROOT,
   resource,
   resourcesOfType,
@@ -25,25 +26,8 @@ const STACK_BUDGET = 350
 
 // The same contexts as test/infra/stack.test.ts, so the run's synth cache serves both files.
 const prod = synth()
-const dev = synth({
-  stage: 'dev',
-  ephemeral: 'true',
-  throttleRate: '25',
-  throttleBurst: '50',
-  alarmEmail: 'ops@example.com',
-  logLevel: 'debug',
-})
-const full = synth({
-  stage: 'full',
-  alarmEmail: 'ops@example.com',
-  sesFromEmail: 'offers@example.com',
-  consoleDomainName: 'console.example.com',
-  consoleCertificateArn:
-    'arn:aws:acm:us-east-1:123456789012:certificate/0f6c1d2e-3f4a-4b5c-8d9e-0a1b2c3d4e5f',
-  keepLegacyIndexes: 'true',
-  grantThrottleRate: '300',
-  grantThrottleBurst: '600',
-})
+const dev = synth(CONTEXTS.dev)
+const full = synth(CONTEXTS.everyOption)
 
 /** Resources CloudFormation counts: the CDK CLI adds its CDKMetadata to each template. */
 const deployed = (t: CfnTemplate) =>

@@ -24,6 +24,7 @@ import { WEBHOOK_KEY_ACTIONS } from '../../lib/webhook-secrets-key'
 import {
   type CfnResource,
   type CfnTemplate,
+  CONTEXTS,
   PROJECT_ROOT,
   resource,
   resourcesOfType,
@@ -33,30 +34,10 @@ import {
 
 // Two stages, as `cdk deploy` and `cdk deploy -c stage=dev -c ephemeral=true ...` build them.
 const prod = synth()
-const dev = synth({
-  stage: 'dev',
-  ephemeral: 'true',
-  throttleRate: '25',
-  throttleBurst: '50',
-  alarmEmail: 'ops@example.com',
-  logLevel: 'debug',
-})
+const dev = synth(CONTEXTS.dev)
 
 // The first deploy of an upgrade, for a stage an earlier release deployed with the old indexes.
-const legacy = synth({ keepLegacyIndexes: 'true' })
-
-// A stage with every option on (its grant route's throttle too): one synth for both tests.
-const EVERY_OPTION = {
-  stage: 'full',
-  alarmEmail: 'ops@example.com',
-  sesFromEmail: 'offers@example.com',
-  consoleDomainName: 'console.example.com',
-  consoleCertificateArn:
-    'arn:aws:acm:us-east-1:123456789012:certificate/0f6c1d2e-3f4a-4b5c-8d9e-0a1b2c3d4e5f',
-  keepLegacyIndexes: 'true',
-  grantThrottleRate: '300',
-  grantThrottleBurst: '600',
-}
+const legacy = synth(CONTEXTS.legacy)
 
 const FUNCTION_IDS = ROUTES.map((r) => `${r.id}Function`)
 const GRANT_ROUTE_KEY = (ROUTES as readonly Route[]).find((r) => r.id === 'GrantTokens')
@@ -208,7 +189,7 @@ describe('HTTP API', () => {
       ]
       return (cfnStage.Properties.RouteSettings as Record<string, unknown>)[GRANT_ROUTE_KEY]
     }
-    expect(grantRoute(synth(EVERY_OPTION).json)).toEqual({
+    expect(grantRoute(synth(CONTEXTS.everyOption).json)).toEqual({
       ThrottlingRateLimit: 300,
       ThrottlingBurstLimit: 600,
     })
@@ -591,7 +572,7 @@ describe('least privilege', () => {
     expect(wildcards(t)).toEqual([
       { roles: roleOf(t, 'GrantStreamFunction'), actions: ['dynamodb:ListStreams'] },
     ])
-    const mailing = synth({ stage: 'mailing', sesFromEmail: 'offers@mail.example.com' }).json
+    const mailing = synth(CONTEXTS.mailing).json
     expect(wildcards(mailing)).toEqual(
       expect.arrayContaining([
         { roles: roleOf(mailing, 'OfferMailerFunction'), actions: ['ses:GetAccount'] },
@@ -974,7 +955,7 @@ describe('outputs and stages', () => {
     // A stack over the quota does not deploy at all, nested or not. A route's cost in the parent
     // and the management functions' nested stack: test/infra/stack-room.test.ts; its one alarm
     // goes to the nested alarms stack (docs/decisions/nested-alarms.md).
-    const full = synth(EVERY_OPTION)
+    const full = synth(CONTEXTS.everyOption)
     // The CDK CLI also adds its version report (CDKMetadata, one AWS::CDK::Metadata resource,
     // which CloudFormation counts) to the parent and to the nested template; these test synths
     // leave it out unless asked.

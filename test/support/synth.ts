@@ -121,6 +121,38 @@ const synthesize = (
 const inFile = new Map<string, ReturnType<typeof present>>()
 
 /**
+ * The contexts several template tests synthesize: named once, so each file asks for the very same
+ * context and the run's synth cache makes each template once for all of them.
+ */
+export const CONTEXTS = {
+  /** `cdk deploy -c stage=dev -c ephemeral=true ...`: an ephemeral stage with its own options. */
+  dev: {
+    stage: 'dev',
+    ephemeral: 'true',
+    throttleRate: '25',
+    throttleBurst: '50',
+    alarmEmail: 'ops@example.com',
+    logLevel: 'debug',
+  },
+  /** The first deploy of an upgrade, for a stage an earlier release deployed with the old indexes. */
+  legacy: { keepLegacyIndexes: 'true' },
+  /** A stage with an SES identity. */
+  mailing: { stage: 'mailing', sesFromEmail: 'offers@mail.example.com' },
+  /** A stage with every option on (its grant route's throttle too). */
+  everyOption: {
+    stage: 'full',
+    alarmEmail: 'ops@example.com',
+    sesFromEmail: 'offers@example.com',
+    consoleDomainName: 'console.example.com',
+    consoleCertificateArn:
+      'arn:aws:acm:us-east-1:123456789012:certificate/0f6c1d2e-3f4a-4b5c-8d9e-0a1b2c3d4e5f',
+    keepLegacyIndexes: 'true',
+    grantThrottleRate: '300',
+    grantThrottleBurst: '600',
+  },
+} as const satisfies Record<string, Record<string, string>>
+
+/**
  * Synthesizes the stack as bin/app.ts does, from CDK context (`-c key=value`), once per distinct
  * context and options for the whole test run (test/support/synth-cache.ts): every test file that
  * asks for the same context reads the same synthesized template. With `bundle`, bundling runs
