@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto'
-import { QueryCommand } from '@aws-sdk/lib-dynamodb'
 import { marshall } from '@aws-sdk/util-dynamodb'
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda'
 import type { Runtime } from '../../functions/composition'
@@ -12,6 +11,7 @@ import { offerExpiresAt } from '../../functions/domain/grant-lifecycle'
 import { base32, ID_PREFIX } from '../../functions/domain/ids'
 import { allTimerSlots } from '../../functions/domain/offer-timers'
 import type { QueueSender } from '../../functions/runtime/queue-sender'
+import { queryAll, type Send } from '../../functions/stores/paging'
 import type { TableKey } from '../../functions/stores/table-schema'
 import { seededRandom } from '../../test/support/fault-injector'
 import {
@@ -397,22 +397,17 @@ const countTimers = async (
   const expected = new Set(
     records.flatMap((r) => (readGrantRecord(r)?.timers ?? []).map((t) => t.due)),
   )
+  const send: Send = <T>(command: { readonly input: object }) =>
+    client.send(command as never) as Promise<T>
   let count = 0
   for (const slot of allTimerSlots()) {
-    let start: Record<string, unknown> | undefined
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'slot = :s',
-          ExpressionAttributeValues: { ':s': slot },
-          ProjectionExpression: 'due',
-          ExclusiveStartKey: start,
-        }),
-      )
-      for (const item of page.Items ?? []) if (expected.has(item.due as string)) count++
-      start = page.LastEvaluatedKey
-    } while (start)
+    const items = await queryAll<{ due: string }>(send, {
+      TableName: table,
+      KeyConditionExpression: 'slot = :s',
+      ExpressionAttributeValues: { ':s': slot },
+      ProjectionExpression: 'due',
+    })
+    for (const item of items) if (expected.has(item.due)) count++
   }
   return count
 }

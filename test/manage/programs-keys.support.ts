@@ -1,16 +1,10 @@
-import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
-  DeleteCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb'
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { hashApiKey } from '../../functions/domain/api-key'
 import type { AuditEntry, MembershipRecord, Role } from '../../functions/domain/people'
 import { routeById } from '../../functions/routes'
+import { batchGetByKey } from '../../functions/stores/batch-get'
 import { INDEX } from '../../functions/stores/table-schema'
-import { type Call, request } from '../support/api'
+import { type Call, queryAll, request } from '../support/api'
 import { contractCheck } from '../support/contract-check'
 import { accessTokenFor, bearer, type Person } from '../support/identity'
 import { config, documentClient } from '../support/runtime'
@@ -80,56 +74,30 @@ export const manage = async (
  * terms and key-id pointers carry none), so a Scan of the run's shared table found the same.
  */
 const itemsOfIssuer = async (table: string, index: string, key: string, issuerId: string) => {
-  const keys: Record<string, unknown>[] = []
-  let start: Record<string, unknown> | undefined
-  do {
-    const page = await documentClient.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: index,
-        KeyConditionExpression: 'issuerId = :i',
-        ExpressionAttributeValues: { ':i': issuerId },
-        ProjectionExpression: '#k',
-        ExpressionAttributeNames: { '#k': key },
-        ExclusiveStartKey: start,
-      }),
-    )
-    keys.push(...(page.Items ?? []))
-    start = page.LastEvaluatedKey
-  } while (start)
-  const items: Record<string, unknown>[] = []
-  for (let from = 0; from < keys.length; from += 100) {
-    let wanted: Record<string, unknown>[] | undefined = keys.slice(from, from + 100)
-    while (wanted && wanted.length > 0) {
-      const page: BatchGetCommandOutput = await documentClient.send(
-        new BatchGetCommand({ RequestItems: { [table]: { Keys: wanted, ConsistentRead: true } } }),
-      )
-      items.push(...(page.Responses?.[table] ?? []))
-      wanted = page.UnprocessedKeys?.[table]?.Keys
-    }
-  }
-  return items
+  const keys = await queryAll({
+    TableName: table,
+    IndexName: index,
+    KeyConditionExpression: 'issuerId = :i',
+    ExpressionAttributeValues: { ':i': issuerId },
+    ProjectionExpression: '#k',
+    ExpressionAttributeNames: { '#k': key },
+  })
+  return batchGetByKey(
+    documentClient,
+    table,
+    key,
+    keys.map((k) => k[key] as string),
+  )
 }
 
-export const auditOf = async (issuerId: string): Promise<AuditEntry[]> => {
-  const items: AuditEntry[] = []
-  let start: Record<string, unknown> | undefined
-  do {
-    const page = await documentClient.send(
-      new QueryCommand({
-        TableName: tables.audit,
-        KeyConditionExpression: 'issuerId = :i',
-        ExpressionAttributeValues: { ':i': issuerId },
-        ConsistentRead: true,
-        ScanIndexForward: false,
-        ExclusiveStartKey: start,
-      }),
-    )
-    items.push(...((page.Items ?? []) as AuditEntry[]))
-    start = page.LastEvaluatedKey
-  } while (start)
-  return items
-}
+export const auditOf = async (issuerId: string): Promise<AuditEntry[]> =>
+  (await queryAll({
+    TableName: tables.audit,
+    KeyConditionExpression: 'issuerId = :i',
+    ExpressionAttributeValues: { ':i': issuerId },
+    ConsistentRead: true,
+    ScanIndexForward: false,
+  })) as AuditEntry[]
 
 const byKey = (key: string) => (a: Record<string, unknown>, b: Record<string, unknown>) =>
   String(a[key]).localeCompare(String(b[key]))

@@ -2,9 +2,7 @@ import type { AddressInfo } from 'node:net'
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
-  QueryCommand,
   type QueryCommandInput,
-  ScanCommand,
   type ScanCommandInput,
 } from '@aws-sdk/lib-dynamodb'
 import type { Runtime } from '../../functions/composition'
@@ -18,6 +16,11 @@ import { newId } from '../../functions/domain/ids'
 import type { ProgramStatus } from '../../functions/domain/program'
 import { MAX_SHARDS, type ShardRecord, shardKeys } from '../../functions/domain/program-shards'
 import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
+import {
+  queryAll as queryPages,
+  type Send,
+  scanAll as scanPages,
+} from '../../functions/stores/paging'
 import { INDEX } from '../../functions/stores/table-schema'
 import { LOCAL_CONSUMERS } from '../../local/consumer-factories'
 import {
@@ -96,6 +99,10 @@ export const startApi = async (
 
 export const adminTables = config.tables
 export const adminStore = new DynamoDbAdminStore(documentClient, adminTables)
+
+/** The run's document client as the stores' paging helpers take it. */
+const sendDocument: Send = <T>(command: { readonly input: object }) =>
+  documentClient.send(command as never) as Promise<T>
 export const admin = makeAdmin(adminStore)
 
 /** A key written straight to the table, for states the admin use cases refuse to create. */
@@ -158,16 +165,8 @@ export type Issuer = Awaited<ReturnType<typeof newIssuer>>
  * Every item a Scan finds, following its pages: a Scan reads at most 1 MB a page, and the run's
  * tables outgrow that, so a check over one page could miss what it looks for.
  */
-export const scanAll = async (input: ScanCommandInput) => {
-  const items: Record<string, unknown>[] = []
-  let from: Record<string, unknown> | undefined
-  do {
-    const page = await documentClient.send(new ScanCommand({ ...input, ExclusiveStartKey: from }))
-    items.push(...(page.Items ?? []))
-    from = page.LastEvaluatedKey
-  } while (from)
-  return items
-}
+export const scanAll = (input: ScanCommandInput) =>
+  scanPages<Record<string, unknown>>(sendDocument, input)
 
 /**
  * An issuer's batches in the grants table: each of its programs' batch listing (`byProgramSlot`
@@ -190,16 +189,8 @@ export const batchItemsOf = async (issuer: Pick<Issuer, 'issuerId' | 'programs'>
   ).flat()
 
 /** Every item of one partition of a table or index, following its pages. */
-export const queryAll = async (input: QueryCommandInput) => {
-  const items: Record<string, unknown>[] = []
-  let from: Record<string, unknown> | undefined
-  do {
-    const page = await documentClient.send(new QueryCommand({ ...input, ExclusiveStartKey: from }))
-    items.push(...(page.Items ?? []))
-    from = page.LastEvaluatedKey
-  } while (from)
-  return items
-}
+export const queryAll = (input: QueryCommandInput) =>
+  queryPages<Record<string, unknown>>(sendDocument, input)
 
 /**
  * Everything the database holds for a program. Its grants are read from their `byProgramSlot`
