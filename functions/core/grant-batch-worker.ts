@@ -14,7 +14,8 @@ import {
 import { DomainError } from '../domain/errors'
 import { startDeadline } from '../runtime/deadline'
 import { logger } from '../runtime/logger'
-import { type Backoff, backoffDelay, retrying } from '../runtime/retry'
+import { backoffDelay, retrying } from '../runtime/retry'
+import { RETRY } from '../runtime/retry-policies'
 import { sleep as realSleep } from '../runtime/sleep'
 import { auditEntry } from '../stores/audit'
 import type { DynamoDbBatchStore } from '../stores/batches.dynamodb'
@@ -32,17 +33,6 @@ export const WORKER_BUDGET = {
   rowBudgetMs: 7_500,
   cancelCheckMs: 1_000,
 } as const
-
-/**
- * A store call's retries, and a row's: as many as the delivery's time allows (its deadline ends
- * them), 25 ms doubling to 2 s, half of each wait random so deliveries that met spread out.
- */
-const STORE_BACKOFF: Backoff = {
-  attempts: Number.POSITIVE_INFINITY,
-  baseDelayMs: 25,
-  maxDelayMs: 2_000,
-  jitter: 'equal',
-}
 
 /** The longest a delivery runs (the worker function's timeout): who finished a batch is gone after. */
 const FINISHER_MAX_MS = consumerById('GrantBatchWorker').timeoutSeconds * 1000
@@ -148,7 +138,7 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     random = Math.random,
   } = deps
   /** The wait after a row's `attempt + 1`-th failed try: the store calls' backoff. */
-  const backoff = (attempt: number) => backoffDelay(STORE_BACKOFF, attempt + 1, random)
+  const backoff = (attempt: number) => backoffDelay(RETRY.batchStore, attempt + 1, random)
 
   const handleChunk = async (
     message: BatchRowsMessage,
@@ -176,7 +166,7 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     /** A store call, tried again while it fails for a passing reason and there is time. */
     const store = <T>(call: () => Promise<T>): Promise<T> =>
       retrying(call, {
-        backoff: STORE_BACKOFF,
+        backoff: RETRY.batchStore,
         again: isTransient,
         until: hardEnd - 1_000,
         signal: runSignal,

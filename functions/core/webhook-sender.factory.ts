@@ -9,15 +9,13 @@ import { lazyMailer, type Mailer } from '../mail/mailer'
 import { webhookDisabledMail } from '../mail/webhook-disabled-mail'
 import { logger } from '../runtime/logger'
 import type { QueueSender } from '../runtime/queue-sender'
-import { type Backoff, retrying } from '../runtime/retry'
+import { retrying } from '../runtime/retry'
+import { RETRY } from '../runtime/retry-policies'
 import { makeWebhookHttp, type Resolver, type WebhookHttp } from '../runtime/safe-http'
 import { type SecretBox, secretBoxFrom } from '../runtime/secret-box'
 import { DynamoDbMembersStore } from '../stores/members.dynamodb'
 import { DynamoDbWebhookStore } from '../stores/webhooks.dynamodb'
 import { makeWebhookSender, type PoolSnapshot, type WebhookSenderDeps } from './webhook-sender'
-
-/** Five reads of a snapshot, 50 ms to 400 ms apart (jittered), when grants keep cancelling it. */
-const SNAPSHOT_BACKOFF: Backoff = { attempts: 5, baseDelayMs: 50, maxDelayMs: 400, jitter: 'full' }
 
 /**
  * A program's pool for the pool-low check, or undefined when it has no pool or no
@@ -49,7 +47,7 @@ export const programPool =
             }),
           ),
         {
-          backoff: SNAPSHOT_BACKOFF,
+          backoff: RETRY.poolSnapshot,
           again: (error) => error instanceof TransactionCanceledException,
         },
       )

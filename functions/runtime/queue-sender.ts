@@ -1,5 +1,6 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs'
-import { type Backoff, type RetryDeps, retrying } from './retry'
+import { type RetryDeps, retrying } from './retry'
+import { RETRY } from './retry-policies'
 
 /**
  * Hands messages to a queue: SQS in AWS (sqsQueueSender), the in-process queue under `npm start`
@@ -53,9 +54,6 @@ export class QueueRefused extends Error {
 /** Thrown between attempts of one call: the entries it did not take are sent again. */
 class PartlyTaken extends Error {}
 
-/** Four sends of a call's refused entries, 100 ms, 200 ms, 400 ms apart (jittered). */
-const SEND_BACKOFF: Backoff = { attempts: 4, baseDelayMs: 100, maxDelayMs: 400, jitter: 'equal' }
-
 /**
  * Every entry onto the queue: SEND_BATCH_LIMIT a call, `parallel` calls at once, each call's
  * refused entries sent again with a backoff (runtime/retry.ts); throws QueueRefused when some are
@@ -84,7 +82,7 @@ export const sendAll = async (
         },
         {
           ...deps,
-          backoff: SEND_BACKOFF,
+          backoff: RETRY.queueSend,
           again: (error) => error instanceof PartlyTaken,
           exhausted: () => {
             refused += pending.length

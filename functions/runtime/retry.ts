@@ -50,7 +50,7 @@ export const retrying = async <T>(
   }: RetryDeps & {
     backoff: Backoff
     again: (error: unknown) => boolean
-    exhausted?: (error: unknown, attempts: number, elapsedMs: number) => T
+    exhausted?: (error: unknown, attempts: number, elapsedMs: number) => T | Promise<T>
     signal?: AbortSignal | undefined
     until?: number
   },

@@ -20,7 +20,8 @@ import {
 } from '../domain/program-shards'
 import { MAX_OFFER_TOKENS } from '../domain/recipient-offer'
 import { isAwsConflict } from '../runtime/aws-errors'
-import { type Backoff, type RetryDeps, retrying } from '../runtime/retry'
+import { type RetryDeps, retrying } from '../runtime/retry'
+import { RETRY } from '../runtime/retry-policies'
 import { auditPut } from './audit'
 import { batchGetByKey } from './batch-get'
 import type {
@@ -40,13 +41,6 @@ export type GrantLifeTables = { programs: string; grants: string; audit?: string
 
 const TOKEN_PREFIX = 'offer-token#'
 const LIMIT_PREFIX = 'limit#'
-/** One write that DynamoDB cancelled for a conflict or a throttle: 4 sends, 40 to 160 ms apart. */
-export const LIFE_RETRY: Backoff = {
-  attempts: 4,
-  baseDelayMs: 40,
-  maxDelayMs: 160,
-  jitter: 'full',
-}
 
 /**
  * The writes of a grant's life (stores/grant-life.store.ts): each one transaction, conditional on
@@ -534,7 +528,7 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
 
   /**
    * One transaction: `stale` when the grant's condition (the first grant item) failed; another
-   * transaction or a throttle is tried again a few times (LIFE_RETRY), then `unavailable`.
+   * transaction or a throttle is tried again a few times (RETRY.grantLifeWrite), then `unavailable`.
    */
   private transact(items: TransactItem[], signal: AbortSignal | undefined) {
     const grantAt = items.findIndex(
@@ -564,7 +558,7 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
       },
       {
         ...this.retry,
-        backoff: LIFE_RETRY,
+        backoff: RETRY.grantLifeWrite,
         signal,
         // Cancelled for a conflict or a throttle (nothing written), or a conflict on its own.
         again: (error) => error instanceof TransactionCanceledException || isAwsConflict(error),

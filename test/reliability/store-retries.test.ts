@@ -4,9 +4,10 @@ import { makeAdmin } from '../../functions/core/admin'
 import { WriteConflictError } from '../../functions/domain/admin-errors'
 import type { GrantRecord } from '../../functions/domain/grant'
 import { newId } from '../../functions/domain/ids'
+import { RETRY } from '../../functions/runtime/retry-policies'
 import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
 import { batchGetByKey } from '../../functions/stores/batch-get'
-import { DynamoDbGrantLifeStore, LIFE_RETRY } from '../../functions/stores/grant-life.dynamodb'
+import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
 import { StoreUnavailable } from '../../functions/stores/store-errors'
 import { config } from '../support/runtime'
 import { interceptor } from '../support/sdk-intercept'
@@ -165,7 +166,7 @@ describe('one retry (runtime/retry.ts) for the grant-life and admin stores, its 
     expect(await offerOf(grant.grantId)).toMatchObject({ resendRequestedAt: expect.any(String) })
   })
 
-  it('after LIFE_RETRY.attempts cancellations: unavailable, nothing written; a lone conflict error is thrown', async () => {
+  it('after RETRY.grantLifeWrite.attempts cancellations: unavailable, nothing written; a lone conflict error is thrown', async () => {
     const { waits, sleep } = recordedSleep()
     const store = new DynamoDbGrantLifeStore(client, config.tables, { sleep, random: () => 1 })
     const grant = await openGrant()
@@ -175,7 +176,7 @@ describe('one retry (runtime/retry.ts) for the grant-life and admin stores, its 
     } finally {
       cancelled.stop()
     }
-    expect(cancelled.sent.failed).toBe(LIFE_RETRY.attempts)
+    expect(cancelled.sent.failed).toBe(RETRY.grantLifeWrite.attempts)
     expect(waits).toEqual([40, 80, 160])
     const plain = failFirst(Number.POSITIVE_INFINITY, conflictException)
     try {
@@ -185,7 +186,7 @@ describe('one retry (runtime/retry.ts) for the grant-life and admin stores, its 
     } finally {
       plain.stop()
     }
-    expect(plain.sent.failed).toBe(LIFE_RETRY.attempts)
+    expect(plain.sent.failed).toBe(RETRY.grantLifeWrite.attempts)
     expect(await offerOf(grant.grantId)).toBeUndefined()
   })
 

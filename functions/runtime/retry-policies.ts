@@ -1,0 +1,32 @@
+import type { Backoff } from './retry'
+
+/**
+ * Every backoff of the service, named by what it waits for. Each is applied by the one retry
+ * function (runtime/retry.ts `retrying`, or `optimisticUpdate` on top of it), with the clock,
+ * sleep and random of the caller's dependencies, so tests and the contention model run them on
+ * virtual time.
+ */
+export const RETRY = {
+  /**
+   * A read-decide-write that lost its race to another change: read again, up to 8 tries. Each
+   * loser waits a random moment first (full jitter, 10 ms doubling to 160 ms), so writers that met
+   * once spread out instead of meeting again; eight writers at once on one grant all get through.
+   */
+  lostRace: { attempts: 8, baseDelayMs: 10, maxDelayMs: 160, jitter: 'full' },
+  /** One grant-life write DynamoDB cancelled for a conflict or a throttle: 4 sends, 40–160 ms. */
+  grantLifeWrite: { attempts: 4, baseDelayMs: 40, maxDelayMs: 160, jitter: 'full' },
+  /** A queue call's refused entries: 4 sends, 100, 200, 400 ms apart (half of each random). */
+  queueSend: { attempts: 4, baseDelayMs: 100, maxDelayMs: 400, jitter: 'equal' },
+  /** A pool snapshot that grants keep cancelling: 5 reads, 50–400 ms apart. */
+  poolSnapshot: { attempts: 5, baseDelayMs: 50, maxDelayMs: 400, jitter: 'full' },
+  /**
+   * A batch worker's store call and row: as many as the delivery's time allows (its deadline ends
+   * them), 25 ms doubling to 2 s, half of each wait random so deliveries that met spread out.
+   */
+  batchStore: {
+    attempts: Number.POSITIVE_INFINITY,
+    baseDelayMs: 25,
+    maxDelayMs: 2_000,
+    jitter: 'equal',
+  },
+} as const satisfies Record<string, Backoff>
