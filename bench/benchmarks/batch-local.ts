@@ -26,6 +26,8 @@ import { type BatchRecord, FINAL_BATCH_STATUSES } from '../../functions/domain/b
 import { checkBatchRows } from '../../functions/domain/batch-rows'
 import { DomainError } from '../../functions/domain/errors'
 import type { QueueSender } from '../../functions/runtime/queue-sender'
+import { retrying } from '../../functions/runtime/retry'
+import { RETRY } from '../../functions/runtime/retry-policies'
 import { DynamoDbBatchStore } from '../../functions/stores/batches.dynamodb'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import { scanAll } from '../../functions/stores/paging'
@@ -184,28 +186,24 @@ const runSide = async (
     const client = async () => {
       while (next < ROWS) {
         const row = checked.rows[next++] as (typeof checked.rows)[number]
-        for (let attempt = 0; ; attempt++) {
-          try {
-            const { grant: made } = await grant({
+        // One key a row, so that a try whose answer was lost is not granted twice.
+        const idempotencyKey = `bench-plain-${pass}-${d.next()}-${row.row}`
+        // As the worker does: a busy DynamoDB Local (a timeout) is tried again.
+        const { grant: made } = await retrying(
+          () =>
+            grant({
               member: {
                 issuerId: d.issuerId,
                 sentBy: { sub: actor.sub, email: actor.email },
                 mode: 'TEST',
               },
               programId: program.programId,
-              idempotencyKey: `bench-plain-${pass}-${d.next()}-${row.row}`,
+              idempotencyKey,
               body: { recipient: { email: row.email }, reason, amount: row.amount },
-            })
-            grantIds.push(made.grantId)
-            break
-          } catch (error) {
-            // As the worker does: a busy DynamoDB Local (a timeout) is tried again.
-            if (!isTransient(error) || attempt >= 30) throw error
-            await new Promise((resolve) =>
-              setTimeout(resolve, Math.min(2_000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2)),
-            )
-          }
-        }
+            }),
+          { backoff: RETRY.batchStore, again: isTransient, until: Date.now() + GIVE_UP_MS },
+        )
+        grantIds.push(made.grantId)
       }
     }
     await Promise.all(Array.from({ length: CONCURRENCY }, client))
@@ -292,17 +290,16 @@ const isTransient = (error: unknown) =>
     ? error.code === 'service_unavailable' || error.code === 'request_conflict'
     : transientKind(error) !== undefined
 
-/** A read of the outcome, tried again while a busy machine makes DynamoDB Local time out. */
-const patiently = async <T>(read: () => Promise<T>): Promise<T> => {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await read()
-    } catch (error) {
-      if (!isTransient(error) || attempt >= 10) throw error
-      await new Promise((resolve) => setTimeout(resolve, 500))
-    }
-  }
-}
+/**
+ * A set-up call or a read of the outcome, tried again while a busy machine makes DynamoDB Local
+ * time out: for up to 2 minutes (a count of tries ran out when other work starved the machine).
+ */
+const patiently = <T>(read: () => Promise<T>): Promise<T> =>
+  retrying(read, {
+    backoff: RETRY.benchPatience,
+    again: isTransient,
+    until: Date.now() + 120_000,
+  })
 
 const giveUp = () =>
   new Promise<never>((_, reject) =>

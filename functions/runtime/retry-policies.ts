@@ -29,4 +29,11 @@ export const RETRY = {
     maxDelayMs: 2_000,
     jitter: 'equal',
   },
+  /** The bench's set-up and checks on a starved DynamoDB Local: until the caller's deadline. */
+  benchPatience: {
+    attempts: Number.POSITIVE_INFINITY,
+    baseDelayMs: 250,
+    maxDelayMs: 2_000,
+    jitter: 'equal',
+  },
 } as const satisfies Record<string, Backoff>
