@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { Alert, ConfirmDialog, errorText, PageTitle, useAction } from './ui'
+import { useScope } from './scope'
+import { Alert, ConfirmDialog, errorText, PageTitle, useAction, useLoad } from './ui'
 
 /**
  * Shared pieces of the pages loaded on demand (a program, a grant, the webhooks): a page that was
@@ -28,6 +29,23 @@ export const NotFound = ({
     </p>
   </>
 )
+
+/** A program of this issuer, read for a page about something of it (send to many, a batch). */
+export const useProgram = (programId: string) => {
+  const { api } = useScope()
+  return useLoad(() => api.program(programId), [api, programId])
+}
+
+/** The way back from a page of a program's: the programs, then the program (by its name). */
+export const ProgramCrumbs = ({ programId, name }: { programId: string; name?: string }) => {
+  const scope = useScope()
+  return (
+    <p class="crumbs">
+      <a href={scope.at('programs')}>Programs</a> ›{' '}
+      <a href={scope.at(`programs/${programId}`)}>{name ?? programId}</a> ›
+    </p>
+  )
+}
 
 /**
  * A button that asks first: its dialog says what will happen, its confirm button does it. While it
