@@ -148,6 +148,84 @@ const TryIt = () => {
   )
 }
 
+/** The keys of this mode, masked, newest first; owners and admins roll and revoke active ones. */
+const KeysTable = ({
+  mode,
+  keys,
+  admin,
+  onAct,
+}: {
+  mode: string
+  keys: ApiKey[]
+  admin: boolean
+  onAct: (kind: 'roll' | 'revoke', key: ApiKey) => void
+}) => (
+  <div class="table-box">
+    <table>
+      <caption>{mode} keys, newest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Key</th>
+          <th scope="col">Status</th>
+          <th scope="col">Created by</th>
+          <th scope="col">Created</th>
+          <th scope="col">Expires</th>
+          <th scope="col">Last used</th>
+          {admin ? <th scope="col">Actions</th> : null}
+        </tr>
+      </thead>
+      <tbody>
+        {keys.map((key) => (
+          <tr key={key.id}>
+            <th scope="row">
+              <code>{masked(key)}</code>
+              <div class="hint">{key.id}</div>
+            </th>
+            <td>
+              <StatusBadge status={key.status} />
+            </td>
+            <td class="text">{key.createdBy ?? '—'}</td>
+            <td>
+              <Time iso={key.createdAt} />
+            </td>
+            <td>{key.expiresAt ? <Time iso={key.expiresAt} /> : 'Never'}</td>
+            <td>
+              <span class="hint">Not recorded</span>
+            </td>
+            {admin ? (
+              <td>
+                {key.status === 'active' ? (
+                  <span class="row-actions">
+                    <button
+                      type="button"
+                      aria-label={`Roll key ${masked(key)}`}
+                      onClick={() => {
+                        onAct('roll', key)
+                      }}
+                    >
+                      Roll
+                    </button>
+                    <button
+                      type="button"
+                      class="danger-outline"
+                      aria-label={`Revoke key ${masked(key)}`}
+                      onClick={() => {
+                        onAct('revoke', key)
+                      }}
+                    >
+                      Revoke
+                    </button>
+                  </span>
+                ) : null}
+              </td>
+            ) : null}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  </div>
+)
+
 export const KeysPage = () => {
   const scope = useScope()
   const { api, mode, role } = scope
@@ -217,73 +295,16 @@ export const KeysPage = () => {
         </section>
       ) : null}
       <Alert>{loadError}</Alert>
-      <div class="table-box">
-        <table>
-          <caption>{mode} keys, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created by</th>
-              <th scope="col">Created</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Last used</th>
-              {admin ? <th scope="col">Actions</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((key) => (
-              <tr key={key.id}>
-                <th scope="row">
-                  <code>{masked(key)}</code>
-                  <div class="hint">{key.id}</div>
-                </th>
-                <td>
-                  <StatusBadge status={key.status} />
-                </td>
-                <td class="text">{key.createdBy ?? '—'}</td>
-                <td>
-                  <Time iso={key.createdAt} />
-                </td>
-                <td>{key.expiresAt ? <Time iso={key.expiresAt} /> : 'Never'}</td>
-                <td>
-                  <span class="hint">Not recorded</span>
-                </td>
-                {admin ? (
-                  <td>
-                    {key.status === 'active' ? (
-                      <span class="row-actions">
-                        <button
-                          type="button"
-                          aria-label={`Roll key ${masked(key)}`}
-                          onClick={() => {
-                            setError('')
-                            setGrace('24h')
-                            setDialog({ kind: 'roll', key })
-                          }}
-                        >
-                          Roll
-                        </button>
-                        <button
-                          type="button"
-                          class="danger-outline"
-                          aria-label={`Revoke key ${masked(key)}`}
-                          onClick={() => {
-                            setError('')
-                            setDialog({ kind: 'revoke', key })
-                          }}
-                        >
-                          Revoke
-                        </button>
-                      </span>
-                    ) : null}
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <KeysTable
+        mode={mode}
+        keys={keys}
+        admin={admin}
+        onAct={(kind, key) => {
+          setError('')
+          if (kind === 'roll') setGrace('24h')
+          setDialog({ kind, key })
+        }}
+      />
       {!loading && keys.length === 0 ? <p>No {mode} keys yet.</p> : null}
       <p class="hint">
         "Last used" is not recorded: the service does not write on every grant to keep it.
