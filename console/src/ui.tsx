@@ -10,6 +10,9 @@ export { ROLES, roleAllows as can } from '../../functions/domain/people'
 const numberFormat = new Intl.NumberFormat('en-US')
 export const formatNumber = (value: number) => numberFormat.format(value)
 
+/** A number as typed (`1,000`, `1_000`, `1 000`): its digits, for a rule and a body. */
+export const digitsOf = (typed: string) => typed.trim().replace(/[,_ ]/g, '')
+
 const pad = (n: number) => String(n).padStart(2, '0')
 /**
  * `2026-11-25 22:19` in the reader's time zone (`22:19:05` with `seconds`, where a few seconds

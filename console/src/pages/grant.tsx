@@ -1,5 +1,8 @@
 import { useState } from 'preact/hooks'
+import { isGrantOpen, RESEND_GAP_MS } from '../../../functions/domain/grant-lifecycle'
+import { looksLikeEmail } from '../../../functions/domain/recipient-fields'
 import type { Grant } from '../api'
+import { EMAIL_PROBLEM } from '../grant-rules'
 import { useScope } from '../scope'
 import {
   ConfirmDialog,
@@ -197,8 +200,8 @@ const GrantActions = ({
         }}
       >
         <p>
-          {grant.recipient.email} gets the offer e-mail again, with a new link. At most once every
-          10 minutes.
+          {grant.recipient.email} gets the offer e-mail again, with a new link. At most once every{' '}
+          {RESEND_GAP_MS / 60_000} minutes.
         </p>
       </ConfirmButton>
       <button type="button" onClick={onCorrect}>
@@ -249,7 +252,7 @@ export const GrantPage = ({ grantId }: { grantId: string }) => {
   }
   if (!grant) return <p role="status">Loading the grant…</p>
 
-  const open = grant.status === 'reserved' || grant.status === 'offered'
+  const open = isGrantOpen(grant.status)
   const admin = can(scope.role, 'admin')
   const close = () => {
     setCorrecting(false)
@@ -306,9 +309,7 @@ export const GrantPage = ({ grantId }: { grantId: string }) => {
               const changed = await scope.api.correctEmail(grant.id, email.trim())
               done(`The offer goes to ${changed.recipient.email}; earlier links no longer work.`)
             },
-            /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())
-              ? {}
-              : { email: 'Enter a valid e-mail address (at most 254 characters).' },
+            looksLikeEmail(email) ? {} : { email: EMAIL_PROBLEM },
           )
         }
       >

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks'
+import { isProgramOpen } from '../../../functions/domain/program'
 import type { ApiKey } from '../api'
 import { config } from '../config'
 import { useScope } from '../scope'
@@ -88,7 +89,7 @@ const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`
 const TryIt = () => {
   const { api } = useScope()
   const { data } = useLoad(
-    () => api.programs('TEST').then((all) => all.filter((p) => p.status === 'active')),
+    () => api.programs('TEST').then((all) => all.filter(isProgramOpen)),
     [api],
   )
   const [programId, setProgramId] = useState('')

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
-import { textProblem } from '../../../functions/domain/text-rules'
+import { isProgramOpen } from '../../../functions/domain/program'
 import {
   type Grant,
   type IssuerApi,
@@ -9,12 +9,14 @@ import {
   type RenderedMail,
 } from '../api'
 import { CsvDownloadButton, downloadCsvPages } from '../csv-download'
+import { checkGrant, GRANT_RULES, type GrantForm } from '../grant-rules'
 import { MailFrame } from '../mail-frame'
 import { useScope } from '../scope'
 import {
   Alert,
   CopyButton,
   can,
+  digitsOf,
   explainApiError,
   Field,
   formatNumber,
@@ -35,62 +37,15 @@ import { OfferSettings } from './offer-settings'
 import { ProgramBatches } from './program-batches'
 import { ProgramActions } from './programs'
 
-/** The grant API's rules (functions/domain/grant-request.schema.ts), checked before sending. */
-export const GRANT_RULES = {
-  email: 'A valid address, at most 254 characters. Stored lower-case.',
-  name: 'Optional. At most 200 characters.',
-  reason: '1 to 500 characters; no line breaks or tabs.',
-  amount: 'A whole number of shares from 1 to 1,000,000.',
-}
-const NO_BIDI = 'No bidirectional control characters (U+202A to U+202E, U+2066 to U+2069).'
-const NOT_UNICODE = 'Only whole characters: this text holds half of one (a lone surrogate).'
-// What the service's shared text rules (functions/domain/text-rules.ts) refuse, said per field.
-const NAME_SAYS = {
-  blank: 'Leave the name empty, or give one without control characters.',
-  control: 'Leave the name empty, or give one without control characters.',
-  bidi: NO_BIDI,
-  unicode: NOT_UNICODE,
-}
-const REASON_SAYS = {
-  blank: 'Give a reason.',
-  control: 'No line breaks, tabs or control characters.',
-  bidi: NO_BIDI,
-  unicode: NOT_UNICODE,
-}
-
-export const checkGrant = (form: {
-  email: string
-  name: string
-  reason: string
-  amount: string
-}) => {
-  const problems: Record<string, string> = {}
-  const email = form.email.trim()
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
-    problems.email = 'Enter a valid e-mail address (at most 254 characters).'
-  }
-  const nameProblem = form.name === '' ? undefined : textProblem(form.name)
-  if (nameProblem) problems.name = NAME_SAYS[nameProblem]
-  else if ([...form.name].length > 200) problems.name = 'At most 200 characters.'
-  const reasonProblem = textProblem(form.reason)
-  if (reasonProblem) problems.reason = REASON_SAYS[reasonProblem]
-  else if ([...form.reason].length > 500) problems.reason = 'At most 500 characters.'
-  const amount = form.amount.trim().replace(/[,_ ]/g, '')
-  if (!/^\d+$/.test(amount) || Number(amount) < 1 || Number(amount) > 1_000_000) {
-    problems.amount = 'A whole number from 1 to 1,000,000.'
-  }
-  return problems
-}
-
 const API_FIELDS = { 'recipient.email': 'email', 'recipient.name': 'name' }
 
-const grantBodyOf = (form: { email: string; name: string; reason: string; amount: string }) => ({
+const grantBodyOf = (form: GrantForm) => ({
   recipient: {
     email: form.email.trim(),
     ...(form.name.trim() === '' ? {} : { name: form.name.trim() }),
   },
   reason: form.reason,
-  amount: Number(form.amount.trim().replace(/[,_ ]/g, '')),
+  amount: Number(digitsOf(form.amount)),
 })
 
 const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant) => void }) => {
@@ -126,7 +81,7 @@ const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant)
       onSent(grant)
     })
 
-  const amount = Number(form.amount.trim().replace(/[,_ ]/g, ''))
+  const amount = Number(digitsOf(form.amount))
   return (
     <section class="panel" aria-labelledby="send-one">
       <h2 id="send-one">Send one grant</h2>
@@ -423,7 +378,7 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
           void reload()
         }}
       />
-      {can(scope.role, 'admin') && program.status === 'active' ? (
+      {can(scope.role, 'admin') && isProgramOpen(program) ? (
         <>
           <SendOne
             program={program}
@@ -447,7 +402,7 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
             </p>
           </section>
         </>
-      ) : program.status !== 'active' ? (
+      ) : !isProgramOpen(program) ? (
         <p class="hint">This program is {program.status}: it accepts no grants.</p>
       ) : null}
       <ProgramBatches program={program} />

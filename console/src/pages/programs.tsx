@@ -1,11 +1,13 @@
 import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
+import { isProgramOpen, MAX_NAME_LENGTH, MAX_POOL } from '../../../functions/domain/program'
 import type { Mode, Program, ProgramAction } from '../api'
 import { useScope } from '../scope'
 import {
   Alert,
   ConfirmDialog,
   can,
+  digitsOf,
   FormEnd,
   formatNumber,
   PageTitle,
@@ -47,7 +49,7 @@ export const ProgramActions = ({
 
   return (
     <span class="row-actions">
-      {program.status === 'active' ? (
+      {isProgramOpen(program) ? (
         <button
           type="button"
           aria-label={`Pause ${program.name}`}
@@ -100,9 +102,6 @@ export const ProgramActions = ({
   )
 }
 
-const NAME_MAX = 100
-const POOL_MAX = 1_000_000_000_000
-
 const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void }) => {
   const { api, mode: currentMode } = useScope()
   const [name, setName] = useState('')
@@ -115,13 +114,14 @@ const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void })
     const problems: Record<string, string> = {}
     const trimmed = name.trim()
     if (trimmed === '') problems.name = 'Give the program a name.'
-    else if ([...trimmed].length > NAME_MAX) problems.name = `At most ${NAME_MAX} characters.`
-    const poolText = pool.trim().replace(/[,_ ]/g, '')
+    else if ([...trimmed].length > MAX_NAME_LENGTH)
+      problems.name = `At most ${MAX_NAME_LENGTH} characters.`
+    const poolText = digitsOf(pool)
     if (
       poolText !== '' &&
-      (!/^\d+$/.test(poolText) || Number(poolText) < 1 || Number(poolText) > POOL_MAX)
+      (!/^\d+$/.test(poolText) || Number(poolText) < 1 || Number(poolText) > MAX_POOL)
     ) {
-      problems.pool = 'A whole number from 1 to 1,000,000,000,000, or empty for no limit.'
+      problems.pool = `A whole number from 1 to ${formatNumber(MAX_POOL)}, or empty for no limit.`
     }
     void run(async () => {
       const program = await api.createProgram({
@@ -142,7 +142,7 @@ const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void })
         <div class="form-row">
           <TextField
             label="Name"
-            hint={`1 to ${NAME_MAX} characters.`}
+            hint={`1 to ${MAX_NAME_LENGTH} characters.`}
             error={errors.name}
             value={name}
             onValue={setName}

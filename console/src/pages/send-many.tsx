@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
+import { isProgramOpen } from '../../../functions/domain/program'
 import { type BatchPreview, newIdempotencyKey } from '../api'
 import { fileProblem, megabytes, sendFile } from '../batch-upload'
 import { pendingCommits } from '../batches'
+import { GRANT_RULES } from '../grant-rules'
 import { useScope } from '../scope'
 import {
   Alert,
@@ -16,7 +18,6 @@ import {
   useAction,
 } from '../ui'
 import { ProgramCrumbs, useProgram } from '../ui-pages'
-import { GRANT_RULES } from './program'
 
 /**
  * Send to many: a CSV is checked by the service (a dry run: every row with the grant API's rules,
@@ -210,6 +211,7 @@ const PreviewPanel = ({
   onStartOver: () => void
 }) => {
   const valid = preview.result.counts.valid
+  const open = isProgramOpen({ status: preview.result.programStatus })
   const problemCount = preview.result.counts.invalid + preview.result.counts.duplicates
   return (
     <section class="panel" aria-labelledby="batch-preview">
@@ -236,7 +238,7 @@ const PreviewPanel = ({
           <dd>{poolText(preview.result)}</dd>
         </div>
       </dl>
-      {preview.result.programStatus !== 'active' ? (
+      {!open ? (
         <Alert>
           The program is {preview.result.programStatus}: it cannot take this batch until it is
           active.
@@ -302,7 +304,7 @@ const PreviewPanel = ({
           type="button"
           class="primary"
           onClick={onCommit}
-          disabled={busy || valid === 0 || preview.result.programStatus !== 'active'}
+          disabled={busy || valid === 0 || !open}
         >
           Send {formatNumber(valid)} grant{valid === 1 ? '' : 's'}
         </button>

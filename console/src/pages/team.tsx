@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks'
+import { looksLikeEmail } from '../../../functions/domain/recipient-fields'
 import type { Member, Role } from '../api'
 import { useScope } from '../scope'
 import {
@@ -167,9 +168,7 @@ const Invite = ({ onInvited }: { onInvited: (member: Member) => void }) => {
         setEmail('')
         onInvited(member)
       },
-      /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())
-        ? {}
-        : { email: 'Enter a valid e-mail address.' },
+      looksLikeEmail(email) ? {} : { email: 'Enter a valid e-mail address.' },
     )
   }
 
