@@ -1,7 +1,16 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { useScope } from './scope'
-import { Alert, ConfirmDialog, errorText, PageTitle, useAction, useLoad } from './ui'
+import {
+  Alert,
+  ConfirmDialog,
+  CopyButton,
+  errorText,
+  Field,
+  PageTitle,
+  useAction,
+  useLoad,
+} from './ui'
 
 /**
  * Shared pieces of the pages loaded on demand (a program, a grant, the webhooks): a page that was
@@ -9,24 +18,55 @@ import { Alert, ConfirmDialog, errorText, PageTitle, useAction, useLoad } from '
  * first page loads, so that the first page does not carry them.
  */
 
-/** A page whose subject could not be read: why, and the way back. */
+/** A page whose subject could not be read: why, and the way back (by default, the programs). */
 export const NotFound = ({
   title,
   error,
   back,
-  backText,
+  backText = 'Back to the programs',
 }: {
   title: string
   error: string
-  back: string
-  backText: string
+  back?: string
+  backText?: string
+}) => {
+  const scope = useScope()
+  return (
+    <>
+      <PageTitle title={title}>{title}</PageTitle>
+      <Alert>{error}</Alert>
+      <p>
+        <a href={back ?? scope.at('programs')}>{backText}</a>
+      </p>
+    </>
+  )
+}
+
+/** A secret shown once (a key's, a signing secret): selected on focus, and a button that copies it. */
+export const SecretField = ({
+  label,
+  secret,
+  copyLabel,
+}: {
+  label: string
+  secret: string
+  copyLabel: string
 }) => (
   <>
-    <PageTitle title={title}>{title}</PageTitle>
-    <Alert>{error}</Alert>
-    <p>
-      <a href={back}>{backText}</a>
-    </p>
+    <Field label={label}>
+      {(props) => (
+        <input
+          {...props}
+          class="secret"
+          readOnly
+          value={secret}
+          spellcheck={false}
+          autocomplete="off"
+          onFocus={(e) => (e.currentTarget as HTMLInputElement).select()}
+        />
+      )}
+    </Field>
+    <CopyButton text={secret} label={copyLabel} />
   </>
 )
 

@@ -437,6 +437,38 @@ export const PoolGauge = ({
   )
 }
 
+/**
+ * A table of a page's records: its caption (what it lists, in what order), its column headers
+ * (a false one is left out: a column only some roles see), its rows as children.
+ */
+export const DataTable = ({
+  caption,
+  columns,
+  children,
+}: {
+  caption: ComponentChildren
+  columns: readonly (string | false)[]
+  children: ComponentChildren
+}) => (
+  <div class="table-box">
+    <table>
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          {columns.map((column) =>
+            column === false ? null : (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ),
+          )}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  </div>
+)
+
 export const StatusBadge = ({ status }: { status: string }) => (
   <span class={`badge badge-${status}`}>{status}</span>
 )

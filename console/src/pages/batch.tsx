@@ -6,6 +6,7 @@ import { useScope } from '../scope'
 import {
   Alert,
   can,
+  DataTable,
   Field,
   formatNumber,
   inputValue,
@@ -159,43 +160,32 @@ const StalledBatch = ({
 }
 
 const BatchRows = ({ batch }: { batch: Batch }) => (
-  <div class="table-box">
-    <table>
-      <caption>Rows of the batch, in CSV order</caption>
-      <thead>
-        <tr>
-          <th scope="col">Row</th>
-          <th scope="col">E-mail</th>
-          <th scope="col">Amount</th>
-          <th scope="col">Result</th>
-          <th scope="col">Details</th>
-        </tr>
-      </thead>
-      <tbody>
-        {batch.rows.map((row) => (
-          <tr key={row.row}>
-            <th scope="row">Row {row.row}</th>
-            <td class="text">{row.email}</td>
-            <td class="num">
-              {typeof row.amount === 'number' ? formatNumber(row.amount) : row.amount}
-            </td>
-            <td>
-              <StatusBadge status={row.status} />
-            </td>
-            <td>
-              {row.status === 'granted' ? (
-                <code>{row.grantId}</code>
-              ) : row.status === 'failed' ? (
-                `${row.code}: ${row.message}`
-              ) : (
-                ''
-              )}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  </div>
+  <DataTable
+    caption="Rows of the batch, in CSV order"
+    columns={['Row', 'E-mail', 'Amount', 'Result', 'Details']}
+  >
+    {batch.rows.map((row) => (
+      <tr key={row.row}>
+        <th scope="row">Row {row.row}</th>
+        <td class="text">{row.email}</td>
+        <td class="num">
+          {typeof row.amount === 'number' ? formatNumber(row.amount) : row.amount}
+        </td>
+        <td>
+          <StatusBadge status={row.status} />
+        </td>
+        <td>
+          {row.status === 'granted' ? (
+            <code>{row.grantId}</code>
+          ) : row.status === 'failed' ? (
+            `${row.code}: ${row.message}`
+          ) : (
+            ''
+          )}
+        </td>
+      </tr>
+    ))}
+  </DataTable>
 )
 
 const POLL_MS = 1000

@@ -241,14 +241,7 @@ export const GrantPage = ({ grantId }: { grantId: string }) => {
   const action = useAction((e) => explainApiError(e))
 
   if (error) {
-    return (
-      <NotFound
-        title="Grant not found"
-        error={error}
-        back={scope.at('programs')}
-        backText="Back to the programs"
-      />
-    )
+    return <NotFound title="Grant not found" error={error} />
   }
   if (!grant) return <p role="status">Loading the grant…</p>
 

@@ -16,6 +16,7 @@ import {
   Alert,
   CopyButton,
   can,
+  DataTable,
   digitsOf,
   explainApiError,
   Field,
@@ -240,50 +241,37 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
         />
       </div>
       <Alert>{error}</Alert>
-      <div class="table-box">
-        <table>
-          <caption>{recipient ? `Grants to ${recipient}` : 'Recent grants'}, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Created</th>
-              <th scope="col">Recipient</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Source</th>
-              <th scope="col">Status</th>
-              <th scope="col">Grant id</th>
-            </tr>
-          </thead>
-          <tbody>
-            {grants.map((grant) => (
-              <tr key={grant.id}>
-                <td>
-                  <Time iso={grant.createdAt} />
-                </td>
-                <td class="text">
-                  {grant.recipient.email}
-                  {grant.recipient.name ? (
-                    <div class="hint">
-                      <bdi>{grant.recipient.name}</bdi>
-                    </div>
-                  ) : null}
-                </td>
-                <td class="num">{formatNumber(grant.amount)}</td>
-                <td class="text">
-                  <bdi>{grant.reason}</bdi>
-                </td>
-                <td class="text">{sourceText(grant)}</td>
-                <td>{grant.status}</td>
-                <td>
-                  <a href={scope.at(`grants/${grant.id}`)}>
-                    <code>{grant.id}</code>
-                  </a>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption={<>{recipient ? `Grants to ${recipient}` : 'Recent grants'}, newest first</>}
+        columns={['Created', 'Recipient', 'Amount', 'Reason', 'Source', 'Status', 'Grant id']}
+      >
+        {grants.map((grant) => (
+          <tr key={grant.id}>
+            <td>
+              <Time iso={grant.createdAt} />
+            </td>
+            <td class="text">
+              {grant.recipient.email}
+              {grant.recipient.name ? (
+                <div class="hint">
+                  <bdi>{grant.recipient.name}</bdi>
+                </div>
+              ) : null}
+            </td>
+            <td class="num">{formatNumber(grant.amount)}</td>
+            <td class="text">
+              <bdi>{grant.reason}</bdi>
+            </td>
+            <td class="text">{sourceText(grant)}</td>
+            <td>{grant.status}</td>
+            <td>
+              <a href={scope.at(`grants/${grant.id}`)}>
+                <code>{grant.id}</code>
+              </a>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       {loading && !data ? <p role="status">Loading grants…</p> : null}
       {!loading && grants.length === 0 ? (
         <p>{recipient ? `No grants to ${recipient} on this page.` : 'No grants yet.'}</p>
@@ -310,14 +298,7 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
   }, [scope.api, programId, version])
 
   if (error) {
-    return (
-      <NotFound
-        title="Program not found"
-        error={error}
-        back={scope.at('programs')}
-        backText="Back to the programs"
-      />
-    )
+    return <NotFound title="Program not found" error={error} />
   }
   if (!program) return <p role="status">Loading the program…</p>
   return (

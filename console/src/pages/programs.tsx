@@ -7,6 +7,7 @@ import {
   Alert,
   ConfirmDialog,
   can,
+  DataTable,
   digitsOf,
   FormEnd,
   formatNumber,
@@ -206,56 +207,45 @@ export const ProgramsPage = () => {
       </p>
       {message ? <Status>{message}</Status> : null}
       <Alert>{error}</Alert>
-      <div class="table-box">
-        <table>
-          <caption>{mode} programs</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Pool</th>
-              <th scope="col">Created</th>
-              {can(role, 'admin') ? <th scope="col">Actions</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {programs.map((program) => (
-              <tr key={program.id}>
-                <th scope="row" class="text">
-                  <a href={scope.at(`programs/${program.id}`)}>
-                    <bdi>{program.name}</bdi>
-                  </a>
-                </th>
-                <td>
-                  <StatusBadge status={program.status} />
-                </td>
-                <td>
-                  <PoolGauge
-                    name={program.name}
-                    pool={program.pool}
-                    issued={program.issued}
-                    remaining={program.remaining}
-                  />
-                </td>
-                <td>
-                  <Time iso={program.createdAt} />
-                </td>
-                {can(role, 'admin') ? (
-                  <td>
-                    <ProgramActions
-                      program={program}
-                      onChanged={(_, text) => {
-                        setMessage(text)
-                        void reload()
-                      }}
-                    />
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption={<>{mode} programs</>}
+        columns={['Name', 'Status', 'Pool', 'Created', can(role, 'admin') && 'Actions']}
+      >
+        {programs.map((program) => (
+          <tr key={program.id}>
+            <th scope="row" class="text">
+              <a href={scope.at(`programs/${program.id}`)}>
+                <bdi>{program.name}</bdi>
+              </a>
+            </th>
+            <td>
+              <StatusBadge status={program.status} />
+            </td>
+            <td>
+              <PoolGauge
+                name={program.name}
+                pool={program.pool}
+                issued={program.issued}
+                remaining={program.remaining}
+              />
+            </td>
+            <td>
+              <Time iso={program.createdAt} />
+            </td>
+            {can(role, 'admin') ? (
+              <td>
+                <ProgramActions
+                  program={program}
+                  onChanged={(_, text) => {
+                    setMessage(text)
+                    void reload()
+                  }}
+                />
+              </td>
+            ) : null}
+          </tr>
+        ))}
+      </DataTable>
       {!loading && programs.length === 0 && !error ? (
         <p>
           No {mode} programs yet.

@@ -9,6 +9,7 @@ import { useScope } from '../scope'
 import {
   Alert,
   can,
+  DataTable,
   explainApiError,
   Field,
   formatNumber,
@@ -245,48 +246,41 @@ const PreviewPanel = ({
         </Alert>
       ) : null}
       {preview.problems.length > 0 ? (
-        <div class="table-box">
-          <table>
-            <caption>
+        <DataTable
+          caption={
+            <>
               Rows that will not be sent
               {preview.cursor === null
                 ? ''
                 : ` (the first ${formatNumber(preview.problems.length)} of ${formatNumber(problemCount)})`}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Row</th>
-                <th scope="col">Problem</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {preview.problems.map((problem) => (
-                <tr key={problem.row}>
-                  <th scope="row">Row {problem.row}</th>
-                  <td>
-                    {problem.code === 'duplicate_row'
-                      ? `Duplicate of row ${problem.duplicateOf}`
-                      : 'Invalid'}
-                  </td>
-                  <td class="text">
-                    {problem.errors && problem.errors.length > 0 ? (
-                      <ul class="plain">
-                        {problem.errors.map((e) => (
-                          <li key={e.field}>
-                            {e.field}: {e.message}
-                          </li>
-                        ))}
-                      </ul>
-                    ) : (
-                      problem.message
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            </>
+          }
+          columns={['Row', 'Problem', 'Details']}
+        >
+          {preview.problems.map((problem) => (
+            <tr key={problem.row}>
+              <th scope="row">Row {problem.row}</th>
+              <td>
+                {problem.code === 'duplicate_row'
+                  ? `Duplicate of row ${problem.duplicateOf}`
+                  : 'Invalid'}
+              </td>
+              <td class="text">
+                {problem.errors && problem.errors.length > 0 ? (
+                  <ul class="plain">
+                    {problem.errors.map((e) => (
+                      <li key={e.field}>
+                        {e.field}: {e.message}
+                      </li>
+                    ))}
+                  </ul>
+                ) : (
+                  problem.message
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       ) : (
         <p>Every row is ready to send.</p>
       )}
@@ -319,24 +313,8 @@ const PreviewPanel = ({
 export const SendManyPage = ({ programId }: { programId: string }) => {
   const scope = useScope()
   const { data: program, error: programError } = useProgram(programId)
-  const {
-    csv,
-    setCsv,
-    file,
-    reason,
-    setReason,
-    progress,
-    busy,
-    errors,
-    error,
-    more,
-    preview,
-    changed,
-    chooseFile,
-    check,
-    moreProblems,
-    commit,
-  } = useBatchCheck(programId)
+  const batch = useBatchCheck(programId)
+  const { file, busy, errors, preview, changed } = batch
 
   if (programError) return <Alert>{programError}</Alert>
   const name = program?.name ?? programId
@@ -353,7 +331,7 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
       ) : (
         <>
           <CsvRules />
-          <form onSubmit={check} noValidate>
+          <form onSubmit={batch.check} noValidate>
             <Field
               label="CSV file"
               hint={
@@ -370,7 +348,7 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
                   accept=".csv,text/csv,text/plain"
                   disabled={busy}
                   onChange={(event) =>
-                    chooseFile((event.currentTarget as HTMLInputElement).files?.[0])
+                    batch.chooseFile((event.currentTarget as HTMLInputElement).files?.[0])
                   }
                 />
               )}
@@ -382,9 +360,9 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
                     {...props}
                     rows={6}
                     spellcheck={false}
-                    value={csv}
+                    value={batch.csv}
                     onInput={(e) => {
-                      setCsv(inputValue(e))
+                      batch.setCsv(inputValue(e))
                       changed()
                     }}
                   />
@@ -395,18 +373,18 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
               label="Reason for rows without one (optional)"
               hint={GRANT_RULES.reason}
               error={errors.reason}
-              value={reason}
+              value={batch.reason}
               onValue={(value) => {
-                setReason(value)
+                batch.setReason(value)
                 changed()
               }}
             />
-            {progress ? (
+            {batch.progress ? (
               <p role="status" aria-live="polite">
-                {progress}
+                {batch.progress}
               </p>
             ) : null}
-            {!preview ? <Alert>{error}</Alert> : null}
+            {!preview ? <Alert>{batch.error}</Alert> : null}
             <div class="actions">
               <button type="submit" disabled={busy}>
                 Check the CSV
@@ -419,10 +397,10 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
         <PreviewPanel
           preview={preview}
           busy={busy}
-          error={error}
-          more={more}
-          onMore={moreProblems}
-          onCommit={commit}
+          error={batch.error}
+          more={batch.more}
+          onMore={batch.moreProblems}
+          onCommit={batch.commit}
           onStartOver={changed}
         />
       ) : null}

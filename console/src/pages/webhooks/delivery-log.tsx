@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import type { WebhookMessage } from '../../api'
 import { useScope } from '../../scope'
-import { Alert, type Errors, Field, formatTime, inputValue, useAction } from '../../ui'
+import { Alert, DataTable, type Errors, Field, formatTime, inputValue, useAction } from '../../ui'
 import { PagedList, usePagedList } from '../../ui-pages'
 import { MessageRows } from './message-rows'
 import { explainEndpointError, KEEP_DAYS } from './webhook-parts'
@@ -165,32 +165,20 @@ export const DeliveryLog = ({
         emptyText="No messages yet."
         moreLabel="Load more"
       >
-        <div class="table-box">
-          <table>
-            <caption>Messages to this endpoint, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Message</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last attempt</th>
-                <th scope="col">Next attempt</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((message) => (
-                <MessageRows
-                  key={message.messageId}
-                  message={message}
-                  admin={admin}
-                  columns={columns}
-                  onReplay={replay}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Messages to this endpoint, newest first"
+          columns={['Message', 'Status', 'Created', 'Last attempt', 'Next attempt', 'Details']}
+        >
+          {list.items.map((message) => (
+            <MessageRows
+              key={message.messageId}
+              message={message}
+              admin={admin}
+              columns={columns}
+              onReplay={replay}
+            />
+          ))}
+        </DataTable>
       </PagedList>
     </section>
   )

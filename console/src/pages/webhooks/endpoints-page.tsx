@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { useScope } from '../../scope'
-import { Alert, can, PageTitle, Time, useLoad } from '../../ui'
+import { Alert, can, DataTable, PageTitle, Time, useLoad } from '../../ui'
 import { ALL_KINDS, EndpointForm, type EndpointFormValues } from './endpoint-form'
 import { EndpointState, KEEP_DAYS, KindList, type Revealed, SecretReveal } from './webhook-parts'
 
@@ -53,45 +53,33 @@ export const WebhooksPage = () => {
       ) : null}
       <Alert>{loadError}</Alert>
       {endpoints.length > 0 ? (
-        <div class="table-box">
-          <table>
-            <caption>{mode} webhook endpoints</caption>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Event kinds</th>
-                <th scope="col">State</th>
-                <th scope="col">Last success</th>
-              </tr>
-            </thead>
-            <tbody>
-              {endpoints.map((endpoint) => (
-                <tr key={endpoint.endpointId}>
-                  <th scope="row" class="text">
-                    <a href={scope.at(`webhooks/${endpoint.endpointId}`)}>
-                      <bdi class="url">{endpoint.url}</bdi>
-                    </a>
-                    {endpoint.description ? (
-                      <div>
-                        <bdi>{endpoint.description}</bdi>
-                      </div>
-                    ) : null}
-                    <div class="hint">{endpoint.endpointId}</div>
-                  </th>
-                  <td class="text">
-                    <KindList kinds={endpoint.kinds} />
-                  </td>
-                  <td class="text">
-                    <EndpointState endpoint={endpoint} />
-                  </td>
-                  <td>
-                    {endpoint.lastSuccessAt ? <Time iso={endpoint.lastSuccessAt} /> : 'Never'}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption={<>{mode} webhook endpoints</>}
+          columns={['Endpoint', 'Event kinds', 'State', 'Last success']}
+        >
+          {endpoints.map((endpoint) => (
+            <tr key={endpoint.endpointId}>
+              <th scope="row" class="text">
+                <a href={scope.at(`webhooks/${endpoint.endpointId}`)}>
+                  <bdi class="url">{endpoint.url}</bdi>
+                </a>
+                {endpoint.description ? (
+                  <div>
+                    <bdi>{endpoint.description}</bdi>
+                  </div>
+                ) : null}
+                <div class="hint">{endpoint.endpointId}</div>
+              </th>
+              <td class="text">
+                <KindList kinds={endpoint.kinds} />
+              </td>
+              <td class="text">
+                <EndpointState endpoint={endpoint} />
+              </td>
+              <td>{endpoint.lastSuccessAt ? <Time iso={endpoint.lastSuccessAt} /> : 'Never'}</td>
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
       {!loading && !loadError && endpoints.length === 0 ? (
         <p>No {mode} webhook endpoints yet.</p>

@@ -1,14 +1,7 @@
 import { WEBHOOK_EVENT_KINDS, WEBHOOK_LIMITS } from '../../../../functions/domain/webhook-rules'
 import { ApiError, type WebhookEndpoint, type WebhookEventKind } from '../../api'
-import {
-  CopyButton,
-  type Errors,
-  type Explained,
-  errorText,
-  Field,
-  StatusBadge,
-  Time,
-} from '../../ui'
+import { type Errors, type Explained, errorText, StatusBadge, Time } from '../../ui'
+import { SecretField } from '../../ui-pages'
 
 /**
  * Webhooks (issue 21) of one issuer in one mode: the endpoints that receive its events, signed
@@ -141,20 +134,7 @@ export const SecretReveal = ({ revealed, onDone }: { revealed: Revealed; onDone:
         <strong>Copy this secret now: it is shown only once.</strong> The service keeps it sealed
         and never shows it again. If it is lost, rotate it to get a new one.
       </p>
-      <Field label="Signing secret">
-        {(props) => (
-          <input
-            {...props}
-            class="secret"
-            readOnly
-            value={secret}
-            spellcheck={false}
-            autocomplete="off"
-            onFocus={(e) => (e.currentTarget as HTMLInputElement).select()}
-          />
-        )}
-      </Field>
-      <CopyButton text={secret} label="Copy secret" />
+      <SecretField label="Signing secret" secret={secret} copyLabel="Copy secret" />
       {rotated ? (
         <p>
           The old secret keeps signing alongside the new one for {OVERLAP_HOURS} hours
