@@ -28,11 +28,9 @@ const ProgramPage = lazyPage(() => import('./pages/program').then((m) => m.Progr
 const SendManyPage = lazyPage(() => import('./pages/send-many').then((m) => m.SendManyPage))
 const BatchPage = lazyPage(() => import('./pages/batch').then((m) => m.BatchPage))
 const KeysPage = lazyPage(() => import('./pages/keys').then((m) => m.KeysPage))
-const WebhooksPage = lazyPage(() =>
-  import('./pages/webhooks/endpoints-page').then((m) => m.WebhooksPage),
-)
+const WebhooksPage = lazyPage(() => import('./pages/webhooks').then((m) => m.WebhooksPage))
 const WebhookEndpointPage = lazyPage(() =>
-  import('./pages/webhooks/endpoint-page').then((m) => m.WebhookEndpointPage),
+  import('./pages/webhooks').then((m) => m.WebhookEndpointPage),
 )
 const TeamPage = lazyPage(() => import('./pages/team').then((m) => m.TeamPage))
 const AuditPage = lazyPage(() => import('./pages/audit').then((m) => m.AuditPage))

@@ -236,6 +236,12 @@ const SettingsForm = ({
     return { fields }
   })
   const set = (field: keyof Form) => (value: string) => setForm({ ...form, [field]: value })
+  // A field of the form as a TextField's: its value, its setter, its error.
+  const bound = (field: keyof Form) => ({
+    value: form[field],
+    onValue: set(field),
+    error: errors[field],
+  })
 
   const save = (event: Event) => {
     event.preventDefault()
@@ -266,27 +272,21 @@ const SettingsForm = ({
           <TextField
             label="Offer window (days)"
             hint="1 to 365. How long a recipient has to accept; applies to grants made from now on."
-            error={errors.offerDays}
+            {...bound('offerDays')}
             inputMode="numeric"
-            value={form.offerDays}
-            onValue={set('offerDays')}
             required
           />
           <TextField
             label="Minimum age"
             hint={`${LIMITS.minAge.min} to ${LIMITS.minAge.max} years; empty for none. Recipients then give their date of birth; only the result is kept.`}
-            error={errors.minAge}
+            {...bound('minAge')}
             inputMode="numeric"
-            value={form.minAge}
-            onValue={set('minAge')}
           />
         </div>
         <TextField
           label="Allowed countries"
           hint="ISO 3166-1 alpha-2 codes, separated by commas (such as DE, FR, US); empty for any country."
-          error={errors.countries}
-          value={form.countries}
-          onValue={set('countries')}
+          {...bound('countries')}
         />
         <Field
           label="Description"
@@ -310,10 +310,8 @@ const SettingsForm = ({
               ? 'This program has no pool limit, so its pool never runs low. Empty for none.'
               : 'A whole number, 1 or more; empty for none. When the shares left in the pool fall to it, a program.pool_low webhook event is sent, once per crossing.'
           }
-          error={errors.poolLowThreshold}
+          {...bound('poolLowThreshold')}
           inputMode="numeric"
-          value={form.poolLowThreshold}
-          onValue={set('poolLowThreshold')}
         />
         <FormEnd error={error} busy={busy} label="Save offer settings">
           <button type="button" onClick={onCancel} disabled={busy}>

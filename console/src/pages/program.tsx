@@ -63,6 +63,13 @@ const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant)
     setForm({ ...form, [field]: value })
     setPreview(undefined)
   }
+  // A field of the form as a TextField's: its rule, its value, its setter, its error.
+  const field = (name: keyof GrantForm) => ({
+    hint: GRANT_RULES[name],
+    value: form[name],
+    onValue: set(name),
+    error: errors[name],
+  })
 
   const review = (event: Event) => {
     event.preventDefault()
@@ -88,41 +95,12 @@ const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant)
       <h2 id="send-one">Send one grant</h2>
       <form onSubmit={review} noValidate>
         <div class="form-row">
-          <TextField
-            label="Recipient e-mail"
-            hint={GRANT_RULES.email}
-            error={errors.email}
-            type="email"
-            value={form.email}
-            onValue={set('email')}
-            required
-          />
-          <TextField
-            label="Recipient name"
-            hint={GRANT_RULES.name}
-            error={errors.name}
-            value={form.name}
-            onValue={set('name')}
-          />
+          <TextField label="Recipient e-mail" type="email" {...field('email')} required />
+          <TextField label="Recipient name" {...field('name')} />
         </div>
         <div class="form-row">
-          <TextField
-            label="Reason"
-            hint={GRANT_RULES.reason}
-            error={errors.reason}
-            value={form.reason}
-            onValue={set('reason')}
-            required
-          />
-          <TextField
-            label="Amount"
-            hint={GRANT_RULES.amount}
-            error={errors.amount}
-            inputMode="numeric"
-            value={form.amount}
-            onValue={set('amount')}
-            required
-          />
+          <TextField label="Reason" {...field('reason')} required />
+          <TextField label="Amount" inputMode="numeric" {...field('amount')} required />
         </div>
         {!preview ? (
           <div class="actions">
