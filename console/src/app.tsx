@@ -26,7 +26,7 @@ const lazyPage = <P,>(load: () => Promise<ComponentType<P>>) =>
 // The sign-in pages and the programs list come with the first page; the others when first opened.
 const ProgramPage = lazyPage(() => import('./pages/program').then((m) => m.ProgramPage))
 const SendManyPage = lazyPage(() => import('./pages/send-many').then((m) => m.SendManyPage))
-const BatchPage = lazyPage(() => import('./pages/send-many').then((m) => m.BatchPage))
+const BatchPage = lazyPage(() => import('./pages/batch').then((m) => m.BatchPage))
 const KeysPage = lazyPage(() => import('./pages/keys').then((m) => m.KeysPage))
 const WebhooksPage = lazyPage(() => import('./pages/webhooks').then((m) => m.WebhooksPage))
 const WebhookEndpointPage = lazyPage(() =>

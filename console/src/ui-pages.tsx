@@ -1,6 +1,16 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { Alert, ConfirmDialog, errorText, PageTitle, useAction } from './ui'
+import { useScope } from './scope'
+import {
+  Alert,
+  ConfirmDialog,
+  CopyButton,
+  errorText,
+  Field,
+  PageTitle,
+  useAction,
+  useLoad,
+} from './ui'
 
 /**
  * Shared pieces of the pages loaded on demand (a program, a grant, the webhooks): a page that was
@@ -8,26 +18,74 @@ import { Alert, ConfirmDialog, errorText, PageTitle, useAction } from './ui'
  * first page loads, so that the first page does not carry them.
  */
 
-/** A page whose subject could not be read: why, and the way back. */
+/** A page whose subject could not be read: why, and the way back (by default, the programs). */
 export const NotFound = ({
   title,
   error,
   back,
-  backText,
+  backText = 'Back to the programs',
 }: {
   title: string
   error: string
-  back: string
-  backText: string
+  back?: string
+  backText?: string
+}) => {
+  const scope = useScope()
+  return (
+    <>
+      <PageTitle title={title}>{title}</PageTitle>
+      <Alert>{error}</Alert>
+      <p>
+        <a href={back ?? scope.at('programs')}>{backText}</a>
+      </p>
+    </>
+  )
+}
+
+/** A secret shown once (a key's, a signing secret): selected on focus, and a button that copies it. */
+export const SecretField = ({
+  label,
+  secret,
+  copyLabel,
+}: {
+  label: string
+  secret: string
+  copyLabel: string
 }) => (
   <>
-    <PageTitle title={title}>{title}</PageTitle>
-    <Alert>{error}</Alert>
-    <p>
-      <a href={back}>{backText}</a>
-    </p>
+    <Field label={label}>
+      {(props) => (
+        <input
+          {...props}
+          class="secret"
+          readOnly
+          value={secret}
+          spellcheck={false}
+          autocomplete="off"
+          onFocus={(e) => (e.currentTarget as HTMLInputElement).select()}
+        />
+      )}
+    </Field>
+    <CopyButton text={secret} label={copyLabel} />
   </>
 )
+
+/** A program of this issuer, read for a page about something of it (send to many, a batch). */
+export const useProgram = (programId: string) => {
+  const { api } = useScope()
+  return useLoad(() => api.program(programId), [api, programId])
+}
+
+/** The way back from a page of a program's: the programs, then the program (by its name). */
+export const ProgramCrumbs = ({ programId, name }: { programId: string; name?: string }) => {
+  const scope = useScope()
+  return (
+    <p class="crumbs">
+      <a href={scope.at('programs')}>Programs</a> ›{' '}
+      <a href={scope.at(`programs/${programId}`)}>{name ?? programId}</a> ›
+    </p>
+  )
+}
 
 /**
  * A button that asks first: its dialog says what will happen, its confirm button does it. While it

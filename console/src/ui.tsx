@@ -6,9 +6,14 @@ import { ApiError, SignedOut } from './api'
 
 // The server's own list and rule (a module of plain data, no server dependencies).
 export { ROLES, roleAllows as can } from '../../functions/domain/people'
+// Tables and paging live in ui-lists.tsx; every page imports them from here.
+export { DataTable, Pager, usePager } from './ui-lists'
 
 const numberFormat = new Intl.NumberFormat('en-US')
 export const formatNumber = (value: number) => numberFormat.format(value)
+
+/** A number as typed (`1,000`, `1_000`, `1 000`): its digits, for a rule and a body. */
+export const digitsOf = (typed: string) => typed.trim().replace(/[,_ ]/g, '')
 
 const pad = (n: number) => String(n).padStart(2, '0')
 /**
@@ -437,53 +442,3 @@ export const PoolGauge = ({
 export const StatusBadge = ({ status }: { status: string }) => (
   <span class={`badge badge-${status}`}>{status}</span>
 )
-
-/** Paging through cursors: the cursors of the pages before this one, to go back. */
-export const usePager = () => {
-  const [stack, setStack] = useState<(string | undefined)[]>([])
-  const [cursor, setCursor] = useState<string | undefined>()
-  return {
-    cursor,
-    page: stack.length + 1,
-    next: (nextCursor: string) => {
-      setStack([...stack, cursor])
-      setCursor(nextCursor)
-    },
-    previous: () => {
-      const copy = [...stack]
-      const before = copy.pop()
-      setStack(copy)
-      setCursor(before)
-    },
-    reset: () => {
-      setStack([])
-      setCursor(undefined)
-    },
-    hasPrevious: stack.length > 0,
-  }
-}
-
-export const Pager = ({
-  label,
-  pager,
-  nextCursor,
-}: {
-  label: string
-  pager: ReturnType<typeof usePager>
-  nextCursor: string | null | undefined
-}) =>
-  pager.hasPrevious || nextCursor ? (
-    <nav class="pager" aria-label={label}>
-      <button type="button" onClick={pager.previous} disabled={!pager.hasPrevious}>
-        Previous page
-      </button>
-      <span>Page {pager.page}</span>
-      <button
-        type="button"
-        onClick={() => nextCursor && pager.next(nextCursor)}
-        disabled={!nextCursor}
-      >
-        Next page
-      </button>
-    </nav>
-  ) : null

@@ -21,6 +21,7 @@ import {
   type GrantHistoryEntry,
   grantExpiresAt,
   nextState,
+  RESEND_GAP_MS,
   type RejectionReason,
   reminderDueAt,
   returnsShares,
@@ -95,8 +96,8 @@ export type RecipientBalance = {
   identity?: RecipientIdentity
 }
 
-/** At most one resend (or new link) per grant in this long. */
-export const RESEND_GAP_MS = 10 * 60_000
+// The resend gap is a domain rule (the console says it too); re-exported for its readers here.
+export { RESEND_GAP_MS }
 /** Public endpoints: attempts per link token, and new-link requests per address. */
 export const RECIPIENT_LIMITS = {
   token: { windowMs: 15 * 60_000, limit: 30 },

@@ -1,5 +1,6 @@
 import { type FieldProblem, InvalidInput } from './admin-errors'
 import { MODES, type Mode } from './api-key'
+import { MAX_NAME_LENGTH, MAX_POOL } from './program'
 import { TEXT_RULES, textProblem } from './text-rules'
 
 /**
@@ -16,8 +17,8 @@ const broken = (rule: string): never => {
 }
 const got = (value: unknown) => `got ${JSON.stringify(value ?? '')}`
 
-export const MAX_POOL = 1_000_000_000_000
-export const MAX_NAME_LENGTH = 100
+// A program's limits live with the program (program.ts, no dependencies: the console says them).
+export { MAX_NAME_LENGTH, MAX_POOL }
 
 export const modeRule: Rule<Mode> = (value) => {
   const mode = typeof value === 'string' ? value.toUpperCase() : undefined

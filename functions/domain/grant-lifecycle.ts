@@ -31,6 +31,12 @@ export type RejectionReason = (typeof REJECTION_REASONS)[number]
 /** The states whose shares count as issued and that may still change. */
 export const OPEN_STATES: readonly GrantState[] = ['reserved', 'offered']
 
+/** Whether a grant in `state` may still change (its offer is open): reserved or offered. */
+export const isGrantOpen = (state: GrantState) => OPEN_STATES.includes(state)
+
+/** At most one resend (or new link) per grant in this long. */
+export const RESEND_GAP_MS = 10 * 60_000
+
 /**
  * Who moves a grant: its recipient, a member of the issuer, the integrator's key, the operator's
  * CLI, the service (expiry, delivery), or TEST-mode simulation (magic addresses and the TEST-only

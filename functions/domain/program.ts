@@ -8,6 +8,10 @@ import type { Mode } from './api-key'
 
 export type ProgramStatus = 'active' | 'paused' | 'closed'
 
+/** The largest pool a program may have (shares), and the longest name (characters, trimmed). */
+export const MAX_POOL = 1_000_000_000_000
+export const MAX_NAME_LENGTH = 100
+
 /**
  * Item of the programs table (the program's "head"). With `shards` set, the counters live in
  * shard items (program-shards.ts) and `issued` here is only a base; every read that shows a

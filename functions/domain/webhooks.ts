@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto'
 import type { Mode } from './api-key'
 import type { GrantState, RejectionReason } from './grant-lifecycle'
+import type { WebhookEventKind } from './webhook-rules'
+
+// The kinds and limits live without node:crypto (webhook-rules.ts), for the console too.
+export { WEBHOOK_EVENT_KINDS, WEBHOOK_LIMITS, type WebhookEventKind } from './webhook-rules'
 
 /**
  * Webhooks (issue 21, docs/webhooks.md): the events integrators can subscribe to, the payloads
@@ -8,18 +12,6 @@ import type { GrantState, RejectionReason } from './grant-lifecycle'
  * management API, the sender, the console's types, the OpenAPI document) reads these.
  */
 
-export const WEBHOOK_EVENT_KINDS = [
-  'grant.created',
-  'grant.offered',
-  'grant.accepted',
-  'grant.rejected',
-  'grant.expired',
-  'grant.canceled',
-  'grant.delivery_failed',
-  'batch.completed',
-  'program.pool_low',
-] as const
-export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number]
 /** What "send a test event" sends: never caused by a state change, never subscribed to. */
 export const WEBHOOK_TEST_KIND = 'webhook.test'
 export type WebhookPayloadType = WebhookEventKind | typeof WEBHOOK_TEST_KIND
@@ -131,26 +123,6 @@ export const messageIdFloor = (time: number) =>
 
 export const WEBHOOK_ENDPOINT_ID = /^we_[a-z2-7]{26}$/
 export const WEBHOOK_MESSAGE_ID = /^msg_[0-9a-f]{12}[a-z2-7]{20}$/
-
-/** Limits an issuer's endpoints and what is kept of an attempt. */
-export const WEBHOOK_LIMITS = {
-  /** Endpoints per issuer and mode. */
-  endpointsPerMode: 10,
-  urlMaxLength: 2048,
-  descriptionMaxLength: 200,
-  /** The response body read at most (bytes); the rest is never read. */
-  responseReadBytes: 4096,
-  /** What an attempt keeps of the response body (characters), for the delivery log. */
-  responseKeptChars: 500,
-  /** A receiver has this long to answer, headers and the capped body. */
-  timeoutMs: 15_000,
-  /** Message items (and their attempts) are kept this long (the table's TTL, `purgeAt`). */
-  keepDays: 30,
-  /** After a rotation the old secret signs alongside the new one this long. */
-  rotationOverlapHours: 24,
-  /** An endpoint whose every attempt failed this long is disabled and its owners e-mailed. */
-  disableAfterFailingDays: 5,
-} as const
 
 /**
  * The waits before each retry after a failed attempt (seconds): 5 s, 5 min, 30 min, 2 h, 5 h,

@@ -98,7 +98,7 @@ const endpointsOf = async (token: string, mode: 'TEST' | 'LIVE') =>
 const webhooksPage = (page: Page, mode: 'test' | 'live' = 'test') =>
   page.goto(`/app/${server.seed.issuerId}/${mode}/webhooks`)
 
-/** How often the log is read again while a message is pending (console/src/pages/webhooks.tsx). */
+/** How often the log is read again while a message is pending (console/src/pages/webhooks/delivery-log.tsx). */
 const WEBHOOKS_POLL_MS = 3_000
 
 /** The deliveries to `path` so far, once there are at least `n` (waited for as each arrives). */

@@ -1,9 +1,11 @@
 import * as fc from 'fast-check'
 import {
   countsAsIssued,
+  GRANT_STATES,
   type GrantActor,
   type GrantEvent,
   type GrantState,
+  isGrantOpen,
   nextState,
   returnsShares,
 } from '../../functions/domain/grant-lifecycle'
@@ -17,6 +19,14 @@ const EXPIRES = 1_000
 const at = (state: GrantState) => ({ state, expiresAt: EXPIRES })
 
 describe('a grant’s life', () => {
+  it('is open (may still change) exactly while reserved or offered: the states nextState does not call final', () => {
+    expect(GRANT_STATES.filter(isGrantOpen)).toEqual(['reserved', 'offered'])
+    for (const state of GRANT_STATES) {
+      const final = 'refused' in nextState(at(state), { kind: 'cancel' }, PERSON, 0)
+      expect(isGrantOpen(state)).toBe(!final)
+    }
+  })
+
   it('goes reserved -> offered -> accepted by the recipient’s own steps, within the window', () => {
     expect(nextState(at('reserved'), { kind: 'identify' }, RECIPIENT, 10)).toEqual({
       to: 'offered',

@@ -1,14 +1,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
+import { isGrantOpen } from '../../../functions/domain/grant-lifecycle'
 import {
-  dateOfBirthProblem,
-  ISO_COUNTRIES,
-  nameProblem,
-  RECIPIENT_NAME_MAX,
-} from '../../../functions/domain/recipient-fields'
+  AcceptStep,
+  DeclineStep,
+  type Errors,
+  IdentifyStep,
+  LABELS,
+  type Step,
+} from './grant-steps'
 import {
-  accept,
-  decline,
-  identify,
   Problem,
   problemText,
   type RecipientGrant,
@@ -22,16 +22,6 @@ import {
  * then accept or decline. Final: what happened. Every answer the API refuses is shown next to its
  * field, or above the buttons; after each step the focus goes to the grant's new status.
  */
-
-type Errors = Record<string, string>
-
-const LABELS: Record<string, string> = {
-  name: 'Your full name',
-  dateOfBirth: 'Date of birth',
-  country: 'Country where you live',
-  termsVersion: 'The Terms',
-  terms: 'The Terms',
-}
 
 /**
  * The API's `name must be ...` as `Your full name must be ...`; a message without the field's
@@ -48,29 +38,6 @@ const dateTime = (iso: string | undefined) =>
   iso === undefined
     ? ''
     : new Date(iso).toLocaleString(undefined, { dateStyle: 'long', timeStyle: 'short' })
-
-const regionNames = () => {
-  try {
-    return new Intl.DisplayNames(undefined, { type: 'region' })
-  } catch {
-    return undefined
-  }
-}
-
-/** The program's countries first (by name), then every other one, as the select offers them. */
-const countryOptions = (allowed: readonly string[] = []) => {
-  const names = regionNames()
-  const named = (code: string) => ({ code, name: names?.of(code) ?? code })
-  const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name)
-  const first = allowed.map(named).sort(byName)
-  const others = ISO_COUNTRIES.filter((c) => !allowed.includes(c))
-    .map(named)
-    .sort(byName)
-  return { first, others }
-}
-
-const safeUrl = (url: string | undefined) =>
-  url !== undefined && /^https?:\/\//i.test(url) ? url : undefined
 
 const outcomeText = (grant: RecipientGrant) => {
   const shares = `${grant.amount} ${grant.amount === 1 ? 'share' : 'shares'}`
@@ -126,11 +93,7 @@ export const GrantCard = ({
   const [formError, setFormError] = useState<{ at: 'form' | 'decline'; text: string }>()
   const [confirming, setConfirming] = useState(false)
   const [agreed, setAgreed] = useState(false)
-  const [name, setName] = useState('')
-  const [dateOfBirth, setDateOfBirth] = useState('')
-  const [country, setCountry] = useState('')
   const status = useRef<HTMLDivElement>(null)
-  const confirmBox = useRef<HTMLFieldSetElement>(null)
   const firstInvalid = useRef<string | undefined>(undefined)
   const acted = useRef(false)
 
@@ -139,10 +102,6 @@ export const GrantCard = ({
     if (acted.current) status.current?.focus()
     acted.current = false
   }, [grant.state])
-
-  useEffect(() => {
-    if (confirming) confirmBox.current?.focus()
-  }, [confirming])
 
   // The first field with an error gets the focus, so its message is read out.
   useEffect(() => {
@@ -202,56 +161,9 @@ export const GrantCard = ({
     }
   }
 
-  const submitIdentify = (event: Event) => {
-    event.preventDefault()
-    const found: Errors = {}
-    const trimmed = name.trim()
-    const nameIssue = nameProblem(trimmed)
-    if (trimmed === '') found.name = 'Enter your full name.'
-    else if (nameIssue) found.name = `${LABELS.name} ${nameIssue}.`
-    if (grant.fields.dateOfBirth) {
-      const issue = dateOfBirthProblem(dateOfBirth, Date.now())
-      if (dateOfBirth === '') found.dateOfBirth = 'Enter your date of birth.'
-      else if (issue) found.dateOfBirth = `${LABELS.dateOfBirth} ${issue}.`
-    }
-    if (grant.fields.country && country === '') found.country = 'Choose the country where you live.'
-    if (Object.keys(found).length > 0) return showErrors(found)
-    setErrors({})
-    void run(() =>
-      identify({
-        token,
-        grantId: grant.grantId,
-        name: trimmed,
-        ...(grant.fields.dateOfBirth ? { dateOfBirth } : {}),
-        ...(grant.fields.country ? { country } : {}),
-      }),
-    )
-  }
-
-  const submitAccept = (event: Event) => {
-    event.preventDefault()
-    if (!agreed)
-      return showErrors({ terms: 'Tick the box to accept the Terms, or decline the offer.' })
-    setErrors({})
-    void run(() =>
-      accept({ token, grantId: grant.grantId, termsVersion: grant.terms?.version ?? 0 }),
-    )
-  }
-
   const outcome = outcomeText(grant)
-  const open = grant.state === 'reserved' || grant.state === 'offered'
-  const described = (field: string, hint?: boolean) =>
-    [hint ? `${id}-${field}-hint` : '', errors[field] ? `${id}-${field}-error` : '']
-      .filter(Boolean)
-      .join(' ') || undefined
-  const fieldError = (field: string) =>
-    errors[field] ? (
-      <p id={`${id}-${field}-error`} class="field-error">
-        {errors[field]}
-      </p>
-    ) : null
-  const { first, others } = countryOptions(grant.countries)
-  const termsUrl = safeUrl(grant.terms?.url)
+  const open = isGrantOpen(grant.state)
+  const step: Step = { id, grant, token, errors, busy, formError, run, showErrors, setErrors }
 
   return (
     <section class="panel grant" aria-labelledby={`${id}-title`}>
@@ -289,191 +201,11 @@ export const GrantCard = ({
         )}
       </div>
 
-      {grant.state === 'reserved' && (
-        <form noValidate onSubmit={submitIdentify} aria-labelledby={`${id}-step1`}>
-          <h3 id={`${id}-step1`}>Step 1 of 2: confirm who you are</h3>
-          <div class={`field${errors.name ? ' has-error' : ''}`}>
-            <label for={`${id}-name`}>{LABELS.name}</label>
-            <input
-              id={`${id}-name`}
-              name="name"
-              autoComplete="name"
-              maxLength={RECIPIENT_NAME_MAX}
-              required
-              value={name}
-              onInput={(e) => setName(e.currentTarget.value)}
-              aria-invalid={errors.name ? 'true' : undefined}
-              aria-describedby={described('name')}
-            />
-            {fieldError('name')}
-          </div>
-          {grant.fields.dateOfBirth && (
-            <div class={`field${errors.dateOfBirth ? ' has-error' : ''}`}>
-              <label for={`${id}-dateOfBirth`}>{LABELS.dateOfBirth}</label>
-              <span id={`${id}-dateOfBirth-hint`} class="hint">
-                {grant.minAge === undefined
-                  ? "Used only to check the program's minimum age; it is not kept."
-                  : `The program is open from the age of ${grant.minAge}. Your date of birth is used only to check this; it is not kept.`}
-              </span>
-              <input
-                id={`${id}-dateOfBirth`}
-                name="dateOfBirth"
-                type="date"
-                autoComplete="bday"
-                required
-                min="1900-01-01"
-                max={new Date().toISOString().slice(0, 10)}
-                value={dateOfBirth}
-                onInput={(e) => setDateOfBirth(e.currentTarget.value)}
-                aria-invalid={errors.dateOfBirth ? 'true' : undefined}
-                aria-describedby={described('dateOfBirth', true)}
-              />
-              {fieldError('dateOfBirth')}
-            </div>
-          )}
-          {grant.fields.country && (
-            <div class={`field${errors.country ? ' has-error' : ''}`}>
-              <label for={`${id}-country`}>{LABELS.country}</label>
-              {first.length > 0 && (
-                <span id={`${id}-country-hint`} class="hint">
-                  The program is open to people living in {first.map((c) => c.name).join(', ')}.
-                </span>
-              )}
-              <select
-                id={`${id}-country`}
-                name="country"
-                autoComplete="country"
-                required
-                value={country}
-                onChange={(e) => setCountry(e.currentTarget.value)}
-                aria-invalid={errors.country ? 'true' : undefined}
-                aria-describedby={described('country', first.length > 0)}
-              >
-                <option value="">Choose a country</option>
-                {first.length > 0 && (
-                  <optgroup label="Countries of this program">
-                    {first.map((c) => (
-                      <option key={c.code} value={c.code}>
-                        {c.name}
-                      </option>
-                    ))}
-                  </optgroup>
-                )}
-                <optgroup label={first.length > 0 ? 'Other countries' : 'Countries'}>
-                  {others.map((c) => (
-                    <option key={c.code} value={c.code}>
-                      {c.name}
-                    </option>
-                  ))}
-                </optgroup>
-              </select>
-              {fieldError('country')}
-            </div>
-          )}
-          {formError?.at === 'form' && (
-            <p class="alert" role="alert">
-              {formError.text}
-            </p>
-          )}
-          <div class="actions">
-            <button type="submit" class="primary" disabled={busy}>
-              Confirm my details
-            </button>
-          </div>
-        </form>
-      )}
-
+      {grant.state === 'reserved' && <IdentifyStep step={step} />}
       {grant.state === 'offered' && (
-        <form noValidate onSubmit={submitAccept} aria-labelledby={`${id}-step2`}>
-          <h3 id={`${id}-step2`}>Step 2 of 2: the Terms of Virtual Shares</h3>
-          {grant.terms ? (
-            <>
-              <p class="hint">Version {grant.terms.version}</p>
-              {grant.terms.text && (
-                <section
-                  class="terms"
-                  // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls must be reachable by keyboard (axe: scrollable-region-focusable).
-                  tabIndex={0}
-                  aria-label={`Terms of Virtual Shares, version ${grant.terms.version}`}
-                >
-                  {grant.terms.text}
-                </section>
-              )}
-              {termsUrl && (
-                <p>
-                  <a href={termsUrl} target="_blank" rel="noopener noreferrer">
-                    Read the Terms of Virtual Shares, version {grant.terms.version}
-                  </a>{' '}
-                  (opens in a new tab)
-                </p>
-              )}
-            </>
-          ) : (
-            <p>This program has no separate Terms: the offer above is all there is to accept.</p>
-          )}
-          <div class={`field check${errors.terms || errors.termsVersion ? ' has-error' : ''}`}>
-            <label class="inline" for={`${id}-terms`}>
-              <input
-                id={`${id}-terms`}
-                type="checkbox"
-                checked={agreed}
-                onChange={(e) => setAgreed(e.currentTarget.checked)}
-                aria-invalid={errors.terms || errors.termsVersion ? 'true' : undefined}
-                aria-describedby={described('terms')}
-              />{' '}
-              {grant.terms
-                ? `I have read and accept the Terms of Virtual Shares, version ${grant.terms.version}.`
-                : 'I accept this offer.'}
-            </label>
-            {fieldError('terms')}
-            {fieldError('termsVersion')}
-          </div>
-          {formError?.at === 'form' && (
-            <p class="alert" role="alert">
-              {formError.text}
-            </p>
-          )}
-          <div class="actions">
-            <button type="submit" class="primary" disabled={busy}>
-              Accept {grant.amount} {grant.amount === 1 ? 'share' : 'shares'}
-            </button>
-          </div>
-        </form>
+        <AcceptStep step={step} agreed={agreed} setAgreed={setAgreed} />
       )}
-
-      {open &&
-        (confirming ? (
-          <fieldset ref={confirmBox} class="confirm" tabIndex={-1}>
-            <legend>Decline this offer?</legend>
-            <p>You cannot take it back afterwards.</p>
-            <div class="actions">
-              <button
-                type="button"
-                class="danger"
-                disabled={busy}
-                onClick={() =>
-                  void run(() => decline({ token, grantId: grant.grantId }), 'decline')
-                }
-              >
-                Yes, decline
-              </button>
-              <button type="button" disabled={busy} onClick={() => setConfirming(false)}>
-                Keep the offer
-              </button>
-            </div>
-            {formError?.at === 'decline' && (
-              <p class="alert" role="alert">
-                {formError.text}
-              </p>
-            )}
-          </fieldset>
-        ) : (
-          <div class="actions decline">
-            <button type="button" class="danger-outline" onClick={() => setConfirming(true)}>
-              Decline this offer
-            </button>
-          </div>
-        ))}
+      {open && <DeclineStep step={step} confirming={confirming} setConfirming={setConfirming} />}
     </section>
   )
 }

@@ -1,5 +1,6 @@
 import type { RefObject } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
+import { isGrantOpen } from '../../../functions/domain/grant-lifecycle'
 import { GrantCard } from './grant-card'
 import { LinkForm } from './link-form'
 import { Problem, problemText, type RecipientView, viewOffer } from './offer-api'
@@ -30,9 +31,7 @@ const TITLES = {
  */
 const keepDecided = (before: RecipientView, after: RecipientView): RecipientView => {
   const shown = new Set(after.grants.map((g) => g.grantId))
-  const decided = before.grants.filter(
-    (g) => !shown.has(g.grantId) && g.state !== 'reserved' && g.state !== 'offered',
-  )
+  const decided = before.grants.filter((g) => !shown.has(g.grantId) && !isGrantOpen(g.state))
   if (decided.length === 0) return after
   const order = new Map(before.grants.map((g, i) => [g.grantId, i]))
   return {
@@ -146,7 +145,7 @@ const OfferView = ({
   onInvalid: () => void
 }) => {
   const several = view.grants.length > 1
-  const open = view.grants.some((g) => g.state === 'reserved' || g.state === 'offered')
+  const open = view.grants.some((g) => isGrantOpen(g.state))
   return (
     <>
       <h1 ref={heading} tabIndex={-1}>

@@ -1,6 +1,6 @@
 import type { AuditEntry } from '../api'
 import { useScope } from '../scope'
-import { Alert, Pager, PageTitle, Time, useLoad, usePager } from '../ui'
+import { Alert, DataTable, Pager, PageTitle, Time, useLoad, usePager } from '../ui'
 
 /** The issuer's audit log, newest first, a page at a time. */
 
@@ -41,41 +41,30 @@ export const AuditPage = () => {
         change. Entries are never changed or deleted.
       </p>
       <Alert>{error}</Alert>
-      <div class="table-box">
-        <table>
-          <caption>Audit log, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Who</th>
-              <th scope="col">What</th>
-              <th scope="col">Target</th>
-              <th scope="col">Details</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map((entry) => (
-              <tr key={entry.id}>
-                <td>
-                  <Time iso={entry.at} />
-                </td>
-                <td class="text">{actorText(entry.actor)}</td>
-                <td>
-                  {ACTIONS[entry.action] ?? entry.action} <code class="hint">{entry.action}</code>
-                </td>
-                <td>
-                  {entry.target.type} <code>{entry.target.id}</code>
-                </td>
-                <td class="text">
-                  {Object.entries(entry.details)
-                    .map(([k, v]) => `${k}: ${v}`)
-                    .join(', ')}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Audit log, newest first"
+        columns={['When', 'Who', 'What', 'Target', 'Details']}
+      >
+        {entries.map((entry) => (
+          <tr key={entry.id}>
+            <td>
+              <Time iso={entry.at} />
+            </td>
+            <td class="text">{actorText(entry.actor)}</td>
+            <td>
+              {ACTIONS[entry.action] ?? entry.action} <code class="hint">{entry.action}</code>
+            </td>
+            <td>
+              {entry.target.type} <code>{entry.target.id}</code>
+            </td>
+            <td class="text">
+              {Object.entries(entry.details)
+                .map(([k, v]) => `${k}: ${v}`)
+                .join(', ')}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       {loading && !data ? <p role="status">Loading the audit log…</p> : null}
       {!loading && entries.length === 0 ? <p>No entries yet.</p> : null}
       <Pager label="Audit log pages" pager={pager} nextCursor={data?.nextCursor} />

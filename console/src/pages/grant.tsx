@@ -1,5 +1,8 @@
 import { useState } from 'preact/hooks'
+import { isGrantOpen, RESEND_GAP_MS } from '../../../functions/domain/grant-lifecycle'
+import { looksLikeEmail } from '../../../functions/domain/recipient-fields'
 import type { Grant } from '../api'
+import { EMAIL_PROBLEM } from '../grant-rules'
 import { useScope } from '../scope'
 import {
   ConfirmDialog,
@@ -101,6 +104,129 @@ const Timeline = ({ grant }: { grant: Grant }) => (
   </section>
 )
 
+/** The grant's state, its offer and its e-mail, its recipient and reason. */
+const GrantFacts = ({ grant, failed }: { grant: Grant; failed: boolean }) => (
+  <dl class="facts">
+    <div>
+      <dt>State</dt>
+      <dd>
+        <StatusBadge status={grant.status} />{' '}
+        <span class="hint">
+          {STATE_TEXT[grant.status]}
+          {grant.rejectionReason ? `: ${REASON_TEXT[grant.rejectionReason]}` : ''}
+        </span>
+      </dd>
+    </div>
+    <div>
+      <dt>Offer open until</dt>
+      <dd>
+        <Time iso={grant.expiresAt} />
+      </dd>
+    </div>
+    <div>
+      <dt>Offer e-mail</dt>
+      <dd class={failed ? 'failure' : undefined}>
+        {DELIVERY_STATE[grant.delivery.state] ?? grant.delivery.state}
+        {grant.delivery.sends > 0 ? ` · sent ${grant.delivery.sends}×` : ''}
+        {grant.delivery.lastSentAt ? (
+          <>
+            {' '}
+            · last <Time iso={grant.delivery.lastSentAt} />
+          </>
+        ) : null}
+      </dd>
+    </div>
+    <div>
+      <dt>Recipient</dt>
+      <dd>
+        {grant.recipient.email}
+        {grant.recipient.name ? (
+          <>
+            {' '}
+            (<bdi>{grant.recipient.name}</bdi>)
+          </>
+        ) : null}
+      </dd>
+    </div>
+    <div>
+      <dt>Reason</dt>
+      <dd>
+        <bdi>{grant.reason}</bdi>
+      </dd>
+    </div>
+    <div>
+      <dt>Mode</dt>
+      <dd>
+        <span class={`badge badge-${grant.mode.toLowerCase()}`}>{grant.mode}</span>
+      </dd>
+    </div>
+    {grant.acceptance ? (
+      <div>
+        <dt>Accepted</dt>
+        <dd>
+          <Time iso={grant.acceptance.at} /> · terms version {grant.acceptance.termsVersion}
+        </dd>
+      </div>
+    ) : null}
+    <div>
+      <dt>Grant id</dt>
+      <dd>
+        <code>{grant.id}</code> <CopyButton text={grant.id} label="Copy grant id" />
+      </dd>
+    </div>
+  </dl>
+)
+
+/** Resend, correct the address, cancel: what owners and admins may do to an open grant. */
+const GrantActions = ({
+  grant,
+  onDone,
+  onCorrect,
+}: {
+  grant: Grant
+  onDone: (text: string) => void
+  onCorrect: () => void
+}) => {
+  const { api } = useScope()
+  return (
+    <div class="actions">
+      <ConfirmButton
+        label="Resend offer"
+        title="Resend the offer?"
+        confirmLabel="Resend offer"
+        onConfirm={async () => {
+          await api.resendOffer(grant.id)
+          onDone(`The offer is on its way to ${grant.recipient.email} again.`)
+        }}
+      >
+        <p>
+          {grant.recipient.email} gets the offer e-mail again, with a new link. At most once every{' '}
+          {RESEND_GAP_MS / 60_000} minutes.
+        </p>
+      </ConfirmButton>
+      <button type="button" onClick={onCorrect}>
+        Correct e-mail
+      </button>
+      <ConfirmButton
+        label="Cancel grant"
+        buttonClass="danger"
+        title="Cancel this grant?"
+        confirmLabel="Cancel grant"
+        danger
+        onConfirm={async () => {
+          await api.cancelGrant(grant.id)
+          onDone(`Grant canceled: ${formatNumber(grant.amount)} shares went back to the pool.`)
+        }}
+      >
+        <p>
+          The recipient can no longer accept it, and its {formatNumber(grant.amount)} shares go back
+          to the program’s pool. This cannot be undone.
+        </p>
+      </ConfirmButton>
+    </div>
+  )
+}
+
 export const GrantPage = ({ grantId }: { grantId: string }) => {
   const scope = useScope()
   const [message, setMessage] = useState('')
@@ -115,18 +241,11 @@ export const GrantPage = ({ grantId }: { grantId: string }) => {
   const action = useAction((e) => explainApiError(e))
 
   if (error) {
-    return (
-      <NotFound
-        title="Grant not found"
-        error={error}
-        back={scope.at('programs')}
-        backText="Back to the programs"
-      />
-    )
+    return <NotFound title="Grant not found" error={error} />
   }
   if (!grant) return <p role="status">Loading the grant…</p>
 
-  const open = grant.status === 'reserved' || grant.status === 'offered'
+  const open = isGrantOpen(grant.status)
   const admin = can(scope.role, 'admin')
   const close = () => {
     setCorrecting(false)
@@ -157,117 +276,16 @@ export const GrantPage = ({ grantId }: { grantId: string }) => {
           {open ? ', or resend the offer' : ''}.
         </div>
       ) : null}
-      <dl class="facts">
-        <div>
-          <dt>State</dt>
-          <dd>
-            <StatusBadge status={grant.status} />{' '}
-            <span class="hint">
-              {STATE_TEXT[grant.status]}
-              {grant.rejectionReason ? `: ${REASON_TEXT[grant.rejectionReason]}` : ''}
-            </span>
-          </dd>
-        </div>
-        <div>
-          <dt>Offer open until</dt>
-          <dd>
-            <Time iso={grant.expiresAt} />
-          </dd>
-        </div>
-        <div>
-          <dt>Offer e-mail</dt>
-          <dd class={failed ? 'failure' : undefined}>
-            {DELIVERY_STATE[grant.delivery.state] ?? grant.delivery.state}
-            {grant.delivery.sends > 0 ? ` · sent ${grant.delivery.sends}×` : ''}
-            {grant.delivery.lastSentAt ? (
-              <>
-                {' '}
-                · last <Time iso={grant.delivery.lastSentAt} />
-              </>
-            ) : null}
-          </dd>
-        </div>
-        <div>
-          <dt>Recipient</dt>
-          <dd>
-            {grant.recipient.email}
-            {grant.recipient.name ? (
-              <>
-                {' '}
-                (<bdi>{grant.recipient.name}</bdi>)
-              </>
-            ) : null}
-          </dd>
-        </div>
-        <div>
-          <dt>Reason</dt>
-          <dd>
-            <bdi>{grant.reason}</bdi>
-          </dd>
-        </div>
-        <div>
-          <dt>Mode</dt>
-          <dd>
-            <span class={`badge badge-${grant.mode.toLowerCase()}`}>{grant.mode}</span>
-          </dd>
-        </div>
-        {grant.acceptance ? (
-          <div>
-            <dt>Accepted</dt>
-            <dd>
-              <Time iso={grant.acceptance.at} /> · terms version {grant.acceptance.termsVersion}
-            </dd>
-          </div>
-        ) : null}
-        <div>
-          <dt>Grant id</dt>
-          <dd>
-            <code>{grant.id}</code> <CopyButton text={grant.id} label="Copy grant id" />
-          </dd>
-        </div>
-      </dl>
+      <GrantFacts grant={grant} failed={failed} />
       {admin && open ? (
-        <div class="actions">
-          <ConfirmButton
-            label="Resend offer"
-            title="Resend the offer?"
-            confirmLabel="Resend offer"
-            onConfirm={async () => {
-              await scope.api.resendOffer(grant.id)
-              done(`The offer is on its way to ${grant.recipient.email} again.`)
-            }}
-          >
-            <p>
-              {grant.recipient.email} gets the offer e-mail again, with a new link. At most once
-              every 10 minutes.
-            </p>
-          </ConfirmButton>
-          <button
-            type="button"
-            onClick={() => {
-              setEmail(grant.recipient.email)
-              setCorrecting(true)
-            }}
-          >
-            Correct e-mail
-          </button>
-          <ConfirmButton
-            label="Cancel grant"
-            buttonClass="danger"
-            title="Cancel this grant?"
-            confirmLabel="Cancel grant"
-            danger
-            onConfirm={async () => {
-              await scope.api.cancelGrant(grant.id)
-              done(`Grant canceled: ${formatNumber(grant.amount)} shares went back to the pool.`)
-            }}
-          >
-            <p>
-              The recipient can no longer accept it, and its {formatNumber(grant.amount)} shares go
-              back to the program’s pool. This cannot be undone.
-            </p>
-          </ConfirmButton>
-        </div>
+        <GrantActions
+          grant={grant}
+          onDone={done}
+          onCorrect={() => {
+            setEmail(grant.recipient.email)
+            setCorrecting(true)
+          }}
+        />
       ) : null}
       <Timeline grant={grant} />
       {/* A form more than a confirmation: the new address, its error next to it. */}
@@ -284,9 +302,7 @@ export const GrantPage = ({ grantId }: { grantId: string }) => {
               const changed = await scope.api.correctEmail(grant.id, email.trim())
               done(`The offer goes to ${changed.recipient.email}; earlier links no longer work.`)
             },
-            /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())
-              ? {}
-              : { email: 'Enter a valid e-mail address (at most 254 characters).' },
+            looksLikeEmail(email) ? {} : { email: EMAIL_PROBLEM },
           )
         }
       >

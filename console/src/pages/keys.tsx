@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks'
+import { isProgramOpen } from '../../../functions/domain/program'
 import type { ApiKey } from '../api'
 import { config } from '../config'
 import { useScope } from '../scope'
@@ -7,7 +8,7 @@ import {
   ConfirmDialog,
   CopyButton,
   can,
-  Field,
+  DataTable,
   formatTime,
   PageTitle,
   SelectField,
@@ -18,6 +19,7 @@ import {
   useAction,
   useLoad,
 } from '../ui'
+import { SecretField } from '../ui-pages'
 
 /**
  * API keys of one mode: create (the secret shown once), list masked, roll with a grace period,
@@ -38,20 +40,11 @@ const SecretReveal = ({ revealed, onDone }: { revealed: Revealed; onDone: () => 
       <strong>Copy this secret now: it is shown only once.</strong> The service keeps only a hash of
       it, so nobody can show it again. If it is lost, roll the key to get a new one.
     </p>
-    <Field label={`Secret of key ${revealed.key.id}`}>
-      {(props) => (
-        <input
-          {...props}
-          class="secret"
-          readOnly
-          value={revealed.secret}
-          spellcheck={false}
-          autocomplete="off"
-          onFocus={(e) => (e.currentTarget as HTMLInputElement).select()}
-        />
-      )}
-    </Field>
-    <CopyButton text={revealed.secret} label="Copy key" />
+    <SecretField
+      label={`Secret of key ${revealed.key.id}`}
+      secret={revealed.secret}
+      copyLabel="Copy key"
+    />
     {revealed.old ? (
       <p>
         The old key {masked(revealed.old)}{' '}
@@ -88,7 +81,7 @@ const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`
 const TryIt = () => {
   const { api } = useScope()
   const { data } = useLoad(
-    () => api.programs('TEST').then((all) => all.filter((p) => p.status === 'active')),
+    () => api.programs('TEST').then((all) => all.filter(isProgramOpen)),
     [api],
   )
   const [programId, setProgramId] = useState('')
@@ -147,6 +140,71 @@ const TryIt = () => {
     </section>
   )
 }
+
+/** The keys of this mode, masked, newest first; owners and admins roll and revoke active ones. */
+const KeysTable = ({
+  mode,
+  keys,
+  admin,
+  onAct,
+}: {
+  mode: string
+  keys: ApiKey[]
+  admin: boolean
+  onAct: (kind: 'roll' | 'revoke', key: ApiKey) => void
+}) => (
+  <DataTable
+    caption={<>{mode} keys, newest first</>}
+    columns={['Key', 'Status', 'Created by', 'Created', 'Expires', 'Last used', admin && 'Actions']}
+  >
+    {keys.map((key) => (
+      <tr key={key.id}>
+        <th scope="row">
+          <code>{masked(key)}</code>
+          <div class="hint">{key.id}</div>
+        </th>
+        <td>
+          <StatusBadge status={key.status} />
+        </td>
+        <td class="text">{key.createdBy ?? '—'}</td>
+        <td>
+          <Time iso={key.createdAt} />
+        </td>
+        <td>{key.expiresAt ? <Time iso={key.expiresAt} /> : 'Never'}</td>
+        <td>
+          <span class="hint">Not recorded</span>
+        </td>
+        {admin ? (
+          <td>
+            {key.status === 'active' ? (
+              <span class="row-actions">
+                <button
+                  type="button"
+                  aria-label={`Roll key ${masked(key)}`}
+                  onClick={() => {
+                    onAct('roll', key)
+                  }}
+                >
+                  Roll
+                </button>
+                <button
+                  type="button"
+                  class="danger-outline"
+                  aria-label={`Revoke key ${masked(key)}`}
+                  onClick={() => {
+                    onAct('revoke', key)
+                  }}
+                >
+                  Revoke
+                </button>
+              </span>
+            ) : null}
+          </td>
+        ) : null}
+      </tr>
+    ))}
+  </DataTable>
+)
 
 export const KeysPage = () => {
   const scope = useScope()
@@ -217,73 +275,16 @@ export const KeysPage = () => {
         </section>
       ) : null}
       <Alert>{loadError}</Alert>
-      <div class="table-box">
-        <table>
-          <caption>{mode} keys, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created by</th>
-              <th scope="col">Created</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Last used</th>
-              {admin ? <th scope="col">Actions</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((key) => (
-              <tr key={key.id}>
-                <th scope="row">
-                  <code>{masked(key)}</code>
-                  <div class="hint">{key.id}</div>
-                </th>
-                <td>
-                  <StatusBadge status={key.status} />
-                </td>
-                <td class="text">{key.createdBy ?? '—'}</td>
-                <td>
-                  <Time iso={key.createdAt} />
-                </td>
-                <td>{key.expiresAt ? <Time iso={key.expiresAt} /> : 'Never'}</td>
-                <td>
-                  <span class="hint">Not recorded</span>
-                </td>
-                {admin ? (
-                  <td>
-                    {key.status === 'active' ? (
-                      <span class="row-actions">
-                        <button
-                          type="button"
-                          aria-label={`Roll key ${masked(key)}`}
-                          onClick={() => {
-                            setError('')
-                            setGrace('24h')
-                            setDialog({ kind: 'roll', key })
-                          }}
-                        >
-                          Roll
-                        </button>
-                        <button
-                          type="button"
-                          class="danger-outline"
-                          aria-label={`Revoke key ${masked(key)}`}
-                          onClick={() => {
-                            setError('')
-                            setDialog({ kind: 'revoke', key })
-                          }}
-                        >
-                          Revoke
-                        </button>
-                      </span>
-                    ) : null}
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <KeysTable
+        mode={mode}
+        keys={keys}
+        admin={admin}
+        onAct={(kind, key) => {
+          setError('')
+          if (kind === 'roll') setGrace('24h')
+          setDialog({ kind, key })
+        }}
+      />
       {!loading && keys.length === 0 ? <p>No {mode} keys yet.</p> : null}
       <p class="hint">
         "Last used" is not recorded: the service does not write on every grant to keep it.

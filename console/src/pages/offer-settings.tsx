@@ -83,21 +83,149 @@ const bodyOf = (form: Form): Record<string, unknown> => {
   }
 }
 
-/** What the recipients of a program see and must meet; admins change it, others read it. */
-export const OfferSettings = ({
-  program: given,
+/** The settings as they are; admins get the button that opens the form. */
+const SettingsView = ({ program, onChange }: { program: Program; onChange?: () => void }) => {
+  const terms = program.terms
+  return (
+    <section class="panel" aria-labelledby="offer-settings">
+      <h2 id="offer-settings">Offer settings</h2>
+      <dl class="facts">
+        <div>
+          <dt>Offer window</dt>
+          <dd>
+            {program.offerDays} day{program.offerDays === 1 ? '' : 's'}
+          </dd>
+        </div>
+        <div>
+          <dt>Minimum age</dt>
+          <dd>{program.minAge === null ? 'None' : `${program.minAge} years`}</dd>
+        </div>
+        <div>
+          <dt>Countries</dt>
+          <dd>{program.countries === null ? 'Any' : program.countries.join(', ')}</dd>
+        </div>
+        <div>
+          <dt>Pool-low event</dt>
+          <dd>
+            {program.poolLowThreshold === null
+              ? 'None'
+              : `At ${formatNumber(program.poolLowThreshold)} share${program.poolLowThreshold === 1 ? '' : 's'} left`}
+          </dd>
+        </div>
+        <div>
+          <dt>Terms</dt>
+          <dd>
+            {terms === null ? (
+              'None yet'
+            ) : terms.url ? (
+              <>
+                Version {terms.version}: <a href={terms.url}>{terms.url}</a>
+              </>
+            ) : (
+              `Version ${terms.version}: text of ${formatNumber([...(terms.text ?? '')].length)} characters`
+            )}
+          </dd>
+        </div>
+      </dl>
+      {program.description ? (
+        <p class="description">
+          <bdi>{program.description}</bdi>
+        </p>
+      ) : null}
+      {onChange ? (
+        <div class="actions">
+          <button type="button" onClick={onChange}>
+            Change offer settings
+          </button>
+        </div>
+      ) : null}
+    </section>
+  )
+}
+
+/** The Terms: text or a link; a change makes the next version. */
+const TermsFields = ({
+  form,
+  setForm,
+  errors,
+  terms,
+}: {
+  form: Form
+  setForm: (form: Form) => void
+  errors: Errors
+  terms: Program['terms']
+}) => {
+  const set = (field: keyof Form) => (value: string) => setForm({ ...form, [field]: value })
+  return (
+    <fieldset>
+      <legend>
+        Terms of Virtual Shares{' '}
+        {terms ? (
+          <span class="hint">(now version {terms.version}; a change makes the next version)</span>
+        ) : (
+          <span class="hint">(none yet; the first become version 1)</span>
+        )}
+      </legend>
+      <div class="radio-row">
+        <label>
+          <input
+            type="radio"
+            name="terms-kind"
+            checked={form.termsKind === 'text'}
+            onChange={() => setForm({ ...form, termsKind: 'text' })}
+          />{' '}
+          Text
+        </label>
+        <label>
+          <input
+            type="radio"
+            name="terms-kind"
+            checked={form.termsKind === 'url'}
+            onChange={() => setForm({ ...form, termsKind: 'url' })}
+          />{' '}
+          Link
+        </label>
+      </div>
+      {form.termsKind === 'text' ? (
+        <Field
+          label="Terms text"
+          hint={`At most ${formatNumber(LIMITS.termsTextMax)} characters.`}
+          error={errors.termsText}
+        >
+          {(props) => (
+            <textarea
+              {...props}
+              rows={6}
+              value={form.termsText}
+              onInput={(e) => set('termsText')(inputValue(e))}
+            />
+          )}
+        </Field>
+      ) : (
+        <TextField
+          label="Terms link"
+          hint="An https:// address where the terms are published."
+          error={errors.termsUrl}
+          value={form.termsUrl}
+          onValue={set('termsUrl')}
+        />
+      )}
+    </fieldset>
+  )
+}
+
+/** The settings' form, filled in with the program's; checked by the service's own rules first. */
+const SettingsForm = ({
+  program,
   onSaved,
+  onCancel,
 }: {
   program: Program
-  onSaved: (program: Program, text: string) => void
+  onSaved: (answer: Program) => void
+  onCancel: () => void
 }) => {
-  const { api, role } = useScope()
-  // What the last save answered, until the page hands down a newer program (its reload): the
-  // view and a reopened form show the saved settings at once, not the ones from before the save.
-  const [saved, setSaved] = useState<{ over: Program; program: Program } | undefined>(undefined)
-  const program = saved !== undefined && saved.over === given ? saved.program : given
+  const { api } = useScope()
   const [form, setForm] = useState<Form>(() => formOf(program))
-  const [editing, setEditing] = useState(false)
   const { busy, errors, error, run } = useAction((e) => {
     const explained = explainApiError(e)
     if (!explained.fields) return explained
@@ -108,6 +236,12 @@ export const OfferSettings = ({
     return { fields }
   })
   const set = (field: keyof Form) => (value: string) => setForm({ ...form, [field]: value })
+  // A field of the form as a TextField's: its value, its setter, its error.
+  const bound = (field: keyof Form) => ({
+    value: form[field],
+    onValue: set(field),
+    error: errors[field],
+  })
 
   const save = (event: Event) => {
     event.preventDefault()
@@ -125,84 +259,11 @@ export const OfferSettings = ({
       }
     }
     void run(async () => {
-      const answer = await api.offerSettings(program.id, body as OfferSettingsBody)
-      setSaved({ over: given, program: answer })
-      setEditing(false)
-      setForm(formOf(answer))
-      onSaved(
-        answer,
-        answer.terms && answer.terms.version !== program.terms?.version
-          ? `Offer settings saved. The terms are now version ${answer.terms.version}.`
-          : 'Offer settings saved.',
-      )
+      onSaved(await api.offerSettings(program.id, body as OfferSettingsBody))
     }, problems)
   }
 
   const terms = program.terms
-  if (!editing) {
-    return (
-      <section class="panel" aria-labelledby="offer-settings">
-        <h2 id="offer-settings">Offer settings</h2>
-        <dl class="facts">
-          <div>
-            <dt>Offer window</dt>
-            <dd>
-              {program.offerDays} day{program.offerDays === 1 ? '' : 's'}
-            </dd>
-          </div>
-          <div>
-            <dt>Minimum age</dt>
-            <dd>{program.minAge === null ? 'None' : `${program.minAge} years`}</dd>
-          </div>
-          <div>
-            <dt>Countries</dt>
-            <dd>{program.countries === null ? 'Any' : program.countries.join(', ')}</dd>
-          </div>
-          <div>
-            <dt>Pool-low event</dt>
-            <dd>
-              {program.poolLowThreshold === null
-                ? 'None'
-                : `At ${formatNumber(program.poolLowThreshold)} share${program.poolLowThreshold === 1 ? '' : 's'} left`}
-            </dd>
-          </div>
-          <div>
-            <dt>Terms</dt>
-            <dd>
-              {terms === null ? (
-                'None yet'
-              ) : terms.url ? (
-                <>
-                  Version {terms.version}: <a href={terms.url}>{terms.url}</a>
-                </>
-              ) : (
-                `Version ${terms.version}: text of ${formatNumber([...(terms.text ?? '')].length)} characters`
-              )}
-            </dd>
-          </div>
-        </dl>
-        {program.description ? (
-          <p class="description">
-            <bdi>{program.description}</bdi>
-          </p>
-        ) : null}
-        {can(role, 'admin') ? (
-          <div class="actions">
-            <button
-              type="button"
-              onClick={() => {
-                setForm(formOf(program))
-                setEditing(true)
-              }}
-            >
-              Change offer settings
-            </button>
-          </div>
-        ) : null}
-      </section>
-    )
-  }
-
   return (
     <section class="panel" aria-labelledby="offer-settings">
       <h2 id="offer-settings">Offer settings</h2>
@@ -211,27 +272,21 @@ export const OfferSettings = ({
           <TextField
             label="Offer window (days)"
             hint="1 to 365. How long a recipient has to accept; applies to grants made from now on."
-            error={errors.offerDays}
+            {...bound('offerDays')}
             inputMode="numeric"
-            value={form.offerDays}
-            onValue={set('offerDays')}
             required
           />
           <TextField
             label="Minimum age"
             hint={`${LIMITS.minAge.min} to ${LIMITS.minAge.max} years; empty for none. Recipients then give their date of birth; only the result is kept.`}
-            error={errors.minAge}
+            {...bound('minAge')}
             inputMode="numeric"
-            value={form.minAge}
-            onValue={set('minAge')}
           />
         </div>
         <TextField
           label="Allowed countries"
           hint="ISO 3166-1 alpha-2 codes, separated by commas (such as DE, FR, US); empty for any country."
-          error={errors.countries}
-          value={form.countries}
-          onValue={set('countries')}
+          {...bound('countries')}
         />
         <Field
           label="Description"
@@ -247,62 +302,7 @@ export const OfferSettings = ({
             />
           )}
         </Field>
-        <fieldset>
-          <legend>
-            Terms of Virtual Shares{' '}
-            {terms ? (
-              <span class="hint">
-                (now version {terms.version}; a change makes the next version)
-              </span>
-            ) : (
-              <span class="hint">(none yet; the first become version 1)</span>
-            )}
-          </legend>
-          <div class="radio-row">
-            <label>
-              <input
-                type="radio"
-                name="terms-kind"
-                checked={form.termsKind === 'text'}
-                onChange={() => setForm({ ...form, termsKind: 'text' })}
-              />{' '}
-              Text
-            </label>
-            <label>
-              <input
-                type="radio"
-                name="terms-kind"
-                checked={form.termsKind === 'url'}
-                onChange={() => setForm({ ...form, termsKind: 'url' })}
-              />{' '}
-              Link
-            </label>
-          </div>
-          {form.termsKind === 'text' ? (
-            <Field
-              label="Terms text"
-              hint={`At most ${formatNumber(LIMITS.termsTextMax)} characters.`}
-              error={errors.termsText}
-            >
-              {(props) => (
-                <textarea
-                  {...props}
-                  rows={6}
-                  value={form.termsText}
-                  onInput={(e) => set('termsText')(inputValue(e))}
-                />
-              )}
-            </Field>
-          ) : (
-            <TextField
-              label="Terms link"
-              hint="An https:// address where the terms are published."
-              error={errors.termsUrl}
-              value={form.termsUrl}
-              onValue={set('termsUrl')}
-            />
-          )}
-        </fieldset>
+        <TermsFields form={form} setForm={setForm} errors={errors} terms={terms} />
         <TextField
           label="Pool-low threshold (shares left)"
           hint={
@@ -310,17 +310,54 @@ export const OfferSettings = ({
               ? 'This program has no pool limit, so its pool never runs low. Empty for none.'
               : 'A whole number, 1 or more; empty for none. When the shares left in the pool fall to it, a program.pool_low webhook event is sent, once per crossing.'
           }
-          error={errors.poolLowThreshold}
+          {...bound('poolLowThreshold')}
           inputMode="numeric"
-          value={form.poolLowThreshold}
-          onValue={set('poolLowThreshold')}
         />
         <FormEnd error={error} busy={busy} label="Save offer settings">
-          <button type="button" onClick={() => setEditing(false)} disabled={busy}>
+          <button type="button" onClick={onCancel} disabled={busy}>
             Cancel
           </button>
         </FormEnd>
       </form>
     </section>
+  )
+}
+
+/** What the recipients of a program see and must meet; admins change it, others read it. */
+export const OfferSettings = ({
+  program: given,
+  onSaved,
+}: {
+  program: Program
+  onSaved: (program: Program, text: string) => void
+}) => {
+  const { role } = useScope()
+  // What the last save answered, until the page hands down a newer program (its reload): the
+  // view and a reopened form show the saved settings at once, not the ones from before the save.
+  const [saved, setSaved] = useState<{ over: Program; program: Program } | undefined>(undefined)
+  const program = saved !== undefined && saved.over === given ? saved.program : given
+  const [editing, setEditing] = useState(false)
+  if (!editing)
+    return (
+      <SettingsView
+        program={program}
+        {...(can(role, 'admin') ? { onChange: () => setEditing(true) } : {})}
+      />
+    )
+  return (
+    <SettingsForm
+      program={program}
+      onCancel={() => setEditing(false)}
+      onSaved={(answer) => {
+        setSaved({ over: given, program: answer })
+        setEditing(false)
+        onSaved(
+          answer,
+          answer.terms && answer.terms.version !== program.terms?.version
+            ? `Offer settings saved. The terms are now version ${answer.terms.version}.`
+            : 'Offer settings saved.',
+        )
+      }}
+    />
   )
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import type { BatchSummary, Program } from '../api'
 import { useScope } from '../scope'
-import { can, formatNumber, Status, StatusBadge, Time } from '../ui'
+import { can, DataTable, formatNumber, Status, StatusBadge, Time } from '../ui'
 import { ConfirmButton, PagedList, usePagedList } from '../ui-pages'
 
 /**
@@ -137,68 +137,53 @@ export const ProgramBatches = ({ program }: { program: Program }) => {
         emptyText="No batches have been sent to this program yet."
         moreLabel="Show more batches"
       >
-        <div class="table-box">
-          <table>
-            <caption>Batches of this program, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Batch</th>
-                <th scope="col">Status</th>
-                <th scope="col">Progress</th>
-                <th scope="col">Speed</th>
-                {admin ? <th scope="col">Actions</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {batches.map((batch) => {
-                const { total, pending, canceled } = batch.counts
-                const done = total - pending - canceled
-                return (
-                  <tr key={batch.id}>
-                    <th scope="row">
-                      <a href={scope.at(`programs/${program.id}/batches/${batch.id}`)}>
-                        Batch <code>{batch.id}</code>
-                      </a>
-                      <div class="hint">
-                        <Time iso={batch.createdAt} /> by {batch.createdBy.email}
-                      </div>
-                    </th>
-                    <td>
-                      <StatusBadge status={batch.status} />
-                      {batch.deadLetteredChunks > 0 ? (
-                        <div class="hint">
-                          {batch.deadLetteredChunks} chunk
-                          {batch.deadLetteredChunks === 1 ? '' : 's'} in the dead letters
-                        </div>
-                      ) : null}
-                    </td>
-                    <td class="text">
-                      <progress
-                        max={total}
-                        value={done}
-                        aria-label={`Progress of batch ${batch.id}`}
-                        aria-valuetext={`${done} of ${total} rows done`}
-                      />
-                      <div>{progressText(batch)}</div>
-                    </td>
-                    <td class="text">{paceText(batch)}</td>
-                    {admin ? (
-                      <td>
-                        {CANCELABLE.has(batch.status) ? (
-                          <CancelBatch
-                            programId={program.id}
-                            batch={batch}
-                            onCanceled={afterCancel}
-                          />
-                        ) : null}
-                      </td>
+        <DataTable
+          caption="Batches of this program, newest first"
+          columns={['Batch', 'Status', 'Progress', 'Speed', admin && 'Actions']}
+        >
+          {batches.map((batch) => {
+            const { total, pending, canceled } = batch.counts
+            const done = total - pending - canceled
+            return (
+              <tr key={batch.id}>
+                <th scope="row">
+                  <a href={scope.at(`programs/${program.id}/batches/${batch.id}`)}>
+                    Batch <code>{batch.id}</code>
+                  </a>
+                  <div class="hint">
+                    <Time iso={batch.createdAt} /> by {batch.createdBy.email}
+                  </div>
+                </th>
+                <td>
+                  <StatusBadge status={batch.status} />
+                  {batch.deadLetteredChunks > 0 ? (
+                    <div class="hint">
+                      {batch.deadLetteredChunks} chunk
+                      {batch.deadLetteredChunks === 1 ? '' : 's'} in the dead letters
+                    </div>
+                  ) : null}
+                </td>
+                <td class="text">
+                  <progress
+                    max={total}
+                    value={done}
+                    aria-label={`Progress of batch ${batch.id}`}
+                    aria-valuetext={`${done} of ${total} rows done`}
+                  />
+                  <div>{progressText(batch)}</div>
+                </td>
+                <td class="text">{paceText(batch)}</td>
+                {admin ? (
+                  <td>
+                    {CANCELABLE.has(batch.status) ? (
+                      <CancelBatch programId={program.id} batch={batch} onCanceled={afterCancel} />
                     ) : null}
-                  </tr>
-                )
-              })}
-            </tbody>
-          </table>
-        </div>
+                  </td>
+                ) : null}
+              </tr>
+            )
+          })}
+        </DataTable>
       </PagedList>
     </section>
   )

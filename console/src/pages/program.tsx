@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
-import { textProblem } from '../../../functions/domain/text-rules'
+import { isProgramOpen } from '../../../functions/domain/program'
 import {
   type Grant,
   type IssuerApi,
@@ -9,12 +9,15 @@ import {
   type RenderedMail,
 } from '../api'
 import { CsvDownloadButton, downloadCsvPages } from '../csv-download'
+import { checkGrant, GRANT_RULES, type GrantForm } from '../grant-rules'
 import { MailFrame } from '../mail-frame'
 import { useScope } from '../scope'
 import {
   Alert,
   CopyButton,
   can,
+  DataTable,
+  digitsOf,
   explainApiError,
   Field,
   formatNumber,
@@ -35,62 +38,15 @@ import { OfferSettings } from './offer-settings'
 import { ProgramBatches } from './program-batches'
 import { ProgramActions } from './programs'
 
-/** The grant API's rules (functions/domain/grant-request.schema.ts), checked before sending. */
-export const GRANT_RULES = {
-  email: 'A valid address, at most 254 characters. Stored lower-case.',
-  name: 'Optional. At most 200 characters.',
-  reason: '1 to 500 characters; no line breaks or tabs.',
-  amount: 'A whole number of shares from 1 to 1,000,000.',
-}
-const NO_BIDI = 'No bidirectional control characters (U+202A to U+202E, U+2066 to U+2069).'
-const NOT_UNICODE = 'Only whole characters: this text holds half of one (a lone surrogate).'
-// What the service's shared text rules (functions/domain/text-rules.ts) refuse, said per field.
-const NAME_SAYS = {
-  blank: 'Leave the name empty, or give one without control characters.',
-  control: 'Leave the name empty, or give one without control characters.',
-  bidi: NO_BIDI,
-  unicode: NOT_UNICODE,
-}
-const REASON_SAYS = {
-  blank: 'Give a reason.',
-  control: 'No line breaks, tabs or control characters.',
-  bidi: NO_BIDI,
-  unicode: NOT_UNICODE,
-}
-
-export const checkGrant = (form: {
-  email: string
-  name: string
-  reason: string
-  amount: string
-}) => {
-  const problems: Record<string, string> = {}
-  const email = form.email.trim()
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
-    problems.email = 'Enter a valid e-mail address (at most 254 characters).'
-  }
-  const nameProblem = form.name === '' ? undefined : textProblem(form.name)
-  if (nameProblem) problems.name = NAME_SAYS[nameProblem]
-  else if ([...form.name].length > 200) problems.name = 'At most 200 characters.'
-  const reasonProblem = textProblem(form.reason)
-  if (reasonProblem) problems.reason = REASON_SAYS[reasonProblem]
-  else if ([...form.reason].length > 500) problems.reason = 'At most 500 characters.'
-  const amount = form.amount.trim().replace(/[,_ ]/g, '')
-  if (!/^\d+$/.test(amount) || Number(amount) < 1 || Number(amount) > 1_000_000) {
-    problems.amount = 'A whole number from 1 to 1,000,000.'
-  }
-  return problems
-}
-
 const API_FIELDS = { 'recipient.email': 'email', 'recipient.name': 'name' }
 
-const grantBodyOf = (form: { email: string; name: string; reason: string; amount: string }) => ({
+const grantBodyOf = (form: GrantForm) => ({
   recipient: {
     email: form.email.trim(),
     ...(form.name.trim() === '' ? {} : { name: form.name.trim() }),
   },
   reason: form.reason,
-  amount: Number(form.amount.trim().replace(/[,_ ]/g, '')),
+  amount: Number(digitsOf(form.amount)),
 })
 
 const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant) => void }) => {
@@ -107,6 +63,13 @@ const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant)
     setForm({ ...form, [field]: value })
     setPreview(undefined)
   }
+  // A field of the form as a TextField's: its rule, its value, its setter, its error.
+  const field = (name: keyof GrantForm) => ({
+    hint: GRANT_RULES[name],
+    value: form[name],
+    onValue: set(name),
+    error: errors[name],
+  })
 
   const review = (event: Event) => {
     event.preventDefault()
@@ -126,47 +89,18 @@ const SendOne = ({ program, onSent }: { program: Program; onSent: (grant: Grant)
       onSent(grant)
     })
 
-  const amount = Number(form.amount.trim().replace(/[,_ ]/g, ''))
+  const amount = Number(digitsOf(form.amount))
   return (
     <section class="panel" aria-labelledby="send-one">
       <h2 id="send-one">Send one grant</h2>
       <form onSubmit={review} noValidate>
         <div class="form-row">
-          <TextField
-            label="Recipient e-mail"
-            hint={GRANT_RULES.email}
-            error={errors.email}
-            type="email"
-            value={form.email}
-            onValue={set('email')}
-            required
-          />
-          <TextField
-            label="Recipient name"
-            hint={GRANT_RULES.name}
-            error={errors.name}
-            value={form.name}
-            onValue={set('name')}
-          />
+          <TextField label="Recipient e-mail" type="email" {...field('email')} required />
+          <TextField label="Recipient name" {...field('name')} />
         </div>
         <div class="form-row">
-          <TextField
-            label="Reason"
-            hint={GRANT_RULES.reason}
-            error={errors.reason}
-            value={form.reason}
-            onValue={set('reason')}
-            required
-          />
-          <TextField
-            label="Amount"
-            hint={GRANT_RULES.amount}
-            error={errors.amount}
-            inputMode="numeric"
-            value={form.amount}
-            onValue={set('amount')}
-            required
-          />
+          <TextField label="Reason" {...field('reason')} required />
+          <TextField label="Amount" inputMode="numeric" {...field('amount')} required />
         </div>
         {!preview ? (
           <div class="actions">
@@ -285,50 +219,37 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
         />
       </div>
       <Alert>{error}</Alert>
-      <div class="table-box">
-        <table>
-          <caption>{recipient ? `Grants to ${recipient}` : 'Recent grants'}, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Created</th>
-              <th scope="col">Recipient</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Source</th>
-              <th scope="col">Status</th>
-              <th scope="col">Grant id</th>
-            </tr>
-          </thead>
-          <tbody>
-            {grants.map((grant) => (
-              <tr key={grant.id}>
-                <td>
-                  <Time iso={grant.createdAt} />
-                </td>
-                <td class="text">
-                  {grant.recipient.email}
-                  {grant.recipient.name ? (
-                    <div class="hint">
-                      <bdi>{grant.recipient.name}</bdi>
-                    </div>
-                  ) : null}
-                </td>
-                <td class="num">{formatNumber(grant.amount)}</td>
-                <td class="text">
-                  <bdi>{grant.reason}</bdi>
-                </td>
-                <td class="text">{sourceText(grant)}</td>
-                <td>{grant.status}</td>
-                <td>
-                  <a href={scope.at(`grants/${grant.id}`)}>
-                    <code>{grant.id}</code>
-                  </a>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption={<>{recipient ? `Grants to ${recipient}` : 'Recent grants'}, newest first</>}
+        columns={['Created', 'Recipient', 'Amount', 'Reason', 'Source', 'Status', 'Grant id']}
+      >
+        {grants.map((grant) => (
+          <tr key={grant.id}>
+            <td>
+              <Time iso={grant.createdAt} />
+            </td>
+            <td class="text">
+              {grant.recipient.email}
+              {grant.recipient.name ? (
+                <div class="hint">
+                  <bdi>{grant.recipient.name}</bdi>
+                </div>
+              ) : null}
+            </td>
+            <td class="num">{formatNumber(grant.amount)}</td>
+            <td class="text">
+              <bdi>{grant.reason}</bdi>
+            </td>
+            <td class="text">{sourceText(grant)}</td>
+            <td>{grant.status}</td>
+            <td>
+              <a href={scope.at(`grants/${grant.id}`)}>
+                <code>{grant.id}</code>
+              </a>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       {loading && !data ? <p role="status">Loading grants…</p> : null}
       {!loading && grants.length === 0 ? (
         <p>{recipient ? `No grants to ${recipient} on this page.` : 'No grants yet.'}</p>
@@ -355,14 +276,7 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
   }, [scope.api, programId, version])
 
   if (error) {
-    return (
-      <NotFound
-        title="Program not found"
-        error={error}
-        back={scope.at('programs')}
-        backText="Back to the programs"
-      />
-    )
+    return <NotFound title="Program not found" error={error} />
   }
   if (!program) return <p role="status">Loading the program…</p>
   return (
@@ -423,7 +337,7 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
           void reload()
         }}
       />
-      {can(scope.role, 'admin') && program.status === 'active' ? (
+      {can(scope.role, 'admin') && isProgramOpen(program) ? (
         <>
           <SendOne
             program={program}
@@ -447,7 +361,7 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
             </p>
           </section>
         </>
-      ) : program.status !== 'active' ? (
+      ) : !isProgramOpen(program) ? (
         <p class="hint">This program is {program.status}: it accepts no grants.</p>
       ) : null}
       <ProgramBatches program={program} />

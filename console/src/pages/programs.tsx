@@ -1,11 +1,14 @@
 import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
+import { isProgramOpen, MAX_NAME_LENGTH, MAX_POOL } from '../../../functions/domain/program'
 import type { Mode, Program, ProgramAction } from '../api'
 import { useScope } from '../scope'
 import {
   Alert,
   ConfirmDialog,
   can,
+  DataTable,
+  digitsOf,
   FormEnd,
   formatNumber,
   PageTitle,
@@ -47,7 +50,7 @@ export const ProgramActions = ({
 
   return (
     <span class="row-actions">
-      {program.status === 'active' ? (
+      {isProgramOpen(program) ? (
         <button
           type="button"
           aria-label={`Pause ${program.name}`}
@@ -100,9 +103,6 @@ export const ProgramActions = ({
   )
 }
 
-const NAME_MAX = 100
-const POOL_MAX = 1_000_000_000_000
-
 const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void }) => {
   const { api, mode: currentMode } = useScope()
   const [name, setName] = useState('')
@@ -115,13 +115,14 @@ const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void })
     const problems: Record<string, string> = {}
     const trimmed = name.trim()
     if (trimmed === '') problems.name = 'Give the program a name.'
-    else if ([...trimmed].length > NAME_MAX) problems.name = `At most ${NAME_MAX} characters.`
-    const poolText = pool.trim().replace(/[,_ ]/g, '')
+    else if ([...trimmed].length > MAX_NAME_LENGTH)
+      problems.name = `At most ${MAX_NAME_LENGTH} characters.`
+    const poolText = digitsOf(pool)
     if (
       poolText !== '' &&
-      (!/^\d+$/.test(poolText) || Number(poolText) < 1 || Number(poolText) > POOL_MAX)
+      (!/^\d+$/.test(poolText) || Number(poolText) < 1 || Number(poolText) > MAX_POOL)
     ) {
-      problems.pool = 'A whole number from 1 to 1,000,000,000,000, or empty for no limit.'
+      problems.pool = `A whole number from 1 to ${formatNumber(MAX_POOL)}, or empty for no limit.`
     }
     void run(async () => {
       const program = await api.createProgram({
@@ -142,7 +143,7 @@ const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void })
         <div class="form-row">
           <TextField
             label="Name"
-            hint={`1 to ${NAME_MAX} characters.`}
+            hint={`1 to ${MAX_NAME_LENGTH} characters.`}
             error={errors.name}
             value={name}
             onValue={setName}
@@ -206,56 +207,45 @@ export const ProgramsPage = () => {
       </p>
       {message ? <Status>{message}</Status> : null}
       <Alert>{error}</Alert>
-      <div class="table-box">
-        <table>
-          <caption>{mode} programs</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Pool</th>
-              <th scope="col">Created</th>
-              {can(role, 'admin') ? <th scope="col">Actions</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {programs.map((program) => (
-              <tr key={program.id}>
-                <th scope="row" class="text">
-                  <a href={scope.at(`programs/${program.id}`)}>
-                    <bdi>{program.name}</bdi>
-                  </a>
-                </th>
-                <td>
-                  <StatusBadge status={program.status} />
-                </td>
-                <td>
-                  <PoolGauge
-                    name={program.name}
-                    pool={program.pool}
-                    issued={program.issued}
-                    remaining={program.remaining}
-                  />
-                </td>
-                <td>
-                  <Time iso={program.createdAt} />
-                </td>
-                {can(role, 'admin') ? (
-                  <td>
-                    <ProgramActions
-                      program={program}
-                      onChanged={(_, text) => {
-                        setMessage(text)
-                        void reload()
-                      }}
-                    />
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption={<>{mode} programs</>}
+        columns={['Name', 'Status', 'Pool', 'Created', can(role, 'admin') && 'Actions']}
+      >
+        {programs.map((program) => (
+          <tr key={program.id}>
+            <th scope="row" class="text">
+              <a href={scope.at(`programs/${program.id}`)}>
+                <bdi>{program.name}</bdi>
+              </a>
+            </th>
+            <td>
+              <StatusBadge status={program.status} />
+            </td>
+            <td>
+              <PoolGauge
+                name={program.name}
+                pool={program.pool}
+                issued={program.issued}
+                remaining={program.remaining}
+              />
+            </td>
+            <td>
+              <Time iso={program.createdAt} />
+            </td>
+            {can(role, 'admin') ? (
+              <td>
+                <ProgramActions
+                  program={program}
+                  onChanged={(_, text) => {
+                    setMessage(text)
+                    void reload()
+                  }}
+                />
+              </td>
+            ) : null}
+          </tr>
+        ))}
+      </DataTable>
       {!loading && programs.length === 0 && !error ? (
         <p>
           No {mode} programs yet.

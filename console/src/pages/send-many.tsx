@@ -1,40 +1,30 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
+import { isProgramOpen } from '../../../functions/domain/program'
 import { type BatchPreview, newIdempotencyKey } from '../api'
 import { fileProblem, megabytes, sendFile } from '../batch-upload'
 import { pendingCommits } from '../batches'
-import { CsvDownloadButton, downloadCsvPages } from '../csv-download'
+import { GRANT_RULES } from '../grant-rules'
 import { useScope } from '../scope'
 import {
   Alert,
   can,
+  DataTable,
   explainApiError,
   Field,
   formatNumber,
   inputValue,
-  Pager,
   PageTitle,
-  Status,
-  StatusBadge,
   TextField,
-  Time,
   useAction,
-  useLoad,
-  usePager,
 } from '../ui'
-import { GRANT_RULES } from './program'
-import { CANCELABLE, CancelBatch, cancelMessage, paceText } from './program-batches'
+import { ProgramCrumbs, useProgram } from '../ui-pages'
 
 /**
  * Send to many: a CSV is checked by the service (a dry run: every row with the grant API's rules,
  * duplicates, the pool), shown row by row, then committed as a batch the service grants in the
  * background. The batch has an address of its own: leave, come back, it is still there.
  */
-
-const useProgram = (programId: string) => {
-  const { api } = useScope()
-  return useLoad(() => api.program(programId), [api, programId])
-}
 
 const poolText = (preview: BatchPreview) => {
   const { pool, amount } = preview
@@ -50,11 +40,24 @@ const MAX_UPLOAD_BYTES = 32 * 1024 * 1024
 type Source = { csv: string } | { upload: string }
 type Problem = BatchPreview['problems'][number]
 
-export const SendManyPage = ({ programId }: { programId: string }) => {
+type Preview = {
+  result: BatchPreview
+  problems: Problem[]
+  cursor: number | null
+  key: string
+  source: Source
+  reason: string
+}
+
+/**
+ * The CSV (a file, uploaded first, or pasted text) and the batch's reason; the dry run, its
+ * problems a page at a time, and the commit, which opens the batch's own page.
+ */
+const useBatchCheck = (programId: string) => {
   const scope = useScope()
   const { api } = scope
   const { route } = useLocation()
-  const { data: program, error: programError } = useProgram(programId)
+
   const [csv, setCsv] = useState('')
   const [file, setFile] = useState<File>()
   const [reason, setReason] = useState('')
@@ -64,14 +67,7 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
     explainApiError(e, { upload: 'csv' }),
   )
   const more = useAction()
-  const [preview, setPreview] = useState<{
-    result: BatchPreview
-    problems: Problem[]
-    cursor: number | null
-    key: string
-    source: Source
-    reason: string
-  }>()
+  const [preview, setPreview] = useState<Preview>()
 
   const changed = () => setPreview(undefined)
 
@@ -147,19 +143,184 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
       pendingCommits.set(batch.id, { ...body, key: preview.key })
       route(scope.at(`programs/${programId}/batches/${batch.id}`))
     })
+  return {
+    csv,
+    setCsv,
+    file,
+    reason,
+    setReason,
+    progress,
+    busy,
+    errors,
+    error,
+    more,
+    preview,
+    changed,
+    chooseFile,
+    check,
+    moreProblems,
+    commit,
+  }
+}
+
+/** What the CSV holds, and the rules each row follows. */
+const CsvRules = () => (
+  <section class="panel" aria-labelledby="csv-rules">
+    <h2 id="csv-rules">The CSV</h2>
+    <p>
+      A header row with the columns <code>email</code> and <code>amount</code>, and optionally{' '}
+      <code>name</code> and <code>reason</code>, in any order. At most 50,000 rows: a file of up to
+      32 MB, or up to 1 MB pasted. Each row follows the rules of one grant:
+    </p>
+    <ul class="rules">
+      <li>email: {GRANT_RULES.email}</li>
+      <li>amount: {GRANT_RULES.amount}</li>
+      <li>name: {GRANT_RULES.name}</li>
+      <li>reason: {GRANT_RULES.reason} A row without one takes the batch's reason.</li>
+    </ul>
+    <p>
+      A row with the same e-mail, amount and reason as an earlier row is a duplicate and is not
+      sent: give the rows different reasons to grant the same amount twice on purpose.
+    </p>
+    <figure>
+      <figcaption>Example</figcaption>
+      <pre class="example">
+        {
+          'email,name,amount,reason\nann@example.com,Ann,10,Referral bonus\nbob@example.com,,5,Referral bonus'
+        }
+      </pre>
+    </figure>
+  </section>
+)
+
+/** The dry run's findings: counts, the pool, the rows that will not be sent; then the send. */
+const PreviewPanel = ({
+  preview,
+  busy,
+  error,
+  more,
+  onMore,
+  onCommit,
+  onStartOver,
+}: {
+  preview: Preview
+  busy: boolean
+  error: string
+  more: { busy: boolean; error: string }
+  onMore: () => void
+  onCommit: () => void
+  onStartOver: () => void
+}) => {
+  const valid = preview.result.counts.valid
+  const open = isProgramOpen({ status: preview.result.programStatus })
+  const problemCount = preview.result.counts.invalid + preview.result.counts.duplicates
+  return (
+    <section class="panel" aria-labelledby="batch-preview">
+      <h2 id="batch-preview">Check before sending</h2>
+      <dl class="facts">
+        <div>
+          <dt>Rows</dt>
+          <dd>{formatNumber(preview.result.counts.total)}</dd>
+        </div>
+        <div>
+          <dt>Ready to send</dt>
+          <dd>{formatNumber(preview.result.counts.valid)}</dd>
+        </div>
+        <div>
+          <dt>With errors</dt>
+          <dd>{formatNumber(preview.result.counts.invalid)}</dd>
+        </div>
+        <div>
+          <dt>Duplicates</dt>
+          <dd>{formatNumber(preview.result.counts.duplicates)}</dd>
+        </div>
+        <div>
+          <dt>Pool check</dt>
+          <dd>{poolText(preview.result)}</dd>
+        </div>
+      </dl>
+      {!open ? (
+        <Alert>
+          The program is {preview.result.programStatus}: it cannot take this batch until it is
+          active.
+        </Alert>
+      ) : null}
+      {preview.problems.length > 0 ? (
+        <DataTable
+          caption={
+            <>
+              Rows that will not be sent
+              {preview.cursor === null
+                ? ''
+                : ` (the first ${formatNumber(preview.problems.length)} of ${formatNumber(problemCount)})`}
+            </>
+          }
+          columns={['Row', 'Problem', 'Details']}
+        >
+          {preview.problems.map((problem) => (
+            <tr key={problem.row}>
+              <th scope="row">Row {problem.row}</th>
+              <td>
+                {problem.code === 'duplicate_row'
+                  ? `Duplicate of row ${problem.duplicateOf}`
+                  : 'Invalid'}
+              </td>
+              <td class="text">
+                {problem.errors && problem.errors.length > 0 ? (
+                  <ul class="plain">
+                    {problem.errors.map((e) => (
+                      <li key={e.field}>
+                        {e.field}: {e.message}
+                      </li>
+                    ))}
+                  </ul>
+                ) : (
+                  problem.message
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      ) : (
+        <p>Every row is ready to send.</p>
+      )}
+      {preview.cursor === null ? null : (
+        <div class="actions">
+          <button type="button" onClick={onMore} disabled={more.busy}>
+            Show more rows with problems
+          </button>
+          <Alert>{more.error}</Alert>
+        </div>
+      )}
+      <Alert>{error}</Alert>
+      <div class="actions">
+        <button
+          type="button"
+          class="primary"
+          onClick={onCommit}
+          disabled={busy || valid === 0 || !open}
+        >
+          Send {formatNumber(valid)} grant{valid === 1 ? '' : 's'}
+        </button>
+        <button type="button" onClick={onStartOver} disabled={busy}>
+          Start over
+        </button>
+      </div>
+    </section>
+  )
+}
+
+export const SendManyPage = ({ programId }: { programId: string }) => {
+  const scope = useScope()
+  const { data: program, error: programError } = useProgram(programId)
+  const batch = useBatchCheck(programId)
+  const { file, busy, errors, preview, changed } = batch
 
   if (programError) return <Alert>{programError}</Alert>
   const name = program?.name ?? programId
-  const valid = preview?.result.counts.valid ?? 0
-  const problemCount = preview
-    ? preview.result.counts.invalid + preview.result.counts.duplicates
-    : 0
   return (
     <>
-      <p class="crumbs">
-        <a href={scope.at('programs')}>Programs</a> ›{' '}
-        <a href={scope.at(`programs/${programId}`)}>{name}</a> ›
-      </p>
+      <ProgramCrumbs programId={programId} name={name} />
       <PageTitle title={`Send to many: ${name}`}>Send to many</PageTitle>
       <p class="lede">
         Grants of <strong>{name}</strong> ({program?.mode ?? scope.mode}) to every row of a CSV
@@ -169,34 +330,8 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
         <Alert>Your role ({scope.role}) cannot send grants.</Alert>
       ) : (
         <>
-          <section class="panel" aria-labelledby="csv-rules">
-            <h2 id="csv-rules">The CSV</h2>
-            <p>
-              A header row with the columns <code>email</code> and <code>amount</code>, and
-              optionally <code>name</code> and <code>reason</code>, in any order. At most 50,000
-              rows: a file of up to 32 MB, or up to 1 MB pasted. Each row follows the rules of one
-              grant:
-            </p>
-            <ul class="rules">
-              <li>email: {GRANT_RULES.email}</li>
-              <li>amount: {GRANT_RULES.amount}</li>
-              <li>name: {GRANT_RULES.name}</li>
-              <li>reason: {GRANT_RULES.reason} A row without one takes the batch's reason.</li>
-            </ul>
-            <p>
-              A row with the same e-mail, amount and reason as an earlier row is a duplicate and is
-              not sent: give the rows different reasons to grant the same amount twice on purpose.
-            </p>
-            <figure>
-              <figcaption>Example</figcaption>
-              <pre class="example">
-                {
-                  'email,name,amount,reason\nann@example.com,Ann,10,Referral bonus\nbob@example.com,,5,Referral bonus'
-                }
-              </pre>
-            </figure>
-          </section>
-          <form onSubmit={check} noValidate>
+          <CsvRules />
+          <form onSubmit={batch.check} noValidate>
             <Field
               label="CSV file"
               hint={
@@ -213,7 +348,7 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
                   accept=".csv,text/csv,text/plain"
                   disabled={busy}
                   onChange={(event) =>
-                    chooseFile((event.currentTarget as HTMLInputElement).files?.[0])
+                    batch.chooseFile((event.currentTarget as HTMLInputElement).files?.[0])
                   }
                 />
               )}
@@ -225,9 +360,9 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
                     {...props}
                     rows={6}
                     spellcheck={false}
-                    value={csv}
+                    value={batch.csv}
                     onInput={(e) => {
-                      setCsv(inputValue(e))
+                      batch.setCsv(inputValue(e))
                       changed()
                     }}
                   />
@@ -238,18 +373,18 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
               label="Reason for rows without one (optional)"
               hint={GRANT_RULES.reason}
               error={errors.reason}
-              value={reason}
+              value={batch.reason}
               onValue={(value) => {
-                setReason(value)
+                batch.setReason(value)
                 changed()
               }}
             />
-            {progress ? (
+            {batch.progress ? (
               <p role="status" aria-live="polite">
-                {progress}
+                {batch.progress}
               </p>
             ) : null}
-            {!preview ? <Alert>{error}</Alert> : null}
+            {!preview ? <Alert>{batch.error}</Alert> : null}
             <div class="actions">
               <button type="submit" disabled={busy}>
                 Check the CSV
@@ -259,328 +394,16 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
         </>
       )}
       {preview ? (
-        <section class="panel" aria-labelledby="batch-preview">
-          <h2 id="batch-preview">Check before sending</h2>
-          <dl class="facts">
-            <div>
-              <dt>Rows</dt>
-              <dd>{formatNumber(preview.result.counts.total)}</dd>
-            </div>
-            <div>
-              <dt>Ready to send</dt>
-              <dd>{formatNumber(preview.result.counts.valid)}</dd>
-            </div>
-            <div>
-              <dt>With errors</dt>
-              <dd>{formatNumber(preview.result.counts.invalid)}</dd>
-            </div>
-            <div>
-              <dt>Duplicates</dt>
-              <dd>{formatNumber(preview.result.counts.duplicates)}</dd>
-            </div>
-            <div>
-              <dt>Pool check</dt>
-              <dd>{poolText(preview.result)}</dd>
-            </div>
-          </dl>
-          {preview.result.programStatus !== 'active' ? (
-            <Alert>
-              The program is {preview.result.programStatus}: it cannot take this batch until it is
-              active.
-            </Alert>
-          ) : null}
-          {preview.problems.length > 0 ? (
-            <div class="table-box">
-              <table>
-                <caption>
-                  Rows that will not be sent
-                  {preview.cursor === null
-                    ? ''
-                    : ` (the first ${formatNumber(preview.problems.length)} of ${formatNumber(problemCount)})`}
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Row</th>
-                    <th scope="col">Problem</th>
-                    <th scope="col">Details</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {preview.problems.map((problem) => (
-                    <tr key={problem.row}>
-                      <th scope="row">Row {problem.row}</th>
-                      <td>
-                        {problem.code === 'duplicate_row'
-                          ? `Duplicate of row ${problem.duplicateOf}`
-                          : 'Invalid'}
-                      </td>
-                      <td class="text">
-                        {problem.errors && problem.errors.length > 0 ? (
-                          <ul class="plain">
-                            {problem.errors.map((e) => (
-                              <li key={e.field}>
-                                {e.field}: {e.message}
-                              </li>
-                            ))}
-                          </ul>
-                        ) : (
-                          problem.message
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          ) : (
-            <p>Every row is ready to send.</p>
-          )}
-          {preview.cursor === null ? null : (
-            <div class="actions">
-              <button type="button" onClick={moreProblems} disabled={more.busy}>
-                Show more rows with problems
-              </button>
-              <Alert>{more.error}</Alert>
-            </div>
-          )}
-          <Alert>{error}</Alert>
-          <div class="actions">
-            <button
-              type="button"
-              class="primary"
-              onClick={commit}
-              disabled={busy || valid === 0 || preview.result.programStatus !== 'active'}
-            >
-              Send {formatNumber(valid)} grant{valid === 1 ? '' : 's'}
-            </button>
-            <button type="button" onClick={changed} disabled={busy}>
-              Start over
-            </button>
-          </div>
-        </section>
+        <PreviewPanel
+          preview={preview}
+          busy={busy}
+          error={batch.error}
+          more={batch.more}
+          onMore={batch.moreProblems}
+          onCommit={batch.commit}
+          onStartOver={changed}
+        />
       ) : null}
-    </>
-  )
-}
-
-const POLL_MS = 1000
-
-export const BatchPage = ({ programId, batchId }: { programId: string; batchId: string }) => {
-  const scope = useScope()
-  const { data: program } = useProgram(programId)
-  const pager = usePager()
-  const [status, setStatus] = useState('')
-  const [tick, setTick] = useState(0)
-  const resume = useAction()
-  const { data: batch, error } = useLoad(
-    () => scope.api.batch(programId, batchId, { cursor: pager.cursor, status }),
-    [scope.api, programId, batchId, pager.cursor, status, tick],
-  )
-  const [canceledNow, setCanceledNow] = useState('')
-  // A batch being canceled still moves: read it until it is final.
-  const running =
-    batch !== undefined &&
-    (batch.status === 'queued' || batch.status === 'running' || batch.status === 'canceling')
-  const timer = useRef<number | undefined>(undefined)
-  useEffect(() => {
-    if (!running) return
-    timer.current = window.setTimeout(() => setTick((t) => t + 1), POLL_MS)
-    return () => window.clearTimeout(timer.current)
-  }, [running, batch])
-
-  if (error) {
-    return (
-      <>
-        <PageTitle title="Batch not found">Batch not found</PageTitle>
-        <Alert>{error}</Alert>
-      </>
-    )
-  }
-  const counts = batch?.counts
-  const done = counts ? counts.granted + counts.failed : 0
-  const pending = pendingCommits.get(batchId)
-  return (
-    <>
-      <p class="crumbs">
-        <a href={scope.at('programs')}>Programs</a> ›{' '}
-        <a href={scope.at(`programs/${programId}`)}>{program?.name ?? programId}</a> ›
-      </p>
-      <PageTitle title={`Batch ${batchId}`}>Batch {batchId}</PageTitle>
-      {!batch || !counts ? (
-        <p role="status">Loading the batch…</p>
-      ) : (
-        <>
-          <dl class="facts">
-            <div>
-              <dt>Status</dt>
-              <dd>
-                <StatusBadge status={batch.status} />
-              </dd>
-            </div>
-            <div>
-              <dt>Sent by</dt>
-              <dd>{batch.createdBy.email}</dd>
-            </div>
-            <div>
-              <dt>Committed</dt>
-              <dd>
-                <Time iso={batch.createdAt} />
-              </dd>
-            </div>
-            {batch.finishedAt ? (
-              <div>
-                <dt>Finished</dt>
-                <dd>
-                  <Time iso={batch.finishedAt} />
-                </dd>
-              </div>
-            ) : null}
-            <div>
-              <dt>Shares</dt>
-              <dd>{formatNumber(batch.amount)}</dd>
-            </div>
-          </dl>
-          <div class="progress">
-            <progress
-              max={counts.total}
-              value={done}
-              aria-label="Batch progress"
-              aria-valuetext={`${done} of ${counts.total} rows done`}
-            />
-            <p role="status" aria-live="polite">
-              {batch.status === 'done'
-                ? 'Done: '
-                : batch.status === 'stalled'
-                  ? 'Stalled: '
-                  : batch.status === 'canceled'
-                    ? 'Canceled: '
-                    : batch.status === 'canceling'
-                      ? 'Canceling: '
-                      : 'Sending: '}
-              {formatNumber(done)} of {formatNumber(counts.total)} rows done,{' '}
-              {formatNumber(counts.granted)} granted, {formatNumber(counts.failed)} failed,{' '}
-              {counts.canceled > 0 ? `${formatNumber(counts.canceled)} canceled, ` : ''}
-              {formatNumber(counts.pending)} pending.
-            </p>
-            {paceText(batch) ? <p class="hint">{paceText(batch)}</p> : null}
-            {canceledNow ? <Status>{canceledNow}</Status> : null}
-            {can(scope.role, 'admin') && CANCELABLE.has(batch.status) ? (
-              <div class="actions">
-                <CancelBatch
-                  programId={programId}
-                  batch={batch}
-                  onCanceled={(answer) => {
-                    setCanceledNow(cancelMessage(answer))
-                    setTick((t) => t + 1)
-                  }}
-                />
-              </div>
-            ) : null}
-          </div>
-          {batch.status === 'stalled' ? (
-            <div class="panel">
-              <p>
-                Nothing has moved for a minute. A stalled batch resumes when its commit is sent
-                again with the same key; no row is ever granted twice.
-              </p>
-              {pending ? (
-                <button
-                  type="button"
-                  disabled={resume.busy}
-                  onClick={() =>
-                    resume.run(async () => {
-                      const { key, ...body } = pending
-                      await scope.api.commitBatch(programId, body, key)
-                      setTick((t) => t + 1)
-                    })
-                  }
-                >
-                  Resume the batch
-                </button>
-              ) : (
-                <p class="hint">
-                  This browser no longer has the batch's CSV: send the same CSV again from the same
-                  tab to resume, or ask whoever sent it.
-                </p>
-              )}
-              <Alert>{resume.error}</Alert>
-            </div>
-          ) : null}
-          <div class="toolbar">
-            <Field label="Show rows">
-              {(props) => (
-                <select
-                  {...props}
-                  value={status}
-                  onChange={(e) => {
-                    pager.reset()
-                    setStatus(inputValue(e))
-                  }}
-                >
-                  <option value="">All</option>
-                  <option value="granted">Granted</option>
-                  <option value="canceled">Canceled</option>
-                  <option value="failed">Failed</option>
-                  <option value="pending">Pending</option>
-                </select>
-              )}
-            </Field>
-            <CsvDownloadButton
-              label={status ? `Download ${status} rows (CSV)` : 'Download rows (CSV)'}
-              download={() =>
-                downloadCsvPages(
-                  (cursor) => scope.api.batchCsv(programId, batchId, { cursor, status }),
-                  `batch-${batchId}${status ? `-${status}` : ''}.csv`,
-                )
-              }
-              done={(rows) =>
-                `Downloaded ${formatNumber(rows)} ${rows === 1 ? 'row' : 'rows'} as CSV. To send rows again, send the file (fixed where needed) as a new batch: a batch ignores its result_ columns.`
-              }
-            />
-          </div>
-          <div class="table-box">
-            <table>
-              <caption>Rows of the batch, in CSV order</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Row</th>
-                  <th scope="col">E-mail</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">Result</th>
-                  <th scope="col">Details</th>
-                </tr>
-              </thead>
-              <tbody>
-                {batch.rows.map((row) => (
-                  <tr key={row.row}>
-                    <th scope="row">Row {row.row}</th>
-                    <td class="text">{row.email}</td>
-                    <td class="num">
-                      {typeof row.amount === 'number' ? formatNumber(row.amount) : row.amount}
-                    </td>
-                    <td>
-                      <StatusBadge status={row.status} />
-                    </td>
-                    <td>
-                      {row.status === 'granted' ? (
-                        <code>{row.grantId}</code>
-                      ) : row.status === 'failed' ? (
-                        `${row.code}: ${row.message}`
-                      ) : (
-                        ''
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager label="Row pages" pager={pager} nextCursor={batch.nextCursor} />
-          <p>
-            <a href={scope.at(`programs/${programId}`)}>Back to {program?.name ?? 'the program'}</a>
-          </p>
-        </>
-      )}
     </>
   )
 }

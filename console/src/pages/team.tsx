@@ -1,10 +1,12 @@
 import { useState } from 'preact/hooks'
+import { looksLikeEmail } from '../../../functions/domain/recipient-fields'
 import type { Member, Role } from '../api'
 import { useScope } from '../scope'
 import {
   Alert,
   ConfirmDialog,
   can,
+  DataTable,
   FormEnd,
   inputValue,
   PageTitle,
@@ -167,9 +169,7 @@ const Invite = ({ onInvited }: { onInvited: (member: Member) => void }) => {
         setEmail('')
         onInvited(member)
       },
-      /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())
-        ? {}
-        : { email: 'Enter a valid e-mail address.' },
+      looksLikeEmail(email) ? {} : { email: 'Enter a valid e-mail address.' },
     )
   }
 
@@ -219,32 +219,20 @@ export const TeamPage = () => {
       <p class="lede">The people of {scope.issuerName} and their roles.</p>
       {message ? <Status>{message}</Status> : null}
       <Alert>{error}</Alert>
-      <div class="table-box">
-        <table>
-          <caption>Members and pending invitations</caption>
-          <thead>
-            <tr>
-              <th scope="col">E-mail</th>
-              <th scope="col">Role</th>
-              <th scope="col">Status</th>
-              <th scope="col">Invited by</th>
-              <th scope="col">Since</th>
-              {owner ? <th scope="col">Actions</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {members.map((member) => (
-              <MemberRow
-                key={`${member.memberId}-${member.role}`}
-                member={member}
-                isMe={member.email === scope.email}
-                owner={owner}
-                onDone={done}
-              />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Members and pending invitations"
+        columns={['E-mail', 'Role', 'Status', 'Invited by', 'Since', owner && 'Actions']}
+      >
+        {members.map((member) => (
+          <MemberRow
+            key={`${member.memberId}-${member.role}`}
+            member={member}
+            isMe={member.email === scope.email}
+            owner={owner}
+            onDone={done}
+          />
+        ))}
+      </DataTable>
       {loading && !data ? <p role="status">Loading the team…</p> : null}
       {owners.length === 1 ? (
         <p class="note">
