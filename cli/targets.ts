@@ -9,7 +9,7 @@ import {
   TABLES,
   type TableKey,
   tableOutputKey,
-} from '../functions/stores/table-schema'
+} from '../functions/table-schema'
 import { CliError } from './messages'
 
 /** Where the admin CLI works: the DynamoDB Local of `npm start`, or a deployed stack's tables. */

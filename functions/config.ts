@@ -1,10 +1,5 @@
 import { ENV, TABLE_ENV } from './env-names'
-import {
-  GRANT_LIST_INDEXES,
-  type GrantListIndex,
-  INDEX,
-  type TableKey,
-} from './stores/table-schema'
+import { GRANT_LIST_INDEXES, type GrantListIndex, INDEX, type TableKey } from './table-schema'
 
 /**
  * GRANTS_LIST_INDEX: unset means `byProgramSlot`; a value that names no listing index stops the

@@ -1,4 +1,4 @@
-import { INDEX, type TableKey } from './stores/table-schema'
+import { INDEX, type TableKey } from './table-schema'
 
 /**
  * What happens after a request has stored its change (issue 19): the grants table's stream, the

@@ -1,4 +1,4 @@
-import type { TableKey } from './stores/table-schema'
+import type { TableKey } from './table-schema'
 
 /**
  * Names of the environment variables the functions read (config.ts's loadConfig reads them, from the

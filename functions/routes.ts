@@ -1,6 +1,6 @@
 import type { QueueId } from './consumers'
 import type { Role } from './domain/people'
-import { INDEX, type TableKey } from './stores/table-schema'
+import { INDEX, type TableKey } from './table-schema'
 
 /**
  * The API's routes, the one list the CDK stack (one function per route, its authorizer, its IAM)

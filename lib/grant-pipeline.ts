@@ -31,7 +31,7 @@ import {
   type QueueId,
 } from '../functions/consumers'
 import { ENV } from '../functions/env-names'
-import type { TableKey } from '../functions/stores/table-schema'
+import type { TableKey } from '../functions/table-schema'
 import { ApiFunction, sharedLogGroup } from './api-function'
 
 /** Queues with no consumer (a failed stream batch's record, failed SES events): kept 14 days. */

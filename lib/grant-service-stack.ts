@@ -38,7 +38,7 @@ import {
   INDEX,
   type TableKey,
   tableOutputKey,
-} from '../functions/stores/table-schema'
+} from '../functions/table-schema'
 import { AlarmsStack } from './alarms-stack'
 import type { ApiFunction } from './api-function'
 import { ConsoleHosting } from './console-hosting'

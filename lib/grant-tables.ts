@@ -15,7 +15,7 @@ import {
   type AttributeType as KeyType,
   TABLES,
   type TableKey,
-} from '../functions/stores/table-schema'
+} from '../functions/table-schema'
 
 const attribute = (key: { name: string; type: KeyType }) => ({
   name: key.name,

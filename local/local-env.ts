@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import { ENV, TABLE_ENV } from '../functions/env-names'
 import type { AdminTableNames } from '../functions/stores/admin.store'
 import type { TableNames } from '../functions/stores/grants.dynamodb'
-import { tableNames } from '../functions/stores/table-schema'
+import { tableNames } from '../functions/table-schema'
 
 /**
  * Locally, this file plays the part the CDK stack plays in AWS: it names the tables and hands

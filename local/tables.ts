@@ -9,12 +9,7 @@ import {
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb'
 import { STREAMS } from '../functions/consumers'
-import {
-  deployedIndexes,
-  type IndexSchema,
-  TABLES,
-  type TableKey,
-} from '../functions/stores/table-schema'
+import { deployedIndexes, type IndexSchema, TABLES, type TableKey } from '../functions/table-schema'
 
 const attributeDefinitions = (keys: { name: string; type: 'S' | 'N' }[]): AttributeDefinition[] => [
   ...new Map(

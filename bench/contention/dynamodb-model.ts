@@ -8,7 +8,7 @@ import {
   type IndexSchema,
   TABLES,
   type TableKey,
-} from '../../functions/stores/table-schema'
+} from '../../functions/table-schema'
 
 /**
  * A conflict-faithful model of DynamoDB, as SDK middleware over a real client (DynamoDB Local

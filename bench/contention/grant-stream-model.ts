@@ -12,7 +12,7 @@ import { base32, ID_PREFIX } from '../../functions/domain/ids'
 import { allTimerSlots } from '../../functions/domain/offer-timers'
 import type { QueueSender } from '../../functions/runtime/queue-sender'
 import { queryAll, type Send } from '../../functions/stores/paging'
-import type { TableKey } from '../../functions/stores/table-schema'
+import type { TableKey } from '../../functions/table-schema'
 import { seededRandom } from '../../test/support/fault-injector'
 import {
   type LogNormal,

@@ -8,7 +8,7 @@ import { newId } from '../../functions/domain/ids'
 import type { Deadline } from '../../functions/runtime/deadline'
 import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
 import { createDocumentClient } from '../../functions/stores/dynamodb-client'
-import type { TableKey } from '../../functions/stores/table-schema'
+import type { TableKey } from '../../functions/table-schema'
 import {
   attachContentionModel,
   MODEL_DEFAULTS,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 
 /**
- * The timers table's keys (functions/stores/table-schema.ts, `timers`): when an open offer next
+ * The timers table's keys (functions/table-schema.ts, `timers`): when an open offer next
  * needs the service, its reminder and its expiry. Pure data and rules: the stream reader
  * (core/grant-stream.ts) writes timers with these keys and the sweep (core/offer-sweep.ts) reads
  * every slot with them, so the two cannot disagree.

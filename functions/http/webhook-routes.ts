@@ -1,5 +1,3 @@
-import { KMSClient } from '@aws-sdk/client-kms'
-import { PutCommand } from '@aws-sdk/lib-dynamodb'
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
 import * as z from 'zod/mini'
 import { queueOf, type Runtime } from '../composition'
@@ -10,8 +8,8 @@ import {
 } from '../core/webhook-endpoints'
 import type { WebhookEndpointRecord } from '../domain/webhooks'
 import type { RouteId } from '../routes'
-import { type SecretBox, secretBoxFrom } from '../runtime/secret-box'
-import { auditPut } from '../stores/audit'
+import { type SecretBox, secretBoxIn } from '../runtime/secret-box'
+import { DynamoDbAuditWriter } from '../stores/audit-writer.dynamodb'
 import { DynamoDbMembershipReader } from '../stores/memberships.dynamodb'
 import { DynamoDbWebhookStore, decodeMessageCursor } from '../stores/webhooks.dynamodb'
 import { type ManageEvent, type ManageRequest, manageHandler } from './manage-handler'
@@ -58,25 +56,17 @@ export const WEBHOOK_BODY_MAX_BYTES = 16 * 1024
 export const webhookEndpointsOf = (runtime: Runtime): WebhookEndpoints => {
   const { documentClient, config, clock } = runtime
   const store = new DynamoDbWebhookStore(documentClient, config.tables)
+  const auditLog = new DynamoDbAuditWriter(documentClient, config.tables)
   let box: SecretBox | undefined
   return makeWebhookEndpoints({
     store,
     box: () => {
-      // One KMS client per function (never per request), and only where a key is configured.
-      box ??= secretBoxFrom(
-        config.webhooks,
-        config.webhooks.kmsKeyId === undefined
-          ? undefined
-          : new KMSClient({ region: config.awsRegion }),
-      )
+      // One box, so one KMS client per function (never per request), built on first use.
+      box ??= secretBoxIn(config)
       return box
     },
     queue: () => queueOf(runtime, 'Webhooks'),
-    audit: async (entry, { signal }) => {
-      await documentClient.send(new PutCommand(auditPut(config.tables.audit, entry).Put), {
-        abortSignal: signal,
-      })
-    },
+    audit: (entry, options) => auditLog.append(entry, options),
     clock: () => clock.now(),
     isCursor: (cursor) => decodeMessageCursor(cursor) !== undefined,
   })

@@ -125,3 +125,15 @@ export const secretBoxFrom = (config: Config['webhooks'], kms?: KMSClient): Secr
   if (config.localSecretKey !== undefined) return localSecretBox(config.localSecretKey)
   return unconfigured
 }
+
+/**
+ * The box of a function that has only its configuration: its KMS client, when a key is set, built
+ * here once in the configuration's region, so no caller above runtime/ builds an SDK client.
+ */
+export const secretBoxIn = (config: Pick<Config, 'webhooks' | 'awsRegion'>): SecretBox =>
+  secretBoxFrom(
+    config.webhooks,
+    config.webhooks.kmsKeyId === undefined
+      ? undefined
+      : new KMSClient({ region: config.awsRegion }),
+  )

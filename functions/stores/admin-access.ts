@@ -1,4 +1,4 @@
-import { INDEX, type TableKey } from './table-schema'
+import { INDEX, type TableKey } from '../table-schema'
 
 /**
  * Every AWS action the admin CLI uses against a deployed stage: the IAM an operator's role needs,

@@ -6,11 +6,11 @@ import {
 } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb'
 import { type RetryDeps, retrying } from '../runtime/retry'
+import type { GrantListIndex } from '../table-schema'
 import { auditPut } from './audit'
 import type { AdminTableNames, ChangeOptions } from './changes.store'
 import type { Send } from './paging'
 import { busy, StoreUnavailable, throttled } from './store-errors'
-import type { GrantListIndex } from './table-schema'
 
 /**
  * What the admin stores (issuers, programs, API keys, audit reads, the grant listing, the

@@ -1,10 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
 import type { ApiKeyRecord, Mode } from '../domain/api-key'
+import { INDEX, KEY_ID_POINTER } from '../table-schema'
 import { DynamoDbAdminBase, itemOf } from './admin-writes.dynamodb'
 import type { AdminKeyRecord, ApiKeyStore, KeyRevocation, KeyRoll } from './api-keys.store'
 import type { ChangeOptions } from './changes.store'
 import { batchGetAll, queryAll, scanAll } from './paging'
-import { INDEX, KEY_ID_POINTER } from './table-schema'
 
 /** The key of the pointer item that finds a key by its id (see KEY_ID_POINTER). */
 export const keyIdPointer = (keyId: string) => `${KEY_ID_POINTER.prefix}${keyId}`

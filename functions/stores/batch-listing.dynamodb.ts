@@ -15,10 +15,10 @@ import {
 import type { GrantSender } from '../domain/grant'
 import type { AuditEntry } from '../domain/people'
 import type { ProgramRecord } from '../domain/program'
+import { INDEX } from '../table-schema'
 import { auditPut } from './audit'
 import type { CallOptions } from './grants.store'
 import { throttled } from './store-errors'
-import { INDEX } from './table-schema'
 
 /**
  * A program's batches for the management API: the listing (newest first, from the grants table's

@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../domain/people'
-import type { TableKey } from './table-schema'
+import type { TableKey } from '../table-schema'
 
 /** Every table's physical name: the admin side (CLI, management API) may touch any of them. */
 export type AdminTableNames = Record<TableKey, string>

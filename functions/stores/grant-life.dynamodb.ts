@@ -22,6 +22,7 @@ import { MAX_OFFER_TOKENS } from '../domain/recipient-offer'
 import { isAwsConflict } from '../runtime/aws-errors'
 import { type RetryDeps, retrying } from '../runtime/retry'
 import { RETRY } from '../runtime/retry-policies'
+import { INDEX } from '../table-schema'
 import { auditPut } from './audit'
 import { batchGetByKey } from './batch-get'
 import type {
@@ -33,7 +34,6 @@ import type {
 } from './grant-life.store'
 import type { CallOptions } from './grants.store'
 import { queryAll, type Send } from './paging'
-import { INDEX } from './table-schema'
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number]
 

@@ -2,8 +2,8 @@ import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb'
 import { encodeGrantCursor, type GrantCursor, type GrantRecord } from '../domain/grant'
 import type { GrantState } from '../domain/grant-lifecycle'
 import { allGrantListSlots } from '../domain/grant-slots'
+import { type GrantListIndex, INDEX } from '../table-schema'
 import type { GrantPage } from './grants.store'
-import { type GrantListIndex, INDEX } from './table-schema'
 
 /**
  * A program's grants, newest first, a page at a time, from the listing index: the one reader of

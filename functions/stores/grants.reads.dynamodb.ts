@@ -2,10 +2,10 @@ import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb
 import type { ApiKeyRecord } from '../domain/api-key'
 import type { ProgramRecord } from '../domain/program'
 import { programRefusal } from '../domain/program'
+import { type GrantListIndex, INDEX } from '../table-schema'
 import { GrantLister } from './grant-listing.dynamodb'
 import { DynamoDbGrantStore, type TableNames } from './grants.dynamodb'
 import type { CallOptions, GrantPage, GrantReads, ListGrantsInput } from './grants.store'
-import { type GrantListIndex, INDEX } from './table-schema'
 
 /**
  * The reads of programs and grants for integrators and the management API: the grant path's store

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
 import type { MembershipRecord } from '../domain/people'
+import { INDEX } from '../table-schema'
 import type { CallOptions } from './grants.store'
-import { INDEX } from './table-schema'
 
 /** Reads of the memberships table that every management request makes. */
 export class DynamoDbMembershipReader {

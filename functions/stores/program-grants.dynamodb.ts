@@ -1,11 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { QueryCommand } from '@aws-sdk/lib-dynamodb'
 import type { GrantCursor, GrantRecord } from '../domain/grant'
+import { INDEX } from '../table-schema'
 import { type AdminStoreOptions, DynamoDbAdminBase, missingIndex } from './admin-writes.dynamodb'
 import type { AdminTableNames, Page } from './changes.store'
 import { GrantLister } from './grant-listing.dynamodb'
 import type { ProgramGrantPages } from './programs.store'
-import { INDEX } from './table-schema'
 
 /** A program's grants for the operator, from the index the stage's own listings read. */
 export class DynamoDbProgramGrantPages extends DynamoDbAdminBase implements ProgramGrantPages {

@@ -10,11 +10,11 @@ import {
   type TermsRecord,
   termsKey,
 } from '../domain/program-shards'
+import { INDEX } from '../table-schema'
 import { DynamoDbAdminBase, itemOf, missingIndex } from './admin-writes.dynamodb'
 import type { ChangeOptions } from './changes.store'
 import { batchGetAll, queryAll, scanAll } from './paging'
 import type { ProgramChange, ProgramStore } from './programs.store'
-import { INDEX } from './table-schema'
 
 /** The programs table: program heads and their counter shards (program-shards.ts). */
 export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramStore {

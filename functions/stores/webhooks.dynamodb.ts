@@ -86,7 +86,7 @@ export type PoolLowMark = {
 }
 
 /**
- * The webhooks table (functions/stores/table-schema.ts `webhooks`): an issuer's endpoints, their
+ * The webhooks table (functions/table-schema.ts `webhooks`): an issuer's endpoints, their
  * messages with the delivery log, and programs' pool-low marks. Outcomes are returned (as
  * members.dynamodb.ts's); only DynamoDB's own failures are thrown (a throttled transaction as
  * StoreUnavailable). Every read is strongly consistent: a change made a moment ago (an endpoint

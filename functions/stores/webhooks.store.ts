@@ -7,7 +7,7 @@ import type {
 } from '../domain/webhooks'
 
 /**
- * The webhooks table (functions/stores/table-schema.ts `webhooks`), as the use cases see it:
+ * The webhooks table (functions/table-schema.ts `webhooks`), as the use cases see it:
  * outcomes, never HTTP (as members.store.ts). Implemented by webhooks.dynamodb.ts. Every method
  * takes `{ signal }` (the request's or the invocation's deadline).
  */

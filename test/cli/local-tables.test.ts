@@ -5,12 +5,7 @@ import { newId } from '../../functions/domain/ids'
 import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
 import type { AdminTableNames } from '../../functions/stores/admin.store'
 import { DynamoDbGrantReads } from '../../functions/stores/grants.reads.dynamodb'
-import {
-  type IndexSchema,
-  TABLES,
-  type TableKey,
-  tableNames,
-} from '../../functions/stores/table-schema'
+import { type IndexSchema, TABLES, type TableKey, tableNames } from '../../functions/table-schema'
 import { ensureTables } from '../../local/tables'
 import { documentClient, dynamodb } from '../support/runtime'
 

@@ -18,7 +18,7 @@ import {
   type SendQuery,
 } from '../../functions/stores/grant-listing.dynamodb'
 import { DynamoDbGrantReads } from '../../functions/stores/grants.reads.dynamodb'
-import { type GrantListIndex, INDEX, tableNames } from '../../functions/stores/table-schema'
+import { type GrantListIndex, INDEX, tableNames } from '../../functions/table-schema'
 import { ensureTables } from '../../local/tables'
 import { type Issuer, newIssuer, request, startApi } from '../support/api'
 import { config, documentClient, dynamodb } from '../support/runtime'

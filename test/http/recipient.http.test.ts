@@ -15,7 +15,7 @@ import {
 import { LINKS_ANSWER } from '../../functions/domain/recipient-request.schema'
 import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
 import { DynamoDbProgramStore } from '../../functions/stores/programs.dynamodb'
-import { INDEX } from '../../functions/stores/table-schema'
+import { INDEX } from '../../functions/table-schema'
 import { LocalQueue, localQueueSender, pollOnce } from '../../local/queue'
 import { declaredAccess, recordAccess } from '../manage/grants-support'
 import {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CONSUMERS, type ConsumerSpec } from '../../functions/consumers'
 import { ROUTES, type Route } from '../../functions/routes'
-import { deployedIndexes, TABLES } from '../../functions/stores/table-schema'
+import { deployedIndexes, TABLES } from '../../functions/table-schema'
 import { TRANSACTION_CONFLICT_THRESHOLD } from '../../lib/service-alarms'
 import { functionsAlarmed, logicalIdOfTable, mathOf } from '../support/alarm-template'
 import {

@@ -14,7 +14,7 @@ import {
 import { WEBHOOK_RETRY_SCHEDULE_SECONDS } from '../../functions/domain/webhooks'
 import { ENV } from '../../functions/env-names'
 import { ROUTES, type Route } from '../../functions/routes'
-import { TABLES, type TableKey } from '../../functions/stores/table-schema'
+import { TABLES, type TableKey } from '../../functions/table-schema'
 import {
   GRANT_BATCH_ROWS_MAX_AGE_SECONDS,
   OFFER_MAIL_MAX_AGE_SECONDS,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CONSUMERS } from '../../functions/consumers'
 import { ROUTES, type Route } from '../../functions/routes'
-import { TABLES } from '../../functions/stores/table-schema'
+import { TABLES } from '../../functions/table-schema'
 import { TEMPLATE_PARAMETER_LIMIT } from '../../lib/alarms-stack'
 import { INLINE_POLICY_NAME } from '../../lib/inline-policy-role'
 import {

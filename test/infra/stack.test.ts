@@ -15,7 +15,7 @@ import {
   TABLES,
   type TableSchema,
   tableOutputKey,
-} from '../../functions/stores/table-schema'
+} from '../../functions/table-schema'
 import { TEMPLATE_PARAMETER_LIMIT } from '../../lib/alarms-stack'
 import { GrantTables } from '../../lib/grant-tables'
 import { INLINE_POLICY_NAME } from '../../lib/inline-policy-role'

@@ -14,7 +14,7 @@ import {
   TABLES,
   type TableKey,
   tableNames,
-} from '../../functions/stores/table-schema'
+} from '../../functions/table-schema'
 import { ensureTables } from '../../local/tables'
 import { seededRandom } from '../support/fault-injector'
 import { config } from '../support/runtime'

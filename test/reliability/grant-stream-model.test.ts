@@ -6,7 +6,7 @@ import {
 } from '../../bench/contention/grant-stream-model'
 import { consumerById } from '../../functions/consumers'
 import { createDynamoDbClient } from '../../functions/stores/dynamodb-client'
-import { tableNames } from '../../functions/stores/table-schema'
+import { tableNames } from '../../functions/table-schema'
 import { ensureTables } from '../../local/tables'
 import { config } from '../support/runtime'
 

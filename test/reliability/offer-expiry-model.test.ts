@@ -2,7 +2,7 @@ import { MODEL_DEFAULTS } from '../../bench/contention/dynamodb-model'
 import { runOfferExpiry, slotSpread } from '../../bench/contention/offer-expiry'
 import { TIMER_SLOTS } from '../../functions/domain/offer-timers'
 import { createDynamoDbClient } from '../../functions/stores/dynamodb-client'
-import { tableNames } from '../../functions/stores/table-schema'
+import { tableNames } from '../../functions/table-schema'
 import { ensureTables } from '../../local/tables'
 import { config } from '../support/runtime'
 

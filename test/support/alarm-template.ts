@@ -1,4 +1,4 @@
-import type { TABLES } from '../../functions/stores/table-schema'
+import type { TABLES } from '../../functions/table-schema'
 import { type CfnResource, type CfnTemplate, resourcesOfType } from './synth'
 
 /** What test/infra/alarms.test.ts and alarm-docs.test.ts read of the alarms' templates. */

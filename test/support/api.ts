@@ -21,7 +21,7 @@ import {
   type Send,
   scanAll as scanPages,
 } from '../../functions/stores/paging'
-import { INDEX } from '../../functions/stores/table-schema'
+import { INDEX } from '../../functions/table-schema'
 import { LOCAL_CONSUMERS } from '../../local/consumer-factories'
 import {
   buildRouteHandlers,

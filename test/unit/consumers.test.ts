@@ -12,7 +12,7 @@ import {
   QUEUES,
   STREAMS,
 } from '../../functions/consumers'
-import { TABLES, tableNames } from '../../functions/stores/table-schema'
+import { TABLES, tableNames } from '../../functions/table-schema'
 import { ensureTables } from '../../local/tables'
 import { config, dynamodb } from '../support/runtime'
 

@@ -5,7 +5,7 @@ import { newId } from '../../functions/domain/ids'
 import { toGrantResource } from '../../functions/http/grant-resource'
 import { grantCsvLine, toManagedGrant } from '../../functions/http/grant-view'
 import { listGrantPage, type QueryPage } from '../../functions/stores/grant-listing.dynamodb'
-import { INDEX } from '../../functions/stores/table-schema'
+import { INDEX } from '../../functions/table-schema'
 
 /**
  * The merge of a program's slots (functions/stores/grant-listing.dynamodb.ts) against an index of

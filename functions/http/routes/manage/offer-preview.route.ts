@@ -1,11 +1,10 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb'
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
 import type { Runtime } from '../../../composition'
 import { IssuerProgramNotFound } from '../../../domain/errors'
 import { GrantRequestSchema, LIMITS } from '../../../domain/grant-request.schema'
-import type { ProgramRecord } from '../../../domain/program'
 import { renderOfferPreview } from '../../../mail/offer-mail'
 import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
+import { DynamoDbOfferPreviewReader } from '../../../stores/offer-preview.dynamodb'
 import { manageHandler } from '../../manage-handler'
 import { manageJson } from '../../manage-http'
 import type { JsonEvent } from '../../middleware'
@@ -28,6 +27,7 @@ const PREVIEW_ORIGIN = 'https://offer.example'
 export const makeOfferPreviewHandler = (runtime: Runtime) => {
   const { documentClient, config, clock } = runtime
   const memberships = new DynamoDbMembershipReader(documentClient, config.tables)
+  const previews = new DynamoDbOfferPreviewReader(documentClient, config.tables)
   const origin = config.mail.recipientOrigin ?? PREVIEW_ORIGIN
   return manageHandler<Event>(
     'OfferPreview',
@@ -35,22 +35,10 @@ export const makeOfferPreviewHandler = (runtime: Runtime) => {
     async ({ event, deadline, membership }) => {
       const programId = checkProgramId(event.pathParameters?.programId)
       const body = GrantRequestSchema.parse(event.body)
-      const options = { abortSignal: deadline.signal }
-      const [{ Item: program }, { Item: issuer }] = await Promise.all([
-        documentClient.send(
-          new GetCommand({ TableName: config.tables.programs, Key: { programId } }),
-          options,
-        ) as Promise<{ Item?: ProgramRecord }>,
-        documentClient.send(
-          new GetCommand({
-            TableName: config.tables.issuers,
-            Key: { issuerId: membership?.issuerId ?? '' },
-            ProjectionExpression: '#name',
-            ExpressionAttributeNames: { '#name': 'name' },
-          }),
-          options,
-        ) as Promise<{ Item?: { name?: string } }>,
-      ])
+      const { program, issuerName } = await previews.sources(
+        { programId, issuerId: membership?.issuerId ?? '' },
+        { signal: deadline.signal },
+      )
       if (program === undefined || program.issuerId !== membership?.issuerId) {
         throw new IssuerProgramNotFound(programId)
       }
@@ -61,7 +49,7 @@ export const makeOfferPreviewHandler = (runtime: Runtime) => {
           email: body.recipient.email,
           ...(body.recipient.name ? { name: body.recipient.name } : {}),
         },
-        issuerName: issuer?.name,
+        issuerName,
         program: {
           name: program.name,
           description: program.description,
