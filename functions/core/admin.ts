@@ -22,6 +22,7 @@ import { idPattern, newId } from '../domain/ids'
 import {
   applyOfferSettings,
   checkOfferSettings,
+  type OfferSettingsChange,
   type OfferSettingsInput,
 } from '../domain/offer-settings'
 import { type Actor, type AuditEntry, actorLabel, OPERATOR } from '../domain/people'
@@ -32,6 +33,8 @@ import {
   type ProgramStatus,
 } from '../domain/program'
 import { isValidShardCount, poolRemaining, shardsForPool } from '../domain/program-shards'
+import { LOST_RACE, optimisticUpdate } from '../runtime/optimistic-update'
+import { RETRY } from '../runtime/retry-policies'
 import type { AdminStore } from '../stores/admin.store'
 import type { AdminKeyRecord } from '../stores/api-keys.store'
 import { auditEntry } from '../stores/audit'
@@ -82,6 +85,24 @@ export const programView = ({ shards: _, ...program }: ProgramRecord): ProgramVi
   ...program,
   pool: program.pool ?? null,
   remaining: poolRemaining(program.pool, program.issued),
+})
+
+/** The audit details of an offer-settings change: what changed, never the texts. */
+const offerSettingsDetails = (
+  change: OfferSettingsChange,
+  set: ReturnType<typeof applyOfferSettings>['set'],
+  termsChanged: boolean,
+): AuditEntry['details'] => ({
+  ...(set.offerDays === undefined ? {} : { offerDays: set.offerDays }),
+  ...(change.minAge === undefined ? {} : { minAge: change.minAge }),
+  ...(change.countries === undefined ? {} : { countries: change.countries?.join(',') ?? null }),
+  ...(change.poolLowThreshold === undefined ? {} : { poolLowThreshold: change.poolLowThreshold }),
+  ...(change.description === undefined
+    ? {}
+    : { description: change.description === null ? 'removed' : 'changed' }),
+  ...(termsChanged && set.terms
+    ? { termsVersion: set.terms.version, terms: 'url' in set.terms ? 'url' : 'text' }
+    : {}),
 })
 
 export const AUDIT_PAGE = { default: 50, max: 100 } as const
@@ -243,28 +264,37 @@ export const makeAdmin = (
       action: ProgramAction,
       scope?: Scope,
     ): Promise<ProgramRecord> {
-      let program = await requireProgram(programId, scope)
       const { to, from } = PROGRAM_TRANSITIONS[action]
-      for (let attempt = 1; ; attempt++) {
-        if (!from.includes(program.status)) throw programRefused(programId, action, program.status)
-        const seen = program.status
-        const outcome = await orBusy(`${GERUND[action]} program ${programId}`, () =>
-          store.setProgramStatus(programId, to, [seen], {
-            ...(scope?.issuerId === undefined ? {} : { issuerId: scope.issuerId }),
-            audit: audit(
-              program.issuerId,
-              `program.${action}`,
-              { type: 'program', id: programId },
-              { from: seen, to },
-            ),
-          }),
-        )
-        if (outcome.kind === 'changed') return { ...program, status: to }
-        if (outcome.kind === 'not_found') throw new NotFound('program', programId)
-        // The head as it was: its status; the totals read first stay (a head alone has no sums).
-        program = { ...program, status: outcome.current.status }
-        if (attempt === 3) throw programRefused(programId, action, program.status)
-      }
+      // The head as the last refusal told it: its status; the totals read first stay.
+      let latest = await requireProgram(programId, scope)
+      return optimisticUpdate(latest, {
+        policy: RETRY.managementRace,
+        reread: async () => latest,
+        exhausted: () => {
+          throw programRefused(programId, action, latest.status)
+        },
+        attempt: async (program) => {
+          if (!from.includes(program.status)) {
+            throw programRefused(programId, action, program.status)
+          }
+          const seen = program.status
+          const outcome = await orBusy(`${GERUND[action]} program ${programId}`, () =>
+            store.setProgramStatus(programId, to, [seen], {
+              ...(scope?.issuerId === undefined ? {} : { issuerId: scope.issuerId }),
+              audit: audit(
+                program.issuerId,
+                `program.${action}`,
+                { type: 'program', id: programId },
+                { from: seen, to },
+              ),
+            }),
+          )
+          if (outcome.kind === 'changed') return { ...program, status: to }
+          if (outcome.kind === 'not_found') throw new NotFound('program', programId)
+          latest = { ...program, status: outcome.current.status }
+          return LOST_RACE
+        },
+      })
     },
 
     /**
@@ -279,64 +309,53 @@ export const makeAdmin = (
     ): Promise<ProgramRecord> {
       const checked = checkOfferSettings(input)
       if ('problems' in checked) throw new InvalidInput(checked.problems)
-      let program = await requireProgram(programId, scope)
-      for (let attempt = 1; ; attempt++) {
-        const { set, remove, termsChanged } = applyOfferSettings(program, checked.change)
-        // The same terms again, and nothing else: nothing to write, nothing to audit.
-        if (Object.keys(set).length === 0 && remove.length === 0) return program
-        const details: AuditEntry['details'] = {
-          ...(set.offerDays === undefined ? {} : { offerDays: set.offerDays }),
-          ...(checked.change.minAge === undefined ? {} : { minAge: checked.change.minAge }),
-          ...(checked.change.countries === undefined
-            ? {}
-            : { countries: checked.change.countries?.join(',') ?? null }),
-          ...(checked.change.poolLowThreshold === undefined
-            ? {}
-            : { poolLowThreshold: checked.change.poolLowThreshold }),
-          ...(checked.change.description === undefined
-            ? {}
-            : { description: checked.change.description === null ? 'removed' : 'changed' }),
-          ...(termsChanged && set.terms
-            ? { termsVersion: set.terms.version, terms: 'url' in set.terms ? 'url' : 'text' }
-            : {}),
-        }
-        const outcome = await orBusy(`Changing the offer settings of program ${programId}`, () =>
-          store.setOfferSettings(
-            programId,
-            { set, remove, termsVersion: program.terms?.version },
-            {
-              ...(scope?.issuerId === undefined ? {} : { issuerId: scope.issuerId }),
-              audit: audit(
-                program.issuerId,
-                'program.offer_settings',
-                { type: 'program', id: programId },
-                details,
-              ),
-            },
-          ),
-        )
-        if (outcome.kind === 'not_found') throw new NotFound('program', programId)
-        if (outcome.kind === 'changed') {
-          const next: ProgramRecord = { ...program, ...set }
-          for (const field of remove) delete next[field]
-          return next
-        }
-        // Another change of the terms won: decide again from the head as it is now (the
-        // counters summed at the first read stay: a head alone has no sums).
-        // A head keeps only `hasText`: its text (to compare with) is read with it again.
-        const { issued, remaining } = program
-        program = outcome.current.terms?.hasText
-          ? await requireProgram(programId, scope)
-          : { ...outcome.current, issued, ...(remaining === undefined ? {} : { remaining }) }
-        if (attempt === 3) {
+      let latest = await requireProgram(programId, scope)
+      return optimisticUpdate(latest, {
+        policy: RETRY.managementRace,
+        reread: async () => latest,
+        exhausted: () => {
           throw new StateConflict(
             'program',
             programId,
-            program.status,
+            latest.status,
             `The terms of program ${programId} changed while saving; reload and try again.`,
           )
-        }
-      }
+        },
+        attempt: async (program) => {
+          const { set, remove, termsChanged } = applyOfferSettings(program, checked.change)
+          // The same terms again, and nothing else: nothing to write, nothing to audit.
+          if (Object.keys(set).length === 0 && remove.length === 0) return program
+          const outcome = await orBusy(`Changing the offer settings of program ${programId}`, () =>
+            store.setOfferSettings(
+              programId,
+              { set, remove, termsVersion: program.terms?.version },
+              {
+                ...(scope?.issuerId === undefined ? {} : { issuerId: scope.issuerId }),
+                audit: audit(
+                  program.issuerId,
+                  'program.offer_settings',
+                  { type: 'program', id: programId },
+                  offerSettingsDetails(checked.change, set, termsChanged),
+                ),
+              },
+            ),
+          )
+          if (outcome.kind === 'not_found') throw new NotFound('program', programId)
+          if (outcome.kind === 'changed') {
+            const next: ProgramRecord = { ...program, ...set }
+            for (const field of remove) delete next[field]
+            return next
+          }
+          // Another change of the terms won: decide again from the head as it is now (the
+          // counters summed at the first read stay: a head alone has no sums).
+          // A head keeps only `hasText`: its text (to compare with) is read with it again.
+          const { issued, remaining } = program
+          latest = outcome.current.terms?.hasText
+            ? await requireProgram(programId, scope)
+            : { ...outcome.current, issued, ...(remaining === undefined ? {} : { remaining }) }
+          return LOST_RACE
+        },
+      })
     },
 
     async createKey(input: {

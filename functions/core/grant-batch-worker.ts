@@ -14,7 +14,7 @@ import {
 import { DomainError } from '../domain/errors'
 import { startDeadline } from '../runtime/deadline'
 import { logger } from '../runtime/logger'
-import { backoffDelay, retrying } from '../runtime/retry'
+import { retrying } from '../runtime/retry'
 import { RETRY } from '../runtime/retry-policies'
 import { sleep as realSleep } from '../runtime/sleep'
 import { auditEntry } from '../stores/audit'
@@ -137,8 +137,6 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     sleep = realSleep,
     random = Math.random,
   } = deps
-  /** The wait after a row's `attempt + 1`-th failed try: the store calls' backoff. */
-  const backoff = (attempt: number) => backoffDelay(RETRY.batchStore, attempt + 1, random)
 
   const handleChunk = async (
     message: BatchRowsMessage,
@@ -223,52 +221,59 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     }
 
     /** One row through the grant use case, until it has an answer that will not change. */
-    const grantRow = async (row: StoredRow): Promise<RowResult | 'time_up'> => {
-      for (let attempt = 0; ; attempt++) {
-        const deadline = startDeadline(
-          {
-            getRemainingTimeInMillis: () =>
-              Math.max(0, Math.min(WORKER_BUDGET.rowBudgetMs, rowsEnd - now())),
-          },
-          now,
-        )
-        try {
-          const { grant } = await grantTokens({
-            member: {
-              issuerId: batch.issuerId,
-              sentBy: batch.createdBy,
-              mode: batch.mode,
-              batch: { batchId, row: row.row },
+    const grantRow = (row: StoredRow) =>
+      retrying<RowResult | 'time_up'>(
+        async () => {
+          const deadline = startDeadline(
+            {
+              getRemainingTimeInMillis: () =>
+                Math.max(0, Math.min(WORKER_BUDGET.rowBudgetMs, rowsEnd - now())),
             },
-            programId: batch.program,
-            idempotencyKey: rowIdempotencyKey(batchId, row.row),
-            body: {
-              recipient: {
-                email: row.email,
-                ...(row.name === undefined ? {} : { name: row.name }),
+            now,
+          )
+          try {
+            const { grant } = await grantTokens({
+              member: {
+                issuerId: batch.issuerId,
+                sentBy: batch.createdBy,
+                mode: batch.mode,
+                batch: { batchId, row: row.row },
               },
-              reason: row.reason ?? batch.reason,
-              amount: row.amount,
-            },
-            deadline,
-          })
-          return { status: 'granted', grantId: grant.grantId }
-        } catch (error) {
-          if (!isTransient(error)) {
+              programId: batch.program,
+              idempotencyKey: rowIdempotencyKey(batchId, row.row),
+              body: {
+                recipient: {
+                  email: row.email,
+                  ...(row.name === undefined ? {} : { name: row.name }),
+                },
+                reason: row.reason ?? batch.reason,
+                amount: row.amount,
+              },
+              deadline,
+            })
+            return { status: 'granted', grantId: grant.grantId } as const
+          } catch (error) {
             // The grant's own refusal (validation, pool, program): this row fails.
-            if (error instanceof DomainError) {
-              return { status: 'failed', code: error.code, message: error.detail }
+            if (!isTransient(error) && error instanceof DomainError) {
+              return { status: 'failed', code: error.code, message: error.detail } as const
             }
             throw error
+          } finally {
+            deadline.dispose()
           }
-          const pause = backoff(attempt)
-          if (now() + pause >= stopAt) return 'time_up'
-          await sleep(pause, runSignal)
-        } finally {
-          deadline.dispose()
-        }
-      }
-    }
+        },
+        {
+          backoff: RETRY.batchStore,
+          again: isTransient,
+          // No row waits past the last moment a row may start.
+          until: stopAt,
+          exhausted: () => 'time_up' as const,
+          signal: runSignal,
+          sleep,
+          random,
+          now,
+        },
+      )
 
     // Rows from `before` on, `rowsInParallel` at a time; results land in their row's place.
     const results: (RowResult | undefined)[] = chunk.results.slice()

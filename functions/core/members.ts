@@ -21,6 +21,9 @@ import { zodIssuesToFieldErrors } from '../domain/validation'
 import type { IdentityProvider } from '../identity/identity-provider'
 import { renderAddedMessage } from '../identity/invitation-message'
 import type { Mailer } from '../mail/mailer'
+import { LOST_RACE, optimisticUpdate } from '../runtime/optimistic-update'
+import { RETRY } from '../runtime/retry-policies'
+import { sleep as realSleep } from '../runtime/sleep'
 import { auditEntry } from '../stores/audit'
 import type { MembersStore, WriteOutcome } from '../stores/members.store'
 
@@ -71,7 +74,7 @@ export type MembersDeps = {
    * an item, the member or the other owner changed between the read and the write).
    */
   attempts?: number
-  sleep?: (ms: number) => Promise<void>
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
 }
 
 const ISSUER_ID = idPattern('issuer')
@@ -113,8 +116,8 @@ export type Emailed = 'invitation' | 'added' | 'none'
 export const makeMembers = (deps: MembersDeps) => {
   const { store } = deps
   const now = deps.now ?? Date.now
-  const attempts = deps.attempts ?? 5
-  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
+  const attempts = deps.attempts ?? RETRY.memberChange.attempts
+  const sleep = deps.sleep ?? realSleep
 
   const audit = (
     issuerId: string,
@@ -162,23 +165,32 @@ export const makeMembers = (deps: MembersDeps) => {
 
   /**
    * Runs one read-then-write change until it is written or refused: a stale read, an owner who
-   * stopped being one, or a transaction conflict make it read again (after a short jittered
+   * stopped being one, or a transaction conflict make it read again (after RETRY.memberChange's
    * pause), up to `attempts` sends; then `409 request_conflict`, nothing written.
    */
-  const retrying = async <T>(
+  const retrying = <T>(
     signal: AbortSignal | undefined,
     attempt: () => Promise<{ outcome: WriteOutcome; value: T }>,
-  ): Promise<T> => {
-    for (let n = 1; ; n++) {
-      const { outcome, value } = await attempt()
-      if (outcome === 'done') return value
-      if (outcome === 'unavailable') throw new ServiceUnavailable()
-      if (n >= attempts) throw new RequestConflict()
-      signal?.throwIfAborted()
-      const delay = Math.min(400, 20 * 2 ** n)
-      await sleep(delay / 2 + Math.random() * (delay / 2))
-    }
-  }
+  ): Promise<T> =>
+    optimisticUpdate(undefined, {
+      attempt: async () => {
+        const { outcome, value } = await attempt()
+        if (outcome === 'done') return value
+        if (outcome === 'unavailable') throw new ServiceUnavailable()
+        return LOST_RACE
+      },
+      // Each try reads what it needs itself.
+      reread: async () => undefined,
+      exhausted: () => {
+        throw new RequestConflict()
+      },
+      policy: { ...RETRY.memberChange, attempts },
+      signal,
+      sleep: async (ms, aborted) => {
+        aborted?.throwIfAborted()
+        await sleep(ms, aborted)
+      },
+    })
 
   /** The "added to an issuer" e-mail to a person with a password of their own. */
   const sendAdded = async (member: MembershipRecord, issuerName: string, signal?: AbortSignal) => {

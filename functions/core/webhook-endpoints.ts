@@ -29,7 +29,9 @@ import {
   webhookEventId,
   webhookMessageId,
 } from '../domain/webhooks'
+import { LOST_RACE, optimisticUpdate } from '../runtime/optimistic-update'
 import { QueueRefused, type QueueSender, sendAll } from '../runtime/queue-sender'
+import { RETRY } from '../runtime/retry-policies'
 import type { SecretBox } from '../runtime/secret-box'
 import { auditEntry } from '../stores/audit'
 import { busy, throttled } from '../stores/store-errors'
@@ -181,9 +183,6 @@ export type EndpointChange = {
   description?: unknown
 }
 
-/** A conditional write lost to another change this often in a row: the caller retries. */
-const STALE_ATTEMPTS = 3
-
 export const makeWebhookEndpoints = (deps: WebhookEndpointsDeps) => {
   const { store, clock } = deps
 
@@ -242,21 +241,32 @@ export const makeWebhookEndpoints = (deps: WebhookEndpointsDeps) => {
     auditOf: (next: WebhookEndpointRecord, current: WebhookEndpointRecord) => AuditEntry,
   ) => {
     const started = clock()
-    for (let attempt = 1; ; attempt++) {
-      const current = await requireEndpoint(caller, endpointId)
-      const next = await change(current, clock())
-      const outcome = await store.replaceEndpoint(
-        { ...next, version: current.version + 1 },
-        current.version,
-        auditOf(next, current),
-        { signal: caller.signal },
-      )
-      if (outcome === 'done') return { ...next, version: current.version + 1 }
-      if (outcome === 'missing') throw new WebhookEndpointNotFound(endpointId)
-      if (attempt === STALE_ATTEMPTS) {
-        throw busy(attempt, clock() - started, `Changing webhook endpoint ${endpointId}`)
-      }
-    }
+    return optimisticUpdate(undefined, {
+      policy: RETRY.managementRace,
+      signal: caller.signal,
+      // Each try reads the endpoint itself.
+      reread: async () => undefined,
+      exhausted: () => {
+        throw busy(
+          RETRY.managementRace.attempts,
+          clock() - started,
+          `Changing webhook endpoint ${endpointId}`,
+        )
+      },
+      attempt: async () => {
+        const current = await requireEndpoint(caller, endpointId)
+        const next = await change(current, clock())
+        const outcome = await store.replaceEndpoint(
+          { ...next, version: current.version + 1 },
+          current.version,
+          auditOf(next, current),
+          { signal: caller.signal },
+        )
+        if (outcome === 'done') return { ...next, version: current.version + 1 }
+        if (outcome === 'missing') throw new WebhookEndpointNotFound(endpointId)
+        return LOST_RACE
+      },
+    })
   }
 
   return {
