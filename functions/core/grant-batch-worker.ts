@@ -2,7 +2,6 @@ import { setMaxListeners } from 'node:events'
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { BATCH_WORK, consumerById, GRANT_BATCH_ROWS_QUEUE } from '../consumers'
 import {
-  BATCH_ID,
   type BatchChunk,
   type BatchRecord,
   type BatchRowsMessage,
@@ -20,6 +19,7 @@ import { sleep as realSleep } from '../runtime/sleep'
 import { auditEntry } from '../stores/audit'
 import type { DynamoDbBatchStore } from '../stores/batches.dynamodb'
 import { transientKind } from '../stores/store-errors'
+import { readBatchRowsMessage } from './batch-rows-message.schema'
 import type { GrantTokensInput, GrantTokensResult } from './grant-tokens'
 
 /**
@@ -70,22 +70,11 @@ const isTransient = (error: unknown) =>
     ? error.code === 'service_unavailable' || error.code === 'request_conflict'
     : transientKind(error) !== undefined
 
-/** The chunk message in a record, or why it is none. */
+/** The chunk message in a record; none: a PoisonMessage saying why. */
 export const parseBatchRowsMessage = (body: string): BatchRowsMessage => {
-  let value: unknown
-  try {
-    value = JSON.parse(body)
-  } catch {
-    throw new PoisonMessage('The message body is not JSON')
-  }
-  const { batchId, chunk } = (value ?? {}) as Partial<BatchRowsMessage>
-  if (typeof batchId !== 'string' || !BATCH_ID.test(batchId)) {
-    throw new PoisonMessage('The message has no valid batchId')
-  }
-  if (typeof chunk !== 'number' || !Number.isInteger(chunk) || chunk < 0) {
-    throw new PoisonMessage('The message has no valid chunk')
-  }
-  return { batchId, chunk }
+  const read = readBatchRowsMessage(body)
+  if ('problem' in read) throw new PoisonMessage(read.problem)
+  return read.message
 }
 
 type ChunkOutcome = 'done' | 'again'

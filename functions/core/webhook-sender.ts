@@ -22,6 +22,7 @@ import { type QueueEntry, type QueueSender, sendAll } from '../runtime/queue-sen
 import type { WebhookHttp } from '../runtime/safe-http'
 import { auditEntry } from '../stores/audit'
 import type { DynamoDbWebhookStore } from '../stores/webhooks.dynamodb'
+import { parseWebhookQueueMessage } from './webhook-queue-message.schema'
 
 /**
  * The WebhookSender consumer (functions/consumers.ts; docs/webhooks.md): the Webhooks queue's
@@ -125,66 +126,6 @@ const LAST_SUCCESS_EVERY_MS = 60_000
 const POOL_MOVES = new Set(['grant.created', 'grant.rejected', 'grant.expired', 'grant.canceled'])
 
 const isString = (v: unknown): v is string => typeof v === 'string' && v !== ''
-const isMode = (v: unknown): v is Mode => v === 'TEST' || v === 'LIVE'
-
-/** A message body this queue's senders could have written, or undefined. */
-export const parseWebhookQueueMessage = (body: string): WebhookQueueMessage | undefined => {
-  let value: unknown
-  try {
-    value = JSON.parse(body)
-  } catch {
-    return undefined
-  }
-  if (typeof value !== 'object' || value === null) return undefined
-  const m = value as Record<string, unknown>
-  if (m.kind === 'event') {
-    const e = m.event as Record<string, unknown> | undefined
-    if (
-      typeof e !== 'object' ||
-      e === null ||
-      !isString(e.eventId) ||
-      !isString(e.type) ||
-      !isString(e.issuerId) ||
-      !isMode(e.mode) ||
-      !isString(e.occurredAt) ||
-      Number.isNaN(Date.parse(e.occurredAt)) ||
-      typeof e.data !== 'object' ||
-      e.data === null
-    ) {
-      return undefined
-    }
-    return { kind: 'event', event: e as unknown as WebhookEvent }
-  }
-  if (m.kind === 'delivery') {
-    if (
-      !isString(m.issuerId) ||
-      !isString(m.endpointId) ||
-      !isString(m.messageId) ||
-      !Number.isInteger(m.attempt) ||
-      (m.attempt as number) < 0 ||
-      !['auto', 'replay', 'test'].includes(m.trigger as string) ||
-      (m.notBefore !== undefined &&
-        !(isString(m.notBefore) && !Number.isNaN(Date.parse(m.notBefore))))
-    ) {
-      return undefined
-    }
-    return m as unknown as WebhookQueueMessage
-  }
-  if (m.kind === 'replay') {
-    if (
-      !isString(m.issuerId) ||
-      !isString(m.endpointId) ||
-      !isString(m.since) ||
-      Number.isNaN(Date.parse(m.since)) ||
-      (m.cursor !== undefined && !isString(m.cursor))
-    ) {
-      return undefined
-    }
-    return m as unknown as WebhookQueueMessage
-  }
-  return undefined
-}
-
 type Delivery = Extract<WebhookQueueMessage, { kind: 'delivery' }>
 type Replay = Extract<WebhookQueueMessage, { kind: 'replay' }>
 
