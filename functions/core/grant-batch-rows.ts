@@ -181,25 +181,25 @@ export const rowGranter =
  * started end canceled), or at an error that is not the row's own (`fatal`, rethrown after the
  * commit of what was done).
  */
-export const runRows = async ({
-  chunk,
-  before,
-  slots,
-  rowsInParallel,
-  grantRow,
-  watch,
-  stopAt,
-  now,
-}: {
-  chunk: BatchChunk
-  before: number
-  slots: Slots
-  rowsInParallel: number
-  grantRow: (row: StoredRow) => Promise<RowResult | 'time_up'>
-  watch: CancelWatch
-  stopAt: number
-  now: () => number
-}) => {
+export const runRows = async (
+  chunk: BatchChunk,
+  before: number,
+  {
+    slots,
+    rowsInParallel,
+    grantRow,
+    watch,
+    stopAt,
+    now,
+  }: {
+    slots: Slots
+    rowsInParallel: number
+    grantRow: (row: StoredRow) => Promise<RowResult | 'time_up'>
+    watch: CancelWatch
+    stopAt: number
+    now: () => number
+  },
+) => {
   const results: (RowResult | undefined)[] = chunk.results.slice()
   let next = before
   let fatal: unknown

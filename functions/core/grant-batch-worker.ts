@@ -188,22 +188,18 @@ const chunkHandler =
       return 'done'
     }
 
-    // A cancel stops the rows not yet started; it is looked for while the chunk runs.
-    const watch = cancelWatch(
-      () => batches.getBatch(batchId, { signal: runSignal }),
-      now,
-      batch.cancelRequestedAt !== undefined,
-    )
-    const grantRow = rowGranter({ batch, budget, grantTokens, sleep, random, now })
-    const { results, fatal } = await runRows({
-      chunk,
-      before,
+    const { results, fatal } = await runRows(chunk, before, {
       slots,
       rowsInParallel,
-      grantRow,
-      watch,
       stopAt,
       now,
+      // A cancel stops the rows not yet started; it is looked for while the chunk runs.
+      watch: cancelWatch(
+        () => batches.getBatch(batchId, { signal: runSignal }),
+        now,
+        batch.cancelRequestedAt !== undefined,
+      ),
+      grantRow: rowGranter({ batch, budget, grantTokens, sleep, random, now }),
     })
 
     // The chunk's results from the front, as far as every row has one.

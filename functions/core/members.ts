@@ -129,14 +129,14 @@ const memberChanges = ({
 
 /** Inviting a person, and sending a pending invitation again. */
 const invitations = ({
-  store,
-  deps,
-  now,
   audit,
-  requireMember,
-  requireIssuerName,
-  retrying,
+  deps,
   notifyExisting,
+  now,
+  requireIssuerName,
+  requireMember,
+  retrying,
+  store,
 }: MemberSteps) => ({
   /**
    * Invites a person by e-mail into the issuer with a role: `invited` until they next sign in,
