@@ -122,7 +122,7 @@ export const memberSteps = (deps: MembersDeps) => {
    * stopped being one, or a transaction conflict make it read again (after RETRY.memberChange's
    * pause), up to `attempts` sends; then `409 request_conflict`, nothing written.
    */
-  const retrying = <T>(
+  const readDecideWrite = <T>(
     signal: AbortSignal | undefined,
     attempt: () => Promise<{ outcome: WriteOutcome; value: T }>,
   ): Promise<T> =>
@@ -209,7 +209,7 @@ export const memberSteps = (deps: MembersDeps) => {
     requireMember,
     requireIssuerName,
     witnessFor,
-    retrying,
+    readDecideWrite,
     notifyExisting,
   }
 }

@@ -54,7 +54,7 @@ const memberChanges = ({
   requireMember,
   requireIssuerName,
   witnessFor,
-  retrying,
+  readDecideWrite,
 }: MemberSteps) => ({
   /** The issuer's name; `issuer_not_found` when there is none (the CLI checks ids with it). */
   issuerName: (issuerId: string, signal?: AbortSignal) => requireIssuerName(issuerId, signal),
@@ -84,7 +84,7 @@ const memberChanges = ({
    */
   async changeRole(issuerId: string, memberId: string, body: unknown, caller: Caller) {
     const { role } = parse(ChangeRoleSchema, body)
-    return retrying(caller.signal, async () => {
+    return readDecideWrite(caller.signal, async () => {
       const current = await requireMember(issuerId, memberId, caller)
       if (current.role === role) {
         return {
@@ -112,7 +112,7 @@ const memberChanges = ({
    * here any more. The last owner cannot be removed (`409 last_owner`).
    */
   async remove(issuerId: string, memberId: string, caller: Caller): Promise<MemberView> {
-    return retrying(caller.signal, async () => {
+    return readDecideWrite(caller.signal, async () => {
       const current = await requireMember(issuerId, memberId, caller)
       const witness =
         current.role === 'owner' ? await witnessFor(current, caller.signal) : undefined
@@ -135,7 +135,7 @@ const invitations = ({
   now,
   requireIssuerName,
   requireMember,
-  retrying,
+  readDecideWrite,
   store,
 }: MemberSteps) => ({
   /**
@@ -175,7 +175,7 @@ const invitations = ({
       createdAt: new Date(now()).toISOString(),
       invitedBy: actorLabel(caller.actor),
     }
-    const member = await retrying(caller.signal, async () => {
+    const member = await readDecideWrite(caller.signal, async () => {
       // No word of whether an account existed: owners and viewers read the audit log.
       const entry = audit(issuerId, caller, 'member.invite', account.sub, { email, role })
       const outcome = await store.add(record, entry, { signal: caller.signal })
@@ -215,7 +215,7 @@ const invitations = ({
     if (current.status === 'active') throw new MemberActive()
     const issuerName = await requireIssuerName(issuerId, caller.signal)
     await notifyExisting(current, issuerName, 'invited', caller.signal)
-    return retrying(caller.signal, async () => {
+    return readDecideWrite(caller.signal, async () => {
       const entry = audit(issuerId, caller, 'member.resend', memberId, { email: current.email })
       const outcome = await store.recordResend(current, entry, { signal: caller.signal })
       if (outcome === 'stale') {
