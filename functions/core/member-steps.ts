@@ -62,6 +62,66 @@ const isRefusedAsActive = (error: unknown) =>
  */
 export type Emailed = 'invitation' | 'added' | 'none'
 
+/** The e-mail to a person who already has an account (invited, or added to another issuer). */
+const notices = ({ store, ...deps }: MembersDeps) => {
+  /** The "added to an issuer" e-mail to a person with a password of their own. */
+  const sendAdded = async (member: MembershipRecord, issuerName: string, signal?: AbortSignal) => {
+    const mail = deps.mail?.()
+    const message =
+      mail &&
+      renderAddedMessage({
+        consoleUrl: mail.consoleUrl,
+        email: member.email,
+        issuerName,
+        role: member.role,
+        addedBy: member.invitedBy,
+      })
+    const outcome =
+      mail && message
+        ? await mail.mailer.send({ to: member.email, ...message }, { signal })
+        : 'no_sender'
+    if (outcome === 'no_sender') {
+      // Never the address: the ids say who, docs/management-api.md why (no SES identity here).
+      deps.warn?.('no mail sender configured: the added member was not e-mailed', {
+        issuerId: member.issuerId,
+        memberId: member.sub,
+      })
+      return 'none' as const
+    }
+    return 'added' as const
+  }
+
+  /**
+   * Tells a person who already has an account about `member`: a new invitation e-mail naming
+   * every issuer with a pending invitation (this one first) while they have not signed in yet,
+   * otherwise the e-mail saying who added them. `status` is the account's as last seen; a
+   * provider refusal because they have set a password since settles it.
+   */
+  const notifyExisting = async (
+    member: MembershipRecord,
+    issuerName: string,
+    status: 'invited' | 'active',
+    signal?: AbortSignal,
+  ): Promise<Emailed> => {
+    if (status === 'invited') {
+      const otherIssuerNames = await store.pendingIssuerNames(member.sub, member.issuerId, {
+        signal,
+      })
+      try {
+        await deps
+          .identity()
+          .resendInvitation({ email: member.email, issuerName, otherIssuerNames })
+        return 'invitation'
+      } catch (error) {
+        if (!isRefusedAsActive(error)) throw error
+      }
+    }
+    return sendAdded(member, issuerName, signal)
+  }
+
+  return { notifyExisting }
+}
+
 /**
  * What the member use cases (core/members.ts) share: the audit entry of a change, the look-ups
  * that answer another issuer's member as a missing one, the owner check, the one retry of a
@@ -146,61 +206,6 @@ export const memberSteps = (deps: MembersDeps) => {
       },
     })
 
-  /** The "added to an issuer" e-mail to a person with a password of their own. */
-  const sendAdded = async (member: MembershipRecord, issuerName: string, signal?: AbortSignal) => {
-    const mail = deps.mail?.()
-    const message =
-      mail &&
-      renderAddedMessage({
-        consoleUrl: mail.consoleUrl,
-        email: member.email,
-        issuerName,
-        role: member.role,
-        addedBy: member.invitedBy,
-      })
-    const outcome =
-      mail && message
-        ? await mail.mailer.send({ to: member.email, ...message }, { signal })
-        : 'no_sender'
-    if (outcome === 'no_sender') {
-      // Never the address: the ids say who, docs/management-api.md why (no SES identity here).
-      deps.warn?.('no mail sender configured: the added member was not e-mailed', {
-        issuerId: member.issuerId,
-        memberId: member.sub,
-      })
-      return 'none' as const
-    }
-    return 'added' as const
-  }
-
-  /**
-   * Tells a person who already has an account about `member`: a new invitation e-mail naming
-   * every issuer with a pending invitation (this one first) while they have not signed in yet,
-   * otherwise the e-mail saying who added them. `status` is the account's as last seen; a
-   * provider refusal because they have set a password since settles it.
-   */
-  const notifyExisting = async (
-    member: MembershipRecord,
-    issuerName: string,
-    status: 'invited' | 'active',
-    signal?: AbortSignal,
-  ): Promise<Emailed> => {
-    if (status === 'invited') {
-      const otherIssuerNames = await store.pendingIssuerNames(member.sub, member.issuerId, {
-        signal,
-      })
-      try {
-        await deps
-          .identity()
-          .resendInvitation({ email: member.email, issuerName, otherIssuerNames })
-        return 'invitation'
-      } catch (error) {
-        if (!isRefusedAsActive(error)) throw error
-      }
-    }
-    return sendAdded(member, issuerName, signal)
-  }
-
   return {
     store,
     deps,
@@ -210,7 +215,7 @@ export const memberSteps = (deps: MembersDeps) => {
     requireIssuerName,
     witnessFor,
     readDecideWrite,
-    notifyExisting,
+    ...notices(deps),
   }
 }
 
