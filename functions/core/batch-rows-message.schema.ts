@@ -1,6 +1,7 @@
 // zod/mini, as the other schemas: the GrantBatchWorker's cold start stays short.
 import * as z from 'zod/mini'
 import { BATCH_ID, type BatchRowsMessage } from '../domain/batch'
+import { readJsonWith } from '../domain/validation'
 
 /**
  * The message of the GrantBatchRows queue as its producer writes it (batch-commit.ts sendChunks,
@@ -15,15 +16,10 @@ export const BatchRowsMessageSchema = z.object({
 export const readBatchRowsMessage = (
   body: string,
 ): { message: BatchRowsMessage } | { problem: string } => {
-  let value: unknown
-  try {
-    value = JSON.parse(body)
-  } catch {
-    return { problem: 'The message body is not JSON' }
-  }
-  const parsed = BatchRowsMessageSchema.safeParse(value)
-  if (parsed.success) return { message: parsed.data }
+  const read = readJsonWith(BatchRowsMessageSchema, body)
+  if (read.ok) return { message: read.value }
+  if (read.issues === undefined) return { problem: 'The message body is not JSON' }
   // Not an object at all names no batch either.
-  const badId = parsed.error.issues.some((issue) => issue.path[0] !== 'chunk')
+  const badId = read.issues.some((issue) => issue.path[0] !== 'chunk')
   return { problem: `The message has no valid ${badId ? 'batchId' : 'chunk'}` }
 }

@@ -1,5 +1,6 @@
 // zod/mini, as the other schemas: the WebhookSender's cold start stays short.
 import * as z from 'zod/mini'
+import { readJsonWith } from '../domain/validation'
 import {
   WEBHOOK_EVENT_KINDS,
   WEBHOOK_TEST_KIND,
@@ -59,12 +60,6 @@ export const WebhookQueueMessageSchema = z.discriminatedUnion('kind', [
 
 /** A message body this queue's producers could have written, or undefined. */
 export const parseWebhookQueueMessage = (body: string): WebhookQueueMessage | undefined => {
-  let value: unknown
-  try {
-    value = JSON.parse(body)
-  } catch {
-    return undefined
-  }
-  const parsed = WebhookQueueMessageSchema.safeParse(value)
-  return parsed.success ? parsed.data : undefined
+  const read = readJsonWith(WebhookQueueMessageSchema, body)
+  return read.ok ? read.value : undefined
 }
