@@ -1,38 +1,31 @@
-import { setMaxListeners } from 'node:events'
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { BATCH_WORK, consumerById, GRANT_BATCH_ROWS_QUEUE } from '../consumers'
 import {
-  BATCH_ID,
   type BatchChunk,
   type BatchRecord,
   type BatchRowsMessage,
   FINAL_BATCH_STATUSES,
   type RowResult,
-  rowIdempotencyKey,
-  type StoredRow,
 } from '../domain/batch'
-import { DomainError } from '../domain/errors'
-import { startDeadline } from '../runtime/deadline'
 import { logger } from '../runtime/logger'
-import { backoffDelay, retrying } from '../runtime/retry'
+import { retrying } from '../runtime/retry'
 import { RETRY } from '../runtime/retry-policies'
 import { sleep as realSleep } from '../runtime/sleep'
 import { auditEntry } from '../stores/audit'
 import type { DynamoDbBatchStore } from '../stores/batches.dynamodb'
-import { transientKind } from '../stores/store-errors'
+import { readBatchRowsMessage } from './batch-rows-message.schema'
+import {
+  cancelWatch,
+  chunkBudget,
+  isTransient,
+  makeSlots,
+  rowGranter,
+  runRows,
+  type Slots,
+} from './grant-batch-rows'
 import type { GrantTokensInput, GrantTokensResult } from './grant-tokens'
 
-/**
- * How a delivery spends its time: it starts no row `reserveMs` before the function's end (or 30% of
- * a short run), commits what it did and hands the rest back to the queue; one row (with its
- * retries) gets at most `rowBudgetMs`; a running chunk looks for a cancel every `cancelCheckMs`.
- */
-export const WORKER_BUDGET = {
-  reserveMs: 10_000,
-  reserveShare: 0.3,
-  rowBudgetMs: 7_500,
-  cancelCheckMs: 1_000,
-} as const
+export { WORKER_BUDGET } from './grant-batch-rows'
 
 /** The longest a delivery runs (the worker function's timeout): who finished a batch is gone after. */
 const FINISHER_MAX_MS = consumerById('GrantBatchWorker').timeoutSeconds * 1000
@@ -64,83 +57,85 @@ export class PoisonMessage extends Error {
   override readonly name = 'PoisonMessage'
 }
 
-/** Busy, away or in conflict: worth another try (a deadline's abort included). */
-const isTransient = (error: unknown) =>
-  error instanceof DomainError
-    ? error.code === 'service_unavailable' || error.code === 'request_conflict'
-    : transientKind(error) !== undefined
-
-/** The chunk message in a record, or why it is none. */
+/** The chunk message in a record; none: a PoisonMessage saying why. */
 export const parseBatchRowsMessage = (body: string): BatchRowsMessage => {
-  let value: unknown
-  try {
-    value = JSON.parse(body)
-  } catch {
-    throw new PoisonMessage('The message body is not JSON')
-  }
-  const { batchId, chunk } = (value ?? {}) as Partial<BatchRowsMessage>
-  if (typeof batchId !== 'string' || !BATCH_ID.test(batchId)) {
-    throw new PoisonMessage('The message has no valid batchId')
-  }
-  if (typeof chunk !== 'number' || !Number.isInteger(chunk) || chunk < 0) {
-    throw new PoisonMessage('The message has no valid chunk')
-  }
-  return { batchId, chunk }
+  const read = readBatchRowsMessage(body)
+  if ('problem' in read) throw new PoisonMessage(read.problem)
+  return read.message
 }
 
 type ChunkOutcome = 'done' | 'again'
 
-/** At most `size` holders at once; `take` waits for a place, `give` hands it on. */
-type Slots = { take(): Promise<void>; give(): void }
-const makeSlots = (size: number): Slots => {
-  let free = size
-  const waiting: (() => void)[] = []
-  return {
-    take: () => {
-      if (free > 0) {
-        free--
-        return Promise.resolve()
-      }
-      return new Promise<void>((resolve) => waiting.push(resolve))
-    },
-    give: () => {
-      const next = waiting.shift()
-      if (next) next()
-      else free++
-    },
-  }
-}
+/** What the worker runs on: its dependencies, each option resolved. */
+type WorkerOptions = Required<
+  Pick<BatchWorkerDeps, 'clock' | 'now' | 'rowsInParallel' | 'sleep' | 'random'>
+> &
+  Pick<BatchWorkerDeps, 'batches' | 'grantTokens' | 'notifyFinished'>
 
 /**
- * The send-to-many worker (GrantBatchWorker in functions/consumers.ts): an SQS consumer whose
- * message is one chunk of a batch (up to 100 rows). It grants the chunk's rows `rowsInParallel` at a
- * time through the grant API's own use case, each with the Idempotency-Key of its batch and row,
- * commits the chunk's results with the batch's counters in one transaction, and finishes the batch
- * (with its audit entry, and an e-mail to whoever committed it) when its last chunk is done.
- *
- * Everything it does may happen twice (SQS delivers at least once; a crashed run's message comes
- * back after the visibility timeout; a retried commit sends the chunks again): a row already granted
- * is a replay of the same grant, a chunk already committed is skipped, results are committed only
- * from what was read, a finished batch is left alone. So no row is granted twice and no row is
- * counted twice. It answers a partial batch response: a chunk it could not finish (out of time,
- * DynamoDB away) comes back; on its last allowed delivery the batch records it (`deadLettered`).
+ * After a chunk is done: when every chunk is, the batch is finished (once, whichever delivery
+ * gets there) and its committer e-mailed once: by the delivery that finished it; by a later one
+ * only when that one has certainly ended (a function's timeout after the finish) without
+ * recording the e-mail (it crashed, or the mail failed: its message comes back after the
+ * visibility timeout, six times as long). Two duplicate deliveries finishing at once send one.
  */
-export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
-  const {
-    batches,
-    grantTokens,
-    notifyFinished,
-    clock = Date.now,
-    now = Date.now,
-    rowsInParallel = BATCH_WORK.rowsInParallel,
-    maxReceiveCount = GRANT_BATCH_ROWS_QUEUE.maxReceiveCount,
-    sleep = realSleep,
-    random = Math.random,
-  } = deps
-  /** The wait after a row's `attempt + 1`-th failed try: the store calls' backoff. */
-  const backoff = (attempt: number) => backoffDelay(RETRY.batchStore, attempt + 1, random)
+const settler =
+  ({ batches, notifyFinished, clock }: WorkerOptions) =>
+  async (read: BatchRecord, context: WorkerContext, signal: AbortSignal) => {
+    let batch = (await batches.getBatch(read.batchId, { signal })) ?? read
+    let finishedHere = false
+    if (!FINAL_BATCH_STATUSES.includes(batch.status)) {
+      if ((batch.chunksDone ?? 0) < batch.chunks) return
+      const status =
+        batch.cancelRequestedAt !== undefined && (batch.canceled ?? 0) > 0 ? 'canceled' : 'done'
+      const now = clock()
+      const audit = auditEntry({
+        issuerId: batch.issuerId,
+        actor: { kind: 'person', ...batch.createdBy },
+        action: 'batch.finish',
+        target: { type: 'batch', id: batch.batchId },
+        now,
+        requestId: context.awsRequestId,
+        details: {
+          programId: batch.program,
+          status,
+          total: batch.total,
+          granted: batch.granted,
+          failed: batch.failed,
+          canceled: batch.canceled ?? 0,
+        },
+      })
+      const finished = await batches.finish(batch.batchId, status, now, audit, { signal })
+      finishedHere = finished
+      if (finished) {
+        logger.info('batch finished', {
+          batchId: batch.batchId,
+          status,
+          granted: batch.granted,
+          failed: batch.failed,
+          canceled: batch.canceled ?? 0,
+        })
+      }
+      batch = (await batches.getBatch(read.batchId, { signal })) ?? batch
+    }
+    const finisherGone = clock() - Date.parse(batch.finishedAt ?? batch.updatedAt) > FINISHER_MAX_MS
+    if (
+      batch.notifiedAt === undefined &&
+      notifyFinished !== undefined &&
+      (finishedHere || finisherGone)
+    ) {
+      await notifyFinished(batch, signal)
+      await batches.markNotified(batch.batchId, clock(), { signal })
+    }
+  }
 
-  const handleChunk = async (
+/** One chunk message: its rows granted as far as time allows, and the results committed. */
+const chunkHandler =
+  (
+    { batches, grantTokens, clock, now, rowsInParallel, sleep, random }: WorkerOptions,
+    settle: ReturnType<typeof settler>,
+  ) =>
+  async (
     message: BatchRowsMessage,
     context: WorkerContext,
     /** Set when the message turns out to name no chunk of an existing batch. */
@@ -149,19 +144,8 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     slots: Slots,
   ): Promise<ChunkOutcome> => {
     const { batchId } = message
-    const started = now()
-    const total = context.getRemainingTimeInMillis()
-    const reserve = Math.min(WORKER_BUDGET.reserveMs, total * WORKER_BUDGET.reserveShare)
-    /** No row is started after this. */
-    const stopAt = started + total - reserve
-    /** No call is waited for after this. */
-    const hardEnd = started + total - Math.min(1_000, total * 0.1)
-    /** No row's call is waited for after this: half the reserve is left for the commit. */
-    const rowsEnd = stopAt + (hardEnd - stopAt) / 2
-    // A real timer whatever `now` is: the last net under a run that ignores its budget.
-    const runSignal = AbortSignal.timeout(Math.max(1, hardEnd - started))
-    // Every row in flight waits on it (its deadline, its pauses): more than Node's default 10.
-    setMaxListeners(4 * rowsInParallel + 16, runSignal)
+    const budget = chunkBudget(now(), context.getRemainingTimeInMillis(), rowsInParallel)
+    const { stopAt, hardEnd, runSignal } = budget
 
     /** A store call, tried again while it fails for a passing reason and there is time. */
     const store = <T>(call: () => Promise<T>): Promise<T> =>
@@ -204,121 +188,19 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
       return 'done'
     }
 
-    // A cancel stops the rows not yet started; it is looked for while the chunk runs.
-    let canceled = batch.cancelRequestedAt !== undefined
-    let lastCheck = now()
-    let checking: Promise<void> | undefined
-    const lookForCancel = () => {
-      if (canceled || checking || now() - lastCheck < WORKER_BUDGET.cancelCheckMs) return
-      lastCheck = now()
-      checking = batches
-        .getBatch(batchId, { signal: runSignal })
-        .then((now) => {
-          if (now?.cancelRequestedAt !== undefined) canceled = true
-        })
-        .catch(() => {})
-        .finally(() => {
-          checking = undefined
-        })
-    }
-
-    /** One row through the grant use case, until it has an answer that will not change. */
-    const grantRow = async (row: StoredRow): Promise<RowResult | 'time_up'> => {
-      for (let attempt = 0; ; attempt++) {
-        const deadline = startDeadline(
-          {
-            getRemainingTimeInMillis: () =>
-              Math.max(0, Math.min(WORKER_BUDGET.rowBudgetMs, rowsEnd - now())),
-          },
-          now,
-        )
-        try {
-          const { grant } = await grantTokens({
-            member: {
-              issuerId: batch.issuerId,
-              sentBy: batch.createdBy,
-              mode: batch.mode,
-              batch: { batchId, row: row.row },
-            },
-            programId: batch.program,
-            idempotencyKey: rowIdempotencyKey(batchId, row.row),
-            body: {
-              recipient: {
-                email: row.email,
-                ...(row.name === undefined ? {} : { name: row.name }),
-              },
-              reason: row.reason ?? batch.reason,
-              amount: row.amount,
-            },
-            deadline,
-          })
-          return { status: 'granted', grantId: grant.grantId }
-        } catch (error) {
-          if (!isTransient(error)) {
-            // The grant's own refusal (validation, pool, program): this row fails.
-            if (error instanceof DomainError) {
-              return { status: 'failed', code: error.code, message: error.detail }
-            }
-            throw error
-          }
-          const pause = backoff(attempt)
-          if (now() + pause >= stopAt) return 'time_up'
-          await sleep(pause, runSignal)
-        } finally {
-          deadline.dispose()
-        }
-      }
-    }
-
-    // Rows from `before` on, `rowsInParallel` at a time; results land in their row's place.
-    const results: (RowResult | undefined)[] = chunk.results.slice()
-    let next = before
-    let fatal: unknown
-    let timeUp = false
-    const runner = async () => {
-      while (fatal === undefined && !timeUp && next < chunk.rows.length) {
-        await slots.take()
-        try {
-          lookForCancel()
-          if (canceled) return
-          if (now() >= stopAt) {
-            timeUp = true
-            return
-          }
-          const j = next++
-          if (j >= chunk.rows.length) return
-          const row = chunk.rows[j] as StoredRow
-          if (row.problem !== undefined) {
-            // Refused at commit: already counted in `failed`.
-            results[j] = { status: 'failed', code: row.problem.code, message: row.problem.message }
-            continue
-          }
-          try {
-            const result = await grantRow(row)
-            if (result === 'time_up') timeUp = true
-            else results[j] = result
-          } catch (error) {
-            fatal = error
-          }
-        } finally {
-          slots.give()
-        }
-      }
-    }
-    await Promise.all(
-      Array.from({ length: Math.min(rowsInParallel, chunk.rows.length - before) }, runner),
-    )
-    await checking
-    if (canceled) {
-      // Rows never started are never granted; a row granted meanwhile keeps its grant.
-      for (let j = Math.max(before, next); j < chunk.rows.length; j++) {
-        const problem = (chunk.rows[j] as StoredRow).problem
-        results[j] =
-          problem === undefined
-            ? { status: 'canceled' }
-            : { status: 'failed', code: problem.code, message: problem.message }
-      }
-    }
+    const { results, fatal } = await runRows(chunk, before, {
+      slots,
+      rowsInParallel,
+      stopAt,
+      now,
+      // A cancel stops the rows not yet started; it is looked for while the chunk runs.
+      watch: cancelWatch(
+        () => batches.getBatch(batchId, { signal: runSignal }),
+        now,
+        batch.cancelRequestedAt !== undefined,
+      ),
+      grantRow: rowGranter({ batch, budget, grantTokens, sleep, random, now }),
+    })
 
     // The chunk's results from the front, as far as every row has one.
     let end = before
@@ -367,60 +249,32 @@ export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
     return 'done'
   }
 
-  /**
-   * After a chunk is done: when every chunk is, the batch is finished (once, whichever delivery
-   * gets there) and its committer e-mailed once: by the delivery that finished it; by a later one
-   * only when that one has certainly ended (a function's timeout after the finish) without
-   * recording the e-mail (it crashed, or the mail failed: its message comes back after the
-   * visibility timeout, six times as long). Two duplicate deliveries finishing at once send one.
-   */
-  const settle = async (read: BatchRecord, context: WorkerContext, signal: AbortSignal) => {
-    let batch = (await batches.getBatch(read.batchId, { signal })) ?? read
-    let finishedHere = false
-    if (!FINAL_BATCH_STATUSES.includes(batch.status)) {
-      if ((batch.chunksDone ?? 0) < batch.chunks) return
-      const status =
-        batch.cancelRequestedAt !== undefined && (batch.canceled ?? 0) > 0 ? 'canceled' : 'done'
-      const now = clock()
-      const audit = auditEntry({
-        issuerId: batch.issuerId,
-        actor: { kind: 'person', ...batch.createdBy },
-        action: 'batch.finish',
-        target: { type: 'batch', id: batch.batchId },
-        now,
-        requestId: context.awsRequestId,
-        details: {
-          programId: batch.program,
-          status,
-          total: batch.total,
-          granted: batch.granted,
-          failed: batch.failed,
-          canceled: batch.canceled ?? 0,
-        },
-      })
-      const finished = await batches.finish(batch.batchId, status, now, audit, { signal })
-      finishedHere = finished
-      if (finished) {
-        logger.info('batch finished', {
-          batchId: batch.batchId,
-          status,
-          granted: batch.granted,
-          failed: batch.failed,
-          canceled: batch.canceled ?? 0,
-        })
-      }
-      batch = (await batches.getBatch(read.batchId, { signal })) ?? batch
-    }
-    const finisherGone = clock() - Date.parse(batch.finishedAt ?? batch.updatedAt) > FINISHER_MAX_MS
-    if (
-      batch.notifiedAt === undefined &&
-      notifyFinished !== undefined &&
-      (finishedHere || finisherGone)
-    ) {
-      await notifyFinished(batch, signal)
-      await batches.markNotified(batch.batchId, clock(), { signal })
-    }
+/**
+ * The send-to-many worker (GrantBatchWorker in functions/consumers.ts): an SQS consumer whose
+ * message is one chunk of a batch (up to 100 rows). It grants the chunk's rows `rowsInParallel` at a
+ * time through the grant API's own use case, each with the Idempotency-Key of its batch and row,
+ * commits the chunk's results with the batch's counters in one transaction, and finishes the batch
+ * (with its audit entry, and an e-mail to whoever committed it) when its last chunk is done.
+ *
+ * Everything it does may happen twice (SQS delivers at least once; a crashed run's message comes
+ * back after the visibility timeout; a retried commit sends the chunks again): a row already granted
+ * is a replay of the same grant, a chunk already committed is skipped, results are committed only
+ * from what was read, a finished batch is left alone. So no row is granted twice and no row is
+ * counted twice. It answers a partial batch response: a chunk it could not finish (out of time,
+ * DynamoDB away) comes back; on its last allowed delivery the batch records it (`deadLettered`).
+ */
+export const makeBatchRowsWorker = (deps: BatchWorkerDeps) => {
+  const options: WorkerOptions = {
+    ...deps,
+    clock: deps.clock ?? Date.now,
+    now: deps.now ?? Date.now,
+    rowsInParallel: deps.rowsInParallel ?? BATCH_WORK.rowsInParallel,
+    sleep: deps.sleep ?? realSleep,
+    random: deps.random ?? Math.random,
   }
+  const { batches, rowsInParallel } = options
+  const maxReceiveCount = deps.maxReceiveCount ?? GRANT_BATCH_ROWS_QUEUE.maxReceiveCount
+  const handleChunk = chunkHandler(options, settler(options))
 
   const receiveCount = (record: SQSRecord) =>
     Number(record.attributes?.ApproximateReceiveCount ?? 1)

@@ -1,7 +1,7 @@
-import { type FieldError, ValidationFailed } from './errors'
 import { decodeGrantCursor, type GrantCursor } from './grant'
 import { GRANT_STATES, type GrantState } from './grant-lifecycle'
 import { EmailSchema } from './grant-request.schema'
+import { oneOf, type PageSize, readPageQuery } from './page-query'
 
 /** Page sizes of a grant listing. */
 export const GRANT_PAGE = { default: 25, max: 100 } as const
@@ -12,8 +12,6 @@ export type GrantListQuery = {
   recipientEmail?: string
   status?: GrantState
 }
-
-const LIST_PARAMETERS = ['recipient', 'cursor', 'limit'] as const
 
 /**
  * `?recipient=&cursor=&limit=` of a program's grant listing (the grant API's and the management
@@ -26,52 +24,26 @@ const LIST_PARAMETERS = ['recipient', 'cursor', 'limit'] as const
  */
 export const parseGrantListQuery = (
   query: Record<string, string | undefined> | undefined,
-  page: { default: number; max: number } = GRANT_PAGE,
+  page: PageSize = GRANT_PAGE,
   extra: readonly string[] = [],
   filters: { status?: boolean } = {},
 ): GrantListQuery => {
-  const given = query ?? {}
-  const known = [...LIST_PARAMETERS, ...(filters.status ? ['status'] : []), ...extra]
-  const errors: FieldError[] = Object.keys(given)
-    .filter((name) => !known.includes(name))
-    .map((name) => ({ field: name, message: `unknown query parameter ${JSON.stringify(name)}` }))
-  const value = (name: string) => {
-    const raw = given[name]
-    return raw === undefined || raw === '' ? undefined : raw
-  }
-
-  let limit: number = page.default
-  const rawLimit = value('limit')
-  if (rawLimit !== undefined) {
-    limit = /^\d{1,6}$/.test(rawLimit) ? Number(rawLimit) : 0
-    if (limit < 1 || limit > page.max) {
-      errors.push({ field: 'limit', message: `limit must be a whole number from 1 to ${page.max}` })
-    }
-  }
-  let after: GrantCursor | undefined
-  const rawCursor = value('cursor')
-  if (rawCursor !== undefined) {
-    after = decodeGrantCursor(rawCursor)
-    if (after === undefined) {
-      errors.push({ field: 'cursor', message: 'cursor must be the nextCursor of a previous page' })
-    }
-  }
+  const read = readPageQuery(query, {
+    page,
+    decode: decodeGrantCursor,
+    filters: ['recipient', ...(filters.status ? ['status'] : []), ...extra],
+  })
   let recipientEmail: string | undefined
-  const rawRecipient = value('recipient')
+  const rawRecipient = read.value('recipient')
   if (rawRecipient !== undefined) {
     const parsed = EmailSchema.safeParse(rawRecipient)
     if (parsed.success) recipientEmail = parsed.data
-    else errors.push({ field: 'recipient', message: 'recipient must be a valid e-mail address' })
+    else read.refuse('recipient', 'recipient must be a valid e-mail address')
   }
-  let status: GrantState | undefined
-  const rawStatus = filters.status ? value('status') : undefined
-  if (rawStatus !== undefined) {
-    status = GRANT_STATES.find((state) => state === rawStatus)
-    if (status === undefined) {
-      errors.push({ field: 'status', message: `status must be one of ${GRANT_STATES.join(', ')}` })
-    }
-  }
-  if (errors.length > 0) throw new ValidationFailed(errors)
+  const status = filters.status
+    ? oneOf(read, 'status', GRANT_STATES, `status must be one of ${GRANT_STATES.join(', ')}`)
+    : undefined
+  const { limit, cursor: after } = read.done()
   return {
     limit,
     ...(after === undefined ? {} : { after }),

@@ -1,6 +1,7 @@
 // zod/mini, as the other schemas (the OfferMailer's cold start is short).
 import * as z from 'zod/mini'
 import { LIMITS } from './grant-limits'
+import { readJsonWith } from './validation'
 
 /**
  * The messages on the OfferMail queue (functions/consumers.ts): the stream reader's mail for one
@@ -36,12 +37,6 @@ export type OfferMailQueueMessage = z.infer<typeof OfferMailQueueMessage>
 
 /** A body the stream reader or the links route could have written, or undefined. */
 export const parseOfferMailQueueMessage = (body: string): OfferMailQueueMessage | undefined => {
-  let value: unknown
-  try {
-    value = JSON.parse(body)
-  } catch {
-    return undefined
-  }
-  const parsed = OfferMailQueueMessage.safeParse(value)
-  return parsed.success ? parsed.data : undefined
+  const read = readJsonWith(OfferMailQueueMessage, body)
+  return read.ok ? read.value : undefined
 }

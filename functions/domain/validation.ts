@@ -14,3 +14,32 @@ export const zodIssuesToFieldErrors = (error: $ZodError) =>
         }))
       : [{ field: fieldName(issue.path), message: issue.message }],
   )
+
+/** What a zod schema's safeParse answers, as far as the readers below need it. */
+type SafeParser<T> = {
+  safeParse: (
+    input: unknown,
+  ) =>
+    | { success: true; data: T }
+    | { success: false; error: { issues: readonly { path: PropertyKey[] }[] } }
+}
+
+/**
+ * A message body (a queue's) read with its schema: the message, or why not: `issues` absent when
+ * the body is not JSON at all, else the schema's.
+ */
+export const readJsonWith = <T>(
+  schema: SafeParser<T>,
+  body: string,
+): { ok: true; value: T } | { ok: false; issues?: readonly { path: PropertyKey[] }[] } => {
+  let value: unknown
+  try {
+    value = JSON.parse(body)
+  } catch {
+    return { ok: false }
+  }
+  const parsed = schema.safeParse(value)
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, issues: parsed.error.issues }
+}

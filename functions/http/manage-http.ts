@@ -1,26 +1,11 @@
-import { ValidationFailed } from '../domain/errors'
+import { knownParameters } from '../domain/page-query'
 import { json } from './http-handler'
 
-/**
- * The query string's parameters; one the route does not know is refused and named, as an unknown
- * body field is (a typo such as `?mdoe=TEST` never passes silently as "no filter").
- */
+/** The query string's parameters, each one the route knows (domain/page-query.ts). */
 export const queryOf = (
   event: { queryStringParameters?: Record<string, string | undefined> },
   known: readonly string[],
-): Record<string, string | undefined> => {
-  const query = event.queryStringParameters ?? {}
-  const unknown = Object.keys(query).filter((name) => !known.includes(name))
-  if (unknown.length > 0) {
-    throw new ValidationFailed(
-      unknown.map((name) => ({
-        field: name,
-        message: `unknown query parameter ${JSON.stringify(name)}`,
-      })),
-    )
-  }
-  return query
-}
+): Record<string, string | undefined> => knownParameters(event.queryStringParameters, known)
 
 /** Management answers are about one signed-in person: no shared cache may keep them. */
 export const manageJson = (

@@ -29,6 +29,10 @@ export const RETRY = {
     maxDelayMs: 2_000,
     jitter: 'equal',
   },
+  /** A member change another change got in the way of (stale, witness gone): 5 tries, 40–400 ms. */
+  memberChange: { attempts: 5, baseDelayMs: 40, maxDelayMs: 400, jitter: 'equal' },
+  /** A program's status or settings, or a webhook endpoint, changed under a person's edit: 3 tries. */
+  managementRace: { attempts: 3, baseDelayMs: 10, maxDelayMs: 40, jitter: 'full' },
   /** The bench's set-up and checks on a starved DynamoDB Local: until the caller's deadline. */
   benchPatience: {
     attempts: Number.POSITIVE_INFINITY,

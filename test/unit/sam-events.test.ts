@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import type { SQSEvent } from 'aws-lambda'
 import { GRANT_BATCH_ROWS_QUEUE, WEBHOOKS_QUEUE } from '../../functions/consumers'
 import { parseBatchRowsMessage } from '../../functions/core/grant-batch-worker'
-import { parseWebhookQueueMessage } from '../../functions/core/webhook-sender'
+import { parseWebhookQueueMessage } from '../../functions/core/webhook-queue-message.schema'
 import { batchRowsEvent, webhookDeliveryEvent } from '../../local/sam-events'
 import { PROJECT_ROOT } from '../support/project-root'
 

@@ -1,6 +1,7 @@
 import type { Runtime } from '../../../composition'
 import { BATCH_ID } from '../../../domain/batch'
-import { BatchNotFound, type FieldError, ValidationFailed } from '../../../domain/errors'
+import { BatchNotFound, ValidationFailed } from '../../../domain/errors'
+import { oneOf, readPageQuery } from '../../../domain/page-query'
 import { ownedBy } from '../../../domain/program'
 import { DynamoDbBatchStore } from '../../../stores/batches.dynamodb'
 import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
@@ -25,32 +26,18 @@ const ROW_STATUSES = ['pending', 'granted', 'failed', 'canceled'] as const
 const CHUNKS_PER_READ = 10
 
 const parseQuery = (query: Record<string, string | undefined> | undefined) => {
-  const given = query ?? {}
-  const errors: FieldError[] = Object.keys(given)
-    .filter((name) => !['cursor', 'limit', 'status'].includes(name))
-    .map((name) => ({ field: name, message: `unknown query parameter ${JSON.stringify(name)}` }))
-  let limit: number = ROW_PAGE.default
-  if (given.limit !== undefined && given.limit !== '') {
-    limit = /^\d{1,6}$/.test(given.limit) ? Number(given.limit) : 0
-    if (limit < 1 || limit > ROW_PAGE.max) {
-      errors.push({
-        field: 'limit',
-        message: `limit must be a whole number from 1 to ${ROW_PAGE.max}`,
-      })
-    }
-  }
-  let cursor: RowCursor | undefined
-  if (given.cursor !== undefined && given.cursor !== '') {
-    cursor = decodeRowCursor(given.cursor)
-    if (!cursor)
-      errors.push({ field: 'cursor', message: 'cursor must be the nextCursor of a previous page' })
-  }
-  const status = given.status === '' ? undefined : given.status
-  if (status !== undefined && !(ROW_STATUSES as readonly string[]).includes(status)) {
-    errors.push({ field: 'status', message: 'status must be pending, granted, failed or canceled' })
-  }
-  if (errors.length > 0) throw new ValidationFailed(errors)
-  return { limit, cursor, status: status as (typeof ROW_STATUSES)[number] | undefined }
+  const read = readPageQuery(query, {
+    page: ROW_PAGE,
+    decode: decodeRowCursor,
+    filters: ['status'],
+  })
+  const status = oneOf(
+    read,
+    'status',
+    ROW_STATUSES,
+    'status must be pending, granted, failed or canceled',
+  )
+  return { ...read.done(), status }
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { Runtime } from '../../../composition'
-import { type FieldError, IssuerProgramNotFound, ValidationFailed } from '../../../domain/errors'
+import { IssuerProgramNotFound } from '../../../domain/errors'
+import { readPageQuery } from '../../../domain/page-query'
 import { ownedBy } from '../../../domain/program'
 import {
-  type BatchCursor,
   DynamoDbBatchListing,
   decodeBatchCursor,
   encodeBatchCursor,
@@ -12,31 +12,6 @@ import { BATCH_PAGE, toBatchView } from '../../batch-view'
 import { json } from '../../http-handler'
 import { manageHandler } from '../../manage-handler'
 import { checkProgramId, NO_STORE } from '../../program-of-issuer'
-
-const parseQuery = (query: Record<string, string | undefined> | undefined) => {
-  const given = query ?? {}
-  const errors: FieldError[] = Object.keys(given)
-    .filter((name) => !['cursor', 'limit'].includes(name))
-    .map((name) => ({ field: name, message: `unknown query parameter ${JSON.stringify(name)}` }))
-  let limit: number = BATCH_PAGE.default
-  if (given.limit !== undefined && given.limit !== '') {
-    limit = /^\d{1,6}$/.test(given.limit) ? Number(given.limit) : 0
-    if (limit < 1 || limit > BATCH_PAGE.max) {
-      errors.push({
-        field: 'limit',
-        message: `limit must be a whole number from 1 to ${BATCH_PAGE.max}`,
-      })
-    }
-  }
-  let cursor: BatchCursor | undefined
-  if (given.cursor !== undefined && given.cursor !== '') {
-    cursor = decodeBatchCursor(given.cursor)
-    if (!cursor)
-      errors.push({ field: 'cursor', message: 'cursor must be the nextCursor of a previous page' })
-  }
-  if (errors.length > 0) throw new ValidationFailed(errors)
-  return { limit, cursor }
-}
 
 /**
  * `GET /manage/issuers/{issuerId}/programs/{programId}/grant-batches?cursor=&limit=` (viewer): the
@@ -53,7 +28,10 @@ export const makeListGrantBatchesHandler = (runtime: Runtime) => {
     { memberships },
     async ({ event, deadline, membership }) => {
       const programId = checkProgramId(event.pathParameters?.programId)
-      const query = parseQuery(event.queryStringParameters)
+      const query = readPageQuery(event.queryStringParameters, {
+        page: BATCH_PAGE,
+        decode: decodeBatchCursor,
+      }).done()
       const issuerId = membership?.issuerId ?? ''
       const signal = deadline.signal
       const program = await listing.findProgram(programId, { signal })
