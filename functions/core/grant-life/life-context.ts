@@ -62,7 +62,7 @@ export const reread = async (store: GrantLifeStore, grant: GrantRecord) => {
   return fresh
 }
 
-/** The audit entry of a person's or the operator's change; none for other actors or without audit. */
+/** The audit entry of a person's or the operator's change; none for other actors or no audit. */
 export const auditOf = (
   clock: () => number,
   grant: GrantRecord,
