@@ -107,6 +107,13 @@ const rig = (grants: GrantRecord[] = [grantOf()], now = START + DAY) => {
       ? undefined
       : 'stale'
   }
+  /** The write `apply` makes, on the state as read (or the forced outcome). */
+  const writeIf = (grant: GrantRecord, apply: (stored: GrantRecord) => void) => {
+    const outcome = written(grant)
+    if (outcome !== undefined) return outcome
+    apply(stored.get(grant.grantId) as GrantRecord)
+    return 'done'
+  }
   const store = {
     findGrant: async (grantId: string) => {
       reads++
@@ -120,50 +127,40 @@ const rig = (grants: GrantRecord[] = [grantOf()], now = START + DAY) => {
       [...stored.values()].filter((g) => g.recipientKey === email).map((g) => structuredClone(g)),
     change: async (change: GrantChange) => {
       changes.push(change)
-      const outcome = written(change.grant)
-      if (outcome !== undefined) return outcome
-      const g = stored.get(change.grant.grantId) as GrantRecord
-      if (change.to !== undefined) g.status = change.to
-      if (change.offer !== undefined) g.offer = change.offer
-      if (change.entry !== undefined) g.history = [...(g.history ?? []), change.entry]
-      return 'done'
-    },
-    addOfferToken: async (grant: GrantRecord, token: { hash: string; expiresAt: string }) => {
-      const outcome = written(grant)
-      if (outcome !== undefined) return outcome
-      const g = stored.get(grant.grantId) as GrantRecord
-      g.offer = {
-        delivery: 'pending',
-        ...g.offer,
-        tokens: [...(g.offer?.tokens ?? []), token.hash],
-      }
-      tokens.set(token.hash, {
-        grantId: `offer-token#${token.hash}`,
-        tokenOf: grant.grantId,
-        expiresAt: token.expiresAt,
+      return writeIf(change.grant, (g) => {
+        if (change.to !== undefined) g.status = change.to
+        if (change.offer !== undefined) g.offer = change.offer
+        if (change.entry !== undefined) g.history = [...(g.history ?? []), change.entry]
       })
-      return 'done'
     },
+    addOfferToken: async (grant: GrantRecord, token: { hash: string; expiresAt: string }) =>
+      writeIf(grant, (g) => {
+        g.offer = {
+          delivery: 'pending',
+          ...g.offer,
+          tokens: [...(g.offer?.tokens ?? []), token.hash],
+        }
+        const tokenOf = grant.grantId
+        tokens.set(token.hash, {
+          grantId: `offer-token#${token.hash}`,
+          tokenOf,
+          expiresAt: token.expiresAt,
+        })
+      }),
     findOfferToken: async (hash: string) => tokens.get(hash),
-    requestResend: async (grant: GrantRecord, input: { now: number }) => {
-      const outcome = written(grant)
-      if (outcome !== undefined) return outcome
-      const g = stored.get(grant.grantId) as GrantRecord
-      g.offer = {
-        delivery: 'pending',
-        ...g.offer,
-        resendRequestedAt: new Date(input.now).toISOString(),
-      }
-      return 'done'
-    },
-    correctEmail: async (grant: GrantRecord, input: { email: string }) => {
-      const outcome = written(grant)
-      if (outcome !== undefined) return outcome
-      const g = stored.get(grant.grantId) as GrantRecord
-      g.recipient = { ...g.recipient, email: input.email }
-      g.recipientKey = input.email
-      return 'done'
-    },
+    requestResend: async (grant: GrantRecord, input: { now: number }) =>
+      writeIf(grant, (g) => {
+        g.offer = {
+          delivery: 'pending',
+          ...g.offer,
+          resendRequestedAt: new Date(input.now).toISOString(),
+        }
+      }),
+    correctEmail: async (grant: GrantRecord, input: { email: string }) =>
+      writeIf(grant, (g) => {
+        g.recipient = { ...g.recipient, email: input.email }
+        g.recipientKey = input.email
+      }),
     countAttempt: async (key: string, input: { limit: number }) => {
       const n = (counted.get(key) ?? 0) + 1
       counted.set(key, n)

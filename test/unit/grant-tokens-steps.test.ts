@@ -145,66 +145,49 @@ describe('grant pause (RETRY.grantConflict, grantShardConflict, grantThrottled)'
 })
 
 describe('shard picker', () => {
-  const none = () => undefined
+  const pick = (
+    current: ProgramAccess,
+    amount: number,
+    {
+      last,
+      random = () => 0,
+      known,
+    }: { last?: number; random?: () => number; known?: number } = {},
+  ) => pickTarget({ current, amount, last, random, knownExhausted: () => known })
+
   it('a program without shards: its head', () => {
-    expect(
-      pickTarget({
-        current: access({ pool: 10 }),
-        amount: 1,
-        last: undefined,
-        random: () => 0,
-        knownExhausted: none,
-      }),
-    ).toEqual({ kind: 'head' })
+    expect(pick(access({ pool: 10 }), 1)).toEqual({ kind: 'head' })
   })
 
   it('an unlimited program: any shard, not the one that just conflicted', () => {
     const current = access({ shards: 4 })
-    expect(
-      pickTarget({
-        current,
-        amount: 9_999,
-        last: undefined,
-        random: () => 0.99,
-        knownExhausted: none,
-      }),
-    ).toEqual({ kind: 'shard', shard: 3, limited: false })
-    expect(
-      pickTarget({ current, amount: 1, last: 0, random: () => 0, knownExhausted: none }),
-    ).toEqual({ kind: 'shard', shard: 1, limited: false })
+    expect(pick(current, 9_999, { random: () => 0.99 })).toEqual({
+      kind: 'shard',
+      shard: 3,
+      limited: false,
+    })
+    expect(pick(current, 1, { last: 0 })).toEqual({ kind: 'shard', shard: 1, limited: false })
   })
 
   it('a pool known short a moment ago: refused without a write', () => {
-    const pick = pickTarget({
-      current: access({ shards: 4, pool: 100 }),
-      amount: 7,
-      last: undefined,
-      random: () => 0,
-      knownExhausted: () => 5,
+    expect(pick(access({ shards: 4, pool: 100 }), 7, { known: 5 })).toEqual({
+      refusal: expect.any(PoolExhausted),
     })
-    expect(pick).toEqual({ refusal: expect.any(PoolExhausted) })
   })
 
   it('the warm path: nothing seen, an amount every slice started with: a random shard', () => {
-    const pick = pickTarget({
-      current: access({ shards: 4, pool: 100 }),
-      amount: 25,
-      last: undefined,
-      random: () => 0.5,
-      knownExhausted: none,
+    expect(pick(access({ shards: 4, pool: 100 }), 25, { random: () => 0.5 })).toEqual({
+      kind: 'shard',
+      shard: 2,
+      limited: true,
     })
-    expect(pick).toEqual({ kind: 'shard', shard: 2, limited: true })
   })
 
   it('only slices that may hold the grant (first size or what was seen), else a read decides', () => {
     // Slices of 102 on 4 shards: 26, 26, 25, 25; shard 0 seen at 3.
     const current = access({ shards: 4, pool: 102 }, [[0, 3]])
-    expect(
-      pickTarget({ current, amount: 26, last: undefined, random: () => 0, knownExhausted: none }),
-    ).toEqual({ kind: 'shard', shard: 1, limited: true })
-    expect(
-      pickTarget({ current, amount: 27, last: undefined, random: () => 0, knownExhausted: none }),
-    ).toBeUndefined()
+    expect(pick(current, 26)).toEqual({ kind: 'shard', shard: 1, limited: true })
+    expect(pick(current, 27)).toBeUndefined()
   })
 
   it('pickOther avoids the last shard when there is another, and keeps it when alone', () => {

@@ -3,7 +3,6 @@ import { ResendTooSoon, TestModeOnly } from '../../domain/errors'
 import type { GrantRecord, RecipientIdentity } from '../../domain/grant'
 import { actorOnHistory, type GrantActor, type RejectionReason } from '../../domain/grant-lifecycle'
 import { isOpen, type TestMoveTarget } from '../../domain/recipient-offer'
-import { LOST_RACE, optimisticUpdate } from '../../runtime/optimistic-update'
 import {
   type AuditInput,
   auditOf,
@@ -12,10 +11,8 @@ import {
   owned,
   RESEND_GAP_MS,
   refusalError,
-  reread,
-  unavailable,
 } from './life-context'
-import { lostRace, move } from './transition'
+import { move, writeOnOpen } from './transition'
 
 export type RecipientBalance = {
   email: string
@@ -74,28 +71,17 @@ export const testMove = async (
 
 /** The issuer's resend: one more mail of the open grant's offer, at most once per RESEND_GAP_MS. */
 export const resend = async (ctx: LifeContext, input: ByActor): Promise<GrantRecord> =>
-  optimisticUpdate(await owned(ctx.store, input.grantId, input), {
-    ...lostRace(ctx),
-    attempt: async (grant) => {
-      if (!isOpen(grant.status)) throw refusalError(grant, 'final')
-      const now = ctx.clock()
-      const audit = auditOf(ctx.clock, grant, input.actor, 'grant.resend', input.audit)
-      const outcome = await ctx.store.requestResend(grant, {
-        now,
-        minGapMs: RESEND_GAP_MS,
-        ...(audit === undefined ? {} : { audit }),
-      })
-      if (outcome === 'too_soon') {
-        const last = Date.parse(grant.offer?.resendRequestedAt ?? grant.offer?.lastSentAt ?? '')
-        throw new ResendTooSoon(Math.max(1, Math.ceil((last + RESEND_GAP_MS - now) / 1000)))
-      }
-      if (outcome === 'unavailable') throw unavailable(grant)
-      return outcome === 'done' ? reread(ctx.store, grant) : LOST_RACE
-    },
-    reread: (grant) => reread(ctx.store, grant),
-    exhausted: (grant) => {
-      throw unavailable(grant)
-    },
+  writeOnOpen(ctx, await owned(ctx.store, input.grantId, input), async (grant) => {
+    const now = ctx.clock()
+    const audit = auditOf(ctx.clock, grant, input.actor, 'grant.resend', input.audit)
+    const outcome = await ctx.store.requestResend(grant, {
+      now,
+      minGapMs: RESEND_GAP_MS,
+      ...(audit === undefined ? {} : { audit }),
+    })
+    if (outcome !== 'too_soon') return outcome
+    const last = Date.parse(grant.offer?.resendRequestedAt ?? grant.offer?.lastSentAt ?? '')
+    throw new ResendTooSoon(Math.max(1, Math.ceil((last + RESEND_GAP_MS - now) / 1000)))
   })
 
 /** The open grant's address corrected: earlier links stop working. */
@@ -104,29 +90,19 @@ export const correctEmail = async (
   input: ByActor & { email: string },
 ): Promise<GrantRecord> => {
   const email = input.email.trim().toLowerCase()
-  return optimisticUpdate(await owned(ctx.store, input.grantId, input), {
-    ...lostRace(ctx),
-    attempt: async (grant) => {
-      if (!isOpen(grant.status)) throw refusalError(grant, 'final')
-      if (grant.recipient.email === email) return grant
-      const audit = auditOf(ctx.clock, grant, input.actor, 'grant.correct_email', input.audit)
-      const outcome = await ctx.store.correctEmail(grant, {
-        email,
-        entry: {
-          at: ctx.iso(),
-          event: 'address',
-          actor: actorOnHistory(input.actor),
-          detail: 'recipient address corrected; earlier links no longer work',
-        },
-        ...(audit === undefined ? {} : { audit }),
-      })
-      if (outcome === 'unavailable') throw unavailable(grant)
-      return outcome === 'done' ? reread(ctx.store, grant) : LOST_RACE
-    },
-    reread: (grant) => reread(ctx.store, grant),
-    exhausted: (grant) => {
-      throw unavailable(grant)
-    },
+  return writeOnOpen(ctx, await owned(ctx.store, input.grantId, input), async (grant) => {
+    if (grant.recipient.email === email) return grant
+    const audit = auditOf(ctx.clock, grant, input.actor, 'grant.correct_email', input.audit)
+    return ctx.store.correctEmail(grant, {
+      email,
+      entry: {
+        at: ctx.iso(),
+        event: 'address',
+        actor: actorOnHistory(input.actor),
+        detail: 'recipient address corrected; earlier links no longer work',
+      },
+      ...(audit === undefined ? {} : { audit }),
+    })
   })
 }
 

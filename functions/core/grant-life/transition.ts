@@ -9,6 +9,7 @@ import {
   returnsShares,
   type TransitionRefusal,
 } from '../../domain/grant-lifecycle'
+import { isOpen } from '../../domain/recipient-offer'
 import { LOST_RACE, optimisticUpdate } from '../../runtime/optimistic-update'
 import { RETRY } from '../../runtime/retry-policies'
 import type { GrantChange, LifeOutcome } from '../../stores/grant-life.store'
@@ -127,4 +128,28 @@ export const onOffer = async (
     },
     reread: () => ctx.store.findGrant(grantId),
     exhausted: () => 'unavailable' as const,
+  })
+
+/**
+ * An issuer's write on the open grant as read (a resend, a corrected address): `write` answers
+ * the store's outcome, or the grant when nothing is to be written. The grant as written.
+ */
+export const writeOnOpen = async (
+  ctx: LifeContext,
+  start: GrantRecord,
+  write: (grant: GrantRecord) => Promise<LifeOutcome | GrantRecord>,
+): Promise<GrantRecord> =>
+  optimisticUpdate(start, {
+    ...lostRace(ctx),
+    attempt: async (grant) => {
+      if (!isOpen(grant.status)) throw refusalError(grant, 'final')
+      const outcome = await write(grant)
+      if (typeof outcome === 'object') return outcome
+      if (outcome === 'unavailable') throw unavailable(grant)
+      return outcome === 'done' ? reread(ctx.store, grant) : LOST_RACE
+    },
+    reread: (grant) => reread(ctx.store, grant),
+    exhausted: (grant) => {
+      throw unavailable(grant)
+    },
   })
