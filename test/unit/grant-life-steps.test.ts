@@ -388,23 +388,39 @@ describe('issuer and key actions (issuer-actions.ts)', () => {
 })
 
 describe('service actions (service-actions.ts)', () => {
-  it('expire: not due inside the window, expired after it, final once decided, missing', async () => {
-    const r = rig()
-    await expect(expire(r.ctx, GRANT)).resolves.toBe('not_due')
-    r.clock.now = START + 31 * DAY
-    await expect(expire(r.ctx, GRANT)).resolves.toBe('expired')
-    await expect(expire(r.ctx, GRANT)).resolves.toBe('final')
-    await expect(expire(r.ctx, 'gr_missing')).resolves.toBe('missing')
-  })
-
-  it('remind: not due early, reminded once when due, then done already', async () => {
-    const r = rig()
-    await expect(remind(r.ctx, GRANT)).resolves.toBe('not_due')
-    r.clock.now = START + 29 * DAY
-    await expect(remind(r.ctx, GRANT)).resolves.toBe('reminded')
-    await expect(remind(r.ctx, GRANT)).resolves.toBe('done_already')
-    expect(r.changes).toHaveLength(1)
-  })
+  // Days after START, and the answer then: inside the window, when due, and once done.
+  it.each([
+    [
+      'expire',
+      expire,
+      [
+        [1, 'not_due'],
+        [31, 'expired'],
+        [31, 'final'],
+      ],
+    ],
+    [
+      'remind',
+      remind,
+      [
+        [1, 'not_due'],
+        [29, 'reminded'],
+        [29, 'done_already'],
+      ],
+    ],
+  ] as const)(
+    '%s: by the clock, once, and missing for an unknown grant',
+    async (_, step, answers) => {
+      const r = rig()
+      for (const [day, answer] of answers) {
+        r.clock.now = START + day * DAY
+        await expect(step(r.ctx, GRANT)).resolves.toBe(answer)
+      }
+      // One write: nothing before it was due, nothing once done.
+      expect(r.changes).toHaveLength(1)
+      await expect(step(r.ctx, 'gr_missing')).resolves.toBe('missing')
+    },
+  )
 
   it('issueOfferLink: a token on the grant; none for a link asked while the grant holds the most', async () => {
     const r = rig()
