@@ -90,7 +90,8 @@ export type ShardRecord = {
   remaining?: number
   /**
    * Moves by one on every write to the shard (a take, a return): two reads with the same versions
-   * saw the shard unchanged between them (the double collect in grant-tokens.ts). Absent: 0.
+   * saw the shard unchanged between them (the double collect, core/grant-tokens/slot-spread.ts).
+   * Absent: 0.
    */
   version?: number
 }

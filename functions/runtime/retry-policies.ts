@@ -40,4 +40,10 @@ export const RETRY = {
     maxDelayMs: 2_000,
     jitter: 'equal',
   },
+  /** A grant's write on a program's one counter cancelled for a conflict: 5 tries, 30–240 ms. */
+  grantConflict: { attempts: 5, baseDelayMs: 30, maxDelayMs: 240, jitter: 'full' },
+  /** A grant's write on a shard or spread conflicted (the next picks again): 10 tries, 5–30 ms. */
+  grantShardConflict: { attempts: 10, baseDelayMs: 5, maxDelayMs: 30, jitter: 'full' },
+  /** A grant's write throttled (until the partition's second turns over): 10 tries, 50 ms–1 s. */
+  grantThrottled: { attempts: 10, baseDelayMs: 50, maxDelayMs: 1_000, jitter: 'full' },
 } as const satisfies Record<string, Backoff>
