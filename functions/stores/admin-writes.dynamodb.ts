@@ -1,4 +1,4 @@
-import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb'
+import type { CancellationReason } from '@aws-sdk/client-dynamodb'
 import {
   type DynamoDBDocumentClient,
   TransactWriteCommand,
@@ -8,6 +8,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb'
 import { type RetryDeps, retrying } from '../runtime/retry'
 import { auditPut } from './audit'
 import type { AdminTableNames, ChangeOptions } from './changes.store'
+import { cancellationReasons, isConflict, isThrottle } from './kernel/dynamodb-errors'
 import type { Send } from './paging'
 import { busy, StoreUnavailable, throttled } from './store-errors'
 import type { GrantListIndex } from './table-schema'
@@ -21,25 +22,14 @@ import type { GrantListIndex } from './table-schema'
 
 type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>
 
-const reasonsOf = (error: unknown) =>
-  error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : []
-
-/** Cancellation codes that mean "DynamoDB is busy", never "the condition failed". */
-const THROTTLED = new Set([
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-  'ThrottlingException',
-])
-
 /**
  * A write refused because a transaction in flight holds the item: a plain write answered
  * TransactionConflictException (which the SDK does not retry), or a transaction cancelled for a
  * conflict and nothing else. Either way nothing was written, so the write may be sent again.
  */
 export const isTransactionConflict = (error: unknown) => {
-  if ((error as Error).name === 'TransactionConflictException') return true
-  const reasons = reasonsOf(error)
+  if (isConflict(error)) return true
+  const reasons = cancellationReasons(error) ?? []
   return (
     reasons.some((r) => r.Code === 'TransactionConflict') &&
     !reasons.some((r) => r.Code === 'ConditionalCheckFailed')
@@ -151,8 +141,8 @@ export abstract class DynamoDbAdminBase {
         await this.send(new TransactWriteCommand({ TransactItems: all }))
         return undefined
       } catch (error) {
-        const reasons = reasonsOf(error)
-        if (reasons.some((r) => r.Code !== undefined && THROTTLED.has(r.Code))) {
+        const reasons = cancellationReasons(error) ?? []
+        if (reasons.some((r) => isThrottle(r.Code))) {
           throw throttled('a cancelled transaction', error)
         }
         if (isTransactionConflict(error)) throw error

@@ -1,4 +1,3 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -17,6 +16,7 @@ import type { AuditEntry } from '../domain/people'
 import type { ProgramRecord } from '../domain/program'
 import { auditPut } from './audit'
 import type { CallOptions } from './grants.store'
+import { cancellationReasons, isThrottle } from './kernel/dynamodb-errors'
 import { throttled } from './store-errors'
 import { INDEX } from './table-schema'
 
@@ -30,12 +30,6 @@ export type BatchListingTables = { grants: string; audit: string; programs: stri
 
 /** Where a page of batches ends: the last batch's `createdAt` and id. Opaque to callers. */
 export type BatchCursor = { createdAt: string; batchId: string }
-
-const THROTTLED = new Set([
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-])
 
 const CURSOR_CREATED_AT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
@@ -213,9 +207,10 @@ export class DynamoDbBatchListing {
         { abortSignal: signal },
       )
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error
-      const reasons = (error.CancellationReasons ?? []).map((r) => r.Code)
-      if (reasons.some((code) => code !== undefined && THROTTLED.has(code))) {
+      const cancelled = cancellationReasons(error)
+      if (cancelled === undefined) throw error
+      const reasons = cancelled.map((r) => r.Code)
+      if (reasons.some((code) => isThrottle(code))) {
         throw throttled('a batch cancel', error)
       }
       // Only the batch's own condition is an outcome; anything else (a conflict, an audit id

@@ -1,4 +1,3 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -19,6 +18,7 @@ import type { AuditEntry } from '../domain/people'
 import { sleep } from '../runtime/sleep'
 import { auditPut } from './audit'
 import type { CallOptions } from './grants.store'
+import { cancellationReasons, isConditionFailed, isThrottle } from './kernel/dynamodb-errors'
 import { busy, throttled } from './store-errors'
 
 /**
@@ -28,16 +28,10 @@ import { busy, throttled } from './store-errors'
  */
 export type BatchTables = { grants: string; audit: string }
 
-const THROTTLED = new Set([
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-])
-
 const cancellation = (error: unknown) => {
-  if (!(error instanceof TransactionCanceledException)) return undefined
-  const reasons = error.CancellationReasons ?? []
-  if (reasons.some((r) => r.Code !== undefined && THROTTLED.has(r.Code))) {
+  const reasons = cancellationReasons(error)
+  if (reasons === undefined) return undefined
+  if (reasons.some((r) => isThrottle(r.Code))) {
     throw throttled('a batch transaction', error)
   }
   // Another transaction held an item (every chunk's commit writes the batch's counters): DynamoDB
@@ -48,9 +42,6 @@ const cancellation = (error: unknown) => {
   }
   return reasons.map((r) => r.Code)
 }
-
-const isConditionFailure = (error: unknown) =>
-  (error as Error).name === 'ConditionalCheckFailedException'
 
 /**
  * `chunk_changed`: the chunk's results are not what the worker read (another delivery of the same
@@ -337,7 +328,7 @@ export class DynamoDbBatchStore {
       )
       return true
     } catch (error) {
-      if (isConditionFailure(error)) return false
+      if (isConditionFailed(error)) return false
       throw error
     }
   }
@@ -356,7 +347,7 @@ export class DynamoDbBatchStore {
         { abortSignal: signal },
       )
     } catch (error) {
-      if (!isConditionFailure(error)) throw error
+      if (!isConditionFailed(error)) throw error
     }
   }
 }

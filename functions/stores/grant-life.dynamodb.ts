@@ -1,4 +1,3 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -19,7 +18,6 @@ import {
   termsKey,
 } from '../domain/program-shards'
 import { MAX_OFFER_TOKENS } from '../domain/recipient-offer'
-import { isAwsConflict } from '../runtime/aws-errors'
 import { type RetryDeps, retrying } from '../runtime/retry'
 import { RETRY } from '../runtime/retry-policies'
 import { auditPut } from './audit'
@@ -32,6 +30,7 @@ import type {
   RecipientScope,
 } from './grant-life.store'
 import type { CallOptions } from './grants.store'
+import { cancellationReasons, isConditionFailed, isConflict } from './kernel/dynamodb-errors'
 import { queryAll, type Send } from './paging'
 import { INDEX } from './table-schema'
 
@@ -516,7 +515,7 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
       )
       return 'allowed'
     } catch (error) {
-      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return 'limited'
+      if (isConditionFailed(error)) return 'limited'
       throw error
     }
   }
@@ -544,8 +543,8 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
           })
           return 'done'
         } catch (error) {
-          if (!(error instanceof TransactionCanceledException)) throw error
-          const reasons = error.CancellationReasons ?? []
+          const reasons = cancellationReasons(error)
+          if (reasons === undefined) throw error
           if (reasons[grantAt]?.Code === 'ConditionalCheckFailed') return 'stale'
           const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed')
           if (failed >= 0) {
@@ -561,9 +560,9 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
         backoff: RETRY.grantLifeWrite,
         signal,
         // Cancelled for a conflict or a throttle (nothing written), or a conflict on its own.
-        again: (error) => error instanceof TransactionCanceledException || isAwsConflict(error),
+        again: (error) => cancellationReasons(error) !== undefined || isConflict(error),
         exhausted: (error) => {
-          if (error instanceof TransactionCanceledException) return 'unavailable'
+          if (cancellationReasons(error) !== undefined) return 'unavailable'
           throw error
         },
       },

@@ -1,4 +1,4 @@
-import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb'
+import type { CancellationReason } from '@aws-sdk/client-dynamodb'
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -19,17 +19,12 @@ import type {
   CreateGrantOutcome,
   GrantStore,
 } from './grants.store'
+import { cancellationReasons, isThrottle } from './kernel/dynamodb-errors'
 
 /** The tables the grant path uses; `audit` only where a management send writes its entry. */
 export type TableNames = { apiKeys: string; programs: string; grants: string; audit?: string }
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number]
-
-const THROTTLED = new Set([
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-])
 
 export class DynamoDbGrantStore implements GrantStore {
   constructor(
@@ -93,14 +88,9 @@ export class DynamoDbGrantStore implements GrantStore {
       })
       return { kind: 'created' }
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error
-      return this.decodeCancellation(
-        error.CancellationReasons ?? [],
-        grantAt,
-        target,
-        grant,
-        signal,
-      )
+      const reasons = cancellationReasons(error)
+      if (reasons === undefined) throw error
+      return this.decodeCancellation(reasons, grantAt, target, grant, signal)
     }
   }
 
@@ -243,7 +233,7 @@ export class DynamoDbGrantStore implements GrantStore {
       if (old === undefined) return { kind: 'shard_missing', shard }
       return { kind: 'shard_dry', shard, remaining: Number(old.remaining ?? 0) }
     }
-    if (reasons.some((reason) => reason.Code !== undefined && THROTTLED.has(reason.Code))) {
+    if (reasons.some((reason) => isThrottle(reason.Code))) {
       return { kind: 'throttled' }
     }
     if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return { kind: 'conflict' }

@@ -1,4 +1,3 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -9,6 +8,12 @@ import {
 } from '@aws-sdk/lib-dynamodb'
 import type { AuditEntry, MembershipRecord, Role } from '../domain/people'
 import { auditPut } from './audit'
+import {
+  cancellationReasons,
+  isConditionFailed,
+  isConflict,
+  isThrottle,
+} from './kernel/dynamodb-errors'
 import type { AddOutcome, CallOptions, MembersStore, WriteOutcome } from './members.store'
 import { DynamoDbMembershipReader } from './memberships.dynamodb'
 
@@ -22,15 +27,6 @@ const MAX_PENDING_LOOKUPS = 50
 
 /** The tables the member use cases touch. */
 export type MembersTableNames = { memberships: string; audit: string; issuers: string }
-
-const THROTTLED = new Set([
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-])
-
-const reasonsOf = (error: unknown) =>
-  error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : []
 
 /**
  * An issuer always keeps at least one owner: a change that makes an owner stop being one
@@ -196,7 +192,7 @@ export class DynamoDbMembersStore implements MembersStore {
       )
     } catch (error) {
       // Removed, or already active: nothing to do.
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error
+      if (!isConditionFailed(error)) throw error
     }
   }
 
@@ -253,12 +249,12 @@ export class DynamoDbMembersStore implements MembersStore {
       })
       return 'done'
     } catch (error) {
-      const reasons = reasonsOf(error)
+      const reasons = cancellationReasons(error) ?? []
       if (reasons.length === 0) {
-        if ((error as Error).name === 'TransactionConflictException') return 'conflict'
+        if (isConflict(error)) return 'conflict'
         throw error
       }
-      if (reasons.some((r) => r.Code !== undefined && THROTTLED.has(r.Code))) return 'unavailable'
+      if (reasons.some((r) => isThrottle(r.Code))) return 'unavailable'
       if (reasons[0]?.Code === 'ConditionalCheckFailed') return 'stale'
       const hasWitness = items.length === 3
       if (hasWitness && reasons[1]?.Code === 'ConditionalCheckFailed') return 'witness_gone'

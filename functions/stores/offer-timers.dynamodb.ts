@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -6,6 +5,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
 import type { TimerRecord } from '../domain/offer-timers'
+import { isConditionFailed } from './kernel/dynamodb-errors'
 import type { CallOptions } from './members.store'
 import type { OfferTimerStore, SweptTimer, TimerPage } from './offer-timers.store'
 
@@ -61,7 +61,7 @@ export class DynamoDbOfferTimerStore implements OfferTimerStore {
       )
       return true
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false
+      if (isConditionFailed(error)) return false
       throw error
     }
   }
@@ -85,7 +85,7 @@ export class DynamoDbOfferTimerStore implements OfferTimerStore {
       )
     } catch (error) {
       // Deleted, or taken again since: nothing of ours to give back.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error
+      if (!isConditionFailed(error)) throw error
     }
   }
 

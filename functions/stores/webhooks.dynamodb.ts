@@ -1,4 +1,3 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -25,23 +24,12 @@ import {
   type WebhookMessageStatus,
 } from '../domain/webhooks'
 import { auditPut } from './audit'
+import { cancellationReasons, isConditionFailed, isThrottle } from './kernel/dynamodb-errors'
 import { throttled } from './store-errors'
 import type { WebhookEndpointStore, WebhookMessageStore } from './webhooks.store'
 
 type Options = { signal?: AbortSignal | undefined }
 type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>
-
-const THROTTLED = new Set([
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-])
-
-const reasonsOf = (error: unknown) =>
-  error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : []
-
-const isConditionFailed = (error: unknown) =>
-  (error as Error | undefined)?.name === 'ConditionalCheckFailedException'
 
 /**
  * A page cursor of an endpoint's messages: the last message's id, base64url. Opaque to callers;
@@ -589,8 +577,8 @@ export class DynamoDbWebhookStore implements WebhookEndpointStore, WebhookMessag
       })
       return 'done'
     } catch (error) {
-      const reasons = reasonsOf(error)
-      if (reasons.some((r) => r.Code !== undefined && THROTTLED.has(r.Code))) {
+      const reasons = cancellationReasons(error) ?? []
+      if (reasons.some((r) => isThrottle(r.Code))) {
         throw throttled(what, error)
       }
       const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed')
