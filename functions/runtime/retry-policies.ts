@@ -29,4 +29,10 @@ export const RETRY = {
     maxDelayMs: 2_000,
     jitter: 'equal',
   },
+  /** One send, no retry: the store's caller decides what a refused transaction means. */
+  once: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0, jitter: 'full' },
+  /** An operator's write that grants hold in conflict (CLI, seed): 8 sends, 1.8 to 3.6 s in all. */
+  adminWrite: { attempts: 8, baseDelayMs: 50, maxDelayMs: 1_000, jitter: 'equal' },
+  /** The same within a management request's deadline: 4 sends, at most 350 ms, then a 409. */
+  requestConflict: { attempts: 4, baseDelayMs: 50, maxDelayMs: 400, jitter: 'equal' },
 } as const satisfies Record<string, Backoff>

@@ -1,9 +1,4 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb'
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
 import {
   BATCH_ID,
   type BatchRecord,
@@ -16,7 +11,7 @@ import type { AuditEntry } from '../domain/people'
 import type { ProgramRecord } from '../domain/program'
 import { auditPut } from './audit'
 import type { CallOptions } from './grants.store'
-import { cancellationReasons, isThrottle } from './kernel/dynamodb-errors'
+import { transact } from './kernel/transact'
 import { throttled } from './store-errors'
 import { INDEX } from './table-schema'
 
@@ -177,52 +172,48 @@ export class DynamoDbBatchListing {
     { signal }: CallOptions = {},
   ): Promise<CancelOutcome> {
     const at = new Date(input.now).toISOString()
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tables.grants,
-                Key: { grantId: batchKey(input.batchId) },
-                UpdateExpression:
-                  'SET cancelRequestedAt = :at, canceledBy = :actor, updatedAt = :at',
-                ConditionExpression:
-                  'itemType = :batch AND issuerId = :issuer AND #program = :program AND #status IN (:queued, :running) AND attribute_not_exists(cancelRequestedAt)',
-                ExpressionAttributeNames: { '#status': 'status', '#program': 'program' },
-                ExpressionAttributeValues: {
-                  ':at': at,
-                  ':actor': { sub: input.actor.sub, email: input.actor.email },
-                  ':batch': 'grantBatch',
-                  ':issuer': input.issuerId,
-                  ':program': input.programId,
-                  ':queued': 'queued',
-                  ':running': 'running',
-                },
-              },
+    const outcome = await transact(
+      this.client,
+      [
+        {
+          Update: {
+            TableName: this.tables.grants,
+            Key: { grantId: batchKey(input.batchId) },
+            UpdateExpression: 'SET cancelRequestedAt = :at, canceledBy = :actor, updatedAt = :at',
+            ConditionExpression:
+              'itemType = :batch AND issuerId = :issuer AND #program = :program AND #status IN (:queued, :running) AND attribute_not_exists(cancelRequestedAt)',
+            ExpressionAttributeNames: { '#status': 'status', '#program': 'program' },
+            ExpressionAttributeValues: {
+              ':at': at,
+              ':actor': { sub: input.actor.sub, email: input.actor.email },
+              ':batch': 'grantBatch',
+              ':issuer': input.issuerId,
+              ':program': input.programId,
+              ':queued': 'queued',
+              ':running': 'running',
             },
-            auditPut(this.tables.audit, input.audit),
-          ],
-        }),
-        { abortSignal: signal },
-      )
-    } catch (error) {
-      const cancelled = cancellationReasons(error)
-      if (cancelled === undefined) throw error
-      const reasons = cancelled.map((r) => r.Code)
-      if (reasons.some((code) => isThrottle(code))) {
-        throw throttled('a batch cancel', error)
-      }
-      // Only the batch's own condition is an outcome; anything else (a conflict, an audit id
-      // clash) is DynamoDB's to report.
-      if (reasons[0] !== 'ConditionalCheckFailed') throw error
+          },
+        },
+        auditPut(this.tables.audit, input.audit),
+      ],
+      { signal },
+    )
+    if (outcome.kind === 'unavailable' && outcome.reason === 'throttled') {
+      throw throttled('a batch cancel', outcome.cause)
+    }
+    // Only the batch's own condition is an outcome; anything else (a conflict, an audit id
+    // clash) is DynamoDB's to report.
+    if (outcome.kind !== 'done' && !(outcome.kind === 'failed' && outcome.failed.includes(0))) {
+      throw outcome.cause
+    }
+    if (outcome.kind === 'failed') {
       const batch = await this.getBatch(input, { signal })
       if (!batch) return { outcome: 'missing' }
       if (FINAL_BATCH_STATUSES.includes(batch.status)) return { outcome: 'final', batch }
       if (batch.cancelRequestedAt !== undefined) return { outcome: 'already', batch }
       // The condition failed, yet the batch reads as cancelable: it cannot be (items change only
       // forward), unless it changed back under us; let the caller retry.
-      throw throttled('a batch cancel whose condition failed on a cancelable batch', error)
+      throw throttled('a batch cancel whose condition failed on a cancelable batch', outcome.cause)
     }
     const batch = await this.getBatch(input, { signal })
     if (!batch) throw new Error(`Batch ${input.batchId} canceled, then not found`)

@@ -3,7 +3,6 @@ import {
   BatchWriteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
-  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
 import {
@@ -18,7 +17,8 @@ import type { AuditEntry } from '../domain/people'
 import { sleep } from '../runtime/sleep'
 import { auditPut } from './audit'
 import type { CallOptions } from './grants.store'
-import { cancellationReasons, isConditionFailed, isThrottle } from './kernel/dynamodb-errors'
+import { isConditionFailed } from './kernel/dynamodb-errors'
+import { type TransactItem, transact } from './kernel/transact'
 import { busy, throttled } from './store-errors'
 
 /**
@@ -28,19 +28,22 @@ import { busy, throttled } from './store-errors'
  */
 export type BatchTables = { grants: string; audit: string }
 
-const cancellation = (error: unknown) => {
-  const reasons = cancellationReasons(error)
-  if (reasons === undefined) return undefined
-  if (reasons.some((r) => isThrottle(r.Code))) {
-    throw throttled('a batch transaction', error)
-  }
-  // Another transaction held an item (every chunk's commit writes the batch's counters): DynamoDB
-  // answers so under concurrent commits (DynamoDB Local, one transaction at a time, never does; the
-  // contention model does, bench/contention/batch-rows.ts). Worth another try, as a conflict.
-  if (reasons.some((r) => r.Code === 'TransactionConflict')) {
-    throw busy(1, 0, 'A batch transaction')
-  }
-  return reasons.map((r) => r.Code)
+/**
+ * One transaction, once: `done`, or the indexes whose condition failed. A throttle is thrown as
+ * the store's `throttled`; another transaction holding an item (every chunk's commit writes the
+ * batch's counters: DynamoDB answers so under concurrent commits, the contention model too,
+ * bench/contention/batch-rows.ts) as `busy`, worth another try.
+ */
+const transactOnce = async (
+  client: DynamoDBDocumentClient,
+  items: TransactItem[],
+  signal: AbortSignal | undefined,
+): Promise<{ failed: number[]; cause: unknown } | 'done'> => {
+  const outcome = await transact(client, items, { signal })
+  if (outcome.kind === 'done') return 'done'
+  if (outcome.kind === 'failed') return outcome
+  if (outcome.reason === 'throttled') throw throttled('a batch transaction', outcome.cause)
+  throw busy(1, 0, 'A batch transaction')
 }
 
 /**
@@ -116,30 +119,25 @@ export class DynamoDbBatchStore {
     audit: AuditEntry,
     { signal }: CallOptions = {},
   ): Promise<{ kind: 'created' } | { kind: 'exists'; existing: BatchRecord }> {
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: this.tables.grants,
-                Item: batch,
-                ConditionExpression: 'attribute_not_exists(grantId)',
-              },
-            },
-            auditPut(this.tables.audit, audit),
-          ],
-        }),
-        { abortSignal: signal },
-      )
-      return { kind: 'created' }
-    } catch (error) {
-      const codes = cancellation(error)
-      if (codes?.[0] !== 'ConditionalCheckFailed') throw error
-      const existing = await this.getBatch(batch.batchId, { signal })
-      if (!existing) throw throttled('a batch cancelled, then not found', error)
-      return { kind: 'exists', existing }
-    }
+    const outcome = await transactOnce(
+      this.client,
+      [
+        {
+          Put: {
+            TableName: this.tables.grants,
+            Item: batch,
+            ConditionExpression: 'attribute_not_exists(grantId)',
+          },
+        },
+        auditPut(this.tables.audit, audit),
+      ],
+      signal,
+    )
+    if (outcome === 'done') return { kind: 'created' }
+    if (!outcome.failed.includes(0)) throw outcome.cause
+    const existing = await this.getBatch(batch.batchId, { signal })
+    if (!existing) throw throttled('a batch cancelled, then not found', outcome.cause)
+    return { kind: 'exists', existing }
   }
 
   async getChunk(batch: BatchRecord, index: number, { signal }: CallOptions = {}) {
@@ -221,50 +219,45 @@ export class DynamoDbBatchStore {
     const at = new Date(input.now).toISOString()
     // A chunk that once went to the dead letters and is done now is no longer shown as such.
     const redriven = input.complete && batch.deadLettered?.has(index) === true
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tables.grants,
-                Key: { grantId: chunkKey(batch.batchId, batch.chunkPrefix, index) },
-                UpdateExpression: 'SET results = :results',
-                ConditionExpression: 'size(results) = :before',
-                ExpressionAttributeValues: { ':results': input.results, ':before': input.before },
-              },
+    const outcome = await transactOnce(
+      this.client,
+      [
+        {
+          Update: {
+            TableName: this.tables.grants,
+            Key: { grantId: chunkKey(batch.batchId, batch.chunkPrefix, index) },
+            UpdateExpression: 'SET results = :results',
+            ConditionExpression: 'size(results) = :before',
+            ExpressionAttributeValues: { ':results': input.results, ':before': input.before },
+          },
+        },
+        {
+          Update: {
+            TableName: this.tables.grants,
+            Key: { grantId: batchKey(batch.batchId) },
+            UpdateExpression: `SET granted = granted + :granted, failed = failed + :failed, canceled = if_not_exists(canceled, :zero) + :canceled, chunksDone = if_not_exists(chunksDone, :zero) + :done, #status = :running, startedAt = if_not_exists(startedAt, :at), updatedAt = :at${redriven ? ' DELETE deadLettered :index' : ''}`,
+            ConditionExpression: '#status IN (:queued, :running)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':granted': input.granted,
+              ':failed': input.failed,
+              ':canceled': input.canceled,
+              ':zero': 0,
+              ':done': input.complete ? 1 : 0,
+              ':running': 'running',
+              ':queued': 'queued',
+              ':at': at,
+              ...(redriven ? { ':index': new Set([index]) } : {}),
             },
-            {
-              Update: {
-                TableName: this.tables.grants,
-                Key: { grantId: batchKey(batch.batchId) },
-                UpdateExpression: `SET granted = granted + :granted, failed = failed + :failed, canceled = if_not_exists(canceled, :zero) + :canceled, chunksDone = if_not_exists(chunksDone, :zero) + :done, #status = :running, startedAt = if_not_exists(startedAt, :at), updatedAt = :at${redriven ? ' DELETE deadLettered :index' : ''}`,
-                ConditionExpression: '#status IN (:queued, :running)',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: {
-                  ':granted': input.granted,
-                  ':failed': input.failed,
-                  ':canceled': input.canceled,
-                  ':zero': 0,
-                  ':done': input.complete ? 1 : 0,
-                  ':running': 'running',
-                  ':queued': 'queued',
-                  ':at': at,
-                  ...(redriven ? { ':index': new Set([index]) } : {}),
-                },
-              },
-            },
-          ],
-        }),
-        { abortSignal: signal },
-      )
-      return 'committed'
-    } catch (error) {
-      const codes = cancellation(error)
-      if (codes?.[0] === 'ConditionalCheckFailed') return 'chunk_changed'
-      if (codes?.[1] === 'ConditionalCheckFailed') return 'final'
-      throw error
-    }
+          },
+        },
+      ],
+      signal,
+    )
+    if (outcome === 'done') return 'committed'
+    if (outcome.failed.includes(0)) return 'chunk_changed'
+    if (outcome.failed.includes(1)) return 'final'
+    throw outcome.cause
   }
 
   /**
@@ -278,36 +271,31 @@ export class DynamoDbBatchStore {
     audit: AuditEntry,
     { signal }: CallOptions = {},
   ): Promise<boolean> {
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tables.grants,
-                Key: { grantId: batchKey(batchId) },
-                UpdateExpression: 'SET #status = :final, finishedAt = :at, updatedAt = :at',
-                ConditionExpression: '#status IN (:queued, :running) AND chunksDone >= chunks',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: {
-                  ':final': status,
-                  ':at': new Date(now).toISOString(),
-                  ':queued': 'queued',
-                  ':running': 'running',
-                },
-              },
+    const outcome = await transactOnce(
+      this.client,
+      [
+        {
+          Update: {
+            TableName: this.tables.grants,
+            Key: { grantId: batchKey(batchId) },
+            UpdateExpression: 'SET #status = :final, finishedAt = :at, updatedAt = :at',
+            ConditionExpression: '#status IN (:queued, :running) AND chunksDone >= chunks',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':final': status,
+              ':at': new Date(now).toISOString(),
+              ':queued': 'queued',
+              ':running': 'running',
             },
-            auditPut(this.tables.audit, audit),
-          ],
-        }),
-        { abortSignal: signal },
-      )
-      return true
-    } catch (error) {
-      const codes = cancellation(error)
-      if (codes?.[0] === 'ConditionalCheckFailed') return false
-      throw error
-    }
+          },
+        },
+        auditPut(this.tables.audit, audit),
+      ],
+      signal,
+    )
+    if (outcome === 'done') return true
+    if (outcome.failed.includes(0)) return false
+    throw outcome.cause
   }
 
   /** The committer was told; false if someone already had marked it. */

@@ -1,10 +1,4 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb'
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type { GrantOffer, GrantRecord } from '../domain/grant'
 import { type GrantHistoryEntry, OPEN_STATES } from '../domain/grant-lifecycle'
 import type { ProgramRecord } from '../domain/program'
@@ -18,7 +12,7 @@ import {
   termsKey,
 } from '../domain/program-shards'
 import { MAX_OFFER_TOKENS } from '../domain/recipient-offer'
-import { type RetryDeps, retrying } from '../runtime/retry'
+import type { RetryDeps } from '../runtime/retry'
 import { RETRY } from '../runtime/retry-policies'
 import { auditPut } from './audit'
 import { batchGetByKey } from './batch-get'
@@ -30,11 +24,10 @@ import type {
   RecipientScope,
 } from './grant-life.store'
 import type { CallOptions } from './grants.store'
-import { cancellationReasons, isConditionFailed, isConflict } from './kernel/dynamodb-errors'
+import { cancellationReasons, isConditionFailed } from './kernel/dynamodb-errors'
+import { type TransactItem, transact } from './kernel/transact'
 import { queryAll, type Send } from './paging'
 import { INDEX } from './table-schema'
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number]
 
 export type GrantLifeTables = { programs: string; grants: string; audit?: string }
 
@@ -529,44 +522,32 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
    * One transaction: `stale` when the grant's condition (the first grant item) failed; another
    * transaction or a throttle is tried again a few times (RETRY.grantLifeWrite), then `unavailable`.
    */
-  private transact(items: TransactItem[], signal: AbortSignal | undefined) {
+  private async transact(
+    items: TransactItem[],
+    signal: AbortSignal | undefined,
+  ): Promise<LifeOutcome> {
     const grantAt = items.findIndex(
       (item) =>
         item.Update?.Key?.grantId !== undefined &&
         !String(item.Update.Key.grantId).startsWith(TOKEN_PREFIX),
     )
-    return retrying<LifeOutcome>(
-      async () => {
-        try {
-          await this.client.send(new TransactWriteCommand({ TransactItems: items }), {
-            abortSignal: signal,
-          })
-          return 'done'
-        } catch (error) {
-          const reasons = cancellationReasons(error)
-          if (reasons === undefined) throw error
-          if (reasons[grantAt]?.Code === 'ConditionalCheckFailed') return 'stale'
-          const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed')
-          if (failed >= 0) {
-            throw new Error(
-              `A grant's change was refused by item ${failed} of its transaction (${reasons.map((r) => r.Code).join(',')})`,
-            )
-          }
-          throw error
-        }
-      },
-      {
-        ...this.retry,
-        backoff: RETRY.grantLifeWrite,
-        signal,
-        // Cancelled for a conflict or a throttle (nothing written), or a conflict on its own.
-        again: (error) => cancellationReasons(error) !== undefined || isConflict(error),
-        exhausted: (error) => {
-          if (cancellationReasons(error) !== undefined) return 'unavailable'
-          throw error
-        },
-      },
-    )
+    const outcome = await transact(this.client, items, {
+      ...this.retry,
+      signal,
+      policy: RETRY.grantLifeWrite,
+      retryOn: ['conflict', 'throttled'],
+    })
+    if (outcome.kind === 'done') return 'done'
+    if (outcome.kind === 'failed') {
+      if (outcome.failed.includes(grantAt)) return 'stale'
+      const codes = outcome.reasons.map((r) => r.Code).join(',')
+      throw new Error(
+        `A grant's change was refused by item ${outcome.index} of its transaction (${codes})`,
+      )
+    }
+    // A conflict reported on its own, not as a cancelled transaction, is thrown as it came.
+    if (cancellationReasons(outcome.cause) === undefined) throw outcome.cause
+    return 'unavailable'
   }
 }
 

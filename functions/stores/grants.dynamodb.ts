@@ -1,10 +1,5 @@
 import type { CancellationReason } from '@aws-sdk/client-dynamodb'
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb'
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb'
 import type { ApiKeyRecord } from '../domain/api-key'
 import type { GrantRecord } from '../domain/grant'
@@ -19,12 +14,10 @@ import type {
   CreateGrantOutcome,
   GrantStore,
 } from './grants.store'
-import { cancellationReasons, isThrottle } from './kernel/dynamodb-errors'
+import { type TransactItem, transact } from './kernel/transact'
 
 /** The tables the grant path uses; `audit` only where a management send writes its entry. */
 export type TableNames = { apiKeys: string; programs: string; grants: string; audit?: string }
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number]
 
 export class DynamoDbGrantStore implements GrantStore {
   constructor(
@@ -82,16 +75,13 @@ export class DynamoDbGrantStore implements GrantStore {
     })
     // The audit entry of a management send: written with the grant, or not at all.
     if (audit !== undefined) items.push(auditPut(this.tables.audit as string, audit))
-    try {
-      await this.client.send(new TransactWriteCommand({ TransactItems: items }), {
-        abortSignal: signal,
-      })
-      return { kind: 'created' }
-    } catch (error) {
-      const reasons = cancellationReasons(error)
-      if (reasons === undefined) throw error
-      return this.decodeCancellation(reasons, grantAt, target, grant, signal)
+    // One send: the use case (core/grant-tokens.ts) decides what a throttle or conflict means.
+    const outcome = await transact(this.client, items, { signal })
+    if (outcome.kind === 'done') return { kind: 'created' }
+    if (outcome.kind === 'unavailable') {
+      return { kind: outcome.reason === 'throttled' ? 'throttled' : 'conflict' }
     }
+    return this.decodeRefusal(outcome.reasons, grantAt, target, grant, signal)
   }
 
   /** The counters a grant moves, with the conditions of its kind (see GrantTarget). */
@@ -199,11 +189,10 @@ export class DynamoDbGrantStore implements GrantStore {
   }
 
   /**
-   * Turns the per-item reasons of a cancelled transaction into one outcome, most decisive first:
-   * an existing grant (a replay wins over any program state), then the counter, then conflicts
-   * and throttles (nothing written; the caller may try again).
+   * Turns the per-item reasons of a transaction whose condition failed into one outcome, most
+   * decisive first: an existing grant (a replay wins over any program state), then the counter.
    */
-  private async decodeCancellation(
+  private async decodeRefusal(
     reasons: CancellationReason[],
     grantAt: number,
     target: CreateGrantInput['target'],
@@ -233,10 +222,6 @@ export class DynamoDbGrantStore implements GrantStore {
       if (old === undefined) return { kind: 'shard_missing', shard }
       return { kind: 'shard_dry', shard, remaining: Number(old.remaining ?? 0) }
     }
-    if (reasons.some((reason) => isThrottle(reason.Code))) {
-      return { kind: 'throttled' }
-    }
-    if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return { kind: 'conflict' }
     throw new Error(
       `Unexpected transaction cancellation: ${reasons.map((reason) => reason.Code).join(',')}`,
     )

@@ -2,22 +2,16 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
 import type { AuditEntry, MembershipRecord, Role } from '../domain/people'
 import { auditPut } from './audit'
-import {
-  cancellationReasons,
-  isConditionFailed,
-  isConflict,
-  isThrottle,
-} from './kernel/dynamodb-errors'
+import { isConditionFailed } from './kernel/dynamodb-errors'
+import { type TransactItem, transact } from './kernel/transact'
 import type { AddOutcome, CallOptions, MembersStore, WriteOutcome } from './members.store'
 import { DynamoDbMembershipReader } from './memberships.dynamodb'
 
-type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>
+type TransactItems = TransactItem[]
 
 /**
  * At most this many of a person's other issuers are looked at for one invitation e-mail (which
@@ -243,25 +237,19 @@ export class DynamoDbMembersStore implements MembersStore {
     items: TransactItems,
     signal: AbortSignal | undefined,
   ): Promise<WriteOutcome> {
-    try {
-      await this.client.send(new TransactWriteCommand({ TransactItems: items }), {
-        abortSignal: signal,
-      })
-      return 'done'
-    } catch (error) {
-      const reasons = cancellationReasons(error) ?? []
-      if (reasons.length === 0) {
-        if (isConflict(error)) return 'conflict'
-        throw error
-      }
-      if (reasons.some((r) => isThrottle(r.Code))) return 'unavailable'
-      if (reasons[0]?.Code === 'ConditionalCheckFailed') return 'stale'
-      const hasWitness = items.length === 3
-      if (hasWitness && reasons[1]?.Code === 'ConditionalCheckFailed') return 'witness_gone'
-      if (reasons.some((r) => r.Code === 'TransactionConflict')) return 'conflict'
-      // The audit entry's own condition (an id clash: 32 random bits within one millisecond) or
-      // anything unexpected: nothing was written; say so loudly rather than guess.
-      throw error
+    const hasWitness = items.length === 3
+    const outcome = await transact(this.client, items, {
+      signal,
+      names: hasWitness ? ['member', 'witness', 'audit'] : ['member', 'audit'],
+    })
+    if (outcome.kind === 'done') return 'done'
+    if (outcome.kind === 'unavailable') {
+      return outcome.reason === 'throttled' ? 'unavailable' : 'conflict'
     }
+    if (outcome.name === 'member') return 'stale'
+    if (outcome.name === 'witness') return 'witness_gone'
+    // The audit entry's own condition (an id clash: 32 random bits within one millisecond):
+    // nothing was written; say so loudly rather than guess.
+    throw outcome.cause
   }
 }

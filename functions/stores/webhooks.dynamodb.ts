@@ -4,8 +4,6 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
 import type { Config } from '../config'
@@ -24,12 +22,13 @@ import {
   type WebhookMessageStatus,
 } from '../domain/webhooks'
 import { auditPut } from './audit'
-import { cancellationReasons, isConditionFailed, isThrottle } from './kernel/dynamodb-errors'
+import { isConditionFailed } from './kernel/dynamodb-errors'
+import { type TransactItem, transact } from './kernel/transact'
 import { throttled } from './store-errors'
 import type { WebhookEndpointStore, WebhookMessageStore } from './webhooks.store'
 
 type Options = { signal?: AbortSignal | undefined }
-type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>
+type TransactItems = TransactItem[]
 
 /**
  * A page cursor of an endpoint's messages: the last message's id, base64url. Opaque to callers;
@@ -564,28 +563,18 @@ export class DynamoDbWebhookStore implements WebhookEndpointStore, WebhookMessag
     return Attributes !== undefined
   }
 
-  /** One transaction: `failed` when its first item's condition failed. */
   /** One transaction: `done`, or the index of the first item whose condition failed. */
   private async transact(
     items: TransactItems,
     what: string,
     signal: AbortSignal | undefined,
   ): Promise<'done' | { failed: number }> {
-    try {
-      await this.client.send(new TransactWriteCommand({ TransactItems: items }), {
-        abortSignal: signal,
-      })
-      return 'done'
-    } catch (error) {
-      const reasons = cancellationReasons(error) ?? []
-      if (reasons.some((r) => isThrottle(r.Code))) {
-        throw throttled(what, error)
-      }
-      const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed')
-      if (failed >= 0) return { failed }
-      // A conflict with another transaction, the audit entry's id clash, anything else: nothing
-      // was written; the caller's retry (or its 503) decides.
-      throw error
-    }
+    const outcome = await transact(this.client, items, { signal })
+    if (outcome.kind === 'done') return 'done'
+    if (outcome.kind === 'failed') return { failed: outcome.index }
+    if (outcome.reason === 'throttled') throw throttled(what, outcome.cause)
+    // A conflict with another transaction: nothing was written; the caller's retry (or its 503)
+    // decides.
+    throw outcome.cause
   }
 }
