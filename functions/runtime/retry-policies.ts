@@ -35,4 +35,6 @@ export const RETRY = {
   adminWrite: { attempts: 8, baseDelayMs: 50, maxDelayMs: 1_000, jitter: 'equal' },
   /** The same within a management request's deadline: 4 sends, at most 350 ms, then a 409. */
   requestConflict: { attempts: 4, baseDelayMs: 50, maxDelayMs: 400, jitter: 'equal' },
+  /** Keys or items a batch call left unprocessed: asked again 5 sends in all, 20 ms doubling. */
+  unprocessed: { attempts: 5, baseDelayMs: 20, maxDelayMs: 160, jitter: 'none' },
 } as const satisfies Record<string, Backoff>

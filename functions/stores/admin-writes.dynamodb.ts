@@ -99,7 +99,7 @@ export abstract class DynamoDbAdminBase {
   }
 
   /** The request's signal, and the waits tests inject. */
-  private pacing() {
+  protected pacing() {
     return {
       signal: this.signal,
       ...(this.options.sleep === undefined ? {} : { sleep: this.options.sleep }),

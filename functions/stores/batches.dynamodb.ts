@@ -1,10 +1,4 @@
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb'
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import {
   type BatchChunk,
   type BatchRecord,
@@ -14,9 +8,9 @@ import {
   type StoredRow,
 } from '../domain/batch'
 import type { AuditEntry } from '../domain/people'
-import { sleep } from '../runtime/sleep'
 import { auditPut } from './audit'
 import type { CallOptions } from './grants.store'
+import { batchGetAll, batchWriteAll } from './kernel/batch'
 import { isConditionFailed } from './kernel/dynamodb-errors'
 import { type TransactItem, transact } from './kernel/transact'
 import { busy, throttled } from './store-errors'
@@ -90,24 +84,13 @@ export class DynamoDbBatchStore {
         results: [],
       }),
     )
-    for (let i = 0; i < items.length; i += 25) {
-      let pending: Record<string, unknown>[] = items
-        .slice(i, i + 25)
-        .map((item) => ({ PutRequest: { Item: item } }))
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt === 8) {
-          throw throttled('BatchWriteItem left items unprocessed')
-        }
-        if (attempt > 0) await sleep(25 * 2 ** attempt, signal)
-        const result = await this.client.send(
-          new BatchWriteCommand({
-            RequestItems: { [this.tables.grants]: pending as never },
-          }),
-          { abortSignal: signal },
-        )
-        pending = (result.UnprocessedItems?.[this.tables.grants] ?? []) as Record<string, unknown>[]
-      }
-    }
+    const unwritten = await batchWriteAll(
+      this.client,
+      this.tables.grants,
+      items.map((item) => ({ PutRequest: { Item: item } })),
+      { signal },
+    )
+    if (unwritten.length > 0) throw throttled('BatchWriteItem left items unprocessed')
   }
 
   /**
@@ -158,25 +141,7 @@ export class DynamoDbBatchStore {
     const keys = []
     for (let i = from; i < to; i++)
       keys.push({ grantId: chunkKey(batch.batchId, batch.chunkPrefix, i) })
-    const found: BatchChunk[] = []
-    let pending: Record<string, unknown>[] = keys
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === 8) {
-        throw throttled('BatchGetItem left keys unprocessed')
-      }
-      if (attempt > 0) await sleep(25 * 2 ** attempt, signal)
-      const result = await this.client.send(
-        new BatchGetCommand({
-          RequestItems: { [this.tables.grants]: { Keys: pending, ConsistentRead: true } },
-        }),
-        { abortSignal: signal },
-      )
-      found.push(...((result.Responses?.[this.tables.grants] ?? []) as BatchChunk[]))
-      pending = (result.UnprocessedKeys?.[this.tables.grants]?.Keys ?? []) as Record<
-        string,
-        unknown
-      >[]
-    }
+    const found = await batchGetAll<BatchChunk>(this.client, this.tables.grants, keys, { signal })
     return found.sort((a, b) => a.index - b.index)
   }
 

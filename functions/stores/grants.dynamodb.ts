@@ -6,7 +6,6 @@ import type { GrantRecord } from '../domain/grant'
 import type { ProgramRecord } from '../domain/program'
 import { type ShardRecord, shardKey, shardKeys, sumShards } from '../domain/program-shards'
 import { auditPut } from './audit'
-import { batchGet } from './batch-get'
 import type {
   AccessRead,
   CallOptions,
@@ -14,6 +13,7 @@ import type {
   CreateGrantOutcome,
   GrantStore,
 } from './grants.store'
+import { batchGet } from './kernel/batch'
 import { type TransactItem, transact } from './kernel/transact'
 
 /** The tables the grant path uses; `audit` only where a management send writes its entry. */

@@ -5,9 +5,12 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
 import type { TimerRecord } from '../domain/offer-timers'
+import { type BatchOptions, batchWriteAll } from './kernel/batch'
 import { isConditionFailed } from './kernel/dynamodb-errors'
 import type { CallOptions } from './members.store'
 import type { OfferTimerStore, SweptTimer, TimerPage } from './offer-timers.store'
+
+const timerKey = (timer: Record<string, unknown>) => `${timer.slot} ${timer.due}`
 
 /** The timers table on DynamoDB: partition `slot`, sort key `due` (`<ISO time>#<grantId>#<kind>`). */
 export class DynamoDbOfferTimerStore implements OfferTimerStore {
@@ -15,6 +18,33 @@ export class DynamoDbOfferTimerStore implements OfferTimerStore {
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: { timers: string },
   ) {}
+
+  /**
+   * Puts timers (the stream reader's; a timer put again is the same item, its lease cleared).
+   * Answers those still unwritten after RETRY.unprocessed's sends; a send that fails is tried
+   * again too, after `failedSend` has seen its error.
+   */
+  async putTimers(
+    timers: readonly TimerRecord[],
+    deps: Pick<BatchOptions, 'sleep' | 'random'> & { failedSend?: (error: unknown) => void } = {},
+  ): Promise<TimerRecord[]> {
+    const { failedSend, ...pacing } = deps
+    const unwritten = await batchWriteAll(
+      this.client,
+      this.tables.timers,
+      timers.map((timer) => ({ PutRequest: { Item: timer } })),
+      {
+        ...pacing,
+        failedSend: (error) => {
+          failedSend?.(error)
+          return true
+        },
+      },
+    )
+    // DynamoDB hands back copies: answer the timers asked for, by key.
+    const left = new Set(unwritten.map(({ PutRequest }) => timerKey(PutRequest?.Item ?? {})))
+    return timers.filter((timer) => left.has(timerKey(timer)))
+  }
 
   async dueTimers(
     input: { slot: string; upTo: string; limit: number; start?: Record<string, unknown> },
