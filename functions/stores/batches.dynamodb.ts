@@ -11,7 +11,7 @@ import type { AuditEntry } from '../domain/people'
 import { auditPut } from './audit'
 import type { CallOptions } from './grants.store'
 import { batchGetAll, batchWriteAll } from './kernel/batch'
-import { isConditionFailed } from './kernel/dynamodb-errors'
+import { conditional } from './kernel/conditional'
 import { type TransactItem, transact } from './kernel/transact'
 import { busy, throttled } from './store-errors'
 
@@ -265,8 +265,8 @@ export class DynamoDbBatchStore {
 
   /** The committer was told; false if someone already had marked it. */
   async markNotified(batchId: string, now: number, { signal }: CallOptions = {}) {
-    try {
-      await this.client.send(
+    const written = await conditional(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tables.grants,
           Key: { grantId: batchKey(batchId) },
@@ -278,18 +278,15 @@ export class DynamoDbBatchStore {
           },
         }),
         { abortSignal: signal },
-      )
-      return true
-    } catch (error) {
-      if (isConditionFailed(error)) return false
-      throw error
-    }
+      ),
+    )
+    return !!written
   }
 
   /** A chunk's message failed its last allowed delivery: it goes to the dead letters, the batch shows it. */
   async markDeadLettered(batchId: string, chunk: number, { signal }: CallOptions = {}) {
-    try {
-      await this.client.send(
+    await conditional(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tables.grants,
           Key: { grantId: batchKey(batchId) },
@@ -298,9 +295,7 @@ export class DynamoDbBatchStore {
           ExpressionAttributeValues: { ':index': new Set([chunk]), ':batch': 'grantBatch' },
         }),
         { abortSignal: signal },
-      )
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error
-    }
+      ),
+    )
   }
 }

@@ -20,7 +20,8 @@ import {
 import type { GrantChange, GrantLifeStore, LifeOutcome } from './grant-life.store'
 import type { CallOptions } from './grants.store'
 import { batchGetByKey } from './kernel/batch'
-import { cancellationReasons, isConditionFailed } from './kernel/dynamodb-errors'
+import { conditional } from './kernel/conditional'
+import { cancellationReasons } from './kernel/dynamodb-errors'
 import { type TransactItem, transact } from './kernel/transact'
 
 export type { GrantLifeTables }
@@ -360,8 +361,8 @@ export class DynamoDbGrantLifeStore extends DynamoDbGrantLifeReads implements Gr
     { signal }: CallOptions = {},
   ): Promise<'allowed' | 'limited'> {
     const window = Math.floor(input.now / input.windowMs)
-    try {
-      await this.client.send(
+    const written = await conditional(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tables.grants,
           Key: { grantId: `${LIMIT_PREFIX}${key}#${window}` },
@@ -375,12 +376,9 @@ export class DynamoDbGrantLifeStore extends DynamoDbGrantLifeReads implements Gr
           },
         }),
         { abortSignal: signal },
-      )
-      return 'allowed'
-    } catch (error) {
-      if (isConditionFailed(error)) return 'limited'
-      throw error
-    }
+      ),
+    )
+    return written ? 'allowed' : 'limited'
   }
 
   private audit(entry: NonNullable<GrantChange['audit']>): TransactItem {

@@ -7,7 +7,7 @@ import type { RetryDeps } from '../runtime/retry'
 import type { OfferTokenRecord, RecipientScope } from './grant-life.store'
 import type { CallOptions } from './grants.store'
 import { batchGetByKey } from './kernel/batch'
-import { queryAll, type Send } from './paging'
+import { queryAll, sendWith } from './paging'
 import { INDEX } from './table-schema'
 
 export type GrantLifeTables = { programs: string; grants: string; audit?: string }
@@ -93,9 +93,7 @@ export class DynamoDbGrantLifeReads {
       })
       filters.push(`#status IN (${OPEN_STATES.map((_, i) => `:open${i}`).join(', ')})`)
     }
-    const send: Send = <T>(command: { readonly input: object }) =>
-      this.client.send(command as never, { abortSignal: signal }) as Promise<T>
-    const items = await queryAll<{ grantId: string }>(send, {
+    const items = await queryAll<{ grantId: string }>(sendWith(this.client, signal), {
       TableName: this.tables.grants,
       IndexName: INDEX.grantsByRecipient,
       KeyConditionExpression: '#r = :r',

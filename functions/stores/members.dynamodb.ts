@@ -1,15 +1,11 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb'
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type { AuditEntry, MembershipRecord, Role } from '../domain/people'
 import { auditPut } from './audit'
 import { isConditionFailed } from './kernel/dynamodb-errors'
 import { type TransactItem, transact } from './kernel/transact'
 import type { AddOutcome, CallOptions, MembersStore, WriteOutcome } from './members.store'
 import { DynamoDbMembershipReader } from './memberships.dynamodb'
+import { queryAll, sendWith } from './paging'
 
 type TransactItems = TransactItem[]
 
@@ -50,23 +46,12 @@ export class DynamoDbMembersStore implements MembersStore {
   }
 
   async list(issuerId: string, { signal }: CallOptions = {}) {
-    const items: MembershipRecord[] = []
-    let start: Record<string, unknown> | undefined
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tables.memberships,
-          KeyConditionExpression: 'issuerId = :issuer',
-          ExpressionAttributeValues: { ':issuer': issuerId },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-        { abortSignal: signal },
-      )
-      items.push(...((page.Items ?? []) as MembershipRecord[]))
-      start = page.LastEvaluatedKey
-    } while (start)
-    return items
+    return queryAll<MembershipRecord>(sendWith(this.client, signal), {
+      TableName: this.tables.memberships,
+      KeyConditionExpression: 'issuerId = :issuer',
+      ExpressionAttributeValues: { ':issuer': issuerId },
+      ConsistentRead: true,
+    })
   }
 
   async issuerName(issuerId: string, { signal }: CallOptions = {}) {

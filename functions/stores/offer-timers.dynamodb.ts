@@ -6,6 +6,7 @@ import {
 } from '@aws-sdk/lib-dynamodb'
 import type { TimerRecord } from '../domain/offer-timers'
 import { type BatchOptions, batchWriteAll } from './kernel/batch'
+import { conditional } from './kernel/conditional'
 import { isConditionFailed } from './kernel/dynamodb-errors'
 import type { CallOptions } from './members.store'
 import type { OfferTimerStore, SweptTimer, TimerPage } from './offer-timers.store'
@@ -74,8 +75,8 @@ export class DynamoDbOfferTimerStore implements OfferTimerStore {
     lease: { now: number; until: number },
     { signal }: CallOptions = {},
   ): Promise<boolean> {
-    try {
-      await this.client.send(
+    const written = await conditional(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tables.timers,
           Key: { slot: timer.slot, due: timer.due },
@@ -88,12 +89,9 @@ export class DynamoDbOfferTimerStore implements OfferTimerStore {
           ExpressionAttributeValues: { ':until': lease.until, ':now': lease.now },
         }),
         { abortSignal: signal },
-      )
-      return true
-    } catch (error) {
-      if (isConditionFailed(error)) return false
-      throw error
-    }
+      ),
+    )
+    return !!written
   }
 
   async releaseTimer(

@@ -1,4 +1,5 @@
 import {
+  type DynamoDBDocumentClient,
   QueryCommand,
   type QueryCommandInput,
   ScanCommand,
@@ -12,6 +13,12 @@ import {
 
 /** Sends one command with the store's signal (a request's deadline). */
 export type Send = <T>(command: { readonly input: object }) => Promise<T>
+
+/** A Send over a client, every call abandoned when `signal` aborts. */
+export const sendWith =
+  (client: DynamoDBDocumentClient, signal: AbortSignal | undefined): Send =>
+  <T>(command: { readonly input: object }) =>
+    client.send(command as never, { abortSignal: signal }) as Promise<T>
 
 type Key = Record<string, unknown>
 

@@ -1,9 +1,4 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb'
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type { Config } from '../config'
 import type { AuditEntry } from '../domain/people'
 import {
@@ -13,8 +8,9 @@ import {
   type WebhookEndpointRecord,
 } from '../domain/webhooks'
 import { auditPut } from './audit'
-import { isConditionFailed } from './kernel/dynamodb-errors'
+import { conditional } from './kernel/conditional'
 import { type TransactItem, transact } from './kernel/transact'
+import { queryAll, sendWith } from './paging'
 import { throttled } from './store-errors'
 
 type Options = { signal?: AbortSignal | undefined }
@@ -46,22 +42,12 @@ export class DynamoDbWebhookEndpoints {
   }
 
   async listEndpoints(issuerId: string, { signal }: Options = {}) {
-    const items: WebhookEndpointRecord[] = []
-    let start: Record<string, unknown> | undefined
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': endpointKey(issuerId, '').pk },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-        { abortSignal: signal },
-      )
-      items.push(...((page.Items ?? []) as WebhookEndpointRecord[]))
-      start = page.LastEvaluatedKey
-    } while (start)
+    const items = await queryAll<WebhookEndpointRecord>(sendWith(this.client, signal), {
+      TableName: this.table,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': endpointKey(issuerId, '').pk },
+      ConsistentRead: true,
+    })
     // Ids are random: oldest first is by creation time (then id, for a stable order).
     return items.sort(
       (a, b) => a.createdAt.localeCompare(b.createdAt) || a.endpointId.localeCompare(b.endpointId),
@@ -195,8 +181,8 @@ export class DynamoDbWebhookEndpoints {
       outcome.kind === 'success'
         ? 'SET lastSuccessAt = :at, #version = #version + :one REMOVE failingSince'
         : 'SET failingSince = if_not_exists(failingSince, :at), #version = #version + :one'
-    try {
-      const { Attributes } = await this.client.send(
+    const written = await conditional(
+      this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: endpointKey(issuerId, endpointId),
@@ -207,12 +193,9 @@ export class DynamoDbWebhookEndpoints {
           ReturnValues: 'ALL_NEW',
         }),
         { abortSignal: signal },
-      )
-      return Attributes as WebhookEndpointRecord
-    } catch (error) {
-      if (isConditionFailed(error)) return 'missing'
-      throw error
-    }
+      ),
+    )
+    return written ? (written.Attributes as WebhookEndpointRecord) : 'missing'
   }
 
   /**

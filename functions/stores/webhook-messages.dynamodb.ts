@@ -7,7 +7,7 @@ import {
   type WebhookMessageRecord,
   type WebhookMessageStatus,
 } from '../domain/webhooks'
-import { isConditionFailed } from './kernel/dynamodb-errors'
+import { conditional } from './kernel/conditional'
 import { DynamoDbWebhookEndpoints } from './webhook-endpoints.dynamodb'
 
 type Options = { signal?: AbortSignal | undefined }
@@ -36,20 +36,17 @@ export class InvalidMessageCursor extends Error {
 /** The webhooks table's messages, with their delivery log: the endpoints' store, and more. */
 export class DynamoDbWebhookMessages extends DynamoDbWebhookEndpoints {
   async putMessage(message: WebhookMessageRecord, { signal }: Options = {}) {
-    try {
-      await this.client.send(
+    const written = await conditional(
+      this.client.send(
         new PutCommand({
           TableName: this.table,
           Item: { ...message, ...messageKey(message.endpointId, message.messageId) },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
         { abortSignal: signal },
-      )
-      return 'done' as const
-    } catch (error) {
-      if (isConditionFailed(error)) return 'exists' as const
-      throw error
-    }
+      ),
+    )
+    return written ? ('done' as const) : ('exists' as const)
   }
 
   async getMessage(endpointId: string, messageId: string, { signal }: Options = {}) {
@@ -72,8 +69,8 @@ export class DynamoDbWebhookMessages extends DynamoDbWebhookEndpoints {
     { signal }: Options = {},
   ): Promise<'done' | 'missing'> {
     const scheduled = next.nextAttemptAt !== undefined
-    try {
-      await this.client.send(
+    const written = await conditional(
+      this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: messageKey(endpointId, messageId),
@@ -93,12 +90,9 @@ export class DynamoDbWebhookMessages extends DynamoDbWebhookEndpoints {
           },
         }),
         { abortSignal: signal },
-      )
-      return 'done'
-    } catch (error) {
-      if (isConditionFailed(error)) return 'missing'
-      throw error
-    }
+      ),
+    )
+    return written ? 'done' : 'missing'
   }
 
   /**
@@ -115,8 +109,8 @@ export class DynamoDbWebhookMessages extends DynamoDbWebhookEndpoints {
     { signal }: Options = {},
   ): Promise<'claimed' | 'taken'> {
     const first = input.nextAttemptAt === undefined
-    try {
-      await this.client.send(
+    const written = await conditional(
+      this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: messageKey(endpointId, messageId),
@@ -135,12 +129,9 @@ export class DynamoDbWebhookMessages extends DynamoDbWebhookEndpoints {
           },
         }),
         { abortSignal: signal },
-      )
-      return 'claimed'
-    } catch (error) {
-      if (isConditionFailed(error)) return 'taken'
-      throw error
-    }
+      ),
+    )
+    return written ? 'claimed' : 'taken'
   }
 
   /**
@@ -148,8 +139,8 @@ export class DynamoDbWebhookMessages extends DynamoDbWebhookEndpoints {
    * attempt recorded, no next one. A message already settled is left as it is.
    */
   async failMessage(endpointId: string, messageId: string, { signal }: Options = {}) {
-    try {
-      await this.client.send(
+    const written = await conditional(
+      this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: messageKey(endpointId, messageId),
@@ -159,12 +150,9 @@ export class DynamoDbWebhookMessages extends DynamoDbWebhookEndpoints {
           ExpressionAttributeValues: { ':failed': 'failed', ':pending': 'pending' },
         }),
         { abortSignal: signal },
-      )
-      return 'done' as const
-    } catch (error) {
-      if (isConditionFailed(error)) return 'unchanged' as const
-      throw error
-    }
+      ),
+    )
+    return written ? ('done' as const) : ('unchanged' as const)
   }
 
   /**

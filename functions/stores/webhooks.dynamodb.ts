@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { poolLowKey } from '../domain/webhooks'
-import { isConditionFailed } from './kernel/dynamodb-errors'
+import { conditional } from './kernel/conditional'
 import { DynamoDbWebhookMessages } from './webhook-messages.dynamodb'
 import type { WebhookEndpointStore, WebhookMessageStore } from './webhooks.store'
 
@@ -52,18 +52,19 @@ export class DynamoDbWebhookStore
     { signal }: Options = {},
   ): Promise<{ outcome: 'fired'; mark: PoolLowMark } | { outcome: 'already'; mark: PoolLowMark }> {
     const mark: PoolLowMark = { ...poolLowKey(input.programId), ...input }
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: mark,
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-        { abortSignal: signal },
+    if (
+      await conditional(
+        this.client.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: mark,
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+          { abortSignal: signal },
+        ),
       )
+    ) {
       return { outcome: 'fired', mark }
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error
     }
     const { Item } = await this.client.send(
       new GetCommand({
@@ -80,8 +81,8 @@ export class DynamoDbWebhookStore
 
   /** Notes that the mark's event was fanned out (only that mark: a newer crossing is left alone). */
   async markPoolLowSent(programId: string, at: string, { signal }: Options = {}) {
-    try {
-      await this.client.send(
+    await conditional(
+      this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: poolLowKey(programId),
@@ -91,10 +92,8 @@ export class DynamoDbWebhookStore
           ExpressionAttributeValues: { ':true': true, ':at': at },
         }),
         { abortSignal: signal },
-      )
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error
-    }
+      ),
+    )
   }
 
   /** Re-arms a program's pool-low event (the pool is above the threshold again): true if a mark was there. */

@@ -1,7 +1,6 @@
 import {
   ConditionalCheckFailedException,
   ProvisionedThroughputExceededException,
-  TransactionCanceledException,
   TransactionConflictException,
 } from '@aws-sdk/client-dynamodb'
 import {
@@ -12,18 +11,12 @@ import {
   isTransient,
   refusalOf,
 } from '../../functions/stores/kernel/dynamodb-errors'
+import { cancelled, meta } from '../support/sdk-errors'
 
 /**
  * The one classifier of DynamoDB's refusals (stores/kernel/dynamodb-errors.ts), on errors built as
  * the SDK builds them.
  */
-const meta = { $metadata: { httpStatusCode: 400 } }
-const cancelled = (...codes: string[]) =>
-  new TransactionCanceledException({
-    message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
-    ...meta,
-    CancellationReasons: codes.map((Code) => ({ Code })),
-  })
 
 describe('the throttle names (error names and cancellation codes, one set)', () => {
   it.each([

@@ -1,23 +1,14 @@
-import {
-  TransactionCanceledException,
-  TransactionConflictException,
-} from '@aws-sdk/client-dynamodb'
+import { TransactionConflictException } from '@aws-sdk/client-dynamodb'
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { Backoff } from '../../functions/runtime/retry'
 import { RETRY } from '../../functions/runtime/retry-policies'
 import { type TransactItem, transact } from '../../functions/stores/kernel/transact'
+import { cancelled, meta } from '../support/sdk-errors'
 
 /**
  * The one transaction runner (stores/kernel/transact.ts) over a client that answers from a script:
  * what it reports, how often it sends, and the waits of its policy on an injected sleep.
  */
-const meta = { $metadata: { httpStatusCode: 400 } }
-const cancelled = (...codes: string[]) =>
-  new TransactionCanceledException({
-    message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes.join(', ')}]`,
-    ...meta,
-    CancellationReasons: codes.map((Code) => ({ Code })),
-  })
 
 /** A client whose sends fail with the script's errors, one a send, then succeed. */
 const scripted = (...errors: Error[]) => {
