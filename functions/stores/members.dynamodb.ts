@@ -33,16 +33,8 @@ export class DynamoDbMembersStore implements MembersStore {
     this.reader = new DynamoDbMembershipReader(client, tables)
   }
 
-  async get(issuerId: string, sub: string, { signal }: CallOptions = {}) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tables.memberships,
-        Key: { issuerId, sub },
-        ConsistentRead: true,
-      }),
-      { abortSignal: signal },
-    )
-    return Item as MembershipRecord | undefined
+  get(issuerId: string, sub: string, options: CallOptions = {}) {
+    return this.reader.get(issuerId, sub, options)
   }
 
   async list(issuerId: string, { signal }: CallOptions = {}) {

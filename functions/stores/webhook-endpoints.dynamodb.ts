@@ -55,15 +55,16 @@ export class DynamoDbWebhookEndpoints {
   }
 
   async getEndpoint(issuerId: string, endpointId: string, { signal }: Options = {}) {
+    return this.getItem<WebhookEndpointRecord>(endpointKey(issuerId, endpointId), signal)
+  }
+
+  /** One item of the table, strongly consistent. */
+  protected async getItem<T>(Key: { pk: string; sk: string }, signal: AbortSignal | undefined) {
     const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.table,
-        Key: endpointKey(issuerId, endpointId),
-        ConsistentRead: true,
-      }),
+      new GetCommand({ TableName: this.table, Key, ConsistentRead: true }),
       { abortSignal: signal },
     )
-    return Item as WebhookEndpointRecord | undefined
+    return Item as T | undefined
   }
 
   async createEndpoint(

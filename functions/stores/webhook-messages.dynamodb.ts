@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import {
   messageIdFloor,
   messageKey,
@@ -50,15 +50,7 @@ export class DynamoDbWebhookMessages extends DynamoDbWebhookEndpoints {
   }
 
   async getMessage(endpointId: string, messageId: string, { signal }: Options = {}) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.table,
-        Key: messageKey(endpointId, messageId),
-        ConsistentRead: true,
-      }),
-      { abortSignal: signal },
-    )
-    return Item as WebhookMessageRecord | undefined
+    return this.getItem<WebhookMessageRecord>(messageKey(endpointId, messageId), signal)
   }
 
   async recordAttempt(

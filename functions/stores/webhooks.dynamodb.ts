@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { poolLowKey } from '../domain/webhooks'
 import { conditional } from './kernel/conditional'
 import { DynamoDbWebhookMessages } from './webhook-messages.dynamodb'
@@ -66,17 +66,10 @@ export class DynamoDbWebhookStore
     ) {
       return { outcome: 'fired', mark }
     }
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.table,
-        Key: poolLowKey(input.programId),
-        ConsistentRead: true,
-      }),
-      { abortSignal: signal },
-    )
+    const standing = await this.getItem<PoolLowMark>(poolLowKey(input.programId), signal)
     // Cleared between the put and the read (the pool refilled): this crossing stands as ours.
-    if (Item === undefined) return this.markPoolLow(input, { signal })
-    return { outcome: 'already', mark: Item as PoolLowMark }
+    if (standing === undefined) return this.markPoolLow(input, { signal })
+    return { outcome: 'already', mark: standing }
   }
 
   /** Notes that the mark's event was fanned out (only that mark: a newer crossing is left alone). */
