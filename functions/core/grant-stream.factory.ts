@@ -1,19 +1,15 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb'
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda'
 import type { Runtime } from '../composition'
 import type { TimerRecord } from '../domain/offer-timers'
 import type { WebhookQueueMessage } from '../domain/webhooks'
 import { logger } from '../runtime/logger'
 import type { QueueEntry, QueueSender } from '../runtime/queue-sender'
+import { DynamoDbOfferTimerStore } from '../stores/offer-timers.dynamodb'
 import { readGrantStream } from './grant-stream'
 import { webhookEventsOf } from './webhook-events'
 
-/** BatchWriteItem's limit. */
-const WRITE_CHUNK = 25
 /** SendMessageBatch's limit. */
 const SEND_CHUNK = 10
-/** Tries of a chunk's unprocessed items before the records they came from are failed. */
-const WRITE_TRIES = 4
 
 export type GrantStreamDeps = {
   /** The OfferMail queue. */
@@ -42,33 +38,15 @@ const chunks = <T>(items: readonly T[], size: number): T[][] =>
  */
 export const makeGrantStreamHandler = (runtime: Runtime, deps: GrantStreamDeps) => {
   const { documentClient, config } = runtime
-  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
+  const { sleep } = deps
 
-  /** Writes timers; answers the ones still unwritten after WRITE_TRIES. */
-  const writeTimers = async (timers: readonly TimerRecord[]): Promise<TimerRecord[]> => {
-    const left: TimerRecord[] = []
-    for (const chunk of chunks(timers, WRITE_CHUNK)) {
-      let pending: TimerRecord[] = chunk
-      for (let attempt = 0; attempt < WRITE_TRIES && pending.length > 0; attempt++) {
-        if (attempt > 0) await sleep(50 * 2 ** attempt)
-        try {
-          const result = await documentClient.send(
-            new BatchWriteCommand({
-              RequestItems: {
-                [config.tables.timers]: pending.map((timer) => ({ PutRequest: { Item: timer } })),
-              },
-            }),
-          )
-          const unprocessed = result.UnprocessedItems?.[config.tables.timers] ?? []
-          pending = unprocessed.map((r) => r.PutRequest?.Item as TimerRecord)
-        } catch (error) {
-          logger.warn('Timer write failed', { error: (error as Error).name })
-        }
-      }
-      left.push(...pending)
-    }
-    return left
-  }
+  const timerStore = new DynamoDbOfferTimerStore(documentClient, config.tables)
+  /** Writes timers; answers the ones still unwritten after the store's tries. */
+  const writeTimers = (timers: readonly TimerRecord[]) =>
+    timerStore.putTimers(timers, {
+      sleep,
+      failedSend: (error) => logger.warn('Timer write failed', { error: (error as Error).name }),
+    })
 
   return async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
     const outputs = readGrantStream(event.Records)

@@ -46,4 +46,12 @@ export const RETRY = {
   grantShardConflict: { attempts: 10, baseDelayMs: 5, maxDelayMs: 30, jitter: 'full' },
   /** A grant's write throttled (until the partition's second turns over): 10 tries, 50 ms–1 s. */
   grantThrottled: { attempts: 10, baseDelayMs: 50, maxDelayMs: 1_000, jitter: 'full' },
+  /** One send, no retry: the store's caller decides what a refused transaction means. */
+  once: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0, jitter: 'full' },
+  /** An operator's write that grants hold in conflict (CLI, seed): 8 sends, 1.8 to 3.6 s in all. */
+  adminWrite: { attempts: 8, baseDelayMs: 50, maxDelayMs: 1_000, jitter: 'equal' },
+  /** The same within a management request's deadline: 4 sends, at most 350 ms, then a 409. */
+  requestConflict: { attempts: 4, baseDelayMs: 50, maxDelayMs: 400, jitter: 'equal' },
+  /** Keys or items a batch call left unprocessed: asked again 5 sends in all, 20 ms doubling. */
+  unprocessed: { attempts: 5, baseDelayMs: 20, maxDelayMs: 160, jitter: 'none' },
 } as const satisfies Record<string, Backoff>

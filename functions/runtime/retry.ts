@@ -9,9 +9,9 @@ export type Backoff = {
   maxDelayMs: number
   /**
    * `full`: a random wait up to the delay; `equal`: half of it fixed, half random (concurrent
-   * writers spread out, and each still waits a while).
+   * writers spread out, and each still waits a while); `none`: the delay itself.
    */
-  jitter: 'full' | 'equal'
+  jitter: 'full' | 'equal' | 'none'
 }
 
 /** What tests and the contention model inject: waits on their clock, a seeded random. */
@@ -25,6 +25,7 @@ export type RetryDeps = {
 /** The wait before send `attempt + 1`, after `attempt` sends failed. */
 export const backoffDelay = (backoff: Backoff, attempt: number, random: () => number) => {
   const delay = Math.min(backoff.maxDelayMs, backoff.baseDelayMs * 2 ** (attempt - 1))
+  if (backoff.jitter === 'none') return delay
   return backoff.jitter === 'full' ? random() * delay : delay / 2 + (random() * delay) / 2
 }
 

@@ -1,14 +1,13 @@
-import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb'
-import {
-  type DynamoDBDocumentClient,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb'
+import type { CancellationReason } from '@aws-sdk/client-dynamodb'
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb'
-import { type RetryDeps, retrying } from '../runtime/retry'
+import { type Backoff, type RetryDeps, retrying } from '../runtime/retry'
+import { RETRY } from '../runtime/retry-policies'
 import type { GrantListIndex } from '../table-schema'
 import { auditPut } from './audit'
 import type { AdminTableNames, ChangeOptions } from './changes.store'
+import { refusalOf } from './kernel/dynamodb-errors'
+import { type TransactItem, transact } from './kernel/transact'
 import type { Send } from './paging'
 import { busy, StoreUnavailable, throttled } from './store-errors'
 
@@ -19,61 +18,29 @@ import { busy, StoreUnavailable, throttled } from './store-errors'
  * a bounded number of times).
  */
 
-type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>
-
-const reasonsOf = (error: unknown) =>
-  error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : []
-
-/** Cancellation codes that mean "DynamoDB is busy", never "the condition failed". */
-const THROTTLED = new Set([
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-  'ThrottlingException',
-])
+type TransactItems = TransactItem[]
 
 /**
  * A write refused because a transaction in flight holds the item: a plain write answered
  * TransactionConflictException (which the SDK does not retry), or a transaction cancelled for a
  * conflict and nothing else. Either way nothing was written, so the write may be sent again.
  */
-export const isTransactionConflict = (error: unknown) => {
-  if ((error as Error).name === 'TransactionConflictException') return true
-  const reasons = reasonsOf(error)
-  return (
-    reasons.some((r) => r.Code === 'TransactionConflict') &&
-    !reasons.some((r) => r.Code === 'ConditionalCheckFailed')
-  )
-}
+export const isTransactionConflict = (error: unknown) => refusalOf(error)?.kind === 'conflict'
 
-export type ConflictRetry = {
-  /** Sends in all, the first included. */
-  attempts: number
-  /** Delay before the first retry; it doubles each time up to maxDelayMs. */
-  baseDelayMs: number
-  maxDelayMs: number
-}
+/** A conflict retry (always with equal jitter: concurrent writers spread out, each waits a while). */
+export type ConflictRetry = Omit<Backoff, 'jitter'>
 
 /**
  * Grants hold the program item (and condition-check the key item) in their transactions, so an
- * operator's write on a busy program or key meets conflicts. 8 attempts wait 1.8 to 3.6 s in all
- * (equal jitter: half of each delay fixed, half random, so concurrent writers spread out).
+ * operator's write on a busy program or key meets conflicts (RETRY.adminWrite).
  */
-export const DEFAULT_CONFLICT_RETRY: ConflictRetry = {
-  attempts: 8,
-  baseDelayMs: 50,
-  maxDelayMs: 1_000,
-}
+export const DEFAULT_CONFLICT_RETRY: ConflictRetry = RETRY.adminWrite
 
 /**
- * A management request has a deadline (7.5 s of a 10 s function): 4 attempts wait at most 350 ms,
- * then the route answers `409 request_conflict` with Retry-After and the person tries again.
+ * A management request has a deadline (7.5 s of a 10 s function): RETRY.requestConflict, then the
+ * route answers `409 request_conflict` with Retry-After and the person tries again.
  */
-export const REQUEST_CONFLICT_RETRY: ConflictRetry = {
-  attempts: 4,
-  baseDelayMs: 50,
-  maxDelayMs: 400,
-}
+export const REQUEST_CONFLICT_RETRY: ConflictRetry = RETRY.requestConflict
 
 export type AdminStoreOptions = Pick<RetryDeps, 'sleep' | 'random'> & {
   conflictRetry?: ConflictRetry
@@ -122,15 +89,22 @@ export abstract class DynamoDbAdminBase {
   /** Sends `write` again while DynamoDB refuses it for a transaction conflict, up to the bound. */
   protected retryConflicts<T>(write: () => Promise<T>, change?: string): Promise<T> {
     return retrying(write, {
+      ...this.pacing(),
       backoff: { ...this.retry, jitter: 'equal' },
       again: isTransactionConflict,
       exhausted: (_, attempts, elapsedMs) => {
         throw busy(attempts, elapsedMs, change)
       },
+    })
+  }
+
+  /** The request's signal, and the waits tests inject. */
+  protected pacing() {
+    return {
       signal: this.signal,
       ...(this.options.sleep === undefined ? {} : { sleep: this.options.sleep }),
       ...(this.options.random === undefined ? {} : { random: this.options.random }),
-    })
+    }
   }
 
   /**
@@ -138,7 +112,7 @@ export abstract class DynamoDbAdminBase {
    * undefined when it was written, or the per-item reasons when a condition refused it (nothing
    * written then).
    */
-  protected transact(
+  protected async transact(
     items: TransactItems,
     options: ChangeOptions | undefined,
   ): Promise<CancellationReason[] | undefined> {
@@ -146,28 +120,25 @@ export abstract class DynamoDbAdminBase {
       ...items,
       ...(options?.audit ? [auditPut(this.tables.audit, options.audit)] : []),
     ]
-    return this.retryConflicts(async () => {
-      try {
-        await this.send(new TransactWriteCommand({ TransactItems: all }))
-        return undefined
-      } catch (error) {
-        const reasons = reasonsOf(error)
-        if (reasons.some((r) => r.Code !== undefined && THROTTLED.has(r.Code))) {
-          throw throttled('a cancelled transaction', error)
-        }
-        if (isTransactionConflict(error)) throw error
-        if (!reasons.some((r) => r.Code === 'ConditionalCheckFailed')) throw error
-        // The audit entry's own condition (a unique id) never fails in practice; if it did,
-        // the change was not made either, and saying so beats a wrong outcome.
-        if (options?.audit && reasons[all.length - 1]?.Code === 'ConditionalCheckFailed') {
-          throw new StoreUnavailable(
-            'clash',
-            'The audit entry could not be written; nothing was changed.',
-          )
-        }
-        return reasons
-      }
+    const outcome = await transact(this.client, all, {
+      ...this.pacing(),
+      policy: { ...this.retry, jitter: 'equal' },
+      retryOn: ['conflict'],
     })
+    if (outcome.kind === 'done') return undefined
+    if (outcome.kind === 'unavailable') {
+      if (outcome.reason === 'throttled') throw throttled('a cancelled transaction', outcome.cause)
+      throw busy(outcome.attempts, outcome.elapsedMs)
+    }
+    // The audit entry's own condition (a unique id) never fails in practice; if it did, the
+    // change was not made either, and saying so beats a wrong outcome.
+    if (options?.audit && outcome.failed.includes(all.length - 1)) {
+      throw new StoreUnavailable(
+        'clash',
+        'The audit entry could not be written; nothing was changed.',
+      )
+    }
+    return outcome.reasons
   }
 
   /**

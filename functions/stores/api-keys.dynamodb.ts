@@ -4,7 +4,8 @@ import { INDEX, KEY_ID_POINTER } from '../table-schema'
 import { DynamoDbAdminBase, itemOf } from './admin-writes.dynamodb'
 import type { AdminKeyRecord, ApiKeyStore, KeyRevocation, KeyRoll } from './api-keys.store'
 import type { ChangeOptions } from './changes.store'
-import { batchGetAll, queryAll, scanAll } from './paging'
+import { batchGetAll } from './kernel/batch'
+import { queryAll, scanAll } from './paging'
 
 /** The key of the pointer item that finds a key by its id (see KEY_ID_POINTER). */
 export const keyIdPointer = (keyId: string) => `${KEY_ID_POINTER.prefix}${keyId}`
@@ -76,8 +77,7 @@ export class DynamoDbApiKeyStore extends DynamoDbAdminBase implements ApiKeyStor
             ExpressionAttributeValues: { ':pointer': KEY_ID_POINTER.prefix },
           })
         : await batchGetAll<AdminKeyRecord>(
-            this.send,
-            this.signal,
+            this.client,
             this.tables.apiKeys,
             (
               await queryAll<Pick<ApiKeyRecord, 'keyHash'>>(this.send, {
@@ -88,6 +88,7 @@ export class DynamoDbApiKeyStore extends DynamoDbAdminBase implements ApiKeyStor
                 ProjectionExpression: 'keyHash',
               })
             ).map((k) => ({ keyHash: k.keyHash })),
+            this.pacing(),
           )
     return keys
       .filter((k) => filter.mode === undefined || k.mode === filter.mode)

@@ -1,10 +1,4 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb'
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
 import {
   BATCH_ID,
   type BatchRecord,
@@ -18,6 +12,7 @@ import type { ProgramRecord } from '../domain/program'
 import { INDEX } from '../table-schema'
 import { auditPut } from './audit'
 import type { CallOptions } from './grants.store'
+import { transact } from './kernel/transact'
 import { throttled } from './store-errors'
 
 /**
@@ -30,12 +25,6 @@ export type BatchListingTables = { grants: string; audit: string; programs: stri
 
 /** Where a page of batches ends: the last batch's `createdAt` and id. Opaque to callers. */
 export type BatchCursor = { createdAt: string; batchId: string }
-
-const THROTTLED = new Set([
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-])
 
 const CURSOR_CREATED_AT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
@@ -183,51 +172,48 @@ export class DynamoDbBatchListing {
     { signal }: CallOptions = {},
   ): Promise<CancelOutcome> {
     const at = new Date(input.now).toISOString()
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tables.grants,
-                Key: { grantId: batchKey(input.batchId) },
-                UpdateExpression:
-                  'SET cancelRequestedAt = :at, canceledBy = :actor, updatedAt = :at',
-                ConditionExpression:
-                  'itemType = :batch AND issuerId = :issuer AND #program = :program AND #status IN (:queued, :running) AND attribute_not_exists(cancelRequestedAt)',
-                ExpressionAttributeNames: { '#status': 'status', '#program': 'program' },
-                ExpressionAttributeValues: {
-                  ':at': at,
-                  ':actor': { sub: input.actor.sub, email: input.actor.email },
-                  ':batch': 'grantBatch',
-                  ':issuer': input.issuerId,
-                  ':program': input.programId,
-                  ':queued': 'queued',
-                  ':running': 'running',
-                },
-              },
+    const outcome = await transact(
+      this.client,
+      [
+        {
+          Update: {
+            TableName: this.tables.grants,
+            Key: { grantId: batchKey(input.batchId) },
+            UpdateExpression: 'SET cancelRequestedAt = :at, canceledBy = :actor, updatedAt = :at',
+            ConditionExpression:
+              'itemType = :batch AND issuerId = :issuer AND #program = :program AND #status IN (:queued, :running) AND attribute_not_exists(cancelRequestedAt)',
+            ExpressionAttributeNames: { '#status': 'status', '#program': 'program' },
+            ExpressionAttributeValues: {
+              ':at': at,
+              ':actor': { sub: input.actor.sub, email: input.actor.email },
+              ':batch': 'grantBatch',
+              ':issuer': input.issuerId,
+              ':program': input.programId,
+              ':queued': 'queued',
+              ':running': 'running',
             },
-            auditPut(this.tables.audit, input.audit),
-          ],
-        }),
-        { abortSignal: signal },
-      )
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error
-      const reasons = (error.CancellationReasons ?? []).map((r) => r.Code)
-      if (reasons.some((code) => code !== undefined && THROTTLED.has(code))) {
-        throw throttled('a batch cancel', error)
-      }
-      // Only the batch's own condition is an outcome; anything else (a conflict, an audit id
-      // clash) is DynamoDB's to report.
-      if (reasons[0] !== 'ConditionalCheckFailed') throw error
+          },
+        },
+        auditPut(this.tables.audit, input.audit),
+      ],
+      { signal },
+    )
+    if (outcome.kind === 'unavailable' && outcome.reason === 'throttled') {
+      throw throttled('a batch cancel', outcome.cause)
+    }
+    // Only the batch's own condition is an outcome; anything else (a conflict, an audit id
+    // clash) is DynamoDB's to report.
+    if (outcome.kind !== 'done' && !(outcome.kind === 'failed' && outcome.failed.includes(0))) {
+      throw outcome.cause
+    }
+    if (outcome.kind === 'failed') {
       const batch = await this.getBatch(input, { signal })
       if (!batch) return { outcome: 'missing' }
       if (FINAL_BATCH_STATUSES.includes(batch.status)) return { outcome: 'final', batch }
       if (batch.cancelRequestedAt !== undefined) return { outcome: 'already', batch }
       // The condition failed, yet the batch reads as cancelable: it cannot be (items change only
       // forward), unless it changed back under us; let the caller retry.
-      throw throttled('a batch cancel whose condition failed on a cancelable batch', error)
+      throw throttled('a batch cancel whose condition failed on a cancelable batch', outcome.cause)
     }
     const batch = await this.getBatch(input, { signal })
     if (!batch) throw new Error(`Batch ${input.batchId} canceled, then not found`)

@@ -1,12 +1,4 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb'
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import {
   type BatchChunk,
   type BatchRecord,
@@ -16,9 +8,11 @@ import {
   type StoredRow,
 } from '../domain/batch'
 import type { AuditEntry } from '../domain/people'
-import { sleep } from '../runtime/sleep'
 import { auditPut } from './audit'
 import type { CallOptions } from './grants.store'
+import { batchGetAll, batchWriteAll } from './kernel/batch'
+import { conditional } from './kernel/conditional'
+import { type TransactItem, transact } from './kernel/transact'
 import { busy, throttled } from './store-errors'
 
 /**
@@ -28,29 +22,23 @@ import { busy, throttled } from './store-errors'
  */
 export type BatchTables = { grants: string; audit: string }
 
-const THROTTLED = new Set([
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-])
-
-const cancellation = (error: unknown) => {
-  if (!(error instanceof TransactionCanceledException)) return undefined
-  const reasons = error.CancellationReasons ?? []
-  if (reasons.some((r) => r.Code !== undefined && THROTTLED.has(r.Code))) {
-    throw throttled('a batch transaction', error)
-  }
-  // Another transaction held an item (every chunk's commit writes the batch's counters): DynamoDB
-  // answers so under concurrent commits (DynamoDB Local, one transaction at a time, never does; the
-  // contention model does, bench/contention/batch-rows.ts). Worth another try, as a conflict.
-  if (reasons.some((r) => r.Code === 'TransactionConflict')) {
-    throw busy(1, 0, 'A batch transaction')
-  }
-  return reasons.map((r) => r.Code)
+/**
+ * One transaction, once: `done`, or the indexes whose condition failed. A throttle is thrown as
+ * the store's `throttled`; another transaction holding an item (every chunk's commit writes the
+ * batch's counters: DynamoDB answers so under concurrent commits, the contention model too,
+ * bench/contention/batch-rows.ts) as `busy`, worth another try.
+ */
+const transactOnce = async (
+  client: DynamoDBDocumentClient,
+  items: TransactItem[],
+  signal: AbortSignal | undefined,
+): Promise<{ failed: number[]; cause: unknown } | 'done'> => {
+  const outcome = await transact(client, items, { signal })
+  if (outcome.kind === 'done') return 'done'
+  if (outcome.kind === 'failed') return outcome
+  if (outcome.reason === 'throttled') throw throttled('a batch transaction', outcome.cause)
+  throw busy(1, 0, 'A batch transaction')
 }
-
-const isConditionFailure = (error: unknown) =>
-  (error as Error).name === 'ConditionalCheckFailedException'
 
 /**
  * `chunk_changed`: the chunk's results are not what the worker read (another delivery of the same
@@ -96,24 +84,13 @@ export class DynamoDbBatchStore {
         results: [],
       }),
     )
-    for (let i = 0; i < items.length; i += 25) {
-      let pending: Record<string, unknown>[] = items
-        .slice(i, i + 25)
-        .map((item) => ({ PutRequest: { Item: item } }))
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt === 8) {
-          throw throttled('BatchWriteItem left items unprocessed')
-        }
-        if (attempt > 0) await sleep(25 * 2 ** attempt, signal)
-        const result = await this.client.send(
-          new BatchWriteCommand({
-            RequestItems: { [this.tables.grants]: pending as never },
-          }),
-          { abortSignal: signal },
-        )
-        pending = (result.UnprocessedItems?.[this.tables.grants] ?? []) as Record<string, unknown>[]
-      }
-    }
+    const unwritten = await batchWriteAll(
+      this.client,
+      this.tables.grants,
+      items.map((item) => ({ PutRequest: { Item: item } })),
+      { signal },
+    )
+    if (unwritten.length > 0) throw throttled('BatchWriteItem left items unprocessed')
   }
 
   /**
@@ -125,30 +102,25 @@ export class DynamoDbBatchStore {
     audit: AuditEntry,
     { signal }: CallOptions = {},
   ): Promise<{ kind: 'created' } | { kind: 'exists'; existing: BatchRecord }> {
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: this.tables.grants,
-                Item: batch,
-                ConditionExpression: 'attribute_not_exists(grantId)',
-              },
-            },
-            auditPut(this.tables.audit, audit),
-          ],
-        }),
-        { abortSignal: signal },
-      )
-      return { kind: 'created' }
-    } catch (error) {
-      const codes = cancellation(error)
-      if (codes?.[0] !== 'ConditionalCheckFailed') throw error
-      const existing = await this.getBatch(batch.batchId, { signal })
-      if (!existing) throw throttled('a batch cancelled, then not found', error)
-      return { kind: 'exists', existing }
-    }
+    const outcome = await transactOnce(
+      this.client,
+      [
+        {
+          Put: {
+            TableName: this.tables.grants,
+            Item: batch,
+            ConditionExpression: 'attribute_not_exists(grantId)',
+          },
+        },
+        auditPut(this.tables.audit, audit),
+      ],
+      signal,
+    )
+    if (outcome === 'done') return { kind: 'created' }
+    if (!outcome.failed.includes(0)) throw outcome.cause
+    const existing = await this.getBatch(batch.batchId, { signal })
+    if (!existing) throw throttled('a batch cancelled, then not found', outcome.cause)
+    return { kind: 'exists', existing }
   }
 
   async getChunk(batch: BatchRecord, index: number, { signal }: CallOptions = {}) {
@@ -169,25 +141,7 @@ export class DynamoDbBatchStore {
     const keys = []
     for (let i = from; i < to; i++)
       keys.push({ grantId: chunkKey(batch.batchId, batch.chunkPrefix, i) })
-    const found: BatchChunk[] = []
-    let pending: Record<string, unknown>[] = keys
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === 8) {
-        throw throttled('BatchGetItem left keys unprocessed')
-      }
-      if (attempt > 0) await sleep(25 * 2 ** attempt, signal)
-      const result = await this.client.send(
-        new BatchGetCommand({
-          RequestItems: { [this.tables.grants]: { Keys: pending, ConsistentRead: true } },
-        }),
-        { abortSignal: signal },
-      )
-      found.push(...((result.Responses?.[this.tables.grants] ?? []) as BatchChunk[]))
-      pending = (result.UnprocessedKeys?.[this.tables.grants]?.Keys ?? []) as Record<
-        string,
-        unknown
-      >[]
-    }
+    const found = await batchGetAll<BatchChunk>(this.client, this.tables.grants, keys, { signal })
     return found.sort((a, b) => a.index - b.index)
   }
 
@@ -230,50 +184,45 @@ export class DynamoDbBatchStore {
     const at = new Date(input.now).toISOString()
     // A chunk that once went to the dead letters and is done now is no longer shown as such.
     const redriven = input.complete && batch.deadLettered?.has(index) === true
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tables.grants,
-                Key: { grantId: chunkKey(batch.batchId, batch.chunkPrefix, index) },
-                UpdateExpression: 'SET results = :results',
-                ConditionExpression: 'size(results) = :before',
-                ExpressionAttributeValues: { ':results': input.results, ':before': input.before },
-              },
+    const outcome = await transactOnce(
+      this.client,
+      [
+        {
+          Update: {
+            TableName: this.tables.grants,
+            Key: { grantId: chunkKey(batch.batchId, batch.chunkPrefix, index) },
+            UpdateExpression: 'SET results = :results',
+            ConditionExpression: 'size(results) = :before',
+            ExpressionAttributeValues: { ':results': input.results, ':before': input.before },
+          },
+        },
+        {
+          Update: {
+            TableName: this.tables.grants,
+            Key: { grantId: batchKey(batch.batchId) },
+            UpdateExpression: `SET granted = granted + :granted, failed = failed + :failed, canceled = if_not_exists(canceled, :zero) + :canceled, chunksDone = if_not_exists(chunksDone, :zero) + :done, #status = :running, startedAt = if_not_exists(startedAt, :at), updatedAt = :at${redriven ? ' DELETE deadLettered :index' : ''}`,
+            ConditionExpression: '#status IN (:queued, :running)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':granted': input.granted,
+              ':failed': input.failed,
+              ':canceled': input.canceled,
+              ':zero': 0,
+              ':done': input.complete ? 1 : 0,
+              ':running': 'running',
+              ':queued': 'queued',
+              ':at': at,
+              ...(redriven ? { ':index': new Set([index]) } : {}),
             },
-            {
-              Update: {
-                TableName: this.tables.grants,
-                Key: { grantId: batchKey(batch.batchId) },
-                UpdateExpression: `SET granted = granted + :granted, failed = failed + :failed, canceled = if_not_exists(canceled, :zero) + :canceled, chunksDone = if_not_exists(chunksDone, :zero) + :done, #status = :running, startedAt = if_not_exists(startedAt, :at), updatedAt = :at${redriven ? ' DELETE deadLettered :index' : ''}`,
-                ConditionExpression: '#status IN (:queued, :running)',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: {
-                  ':granted': input.granted,
-                  ':failed': input.failed,
-                  ':canceled': input.canceled,
-                  ':zero': 0,
-                  ':done': input.complete ? 1 : 0,
-                  ':running': 'running',
-                  ':queued': 'queued',
-                  ':at': at,
-                  ...(redriven ? { ':index': new Set([index]) } : {}),
-                },
-              },
-            },
-          ],
-        }),
-        { abortSignal: signal },
-      )
-      return 'committed'
-    } catch (error) {
-      const codes = cancellation(error)
-      if (codes?.[0] === 'ConditionalCheckFailed') return 'chunk_changed'
-      if (codes?.[1] === 'ConditionalCheckFailed') return 'final'
-      throw error
-    }
+          },
+        },
+      ],
+      signal,
+    )
+    if (outcome === 'done') return 'committed'
+    if (outcome.failed.includes(0)) return 'chunk_changed'
+    if (outcome.failed.includes(1)) return 'final'
+    throw outcome.cause
   }
 
   /**
@@ -287,42 +236,37 @@ export class DynamoDbBatchStore {
     audit: AuditEntry,
     { signal }: CallOptions = {},
   ): Promise<boolean> {
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tables.grants,
-                Key: { grantId: batchKey(batchId) },
-                UpdateExpression: 'SET #status = :final, finishedAt = :at, updatedAt = :at',
-                ConditionExpression: '#status IN (:queued, :running) AND chunksDone >= chunks',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: {
-                  ':final': status,
-                  ':at': new Date(now).toISOString(),
-                  ':queued': 'queued',
-                  ':running': 'running',
-                },
-              },
+    const outcome = await transactOnce(
+      this.client,
+      [
+        {
+          Update: {
+            TableName: this.tables.grants,
+            Key: { grantId: batchKey(batchId) },
+            UpdateExpression: 'SET #status = :final, finishedAt = :at, updatedAt = :at',
+            ConditionExpression: '#status IN (:queued, :running) AND chunksDone >= chunks',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':final': status,
+              ':at': new Date(now).toISOString(),
+              ':queued': 'queued',
+              ':running': 'running',
             },
-            auditPut(this.tables.audit, audit),
-          ],
-        }),
-        { abortSignal: signal },
-      )
-      return true
-    } catch (error) {
-      const codes = cancellation(error)
-      if (codes?.[0] === 'ConditionalCheckFailed') return false
-      throw error
-    }
+          },
+        },
+        auditPut(this.tables.audit, audit),
+      ],
+      signal,
+    )
+    if (outcome === 'done') return true
+    if (outcome.failed.includes(0)) return false
+    throw outcome.cause
   }
 
   /** The committer was told; false if someone already had marked it. */
   async markNotified(batchId: string, now: number, { signal }: CallOptions = {}) {
-    try {
-      await this.client.send(
+    const written = await conditional(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tables.grants,
           Key: { grantId: batchKey(batchId) },
@@ -334,18 +278,15 @@ export class DynamoDbBatchStore {
           },
         }),
         { abortSignal: signal },
-      )
-      return true
-    } catch (error) {
-      if (isConditionFailure(error)) return false
-      throw error
-    }
+      ),
+    )
+    return !!written
   }
 
   /** A chunk's message failed its last allowed delivery: it goes to the dead letters, the batch shows it. */
   async markDeadLettered(batchId: string, chunk: number, { signal }: CallOptions = {}) {
-    try {
-      await this.client.send(
+    await conditional(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tables.grants,
           Key: { grantId: batchKey(batchId) },
@@ -354,9 +295,7 @@ export class DynamoDbBatchStore {
           ExpressionAttributeValues: { ':index': new Set([chunk]), ':batch': 'grantBatch' },
         }),
         { abortSignal: signal },
-      )
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error
-    }
+      ),
+    )
   }
 }

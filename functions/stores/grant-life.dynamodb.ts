@@ -1,11 +1,4 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb'
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type { GrantOffer, GrantRecord } from '../domain/grant'
 import { type GrantHistoryEntry, OPEN_STATES } from '../domain/grant-lifecycle'
 import type { ProgramRecord } from '../domain/program'
@@ -15,31 +8,24 @@ import {
   shardKey,
   shardKeys,
   shardNumber,
-  type TermsRecord,
-  termsKey,
 } from '../domain/program-shards'
 import { MAX_OFFER_TOKENS } from '../domain/recipient-offer'
-import { isAwsConflict } from '../runtime/aws-errors'
-import { type RetryDeps, retrying } from '../runtime/retry'
 import { RETRY } from '../runtime/retry-policies'
-import { INDEX } from '../table-schema'
 import { auditPut } from './audit'
-import { batchGetByKey } from './batch-get'
-import type {
-  GrantChange,
-  GrantLifeStore,
-  LifeOutcome,
-  OfferTokenRecord,
-  RecipientScope,
-} from './grant-life.store'
+import {
+  DynamoDbGrantLifeReads,
+  type GrantLifeTables,
+  TOKEN_PREFIX,
+} from './grant-life.reads.dynamodb'
+import type { GrantChange, GrantLifeStore, LifeOutcome } from './grant-life.store'
 import type { CallOptions } from './grants.store'
-import { queryAll, type Send } from './paging'
+import { batchGetByKey } from './kernel/batch'
+import { conditional } from './kernel/conditional'
+import { cancellationReasons } from './kernel/dynamodb-errors'
+import { type TransactItem, transact } from './kernel/transact'
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number]
+export type { GrantLifeTables }
 
-export type GrantLifeTables = { programs: string; grants: string; audit?: string }
-
-const TOKEN_PREFIX = 'offer-token#'
 const LIMIT_PREFIX = 'limit#'
 
 /**
@@ -48,118 +34,7 @@ const LIMIT_PREFIX = 'limit#'
  * the shares of a grant that ends unaccepted go back to the slices it drew from in that same
  * transaction (docs/decisions/returning-shares.md).
  */
-export class DynamoDbGrantLifeStore implements GrantLifeStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tables: GrantLifeTables,
-    /** The waits between retries; tests and the contention model inject theirs. */
-    private readonly retry: Pick<RetryDeps, 'sleep' | 'random'> = {},
-  ) {}
-
-  async findGrant(grantId: string, { signal }: CallOptions = {}) {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tables.grants, Key: { grantId }, ConsistentRead: true }),
-      { abortSignal: signal },
-    )
-    return Item as GrantRecord | undefined
-  }
-
-  async findProgramHead(programId: string, { signal }: CallOptions = {}) {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tables.programs, Key: { programId }, ConsistentRead: true }),
-      { abortSignal: signal },
-    )
-    return Item as ProgramRecord | undefined
-  }
-
-  async findGrants(grantIds: readonly string[], options: CallOptions = {}) {
-    return (await batchGetByKey(
-      this.client,
-      this.tables.grants,
-      'grantId',
-      grantIds,
-      options,
-    )) as GrantRecord[]
-  }
-
-  async findProgramHeads(programIds: readonly string[], options: CallOptions = {}) {
-    return (await batchGetByKey(this.client, this.tables.programs, 'programId', programIds, {
-      ...options,
-      sleep: this.retry.sleep,
-    })) as ProgramRecord[]
-  }
-
-  async findTermsTexts(programIds: readonly string[], options: CallOptions = {}) {
-    return (await batchGetByKey(
-      this.client,
-      this.tables.programs,
-      'programId',
-      programIds.map(termsKey),
-      { ...options, sleep: this.retry.sleep },
-    )) as TermsRecord[]
-  }
-
-  async grantsOfRecipient(email: string, scope: RecipientScope = {}, { signal }: CallOptions = {}) {
-    // Every page, however many: a cut at the newest N would let anyone who grants to the address
-    // push a recipient's older offers out of reach. The index holds program, issuer, mode and
-    // state (table-schema.ts), so the filter leaves out the rest before they are read again.
-    const filters: string[] = []
-    const names: Record<string, string> = { '#r': 'recipientKey' }
-    const values: Record<string, unknown> = { ':r': email }
-    const equal = (name: string, value: string | undefined) => {
-      if (value === undefined) return
-      names[`#${name}`] = name
-      values[`:${name}`] = value
-      filters.push(`#${name} = :${name}`)
-    }
-    equal('issuerId', scope.issuerId)
-    equal('mode', scope.mode)
-    equal('programId', scope.programId)
-    if (scope.open) {
-      names['#status'] = 'status'
-      OPEN_STATES.forEach((state, i) => {
-        values[`:open${i}`] = state
-      })
-      filters.push(`#status IN (${OPEN_STATES.map((_, i) => `:open${i}`).join(', ')})`)
-    }
-    const send: Send = <T>(command: { readonly input: object }) =>
-      this.client.send(command as never, { abortSignal: signal }) as Promise<T>
-    const items = await queryAll<{ grantId: string }>(send, {
-      TableName: this.tables.grants,
-      IndexName: INDEX.grantsByRecipient,
-      KeyConditionExpression: '#r = :r',
-      ...(filters.length === 0 ? {} : { FilterExpression: filters.join(' AND ') }),
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ScanIndexForward: false,
-    })
-    return this.reread(
-      items.map((item) => item.grantId),
-      (grant) =>
-        grant.recipientKey === email &&
-        (scope.issuerId === undefined || grant.issuerId === scope.issuerId) &&
-        (scope.mode === undefined || grant.mode === scope.mode) &&
-        (scope.programId === undefined || grant.programId === scope.programId) &&
-        (!scope.open || OPEN_STATES.includes(grant.status)),
-      signal,
-    )
-  }
-
-  /**
-   * The grants an index named, re-read strongly consistent (the index may lag) in the index's
-   * order, keeping those that still `match` (a grant whose address changed since is dropped).
-   */
-  private async reread(
-    ids: string[],
-    match: (grant: GrantRecord) => boolean,
-    signal: AbortSignal | undefined,
-  ) {
-    const order = new Map(ids.map((id, i) => [id, i]))
-    return (await this.findGrants(ids, { signal }))
-      .filter(match)
-      .sort((a, b) => (order.get(a.grantId) ?? 0) - (order.get(b.grantId) ?? 0))
-  }
-
+export class DynamoDbGrantLifeStore extends DynamoDbGrantLifeReads implements GrantLifeStore {
   async change(change: GrantChange): Promise<LifeOutcome> {
     const { grant, signal } = change
     const items: TransactItem[] = [this.grantUpdate(change)]
@@ -402,18 +277,6 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
     )
   }
 
-  async findOfferToken(hash: string, { signal }: CallOptions = {}) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tables.grants,
-        Key: { grantId: `${TOKEN_PREFIX}${hash}` },
-        ConsistentRead: true,
-      }),
-      { abortSignal: signal },
-    )
-    return Item as OfferTokenRecord | undefined
-  }
-
   async requestResend(
     grant: GrantRecord,
     input: {
@@ -498,8 +361,8 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
     { signal }: CallOptions = {},
   ): Promise<'allowed' | 'limited'> {
     const window = Math.floor(input.now / input.windowMs)
-    try {
-      await this.client.send(
+    const written = await conditional(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tables.grants,
           Key: { grantId: `${LIMIT_PREFIX}${key}#${window}` },
@@ -513,12 +376,9 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
           },
         }),
         { abortSignal: signal },
-      )
-      return 'allowed'
-    } catch (error) {
-      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return 'limited'
-      throw error
-    }
+      ),
+    )
+    return written ? 'allowed' : 'limited'
   }
 
   private audit(entry: NonNullable<GrantChange['audit']>): TransactItem {
@@ -530,44 +390,32 @@ export class DynamoDbGrantLifeStore implements GrantLifeStore {
    * One transaction: `stale` when the grant's condition (the first grant item) failed; another
    * transaction or a throttle is tried again a few times (RETRY.grantLifeWrite), then `unavailable`.
    */
-  private transact(items: TransactItem[], signal: AbortSignal | undefined) {
+  private async transact(
+    items: TransactItem[],
+    signal: AbortSignal | undefined,
+  ): Promise<LifeOutcome> {
     const grantAt = items.findIndex(
       (item) =>
         item.Update?.Key?.grantId !== undefined &&
         !String(item.Update.Key.grantId).startsWith(TOKEN_PREFIX),
     )
-    return retrying<LifeOutcome>(
-      async () => {
-        try {
-          await this.client.send(new TransactWriteCommand({ TransactItems: items }), {
-            abortSignal: signal,
-          })
-          return 'done'
-        } catch (error) {
-          if (!(error instanceof TransactionCanceledException)) throw error
-          const reasons = error.CancellationReasons ?? []
-          if (reasons[grantAt]?.Code === 'ConditionalCheckFailed') return 'stale'
-          const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed')
-          if (failed >= 0) {
-            throw new Error(
-              `A grant's change was refused by item ${failed} of its transaction (${reasons.map((r) => r.Code).join(',')})`,
-            )
-          }
-          throw error
-        }
-      },
-      {
-        ...this.retry,
-        backoff: RETRY.grantLifeWrite,
-        signal,
-        // Cancelled for a conflict or a throttle (nothing written), or a conflict on its own.
-        again: (error) => error instanceof TransactionCanceledException || isAwsConflict(error),
-        exhausted: (error) => {
-          if (error instanceof TransactionCanceledException) return 'unavailable'
-          throw error
-        },
-      },
-    )
+    const outcome = await transact(this.client, items, {
+      ...this.retry,
+      signal,
+      policy: RETRY.grantLifeWrite,
+      retryOn: ['conflict', 'throttled'],
+    })
+    if (outcome.kind === 'done') return 'done'
+    if (outcome.kind === 'failed') {
+      if (outcome.failed.includes(grantAt)) return 'stale'
+      const codes = outcome.reasons.map((r) => r.Code).join(',')
+      throw new Error(
+        `A grant's change was refused by item ${outcome.index} of its transaction (${codes})`,
+      )
+    }
+    // A conflict reported on its own, not as a cancelled transaction, is thrown as it came.
+    if (cancellationReasons(outcome.cause) === undefined) throw outcome.cause
+    return 'unavailable'
   }
 }
 

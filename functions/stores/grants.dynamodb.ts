@@ -1,17 +1,11 @@
-import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb'
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb'
+import type { CancellationReason } from '@aws-sdk/client-dynamodb'
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb'
 import { unmarshall } from '@aws-sdk/util-dynamodb'
 import type { ApiKeyRecord } from '../domain/api-key'
 import type { GrantRecord } from '../domain/grant'
 import type { ProgramRecord } from '../domain/program'
 import { type ShardRecord, shardKey, shardKeys, sumShards } from '../domain/program-shards'
 import { auditPut } from './audit'
-import { batchGet } from './batch-get'
 import type {
   AccessRead,
   CallOptions,
@@ -19,17 +13,11 @@ import type {
   CreateGrantOutcome,
   GrantStore,
 } from './grants.store'
+import { batchGet } from './kernel/batch'
+import { type TransactItem, transact } from './kernel/transact'
 
 /** The tables the grant path uses; `audit` only where a management send writes its entry. */
 export type TableNames = { apiKeys: string; programs: string; grants: string; audit?: string }
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number]
-
-const THROTTLED = new Set([
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-])
 
 export class DynamoDbGrantStore implements GrantStore {
   constructor(
@@ -87,21 +75,13 @@ export class DynamoDbGrantStore implements GrantStore {
     })
     // The audit entry of a management send: written with the grant, or not at all.
     if (audit !== undefined) items.push(auditPut(this.tables.audit as string, audit))
-    try {
-      await this.client.send(new TransactWriteCommand({ TransactItems: items }), {
-        abortSignal: signal,
-      })
-      return { kind: 'created' }
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error
-      return this.decodeCancellation(
-        error.CancellationReasons ?? [],
-        grantAt,
-        target,
-        grant,
-        signal,
-      )
+    // One send: the use case (core/grant-tokens.ts) decides what a throttle or conflict means.
+    const outcome = await transact(this.client, items, { signal })
+    if (outcome.kind === 'done') return { kind: 'created' }
+    if (outcome.kind === 'unavailable') {
+      return { kind: outcome.reason === 'throttled' ? 'throttled' : 'conflict' }
     }
+    return this.decodeRefusal(outcome.reasons, grantAt, target, grant, signal)
   }
 
   /** The counters a grant moves, with the conditions of its kind (see GrantTarget). */
@@ -209,11 +189,10 @@ export class DynamoDbGrantStore implements GrantStore {
   }
 
   /**
-   * Turns the per-item reasons of a cancelled transaction into one outcome, most decisive first:
-   * an existing grant (a replay wins over any program state), then the counter, then conflicts
-   * and throttles (nothing written; the caller may try again).
+   * Turns the per-item reasons of a transaction whose condition failed into one outcome, most
+   * decisive first: an existing grant (a replay wins over any program state), then the counter.
    */
-  private async decodeCancellation(
+  private async decodeRefusal(
     reasons: CancellationReason[],
     grantAt: number,
     target: CreateGrantInput['target'],
@@ -243,10 +222,6 @@ export class DynamoDbGrantStore implements GrantStore {
       if (old === undefined) return { kind: 'shard_missing', shard }
       return { kind: 'shard_dry', shard, remaining: Number(old.remaining ?? 0) }
     }
-    if (reasons.some((reason) => reason.Code !== undefined && THROTTLED.has(reason.Code))) {
-      return { kind: 'throttled' }
-    }
-    if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return { kind: 'conflict' }
     throw new Error(
       `Unexpected transaction cancellation: ${reasons.map((reason) => reason.Code).join(',')}`,
     )

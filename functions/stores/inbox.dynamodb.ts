@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
 import {
   INBOX_KEEP_DAYS,
@@ -7,6 +6,7 @@ import {
   type InboxPutOutcome,
   type InboxStore,
 } from './inbox.store'
+import { isConditionFailed } from './kernel/dynamodb-errors'
 import type { CallOptions } from './members.store'
 
 /** The TEST inbox on DynamoDB: one item per message, partition per issuer. */
@@ -40,7 +40,7 @@ export class DynamoDbInboxStore implements InboxStore {
         { abortSignal: signal },
       )
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return { outcome: 'clash' }
+      if (isConditionFailed(error)) return { outcome: 'clash' }
       throw error
     }
     return { outcome: 'done', message: item }

@@ -1,7 +1,8 @@
 import { DynamoDbAdminBase } from './admin-writes.dynamodb'
 import type { ChangeOptions } from './changes.store'
 import type { IssuerRecord, IssuerStore } from './issuers.store'
-import { batchGetAll, scanAll } from './paging'
+import { batchGetAll } from './kernel/batch'
+import { scanAll } from './paging'
 import { StoreUnavailable } from './store-errors'
 
 /** The issuers table: a handful of items, read whole. */
@@ -33,11 +34,16 @@ export class DynamoDbIssuerStore extends DynamoDbAdminBase implements IssuerStor
 
   async issuerNames(issuerIds: string[]): Promise<Map<string, string>> {
     const issuers = await batchGetAll<Pick<IssuerRecord, 'issuerId' | 'name'>>(
-      this.send,
-      this.signal,
+      this.client,
       this.tables.issuers,
       [...new Set(issuerIds)].map((issuerId) => ({ issuerId })),
-      { ProjectionExpression: 'issuerId, #name', ExpressionAttributeNames: { '#name': 'name' } },
+      {
+        ...this.pacing(),
+        projection: {
+          ProjectionExpression: 'issuerId, #name',
+          ExpressionAttributeNames: { '#name': 'name' },
+        },
+      },
     )
     return new Map(issuers.map((i) => [i.issuerId, i.name]))
   }

@@ -1,18 +1,13 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb'
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb'
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type { AuditEntry, MembershipRecord, Role } from '../domain/people'
 import { auditPut } from './audit'
+import { isConditionFailed } from './kernel/dynamodb-errors'
+import { type TransactItem, transact } from './kernel/transact'
 import type { AddOutcome, CallOptions, MembersStore, WriteOutcome } from './members.store'
 import { DynamoDbMembershipReader } from './memberships.dynamodb'
+import { queryAll, sendWith } from './paging'
 
-type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>
+type TransactItems = TransactItem[]
 
 /**
  * At most this many of a person's other issuers are looked at for one invitation e-mail (which
@@ -22,15 +17,6 @@ const MAX_PENDING_LOOKUPS = 50
 
 /** The tables the member use cases touch. */
 export type MembersTableNames = { memberships: string; audit: string; issuers: string }
-
-const THROTTLED = new Set([
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-])
-
-const reasonsOf = (error: unknown) =>
-  error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : []
 
 /**
  * An issuer always keeps at least one owner: a change that makes an owner stop being one
@@ -47,36 +33,17 @@ export class DynamoDbMembersStore implements MembersStore {
     this.reader = new DynamoDbMembershipReader(client, tables)
   }
 
-  async get(issuerId: string, sub: string, { signal }: CallOptions = {}) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tables.memberships,
-        Key: { issuerId, sub },
-        ConsistentRead: true,
-      }),
-      { abortSignal: signal },
-    )
-    return Item as MembershipRecord | undefined
+  get(issuerId: string, sub: string, options: CallOptions = {}) {
+    return this.reader.get(issuerId, sub, options)
   }
 
   async list(issuerId: string, { signal }: CallOptions = {}) {
-    const items: MembershipRecord[] = []
-    let start: Record<string, unknown> | undefined
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tables.memberships,
-          KeyConditionExpression: 'issuerId = :issuer',
-          ExpressionAttributeValues: { ':issuer': issuerId },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-        { abortSignal: signal },
-      )
-      items.push(...((page.Items ?? []) as MembershipRecord[]))
-      start = page.LastEvaluatedKey
-    } while (start)
-    return items
+    return queryAll<MembershipRecord>(sendWith(this.client, signal), {
+      TableName: this.tables.memberships,
+      KeyConditionExpression: 'issuerId = :issuer',
+      ExpressionAttributeValues: { ':issuer': issuerId },
+      ConsistentRead: true,
+    })
   }
 
   async issuerName(issuerId: string, { signal }: CallOptions = {}) {
@@ -196,7 +163,7 @@ export class DynamoDbMembersStore implements MembersStore {
       )
     } catch (error) {
       // Removed, or already active: nothing to do.
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error
+      if (!isConditionFailed(error)) throw error
     }
   }
 
@@ -247,25 +214,19 @@ export class DynamoDbMembersStore implements MembersStore {
     items: TransactItems,
     signal: AbortSignal | undefined,
   ): Promise<WriteOutcome> {
-    try {
-      await this.client.send(new TransactWriteCommand({ TransactItems: items }), {
-        abortSignal: signal,
-      })
-      return 'done'
-    } catch (error) {
-      const reasons = reasonsOf(error)
-      if (reasons.length === 0) {
-        if ((error as Error).name === 'TransactionConflictException') return 'conflict'
-        throw error
-      }
-      if (reasons.some((r) => r.Code !== undefined && THROTTLED.has(r.Code))) return 'unavailable'
-      if (reasons[0]?.Code === 'ConditionalCheckFailed') return 'stale'
-      const hasWitness = items.length === 3
-      if (hasWitness && reasons[1]?.Code === 'ConditionalCheckFailed') return 'witness_gone'
-      if (reasons.some((r) => r.Code === 'TransactionConflict')) return 'conflict'
-      // The audit entry's own condition (an id clash: 32 random bits within one millisecond) or
-      // anything unexpected: nothing was written; say so loudly rather than guess.
-      throw error
+    const hasWitness = items.length === 3
+    const outcome = await transact(this.client, items, {
+      signal,
+      names: hasWitness ? ['member', 'witness', 'audit'] : ['member', 'audit'],
+    })
+    if (outcome.kind === 'done') return 'done'
+    if (outcome.kind === 'unavailable') {
+      return outcome.reason === 'throttled' ? 'unavailable' : 'conflict'
     }
+    if (outcome.name === 'member') return 'stale'
+    if (outcome.name === 'witness') return 'witness_gone'
+    // The audit entry's own condition (an id clash: 32 random bits within one millisecond):
+    // nothing was written; say so loudly rather than guess.
+    throw outcome.cause
   }
 }

@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -6,8 +5,13 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
 import type { TimerRecord } from '../domain/offer-timers'
+import { type BatchOptions, batchWriteAll } from './kernel/batch'
+import { conditional } from './kernel/conditional'
+import { isConditionFailed } from './kernel/dynamodb-errors'
 import type { CallOptions } from './members.store'
 import type { OfferTimerStore, SweptTimer, TimerPage } from './offer-timers.store'
+
+const timerKey = (timer: Record<string, unknown>) => `${timer.slot} ${timer.due}`
 
 /** The timers table on DynamoDB: partition `slot`, sort key `due` (`<ISO time>#<grantId>#<kind>`). */
 export class DynamoDbOfferTimerStore implements OfferTimerStore {
@@ -15,6 +19,33 @@ export class DynamoDbOfferTimerStore implements OfferTimerStore {
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: { timers: string },
   ) {}
+
+  /**
+   * Puts timers (the stream reader's; a timer put again is the same item, its lease cleared).
+   * Answers those still unwritten after RETRY.unprocessed's sends; a send that fails is tried
+   * again too, after `failedSend` has seen its error.
+   */
+  async putTimers(
+    timers: readonly TimerRecord[],
+    deps: Pick<BatchOptions, 'sleep' | 'random'> & { failedSend?: (error: unknown) => void } = {},
+  ): Promise<TimerRecord[]> {
+    const { failedSend, ...pacing } = deps
+    const unwritten = await batchWriteAll(
+      this.client,
+      this.tables.timers,
+      timers.map((timer) => ({ PutRequest: { Item: timer } })),
+      {
+        ...pacing,
+        failedSend: (error) => {
+          failedSend?.(error)
+          return true
+        },
+      },
+    )
+    // DynamoDB hands back copies: answer the timers asked for, by key.
+    const left = new Set(unwritten.map(({ PutRequest }) => timerKey(PutRequest?.Item ?? {})))
+    return timers.filter((timer) => left.has(timerKey(timer)))
+  }
 
   async dueTimers(
     input: { slot: string; upTo: string; limit: number; start?: Record<string, unknown> },
@@ -44,8 +75,8 @@ export class DynamoDbOfferTimerStore implements OfferTimerStore {
     lease: { now: number; until: number },
     { signal }: CallOptions = {},
   ): Promise<boolean> {
-    try {
-      await this.client.send(
+    const written = await conditional(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tables.timers,
           Key: { slot: timer.slot, due: timer.due },
@@ -58,12 +89,9 @@ export class DynamoDbOfferTimerStore implements OfferTimerStore {
           ExpressionAttributeValues: { ':until': lease.until, ':now': lease.now },
         }),
         { abortSignal: signal },
-      )
-      return true
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false
-      throw error
-    }
+      ),
+    )
+    return !!written
   }
 
   async releaseTimer(
@@ -85,7 +113,7 @@ export class DynamoDbOfferTimerStore implements OfferTimerStore {
       )
     } catch (error) {
       // Deleted, or taken again since: nothing of ours to give back.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error
+      if (!isConditionFailed(error)) throw error
     }
   }
 

@@ -1,20 +1,24 @@
 import {
-  BatchGetCommand,
+  type DynamoDBDocumentClient,
   QueryCommand,
   type QueryCommandInput,
   ScanCommand,
   type ScanCommandInput,
 } from '@aws-sdk/lib-dynamodb'
-import { sleep } from '../runtime/sleep'
-import { throttled } from './store-errors'
 
 /**
- * Reading DynamoDB a page at a time, for the admin stores: every page of a Scan or Query,
- * consistent BatchGetItem of any number of keys, and the audit log's opaque cursor.
+ * Reading DynamoDB a page at a time, for the admin stores: every page of a Scan or Query, and the
+ * audit log's opaque cursor (BatchGetItem of any number of keys: kernel/batch.ts).
  */
 
 /** Sends one command with the store's signal (a request's deadline). */
 export type Send = <T>(command: { readonly input: object }) => Promise<T>
+
+/** A Send over a client, every call abandoned when `signal` aborts. */
+export const sendWith =
+  (client: DynamoDBDocumentClient, signal: AbortSignal | undefined): Send =>
+  <T>(command: { readonly input: object }) =>
+    client.send(command as never, { abortSignal: signal }) as Promise<T>
 
 type Key = Record<string, unknown>
 
@@ -38,49 +42,6 @@ export const scanAll = <T>(send: Send, input: ScanCommandInput): Promise<T[]> =>
 
 export const queryAll = <T>(send: Send, input: QueryCommandInput): Promise<T[]> =>
   allPages<T>(send, (start) => new QueryCommand({ ...input, ExclusiveStartKey: start }))
-
-/**
- * Strongly consistent, 100 keys a call (BatchGetItem's most), up to 4 calls in flight: a listing
- * of many programs reads all their counter shards in a few round trips' time, not one after the
- * other. Asks again for what DynamoDB left unprocessed, 8 times at most.
- */
-export const batchGetAll = async <T>(
-  send: Send,
-  signal: AbortSignal | undefined,
-  table: string,
-  keys: Key[],
-  projection: {
-    ProjectionExpression?: string
-    ExpressionAttributeNames?: Record<string, string>
-  } = {},
-): Promise<T[]> => {
-  const chunk = async (slice: Key[]) => {
-    const found: T[] = []
-    let pending = slice
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === 8) throw throttled('reads left unprocessed')
-      if (attempt > 0) await sleep(25 * 2 ** attempt, signal)
-      const result = await send<{
-        Responses?: Record<string, T[]>
-        UnprocessedKeys?: Record<string, { Keys?: Key[] }>
-      }>(
-        new BatchGetCommand({
-          RequestItems: { [table]: { Keys: pending, ConsistentRead: true, ...projection } },
-        }),
-      )
-      found.push(...(result.Responses?.[table] ?? []))
-      pending = result.UnprocessedKeys?.[table]?.Keys ?? []
-    }
-    return found
-  }
-  const slices: Key[][] = []
-  for (let i = 0; i < keys.length; i += 100) slices.push(keys.slice(i, i + 100))
-  const items: T[] = []
-  for (let i = 0; i < slices.length; i += 4) {
-    for (const found of await Promise.all(slices.slice(i, i + 4).map(chunk))) items.push(...found)
-  }
-  return items
-}
 
 /** The opaque cursor of the audit log: the last entry's id (audit.ts's newAuditEntryId), base64url. */
 export const encodeAuditCursor = (entryId: string) =>

@@ -13,7 +13,8 @@ import {
 import { INDEX } from '../table-schema'
 import { DynamoDbAdminBase, itemOf, missingIndex } from './admin-writes.dynamodb'
 import type { ChangeOptions } from './changes.store'
-import { batchGetAll, queryAll, scanAll } from './paging'
+import { batchGetAll } from './kernel/batch'
+import { queryAll, scanAll } from './paging'
 import type { ProgramChange, ProgramStore } from './programs.store'
 
 /** The programs table: program heads and their counter shards (program-shards.ts). */
@@ -64,10 +65,10 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
     const keys = heads.flatMap((head) => shardKeys(head.programId, head.shards ?? 0))
     if (keys.length === 0) return heads
     const shards = await batchGetAll<ShardRecord>(
-      this.send,
-      this.signal,
+      this.client,
       this.tables.programs,
       keys,
+      this.pacing(),
     )
     const byProgram = new Map<string, ShardRecord[]>()
     for (const shard of shards) {
@@ -103,8 +104,7 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
             })
           ).filter((item) => !isSubItemKey(item.programId))
         : await batchGetAll<ProgramRecord>(
-            this.send,
-            this.signal,
+            this.client,
             this.tables.programs,
             (
               await queryAll<Pick<ProgramRecord, 'programId'>>(this.send, {
@@ -115,6 +115,7 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
                 ExpressionAttributeValues: { ':issuer': filter.issuerId, ...byMode },
               }).catch(missingIndex(this.tables.programs, INDEX.programsByIssuer))
             ).map((p) => ({ programId: p.programId })),
+            this.pacing(),
           )
     const programs = await this.withShards(heads)
     return programs.sort((a, b) => a.createdAt.localeCompare(b.createdAt))

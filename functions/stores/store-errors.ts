@@ -1,5 +1,5 @@
 import { conflictMessage } from '../domain/admin-errors'
-import { isAwsConflict, isTransientAwsError } from '../runtime/aws-errors'
+import { isConflict, isTransient } from './kernel/dynamodb-errors'
 
 /**
  * Why a store could not do what it was asked. In every case nothing was written:
@@ -60,7 +60,7 @@ export const transientKind = (error: unknown): 'conflict' | 'unavailable' | unde
     if (error.reason === 'conflict') return 'conflict'
     return error.reason === 'throttled' ? 'unavailable' : undefined
   }
-  if (isAwsConflict(error)) return 'conflict'
+  if (isConflict(error)) return 'conflict'
   if (error instanceof Error && error.name === 'AbortError') return 'unavailable'
-  return isTransientAwsError(error) ? 'unavailable' : undefined
+  return isTransient(error) ? 'unavailable' : undefined
 }

@@ -2,6 +2,7 @@ import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type { GrantRecord } from '../../domain/grant'
 import { grantListSlot } from '../../domain/grant-slots'
 import { DynamoDbAdminBase } from '../admin-writes.dynamodb'
+import { isConditionFailed } from '../kernel/dynamodb-errors'
 import type { GrantSlotBackfill, SlotBackfill } from './grant-slots.store'
 
 /**
@@ -88,7 +89,7 @@ export class DynamoDbGrantSlotBackfill extends DynamoDbAdminBase implements Gran
         )
         return 'updated'
       } catch (error) {
-        if ((error as Error).name === 'ConditionalCheckFailedException') return 'alreadySet'
+        if (isConditionFailed(error)) return 'alreadySet'
         throw error
       }
     }, `Setting the slot of ${grantId}`)
