@@ -67,154 +67,164 @@ export const INDEX = {
  */
 export const KEY_ID_POINTER = { prefix: 'keyId#', target: 'pointsTo' } as const
 
-export const TABLES = {
-  /** Issuers: read and written only by the admin CLI; the functions never touch it. */
-  issuers: {
-    partitionKey: { name: 'issuerId', type: 'S' },
-    globalSecondaryIndexes: [],
-    legacyIndexes: [],
-  },
-  apiKeys: {
-    partitionKey: { name: 'keyHash', type: 'S' },
-    // A grant only condition-checks a key item and never writes it, so these indexes are written
-    // only when a key is created, revoked or rolled: ALL costs nothing on the hot path.
-    globalSecondaryIndexes: [
-      {
-        indexName: INDEX.keysById,
-        partitionKey: { name: 'keyId', type: 'S' },
-        projection: { type: 'ALL' },
-      },
-      {
-        indexName: INDEX.keysByIssuer,
+/**
+ * Marked pure so that a bundle that reads only INDEX or the table keys' names drops the schemas:
+ * esbuild keeps an unused object literal that reads INDEX's properties (a read may have effects),
+ * and the arguments of a call it drops, hence the function.
+ */
+const schemas = <T>(define: () => T): T => define()
+
+export const TABLES = /* @__PURE__ */ schemas(
+  () =>
+    ({
+      /** Issuers: read and written only by the admin CLI; the functions never touch it. */
+      issuers: {
         partitionKey: { name: 'issuerId', type: 'S' },
-        sortKey: { name: 'createdAt', type: 'S' },
-        projection: { type: 'ALL' },
+        globalSecondaryIndexes: [],
+        legacyIndexes: [],
       },
-    ],
-    legacyIndexes: [],
-  },
-  programs: {
-    partitionKey: { name: 'programId', type: 'S' },
-    globalSecondaryIndexes: [
-      {
-        indexName: INDEX.programsByIssuer,
-        partitionKey: { name: 'issuerId', type: 'S' },
-        sortKey: { name: 'createdAt', type: 'S' },
-        // Only what never changes after creation: a grant (which moves `issued` and `remaining`)
-        // or a pause never writes this index. Listings read the rest from the base table.
-        projection: { type: 'INCLUDE', nonKeyAttributes: ['mode'] },
+      apiKeys: {
+        partitionKey: { name: 'keyHash', type: 'S' },
+        // A grant only condition-checks a key item and never writes it, so these indexes are written
+        // only when a key is created, revoked or rolled: ALL costs nothing on the hot path.
+        globalSecondaryIndexes: [
+          {
+            indexName: INDEX.keysById,
+            partitionKey: { name: 'keyId', type: 'S' },
+            projection: { type: 'ALL' },
+          },
+          {
+            indexName: INDEX.keysByIssuer,
+            partitionKey: { name: 'issuerId', type: 'S' },
+            sortKey: { name: 'createdAt', type: 'S' },
+            projection: { type: 'ALL' },
+          },
+        ],
+        legacyIndexes: [],
       },
-    ],
-    legacyIndexes: [
-      {
-        indexName: 'byIssuer',
-        partitionKey: { name: 'issuerId', type: 'S' },
-        sortKey: { name: 'createdAt', type: 'S' },
-        projection: { type: 'ALL' },
-      },
-    ],
-  },
-  grants: {
-    partitionKey: { name: 'grantId', type: 'S' },
-    // Written by every grant (a new item), whatever the projection; `grant list` reads it all.
-    // `programSlot` is `<programId>#<n>` (grant-slots.ts), so one program's grants go to
-    // GRANT_LIST_SLOTS partitions of the index, not one. Batch items (`batch#...`) have neither
-    // `programId` nor `programSlot`, so they are in neither index.
-    globalSecondaryIndexes: [
-      {
-        indexName: INDEX.grantsByProgramSlot,
-        partitionKey: { name: 'programSlot', type: 'S' },
-        sortKey: { name: 'createdAt', type: 'S' },
-        projection: { type: 'ALL' },
-      },
-      {
-        indexName: INDEX.grantsByRecipient,
-        partitionKey: { name: 'recipientKey', type: 'S' },
-        sortKey: { name: 'createdAt', type: 'S' },
-        // Only what picks a recipient's grants (program, issuer, mode, state): the page and the
-        // balance re-read the grants themselves, strongly consistent, before deciding on them.
-        projection: {
-          type: 'INCLUDE',
-          nonKeyAttributes: ['programId', 'issuerId', 'mode', 'status', 'amount'],
-        },
-      },
-    ],
-    legacyIndexes: [
-      {
-        indexName: INDEX.grantsByProgram,
+      programs: {
         partitionKey: { name: 'programId', type: 'S' },
-        sortKey: { name: 'createdAt', type: 'S' },
-        projection: { type: 'ALL' },
+        globalSecondaryIndexes: [
+          {
+            indexName: INDEX.programsByIssuer,
+            partitionKey: { name: 'issuerId', type: 'S' },
+            sortKey: { name: 'createdAt', type: 'S' },
+            // Only what never changes after creation: a grant (which moves `issued` and `remaining`)
+            // or a pause never writes this index. Listings read the rest from the base table.
+            projection: { type: 'INCLUDE', nonKeyAttributes: ['mode'] },
+          },
+        ],
+        legacyIndexes: [
+          {
+            indexName: 'byIssuer',
+            partitionKey: { name: 'issuerId', type: 'S' },
+            sortKey: { name: 'createdAt', type: 'S' },
+            projection: { type: 'ALL' },
+          },
+        ],
       },
-    ],
-  },
-  /**
-   * Who belongs to an issuer, and with which role: one item per (issuer, person). The person is
-   * their Cognito `sub`, which exists from the invitation on (AdminCreateUser returns it). Read
-   * with a strongly consistent GetItem on every management request, so a removal or a new role
-   * takes effect on the very next call.
-   */
-  memberships: {
-    partitionKey: { name: 'issuerId', type: 'S' },
-    sortKey: { name: 'sub', type: 'S' },
-    globalSecondaryIndexes: [
-      {
-        indexName: INDEX.membershipsBySub,
-        partitionKey: { name: 'sub', type: 'S' },
-        sortKey: { name: 'issuerId', type: 'S' },
-        projection: { type: 'INCLUDE', nonKeyAttributes: ['role', 'email'] },
+      grants: {
+        partitionKey: { name: 'grantId', type: 'S' },
+        // Written by every grant (a new item), whatever the projection; `grant list` reads it all.
+        // `programSlot` is `<programId>#<n>` (grant-slots.ts), so one program's grants go to
+        // GRANT_LIST_SLOTS partitions of the index, not one. Batch items (`batch#...`) have neither
+        // `programId` nor `programSlot`, so they are in neither index.
+        globalSecondaryIndexes: [
+          {
+            indexName: INDEX.grantsByProgramSlot,
+            partitionKey: { name: 'programSlot', type: 'S' },
+            sortKey: { name: 'createdAt', type: 'S' },
+            projection: { type: 'ALL' },
+          },
+          {
+            indexName: INDEX.grantsByRecipient,
+            partitionKey: { name: 'recipientKey', type: 'S' },
+            sortKey: { name: 'createdAt', type: 'S' },
+            // Only what picks a recipient's grants (program, issuer, mode, state): the page and the
+            // balance re-read the grants themselves, strongly consistent, before deciding on them.
+            projection: {
+              type: 'INCLUDE',
+              nonKeyAttributes: ['programId', 'issuerId', 'mode', 'status', 'amount'],
+            },
+          },
+        ],
+        legacyIndexes: [
+          {
+            indexName: INDEX.grantsByProgram,
+            partitionKey: { name: 'programId', type: 'S' },
+            sortKey: { name: 'createdAt', type: 'S' },
+            projection: { type: 'ALL' },
+          },
+        ],
       },
-    ],
-    legacyIndexes: [],
-  },
-  /**
-   * The audit log, append-only: one item per change, written in the same transaction as the
-   * change. `entryId` sorts by time (ISO time, then a random suffix), so newest first is a
-   * Query with ScanIndexForward false.
-   */
-  audit: {
-    partitionKey: { name: 'issuerId', type: 'S' },
-    sortKey: { name: 'entryId', type: 'S' },
-    globalSecondaryIndexes: [],
-    legacyIndexes: [],
-  },
-  /**
-   * When an open offer next needs the service: its reminder, then its expiry. Written by the
-   * grants stream's reader when a grant is made (not by the grant path), spread over TIMER_SLOTS
-   * partitions by a hash of the grant id; read and deleted by the sweep every minute
-   * (docs/decisions/offer-expiry.md). `due` is `<ISO time>#<grantId>#<kind>`.
-   */
-  timers: {
-    partitionKey: { name: 'slot', type: 'S' },
-    sortKey: { name: 'due', type: 'S' },
-    globalSecondaryIndexes: [],
-    legacyIndexes: [],
-  },
-  /**
-   * An issuer's TEST inbox: the offer e-mail of TEST grants, as rendered, never handed to SES.
-   * `messageId` sorts by time. Kept 30 days (`purgeAt`, the table's TTL).
-   */
-  inbox: {
-    partitionKey: { name: 'issuerId', type: 'S' },
-    sortKey: { name: 'messageId', type: 'S' },
-    globalSecondaryIndexes: [],
-    legacyIndexes: [],
-  },
-  /**
-   * Webhooks (functions/domain/webhooks.ts, docs/webhooks.md): an issuer's endpoints
-   * (`pk = endpoints#<issuerId>`, `sk = <endpointId>`), each endpoint's messages with their attempts
-   * (`pk = messages#<endpointId>`, `sk = <messageId>`, which sorts by the event's time; kept 30
-   * days, `purgeAt`), a program's pool-low mark (`pk = pool-low#<programId>`, `sk = mark`), and
-   * an issuer's endpoint count per mode (`pk = endpoint-count#<issuerId>`, `sk = <mode>`).
-   * Never on the grant path.
-   */
-  webhooks: {
-    partitionKey: { name: 'pk', type: 'S' },
-    sortKey: { name: 'sk', type: 'S' },
-    globalSecondaryIndexes: [],
-    legacyIndexes: [],
-  },
-} as const satisfies Record<string, TableSchema>
+      /**
+       * Who belongs to an issuer, and with which role: one item per (issuer, person). The person is
+       * their Cognito `sub`, which exists from the invitation on (AdminCreateUser returns it). Read
+       * with a strongly consistent GetItem on every management request, so a removal or a new role
+       * takes effect on the very next call.
+       */
+      memberships: {
+        partitionKey: { name: 'issuerId', type: 'S' },
+        sortKey: { name: 'sub', type: 'S' },
+        globalSecondaryIndexes: [
+          {
+            indexName: INDEX.membershipsBySub,
+            partitionKey: { name: 'sub', type: 'S' },
+            sortKey: { name: 'issuerId', type: 'S' },
+            projection: { type: 'INCLUDE', nonKeyAttributes: ['role', 'email'] },
+          },
+        ],
+        legacyIndexes: [],
+      },
+      /**
+       * The audit log, append-only: one item per change, written in the same transaction as the
+       * change. `entryId` sorts by time (ISO time, then a random suffix), so newest first is a
+       * Query with ScanIndexForward false.
+       */
+      audit: {
+        partitionKey: { name: 'issuerId', type: 'S' },
+        sortKey: { name: 'entryId', type: 'S' },
+        globalSecondaryIndexes: [],
+        legacyIndexes: [],
+      },
+      /**
+       * When an open offer next needs the service: its reminder, then its expiry. Written by the
+       * grants stream's reader when a grant is made (not by the grant path), spread over TIMER_SLOTS
+       * partitions by a hash of the grant id; read and deleted by the sweep every minute
+       * (docs/decisions/offer-expiry.md). `due` is `<ISO time>#<grantId>#<kind>`.
+       */
+      timers: {
+        partitionKey: { name: 'slot', type: 'S' },
+        sortKey: { name: 'due', type: 'S' },
+        globalSecondaryIndexes: [],
+        legacyIndexes: [],
+      },
+      /**
+       * An issuer's TEST inbox: the offer e-mail of TEST grants, as rendered, never handed to SES.
+       * `messageId` sorts by time. Kept 30 days (`purgeAt`, the table's TTL).
+       */
+      inbox: {
+        partitionKey: { name: 'issuerId', type: 'S' },
+        sortKey: { name: 'messageId', type: 'S' },
+        globalSecondaryIndexes: [],
+        legacyIndexes: [],
+      },
+      /**
+       * Webhooks (functions/domain/webhooks.ts, docs/webhooks.md): an issuer's endpoints
+       * (`pk = endpoints#<issuerId>`, `sk = <endpointId>`), each endpoint's messages with their attempts
+       * (`pk = messages#<endpointId>`, `sk = <messageId>`, which sorts by the event's time; kept 30
+       * days, `purgeAt`), a program's pool-low mark (`pk = pool-low#<programId>`, `sk = mark`), and
+       * an issuer's endpoint count per mode (`pk = endpoint-count#<issuerId>`, `sk = <mode>`).
+       * Never on the grant path.
+       */
+      webhooks: {
+        partitionKey: { name: 'pk', type: 'S' },
+        sortKey: { name: 'sk', type: 'S' },
+        globalSecondaryIndexes: [],
+        legacyIndexes: [],
+      },
+    }) as const satisfies Record<string, TableSchema>,
+)
 
 export type TableKey = keyof typeof TABLES
 

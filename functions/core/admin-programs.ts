@@ -16,7 +16,7 @@ import {
 } from '../domain/program'
 import { isValidShardCount, poolRemaining, shardsForPool } from '../domain/program-shards'
 import { LOST_RACE, optimisticUpdate } from '../runtime/optimistic-update'
-import { RETRY } from '../runtime/retry-policies'
+import * as RETRY from '../runtime/retry-policies'
 import type { IssuerRecord } from '../stores/issuers.store'
 import { type AdminContext, checkId, orBusy, type Scope } from './admin-context'
 

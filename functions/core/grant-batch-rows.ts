@@ -9,7 +9,7 @@ import {
 import { DomainError } from '../domain/errors'
 import { startDeadline } from '../runtime/deadline'
 import { type RetryDeps, retrying } from '../runtime/retry'
-import { RETRY } from '../runtime/retry-policies'
+import * as RETRY from '../runtime/retry-policies'
 import { transientKind } from '../stores/store-errors'
 import type { GrantTokensInput, GrantTokensResult } from './grant-tokens'
 

@@ -9,7 +9,7 @@ import {
 } from '../domain/batch'
 import { logger } from '../runtime/logger'
 import { retrying } from '../runtime/retry'
-import { RETRY } from '../runtime/retry-policies'
+import * as RETRY from '../runtime/retry-policies'
 import { sleep as realSleep } from '../runtime/sleep'
 import { auditEntry } from '../stores/audit'
 import type { DynamoDbBatchStore } from '../stores/batches.dynamodb'

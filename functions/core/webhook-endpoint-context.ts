@@ -7,7 +7,7 @@ import {
 } from '../domain/webhooks'
 import { LOST_RACE, optimisticUpdate } from '../runtime/optimistic-update'
 import { QueueRefused, type QueueSender, sendAll } from '../runtime/queue-sender'
-import { RETRY } from '../runtime/retry-policies'
+import * as RETRY from '../runtime/retry-policies'
 import type { SecretBox } from '../runtime/secret-box'
 import { auditEntry } from '../stores/audit'
 import { busy, throttled } from '../stores/store-errors'

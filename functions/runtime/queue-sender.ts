@@ -1,6 +1,6 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import { type RetryDeps, retrying } from './retry'
-import { RETRY } from './retry-policies'
+import * as RETRY from './retry-policies'
 
 /**
  * Hands messages to a queue: SQS in AWS (sqsQueueSender), the in-process queue under `npm start`

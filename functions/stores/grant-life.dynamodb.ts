@@ -10,7 +10,7 @@ import {
   shardNumber,
 } from '../domain/program-shards'
 import { MAX_OFFER_TOKENS } from '../domain/recipient-offer'
-import { RETRY } from '../runtime/retry-policies'
+import * as RETRY from '../runtime/retry-policies'
 import { auditPut } from './audit'
 import {
   DynamoDbGrantLifeReads,

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
-import { RETRY } from '../../functions/runtime/retry-policies'
+import * as RETRY from '../../functions/runtime/retry-policies'
 import {
   batchGet,
   batchGetAll,

@@ -39,7 +39,7 @@ import {
 import type { GrantRecord } from '../../functions/domain/grant'
 import type { ProgramRecord } from '../../functions/domain/program'
 import { MAX_OFFER_TOKENS, newOfferToken } from '../../functions/domain/recipient-offer'
-import { RETRY } from '../../functions/runtime/retry-policies'
+import * as RETRY from '../../functions/runtime/retry-policies'
 import type {
   GrantChange,
   GrantLifeStore,

@@ -31,7 +31,7 @@ import type { GrantSender } from '../../functions/domain/grant'
 import type { ProgramRecord } from '../../functions/domain/program'
 import { type ShardRecord, shardKey } from '../../functions/domain/program-shards'
 import type { Deadline } from '../../functions/runtime/deadline'
-import { RETRY } from '../../functions/runtime/retry-policies'
+import * as RETRY from '../../functions/runtime/retry-policies'
 
 /**
  * The grant path's steps (functions/core/grant-tokens/), each alone on injected sleep, random and

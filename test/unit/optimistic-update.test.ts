@@ -1,5 +1,5 @@
 import { LOST_RACE, optimisticUpdate } from '../../functions/runtime/optimistic-update'
-import { RETRY } from '../../functions/runtime/retry-policies'
+import * as RETRY from '../../functions/runtime/retry-policies'
 
 /**
  * runtime/optimistic-update.ts on an injected sleep and random: a try that loses its race reads

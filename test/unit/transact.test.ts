@@ -1,7 +1,7 @@
 import { TransactionConflictException } from '@aws-sdk/client-dynamodb'
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { Backoff } from '../../functions/runtime/retry'
-import { RETRY } from '../../functions/runtime/retry-policies'
+import * as RETRY from '../../functions/runtime/retry-policies'
 import { type TransactItem, transact } from '../../functions/stores/kernel/transact'
 import { cancelled, meta } from '../support/sdk-errors'
 

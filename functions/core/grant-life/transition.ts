@@ -11,7 +11,7 @@ import {
 } from '../../domain/grant-lifecycle'
 import { isOpen } from '../../domain/recipient-offer'
 import { LOST_RACE, optimisticUpdate } from '../../runtime/optimistic-update'
-import { RETRY } from '../../runtime/retry-policies'
+import * as RETRY from '../../runtime/retry-policies'
 import type { GrantChange, LifeOutcome } from '../../stores/grant-life.store'
 import { type LifeContext, refusalError, reread, unavailable } from './life-context'
 

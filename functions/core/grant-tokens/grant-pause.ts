@@ -1,7 +1,7 @@
 import { RequestConflict, ServiceUnavailable } from '../../domain/errors'
 import { type Deadline, DYNAMODB_TIMEOUTS } from '../../runtime/deadline'
 import { type Backoff, backoffDelay } from '../../runtime/retry'
-import { RETRY } from '../../runtime/retry-policies'
+import * as RETRY from '../../runtime/retry-policies'
 
 /** Why a grant's write is tried again: another transaction held an item, or a throttle. */
 export type GrantRetryKind = 'conflict' | 'throttled'

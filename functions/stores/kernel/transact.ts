@@ -5,7 +5,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb'
 import { type Backoff, type RetryDeps, retrying } from '../../runtime/retry'
-import { RETRY } from '../../runtime/retry-policies'
+import * as RETRY from '../../runtime/retry-policies'
 import { refusalOf } from './dynamodb-errors'
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number]
