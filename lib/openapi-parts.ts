@@ -1,8 +1,21 @@
+import * as z from 'zod/mini'
+
 /**
  * The builders of openapi.json's answers and bodies, shared by lib/openapi.ts and its parts
  * (lib/openapi-*.ts) so all build a JSON answer, a request body and a problem set the same
  * way. Imports nothing of either (no import cycle).
  */
+
+export type Json = Record<string, unknown>
+
+/** A zod schema as JSON Schema 2020-12, without `$schema` (the document's dialect says it). */
+export const jsonSchema = (schema: z.ZodMiniType, io: 'input' | 'output') => {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12' }) as Record<
+    string,
+    unknown
+  >
+  return rest
+}
 
 export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
@@ -60,3 +73,9 @@ const problemRefs = (prefix: string, statuses: number[]) =>
 export const problems = (statuses: number[]) => problemRefs('Problem', statuses)
 /** The management routes' problem answers (components/responses/ManageProblem<status>). */
 export const manageProblems = (statuses: number[]) => problemRefs('ManageProblem', statuses)
+
+/** The path parameters of a program under its issuer (the management routes). */
+export const IssuerProgramParameters = [
+  { $ref: '#/components/parameters/IssuerId' },
+  { $ref: '#/components/parameters/ProgramId' },
+]
