@@ -21,12 +21,8 @@ import {
   manageProgramsPaths,
   manageProgramsSchemas,
 } from './openapi-manage-programs'
-import {
-  webhookParameters,
-  webhookPaths,
-  webhookSchemas,
-  webhooksSection,
-} from './openapi-webhooks'
+import { webhooksSection } from './openapi-webhook-events'
+import { webhookParameters, webhookPaths, webhookSchemas } from './openapi-webhooks'
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the zod schemas the handler validates
