@@ -14,7 +14,7 @@ import {
 
 /**
  * Part of openapi.json: send to many for the issuer's people: an upload, a batch's commit (or dry
- * run), the list of batches and a cancel. GetGrantBatch is in lib/openapi-manage-people.ts.
+ * run), the list of batches and a cancel. GetGrantBatch is in lib/openapi-manage-grant-lists.ts.
  */
 /** A batch of send to many as the management API shows it (lib/openapi-grant-batch.ts). */
 const GRANT_BATCH = {

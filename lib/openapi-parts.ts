@@ -79,3 +79,35 @@ export const IssuerProgramParameters = [
   { $ref: '#/components/parameters/IssuerId' },
   { $ref: '#/components/parameters/ProgramId' },
 ]
+
+export const IssuerParameter = { $ref: '#/components/parameters/IssuerId' }
+
+/** An optional query parameter. */
+export const query = (name: string, description: string, schema: Json) => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+})
+
+/** The opaque `cursor` of a paged list. */
+export const cursorParameter = query(
+  'cursor',
+  'The `nextCursor` of the previous page, as it was given (opaque; anything else is 400 `validation_failed`).',
+  { type: 'string' },
+)
+
+/** A paged list's `limit`, from the route's own page bounds. */
+export const pageParameter = (what: string, page: { default: number; max: number }, extra = '') =>
+  query('limit', `${what} per page, 1 to ${page.max} (default ${page.default})${extra}.`, {
+    type: 'integer',
+    minimum: 1,
+    maximum: page.max,
+    default: page.default,
+  })
+
+export const NULLABLE_CURSOR = {
+  anyOf: [{ type: 'string' }, { type: 'null' }],
+  description: 'Pass as `cursor` for the next page; null on the last page.',
+}

@@ -11,11 +11,12 @@ export { ProblemSchema } from './openapi-problems'
 
 import { BATCH_ID } from '../functions/domain/batch'
 import { LIMITS } from '../functions/domain/grant-request.schema'
+import { manageGrantListPaths, manageGrantListSchemas } from './openapi-manage-grant-lists'
 import {
-  managePeopleParameters,
-  managePeoplePaths,
-  managePeopleSchemas,
-} from './openapi-manage-people'
+  manageMemberParameters,
+  manageMemberPaths,
+  manageMemberSchemas,
+} from './openapi-manage-members'
 import {
   manageProgramsParameters,
   manageProgramsPaths,
@@ -77,7 +78,8 @@ export const buildOpenApi = () => ({
     ...manageBatchPaths,
     ...webhookPaths,
     ...manageProgramsPaths,
-    ...managePeoplePaths,
+    ...manageMemberPaths,
+    ...manageGrantListPaths,
   },
   // What the service sends to an issuer's webhook endpoints (OpenAPI 3.1), one entry per kind.
   webhooks: webhooksSection,
@@ -128,7 +130,7 @@ export const buildOpenApi = () => ({
       },
       ...webhookParameters,
       ...manageProgramsParameters,
-      ...managePeopleParameters,
+      ...manageMemberParameters,
       IdempotencyKey: {
         name: 'Idempotency-Key',
         in: 'header',
@@ -169,7 +171,8 @@ export const buildOpenApi = () => ({
       ...MANAGE_PROBLEM_SCHEMAS,
       ...webhookSchemas,
       ...manageProgramsSchemas,
-      ...managePeopleSchemas,
+      ...manageMemberSchemas,
+      ...manageGrantListSchemas,
     },
     responses: {
       ...problemResponses(),
