@@ -6,7 +6,7 @@ import {
 } from '../functions/domain/grant-lifecycle'
 import { GrantRequestSchema, LIMITS } from '../functions/domain/grant-request.schema'
 import { TestTransitionBody } from '../functions/domain/test-transition.schema'
-import { jsonSchema } from './openapi-parts'
+import { jsonSchema, pagedList, schemaRef } from './openapi-parts'
 
 /**
  * Part of openapi.json: the grant and the program as the integrator API shows them, from the zod
@@ -143,19 +143,10 @@ const describeName = (schema: Record<string, unknown>) => {
 export const grantSchemas = () => ({
   GrantRequest: describeName(jsonSchema(GrantRequestSchema, 'input')),
   Grant: jsonSchema(GrantSchema, 'output'),
-  GrantList: {
-    type: 'object',
-    properties: {
-      object: { type: 'string', const: 'list' },
-      data: { type: 'array', items: { $ref: '#/components/schemas/GrantListItem' } },
-      nextCursor: {
-        description: 'Pass as `cursor` for the next page; null on the last page.',
-        anyOf: [{ type: 'string' }, { type: 'null' }],
-      },
-    },
-    required: ['object', 'data', 'nextCursor'],
-    additionalProperties: false,
-  },
+  GrantList: pagedList(schemaRef('GrantListItem'), {
+    description: 'Pass as `cursor` for the next page; null on the last page.',
+    anyOf: [{ type: 'string' }, { type: 'null' }],
+  }),
   Program: jsonSchema(ProgramSchema, 'output'),
 })
 

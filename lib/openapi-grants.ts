@@ -1,7 +1,7 @@
 import { GRANT_STATES } from '../functions/domain/grant-lifecycle'
 import { GRANT_PAGE } from '../functions/domain/grant-list-query'
 import { LIMITS } from '../functions/domain/grant-request.schema'
-import { jsonContent, ok, problems, REQUEST_ID } from './openapi-parts'
+import { jsonContent, ok, pageParameter, problems, query, REQUEST_ID } from './openapi-parts'
 
 /**
  * Part of openapi.json: the integrators' routes (`x-api-key`): grant, read, list, cancel and move
@@ -19,17 +19,10 @@ const GRANT_EXAMPLE = {
   createdAt: '2026-11-26T09:30:00.000Z',
 }
 
+const { status: _reserved, ...GRANT_FIELDS } = GRANT_EXAMPLE
+
 const GRANT_DETAIL_EXAMPLE = {
-  ...{
-    id: 'gr_5k2x9q8w7e6r5t4y3v2j1h0p9a',
-    object: 'grant',
-    programId: 'prg_0h7d3k9m2n4p6q8r1s3t5v7w9x',
-    mode: 'TEST',
-    recipient: { email: 'ann@example.com', name: 'Ann' },
-    reason: 'Referral bonus',
-    amount: 1,
-    createdAt: '2026-11-26T09:30:00.000Z',
-  },
+  ...GRANT_FIELDS,
   status: 'canceled',
   rejectionReason: null,
   expiresAt: '2026-12-26T09:30:00.000Z',
@@ -249,26 +242,12 @@ export const grantPaths = {
             'Only grants in this state. Like `recipient`, a filter: a page may hold fewer than `limit` grants, even none, and still have a `nextCursor`.',
           schema: { type: 'string', enum: [...GRANT_STATES] },
         },
-        {
-          name: 'cursor',
-          in: 'query',
-          required: false,
-          description:
-            'The `nextCursor` of the previous page, as it was given (opaque; anything else is 400).',
-          schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$' },
-        },
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          description: `Grants per page, 1 to ${GRANT_PAGE.max} (default ${GRANT_PAGE.default}).`,
-          schema: {
-            type: 'integer',
-            minimum: 1,
-            maximum: GRANT_PAGE.max,
-            default: GRANT_PAGE.default,
-          },
-        },
+        query(
+          'cursor',
+          'The `nextCursor` of the previous page, as it was given (opaque; anything else is 400).',
+          { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$' },
+        ),
+        pageParameter('Grants', GRANT_PAGE),
       ],
       responses: {
         '200': {

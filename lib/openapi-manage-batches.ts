@@ -9,7 +9,11 @@ import {
   jsonBody,
   manageProblems,
   ok,
+  pagedList,
+  pageParameter,
+  query,
   REQUEST_ID,
+  schemaRef,
 } from './openapi-parts'
 
 /**
@@ -87,25 +91,8 @@ export const manageBatchPaths = {
       security: BEARER,
       parameters: [
         ...IssuerProgramParameters,
-        {
-          name: 'cursor',
-          in: 'query',
-          required: false,
-          description: 'The `nextCursor` of the previous page.',
-          schema: { type: 'string' },
-        },
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          description: `Batches per page, 1 to ${BATCH_PAGE.max} (default ${BATCH_PAGE.default}).`,
-          schema: {
-            type: 'integer',
-            minimum: 1,
-            maximum: BATCH_PAGE.max,
-            default: BATCH_PAGE.default,
-          },
-        },
+        query('cursor', 'The `nextCursor` of the previous page.', { type: 'string' }),
+        pageParameter('Batches', BATCH_PAGE),
       ],
       responses: {
         '200': ok('A page of batches, newest first.', 'GrantBatchList'),
@@ -224,14 +211,5 @@ export const manageBatchSchemas = {
     },
     required: ['object', 'dryRun', 'counts', 'amount', 'pool', 'problems', 'problemsCursor'],
   },
-  GrantBatchList: {
-    type: 'object',
-    properties: {
-      object: { type: 'string', const: 'list' },
-      data: { type: 'array', items: { $ref: '#/components/schemas/GrantBatch' } },
-      nextCursor: { anyOf: [{ type: 'string' }, { type: 'null' }] },
-    },
-    required: ['object', 'data', 'nextCursor'],
-    additionalProperties: false,
-  },
+  GrantBatchList: pagedList(schemaRef('GrantBatch')),
 }

@@ -18,6 +18,7 @@ import {
   manageProblems,
   NO_STORE,
   NULLABLE_CURSOR,
+  pagedList,
   pageParameter,
   query,
   REQUEST_ID,
@@ -293,16 +294,7 @@ const ROW = {
 }
 
 export const manageGrantListSchemas: Record<string, Json> = {
-  ManagedGrantList: {
-    type: 'object',
-    properties: {
-      object: { type: 'string', const: 'list' },
-      data: { type: 'array', items: schemaRef('ManagedGrant') },
-      nextCursor: NULLABLE_CURSOR,
-    },
-    required: ['object', 'data', 'nextCursor'],
-    additionalProperties: false,
-  },
+  ManagedGrantList: pagedList(schemaRef('ManagedGrant'), NULLABLE_CURSOR),
   ManageGrantBatchRow: ROW,
   ManageGrantBatchPage: {
     type: 'object',

@@ -8,6 +8,8 @@ import {
   jsonSchema,
   manageProblems,
   ok,
+  pageParameter,
+  query,
 } from './openapi-parts'
 
 /**
@@ -202,20 +204,8 @@ export const manageGrantPaths = {
       security: BEARER,
       parameters: [
         { $ref: '#/components/parameters/IssuerId' },
-        {
-          name: 'cursor',
-          in: 'query',
-          required: false,
-          description: 'The `nextCursor` of the previous page.',
-          schema: { type: 'string' },
-        },
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          description: 'Messages per page, 1 to 50 (default 10).',
-          schema: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
-        },
+        query('cursor', 'The `nextCursor` of the previous page.', { type: 'string' }),
+        pageParameter('Messages', { default: 10, max: 50 }),
       ],
       responses: {
         '200': ok('A page of messages, newest first.', 'InboxList'),

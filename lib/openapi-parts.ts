@@ -111,3 +111,18 @@ export const NULLABLE_CURSOR = {
   anyOf: [{ type: 'string' }, { type: 'null' }],
   description: 'Pass as `cursor` for the next page; null on the last page.',
 }
+
+/** A page of a list, `{ object: 'list', data, nextCursor }`; the cursor's schema as each route words it. */
+export const pagedList = (
+  items: Json,
+  nextCursor: Json = { anyOf: [{ type: 'string' }, { type: 'null' }] },
+) => ({
+  type: 'object',
+  properties: {
+    object: { type: 'string', const: 'list' },
+    data: { type: 'array', items },
+    nextCursor,
+  },
+  required: ['object', 'data', 'nextCursor'],
+  additionalProperties: false,
+})

@@ -213,6 +213,12 @@ const withEmailFormat = (schema: Record<string, unknown>) => {
   return schema
 }
 
+/** A step on the page (identify, accept, decline): the page after it, and what it may refuse. */
+const STEP_ANSWER: [{ status: string; description: string; ref: string }, number[]] = [
+  { status: '200', description: 'The page after the change.', ref: 'RecipientView' },
+  [400, 404, 409, 413, 415, 429, 500, 503],
+]
+
 export const recipientPaths = {
   '/recipient/offer': recipientRoute(
     'recipientOffer',
@@ -227,24 +233,21 @@ export const recipientPaths = {
     'Identify for a grant',
     "The recipient's name, and the date of birth or country when the program's rules need them (400 names a missing one). Eligible: the grant becomes `offered`; not: `rejected` (`ineligible_age` or `ineligible_country`) and its shares go back. Only the result is kept (age at least N: yes/no; the country), never the date of birth. Identifying again once offered answers as it is.",
     'RecipientIdentifyRequest',
-    { status: '200', description: 'The page after the change.', ref: 'RecipientView' },
-    [400, 404, 409, 413, 415, 429, 500, 503],
+    ...STEP_ANSWER,
   ),
   '/recipient/accept': recipientRoute(
     'recipientAccept',
     'Accept an offered grant',
     'Accepts the Terms of Virtual Shares at `termsVersion` (the version the page showed; another is 400) and the grant: `accepted`, final. Before identifying: 409 `offer_not_identified`; after the offer window: 409 `offer_expired`; already decided: 409 `grant_state_conflict` or `grant_accepted`.',
     'RecipientAcceptRequest',
-    { status: '200', description: 'The page after the change.', ref: 'RecipientView' },
-    [400, 404, 409, 413, 415, 429, 500, 503],
+    ...STEP_ANSWER,
   ),
   '/recipient/decline': recipientRoute(
     'recipientDecline',
     'Decline a grant',
     'The grant becomes `rejected` (`declined`) and its shares go back to the pool.',
     'RecipientDeclineRequest',
-    { status: '200', description: 'The page after the change.', ref: 'RecipientView' },
-    [400, 404, 409, 413, 415, 429, 500, 503],
+    ...STEP_ANSWER,
   ),
   '/recipient/links': recipientRoute(
     'recipientLinks',

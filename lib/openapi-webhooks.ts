@@ -12,6 +12,8 @@ import {
   jsonBody,
   manageAnswer,
   manageProblems,
+  pageParameter,
+  query,
   REQUEST_ID,
   schemaRef,
   TIME,
@@ -194,25 +196,8 @@ export const webhookPaths = {
       security: BEARER,
       parameters: [
         ...EndpointParameters,
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          description: `Messages per page, 1 to ${WEBHOOK_MESSAGE_PAGE.max} (default ${WEBHOOK_MESSAGE_PAGE.default}).`,
-          schema: {
-            type: 'integer',
-            minimum: 1,
-            maximum: WEBHOOK_MESSAGE_PAGE.max,
-            default: WEBHOOK_MESSAGE_PAGE.default,
-          },
-        },
-        {
-          name: 'cursor',
-          in: 'query',
-          required: false,
-          description: 'The `next` of the previous page.',
-          schema: { type: 'string' },
-        },
+        pageParameter('Messages', WEBHOOK_MESSAGE_PAGE),
+        query('cursor', 'The `next` of the previous page.', { type: 'string' }),
       ],
       responses: {
         '200': answer('A page of messages, newest first.', 'WebhookMessageList'),
