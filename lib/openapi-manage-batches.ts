@@ -7,6 +7,7 @@ import {
   BEARER,
   IssuerProgramParameters,
   jsonBody,
+  MODE,
   manageProblems,
   ok,
   pagedList,
@@ -160,7 +161,7 @@ export const manageBatchSchemas = {
       object: { type: 'string', const: 'grant_batch_preview' },
       dryRun: { type: 'boolean', const: true },
       programId: { type: 'string' },
-      mode: { type: 'string', enum: ['TEST', 'LIVE'] },
+      mode: MODE,
       programStatus: { type: 'string' },
       counts: {
         type: 'object',

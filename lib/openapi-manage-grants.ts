@@ -6,6 +6,7 @@ import {
   IssuerProgramParameters,
   jsonBody,
   jsonSchema,
+  MODE,
   manageProblems,
   ok,
   pageParameter,
@@ -238,7 +239,7 @@ export const manageGrantSchemas = () => ({
     description: 'The program as the management API shows it (docs/management-api.md).',
     properties: {
       id: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
-      mode: { type: 'string', enum: ['TEST', 'LIVE'] },
+      mode: MODE,
       name: { type: 'string' },
       status: { type: 'string', enum: ['active', 'paused', 'closed'] },
       offerDays: { type: 'integer', minimum: 1, maximum: 365 },

@@ -26,6 +26,9 @@ export const BEARER = [{ bearer: [] }]
 
 export const TIME = { type: 'string', format: 'date-time' }
 
+/** A program's or key's mode. */
+export const MODE = { type: 'string', enum: ['TEST', 'LIVE'] }
+
 /** `Cache-Control: no-store`, which every management answer carries (NO_STORE in the handlers). */
 export const NO_STORE = {
   'Cache-Control': {

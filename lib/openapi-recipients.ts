@@ -7,7 +7,7 @@ import {
   RecipientOfferBody,
   recipientIdentifyBody,
 } from '../functions/domain/recipient-request.schema'
-import { jsonBody, jsonContent, jsonSchema, problems, REQUEST_ID } from './openapi-parts'
+import { jsonBody, jsonContent, jsonSchema, MODE, problems, REQUEST_ID } from './openapi-parts'
 
 /**
  * Part of openapi.json: the recipient's page (public; the link's token in the body) and the
@@ -98,7 +98,7 @@ const RECIPIENT_GRANT = {
     state: { type: 'string', enum: [...GRANT_STATES] },
     rejectionReason: { type: 'string', enum: [...REJECTION_REASONS] },
     expiresAt: { type: 'string', format: 'date-time' },
-    mode: { type: 'string', enum: ['TEST', 'LIVE'] },
+    mode: MODE,
     fields: {
       type: 'object',
       description: "What identifying asks for: the program's eligibility rules.",

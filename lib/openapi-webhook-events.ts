@@ -7,7 +7,7 @@ import {
   WEBHOOK_TEST_KIND,
   type WebhookPayloadType,
 } from '../functions/domain/webhooks'
-import { jsonBody, schemaRef, TIME } from './openapi-parts'
+import { jsonBody, MODE, schemaRef, TIME } from './openapi-parts'
 
 /**
  * Part of openapi.json: the OpenAPI 3.1 `webhooks` section (issue 21): what a receiver gets, one
@@ -16,7 +16,6 @@ import { jsonBody, schemaRef, TIME } from './openapi-parts'
  */
 
 type Json = Record<string, unknown>
-const MODE = { type: 'string', enum: ['TEST', 'LIVE'] }
 
 const GRANT_DATA = {
   type: 'object',

@@ -10,6 +10,7 @@ import { URL_VALUE_MASK } from '../functions/http/webhook-view'
 import {
   BEARER,
   jsonBody,
+  MODE,
   manageAnswer,
   manageProblems,
   pageParameter,
@@ -27,7 +28,6 @@ import { PAYLOAD_KINDS, webhookEventSchemas } from './openapi-webhook-events'
  */
 
 type Json = Record<string, unknown>
-const MODE = { type: 'string', enum: ['TEST', 'LIVE'] }
 const answer = manageAnswer
 
 const ENDPOINT_ID = 'we_5k2x7q6w7e6r5t4y3v2j4h3p5a'

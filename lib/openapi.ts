@@ -25,6 +25,87 @@ import {
 import { webhooksSection } from './openapi-webhook-events'
 import { webhookParameters, webhookPaths, webhookSchemas } from './openapi-webhooks'
 
+/** components: securitySchemes, parameters and headers, shared by every part. */
+const SHARED_COMPONENTS = {
+  securitySchemes: {
+    apiKey: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+      description: 'vs_test_... for TEST programs, vs_live_... for LIVE programs.',
+    },
+    bearer: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description:
+        "A Cognito access token of a member of the path's issuer (the console signs in for it); the route's role is checked on every request.",
+    },
+  },
+  parameters: {
+    IssuerId: {
+      name: 'issuerId',
+      in: 'path',
+      required: true,
+      description: 'The issuer (the company) the member acts for.',
+      schema: { type: 'string', pattern: '^iss_[0-9a-z]{26}$' },
+    },
+    ProgramId: {
+      name: 'programId',
+      in: 'path',
+      required: true,
+      description: 'The program that issues the shares.',
+      schema: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+    },
+    BatchId: {
+      name: 'batchId',
+      in: 'path',
+      required: true,
+      description: 'The batch id from the commit (also the last segment of its Location).',
+      schema: { type: 'string', pattern: BATCH_ID.source },
+    },
+    GrantId: {
+      name: 'grantId',
+      in: 'path',
+      required: true,
+      description: 'The grant id from the 201 (also the last segment of its Location).',
+      schema: { type: 'string', pattern: '^gr_[0-9a-z]{26}$' },
+    },
+    ...webhookParameters,
+    ...manageProgramsParameters,
+    ...manageMemberParameters,
+    IdempotencyKey: {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'One per logical grant, reused on every retry; scoped to the issuer and mode, kept as long as the grant.',
+      schema: {
+        type: 'string',
+        minLength: 1,
+        maxLength: LIMITS.maxIdempotencyKeyLength,
+        pattern: '^[\\x20-\\x7e]+$',
+      },
+    },
+  },
+  headers: {
+    RequestId: {
+      description: 'Id of this request; quote it when reporting a problem.',
+      schema: { type: 'string' },
+    },
+    Location: { description: 'Path of the grant.', schema: { type: 'string' } },
+    IdempotentReplayed: {
+      description:
+        'true when this answer replays an earlier request with the same Idempotency-Key.',
+      schema: { type: 'string', enum: ['true'] },
+    },
+    RetryAfter: {
+      description: 'Seconds to wait before retrying.',
+      schema: { type: 'string', pattern: '^[0-9]+$' },
+    },
+  },
+}
+
 /**
  * The OpenAPI 3.1 document of the API, generated from the zod schemas the handler validates
  * with and from the error catalogue. `npm run openapi` writes it to openapi.json; a test fails
@@ -84,83 +165,7 @@ export const buildOpenApi = () => ({
   // What the service sends to an issuer's webhook endpoints (OpenAPI 3.1), one entry per kind.
   webhooks: webhooksSection,
   components: {
-    securitySchemes: {
-      apiKey: {
-        type: 'apiKey',
-        in: 'header',
-        name: 'x-api-key',
-        description: 'vs_test_... for TEST programs, vs_live_... for LIVE programs.',
-      },
-      bearer: {
-        type: 'http',
-        scheme: 'bearer',
-        bearerFormat: 'JWT',
-        description:
-          "A Cognito access token of a member of the path's issuer (the console signs in for it); the route's role is checked on every request.",
-      },
-    },
-    parameters: {
-      IssuerId: {
-        name: 'issuerId',
-        in: 'path',
-        required: true,
-        description: 'The issuer (the company) the member acts for.',
-        schema: { type: 'string', pattern: '^iss_[0-9a-z]{26}$' },
-      },
-      ProgramId: {
-        name: 'programId',
-        in: 'path',
-        required: true,
-        description: 'The program that issues the shares.',
-        schema: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
-      },
-      BatchId: {
-        name: 'batchId',
-        in: 'path',
-        required: true,
-        description: 'The batch id from the commit (also the last segment of its Location).',
-        schema: { type: 'string', pattern: BATCH_ID.source },
-      },
-      GrantId: {
-        name: 'grantId',
-        in: 'path',
-        required: true,
-        description: 'The grant id from the 201 (also the last segment of its Location).',
-        schema: { type: 'string', pattern: '^gr_[0-9a-z]{26}$' },
-      },
-      ...webhookParameters,
-      ...manageProgramsParameters,
-      ...manageMemberParameters,
-      IdempotencyKey: {
-        name: 'Idempotency-Key',
-        in: 'header',
-        required: false,
-        description:
-          'One per logical grant, reused on every retry; scoped to the issuer and mode, kept as long as the grant.',
-        schema: {
-          type: 'string',
-          minLength: 1,
-          maxLength: LIMITS.maxIdempotencyKeyLength,
-          pattern: '^[\\x20-\\x7e]+$',
-        },
-      },
-    },
-    headers: {
-      RequestId: {
-        description: 'Id of this request; quote it when reporting a problem.',
-        schema: { type: 'string' },
-      },
-      Location: { description: 'Path of the grant.', schema: { type: 'string' } },
-      IdempotentReplayed: {
-        description:
-          'true when this answer replays an earlier request with the same Idempotency-Key.',
-        schema: { type: 'string', enum: ['true'] },
-      },
-      RetryAfter: {
-        description: 'Seconds to wait before retrying.',
-        schema: { type: 'string', pattern: '^[0-9]+$' },
-      },
-    },
+    ...SHARED_COMPONENTS,
     schemas: {
       ...grantSchemas(),
       Problem: jsonSchema(ProblemSchema, 'output'),
