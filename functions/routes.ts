@@ -5,7 +5,7 @@ import { MANAGE_MEMBER_ROUTES } from './routes/manage-members'
 import { MANAGE_PROGRAM_ROUTES } from './routes/manage-programs'
 import { MANAGE_WEBHOOK_ROUTES } from './routes/manage-webhooks'
 import { RECIPIENT_ROUTES } from './routes/recipient'
-import type { Route } from './routes/route'
+import { functionRoute, type Route } from './routes/route'
 
 export type { Route } from './routes/route'
 
@@ -17,13 +17,7 @@ export type { Route } from './routes/route'
 export const ROUTES = [
   ...GRANT_API_ROUTES,
   ...RECIPIENT_ROUTES,
-  {
-    id: 'NotFound',
-    routeKey: '$default',
-    entry: 'functions/handlers/not-found.handler.ts',
-    auth: 'function',
-    access: {},
-  },
+  functionRoute('NotFound', '$default', 'not-found', { access: {} }),
   ...MANAGE_PROGRAM_ROUTES,
   ...MANAGE_MEMBER_ROUTES,
   ...MANAGE_GRANT_ROUTES,

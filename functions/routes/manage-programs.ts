@@ -1,146 +1,86 @@
 import { INDEX } from '../stores/table-schema'
-import type { Route } from './route'
+import { AUDIT, MEMBER, type Route, userRoute } from './route'
 
 /**
  * Who is signed in, and an issuer's programs, keys and audit log (functions/handlers/manage).
  * Each reads the caller's membership first; a change and its audit entry are one transaction.
  * Why each action: docs/decisions/route-access.md#programs-keys-and-the-audit-log.
  */
+
+const PROGRAM = 'POST /manage/issuers/{issuerId}/programs/{programId}'
+// Pause, resume, close: the program's head read and written on the state it was read in.
+const PROGRAM_STATE = {
+  role: 'admin',
+  access: {
+    memberships: MEMBER,
+    programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+    audit: AUDIT,
+  },
+} as const
+
 export const MANAGE_PROGRAM_ROUTES = [
-  {
-    // UpdateItem: the person's pending memberships become active on sign-in (core/members.ts).
-    id: 'ManageMe',
-    routeKey: 'GET /manage/me',
-    entry: 'functions/handlers/manage/me.handler.ts',
-    auth: 'user',
+  // UpdateItem: the person's pending memberships become active on sign-in (core/members.ts).
+  userRoute('ManageMe', 'GET /manage/me', 'me', {
     role: 'signed-in',
     access: { issuers: ['dynamodb:BatchGetItem'], memberships: ['dynamodb:UpdateItem'] },
     indexes: { memberships: { [INDEX.membershipsBySub]: ['dynamodb:Query'] } },
-  },
-  {
-    id: 'ListPrograms',
-    routeKey: 'GET /manage/issuers/{issuerId}/programs',
-    entry: 'functions/handlers/manage/programs-list.handler.ts',
-    auth: 'user',
+  }),
+  userRoute('ListPrograms', 'GET /manage/issuers/{issuerId}/programs', 'programs-list', {
     role: 'viewer',
-    access: { memberships: ['dynamodb:GetItem'], programs: ['dynamodb:BatchGetItem'] },
+    access: { memberships: MEMBER, programs: ['dynamodb:BatchGetItem'] },
     indexes: { programs: { [INDEX.programsByIssuer]: ['dynamodb:Query'] } },
-  },
-  {
-    id: 'CreateProgram',
-    routeKey: 'POST /manage/issuers/{issuerId}/programs',
-    entry: 'functions/handlers/manage/program-create.handler.ts',
-    auth: 'user',
+  }),
+  userRoute('CreateProgram', 'POST /manage/issuers/{issuerId}/programs', 'program-create', {
     role: 'admin',
     access: {
-      memberships: ['dynamodb:GetItem'],
+      memberships: MEMBER,
       issuers: ['dynamodb:ConditionCheckItem'],
       programs: ['dynamodb:PutItem'],
-      audit: ['dynamodb:PutItem'],
+      audit: AUDIT,
     },
-  },
-  {
-    id: 'GetProgram',
-    routeKey: 'GET /manage/issuers/{issuerId}/programs/{programId}',
-    entry: 'functions/handlers/manage/program-get.handler.ts',
-    auth: 'user',
+  }),
+  userRoute('GetProgram', 'GET /manage/issuers/{issuerId}/programs/{programId}', 'program-get', {
     role: 'viewer',
-    access: {
-      memberships: ['dynamodb:GetItem'],
-      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
-    },
-  },
-  {
-    id: 'PauseProgram',
-    routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/pause',
-    entry: 'functions/handlers/manage/program-pause.handler.ts',
-    auth: 'user',
-    role: 'admin',
-    access: {
-      memberships: ['dynamodb:GetItem'],
-      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
-      audit: ['dynamodb:PutItem'],
-    },
-  },
-  {
-    id: 'ResumeProgram',
-    routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/resume',
-    entry: 'functions/handlers/manage/program-resume.handler.ts',
-    auth: 'user',
-    role: 'admin',
-    access: {
-      memberships: ['dynamodb:GetItem'],
-      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
-      audit: ['dynamodb:PutItem'],
-    },
-  },
-  {
-    id: 'CloseProgram',
-    routeKey: 'POST /manage/issuers/{issuerId}/programs/{programId}/close',
-    entry: 'functions/handlers/manage/program-close.handler.ts',
-    auth: 'user',
-    role: 'admin',
-    access: {
-      memberships: ['dynamodb:GetItem'],
-      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
-      audit: ['dynamodb:PutItem'],
-    },
-  },
-  {
-    id: 'ListKeys',
-    routeKey: 'GET /manage/issuers/{issuerId}/keys',
-    entry: 'functions/handlers/manage/keys-list.handler.ts',
-    auth: 'user',
+    access: { memberships: MEMBER, programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'] },
+  }),
+  userRoute('PauseProgram', `${PROGRAM}/pause`, 'program-pause', PROGRAM_STATE),
+  userRoute('ResumeProgram', `${PROGRAM}/resume`, 'program-resume', PROGRAM_STATE),
+  userRoute('CloseProgram', `${PROGRAM}/close`, 'program-close', PROGRAM_STATE),
+  userRoute('ListKeys', 'GET /manage/issuers/{issuerId}/keys', 'keys-list', {
     role: 'viewer',
-    access: { memberships: ['dynamodb:GetItem'], apiKeys: ['dynamodb:BatchGetItem'] },
+    access: { memberships: MEMBER, apiKeys: ['dynamodb:BatchGetItem'] },
     indexes: { apiKeys: { [INDEX.keysByIssuer]: ['dynamodb:Query'] } },
-  },
-  {
-    id: 'CreateKey',
-    routeKey: 'POST /manage/issuers/{issuerId}/keys',
-    entry: 'functions/handlers/manage/key-create.handler.ts',
-    auth: 'user',
+  }),
+  userRoute('CreateKey', 'POST /manage/issuers/{issuerId}/keys', 'key-create', {
     role: 'admin',
     access: {
-      memberships: ['dynamodb:GetItem'],
+      memberships: MEMBER,
       issuers: ['dynamodb:ConditionCheckItem'],
       apiKeys: ['dynamodb:PutItem'],
-      audit: ['dynamodb:PutItem'],
+      audit: AUDIT,
     },
-  },
-  {
-    id: 'RollKey',
-    routeKey: 'POST /manage/issuers/{issuerId}/keys/{keyId}/roll',
-    entry: 'functions/handlers/manage/key-roll.handler.ts',
-    auth: 'user',
+  }),
+  userRoute('RollKey', 'POST /manage/issuers/{issuerId}/keys/{keyId}/roll', 'key-roll', {
     role: 'admin',
     access: {
-      memberships: ['dynamodb:GetItem'],
+      memberships: MEMBER,
       apiKeys: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
-      audit: ['dynamodb:PutItem'],
+      audit: AUDIT,
     },
     // Only for keys made before key-id pointers existed (api-keys.dynamodb.ts findApiKeyById).
     indexes: { apiKeys: { [INDEX.keysById]: ['dynamodb:Query'] } },
-  },
-  {
-    id: 'RevokeKey',
-    routeKey: 'POST /manage/issuers/{issuerId}/keys/{keyId}/revoke',
-    entry: 'functions/handlers/manage/key-revoke.handler.ts',
-    auth: 'user',
+  }),
+  userRoute('RevokeKey', 'POST /manage/issuers/{issuerId}/keys/{keyId}/revoke', 'key-revoke', {
     role: 'admin',
     access: {
-      memberships: ['dynamodb:GetItem'],
+      memberships: MEMBER,
       apiKeys: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-      audit: ['dynamodb:PutItem'],
+      audit: AUDIT,
     },
     indexes: { apiKeys: { [INDEX.keysById]: ['dynamodb:Query'] } },
-  },
-  {
-    id: 'ListAudit',
-    routeKey: 'GET /manage/issuers/{issuerId}/audit',
-    entry: 'functions/handlers/manage/audit-list.handler.ts',
-    auth: 'user',
+  }),
+  userRoute('ListAudit', 'GET /manage/issuers/{issuerId}/audit', 'audit-list', {
     role: 'viewer',
-    access: { memberships: ['dynamodb:GetItem'], audit: ['dynamodb:Query'] },
-  },
+    access: { memberships: MEMBER, audit: ['dynamodb:Query'] },
+  }),
 ] as const satisfies readonly Route[]

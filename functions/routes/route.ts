@@ -81,3 +81,32 @@ export type Route = {
    */
   kms?: 'encrypt' | 'decrypt'
 }
+
+type RouteBody = Omit<Route, 'id' | 'routeKey' | 'entry' | 'auth'>
+
+/** Routes of one kind of caller, their handlers in one folder under functions/handlers/. */
+const routesOf =
+  <const Auth extends Route['auth']>(auth: Auth, folder: string) =>
+  <const Id extends string, const Key extends string, const Body extends RouteBody>(
+    id: Id,
+    routeKey: Key,
+    handler: string,
+    body: Body,
+  ) =>
+    ({
+      id,
+      routeKey,
+      entry: `functions/handlers/${folder}${handler}.handler.ts`,
+      auth,
+      ...body,
+    }) as const
+
+/** A route whose caller the function checks itself (an API key, a link token, nobody). */
+export const functionRoute = routesOf('function', '')
+/** A management route: the gateway's JWT authorizer first, then the caller's role in the issuer. */
+export const userRoute = routesOf('user', 'manage/')
+
+/** The caller's membership, read first by every management route. */
+export const MEMBER = ['dynamodb:GetItem'] as const
+/** The audit entry each management change writes in its transaction. */
+export const AUDIT = ['dynamodb:PutItem'] as const
