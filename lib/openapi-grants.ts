@@ -193,27 +193,18 @@ export const grantPaths = {
         "The program of the key's issuer, in the key's mode: its name, status, pool and what is left of it (`pool` and `remaining` are null for a program without a pool). `tokensCount` (= `issued`: shares of reserved, offered and accepted grants) and `active` (= `status` is `active`) are the names a client written for the reference product reads. Another issuer's program answers exactly like one that does not exist (404); a key of the other mode is 403.",
       parameters: [{ $ref: '#/components/parameters/ProgramId' }],
       responses: {
-        '200': {
-          description: 'The program.',
-          headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
-          content: {
-            'application/json': {
-              schema: { $ref: '#/components/schemas/Program' },
-              example: {
-                id: 'prg_0h7d3k9m2n4p6q8r1s3t5v7w9x',
-                object: 'program',
-                mode: 'TEST',
-                name: 'Referral programme',
-                status: 'active',
-                pool: 10000,
-                issued: 1250,
-                remaining: 8750,
-                tokensCount: 1250,
-                active: true,
-              },
-            },
-          },
-        },
+        '200': ok('The program.', 'Program', {
+          id: 'prg_0h7d3k9m2n4p6q8r1s3t5v7w9x',
+          object: 'program',
+          mode: 'TEST',
+          name: 'Referral programme',
+          status: 'active',
+          pool: 10000,
+          issued: 1250,
+          remaining: 8750,
+          tokensCount: 1250,
+          active: true,
+        }),
         ...problems([401, 403, 404, 500, 503]),
       },
     },
@@ -227,21 +218,16 @@ export const grantPaths = {
         "Newest first, a page at a time: pass `nextCursor` back as `cursor` for the next page; the last page has `nextCursor: null`. With `recipient`, only that recipient's grants (the address is normalised as `recipient.email` is); with `status`, only grants in that state; a filtered page may hold fewer than `limit` grants, even none, and still have a `nextCursor`. Each grant is shown with its state, `rejectionReason`, `expiresAt` and `delivery`; its history is on its own GET. The same key rules as reading a grant.",
       parameters: [
         { $ref: '#/components/parameters/ProgramId' },
-        {
-          name: 'recipient',
-          in: 'query',
-          required: false,
-          description: 'Only grants to this address (trimmed and lower-cased before comparing).',
-          schema: { type: 'string', format: 'email', maxLength: LIMITS.maxEmailLength },
-        },
-        {
-          name: 'status',
-          in: 'query',
-          required: false,
-          description:
-            'Only grants in this state. Like `recipient`, a filter: a page may hold fewer than `limit` grants, even none, and still have a `nextCursor`.',
-          schema: { type: 'string', enum: [...GRANT_STATES] },
-        },
+        query(
+          'recipient',
+          'Only grants to this address (trimmed and lower-cased before comparing).',
+          { type: 'string', format: 'email', maxLength: LIMITS.maxEmailLength },
+        ),
+        query(
+          'status',
+          'Only grants in this state. Like `recipient`, a filter: a page may hold fewer than `limit` grants, even none, and still have a `nextCursor`.',
+          { type: 'string', enum: [...GRANT_STATES] },
+        ),
         query(
           'cursor',
           'The `nextCursor` of the previous page, as it was given (opaque; anything else is 400).',
@@ -250,28 +236,18 @@ export const grantPaths = {
         pageParameter('Grants', GRANT_PAGE),
       ],
       responses: {
-        '200': {
-          description: 'A page of grants, newest first.',
-          headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
-          content: {
-            'application/json': {
-              schema: { $ref: '#/components/schemas/GrantList' },
-              example: {
-                object: 'list',
-                data: [
-                  {
-                    ...GRANT_EXAMPLE,
-                    rejectionReason: null,
-                    expiresAt: '2026-12-26T09:30:00.000Z',
-                    delivery: 'sent',
-                  },
-                ],
-                nextCursor:
-                  'MjAyNi0xMS0yNlQwOTozMDowMC4wMDBaIGdyXzVrMng5cTh3N2U2cjV0NHkzdjJqMWgwcDlh',
-              },
+        '200': ok('A page of grants, newest first.', 'GrantList', {
+          object: 'list',
+          data: [
+            {
+              ...GRANT_EXAMPLE,
+              rejectionReason: null,
+              expiresAt: '2026-12-26T09:30:00.000Z',
+              delivery: 'sent',
             },
-          },
-        },
+          ],
+          nextCursor: 'MjAyNi0xMS0yNlQwOTozMDowMC4wMDBaIGdyXzVrMng5cTh3N2U2cjV0NHkzdjJqMWgwcDlh',
+        }),
         ...problems([400, 401, 403, 404, 500, 503]),
       },
     },

@@ -61,12 +61,8 @@ export const ok = (
 })
 
 /** A management route's JSON answer: `no-store`, with its request id (and any further headers). */
-export const manageAnswer = (
-  description: string,
-  ref: string,
-  example?: unknown,
-  headers: Record<string, unknown> = {},
-) => ok(description, ref, example, { ...NO_STORE, ...headers })
+export const manageAnswer = (...[description, ref, example, headers]: Parameters<typeof ok>) =>
+  ok(description, ref, example, { ...NO_STORE, ...headers })
 
 const problemRefs = (prefix: string, statuses: number[]) =>
   Object.fromEntries(

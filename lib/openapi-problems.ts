@@ -11,15 +11,18 @@ import { type Json, jsonSchema } from './openapi-parts'
 export const codes = (Object.keys(ERROR_CODES) as ErrorCode[]).filter(
   (code) => !MANAGEMENT_ONLY_CODES.includes(code),
 )
-export const ProblemSchema = z.object({
-  type: z.string(),
-  title: z.string(),
-  status: z.int(),
-  detail: z.string(),
-  code: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
-  requestId: z.string(),
-  errors: z.optional(z.array(z.object({ field: z.string(), message: z.string() }))),
-})
+/** A problem (RFC 9457) whose `code` is one of these. */
+const problemSchemaOf = (list: ErrorCode[]) =>
+  z.object({
+    type: z.string(),
+    title: z.string(),
+    status: z.int(),
+    detail: z.string(),
+    code: z.enum(list as [ErrorCode, ...ErrorCode[]]),
+    requestId: z.string(),
+    errors: z.optional(z.array(z.object({ field: z.string(), message: z.string() }))),
+  })
+export const ProblemSchema = problemSchemaOf(codes)
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'The request is malformed or a field is invalid',
@@ -104,18 +107,7 @@ const problemResponse = (status: number, manage = false) => {
 /** The problem's properties with every code (the management API answers all of them). */
 const manageProblemProperties = () => {
   const props = (
-    jsonSchema(
-      z.object({
-        type: z.string(),
-        title: z.string(),
-        status: z.int(),
-        detail: z.string(),
-        code: z.enum(allCodes as [ErrorCode, ...ErrorCode[]]),
-        requestId: z.string(),
-        errors: z.optional(z.array(z.object({ field: z.string(), message: z.string() }))),
-      }),
-      'output',
-    ) as { properties: Record<string, unknown> }
+    jsonSchema(problemSchemaOf(allCodes), 'output') as { properties: Record<string, unknown> }
   ).properties
   return props
 }
