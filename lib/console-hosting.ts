@@ -139,36 +139,8 @@ export class ConsoleHosting extends Construct {
     // An ephemeral stage's buckets must be emptied for `cdk destroy` to delete them.
     const autoDeleteObjects = props.ephemeral
 
-    this.logBucket = new Bucket(this, 'Logs', {
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      encryption: BucketEncryption.S3_MANAGED,
-      // CloudFront's standard logs are delivered under an ACL grant, so the bucket must accept ACLs;
-      // the bucket owner still owns every object.
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
-      lifecycleRules: [{ expiration: Duration.days(props.logRetention) }],
-      removalPolicy,
-      autoDeleteObjects,
-    })
-    Validations.of(this.logBucket).acknowledge({
-      id: 'AwsSolutions-S1',
-      reason:
-        'This is the access-log bucket itself: logging its own access would log the log deliveries, in a loop.',
-    })
-
-    this.bucket = new Bucket(this, 'Files', {
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      encryption: BucketEncryption.S3_MANAGED,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      removalPolicy,
-      autoDeleteObjects,
-    })
-    Validations.of(this.bucket).acknowledge({
-      id: 'AwsSolutions-S1',
-      reason:
-        'Only CloudFront reads the bucket (Origin Access Control) and its standard logs record every request; only the deployment writes it, recorded by CloudTrail and its own logs.',
-    })
+    this.logBucket = this.createLogBucket(props.logRetention, removalPolicy, autoDeleteObjects)
+    this.bucket = this.createFilesBucket(removalPolicy, autoDeleteObjects)
 
     this.viewerRequest = new CloudFrontFunction(this, 'ViewerRequest', {
       code: FunctionCode.fromInline(VIEWER_REQUEST_CODE),
@@ -178,30 +150,7 @@ export class ConsoleHosting extends Construct {
     })
 
     const cognito = cognitoOrigin(Aws.REGION, Aws.URL_SUFFIX)
-    const headers = CONSOLE_HEADER_SETTINGS
-    this.headersPolicy = new ResponseHeadersPolicy(this, 'Headers', {
-      comment: 'Issuer console: CSP, HSTS, nosniff, no framing (lib/console-site.ts)',
-      securityHeadersBehavior: {
-        contentSecurityPolicy: {
-          contentSecurityPolicy: contentSecurityPolicy(cognito, props.uploadOrigin),
-          override: true,
-        },
-        strictTransportSecurity: {
-          accessControlMaxAge: Duration.seconds(headers.hstsMaxAgeSeconds),
-          includeSubdomains: headers.hstsIncludeSubdomains,
-          override: true,
-        },
-        contentTypeOptions: { override: true },
-        frameOptions: {
-          frameOption: enumValue(HeadersFrameOption, headers.frameOptions),
-          override: true,
-        },
-        referrerPolicy: {
-          referrerPolicy: enumValue(HeadersReferrerPolicy, headers.referrerPolicy),
-          override: true,
-        },
-      },
-    })
+    this.headersPolicy = this.createHeadersPolicy(cognito, props.uploadOrigin)
 
     // One origin for the API, shared by the management and the recipient behaviours.
     const apiOrigin = new HttpOrigin(
@@ -226,8 +175,111 @@ export class ConsoleHosting extends Construct {
     })
 
     const domain = props.domain
-    this.distribution = new Distribution(this, 'Distribution', {
-      comment: props.comment,
+    this.distribution = this.createDistribution(props.comment, domain, apiOrigin)
+
+    this.origin = `https://${domain ? domain.domainName : this.distribution.distributionDomainName}`
+    this.url = `${this.origin}${CONSOLE_PATH}`
+    this.config = {
+      grantApiUrl: props.grantApiUrl,
+      region: Aws.REGION,
+      userPoolId: props.userPoolId,
+      userPoolClientId: props.userPoolClientId,
+      cognitoEndpoint: `${cognito}/`,
+    }
+
+    // The deployment's function runs as a role of our own, with exactly what it does: read its
+    // staged files, write app/ of the console bucket, invalidate this distribution, write its own
+    // log group. Left to itself, BucketDeployment gives its function the AWSLambdaBasicExecutionRole
+    // managed policy, read access to the whole bootstrap bucket and cloudfront:CreateInvalidation
+    // on every distribution ("*"); handed the role without policy updates, it adds nothing.
+    const deployLogs = new LogGroup(this, 'DeployLogs', {
+      retention: props.logRetention,
+      removalPolicy,
+    })
+    this.deployRole = this.createDeployRole(deployLogs)
+    this.deployFiles(props.distDir, deployLogs)
+    this.acknowledgeDeployFindings()
+  }
+
+  /** The bucket CloudFront's standard logs go to. */
+  private createLogBucket(
+    logRetention: number,
+    removalPolicy: RemovalPolicy,
+    autoDeleteObjects: boolean,
+  ) {
+    const logBucket = new Bucket(this, 'Logs', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      encryption: BucketEncryption.S3_MANAGED,
+      // CloudFront's standard logs are delivered under an ACL grant, so the bucket must accept ACLs;
+      // the bucket owner still owns every object.
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      lifecycleRules: [{ expiration: Duration.days(logRetention) }],
+      removalPolicy,
+      autoDeleteObjects,
+    })
+    Validations.of(logBucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'This is the access-log bucket itself: logging its own access would log the log deliveries, in a loop.',
+    })
+    return logBucket
+  }
+
+  /** The console's files, read by CloudFront only. */
+  private createFilesBucket(removalPolicy: RemovalPolicy, autoDeleteObjects: boolean) {
+    const bucket = new Bucket(this, 'Files', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      encryption: BucketEncryption.S3_MANAGED,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy,
+      autoDeleteObjects,
+    })
+    Validations.of(bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'Only CloudFront reads the bucket (Origin Access Control) and its standard logs record every request; only the deployment writes it, recorded by CloudTrail and its own logs.',
+    })
+    return bucket
+  }
+
+  /** CSP, HSTS, nosniff, no framing (lib/console-site.ts). */
+  private createHeadersPolicy(cognito: string, uploadOrigin: ConsoleHostingProps['uploadOrigin']) {
+    const headers = CONSOLE_HEADER_SETTINGS
+    return new ResponseHeadersPolicy(this, 'Headers', {
+      comment: 'Issuer console: CSP, HSTS, nosniff, no framing (lib/console-site.ts)',
+      securityHeadersBehavior: {
+        contentSecurityPolicy: {
+          contentSecurityPolicy: contentSecurityPolicy(cognito, uploadOrigin),
+          override: true,
+        },
+        strictTransportSecurity: {
+          accessControlMaxAge: Duration.seconds(headers.hstsMaxAgeSeconds),
+          includeSubdomains: headers.hstsIncludeSubdomains,
+          override: true,
+        },
+        contentTypeOptions: { override: true },
+        frameOptions: {
+          frameOption: enumValue(HeadersFrameOption, headers.frameOptions),
+          override: true,
+        },
+        referrerPolicy: {
+          referrerPolicy: enumValue(HeadersReferrerPolicy, headers.referrerPolicy),
+          override: true,
+        },
+      },
+    })
+  }
+
+  /** The distribution: the files, /manage/* and the recipient's API on one origin. */
+  private createDistribution(
+    comment: string,
+    domain: ConsoleHostingProps['domain'],
+    apiOrigin: HttpOrigin,
+  ) {
+    const distribution = new Distribution(this, 'Distribution', {
+      comment,
       defaultBehavior: {
         // READ only: without s3:ListBucket a missing file is S3's 403, and no listing can ever leak.
         origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
@@ -279,7 +331,7 @@ export class ConsoleHosting extends Construct {
           }
         : {}),
     })
-    Validations.of(this.distribution).acknowledge(
+    Validations.of(distribution).acknowledge(
       {
         id: 'AwsSolutions-CFR1',
         reason:
@@ -300,39 +352,29 @@ export class ConsoleHosting extends Construct {
             },
           ]),
     )
+    return distribution
+  }
 
-    this.origin = `https://${domain ? domain.domainName : this.distribution.distributionDomainName}`
-    this.url = `${this.origin}${CONSOLE_PATH}`
-    this.config = {
-      grantApiUrl: props.grantApiUrl,
-      region: Aws.REGION,
-      userPoolId: props.userPoolId,
-      userPoolClientId: props.userPoolClientId,
-      cognitoEndpoint: `${cognito}/`,
-    }
-
-    // The deployment's function runs as a role of our own, with exactly what it does: read its
-    // staged files, write app/ of the console bucket, invalidate this distribution, write its own
-    // log group. Left to itself, BucketDeployment gives its function the AWSLambdaBasicExecutionRole
-    // managed policy, read access to the whole bootstrap bucket and cloudfront:CreateInvalidation
-    // on every distribution ("*"); handed the role without policy updates, it adds nothing.
-    const deployLogs = new LogGroup(this, 'DeployLogs', {
-      retention: props.logRetention,
-      removalPolicy,
-    })
-    this.deployRole = new Role(this, 'DeployRole', {
+  /** The deployment function's own role (see deployFiles). */
+  private createDeployRole(deployLogs: LogGroup) {
+    const deployRole = new Role(this, 'DeployRole', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description:
         'Copies the built console into its bucket and invalidates index.html and config.json',
     })
-    deployLogs.grantWrite(this.deployRole)
+    deployLogs.grantWrite(deployRole)
     // The deployment syncs the console's prefix: it lists, reads, writes and deletes under app/.
-    this.bucket.grantReadWrite(this.deployRole, `${CONSOLE_PATH.slice(1)}*`)
+    this.bucket.grantReadWrite(deployRole, `${CONSOLE_PATH.slice(1)}*`)
     this.distribution.grant(
-      this.deployRole,
+      deployRole,
       'cloudfront:CreateInvalidation',
       'cloudfront:GetInvalidation',
     )
+    return deployRole
+  }
+
+  /** Hashed assets first (never pruned), then the pages and config.json, then their invalidation. */
+  private deployFiles(distDir: string, deployLogs: LogGroup) {
     const role = this.deployRole.withoutPolicyUpdates()
 
     // Each source lets the role read exactly its staged object (the zip CDK uploads), which the
@@ -349,7 +391,7 @@ export class ConsoleHosting extends Construct {
         return config
       },
     })
-    const assetsDir = join(props.distDir, CONSOLE_ASSETS_DIR)
+    const assetsDir = join(distDir, CONSOLE_ASSETS_DIR)
     const assetFiles = existsSync(assetsDir)
       ? new BucketDeployment(this, 'DeployAssets', {
           sources: [readable(Source.asset(assetsDir))],
@@ -365,7 +407,7 @@ export class ConsoleHosting extends Construct {
     const pageFiles = new BucketDeployment(this, 'DeployPages', {
       sources: [
         // config.json is this stack's own (below), whatever the build holds.
-        readable(Source.asset(props.distDir, { exclude: [CONSOLE_ASSETS_DIR, 'config.json'] })),
+        readable(Source.asset(distDir, { exclude: [CONSOLE_ASSETS_DIR, 'config.json'] })),
         readable(Source.jsonData('config.json', this.config)),
       ],
       destinationBucket: this.bucket,
@@ -387,7 +429,10 @@ export class ConsoleHosting extends Construct {
     })
     // The new index.html names the new assets: they must be there first.
     if (assetFiles) pageFiles.node.addDependency(assetFiles)
+  }
 
+  /** cdk-nag findings on the deployment, reviewed and accepted. */
+  private acknowledgeDeployFindings() {
     Validations.of(this.deployRole).acknowledge(
       ...['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*'].map(
         (action) => ({

@@ -146,6 +146,70 @@ export class GrantServiceStack extends Stack {
         this.functions.NotFound.fn,
       ),
     })
+    const stage = this.addRoutesAndStage(props)
+
+    // The issuer console: S3 + CloudFront, with /manage/* of this API behind the same origin.
+    // Its CSP names the upload bucket's endpoint, from the bucket's fixed name (no cycle: the
+    // bucket's CORS rule names the console's origin).
+    const uploadBucket = uploadBucketName(this)
+    this.console = new ConsoleHosting(this, 'Console', {
+      uploadOrigin: bucketRegionalOrigin(uploadBucket, Aws.REGION, Aws.URL_SUFFIX),
+      distDir: props.consoleDistDir ?? join(props.projectRoot, 'console', 'dist'),
+      api: this.api,
+      // The address the console shows integrators: the API's own, not CloudFront's (ApiUrl).
+      grantApiUrl: this.api.apiEndpoint,
+      userPoolId: this.identity.userPool.userPoolId,
+      userPoolClientId: this.identity.userPoolClient.userPoolClientId,
+      ephemeral: props.ephemeral,
+      logRetention: props.logRetention,
+      comment: `Virtual-share issuer console (${props.stage})`,
+      ...(props.consoleDomain ? { domain: props.consoleDomain } : {}),
+    })
+
+    // Send to many's uploads: POST from the console's origin only; the routes that presign or
+    // read them (functions/routes.ts `uploads`) get the bucket's name and exactly that action.
+    this.uploads = new UploadBucket(this, 'Uploads', {
+      bucketName: uploadBucket,
+      consoleOrigin: this.console.origin,
+      logBucket: this.console.logBucket,
+      ephemeral: props.ephemeral,
+    })
+    this.routeUploadsAndLinks(uploadBucket)
+
+    // After a grant is stored: the stream's reader, the offer mail, SES events, the sweep
+    // (functions/consumers.ts). Their links point at this distribution too.
+    this.pipeline = new GrantPipeline(this, 'Pipeline', {
+      projectRoot: props.projectRoot,
+      tables: tableOf,
+      environment,
+      recipientOrigin: this.console.origin,
+      consoleUrl: props.consoleUrl ?? this.console.url,
+      mail: {
+        allow: (fn, configurationSet, options) =>
+          this.identity.allowOfferMail(fn, configurationSet, options),
+      },
+      logRetention: props.logRetention,
+      ephemeral: props.ephemeral,
+      logLevel: props.logLevel,
+      serviceName: SERVICE_NAME,
+    })
+    this.allowQueueSends()
+
+    // Webhook signing secrets are sealed with one KMS key: the routes and consumers whose spec
+    // says `kms` get its ARN and exactly that one action on it (lib/webhook-secrets-key.ts).
+    this.webhookSecrets = new WebhookSecretsKey(this, 'WebhookSecrets', {
+      ephemeral: props.ephemeral,
+      stage: props.stage,
+    })
+    this.allowWebhookSecrets()
+
+    this.alarms = this.addAlarms(props)
+    this.addOutputs(stage, grantListIndex)
+    this.acknowledgeReviewedFindings()
+  }
+
+  /** Each route on the API (its function, the people's authorizer) and the one stage, logged. */
+  private addRoutesAndStage(props: GrantServiceStackProps) {
     // The management routes: a Cognito access token, checked by API Gateway before the function
     // runs (signature, issuer, expiry, audience = the app client). The authorizer does not look at
     // `token_use`, so the routes require the scope only access tokens carry.
@@ -233,33 +297,11 @@ export class GrantServiceStack extends Stack {
       },
     }
     for (const route of httpRoutes.GrantTokens ?? []) stage.node.addDependency(route)
+    return stage
+  }
 
-    // The issuer console: S3 + CloudFront, with /manage/* of this API behind the same origin.
-    // Its CSP names the upload bucket's endpoint, from the bucket's fixed name (no cycle: the
-    // bucket's CORS rule names the console's origin).
-    const uploadBucket = uploadBucketName(this)
-    this.console = new ConsoleHosting(this, 'Console', {
-      uploadOrigin: bucketRegionalOrigin(uploadBucket, Aws.REGION, Aws.URL_SUFFIX),
-      distDir: props.consoleDistDir ?? join(props.projectRoot, 'console', 'dist'),
-      api: this.api,
-      // The address the console shows integrators: the API's own, not CloudFront's (ApiUrl).
-      grantApiUrl: this.api.apiEndpoint,
-      userPoolId: this.identity.userPool.userPoolId,
-      userPoolClientId: this.identity.userPoolClient.userPoolClientId,
-      ephemeral: props.ephemeral,
-      logRetention: props.logRetention,
-      comment: `Virtual-share issuer console (${props.stage})`,
-      ...(props.consoleDomain ? { domain: props.consoleDomain } : {}),
-    })
-
-    // Send to many's uploads: POST from the console's origin only; the routes that presign or
-    // read them (functions/routes.ts `uploads`) get the bucket's name and exactly that action.
-    this.uploads = new UploadBucket(this, 'Uploads', {
-      bucketName: uploadBucket,
-      consoleOrigin: this.console.origin,
-      logBucket: this.console.logBucket,
-      ephemeral: props.ephemeral,
-    })
+  /** What routes read from the console's distribution and the upload bucket (their spec says). */
+  private routeUploadsAndLinks(uploadBucket: string) {
     for (const route of ROUTES as readonly Route[]) {
       if (!route.uploads) continue
       const fn = this.functions[route.id as RouteId]
@@ -278,24 +320,10 @@ export class GrantServiceStack extends Stack {
         )
       }
     }
+  }
 
-    // After a grant is stored: the stream's reader, the offer mail, SES events, the sweep
-    // (functions/consumers.ts). Their links point at this distribution too.
-    this.pipeline = new GrantPipeline(this, 'Pipeline', {
-      projectRoot: props.projectRoot,
-      tables: tableOf,
-      environment,
-      recipientOrigin: this.console.origin,
-      consoleUrl: props.consoleUrl ?? this.console.url,
-      mail: {
-        allow: (fn, configurationSet, options) =>
-          this.identity.allowOfferMail(fn, configurationSet, options),
-      },
-      logRetention: props.logRetention,
-      ephemeral: props.ephemeral,
-      logLevel: props.logLevel,
-      serviceName: SERVICE_NAME,
-    })
+  /** The queues each route sends to (its `sends`). */
+  private allowQueueSends() {
     // Routes that send to a queue (functions/routes.ts `sends`: the commit of a batch): its URL
     // and sqs:SendMessage (SendMessageBatch too) on that queue only; no GetQueueUrl, no receive.
     for (const route of ROUTES as readonly Route[]) {
@@ -310,13 +338,10 @@ export class GrantServiceStack extends Stack {
         )
       }
     }
+  }
 
-    // Webhook signing secrets are sealed with one KMS key: the routes and consumers whose spec
-    // says `kms` get its ARN and exactly that one action on it (lib/webhook-secrets-key.ts).
-    this.webhookSecrets = new WebhookSecretsKey(this, 'WebhookSecrets', {
-      ephemeral: props.ephemeral,
-      stage: props.stage,
-    })
+  /** The KMS key's one action for each route and consumer whose spec says `kms`. */
+  private allowWebhookSecrets() {
     for (const route of ROUTES as readonly Route[]) {
       if (route.kms) this.webhookSecrets.allow(this.functions[route.id as RouteId], route.kms)
     }
@@ -324,7 +349,10 @@ export class GrantServiceStack extends Stack {
       if (spec.kms)
         this.webhookSecrets.allow(this.pipeline.functions[spec.id as ConsumerId], spec.kms)
     }
+  }
 
+  /** The nested alarms stack (docs/decisions/nested-alarms.md). */
+  private addAlarms(props: GrantServiceStackProps) {
     // Alarms on the tables some function touches, for the operations its declared actions allow
     // (functions/routes.ts, functions/consumers.ts): not on the admin-only
     // issuers table.
@@ -340,12 +368,12 @@ export class GrantServiceStack extends Stack {
         ]),
       ),
     ]
-    const touched = (Object.keys(tableOf) as TableKey[]).filter(
+    const touched = (Object.keys(this.tables.byKey) as TableKey[]).filter(
       (table) => actionsOn(table).length > 0,
     )
     // In a nested stack: every alarm, present and future, costs this stack one resource in all
     // (docs/decisions/nested-alarms.md).
-    this.alarms = new AlarmsStack(this, 'AlarmsStack', {
+    return new AlarmsStack(this, 'AlarmsStack', {
       stackName: this.stackName,
       api: this.api,
       functions: {
@@ -371,7 +399,7 @@ export class GrantServiceStack extends Stack {
         touched.map((table) => [
           table,
           {
-            table: tableOf[table],
+            table: this.tables.byKey[table],
             actions: actionsOn(table),
             indexes: this.tables.indexNames[table],
           },
@@ -382,7 +410,10 @@ export class GrantServiceStack extends Stack {
       latencyAlarmMs: props.latencyAlarmMs,
       ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
     })
+  }
 
+  /** The outputs the console, the admin CLI and operators read. */
+  private addOutputs(stage: HttpStage, grantListIndex: GrantListIndex) {
     new CfnOutput(this, 'UserPoolId', { value: this.identity.userPool.userPoolId })
     new CfnOutput(this, 'UserPoolClientId', {
       value: this.identity.userPoolClient.userPoolClientId,
@@ -407,7 +438,7 @@ export class GrantServiceStack extends Stack {
       description: 'The index grant listings read (byProgram only with -c keepLegacyIndexes=true)',
     })
     // The admin CLI finds the tables of a deployed stage through these outputs.
-    for (const [table, resource] of Object.entries(tableOf)) {
+    for (const [table, resource] of Object.entries(this.tables.byKey)) {
       // IssuersTable, ApiKeysTable, ...: the names cli/targets.ts reads.
       new CfnOutput(this, tableOutputKey(table as TableKey), {
         value: resource.tableName,
@@ -429,8 +460,6 @@ export class GrantServiceStack extends Stack {
       value: this.pipeline.configurationSet.configurationSetName,
       description: 'The SES configuration set offer e-mail is sent with (bounces and complaints)',
     })
-
-    this.acknowledgeReviewedFindings()
   }
 
   /** cdk-nag findings that were reviewed and accepted, each with its reason. */

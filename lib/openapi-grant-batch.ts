@@ -1,5 +1,6 @@
 import { BATCH_ID } from '../functions/domain/batch'
 import { RATE_MIN_MS } from '../functions/http/batch-view'
+import { MODE } from './openapi-parts'
 
 /**
  * A batch of send to many as the management API shows it (functions/http/batch-view.ts,
@@ -24,7 +25,7 @@ export const GRANT_BATCH_PROPERTIES: Record<string, Json> = {
   id: { type: 'string', pattern: BATCH_ID.source },
   object: { type: 'string', const: 'grant_batch' },
   programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
-  mode: { type: 'string', enum: ['TEST', 'LIVE'] },
+  mode: MODE,
   status: {
     type: 'string',
     enum: ['queued', 'running', 'canceling', 'stalled', 'done', 'canceled'],

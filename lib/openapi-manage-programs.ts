@@ -4,7 +4,15 @@ import { KEY_PATTERN, keyPrefix } from '../functions/domain/api-key'
 import { DEFAULT_OFFER_DAYS } from '../functions/domain/grant-lifecycle'
 import { idPattern } from '../functions/domain/ids'
 import { MANAGE_BODY_MAX_BYTES } from '../functions/http/manage-admin'
-import { BEARER, jsonBody, manageAnswer, manageProblems, schemaRef, TIME } from './openapi-parts'
+import {
+  BEARER,
+  jsonBody,
+  MODE,
+  manageAnswer,
+  manageProblems,
+  schemaRef,
+  TIME,
+} from './openapi-parts'
 
 /**
  * Part of openapi.json: the management routes of an issuer's programs and API keys (a Cognito
@@ -266,7 +274,7 @@ export const manageProgramsPaths: Record<string, Json> = {
 
 const KEY_PROPERTIES = {
   id: { type: 'string', pattern: idPattern('apiKey').source },
-  mode: { type: 'string', enum: ['TEST', 'LIVE'] },
+  mode: MODE,
   prefix: {
     type: 'string',
     enum: [keyPrefix('TEST'), keyPrefix('LIVE')],

@@ -1,8 +1,21 @@
+import * as z from 'zod/mini'
+
 /**
  * The builders of openapi.json's answers and bodies, shared by lib/openapi.ts and its parts
  * (lib/openapi-*.ts) so all build a JSON answer, a request body and a problem set the same
  * way. Imports nothing of either (no import cycle).
  */
+
+export type Json = Record<string, unknown>
+
+/** A zod schema as JSON Schema 2020-12, without `$schema` (the document's dialect says it). */
+export const jsonSchema = (schema: z.ZodMiniType, io: 'input' | 'output') => {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12' }) as Record<
+    string,
+    unknown
+  >
+  return rest
+}
 
 export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
@@ -12,6 +25,9 @@ export const REQUEST_ID = { 'x-request-id': { $ref: '#/components/headers/Reques
 export const BEARER = [{ bearer: [] }]
 
 export const TIME = { type: 'string', format: 'date-time' }
+
+/** A program's or key's mode. */
+export const MODE = { type: 'string', enum: ['TEST', 'LIVE'] }
 
 /** `Cache-Control: no-store`, which every management answer carries (NO_STORE in the handlers). */
 export const NO_STORE = {
@@ -45,12 +61,8 @@ export const ok = (
 })
 
 /** A management route's JSON answer: `no-store`, with its request id (and any further headers). */
-export const manageAnswer = (
-  description: string,
-  ref: string,
-  example?: unknown,
-  headers: Record<string, unknown> = {},
-) => ok(description, ref, example, { ...NO_STORE, ...headers })
+export const manageAnswer = (...[description, ref, example, headers]: Parameters<typeof ok>) =>
+  ok(description, ref, example, { ...NO_STORE, ...headers })
 
 const problemRefs = (prefix: string, statuses: number[]) =>
   Object.fromEntries(
@@ -60,3 +72,56 @@ const problemRefs = (prefix: string, statuses: number[]) =>
 export const problems = (statuses: number[]) => problemRefs('Problem', statuses)
 /** The management routes' problem answers (components/responses/ManageProblem<status>). */
 export const manageProblems = (statuses: number[]) => problemRefs('ManageProblem', statuses)
+
+/** The path parameters of a program under its issuer (the management routes). */
+export const IssuerProgramParameters = [
+  { $ref: '#/components/parameters/IssuerId' },
+  { $ref: '#/components/parameters/ProgramId' },
+]
+
+export const IssuerParameter = { $ref: '#/components/parameters/IssuerId' }
+
+/** An optional query parameter. */
+export const query = (name: string, description: string, schema: Json) => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+})
+
+/** The opaque `cursor` of a paged list. */
+export const cursorParameter = query(
+  'cursor',
+  'The `nextCursor` of the previous page, as it was given (opaque; anything else is 400 `validation_failed`).',
+  { type: 'string' },
+)
+
+/** A paged list's `limit`, from the route's own page bounds. */
+export const pageParameter = (what: string, page: { default: number; max: number }, extra = '') =>
+  query('limit', `${what} per page, 1 to ${page.max} (default ${page.default})${extra}.`, {
+    type: 'integer',
+    minimum: 1,
+    maximum: page.max,
+    default: page.default,
+  })
+
+export const NULLABLE_CURSOR = {
+  anyOf: [{ type: 'string' }, { type: 'null' }],
+  description: 'Pass as `cursor` for the next page; null on the last page.',
+}
+
+/** A page of a list, `{ object: 'list', data, nextCursor }`; the cursor's schema as each route words it. */
+export const pagedList = (
+  items: Json,
+  nextCursor: Json = { anyOf: [{ type: 'string' }, { type: 'null' }] },
+) => ({
+  type: 'object',
+  properties: {
+    object: { type: 'string', const: 'list' },
+    data: { type: 'array', items },
+    nextCursor,
+  },
+  required: ['object', 'data', 'nextCursor'],
+  additionalProperties: false,
+})

@@ -1,0 +1,86 @@
+import { INDEX } from '../table-schema'
+import { AUDIT, MEMBER, type Route, userRoute } from './route'
+
+/**
+ * Who is signed in, and an issuer's programs, keys and audit log (functions/handlers/manage).
+ * Each reads the caller's membership first; a change and its audit entry are one transaction.
+ * Why each action: docs/decisions/route-access.md#programs-keys-and-the-audit-log.
+ */
+
+const PROGRAM = 'POST /manage/issuers/{issuerId}/programs/{programId}'
+// Pause, resume, close: the program's head read and written on the state it was read in.
+const PROGRAM_STATE = {
+  role: 'admin',
+  access: {
+    memberships: MEMBER,
+    programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+    audit: AUDIT,
+  },
+} as const
+
+export const MANAGE_PROGRAM_ROUTES = [
+  // UpdateItem: the person's pending memberships become active on sign-in (core/members.ts).
+  userRoute('ManageMe', 'GET /manage/me', 'me', {
+    role: 'signed-in',
+    access: { issuers: ['dynamodb:BatchGetItem'], memberships: ['dynamodb:UpdateItem'] },
+    indexes: { memberships: { [INDEX.membershipsBySub]: ['dynamodb:Query'] } },
+  }),
+  userRoute('ListPrograms', 'GET /manage/issuers/{issuerId}/programs', 'programs-list', {
+    role: 'viewer',
+    access: { memberships: MEMBER, programs: ['dynamodb:BatchGetItem'] },
+    indexes: { programs: { [INDEX.programsByIssuer]: ['dynamodb:Query'] } },
+  }),
+  userRoute('CreateProgram', 'POST /manage/issuers/{issuerId}/programs', 'program-create', {
+    role: 'admin',
+    access: {
+      memberships: MEMBER,
+      issuers: ['dynamodb:ConditionCheckItem'],
+      programs: ['dynamodb:PutItem'],
+      audit: AUDIT,
+    },
+  }),
+  userRoute('GetProgram', 'GET /manage/issuers/{issuerId}/programs/{programId}', 'program-get', {
+    role: 'viewer',
+    access: { memberships: MEMBER, programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'] },
+  }),
+  userRoute('PauseProgram', `${PROGRAM}/pause`, 'program-pause', PROGRAM_STATE),
+  userRoute('ResumeProgram', `${PROGRAM}/resume`, 'program-resume', PROGRAM_STATE),
+  userRoute('CloseProgram', `${PROGRAM}/close`, 'program-close', PROGRAM_STATE),
+  userRoute('ListKeys', 'GET /manage/issuers/{issuerId}/keys', 'keys-list', {
+    role: 'viewer',
+    access: { memberships: MEMBER, apiKeys: ['dynamodb:BatchGetItem'] },
+    indexes: { apiKeys: { [INDEX.keysByIssuer]: ['dynamodb:Query'] } },
+  }),
+  userRoute('CreateKey', 'POST /manage/issuers/{issuerId}/keys', 'key-create', {
+    role: 'admin',
+    access: {
+      memberships: MEMBER,
+      issuers: ['dynamodb:ConditionCheckItem'],
+      apiKeys: ['dynamodb:PutItem'],
+      audit: AUDIT,
+    },
+  }),
+  userRoute('RollKey', 'POST /manage/issuers/{issuerId}/keys/{keyId}/roll', 'key-roll', {
+    role: 'admin',
+    access: {
+      memberships: MEMBER,
+      apiKeys: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+      audit: AUDIT,
+    },
+    // Only for keys made before key-id pointers existed (api-keys.dynamodb.ts findApiKeyById).
+    indexes: { apiKeys: { [INDEX.keysById]: ['dynamodb:Query'] } },
+  }),
+  userRoute('RevokeKey', 'POST /manage/issuers/{issuerId}/keys/{keyId}/revoke', 'key-revoke', {
+    role: 'admin',
+    access: {
+      memberships: MEMBER,
+      apiKeys: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      audit: AUDIT,
+    },
+    indexes: { apiKeys: { [INDEX.keysById]: ['dynamodb:Query'] } },
+  }),
+  userRoute('ListAudit', 'GET /manage/issuers/{issuerId}/audit', 'audit-list', {
+    role: 'viewer',
+    access: { memberships: MEMBER, audit: ['dynamodb:Query'] },
+  }),
+] as const satisfies readonly Route[]

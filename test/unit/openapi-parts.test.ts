@@ -1,0 +1,28 @@
+import { pagedList, pageParameter, query } from '../../lib/openapi-parts'
+
+describe('openapi parts (lib/openapi-parts.ts)', () => {
+  it('pagedList: object, data and nextCursor, all required, nothing else', () => {
+    expect(pagedList({ $ref: '#/components/schemas/X' })).toEqual({
+      type: 'object',
+      properties: {
+        object: { type: 'string', const: 'list' },
+        data: { type: 'array', items: { $ref: '#/components/schemas/X' } },
+        nextCursor: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      },
+      required: ['object', 'data', 'nextCursor'],
+      additionalProperties: false,
+    })
+    expect(pagedList({}, { description: 'd' }).properties.nextCursor).toEqual({ description: 'd' })
+  })
+
+  it('pageParameter: an optional limit within the page bounds, the default stated', () => {
+    expect(pageParameter('Rows', { default: 25, max: 100 })).toEqual({
+      name: 'limit',
+      in: 'query',
+      required: false,
+      description: 'Rows per page, 1 to 100 (default 25).',
+      schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
+    })
+    expect(query('status', 'Only these.', { type: 'string' })).toMatchObject({ required: false })
+  })
+})
