@@ -43,7 +43,9 @@ export const setAt = (
     node = node[key] as Record<string, unknown>
   }
   const last = path.at(-1) as string
-  node[last] = { ...(node[last] as Record<string, unknown> | undefined), ...value }
+  // A run that succeeded replaces an earlier run's failure.
+  const { failed: _earlier, ...kept } = (node[last] as Record<string, unknown> | undefined) ?? {}
+  node[last] = { ...kept, ...value }
 }
 
 /** What a row is called up to its unit or detail in parentheses, which a re-run may change. */
