@@ -241,7 +241,11 @@ export const WebhookEndpointPage = ({ endpointId }: { endpointId: string }) => {
   }, [api, endpointId, version])
   // What the last action answered, until the endpoint is read again.
   const endpoint = fresh ?? data
+  // Once deleted, nothing reads the endpoint again (a read the log's last move scheduled would
+  // answer 404).
+  const gone = useRef(false)
   const reloadEndpoint = () => {
+    if (gone.current) return
     setFresh(undefined)
     setVersion((v) => v + 1)
   }
@@ -323,7 +327,11 @@ export const WebhookEndpointPage = ({ endpointId }: { endpointId: string }) => {
             setFresh(shown.endpoint)
             setRevealed(shown)
           }}
-          onDeleted={() => setDeleted(true)}
+          onDeleted={() => {
+            gone.current = true
+            window.clearTimeout(later.current)
+            setDeleted(true)
+          }}
         />
       ) : null}
       {!endpoint.enabled && admin ? (
