@@ -134,3 +134,14 @@ export const unprocessed = {
   maxDelayMs: 160,
   jitter: 'none',
 } as const satisfies Backoff
+
+/**
+ * GrantStream's timer writes that DynamoDB left unprocessed: 4 sends, 100, 200, 400 ms apart,
+ * then the records they came from are failed and Lambda retries them (the stream model chose it).
+ */
+export const streamTimerWrite = {
+  attempts: 4,
+  baseDelayMs: 100,
+  maxDelayMs: 400,
+  jitter: 'none',
+} as const satisfies Backoff

@@ -5,6 +5,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
 import type { TimerRecord } from '../domain/offer-timers'
+import * as RETRY from '../runtime/retry-policies'
 import { type BatchOptions, batchWriteAll } from './kernel/batch'
 import { conditional } from './kernel/conditional'
 import { isConditionFailed } from './kernel/dynamodb-errors'
@@ -35,6 +36,7 @@ export class DynamoDbOfferTimerStore implements OfferTimerStore {
       this.tables.timers,
       timers.map((timer) => ({ PutRequest: { Item: timer } })),
       {
+        policy: RETRY.streamTimerWrite,
         ...pacing,
         failedSend: (error) => {
           failedSend?.(error)
