@@ -1,4 +1,7 @@
-/** The processes an earlier `npm start` (bin/local-server.ts) may have left behind. */
+/**
+ * The processes an earlier `npm start` (bin/local-server.ts) may have left behind, and whether a
+ * process is alive (tests ask too).
+ */
 import { readFileSync } from 'node:fs'
 export const isAlive = (pid: number) => {
   try {
