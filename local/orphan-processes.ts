@@ -3,6 +3,7 @@
  * process is alive (tests ask too).
  */
 import { readFileSync } from 'node:fs'
+
 export const isAlive = (pid: number) => {
   try {
     process.kill(pid, 0)
