@@ -14,6 +14,7 @@ import type { Server } from 'node:net'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb'
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { buildRuntime } from '../functions/composition'
 import { loadConfig } from '../functions/config'
 import { hashApiKey } from '../functions/domain/api-key'
@@ -46,6 +47,7 @@ import {
 import { localMailEnvironment } from '../local/mail-env'
 import { formatMailForTerminal } from '../local/mail-sink'
 import { OffsetClock } from '../local/offset-clock'
+import { isAlive, stopOrphan } from '../local/orphan-processes'
 import { type LocalPipeline, startLocalPipeline } from '../local/pipeline'
 import { type Seed, seed } from '../local/seed'
 import { startUpDynamoDb } from '../local/start-up-client'
@@ -80,40 +82,6 @@ const clock = new OffsetClock()
 const fail = (message: string): never => {
   console.error(`error: ${message}`)
   process.exit(1)
-}
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    // A killed process nobody has reaped yet (containers often lack an init) is a zombie: dead.
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-  } catch {
-    return true
-  }
-}
-
-/**
- * Stops a DynamoDB Local (or a Cognito emulator) left behind by a killed `npm start`, and only that:
- * the process must still be what its command line says it is. (The emulator exits by itself when
- * the server that started it goes; this is for the odd one that did not.)
- */
-const stopOrphan = async (pid: number | undefined, marker: string, name: string) => {
-  if (pid === undefined) return
-  let cmdline = ''
-  try {
-    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
-  } catch {
-    return // gone, or no /proc (macOS): nothing we can safely identify
-  }
-  if (!cmdline.includes(marker)) return
-  console.error(`Stopping ${name} left running by an earlier npm start (pid ${pid}).`)
-  process.kill(pid, 'SIGTERM')
-  for (let i = 0; i < 50 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100))
-  if (isAlive(pid)) process.kill(pid, 'SIGKILL')
 }
 
 /** Binds the API port before anything slow starts, so a busy port fails in a second. */
@@ -164,7 +132,8 @@ const reuseSeed = async (client: DynamoDBClient, baseUrl: string): Promise<Seed 
   return Item ? { ...previous, baseUrl } : undefined
 }
 
-const main = async () => {
+/** The options and ports checked before anything starts. */
+const checkArguments = () => {
   if (unknown.length > 0) fail(`unknown option ${unknown.join(' ')} (only --in-memory is known)`)
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     fail(`PORT must be 0-65535, got ${process.env.PORT}`)
@@ -174,7 +143,10 @@ const main = async () => {
   ) {
     fail(`DYNAMODB_PORT must be 1-65535, got ${process.env.DYNAMODB_PORT}`)
   }
-  mkdirSync(paths.dir, { recursive: true })
+}
+
+/** An earlier npm start of this checkout: refused if alive, its orphans stopped if killed. */
+const stopEarlierRun = async () => {
   if (existsSync(paths.endpointFile)) {
     const running = JSON.parse(readFileSync(paths.endpointFile, 'utf8')) as {
       serverPid: number
@@ -190,6 +162,10 @@ const main = async () => {
     await stopOrphan(running.dynamoPid, 'DynamoDBLocal.jar', 'DynamoDB Local')
     await stopOrphan(running.cognitoPid, HOST_SCRIPT, 'the Cognito emulator')
   }
+}
+
+/** CONSOLE_URL, checked: the address invitations link to, if it is not the served console. */
+const configuredConsoleUrlOf = () => {
   const configuredConsoleUrl = process.env[IDENTITY_ENV.consoleUrl]
   if (configuredConsoleUrl) {
     try {
@@ -198,30 +174,17 @@ const main = async () => {
       fail(`${IDENTITY_ENV.consoleUrl}: ${(error as Error).message}`)
     }
   }
+  return configuredConsoleUrl
+}
 
-  // The handlers are built once DynamoDB Local and the emulator are up, over their addresses.
-  // The authorizer and the mail sink are set then too (the adapter reads them on each request).
-  const handlers = new Map()
-  // The console's pool is filled in once the emulator is up (config.json answers 503 until then).
-  const consoleOptions: LocalConsoleOptions = { dir: consoleDir }
-  const apiOptions: LocalApiOptions = {
-    onAuthorizerRefusal: ({ routeKey, status, reason }) =>
-      console.error(`authorizer: ${status} for ${routeKey}: ${reason}`),
-    console: consoleOptions,
-  }
-  const server = createLocalApi(handlers, apiOptions)
-  await listen(server).catch((error: NodeJS.ErrnoException) =>
-    fail(
-      error.code === 'EADDRINUSE'
-        ? `port ${port} on ${host} is already in use. Stop whatever uses it or choose another: PORT=3001 npm start`
-        : `cannot listen on ${host}:${port}: ${error.message}`,
-    ),
-  )
-  const address = server.address()
-  const actualPort = typeof address === 'object' && address ? address.port : port
-  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`
-  // The upload bucket's stand-in (send to many): presigned POSTs to this server, checked as S3
-  // checks them, the files kept beside DynamoDB Local's data (a day, as the bucket's rule).
+// The upload bucket's stand-in (send to many): presigned POSTs to this server, checked as S3
+// checks them, the files kept beside DynamoDB Local's data (a day, as the bucket's rule).
+const attachUploads = (
+  apiOptions: LocalApiOptions,
+  consoleOptions: LocalConsoleOptions,
+  baseUrl: string,
+  actualPort: number,
+) => {
   const uploads = new LocalUploadStore({
     endpoint: () => baseUrl,
     ...(inMemory ? {} : { dir: resolve(paths.dir, 'uploads') }),
@@ -235,22 +198,11 @@ const main = async () => {
   })
   // The console's CSP lets it POST there, as it gains the bucket's endpoint in AWS.
   consoleOptions.uploadOrigin = baseUrl
+  return uploads
+}
 
-  // Invitations link to the console this server serves (a loopback http address).
-  const servedConsoleUrl = `http://localhost:${actualPort}${CONSOLE_PATH}`
-  const consoleUrl = configuredConsoleUrl ? parseConsoleUrl(configuredConsoleUrl) : servedConsoleUrl
-
-  let dynamo: RunningDynamoDb | undefined
-  let cognito: RunningCognito | undefined
-  let pipeline: LocalPipeline | undefined
-  const shutdown = async (code: number) => {
-    server.close()
-    await pipeline?.stop().catch(() => {})
-    await Promise.all([dynamo?.stop(), cognito?.stop()])
-    rmSync(paths.endpointFile, { force: true })
-    rmSync(paths.identityFile, { force: true })
-    process.exit(code)
-  }
+/** What stops the server besides Ctrl-C: a test process gone, or an error that escaped. */
+const stopOnExit = (server: Server, shutdown: (code: number) => Promise<void>) => {
   process.once('SIGINT', () => void shutdown(0))
   process.once('SIGTERM', () => void shutdown(0))
   // Tests (test/support/npm-start.ts) name their own process: if it dies without stopping this
@@ -274,6 +226,157 @@ const main = async () => {
   process.once('uncaughtException', crash)
   process.once('unhandledRejection', crash)
   server.on('error', crash)
+}
+
+/**
+ * DynamoDB Local and the emulator, both at once; each is handed over as it starts, so that
+ * whichever fails first, shutdown stops the other.
+ */
+const startBackends = async (
+  consoleUrl: string,
+  servedConsoleUrl: string,
+  onDynamo: (running: RunningDynamoDb) => void,
+  onCognito: (running: RunningCognito) => void,
+) => {
+  // No Java, no DynamoDB Local: said at once, before the emulator is started for nothing.
+  const javaVersion = assertJava()
+  // Both at once; whichever fails first, the other is stopped by shutdown below.
+  const starting = await Promise.allSettled([
+    startDynamoDbLocal({
+      root: ROOT,
+      javaVersion,
+      ...(inMemory ? {} : { dataDir: paths.data }),
+      ...(dynamoPort === undefined ? {} : { port: dynamoPort }),
+    }).then((running) => {
+      onDynamo(running)
+      if (running.exposed) console.error(running.exposed)
+    }),
+    startCognitoLocal({
+      root: ROOT,
+      env: process.env,
+      ...(inMemory ? {} : { dataDir: paths.cognito }),
+      consoleUrl,
+      otherConsoleUrls: [servedConsoleUrl],
+      onMail: (mail) => console.log(formatMailForTerminal(mail)),
+      onLog: (line) => console.error(`cognito-local: ${line}`),
+      // As long as DynamoDB Local's (local/dynamodb-local.ts): an overloaded machine is slow.
+      startTimeoutMs: 60_000,
+    }).then((running) => {
+      onCognito(running)
+    }),
+  ])
+  const failed = starting.find((result) => result.status === 'rejected')
+  if (failed) throw (failed as PromiseRejectedResult).reason
+}
+
+/** The emulator's pool: the authorizer, the mail sink and the console's sign-in pointed at it. */
+const useIdentity = async (
+  cognito: RunningCognito,
+  apiOptions: LocalApiOptions,
+  consoleOptions: LocalConsoleOptions,
+) => {
+  const identity = await ensureUserPool(cognito.endpoint)
+  writeFileSync(paths.identityFile, `${JSON.stringify(identity, null, 2)}\n`)
+  apiOptions.authorizer = {
+    issuer: identity.issuer,
+    audience: [identity.clientId],
+    jwksUri: jwksUri(identity),
+  }
+  apiOptions.mailFile = cognito.mailFile
+  consoleOptions.identity = {
+    region: LOCAL_REGION,
+    userPoolId: identity.userPoolId,
+    userPoolClientId: identity.clientId,
+    cognitoEndpoint: `${identity.endpoint}/`,
+  }
+  return identity
+}
+
+// This server's runtime: the configuration the stack would give the functions, pointed at
+// DynamoDB Local, the emulator and the mail sink; one client for every route.
+const localRuntime = (
+  dynamo: RunningDynamoDb,
+  cognito: RunningCognito,
+  identity: LocalIdentity,
+  consoleUrl: string,
+) =>
+  buildRuntime(
+    loadConfig({
+      // Webhook secrets sealed with the key kept in the data folder, so they still open after a
+      // restart (in memory, nothing outlives the run: a key for this run).
+      ...functionEnvironment(
+        dynamo.endpoint,
+        LOCAL_TABLES,
+        inMemory ? undefined : webhookSecretKey(paths.dir),
+      ),
+      ...identityEnvironment(identity),
+      ...localMailEnvironment({ mailFile: cognito.mailFile, consoleUrl }),
+    }),
+    // The functions' wall clock: real time plus what POST /_local/clock has moved it by.
+    { clock },
+  )
+
+// Grants a kept .local/dynamodb holds from before `byProgramSlot` get their slot, so the
+// listings (which read that index) show them. Once done, a marker beside the data says so:
+// every later grant is written with its slot, so later starts skip the Scan. Data in memory is
+// always new.
+const backfillGrantSlots = async (documentClient: DynamoDBDocumentClient) => {
+  const slotsMarker = resolve(paths.data, 'grant-slots-backfilled')
+  if (!inMemory && !existsSync(slotsMarker)) {
+    const { DynamoDbAdminStore } = await import('../functions/stores/admin.dynamodb')
+    const slotted = await new DynamoDbAdminStore(documentClient, LOCAL_TABLES).backfillGrantSlots()
+    if (slotted.updated > 0) {
+      console.log(`Gave ${slotted.updated} grants of an earlier version their listing slot.`)
+    }
+    writeFileSync(slotsMarker, `${new Date().toISOString()}\n`)
+  }
+}
+
+const main = async () => {
+  checkArguments()
+  mkdirSync(paths.dir, { recursive: true })
+  await stopEarlierRun()
+  const configuredConsoleUrl = configuredConsoleUrlOf()
+
+  // The handlers are built once DynamoDB Local and the emulator are up, over their addresses.
+  // The authorizer and the mail sink are set then too (the adapter reads them on each request).
+  const handlers = new Map()
+  // The console's pool is filled in once the emulator is up (config.json answers 503 until then).
+  const consoleOptions: LocalConsoleOptions = { dir: consoleDir }
+  const apiOptions: LocalApiOptions = {
+    onAuthorizerRefusal: ({ routeKey, status, reason }) =>
+      console.error(`authorizer: ${status} for ${routeKey}: ${reason}`),
+    console: consoleOptions,
+  }
+  const server = createLocalApi(handlers, apiOptions)
+  await listen(server).catch((error: NodeJS.ErrnoException) =>
+    fail(
+      error.code === 'EADDRINUSE'
+        ? `port ${port} on ${host} is already in use. Stop whatever uses it or choose another: PORT=3001 npm start`
+        : `cannot listen on ${host}:${port}: ${error.message}`,
+    ),
+  )
+  const address = server.address()
+  const actualPort = typeof address === 'object' && address ? address.port : port
+  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`
+  const uploads = attachUploads(apiOptions, consoleOptions, baseUrl, actualPort)
+
+  // Invitations link to the console this server serves (a loopback http address).
+  const servedConsoleUrl = `http://localhost:${actualPort}${CONSOLE_PATH}`
+  const consoleUrl = configuredConsoleUrl ? parseConsoleUrl(configuredConsoleUrl) : servedConsoleUrl
+
+  let dynamo: RunningDynamoDb | undefined
+  let cognito: RunningCognito | undefined
+  let pipeline: LocalPipeline | undefined
+  const shutdown = async (code: number) => {
+    server.close()
+    await pipeline?.stop().catch(() => {})
+    await Promise.all([dynamo?.stop(), cognito?.stop()])
+    rmSync(paths.endpointFile, { force: true })
+    rmSync(paths.identityFile, { force: true })
+    process.exit(code)
+  }
+  stopOnExit(server, shutdown)
 
   // Only the checkout's own console is built here; a VS_CONSOLE_DIR is served as it is.
   const building =
@@ -282,90 +385,27 @@ const main = async () => {
       : Promise.resolve(undefined)
 
   try {
-    // No Java, no DynamoDB Local: said at once, before the emulator is started for nothing.
-    const javaVersion = assertJava()
-    // Both at once; whichever fails first, the other is stopped by shutdown below.
-    const starting = await Promise.allSettled([
-      startDynamoDbLocal({
-        root: ROOT,
-        javaVersion,
-        ...(inMemory ? {} : { dataDir: paths.data }),
-        ...(dynamoPort === undefined ? {} : { port: dynamoPort }),
-      }).then((running) => {
+    await startBackends(
+      consoleUrl,
+      servedConsoleUrl,
+      (running) => {
         dynamo = running
-        if (running.exposed) console.error(running.exposed)
-      }),
-      startCognitoLocal({
-        root: ROOT,
-        env: process.env,
-        ...(inMemory ? {} : { dataDir: paths.cognito }),
-        consoleUrl,
-        otherConsoleUrls: [servedConsoleUrl],
-        onMail: (mail) => console.log(formatMailForTerminal(mail)),
-        onLog: (line) => console.error(`cognito-local: ${line}`),
-        // As long as DynamoDB Local's (local/dynamodb-local.ts): an overloaded machine is slow.
-        startTimeoutMs: 60_000,
-      }).then((running) => {
+      },
+      (running) => {
         cognito = running
-      }),
-    ])
-    const failed = starting.find((result) => result.status === 'rejected')
-    if (failed) throw (failed as PromiseRejectedResult).reason
+      },
+    )
     if (!dynamo || !cognito) throw new Error('DynamoDB Local or the Cognito emulator did not start')
     writeFileSync(
       paths.endpointFile,
       `${JSON.stringify({ endpoint: dynamo.endpoint, dynamoPid: dynamo.pid, cognitoPid: cognito.pid, serverPid: process.pid, baseUrl, inMemory, tables: LOCAL_TABLES }, null, 2)}\n`,
     )
-    const identity = await ensureUserPool(cognito.endpoint)
-    writeFileSync(paths.identityFile, `${JSON.stringify(identity, null, 2)}\n`)
-    apiOptions.authorizer = {
-      issuer: identity.issuer,
-      audience: [identity.clientId],
-      jwksUri: jwksUri(identity),
-    }
-    apiOptions.mailFile = cognito.mailFile
-    consoleOptions.identity = {
-      region: LOCAL_REGION,
-      userPoolId: identity.userPoolId,
-      userPoolClientId: identity.clientId,
-      cognitoEndpoint: `${identity.endpoint}/`,
-    }
-    // This server's runtime: the configuration the stack would give the functions, pointed at
-    // DynamoDB Local, the emulator and the mail sink; one client for every route.
-    const runtime = buildRuntime(
-      loadConfig({
-        // Webhook secrets sealed with the key kept in the data folder, so they still open after a
-        // restart (in memory, nothing outlives the run: a key for this run).
-        ...functionEnvironment(
-          dynamo.endpoint,
-          LOCAL_TABLES,
-          inMemory ? undefined : webhookSecretKey(paths.dir),
-        ),
-        ...identityEnvironment(identity),
-        ...localMailEnvironment({ mailFile: cognito.mailFile, consoleUrl }),
-      }),
-      // The functions' wall clock: real time plus what POST /_local/clock has moved it by.
-      { clock },
-    )
+    const identity = await useIdentity(cognito, apiOptions, consoleOptions)
+    const runtime = localRuntime(dynamo, cognito, identity, consoleUrl)
     // Start-up's own calls wait longer than a request's (local/start-up-client.ts).
     const { dynamodb, documentClient } = startUpDynamoDb(dynamo.endpoint)
     await ensureTables(dynamodb, LOCAL_TABLES)
-    // Grants a kept .local/dynamodb holds from before `byProgramSlot` get their slot, so the
-    // listings (which read that index) show them. Once done, a marker beside the data says so:
-    // every later grant is written with its slot, so later starts skip the Scan. Data in memory is
-    // always new.
-    const slotsMarker = resolve(paths.data, 'grant-slots-backfilled')
-    if (!inMemory && !existsSync(slotsMarker)) {
-      const { DynamoDbAdminStore } = await import('../functions/stores/admin.dynamodb')
-      const slotted = await new DynamoDbAdminStore(
-        documentClient,
-        LOCAL_TABLES,
-      ).backfillGrantSlots()
-      if (slotted.updated > 0) {
-        console.log(`Gave ${slotted.updated} grants of an earlier version their listing slot.`)
-      }
-      writeFileSync(slotsMarker, `${new Date().toISOString()}\n`)
-    }
+    await backfillGrantSlots(documentClient)
     let current = await reuseSeed(dynamodb, baseUrl)
     if (!current) current = await seed(documentClient, LOCAL_TABLES, baseUrl)
     writeFileSync(paths.seedFile, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 })

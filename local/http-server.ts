@@ -155,6 +155,159 @@ const serveLocalPage = async (
 }
 
 /**
+ * The JWT authorizer of the options as they are now: `authorizer` is read on each request (npm
+ * start sets it once the emulator is up), and its verifier rebuilt only when it changes.
+ */
+const currentAuthorizer = (options: LocalApiOptions, now: () => number) => {
+  let authorizer: { config: JwtAuthorizerConfig; verify: JwtAuthorizer } | undefined
+  const authorizerNow = () => {
+    const config = options.authorizer
+    if (!config) return undefined
+    if (authorizer?.config !== config) {
+      authorizer = { config, verify: createJwtAuthorizer(config, { now }) }
+    }
+    return authorizer.verify
+  }
+  return authorizerNow
+}
+
+/**
+ * The gateway's refusals before the body is read (HTTP version, Host, the target's form, the local
+ * tools' guard): true when `req` was answered here.
+ */
+const refusedBeforeBody = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: string,
+  raw: ReturnType<typeof splitTarget>,
+  options: LocalApiOptions,
+  refuse: (status: 400 | 413) => void,
+): boolean => {
+  // Only HTTP/1.0 and 1.1 (Node's parser also takes an HTTP/0.9 request line); HTTP/1.1 requires
+  // Host (RFC 9112 3.2). Only the origin form (`/path?query`) is a request for this API: the
+  // absolute form (`http://host/path`) and `*` are refused, so no host is read from the target.
+  if (
+    (req.httpVersion !== '1.1' && req.httpVersion !== '1.0') ||
+    (req.httpVersion === '1.1' && req.headers.host === undefined) ||
+    !target.startsWith('/')
+  ) {
+    refuse(400)
+    return true
+  }
+  // RFC 9112 3.2: exactly one Host. Node keeps the first of several, so check the raw headers.
+  const hosts = hostHeaderCount(req.rawHeaders)
+  if (hosts > 1) {
+    answerRefusal(req, res, repeatedHostProblem(hosts), true)
+    return true
+  }
+  // The local tools: loopback Host; writes from this server's pages (or no page) only, in JSON.
+  // The upload receiver applies its own variant (S3's form, the console's origins).
+  if (isLocalToolPath(raw.rawPath) && !options.uploads?.takes(target)) {
+    const refusal = localToolRefusal(req, raw.rawPath)
+    if (refusal) {
+      answerRefusal(req, res, refusal)
+      return true
+    }
+  }
+  return false
+}
+
+type VerifiedJwt = { claims: Record<string, string>; scopes: string[] | null }
+
+/**
+ * The route's authorizer, before the function: a refused request never reaches it. `{ jwt }` (none
+ * for a route without one) to go on, undefined when the request ends here.
+ */
+const authorizeRoute = async (
+  req: IncomingMessage,
+  res: ServerResponse,
+  matched: ReturnType<NonNullable<LocalApiOptions['matchRoute']>>,
+  routeKey: string,
+  authorizerNow: () => JwtAuthorizer | undefined,
+  options: LocalApiOptions,
+  gone: () => boolean,
+): Promise<{ jwt?: VerifiedJwt } | undefined> => {
+  let jwt: VerifiedJwt | undefined
+  if (matched?.route.auth === 'user') {
+    const verifier = authorizerNow()
+    const verdict = verifier
+      ? await verifier.authorize(req.headers.authorization, [USER_SCOPE])
+      : ({ ok: false, status: 401, reason: 'no authorizer is configured' } as const)
+    if (gone()) return undefined
+    if (!verdict.ok) {
+      options.onAuthorizerRefusal?.({ routeKey, status: verdict.status, reason: verdict.reason })
+      const challenge = 'wwwAuthenticate' in verdict ? verdict.wwwAuthenticate : undefined
+      gatewayAnswer(res, verdict.status, false, challenge ? { 'www-authenticate': challenge } : {})
+      return
+    }
+    jwt = { claims: verdict.claims, scopes: verdict.scopes }
+  }
+  return { jwt }
+}
+
+/** The function's result, or 'failed' when it threw or outran its timeout. */
+const runFunction = async (
+  handler: LambdaHandler,
+  event: APIGatewayProxyEventV2,
+  context: Context,
+): Promise<APIGatewayProxyStructuredResultV2 | 'failed'> => {
+  let timer: NodeJS.Timeout | undefined
+  // Lambda stops a function at its timeout; here it runs on, but its answer is no longer taken.
+  const timedOut = new Promise<'failed'>((resolve) => {
+    timer = setTimeout(() => resolve('failed'), context.getRemainingTimeInMillis())
+    timer.unref()
+  })
+  let result: APIGatewayProxyStructuredResultV2 | 'failed'
+  try {
+    result = await Promise.race([handler(event, context), timedOut])
+  } catch {
+    result = 'failed'
+  } finally {
+    clearTimeout(timer)
+  }
+  return result
+}
+
+/** The function's result as API Gateway writes it back; one Node refuses to send is a 500. */
+const writeResult = (
+  res: ServerResponse,
+  result: APIGatewayProxyStructuredResultV2,
+  requestId: string,
+) => {
+  try {
+    const responseBody = result.body ?? ''
+    res.writeHead(result.statusCode ?? 200, {
+      ...result.headers,
+      ...(result.cookies?.length ? { 'set-cookie': result.cookies } : {}),
+      'apigw-requestid': requestId,
+    })
+    res.end(result.isBase64Encoded ? Buffer.from(responseBody, 'base64') : responseBody)
+  } catch {
+    // A result Node refuses to send (a bad status or header value): the function's fault.
+    if (res.headersSent) res.destroy()
+    else gatewayAnswer(res, 500)
+  }
+}
+
+/** What never becomes a request: broken HTTP and CONNECT, answered on the socket. */
+const answerBrokenClients = (server: Server, open: WeakMap<Duplex, Set<ServerResponse>>) => {
+  // Broken HTTP (bad request line, bad or conflicting Content-Length, Content-Length with
+  // Transfer-Encoding, a bad chunk, headers too large), and requests too slow to arrive.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const writing = [...(open.get(socket) ?? [])].some((res) => res.headersSent)
+    // A response already under way cannot be followed by another one on the same connection.
+    if (error.code === 'ECONNRESET' || writing) socket.destroy()
+    else answerOnSocket(socket, statusOfClientError(error.code))
+  })
+  // CONNECT asks for a tunnel; API Gateway is no proxy.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    req.on('error', ignore)
+    socket.on('error', ignore)
+    answerOnSocket(socket, 400)
+  })
+}
+
+/**
  * A plain node:http server that does what API Gateway does in front of the Lambda: match the
  * route on the raw path, build the event, call the handler, and write back its result. Whatever a
  * client does (broken HTTP, a body that never ends, a socket closed at any moment) ends that
@@ -166,15 +319,7 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
   const route = options.matchRoute ?? matchRoute
   // `authorizer` and `mailFile` are read on each request: npm start sets them once the emulator is
   // up, as it fills `handlers` once DynamoDB Local is.
-  let authorizer: { config: JwtAuthorizerConfig; verify: JwtAuthorizer } | undefined
-  const authorizerNow = () => {
-    const config = options.authorizer
-    if (!config) return undefined
-    if (authorizer?.config !== config) {
-      authorizer = { config, verify: createJwtAuthorizer(config, { now }) }
-    }
-    return authorizer.verify
-  }
+  const authorizerNow = currentAuthorizer(options, now)
   /** Responses not yet finished, per connection (pipelined requests queue several). */
   const open = new WeakMap<Duplex, Set<ServerResponse>>()
 
@@ -204,33 +349,8 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
       gatewayAnswer(res, status)
     }
     const target = req.url ?? ''
-    // Only HTTP/1.0 and 1.1 (Node's parser also takes an HTTP/0.9 request line); HTTP/1.1 requires
-    // Host (RFC 9112 3.2). Only the origin form (`/path?query`) is a request for this API: the
-    // absolute form (`http://host/path`) and `*` are refused, so no host is read from the target.
-    if (
-      (req.httpVersion !== '1.1' && req.httpVersion !== '1.0') ||
-      (req.httpVersion === '1.1' && req.headers.host === undefined) ||
-      !target.startsWith('/')
-    ) {
-      refuse(400)
-      return
-    }
-    // RFC 9112 3.2: exactly one Host. Node keeps the first of several, so check the raw headers.
-    const hosts = hostHeaderCount(req.rawHeaders)
-    if (hosts > 1) {
-      answerRefusal(req, res, repeatedHostProblem(hosts), true)
-      return
-    }
     const raw = splitTarget(target)
-    // The local tools: loopback Host; writes from this server's pages (or no page) only, in JSON.
-    // The upload receiver applies its own variant (S3's form, the console's origins).
-    if (isLocalToolPath(raw.rawPath) && !options.uploads?.takes(target)) {
-      const refusal = localToolRefusal(req, raw.rawPath)
-      if (refusal) {
-        answerRefusal(req, res, refusal)
-        return
-      }
-    }
+    if (refusedBeforeBody(req, res, target, raw, options, refuse)) return
     // The upload bucket's stand-in is S3, not API Gateway: its own size limits and answers.
     if (options.uploads && (await options.uploads.handle(req, res, raw.rawPath))) return
     if (Number(req.headers['content-length'] ?? 0) > GATEWAY_MAX_BODY_BYTES) {
@@ -262,27 +382,17 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
       res.end(JSON.stringify({ message: 'Starting' }))
       return
     }
-    // The route's authorizer, before the function: a refused request never reaches it.
-    let jwt: { claims: Record<string, string>; scopes: string[] | null } | undefined
-    if (matched?.route.auth === 'user') {
-      const verifier = authorizerNow()
-      const verdict = verifier
-        ? await verifier.authorize(req.headers.authorization, [USER_SCOPE])
-        : ({ ok: false, status: 401, reason: 'no authorizer is configured' } as const)
-      if (gone) return
-      if (!verdict.ok) {
-        options.onAuthorizerRefusal?.({ routeKey, status: verdict.status, reason: verdict.reason })
-        const challenge = 'wwwAuthenticate' in verdict ? verdict.wwwAuthenticate : undefined
-        gatewayAnswer(
-          res,
-          verdict.status,
-          false,
-          challenge ? { 'www-authenticate': challenge } : {},
-        )
-        return
-      }
-      jwt = { claims: verdict.claims, scopes: verdict.scopes }
-    }
+    const authorized = await authorizeRoute(
+      req,
+      res,
+      matched,
+      routeKey,
+      authorizerNow,
+      options,
+      () => gone,
+    )
+    if (!authorized) return
+    const { jwt } = authorized
     const started = now()
     const event = toEvent(req, raw, body, routeKey, matched?.pathParameters, started)
     // Where API Gateway puts what its JWT authorizer verified (APIGatewayProxyEventV2WithJWTAuthorizer).
@@ -293,20 +403,7 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
       now,
       options.functionTimeoutMs,
     )
-    let timer: NodeJS.Timeout | undefined
-    // Lambda stops a function at its timeout; here it runs on, but its answer is no longer taken.
-    const timedOut = new Promise<'failed'>((resolve) => {
-      timer = setTimeout(() => resolve('failed'), context.getRemainingTimeInMillis())
-      timer.unref()
-    })
-    let result: APIGatewayProxyStructuredResultV2 | 'failed'
-    try {
-      result = await Promise.race([handler(event, context), timedOut])
-    } catch {
-      result = 'failed'
-    } finally {
-      clearTimeout(timer)
-    }
+    const result = await runFunction(handler, event, context)
     if (result === 'failed') {
       // What API Gateway answers when the function throws or times out.
       if (!gone) gatewayAnswer(res, 500)
@@ -315,19 +412,7 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
     // The client left while the function ran: the function's work stands (as in AWS), but
     // there is nobody to answer.
     if (gone) return
-    try {
-      const responseBody = result.body ?? ''
-      res.writeHead(result.statusCode ?? 200, {
-        ...result.headers,
-        ...(result.cookies?.length ? { 'set-cookie': result.cookies } : {}),
-        'apigw-requestid': event.requestContext.requestId,
-      })
-      res.end(result.isBase64Encoded ? Buffer.from(responseBody, 'base64') : responseBody)
-    } catch {
-      // A result Node refuses to send (a bad status or header value): the function's fault.
-      if (res.headersSent) res.destroy()
-      else gatewayAnswer(res, 500)
-    }
+    writeResult(res, result, event.requestContext.requestId)
   }
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
@@ -358,19 +443,6 @@ export const createLocalApi = (handlers: RouteHandlers, options: LocalApiOptions
     if (length <= limit) res.writeContinue()
     onRequest(req, res)
   })
-  // Broken HTTP (bad request line, bad or conflicting Content-Length, Content-Length with
-  // Transfer-Encoding, a bad chunk, headers too large), and requests too slow to arrive.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const writing = [...(open.get(socket) ?? [])].some((res) => res.headersSent)
-    // A response already under way cannot be followed by another one on the same connection.
-    if (error.code === 'ECONNRESET' || writing) socket.destroy()
-    else answerOnSocket(socket, statusOfClientError(error.code))
-  })
-  // CONNECT asks for a tunnel; API Gateway is no proxy.
-  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
-    req.on('error', ignore)
-    socket.on('error', ignore)
-    answerOnSocket(socket, 400)
-  })
+  answerBrokenClients(server, open)
   return server
 }

@@ -118,13 +118,9 @@ export type LocalPipeline = {
 
 const specOf = (id: ConsumerId): ConsumerSpec => CONSUMERS.find((c) => c.id === id) as ConsumerSpec
 
-export const startLocalPipeline = async (options: PipelineOptions): Promise<LocalPipeline> => {
+/** Every consumer's handler, GrantStream built here unless given, over the runtime and queues. */
+const buildHandlers = (options: PipelineOptions, queues: Record<string, LocalQueue>) => {
   const { runtime } = options
-  const onError = options.onError ?? ((message: string) => console.error(message))
-  const pollMs = options.pollMs ?? 100
-  const queues: Record<string, LocalQueue> = Object.fromEntries(
-    QUEUES.map((q) => [q.id, new LocalQueue(q, runtime.clock)]),
-  )
   const factories: ConsumerFactories = {
     GrantStream: (rt, qs) =>
       makeGrantStreamHandler(rt, {
@@ -140,7 +136,19 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
   ][]) {
     ;(handlers as Record<string, unknown>)[id] = factory(runtime, queues)
   }
+  return handlers
+}
 
+/**
+ * The grants table's stream and its poller, started (no poller without a GrantStream or with
+ * `stream` false).
+ */
+const startStreamPoller = async (
+  options: PipelineOptions,
+  handlers: ConsumerHandlers,
+  onError: (message: string) => void,
+) => {
+  const { runtime } = options
   const streamSpec = specOf('GrantStream')
   if (streamSpec.trigger.kind !== 'stream') throw new Error('GrantStream reads a stream')
   const endpoint = runtime.config.dynamodbEndpoint
@@ -173,9 +181,12 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
     streams.destroy()
     throw error
   }
+  return { streams, poller }
+}
 
-  /** Queue consumers with their event source settings. */
-  const queueConsumers = CONSUMERS.flatMap((spec) => {
+/** Queue consumers with their event source settings. */
+const queueConsumersOf = (handlers: ConsumerHandlers, queues: Record<string, LocalQueue>) =>
+  CONSUMERS.flatMap((spec) => {
     const trigger = (spec as ConsumerSpec).trigger
     const handler = handlers[spec.id as keyof ConsumerHandlers]
     if (trigger.kind !== 'queue' || handler === undefined) return []
@@ -190,10 +201,105 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
       },
     ]
   })
+type QueueConsumer = ReturnType<typeof queueConsumersOf>[number]
+
+/**
+ * Pumps a queue until it has no visible message (or its hold lets no more), `concurrency` polls
+ * at a time.
+ */
+const pump = async (
+  c: QueueConsumer,
+  holds: QueueHolds,
+  takesNow: (c: QueueConsumer) => boolean,
+  isStopped: () => boolean,
+  onError: (message: string) => void,
+) => {
+  const worker = async () => {
+    while (!isStopped() && takesNow(c)) {
+      const max = holds.allowance(c.queue.spec.id, c.batchSize)
+      const giveBack = holds.take(c.queue.spec.id, max)
+      const outcome = await pollOnce(c.queue, c.handler, max)
+      giveBack(outcome.received)
+      if (outcome.error !== undefined) {
+        const error = outcome.error
+        onError(
+          `${c.id}: batch of ${outcome.received} failed: ${error instanceof Error ? error.message : String(error)}`,
+        )
+      }
+      if (outcome.received === 0) break
+    }
+  }
+  await Promise.all(Array.from({ length: c.concurrency }, worker))
+}
+
+/** Schedules on real time (npm start); the sweep reads the runtime's clock. */
+const startSchedules = (
+  options: PipelineOptions,
+  handlers: ConsumerHandlers,
+  runSchedule: (id: 'OfferSweep') => Promise<unknown>,
+  onError: (message: string) => void,
+  scheduleTimers: NodeJS.Timeout[],
+) => {
+  for (const spec of CONSUMERS) {
+    const trigger = (spec as ConsumerSpec).trigger
+    if (trigger.kind !== 'schedule' || spec.id !== 'OfferSweep' || !handlers.OfferSweep) continue
+    scheduleTimers.push(
+      setInterval(
+        () => {
+          runSchedule('OfferSweep').catch((error) =>
+            onError(`OfferSweep: ${error instanceof Error ? error.message : String(error)}`),
+          )
+        },
+        options.scheduleEveryMs ?? trigger.periodSeconds * 1000,
+      ),
+    )
+  }
+}
+
+/**
+ * Resolves with the status once a pass that starts after the call ends idle; rejects after
+ * `timeoutMs`.
+ */
+const waitForIdlePass = (
+  after: number,
+  timeoutMs: number,
+  passWaiters: { after: number; resolve: () => void }[],
+  status: () => PipelineStatus,
+  wake: () => void,
+) =>
+  new Promise<PipelineStatus>((resolve, reject) => {
+    const timeout = setTimeout(() => {
+      const index = passWaiters.findIndex((w) => w.resolve === done)
+      if (index >= 0) passWaiters.splice(index, 1)
+      reject(
+        new Error(
+          `The local pipeline is not idle after ${timeoutMs} ms: ${JSON.stringify(status())}`,
+        ),
+      )
+    }, timeoutMs)
+    const done = () => {
+      clearTimeout(timeout)
+      resolve(status())
+    }
+    passWaiters.push({ after, resolve: done })
+    wake()
+  })
+
+export const startLocalPipeline = async (options: PipelineOptions): Promise<LocalPipeline> => {
+  const { runtime } = options
+  const onError = options.onError ?? ((message: string) => console.error(message))
+  const pollMs = options.pollMs ?? 100
+  const queues: Record<string, LocalQueue> = Object.fromEntries(
+    QUEUES.map((q) => [q.id, new LocalQueue(q, runtime.clock)]),
+  )
+  const handlers = buildHandlers(options, queues)
+  const { streams, poller } = await startStreamPoller(options, handlers, onError)
+
+  const queueConsumers = queueConsumersOf(handlers, queues)
 
   const holds = new QueueHolds()
   /** Whether `c` has a message it may take now (a held queue's others wait, as if unplugged). */
-  const takesNow = (c: (typeof queueConsumers)[number]) =>
+  const takesNow = (c: QueueConsumer) =>
     c.queue.counts().visible > 0 && holds.allowance(c.queue.spec.id, c.batchSize) > 0
 
   let stopped = false
@@ -210,34 +316,11 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
   const pumping = new Map<string, Promise<void>>()
   const startPump = (c: (typeof queueConsumers)[number]) => {
     if (pumping.has(c.id) || !takesNow(c)) return
-    const run = pump(c).finally(() => {
+    const run = pump(c, holds, takesNow, () => stopped, onError).finally(() => {
       pumping.delete(c.id)
       wake()
     })
     pumping.set(c.id, run)
-  }
-
-  /**
-   * Pumps a queue until it has no visible message (or its hold lets no more), `concurrency` polls
-   * at a time.
-   */
-  const pump = async (c: (typeof queueConsumers)[number]) => {
-    const worker = async () => {
-      while (!stopped && takesNow(c)) {
-        const max = holds.allowance(c.queue.spec.id, c.batchSize)
-        const giveBack = holds.take(c.queue.spec.id, max)
-        const outcome = await pollOnce(c.queue, c.handler, max)
-        giveBack(outcome.received)
-        if (outcome.error !== undefined) {
-          const error = outcome.error
-          onError(
-            `${c.id}: batch of ${outcome.received} failed: ${error instanceof Error ? error.message : String(error)}`,
-          )
-        }
-        if (outcome.received === 0) break
-      }
-    }
-    await Promise.all(Array.from({ length: c.concurrency }, worker))
   }
 
   const pass = async () => {
@@ -294,22 +377,7 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
     if (handler === undefined) throw new Error(`No ${id} consumer plugged in`)
     return await handler()
   }
-  if (options.schedules) {
-    for (const spec of CONSUMERS) {
-      const trigger = (spec as ConsumerSpec).trigger
-      if (trigger.kind !== 'schedule' || spec.id !== 'OfferSweep' || !handlers.OfferSweep) continue
-      scheduleTimers.push(
-        setInterval(
-          () => {
-            runSchedule('OfferSweep').catch((error) =>
-              onError(`OfferSweep: ${error instanceof Error ? error.message : String(error)}`),
-            )
-          },
-          options.scheduleEveryMs ?? trigger.periodSeconds * 1000,
-        ),
-      )
-    }
-  }
+  if (options.schedules) startSchedules(options, handlers, runSchedule, onError, scheduleTimers)
 
   const status = (): PipelineStatus => ({
     streamPending,
@@ -337,26 +405,9 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
     ) as Record<QueueId, QueueSender>,
     status,
     drain: (timeoutMs = 30_000) =>
-      new Promise<PipelineStatus>((resolve, reject) => {
-        // A pass that starts after this call (the one running may have read the stream before
-        // the caller's write) and ends idle.
-        const after = passes + 1
-        const timeout = setTimeout(() => {
-          const index = passWaiters.findIndex((w) => w.resolve === done)
-          if (index >= 0) passWaiters.splice(index, 1)
-          reject(
-            new Error(
-              `The local pipeline is not idle after ${timeoutMs} ms: ${JSON.stringify(status())}`,
-            ),
-          )
-        }, timeoutMs)
-        const done = () => {
-          clearTimeout(timeout)
-          resolve(status())
-        }
-        passWaiters.push({ after, resolve: done })
-        wake()
-      }),
+      // A pass that starts after this call (the one running may have read the stream before
+      // the caller's write) and ends idle.
+      waitForIdlePass(passes + 1, timeoutMs, passWaiters, status, wake),
     runSchedule,
     hold,
     stop: async () => {

@@ -201,6 +201,112 @@ export const retryAfterSeconds = (value: string | undefined, now = Date.now()) =
 const withResult = <T>(promise: Promise<T>, onTimeout: Promise<never>) =>
   Promise.race([promise, onTimeout])
 
+/** The URL's target and host (an IPv6 literal without brackets), or undefined: not http(s). */
+const parseTarget = (url: string): { target: URL; host: string } | undefined => {
+  let target: URL
+  try {
+    target = new URL(url)
+  } catch {
+    return undefined
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    return undefined
+  }
+  // WHATWG URL keeps an IPv6 literal's brackets in hostname.
+  const host = target.hostname.replace(/^\[(.*)\]$/, '$1')
+  if (!host) return undefined
+  return { target, host }
+}
+
+/**
+ * One deadline for everything: resolving, connecting, the headers and the body; it also ends
+ * when `signal` aborts. `timedOut` rejects then.
+ */
+const startDeadline = (timeoutMs: number, signal: AbortSignal | undefined) => {
+  const deadline = new AbortController()
+  const timer = setTimeout(() => deadline.abort(), timeoutMs)
+  const abort = () => deadline.abort()
+  signal?.addEventListener('abort', abort, { once: true })
+  if (signal?.aborted) deadline.abort()
+  const timedOut = new Promise<never>((_, reject) => {
+    const fail = () => reject(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }))
+    if (deadline.signal.aborted) fail()
+    else deadline.signal.addEventListener('abort', fail, { once: true })
+  })
+  timedOut.catch(() => {})
+  return { deadline, timer, abort, timedOut }
+}
+
+/** The POST to the checked address only, on a fresh connection, within the deadline. */
+const requestOptions = (
+  target: URL,
+  host: string,
+  headers: Record<string, string>,
+  payload: Buffer,
+  lookup: LookupFunction,
+  signal: AbortSignal,
+  ca: string | Buffer | undefined,
+  literal: number,
+) => {
+  const https = target.protocol === 'https:'
+  const options: RequestOptions & { servername?: string; ca?: string | Buffer } = {
+    method: 'POST',
+    host,
+    port: target.port || (https ? 443 : 80),
+    path: `${target.pathname}${target.search}`,
+    headers: {
+      'content-type': 'application/json',
+      ...headers,
+      host: target.host,
+      'content-length': String(payload.length),
+    },
+    lookup,
+    // A fresh connection each time: a pooled one could outlive the address it was checked for.
+    agent: false,
+    signal,
+    ...(https ? { ca, ...(literal ? {} : { servername: host }) } : {}),
+  }
+  if (target.username || target.password) {
+    options.auth = `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`
+  }
+  return options
+}
+
+/** Reads the body into `chunks` up to `readBytes` (the rest is never read), by the deadline. */
+const readCapped = (
+  response: IncomingMessage,
+  readBytes: number,
+  chunks: Buffer[],
+  timedOut: Promise<never>,
+) => {
+  let read = 0
+  return withResult(
+    new Promise<void>((resolveBody, reject) => {
+      let complete = false
+      response.on('data', (chunk: Buffer) => {
+        const wanted = Math.min(chunk.length, readBytes - read)
+        if (wanted > 0) chunks.push(chunk.subarray(0, wanted))
+        read += wanted
+        // The cap reached: the rest is never read.
+        if (read >= readBytes) {
+          complete = true
+          resolveBody()
+          response.destroy()
+        }
+      })
+      response.on('end', () => {
+        complete = true
+        resolveBody()
+      })
+      response.on('error', reject)
+      response.on('close', () => {
+        if (!complete) reject(Object.assign(new Error('closed'), { code: 'ECONNRESET' }))
+      })
+    }),
+    timedOut,
+  )
+}
+
 export const makeWebhookHttp = ({
   allowLoopback,
   resolve = systemResolver,
@@ -220,31 +326,11 @@ export const makeWebhookHttp = ({
       latencyMs: Math.round(performance.now() - started),
     })
 
-    let target: URL
-    try {
-      target = new URL(url)
-    } catch {
-      return done({ error: 'invalid_url' })
-    }
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-      return done({ error: 'invalid_url' })
-    }
-    // WHATWG URL keeps an IPv6 literal's brackets in hostname.
-    const host = target.hostname.replace(/^\[(.*)\]$/, '$1')
-    if (!host) return done({ error: 'invalid_url' })
+    const parsed = parseTarget(url)
+    if (!parsed) return done({ error: 'invalid_url' })
+    const { target, host } = parsed
 
-    // One deadline for everything: resolving, connecting, the headers and the body.
-    const deadline = new AbortController()
-    const timer = setTimeout(() => deadline.abort(), timeoutMs)
-    const abort = () => deadline.abort()
-    signal?.addEventListener('abort', abort, { once: true })
-    if (signal?.aborted) deadline.abort()
-    const timedOut = new Promise<never>((_, reject) => {
-      const fail = () => reject(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }))
-      if (deadline.signal.aborted) fail()
-      else deadline.signal.addEventListener('abort', fail, { once: true })
-    })
-    timedOut.catch(() => {})
+    const { deadline, timer, abort, timedOut } = startDeadline(timeoutMs, signal)
 
     try {
       let addresses: { address: string; family: 4 | 6 }[]
@@ -270,26 +356,16 @@ export const makeWebhookHttp = ({
 
       const payload = Buffer.from(body)
       const https = target.protocol === 'https:'
-      const options: RequestOptions & { servername?: string; ca?: string | Buffer } = {
-        method: 'POST',
+      const options = requestOptions(
+        target,
         host,
-        port: target.port || (https ? 443 : 80),
-        path: `${target.pathname}${target.search}`,
-        headers: {
-          'content-type': 'application/json',
-          ...headers,
-          host: target.host,
-          'content-length': String(payload.length),
-        },
+        headers,
+        payload,
         lookup,
-        // A fresh connection each time: a pooled one could outlive the address it was checked for.
-        agent: false,
-        signal: deadline.signal,
-        ...(https ? { ca, ...(literal ? {} : { servername: host }) } : {}),
-      }
-      if (target.username || target.password) {
-        options.auth = `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`
-      }
+        deadline.signal,
+        ca,
+        literal,
+      )
 
       const response = await withResult(
         new Promise<IncomingMessage>((resolveResponse, reject) => {
@@ -301,34 +377,9 @@ export const makeWebhookHttp = ({
       )
       const status = response.statusCode
       const chunks: Buffer[] = []
-      let read = 0
       let bodyError: WebhookHttpError | undefined
       try {
-        await withResult(
-          new Promise<void>((resolveBody, reject) => {
-            let complete = false
-            response.on('data', (chunk: Buffer) => {
-              const wanted = Math.min(chunk.length, readBytes - read)
-              if (wanted > 0) chunks.push(chunk.subarray(0, wanted))
-              read += wanted
-              // The cap reached: the rest is never read.
-              if (read >= readBytes) {
-                complete = true
-                resolveBody()
-                response.destroy()
-              }
-            })
-            response.on('end', () => {
-              complete = true
-              resolveBody()
-            })
-            response.on('error', reject)
-            response.on('close', () => {
-              if (!complete) reject(Object.assign(new Error('closed'), { code: 'ECONNRESET' }))
-            })
-          }),
-          timedOut,
-        )
+        await readCapped(response, readBytes, chunks, timedOut)
       } catch (error) {
         bodyError = deadline.signal.aborted ? 'timeout' : errorOf(error)
       } finally {
