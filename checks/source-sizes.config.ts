@@ -18,14 +18,5 @@ export const isChecked = (path: string) =>
  */
 export const ALLOWED: AllowList = {
   files: {},
-  functions: {
-    'bin/local-server.ts main': 243,
-    'functions/runtime/safe-http.ts makeWebhookHttp': 154,
-    'local/cognito-local-host.ts main': 350,
-    'local/http-server.ts createLocalApi': 214,
-    'local/http-server.ts createLocalApi/serve': 151,
-    'local/pipeline.ts startLocalPipeline': 252,
-    'local/upload-receiver.ts createUploadReceiver': 311,
-    'local/upload-receiver.ts createUploadReceiver/check': 180,
-  },
+  functions: {},
 }
