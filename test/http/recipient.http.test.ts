@@ -279,7 +279,23 @@ describe('identify, accept, decline', () => {
       age: { atLeast: 18, passed: true },
       at: expect.any(String),
     })
-    expect(JSON.stringify(stored)).not.toContain('1990')
+    // Nowhere else either, in any form: no key about birth, no value holding the date or its year
+    // (a search of the whole item for "1990" also hit a hash that happened to contain it).
+    const leaves: Array<[string, unknown]> = []
+    const walk = (value: unknown, key: string) => {
+      if (value !== null && typeof value === 'object') {
+        for (const [k, v] of Object.entries(value)) walk(v, k)
+      } else leaves.push([key, value])
+    }
+    walk(stored, '')
+    expect(leaves.filter(([key]) => /birth|dob/i.test(key))).toEqual([])
+    expect(
+      leaves.filter(
+        ([, value]) =>
+          value === 1990 ||
+          (typeof value === 'string' && /1990-05-17|19900517|17\/05\/1990/.test(value)),
+      ),
+    ).toEqual([])
 
     const accepted = await post('/recipient/accept', { token, grantId, termsVersion: 3 })
     expect(accepted.status).toBe(200)
