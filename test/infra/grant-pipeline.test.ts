@@ -47,16 +47,6 @@ const custom = synth({
   consoleCertificateArn:
     'arn:aws:acm:us-east-1:123456789012:certificate/0f6c1d2e-3f4a-4b5c-8d9e-0a1b2c3d4e5f',
 })
-// An ephemeral stage with an alarm e-mail: the context test/infra/stack.test.ts gives its dev
-// stage, so the run synthesizes it once for both.
-const devContext = {
-  stage: 'dev',
-  ephemeral: 'true',
-  throttleRate: '25',
-  throttleBurst: '50',
-  alarmEmail: 'ops@example.com',
-  logLevel: 'debug',
-}
 
 const consumer = (id: ConsumerId): ConsumerSpec => {
   const found = (CONSUMERS as readonly ConsumerSpec[]).find((c) => c.id === id)
@@ -657,7 +647,7 @@ describe('send to many: the GrantBatchRows queue and GrantBatchWorker', () => {
 
   it('sends the queue’s alarms to the stage’s alarm topic, with the others', () => {
     // The alarms and their topic sit in the nested alarms stack (lib/alarms-stack.ts).
-    const dev = synth(devContext).alarms
+    const dev = synth(CONTEXTS.dev).alarms
     const [topic] = resourcesOfType(dev, 'AWS::SNS::Topic').filter(([id]) =>
       id.startsWith('Alarms'),
     )
@@ -1007,7 +997,7 @@ describe('webhooks: the webhooks table, the Webhooks queue and WebhookSender', (
   })
 
   it('alarms on the Webhooks queue’s oldest message at 30 minutes, any message in its dead letters, and the sender’s errors or throttles, all to the alarm topic', () => {
-    const dev = synth(devContext)
+    const dev = synth(CONTEXTS.dev)
     const [topic] = resourcesOfType(dev.alarms, 'AWS::SNS::Topic').filter(([id]) =>
       id.startsWith('Alarms'),
     )
