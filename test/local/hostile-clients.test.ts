@@ -405,7 +405,11 @@ describe('bodies above 10 MB: 413 {"message":"Request Entity Too Large"} and the
           if (sent - answered.sent <= 4 * GATEWAY_MAX_BODY_BYTES) return false
           cutOff = { sent, bytes: await memory() }
           // The 413 came back and 40 MB more went: the server side just before lingerMs, then at it.
-          const serverSide = connections.find((each) => each.remotePort === socket.localPort)
+          // This connection's server side: the patient server's, and the newest on that client
+          // port (the watched servers' earlier connections can have used the same port).
+          const serverSide = connections.findLast(
+            (each) => each.remotePort === socket.localPort && each.localPort === patient.port,
+          )
           jest.advanceTimersByTime(TIMEOUTS.lingerMs - 1)
           openAt.push(serverSide?.destroyed === false)
           jest.advanceTimersByTime(1)
