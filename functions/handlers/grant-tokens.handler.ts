@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../composition'
 import { makeGrantTokensHandler } from '../http/routes/grant-tokens.route'
+import { grantTokensDeps } from '../wiring/grant-tokens.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeGrantTokensHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's use case are built once, at cold start. */
+export const handler = makeGrantTokensHandler(grantTokensDeps(runtimeFrom(process.env)))

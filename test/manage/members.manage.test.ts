@@ -1100,7 +1100,7 @@ describe('member routes (local server, real tokens from the Cognito emulator)', 
     const level = process.env.POWERTOOLS_LOG_LEVEL
     process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG'
     await jest.isolateModulesAsync(async () => {
-      const factories = require('../../functions/http/routes/route-factories').ROUTE_FACTORIES
+      const factories = require('../../functions/wiring/route-factories').ROUTE_FACTORIES
       const routes = ROUTES.filter((r) => r.routeKey.includes('/members'))
       handlers = new Map(
         await Promise.all(

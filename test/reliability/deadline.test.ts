@@ -6,6 +6,7 @@ import { httpHandler } from '../../functions/http/http-handler'
 import { makeGetGrantHandler } from '../../functions/http/routes/get-grant.route'
 import { makeGrantTokensHandler } from '../../functions/http/routes/grant-tokens.route'
 import { BUDGET, DYNAMODB_TIMEOUTS } from '../../functions/runtime/deadline'
+import { grantTokensDeps } from '../../functions/wiring/grant-tokens.deps'
 import { newIssuer, programState } from '../support/api'
 import { config } from '../support/runtime'
 import { VirtualTime } from '../support/virtual-time'
@@ -267,7 +268,7 @@ describe.each([
       misbehavingDynamoDb(answerAfterMs),
     ])
     try {
-      const grant = makeGrantTokensHandler(runtimeFor(grantPeer.endpoint))
+      const grant = makeGrantTokensHandler(grantTokensDeps(runtimeFor(grantPeer.endpoint)))
       const read = makeGetGrantHandler(runtimeFor(readPeer.endpoint))
       const start = Date.now()
       const [granted, fetched] = await time.until(
@@ -303,7 +304,7 @@ describe('a short budget', () => {
   it('with 2,000 ms remaining, answers 503 before the function would be stopped', async () => {
     const peer = await misbehavingDynamoDb()
     try {
-      const handler = makeGrantTokensHandler(runtimeFor(peer.endpoint))
+      const handler = makeGrantTokensHandler(grantTokensDeps(runtimeFor(peer.endpoint)))
       const start = Date.now()
       const { result, at } = await time.until(
         timed(() =>
@@ -329,8 +330,8 @@ describe('a short budget', () => {
       gateTo(config.dynamodbEndpoint as string),
     ])
     try {
-      const hung = makeGrantTokensHandler(runtimeFor(peer.endpoint))
-      const healthy = makeGrantTokensHandler(runtimeFor(gate.endpoint))
+      const hung = makeGrantTokensHandler(grantTokensDeps(runtimeFor(peer.endpoint)))
+      const healthy = makeGrantTokensHandler(grantTokensDeps(runtimeFor(gate.endpoint)))
       const before = await programState(issuer.programs.TEST)
       const start = Date.now()
       const events: Array<[string, number]> = []
