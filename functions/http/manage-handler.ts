@@ -8,7 +8,7 @@ import { idPattern } from '../domain/ids'
 import { type Actor, type MembershipRecord, roleAllows } from '../domain/people'
 import { routeById } from '../routes'
 import type { Deadline } from '../runtime/deadline'
-import type { DynamoDbMembershipReader } from '../stores/memberships.dynamodb'
+import type { MembershipReader } from '../stores/memberships.store'
 import { httpHandler } from './http-handler'
 import type { JsonEvent } from './middleware'
 import { requestIdOf } from './middleware'
@@ -17,6 +17,9 @@ type Result = APIGatewayProxyStructuredResultV2
 export type ManageEvent =
   | APIGatewayProxyEventV2WithJWTAuthorizer
   | (JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>)
+
+/** What every management route needs: the memberships, read on each request (wiring/manage.deps.ts). */
+export type ManageDeps = { readonly memberships: MembershipReader }
 
 /** What a management route's logic receives once the person is known and allowed. */
 export type ManageRequest<E> = {
@@ -44,7 +47,7 @@ const ISSUER_ID = idPattern('issuer')
  */
 export const manageHandler = <E extends ManageEvent = APIGatewayProxyEventV2WithJWTAuthorizer>(
   routeId: string,
-  deps: { memberships: DynamoDbMembershipReader },
+  deps: ManageDeps,
   handle: (request: ManageRequest<E>) => Promise<Result>,
   options: { jsonBodyMaxBytes?: number } = {},
 ) => {

@@ -2,9 +2,10 @@ import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/
 import type { MembershipRecord } from '../domain/people'
 import { INDEX } from '../table-schema'
 import type { CallOptions } from './grants.store'
+import type { MembershipReader } from './memberships.store'
 
 /** Reads of the memberships table that every management request makes. */
-export class DynamoDbMembershipReader {
+export class DynamoDbMembershipReader implements MembershipReader {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: { memberships: string },
