@@ -1,6 +1,6 @@
 import { BATCH_ID } from '../functions/domain/batch'
 import { RATE_MIN_MS } from '../functions/http/batch-view'
-import { MODE } from './openapi-parts'
+import { ID, MODE } from './openapi-parts'
 
 /**
  * A batch of send to many as the management API shows it (functions/http/batch-view.ts,
@@ -24,7 +24,7 @@ const COUNT = { type: 'integer', minimum: 0 }
 export const GRANT_BATCH_PROPERTIES: Record<string, Json> = {
   id: { type: 'string', pattern: BATCH_ID.source },
   object: { type: 'string', const: 'grant_batch' },
-  programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+  programId: ID.program,
   mode: MODE,
   status: {
     type: 'string',

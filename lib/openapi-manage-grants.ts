@@ -3,11 +3,14 @@ import { LIMITS } from '../functions/domain/grant-request.schema'
 import { GRANT_LIFE_PROPERTIES, GrantSchema, HISTORY_ENTRY } from './openapi-grant-schemas'
 import {
   BEARER,
+  COUNTRY,
+  ID,
   IssuerProgramParameters,
   jsonBody,
   jsonSchema,
   MODE,
   manageProblems,
+  nullable,
   ok,
   pageParameter,
   query,
@@ -24,7 +27,6 @@ const SENDER = {
   required: ['sub', 'email'],
   additionalProperties: false,
 }
-const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] })
 const NULLABLE_DATE_TIME = nullable({ type: 'string', format: 'date-time' })
 
 /** The grant as the management API shows it (functions/http/grant-view.ts, toManagedGrant). */
@@ -43,7 +45,7 @@ const managedGrantSchema = () => {
         "`api`: an integrator's API key (`keyId`); `console`: one grant a member sent (`sentBy`); `batch`: a row of a batch a member committed (`sentBy`, `batch`).",
     },
     sentBy: nullable(SENDER),
-    keyId: nullable({ type: 'string', pattern: '^key_[0-9a-z]{26}$' }),
+    keyId: nullable(ID.apiKey),
     batch: nullable({
       type: 'object',
       properties: {
@@ -78,7 +80,7 @@ const managedGrantSchema = () => {
         'What identifying kept: the name, and only what the program asks (the country; whether the recipient met the minimum age, never the date of birth).',
       properties: {
         name: { type: 'string' },
-        country: { type: 'string', pattern: '^[A-Z]{2}$' },
+        country: COUNTRY,
         age: {
           type: 'object',
           properties: { atLeast: { type: 'integer' }, passed: { type: 'boolean' } },
@@ -238,17 +240,14 @@ export const manageGrantSchemas = () => ({
     type: 'object',
     description: 'The program as the management API shows it (docs/management-api.md).',
     properties: {
-      id: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+      id: ID.program,
       mode: MODE,
       name: { type: 'string' },
       status: { type: 'string', enum: ['active', 'paused', 'closed'] },
       offerDays: { type: 'integer', minimum: 1, maximum: 365 },
       minAge: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
       countries: {
-        anyOf: [
-          { type: 'array', items: { type: 'string', pattern: '^[A-Z]{2}$' } },
-          { type: 'null' },
-        ],
+        anyOf: [{ type: 'array', items: COUNTRY }, { type: 'null' }],
       },
       description: { anyOf: [{ type: 'string' }, { type: 'null' }] },
       terms: {
@@ -298,10 +297,7 @@ export const manageGrantSchemas = () => ({
       offerDays: { type: 'integer', minimum: 1, maximum: 365 },
       minAge: { anyOf: [{ type: 'integer', minimum: 13, maximum: 120 }, { type: 'null' }] },
       countries: {
-        anyOf: [
-          { type: 'array', items: { type: 'string', pattern: '^[A-Z]{2}$' }, minItems: 1 },
-          { type: 'null' },
-        ],
+        anyOf: [{ type: 'array', items: COUNTRY, minItems: 1 }, { type: 'null' }],
       },
       description: { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'null' }] },
       terms: {
@@ -338,7 +334,7 @@ export const manageGrantSchemas = () => ({
           type: 'object',
           properties: {
             id: { type: 'string' },
-            grantId: { type: 'string', pattern: '^gr_[0-9a-z]{26}$' },
+            grantId: ID.grant,
             to: { type: 'string', format: 'email' },
             subject: { type: 'string' },
             text: { type: 'string' },

@@ -5,6 +5,7 @@ import { ROLES } from '../functions/domain/people'
 import {
   BEARER,
   cursorParameter,
+  ID,
   IssuerParameter,
   type Json,
   jsonBody,
@@ -26,7 +27,6 @@ import {
  */
 
 const ROLE = { type: 'string', enum: [...ROLES] }
-const ISSUER_ID = { type: 'string', pattern: '^iss_[0-9a-z]{26}$' }
 const answer = manageAnswer
 
 const ROLES_TEXT = ROLES.map((r) => `\`${r}\``).join(', ')
@@ -254,7 +254,7 @@ export const manageMemberSchemas: Record<string, Json> = {
         items: {
           type: 'object',
           properties: {
-            issuerId: ISSUER_ID,
+            issuerId: ID.issuer,
             issuerName: { anyOf: [{ type: 'string' }, { type: 'null' }] },
             role: ROLE,
           },

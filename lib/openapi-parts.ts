@@ -1,4 +1,5 @@
 import * as z from 'zod/mini'
+import { idPattern } from '../functions/domain/ids'
 
 /**
  * The builders of openapi.json's answers and bodies, shared by lib/openapi.ts and its parts
@@ -27,6 +28,24 @@ export const BEARER = [{ bearer: [] }]
 export const TIME = { type: 'string', format: 'date-time' }
 
 /** A program's or key's mode. */
+/** An id as the service makes it (functions/domain/ids.ts): one source for every id's pattern. */
+const idSchema = (kind: Parameters<typeof idPattern>[0]) => ({
+  type: 'string',
+  pattern: idPattern(kind).source,
+})
+export const ID = {
+  issuer: idSchema('issuer'),
+  program: idSchema('program'),
+  grant: idSchema('grant'),
+  apiKey: idSchema('apiKey'),
+} as const
+
+/** An ISO 3166-1 alpha-2 country code, as the offer settings and the recipient's answer hold it. */
+export const COUNTRY = { type: 'string', pattern: '^[A-Z]{2}$' }
+
+/** `schema`, or null. */
+export const nullable = (schema: Json) => ({ anyOf: [schema, { type: 'null' }] })
+
 export const MODE = { type: 'string', enum: ['TEST', 'LIVE'] }
 
 /** `Cache-Control: no-store`, which every management answer carries (NO_STORE in the handlers). */

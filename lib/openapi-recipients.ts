@@ -7,7 +7,16 @@ import {
   RecipientOfferBody,
   recipientIdentifyBody,
 } from '../functions/domain/recipient-request.schema'
-import { jsonBody, jsonContent, jsonSchema, MODE, problems, REQUEST_ID } from './openapi-parts'
+import {
+  COUNTRY,
+  ID,
+  jsonBody,
+  jsonContent,
+  jsonSchema,
+  MODE,
+  problems,
+  REQUEST_ID,
+} from './openapi-parts'
 
 /**
  * Part of openapi.json: the recipient's page (public; the link's token in the body) and the
@@ -20,7 +29,7 @@ const BALANCE_SCHEMA = {
   properties: {
     object: { type: 'string', const: 'balance' },
     type: { type: 'string', const: 'person', description: 'Always `person`.' },
-    programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+    programId: ID.program,
     person: {
       type: 'object',
       properties: {
@@ -42,7 +51,7 @@ const BALANCE_SCHEMA = {
         addressCountryCode: {
           description:
             'The country the recipient gave (ISO 3166-1 alpha-2) when the program limits countries; else null.',
-          anyOf: [{ type: 'string', pattern: '^[A-Z]{2}$' }, { type: 'null' }],
+          anyOf: [COUNTRY, { type: 'null' }],
         },
       },
       required: ['firstName', 'lastName', 'email', 'dateOfBirth', 'addressCountryCode'],
@@ -89,8 +98,8 @@ const BALANCE_SCHEMA = {
 const RECIPIENT_GRANT = {
   type: 'object',
   properties: {
-    grantId: { type: 'string', pattern: '^gr_[0-9a-z]{26}$' },
-    programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+    grantId: ID.grant,
+    programId: ID.program,
     programName: { type: 'string' },
     description: { type: 'string' },
     amount: { type: 'integer', minimum: 1 },
@@ -110,7 +119,7 @@ const RECIPIENT_GRANT = {
       required: ['name', 'dateOfBirth', 'country'],
       additionalProperties: false,
     },
-    countries: { type: 'array', items: { type: 'string', pattern: '^[A-Z]{2}$' } },
+    countries: { type: 'array', items: COUNTRY },
     minAge: { type: 'integer' },
     terms: {
       type: 'object',

@@ -7,7 +7,7 @@ import {
   WEBHOOK_TEST_KIND,
   type WebhookPayloadType,
 } from '../functions/domain/webhooks'
-import { jsonBody, MODE, schemaRef, TIME } from './openapi-parts'
+import { ID, jsonBody, MODE, schemaRef, TIME } from './openapi-parts'
 
 /**
  * Part of openapi.json: the OpenAPI 3.1 `webhooks` section (issue 21): what a receiver gets, one
@@ -22,8 +22,8 @@ const GRANT_DATA = {
   description:
     "A grant's ids, state, amount, program, mode and time, and the address the integrator gave: nothing the recipient added (no date of birth, no country). Fetch details with `GET /programs/{programId}/grants/{grantId}`.",
   properties: {
-    grantId: { type: 'string', pattern: '^gr_[0-9a-z]{26}$' },
-    programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+    grantId: ID.grant,
+    programId: ID.program,
     mode: MODE,
     state: { type: 'string', enum: [...GRANT_STATES] },
     amount: { type: 'integer', minimum: 1 },
@@ -50,7 +50,7 @@ const BATCH_DATA = {
   type: 'object',
   properties: {
     batchId: { type: 'string' },
-    programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+    programId: ID.program,
     mode: MODE,
     status: {
       type: 'string',
@@ -75,7 +75,7 @@ const POOL_LOW_DATA = {
   description:
     "Sent once each time what is left of a program's pool falls to its `poolLowThreshold` or below (set in the program's offer settings).",
   properties: {
-    programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+    programId: ID.program,
     mode: MODE,
     pool: { type: 'integer', minimum: 1 },
     remaining: { type: 'integer', minimum: 0, description: 'What the pool held when it crossed.' },
