@@ -7,7 +7,8 @@ import { jsonContent, ok, pageParameter, problems, query, REQUEST_ID } from './o
  * Part of openapi.json: the integrators' routes (`x-api-key`): grant, read, list, cancel and move
  * a TEST grant, read a program, a recipient's balance.
  */
-const GRANT_EXAMPLE = {
+/** A grant as the integrator's API shows it; the management API's example extends it. */
+export const GRANT_EXAMPLE = {
   id: 'gr_5k2x9q8w7e6r5t4y3v2j1h0p9a',
   object: 'grant',
   programId: 'prg_0h7d3k9m2n4p6q8r1s3t5v7w9x',

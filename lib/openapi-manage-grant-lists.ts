@@ -7,6 +7,7 @@ import { GRANT_CSV_COLUMNS } from '../functions/http/grant-view'
 import { ROW_PAGE } from '../functions/http/routes/manage/grant-batch-get.route'
 import { CSV_PAGE } from '../functions/http/routes/manage/grants-list.route'
 import { GRANT_BATCH_PROPERTIES, GRANT_BATCH_REQUIRED } from './openapi-grant-batch'
+import { GRANT_EXAMPLE } from './openapi-grants'
 import { MEMBER_EXAMPLE } from './openapi-manage-members'
 import {
   BEARER,
@@ -75,15 +76,10 @@ const jsonOrCsv = (input: {
 })
 
 const MANAGED_GRANT_EXAMPLE = {
-  id: 'gr_5k2x9q8w7e6r5t4y3v2j1h0p9a',
-  object: 'grant',
-  programId: 'prg_0h7d3k9m2n4p6q8r1s3t5v7w9x',
-  mode: 'TEST',
+  ...GRANT_EXAMPLE,
   recipient: { email: 'bob@example.com', name: 'Bob' },
   reason: 'Quarterly award',
   amount: 5,
-  status: 'reserved',
-  createdAt: '2026-11-26T09:30:00.000Z',
   source: 'console',
   sentBy: { sub: MEMBER_EXAMPLE.memberId, email: 'ann@example.com' },
   keyId: null,

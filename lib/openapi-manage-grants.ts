@@ -14,6 +14,7 @@ import {
   ok,
   pageParameter,
   query,
+  termsSchema,
 } from './openapi-parts'
 
 /**
@@ -250,20 +251,7 @@ export const manageGrantSchemas = () => ({
         anyOf: [{ type: 'array', items: COUNTRY }, { type: 'null' }],
       },
       description: { anyOf: [{ type: 'string' }, { type: 'null' }] },
-      terms: {
-        anyOf: [
-          {
-            type: 'object',
-            properties: {
-              version: { type: 'integer', minimum: 1 },
-              text: { type: 'string' },
-              url: { type: 'string', format: 'uri' },
-            },
-            required: ['version'],
-          },
-          { type: 'null' },
-        ],
-      },
+      terms: nullable(termsSchema(1)),
       poolLowThreshold: {
         anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }],
         description:

@@ -10,6 +10,7 @@ import {
   type Json,
   jsonBody,
   manageAnswer,
+  manageAnswers,
   manageProblems,
   NO_STORE,
   NULLABLE_CURSOR,
@@ -113,10 +114,7 @@ export const manageMemberPaths: Record<string, Json> = {
         'Every member and pending invitation, oldest first. `status` is `invited` until the person signs in after being added, then `active`; the user pool is not asked, so the list tells nothing about accounts elsewhere. Any query parameter is refused (400).',
       security: BEARER,
       parameters: [IssuerParameter],
-      responses: {
-        '200': answer('The members.', 'MemberList', { members: [MEMBER_EXAMPLE] }),
-        ...manageProblems([400, 401, 403, 404, 500, 503]),
-      },
+      responses: manageAnswers('The members.', 'MemberList', { members: [MEMBER_EXAMPLE] }),
     },
     post: {
       operationId: 'manageInviteMember',

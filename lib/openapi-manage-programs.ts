@@ -9,6 +9,7 @@ import {
   jsonBody,
   MODE,
   manageAnswer,
+  manageAnswers,
   manageProblems,
   schemaRef,
   TIME,
@@ -200,10 +201,7 @@ export const manageProgramsPaths: Record<string, Json> = {
         'Every key of the issuer, oldest first: its id, mode, prefix and last 4 characters, status (`expired` once its expiry has passed), who created it and when, its expiry. Never the secret or its hash, and no "last used" (it would add a write to every grant). `mode` keeps one mode. Any member may read it. Not a member of the issuer: `404 issuer_not_found`. Read through the issuer\'s index: a key created a moment ago may show a moment later.',
       security: BEARER,
       parameters: [IssuerParameter, modeFilter('keys')],
-      responses: {
-        '200': answer('The keys, oldest first.', 'ApiKeyList', { keys: [KEY_EXAMPLE] }),
-        ...manageProblems([400, 401, 403, 404, 500, 503]),
-      },
+      responses: manageAnswers('The keys, oldest first.', 'ApiKeyList', { keys: [KEY_EXAMPLE] }),
     },
     post: {
       operationId: 'manageCreateKey',

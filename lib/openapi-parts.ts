@@ -43,6 +43,18 @@ export const ID = {
 /** An ISO 3166-1 alpha-2 country code, as the offer settings and the recipient's answer hold it. */
 export const COUNTRY = { type: 'string', pattern: '^[A-Z]{2}$' }
 
+/** The Terms of Virtual Shares: their version (from `minimum`), and their text or a link. */
+export const termsSchema = (minimum: 0 | 1, description?: string) => ({
+  type: 'object',
+  ...(description === undefined ? {} : { description }),
+  properties: {
+    version: { type: 'integer', minimum },
+    text: { type: 'string' },
+    url: { type: 'string', format: 'uri' },
+  },
+  required: ['version'],
+})
+
 /** `schema`, or null. */
 export const nullable = (schema: Json) => ({ anyOf: [schema, { type: 'null' }] })
 
@@ -65,6 +77,12 @@ export const jsonContent = (ref: string, example?: unknown) => ({
 export const jsonBody = (ref: string, example?: unknown) => ({
   required: true,
   content: jsonContent(ref, example),
+})
+
+/** A management route's answer, with the problems of one that has no conflict or size limit of its own. */
+export const manageAnswers = (...answer: Parameters<typeof manageAnswer>) => ({
+  '200': manageAnswer(...answer),
+  ...manageProblems([400, 401, 403, 404, 500, 503]),
 })
 
 /** A JSON answer with its request id (and any further headers). */

@@ -16,6 +16,7 @@ import {
   MODE,
   problems,
   REQUEST_ID,
+  termsSchema,
 } from './openapi-parts'
 
 /**
@@ -121,16 +122,7 @@ const RECIPIENT_GRANT = {
     },
     countries: { type: 'array', items: COUNTRY },
     minAge: { type: 'integer' },
-    terms: {
-      type: 'object',
-      description: 'The Terms of Virtual Shares: their version, and their text or a link.',
-      properties: {
-        version: { type: 'integer', minimum: 0 },
-        text: { type: 'string' },
-        url: { type: 'string', format: 'uri' },
-      },
-      required: ['version'],
-    },
+    terms: termsSchema(0, 'The Terms of Virtual Shares: their version, and their text or a link.'),
     identified: { type: 'boolean' },
     acceptedAt: { type: 'string', format: 'date-time' },
   },

@@ -12,6 +12,7 @@ import {
   jsonBody,
   MODE,
   manageAnswer,
+  manageAnswers,
   manageProblems,
   pageParameter,
   query,
@@ -86,10 +87,9 @@ export const webhookPaths = {
           schema: MODE,
         },
       ],
-      responses: {
-        '200': answer('The endpoints.', 'WebhookEndpointList', { endpoints: [ENDPOINT_EXAMPLE] }),
-        ...manageProblems([400, 401, 403, 404, 500, 503]),
-      },
+      responses: manageAnswers('The endpoints.', 'WebhookEndpointList', {
+        endpoints: [ENDPOINT_EXAMPLE],
+      }),
     },
     post: {
       operationId: 'manageCreateWebhookEndpoint',
@@ -199,10 +199,7 @@ export const webhookPaths = {
         pageParameter('Messages', WEBHOOK_MESSAGE_PAGE),
         query('cursor', 'The `next` of the previous page.', { type: 'string' }),
       ],
-      responses: {
-        '200': answer('A page of messages, newest first.', 'WebhookMessageList'),
-        ...manageProblems([400, 401, 403, 404, 500, 503]),
-      },
+      responses: manageAnswers('A page of messages, newest first.', 'WebhookMessageList'),
     },
   },
   '/manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/messages/{messageId}/replay': {
