@@ -2,32 +2,15 @@ import { parseArgs } from 'node:util'
 import type { Admin, KeyView } from '../functions/core/admin'
 import type { GrantRecord } from '../functions/domain/grant'
 import type { ProgramRecord } from '../functions/domain/program'
+import type { CommandArgs as BaseArgs, Command as BaseCommand, Io, Values } from './command'
 import { csv, table, when } from './format'
 import { GRANT_COMMANDS, type GrantTools } from './grant-commands'
 import { MEMBER_COMMANDS, MEMBER_OPTIONS } from './member-commands'
 import { CliError } from './messages'
 
-export type Io = { out: (text: string) => void; err: (text: string) => void }
-
-/** What a command is run with: its id, its options, and where `npm start` keeps its records. */
-export type CommandArgs = {
-  id: string
-  values: Values
-  json: boolean
-  localDir?: string | undefined
-  /** The grant's life over the target's tables (grant show, grant cancel). */
-  grants?: GrantTools | undefined
-}
-
-type Values = Record<string, string | boolean | undefined>
-type Command = {
-  usage: string
-  summary: string
-  options: string[]
-  /** Name of the one positional argument, if the command takes one. */
-  positional?: string
-  run: (admin: Admin, args: CommandArgs, io: Io) => Promise<void>
-}
+export type { Io } from './command'
+export type CommandArgs = BaseArgs<GrantTools>
+type Command = BaseCommand<Admin, GrantTools>
 
 const str = (values: Values, key: string) => values[key] as string | undefined
 

@@ -1,7 +1,9 @@
 import type { GrantLife } from '../functions/core/grant-life'
 import type { GrantRecord } from '../functions/domain/grant'
 import { grantExpiresAt } from '../functions/domain/grant-lifecycle'
+import { idPattern } from '../functions/domain/ids'
 import type { GrantLifeStore } from '../functions/stores/grant-life.store'
+import type { Command } from './command'
 import { table } from './format'
 import { CliError } from './messages'
 
@@ -17,20 +19,9 @@ export type GrantTools = {
   life: Pick<GrantLife, 'cancel'>
 }
 
-type Io = { out: (text: string) => void; err: (text: string) => void }
-type GrantCommand = {
-  usage: string
-  summary: string
-  options: string[]
-  positional?: string
-  run: (
-    admin: unknown,
-    args: { id: string; json: boolean; grants?: GrantTools | undefined },
-    io: Io,
-  ) => Promise<void>
-}
+type GrantCommand = Command<unknown, GrantTools>
 
-const GRANT_ID = /^gr_[0-9a-z]{26}$/
+const GRANT_ID = idPattern('grant')
 
 const tools = (grants: GrantTools | undefined) => {
   if (grants === undefined) throw new Error('The grant commands need the grant tools (cli/main.ts)')

@@ -8,9 +8,10 @@ import { OPERATOR } from '../functions/domain/people'
 import type { IdentityProvider } from '../functions/identity/identity-provider'
 import type { AdminTableNames } from '../functions/stores/admin.store'
 import { localPaths } from '../local/local-env'
+import type { Command, Io, Values } from './command'
 import { table } from './format'
 import { CliError } from './messages'
-import { localTarget, tablesFromStackOutputs } from './targets'
+import { localTarget, readStack, stackOutputs, tablesFromStackOutputs } from './targets'
 
 /**
  * The admin CLI's `member` commands: the operator's door to the same use cases the member routes
@@ -20,21 +21,8 @@ import { localTarget, tablesFromStackOutputs } from './targets'
  * rest of the CLI but their registration in admin-cli.ts.
  */
 
-type Values = Record<string, string | boolean | undefined>
-type Io = { out: (text: string) => void; err: (text: string) => void }
-
 /** The shape of admin-cli.ts's commands; `run` ignores the admin use cases it is handed. */
-type MemberCommand = {
-  usage: string
-  summary: string
-  options: string[]
-  positional?: string
-  run: (
-    admin: unknown,
-    args: { id: string; values: Values; json: boolean; localDir?: string | undefined },
-    io: Io,
-  ) => Promise<void>
-}
+type MemberCommand = Command
 
 /** The options the member commands add to the CLI's (admin-cli.ts spreads them into its own). */
 export const MEMBER_OPTIONS = {
@@ -51,8 +39,7 @@ export const userPoolFromStackOutputs = (
   response: Pick<DescribeStacksCommandOutput, 'Stacks'>,
   stackName: string,
 ): string => {
-  const stack = response.Stacks?.find((s) => s.StackName === stackName) ?? response.Stacks?.[0]
-  const id = stack?.Outputs?.find((o) => o.OutputKey === USER_POOL_OUTPUT)?.OutputValue
+  const id = stackOutputs(response, stackName).get(USER_POOL_OUTPUT)
   if (!id) {
     throw new CliError(
       `Stack ${stackName} has no output ${USER_POOL_OUTPUT}: deploy this version of the stack first (it adds the user pool).`,
@@ -103,30 +90,12 @@ const localWhere = async (localDir: string | undefined): Promise<Where> => {
   }
 }
 
-const stackWhere = async (stackName: string, region?: string): Promise<Where> => {
-  const { CloudFormationClient, DescribeStacksCommand } = await import(
-    '@aws-sdk/client-cloudformation'
-  )
-  const client = new CloudFormationClient(region === undefined ? {} : { region })
-  try {
-    const response = await client.send(new DescribeStacksCommand({ StackName: stackName }))
-    return {
-      tables: tablesFromStackOutputs(response, stackName),
-      pool: { userPoolId: userPoolFromStackOutputs(response, stackName) },
-      ...(region === undefined ? {} : { region }),
-    }
-  } catch (error) {
-    if (error instanceof CliError) throw error
-    const e = error as Error
-    throw new CliError(
-      e.name === 'ValidationError'
-        ? `Stack ${stackName} does not exist in ${region ?? 'the default region'}.`
-        : `Cannot read stack ${stackName} (${e.name}: ${e.message}). Check your AWS credentials and --region.`,
-    )
-  } finally {
-    client.destroy()
-  }
-}
+const stackWhere = (stackName: string, region?: string): Promise<Where> =>
+  readStack(stackName, region, (response) => ({
+    tables: tablesFromStackOutputs(response, stackName),
+    pool: { userPoolId: userPoolFromStackOutputs(response, stackName) },
+    ...(region === undefined ? {} : { region }),
+  }))
 
 /** The member use cases over the target's tables and pool, with the operator as the actor. */
 const open = async (values: Values, io: Io, localDir: string | undefined) => {

@@ -29,14 +29,21 @@ export const TABLE_OUTPUTS = Object.fromEntries(
   (Object.keys(TABLES) as TableKey[]).map((key) => [key, tableOutputKey(key)]),
 ) as Record<keyof AdminTableNames, string>
 
-/** Reads the table names from a DescribeStacks answer; anything missing is a clear error. */
-export const tablesFromStackOutputs = (
-  response: Pick<DescribeStacksCommandOutput, 'Stacks'>,
-  stackName: string,
-): AdminTableNames => {
+type StacksAnswer = Pick<DescribeStacksCommandOutput, 'Stacks'>
+
+/** The named stack's outputs in a DescribeStacks answer, by key (empty when it has none). */
+export const stackOutputs = (response: StacksAnswer, stackName: string) => {
   const stack = response.Stacks?.find((s) => s.StackName === stackName) ?? response.Stacks?.[0]
   if (!stack) throw new CliError(`Stack ${stackName} was not found.`)
-  const outputs = new Map((stack.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]))
+  return new Map((stack.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]))
+}
+
+/** Reads the table names from a DescribeStacks answer; anything missing is a clear error. */
+export const tablesFromStackOutputs = (
+  response: StacksAnswer,
+  stackName: string,
+): AdminTableNames => {
+  const outputs = stackOutputs(response, stackName)
   const missing = Object.values(TABLE_OUTPUTS).filter((key) => !outputs.get(key))
   if (missing.length > 0) {
     throw new CliError(
@@ -53,11 +60,10 @@ export const tablesFromStackOutputs = (
  * shows what the API shows. A stack deployed before that output existed has only `byProgram`.
  */
 export const grantListIndexFromStackOutputs = (
-  response: Pick<DescribeStacksCommandOutput, 'Stacks'>,
+  response: StacksAnswer,
   stackName: string,
 ): GrantListIndex => {
-  const stack = response.Stacks?.find((s) => s.StackName === stackName) ?? response.Stacks?.[0]
-  const value = stack?.Outputs?.find((o) => o.OutputKey === GRANT_LIST_INDEX_OUTPUT)?.OutputValue
+  const value = stackOutputs(response, stackName).get(GRANT_LIST_INDEX_OUTPUT)
   if (value === undefined) return INDEX.grantsByProgram
   const known = GRANT_LIST_INDEXES.find((index) => index === value)
   if (known === undefined) {
@@ -68,18 +74,21 @@ export const grantListIndexFromStackOutputs = (
   return known
 }
 
-/** The table names and the grant listing index of a deployed stack, from DescribeStacks. */
-export const describeStackTarget = async (stackName: string, region?: string) => {
+/**
+ * What `read` takes from a deployed stack's outputs (DescribeStacks). A stack that does not exist,
+ * or credentials that cannot read it, are one CLI line.
+ */
+export const readStack = async <T>(
+  stackName: string,
+  region: string | undefined,
+  read: (response: DescribeStacksCommandOutput) => T,
+): Promise<T> => {
   const { CloudFormationClient, DescribeStacksCommand } = await import(
     '@aws-sdk/client-cloudformation'
   )
   const client = new CloudFormationClient(region === undefined ? {} : { region })
   try {
-    const response = await client.send(new DescribeStacksCommand({ StackName: stackName }))
-    return {
-      tables: tablesFromStackOutputs(response, stackName),
-      grantListIndex: grantListIndexFromStackOutputs(response, stackName),
-    }
+    return read(await client.send(new DescribeStacksCommand({ StackName: stackName })))
   } catch (error) {
     if (error instanceof CliError) throw error
     const e = error as Error
@@ -93,7 +102,13 @@ export const describeStackTarget = async (stackName: string, region?: string) =>
   }
 }
 
-/** The local database recorded by `npm start`; says how to start it when it is not running. */
+/** The table names and the grant listing index of a deployed stack, from DescribeStacks. */
+export const describeStackTarget = (stackName: string, region?: string) =>
+  readStack(stackName, region, (response) => ({
+    tables: tablesFromStackOutputs(response, stackName),
+    grantListIndex: grantListIndexFromStackOutputs(response, stackName),
+  }))
+
 export const localTarget = async (endpointFile: string): Promise<Target> => {
   const hint = 'Start it with `npm start` in this checkout (or use --stack for a deployed stage).'
   if (!existsSync(endpointFile)) {
