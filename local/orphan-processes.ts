@@ -2,6 +2,7 @@
  * The processes an earlier `npm start` (bin/local-server.ts) may have left behind, and whether a
  * process is alive (tests ask too).
  */
+import type { ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 
 export const isAlive = (pid: number) => {
@@ -36,4 +37,24 @@ export const stopOrphan = async (pid: number | undefined, marker: string, name: 
   process.kill(pid, 'SIGTERM')
   for (let i = 0; i < 50 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100))
   if (isAlive(pid)) process.kill(pid, 'SIGKILL')
+}
+
+const waitForExit = (child: ChildProcess, ms: number) =>
+  new Promise<boolean>((resolveExit) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolveExit(true)
+    const timer = setTimeout(() => resolveExit(false), ms)
+    child.once('exit', () => {
+      clearTimeout(timer)
+      resolveExit(true)
+    })
+  })
+
+/** Stops a child this process started (an emulator): SIGTERM, then SIGKILL if it lingers 5 s. */
+export const stopChild = async (child: ChildProcess) => {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  child.kill('SIGTERM')
+  if (!(await waitForExit(child, 5_000))) {
+    child.kill('SIGKILL')
+    await waitForExit(child, 5_000)
+  }
 }

@@ -124,21 +124,11 @@ export const createUploadReceiver = (options: UploadReceiverOptions) => {
       )
       return true
     }
-    if (Number(req.headers['content-length'] ?? 0) > MAX_FORM_BYTES) {
-      req.resume()
-      res.once('finish', () => lingeringClose(req.socket, 5_000))
-      answerError(
-        req,
-        res,
-        new S3Refusal(
-          400,
-          'EntityTooLarge',
-          'Your proposed upload exceeds the maximum allowed size',
-        ),
-      )
-      return true
-    }
-    const body = await readBody(req, MAX_FORM_BYTES)
+    // Too large, by its length or by what came: S3's answer, then the rest is read and dropped.
+    const body =
+      Number(req.headers['content-length'] ?? 0) > MAX_FORM_BYTES
+        ? 'too-large'
+        : await readBody(req, MAX_FORM_BYTES)
     if (body === 'gone') return true
     if (body === 'too-large') {
       req.resume()
