@@ -3,29 +3,23 @@
  * signs a person in with headless Chromium and times the programs page's first render; the first
  * page's JavaScript is measured on the build. Needs no database of the bench's.
  */
-import { spawnSync } from 'node:child_process'
+
 import type { Benchmark } from '../support/benchmark'
 import { round } from '../support/report'
+import { runScript } from '../support/script'
 
 export const benchmark: Benchmark = {
   title: 'console: first page JavaScript and programs page first render (headless Chromium)',
   resultPath: ['console'],
   run: async (bench) => {
-    const consoleRun = spawnSync(process.execPath, ['--import', 'tsx', 'bench/console.ts'], {
-      cwd: bench.root,
-      encoding: 'utf8',
-      timeout: 300_000,
-    })
-    const figures =
-      consoleRun.status === 0
-        ? (JSON.parse(consoleRun.stdout.slice(consoleRun.stdout.indexOf('{'))) as {
-            firstPageJsGzipBytes: number
-            programsFirstRenderMs: number
-          })
-        : undefined
-    if (!figures) console.error(`console bench failed:\n${consoleRun.stderr}`)
+    const run = runScript<{ firstPageJsGzipBytes: number; programsFirstRenderMs: number }>(
+      bench.root,
+      'bench/console.ts',
+      300_000,
+    )
+    const { figures } = run
     return {
-      result: figures ?? { failed: consoleRun.stderr.slice(-2000) },
+      result: run.figures ?? { failed: run.failed },
       rows: [
         {
           metric: 'console: first page JavaScript, gzip (KB)',

@@ -8,7 +8,7 @@ import * as ddb from '@aws-sdk/client-dynamodb'
 import { PutCommand } from '@aws-sdk/lib-dynamodb'
 import type { Benchmark } from '../support/benchmark'
 import { MANAGE_LIST_ROUTES } from '../support/context'
-import { median, percentile, round } from '../support/report'
+import { median, percentile, ratioRow, round } from '../support/report'
 
 const BENCH_SUB = '00000000-0000-4000-8000-000000000001'
 const LABELS: Record<(typeof MANAGE_LIST_ROUTES)[number], string> = {
@@ -124,14 +124,11 @@ export const benchmark: Benchmark = {
       const routeP50 = median(perRound.map((x) => x.route))
       const bareP50 = median(perRound.map((x) => x.bare))
       manage[label] = { routeKey, calls: calls.map((c) => c.command), perRound, routeP50, bareP50 }
-      rows.push({
-        metric: `manage: ${label} p50 (ms)`,
-        value: String(round(routeP50)),
-        baseline: `${round(bareP50)} (${calls.map((c) => c.command.replace(/Command$/, '')).join(' + ')})`,
-        ratio: round(routeP50 / bareP50),
-        target: '<= 1.3',
-        met: routeP50 / bareP50 <= 1.3,
-      })
+      rows.push(
+        ratioRow(`manage: ${label} p50 (ms)`, routeP50, bareP50, 1.3, {
+          baseline: `${round(bareP50)} (${calls.map((c) => c.command.replace(/Command$/, '')).join(' + ')})`,
+        }),
+      )
     }
     return { rows, result: manage }
   },

@@ -287,13 +287,7 @@ export const attachContentionModel = (
         if (admit(touches, at).some(Boolean)) {
           stats.throttles++
           await time.until(at + draw(params.rejection))
-          throw new DynamoDBServiceException({
-            name: 'ProvisionedThroughputExceededException',
-            $fault: 'client',
-            $metadata: { httpStatusCode: 400 },
-            message:
-              'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
-          })
+          throw refused('ProvisionedThroughputExceededException')
         }
         const service = draw(params.single)
         try {
@@ -309,23 +303,12 @@ export const attachContentionModel = (
         if (held(touch.itemId, at, ['tx'])) {
           stats.singleConflicts++
           await time.until(at + draw(params.rejection))
-          throw new DynamoDBServiceException({
-            name: 'TransactionConflictException',
-            $fault: 'client',
-            $metadata: { httpStatusCode: 400 },
-            message: 'Transaction is ongoing for the item',
-          })
+          throw refused('TransactionConflictException')
         }
         if (admit([touch], at).some(Boolean)) {
           stats.throttles++
           await time.until(at + draw(params.rejection))
-          throw new DynamoDBServiceException({
-            name: 'ProvisionedThroughputExceededException',
-            $fault: 'client',
-            $metadata: { httpStatusCode: 400 },
-            message:
-              'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
-          })
+          throw refused('ProvisionedThroughputExceededException')
         }
         const service = draw(params.single)
         holds.set(touch.itemId, { until: at + service, kind: 'single' })
@@ -356,6 +339,20 @@ const SINGLE_WRITES: Record<string, Action> = {
   UpdateItemCommand: 'Update',
   DeleteItemCommand: 'Delete',
 }
+
+/** A single request refused as DynamoDB refuses it, with DynamoDB's own words. */
+const REFUSALS = {
+  ProvisionedThroughputExceededException:
+    'The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.',
+  TransactionConflictException: 'Transaction is ongoing for the item',
+} as const
+const refused = (name: keyof typeof REFUSALS) =>
+  new DynamoDBServiceException({
+    name,
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+    message: REFUSALS[name],
+  })
 
 const cancelled = (codes: string[]) =>
   new TransactionCanceledException({

@@ -8,6 +8,22 @@ export type Row = {
   met?: boolean
 }
 
+/** A figure against its baseline from the same run, met when their ratio is at most `limit`. */
+export const ratioRow = (
+  metric: string,
+  value: number,
+  baseline: number,
+  limit: number,
+  shown: { value?: string; baseline?: string } = {},
+): Row => ({
+  metric,
+  value: shown.value ?? String(round(value)),
+  baseline: shown.baseline ?? String(round(baseline)),
+  ratio: round(value / baseline),
+  target: `<= ${limit}`,
+  met: value / baseline <= limit,
+})
+
 export const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { stopLaunched } from '../../test/support/npm-start'
 
 /**
@@ -17,4 +18,24 @@ export const runAsScript = (moduleUrl: string, measure: () => Promise<unknown>) 
       await stopLaunched()
       process.exit(1)
     })
+}
+
+/**
+ * Runs the measurement script `path` (one that ends in `runAsScript`) in a child process, as the
+ * bench runs each real-`npm start` measurement: its figures, or `failed` with the end of its stderr.
+ */
+export const runScript = <F>(
+  root: string,
+  path: string,
+  timeoutMs: number,
+): { figures: F } | { figures?: undefined; failed: string } => {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', path], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+  })
+  const line = run.stdout.split('\n').find((l) => l.startsWith('{'))
+  if (run.status === 0 && line) return { figures: JSON.parse(line) as F }
+  console.error(`${path} failed:\n${run.stderr.slice(-4000)}`)
+  return { failed: run.stderr.slice(-2000) }
 }
