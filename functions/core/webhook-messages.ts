@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { ValidationFailed, WebhookMessageNotFound } from '../domain/errors'
+import { type QueryParameters, readPageQuery } from '../domain/page-query'
 import {
   messageKey,
   payloadOf,
@@ -79,31 +80,17 @@ export const messageActions = ({
       return messageId
     },
 
-    /** The delivery log, newest first, a page at a time. */
-    async messages(
-      caller: WebhookCaller,
-      endpointId: string,
-      query: { limit?: string | undefined; cursor?: string | undefined },
-    ) {
-      let limit: number = WEBHOOK_MESSAGE_PAGE.default
-      if (query.limit !== undefined) {
-        limit = Number(query.limit)
-        if (!/^\d+$/.test(query.limit) || limit < 1 || limit > WEBHOOK_MESSAGE_PAGE.max) {
-          throw new ValidationFailed([
-            {
-              field: 'limit',
-              message: `must be a whole number from 1 to ${WEBHOOK_MESSAGE_PAGE.max}`,
-            },
-          ])
-        }
-      }
-      if (query.cursor !== undefined && !deps.isCursor(query.cursor)) {
-        throw new ValidationFailed([{ field: 'cursor', message: 'must be the `next` of a page' }])
-      }
+    /** The delivery log, newest first, a page at a time (`?limit&cursor`: domain/page-query.ts). */
+    async messages(caller: WebhookCaller, endpointId: string, query: QueryParameters | undefined) {
+      const { limit, cursor } = readPageQuery(query, {
+        page: WEBHOOK_MESSAGE_PAGE,
+        decode: (given) => (deps.isCursor(given) ? given : undefined),
+        next: 'next',
+      }).done()
       await requireEndpoint(caller, endpointId)
       return store.listMessages(
         endpointId,
-        { limit, ...(query.cursor === undefined ? {} : { cursor: query.cursor }) },
+        { limit, ...(cursor === undefined ? {} : { cursor }) },
         { signal: caller.signal },
       )
     },

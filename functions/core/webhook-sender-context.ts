@@ -9,11 +9,15 @@ import {
 import { type QueueEntry, type QueueSender, sendAll } from '../runtime/queue-sender'
 import type { WebhookHttp } from '../runtime/safe-http'
 import { auditEntry } from '../stores/audit'
-import type { DynamoDbWebhookStore } from '../stores/webhooks.dynamodb'
+import type {
+  WebhookDeliveryStore,
+  WebhookEndpointStore,
+  WebhookMessageStore,
+} from '../stores/webhooks.store'
 
-/** What the sender needs of the store (webhooks.dynamodb.ts). */
+/** What the sender needs of the store (its interfaces: stores/webhooks.store.ts). */
 export type WebhookSenderStore = Pick<
-  DynamoDbWebhookStore,
+  WebhookEndpointStore & WebhookMessageStore & WebhookDeliveryStore,
   | 'listEndpoints'
   | 'getEndpoint'
   | 'putMessage'

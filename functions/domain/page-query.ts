@@ -30,7 +30,8 @@ export const knownParameters = (
 /**
  * `?cursor=&limit=` and a listing's filters, read before any read of the store: an unknown
  * parameter is refused and named; `limit` is a whole number from 1 to `page.max` (default
- * `page.default`); `cursor` is one a previous page gave (`decode` answers undefined to any other).
+ * `page.default`); `cursor` is one a previous page gave (`decode` answers undefined to any other;
+ * `next`: the name of the page's field that holds it, for the message).
  * An empty value is the same as none. `filters`: the route's other parameters, which it checks with
  * `value` and `refuse`; `done` then throws every problem at once (400), or answers the page.
  */
@@ -40,7 +41,13 @@ export const readPageQuery = <C>(
     page,
     decode,
     filters = [],
-  }: { page: PageSize; decode: (cursor: string) => C | undefined; filters?: readonly string[] },
+    next = 'nextCursor',
+  }: {
+    page: PageSize
+    decode: (cursor: string) => C | undefined
+    filters?: readonly string[]
+    next?: string
+  },
 ) => {
   const given = query ?? {}
   const errors = unknownParameters(given, ['cursor', 'limit', ...filters])
@@ -59,7 +66,7 @@ export const readPageQuery = <C>(
   const rawCursor = value('cursor')
   const cursor = rawCursor === undefined ? undefined : decode(rawCursor)
   if (rawCursor !== undefined && cursor === undefined) {
-    errors.push({ field: 'cursor', message: 'cursor must be the nextCursor of a previous page' })
+    errors.push({ field: 'cursor', message: `cursor must be the ${next} of a previous page` })
   }
   return {
     limit,

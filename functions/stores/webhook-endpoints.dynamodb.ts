@@ -12,17 +12,10 @@ import { conditional } from './kernel/conditional'
 import { type TransactItem, transact } from './kernel/transact'
 import { queryAll, sendWith } from './paging'
 import { throttled } from './store-errors'
+import type { EndpointOutcome } from './webhooks.store'
 
 type Options = { signal?: AbortSignal | undefined }
 type TransactItems = TransactItem[]
-
-/**
- * What the sender records of an attempt on the endpoint itself:
- * - `success`: `lastSuccessAt`, and the endpoint is no longer failing (`failingSince` removed);
- * - `failure`: `failingSince` set to this attempt's time unless already set (the first failure
- *   since the last success).
- */
-export type EndpointOutcome = { kind: 'success'; at: string } | { kind: 'failure'; at: string }
 
 /**
  * The webhooks table's endpoints (functions/table-schema.ts `webhooks`): an issuer's

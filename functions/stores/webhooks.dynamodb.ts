@@ -2,29 +2,21 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { poolLowKey } from '../domain/webhooks'
 import { conditional } from './kernel/conditional'
 import { DynamoDbWebhookMessages } from './webhook-messages.dynamodb'
-import type { WebhookEndpointStore, WebhookMessageStore } from './webhooks.store'
+import type {
+  PoolLowMark,
+  WebhookDeliveryStore,
+  WebhookEndpointStore,
+  WebhookMessageStore,
+} from './webhooks.store'
 
 type Options = { signal?: AbortSignal | undefined }
 
-export type { EndpointOutcome } from './webhook-endpoints.dynamodb'
 export {
   decodeMessageCursor,
   encodeMessageCursor,
   InvalidMessageCursor,
 } from './webhook-messages.dynamodb'
-
-/** A program's pool-low mark: the crossing it stands for, and whether its event went out. */
-export type PoolLowMark = {
-  pk: string
-  sk: string
-  programId: string
-  /** When the crossing was seen (ISO): the event's time and part of its id. */
-  at: string
-  remaining: number
-  threshold: number
-  /** Set once the event was fanned out: a mark without it is fanned out again (at least once). */
-  sent?: true
-}
+export type { EndpointOutcome, PoolLowMark } from './webhooks.store'
 
 /**
  * The webhooks table (functions/table-schema.ts `webhooks`): an issuer's endpoints, their
@@ -32,13 +24,12 @@ export type PoolLowMark = {
  * members.dynamodb.ts's); only DynamoDB's own failures are thrown (a throttled transaction as
  * StoreUnavailable). Every read is strongly consistent: a change made a moment ago (an endpoint
  * disabled, a secret rotated) is what the next delivery sees.
- *
- * Beyond the two interfaces, what the sender (core/webhook-sender.ts) needs: `recordEndpointOutcome`,
- * `disableEndpoint`, `claimAttempt`, `failMessage`, `markPoolLow` / `markPoolLowSent` / `clearPoolLow`.
+ * The sender's own bookkeeping (core/webhook-sender.ts) is the third interface,
+ * WebhookDeliveryStore (webhooks.store.ts).
  */
 export class DynamoDbWebhookStore
   extends DynamoDbWebhookMessages
-  implements WebhookEndpointStore, WebhookMessageStore
+  implements WebhookEndpointStore, WebhookMessageStore, WebhookDeliveryStore
 {
   // ---- pool-low marks ----
 

@@ -1,5 +1,6 @@
 import type { AuditEntry } from '../domain/people'
 import type {
+  EndpointDisabledReason,
   WebhookAttempt,
   WebhookEndpointRecord,
   WebhookMessageRecord,
@@ -74,4 +75,65 @@ export type WebhookMessageStore = {
     query: { limit: number; cursor?: string; since?: string; oldestFirst?: boolean },
     options?: Options,
   ): Promise<{ messages: WebhookMessageRecord[]; next?: string }>
+}
+
+/** A program's pool-low mark: the crossing it stands for, and whether its event went out. */
+export type PoolLowMark = {
+  pk: string
+  sk: string
+  programId: string
+  /** When the crossing was seen (ISO): the event's time and part of its id. */
+  at: string
+  remaining: number
+  threshold: number
+  /** Set once the event was fanned out: a mark without it is fanned out again (at least once). */
+  sent?: true
+}
+
+/**
+ * What the sender records of an attempt on the endpoint itself:
+ * - `success`: `lastSuccessAt`, and the endpoint is no longer failing (`failingSince` removed);
+ * - `failure`: `failingSince` set to this attempt's time unless already set (the first failure
+ *   since the last success).
+ */
+export type EndpointOutcome = { kind: 'success'; at: string } | { kind: 'failure'; at: string }
+
+/** The sender's bookkeeping (core/webhook-sender.ts), beyond the endpoints and messages. */
+export type WebhookDeliveryStore = {
+  /** After an attempt, on condition that the endpoint exists: the endpoint as it now stands. */
+  recordEndpointOutcome(
+    issuerId: string,
+    endpointId: string,
+    outcome: EndpointOutcome,
+    options?: Options,
+  ): Promise<WebhookEndpointRecord | 'missing'>
+  /** Turns an enabled endpoint off with its audit entry: `done` for the one caller that did. */
+  disableEndpoint(
+    issuerId: string,
+    endpointId: string,
+    input: { reason: EndpointDisabledReason; at: string; failingSince?: string; audit: AuditEntry },
+    options?: Options,
+  ): Promise<'done' | 'unchanged'>
+  /** Claims the automatic attempt a message expects: one attempt for two copies of a delivery. */
+  claimAttempt(
+    endpointId: string,
+    messageId: string,
+    input: { nextAttemptAt: string | undefined; now: string; until: string },
+    options?: Options,
+  ): Promise<'claimed' | 'taken'>
+  /** A pending message of a disabled or deleted endpoint: `failed`, no next attempt. */
+  failMessage(
+    endpointId: string,
+    messageId: string,
+    options?: Options,
+  ): Promise<'done' | 'unchanged'>
+  /** Marks a program's pool as low, once per crossing: `fired` for the call that put the mark. */
+  markPoolLow(
+    input: { programId: string; at: string; remaining: number; threshold: number },
+    options?: Options,
+  ): Promise<{ outcome: 'fired'; mark: PoolLowMark } | { outcome: 'already'; mark: PoolLowMark }>
+  /** Notes that the mark's event was fanned out (only that mark). */
+  markPoolLowSent(programId: string, at: string, options?: Options): Promise<void>
+  /** Re-arms a program's pool-low event: true if a mark was there. */
+  clearPoolLow(programId: string, options?: Options): Promise<boolean>
 }

@@ -12,6 +12,9 @@ const wired =
     return (runtime: Runtime) => make(build(runtime))
   }
 
+/** What every webhook endpoint route runs on (one builder for the ten). */
+const webhooks = async () => (await import('./webhooks.deps')).webhooksDeps
+
 /**
  * Each route's handler factory, by route id: what the local server (and the bench and the tests
  * through it) builds every route from, over a runtime of its own. Lambda never loads this list:
@@ -123,46 +126,65 @@ export const ROUTE_FACTORIES = {
     import('../http/routes/manage/inbox-list.route').then((m) => m.makeListInboxHandler),
   OfferPreview: () =>
     import('../http/routes/manage/offer-preview.route').then((m) => m.makeOfferPreviewHandler),
-  ListWebhookEndpoints: () =>
-    import('../http/routes/manage/webhook-endpoints-list.route').then(
-      (m) => m.makeListWebhookEndpointsHandler,
-    ),
-  CreateWebhookEndpoint: () =>
-    import('../http/routes/manage/webhook-endpoint-create.route').then(
-      (m) => m.makeCreateWebhookEndpointHandler,
-    ),
-  GetWebhookEndpoint: () =>
-    import('../http/routes/manage/webhook-endpoint-get.route').then(
-      (m) => m.makeGetWebhookEndpointHandler,
-    ),
-  UpdateWebhookEndpoint: () =>
-    import('../http/routes/manage/webhook-endpoint-update.route').then(
-      (m) => m.makeUpdateWebhookEndpointHandler,
-    ),
-  DeleteWebhookEndpoint: () =>
-    import('../http/routes/manage/webhook-endpoint-delete.route').then(
-      (m) => m.makeDeleteWebhookEndpointHandler,
-    ),
-  RotateWebhookSecret: () =>
-    import('../http/routes/manage/webhook-secret-rotate.route').then(
-      (m) => m.makeRotateWebhookSecretHandler,
-    ),
-  SendTestWebhook: () =>
-    import('../http/routes/manage/webhook-test-send.route').then(
-      (m) => m.makeSendTestWebhookHandler,
-    ),
-  ListWebhookMessages: () =>
-    import('../http/routes/manage/webhook-messages-list.route').then(
-      (m) => m.makeListWebhookMessagesHandler,
-    ),
-  ReplayWebhookMessage: () =>
-    import('../http/routes/manage/webhook-message-replay.route').then(
-      (m) => m.makeReplayWebhookMessageHandler,
-    ),
-  ReplayWebhookMessages: () =>
-    import('../http/routes/manage/webhook-messages-replay.route').then(
-      (m) => m.makeReplayWebhookMessagesHandler,
-    ),
+  ListWebhookEndpoints: wired(
+    async () =>
+      (await import('../http/routes/manage/webhook-endpoints-list.route'))
+        .makeListWebhookEndpointsHandler,
+    webhooks,
+  ),
+  CreateWebhookEndpoint: wired(
+    async () =>
+      (await import('../http/routes/manage/webhook-endpoint-create.route'))
+        .makeCreateWebhookEndpointHandler,
+    webhooks,
+  ),
+  GetWebhookEndpoint: wired(
+    async () =>
+      (await import('../http/routes/manage/webhook-endpoint-get.route'))
+        .makeGetWebhookEndpointHandler,
+    webhooks,
+  ),
+  UpdateWebhookEndpoint: wired(
+    async () =>
+      (await import('../http/routes/manage/webhook-endpoint-update.route'))
+        .makeUpdateWebhookEndpointHandler,
+    webhooks,
+  ),
+  DeleteWebhookEndpoint: wired(
+    async () =>
+      (await import('../http/routes/manage/webhook-endpoint-delete.route'))
+        .makeDeleteWebhookEndpointHandler,
+    webhooks,
+  ),
+  RotateWebhookSecret: wired(
+    async () =>
+      (await import('../http/routes/manage/webhook-secret-rotate.route'))
+        .makeRotateWebhookSecretHandler,
+    webhooks,
+  ),
+  SendTestWebhook: wired(
+    async () =>
+      (await import('../http/routes/manage/webhook-test-send.route')).makeSendTestWebhookHandler,
+    webhooks,
+  ),
+  ListWebhookMessages: wired(
+    async () =>
+      (await import('../http/routes/manage/webhook-messages-list.route'))
+        .makeListWebhookMessagesHandler,
+    webhooks,
+  ),
+  ReplayWebhookMessage: wired(
+    async () =>
+      (await import('../http/routes/manage/webhook-message-replay.route'))
+        .makeReplayWebhookMessageHandler,
+    webhooks,
+  ),
+  ReplayWebhookMessages: wired(
+    async () =>
+      (await import('../http/routes/manage/webhook-messages-replay.route'))
+        .makeReplayWebhookMessagesHandler,
+    webhooks,
+  ),
 } as const
 
 // Every route has a factory over a runtime (checked apart, so it does not steer `wired`'s inference).

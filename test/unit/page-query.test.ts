@@ -65,6 +65,12 @@ describe('readPageQuery', () => {
     ])
   })
 
+  it("names the page's field that holds the cursor when it is not nextCursor", () => {
+    expect(
+      problems(() => readPageQuery({ cursor: 'x' }, { page: PAGE, decode, next: 'next' }).done()),
+    ).toEqual([{ field: 'cursor', message: 'cursor must be the next of a previous page' }])
+  })
+
   it("checks a filter with oneOf: absent or empty is none, another value is refused after the page's problems", () => {
     const read = (query: Record<string, string>) => {
       const page = readPageQuery(query, { page: PAGE, decode, filters: ['status'] })

@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../../composition'
 import { makeCreateWebhookEndpointHandler } from '../../http/routes/manage/webhook-endpoint-create.route'
+import { webhooksDeps } from '../../wiring/webhooks.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeCreateWebhookEndpointHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's use cases are built once, at cold start. */
+export const handler = makeCreateWebhookEndpointHandler(webhooksDeps(runtimeFrom(process.env)))

@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../../composition'
 import { makeDeleteWebhookEndpointHandler } from '../../http/routes/manage/webhook-endpoint-delete.route'
+import { webhooksDeps } from '../../wiring/webhooks.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeDeleteWebhookEndpointHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's use cases are built once, at cold start. */
+export const handler = makeDeleteWebhookEndpointHandler(webhooksDeps(runtimeFrom(process.env)))

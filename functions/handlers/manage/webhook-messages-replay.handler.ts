@@ -1,10 +1,11 @@
 import { makeReplayWebhookMessagesHandler } from '../../http/routes/manage/webhook-messages-replay.route'
+import { webhooksDeps } from '../../wiring/webhooks.deps'
 import { sendingRuntime } from '../sending-runtime'
 
 /**
- * Lambda's entry for ReplayWebhookMessages: the runtime and its queues' senders (functions/routes.ts `sends`) are
- * built once, at cold start; a missing queue URL stops it at init.
+ * Lambda's entry for ReplayWebhookMessages: the runtime, its queues' senders (functions/routes.ts `sends`) and the
+ * route's use cases are built once, at cold start; a missing queue URL stops it at init.
  */
 export const handler = makeReplayWebhookMessagesHandler(
-  sendingRuntime('ReplayWebhookMessages', process.env),
+  webhooksDeps(sendingRuntime('ReplayWebhookMessages', process.env)),
 )

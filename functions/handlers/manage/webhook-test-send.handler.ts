@@ -1,8 +1,11 @@
 import { makeSendTestWebhookHandler } from '../../http/routes/manage/webhook-test-send.route'
+import { webhooksDeps } from '../../wiring/webhooks.deps'
 import { sendingRuntime } from '../sending-runtime'
 
 /**
- * Lambda's entry for SendTestWebhook: the runtime and its queues' senders (functions/routes.ts `sends`) are
- * built once, at cold start; a missing queue URL stops it at init.
+ * Lambda's entry for SendTestWebhook: the runtime, its queues' senders (functions/routes.ts `sends`) and the
+ * route's use cases are built once, at cold start; a missing queue URL stops it at init.
  */
-export const handler = makeSendTestWebhookHandler(sendingRuntime('SendTestWebhook', process.env))
+export const handler = makeSendTestWebhookHandler(
+  webhooksDeps(sendingRuntime('SendTestWebhook', process.env)),
+)

@@ -1,10 +1,5 @@
-import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
-import type { Runtime } from '../../../composition'
 import { manageJson } from '../../manage-http'
-import type { JsonEvent } from '../../middleware'
-import { CreateEndpointBody, WEBHOOK_BODY_MAX_BYTES, webhookRoute } from '../../webhook-routes'
-
-type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
+import { CreateEndpointBody, type WebhookRouteDeps, webhookBodyRoute } from '../../webhook-routes'
 
 /**
  * `POST /manage/issuers/{issuerId}/webhook-endpoints` (admin) `{ url, mode, kinds, description? }`:
@@ -12,14 +7,13 @@ type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestC
  * time it is shown (it is stored sealed), so the answer is `Cache-Control: no-store`. A bad field
  * is `400 validation_failed` naming it; the mode's endpoints all taken, `409 webhook_endpoint_limit`.
  */
-export const makeCreateWebhookEndpointHandler = (runtime: Runtime) =>
-  webhookRoute<Event>(
-    runtime,
+export const makeCreateWebhookEndpointHandler = (deps: WebhookRouteDeps) =>
+  webhookBodyRoute(
+    deps,
     'CreateWebhookEndpoint',
-    async (request, endpoints, caller, view) => {
-      const body = CreateEndpointBody.parse(request.event.body)
+    CreateEndpointBody,
+    async ({ body, endpoints, caller, view }) => {
       const { endpoint, secret } = await endpoints.create(caller, body)
       return manageJson(201, { ...view(endpoint), secret })
     },
-    { jsonBodyMaxBytes: WEBHOOK_BODY_MAX_BYTES },
   )

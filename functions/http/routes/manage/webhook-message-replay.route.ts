@@ -1,6 +1,5 @@
-import type { Runtime } from '../../../composition'
 import { manageJson } from '../../manage-http'
-import { pathOf, webhookRoute } from '../../webhook-routes'
+import { type WebhookRouteDeps, webhookRoute } from '../../webhook-routes'
 
 /**
  * `POST /manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/messages/{messageId}/replay`
@@ -8,9 +7,8 @@ import { pathOf, webhookRoute } from '../../webhook-routes'
  * signed afresh. 202 `{ messageId }`; an unknown message `404 webhook_message_not_found`.
  * Audited `webhook.replay`.
  */
-export const makeReplayWebhookMessageHandler = (runtime: Runtime) =>
-  webhookRoute(runtime, 'ReplayWebhookMessage', async (request, endpoints, caller) => {
-    const { endpointId, messageId } = pathOf(request.event)
-    const replayed = await endpoints.replayMessage(caller, endpointId, messageId)
+export const makeReplayWebhookMessageHandler = (deps: WebhookRouteDeps) =>
+  webhookRoute(deps, 'ReplayWebhookMessage', async ({ endpoints, caller, path }) => {
+    const replayed = await endpoints.replayMessage(caller, path.endpointId, path.messageId)
     return manageJson(202, { messageId: replayed })
   })

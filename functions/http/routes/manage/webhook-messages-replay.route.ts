@@ -1,10 +1,5 @@
-import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
-import type { Runtime } from '../../../composition'
 import { manageJson } from '../../manage-http'
-import type { JsonEvent } from '../../middleware'
-import { pathOf, ReplaySinceBody, WEBHOOK_BODY_MAX_BYTES, webhookRoute } from '../../webhook-routes'
-
-type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
+import { ReplaySinceBody, type WebhookRouteDeps, webhookBodyRoute } from '../../webhook-routes'
 
 /**
  * `POST /manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/replay` (admin) `{ since }`:
@@ -12,14 +7,11 @@ type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestC
  * through them). 202 `{ since }`: the start used, no earlier than the 30 days the log keeps.
  * Audited `webhook.replay`.
  */
-export const makeReplayWebhookMessagesHandler = (runtime: Runtime) =>
-  webhookRoute<Event>(
-    runtime,
+export const makeReplayWebhookMessagesHandler = (deps: WebhookRouteDeps) =>
+  webhookBodyRoute(
+    deps,
     'ReplayWebhookMessages',
-    async (request, endpoints, caller) => {
-      const body = ReplaySinceBody.parse(request.event.body)
-      const since = await endpoints.replaySince(caller, pathOf(request.event).endpointId, body)
-      return manageJson(202, { since })
-    },
-    { jsonBodyMaxBytes: WEBHOOK_BODY_MAX_BYTES },
+    ReplaySinceBody,
+    async ({ body, endpoints, caller, path }) =>
+      manageJson(202, { since: await endpoints.replaySince(caller, path.endpointId, body) }),
   )

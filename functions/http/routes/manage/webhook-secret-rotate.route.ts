@@ -1,6 +1,5 @@
-import type { Runtime } from '../../../composition'
 import { manageJson } from '../../manage-http'
-import { pathOf, webhookRoute } from '../../webhook-routes'
+import { type WebhookRouteDeps, webhookRoute } from '../../webhook-routes'
 
 /**
  * `POST /manage/issuers/{issuerId}/webhook-endpoints/{endpointId}/rotate-secret` (admin): a new
@@ -8,8 +7,8 @@ import { pathOf, webhookRoute } from '../../webhook-routes'
  * (`previousSecretExpiresAt`), so receivers can switch without missing a delivery. Audited
  * `webhook.rotate` (never with a secret).
  */
-export const makeRotateWebhookSecretHandler = (runtime: Runtime) =>
-  webhookRoute(runtime, 'RotateWebhookSecret', async (request, endpoints, caller, view) => {
-    const { endpoint, secret } = await endpoints.rotate(caller, pathOf(request.event).endpointId)
+export const makeRotateWebhookSecretHandler = (deps: WebhookRouteDeps) =>
+  webhookRoute(deps, 'RotateWebhookSecret', async ({ endpoints, caller, path, view }) => {
+    const { endpoint, secret } = await endpoints.rotate(caller, path.endpointId)
     return manageJson(200, { ...view(endpoint), secret })
   })
