@@ -13,6 +13,7 @@ import type { Runtime } from '../../functions/composition'
 import { AccessCache } from '../../functions/core/access-cache'
 import type { GrantTokensInput, GrantTokensResult } from '../../functions/core/grant-tokens'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
+import { auditEntry } from '../../functions/domain/audit-entry'
 import {
   BATCH_ID,
   type RowResult,
@@ -23,7 +24,6 @@ import { DomainError } from '../../functions/domain/errors'
 import { startDeadline } from '../../functions/runtime/deadline'
 import { logger } from '../../functions/runtime/logger'
 import { sleep } from '../../functions/runtime/sleep'
-import { auditEntry } from '../../functions/stores/audit'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import { transientKind } from '../../functions/stores/store-errors'
 import { type LeasedBatch as BatchRecord, LeaseBatchStore } from './lease-batch-store'

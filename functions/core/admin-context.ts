@@ -1,10 +1,10 @@
 import { type EntityKind, InvalidId, NotFound, WriteConflictError } from '../domain/admin-errors'
 import { keyState } from '../domain/api-key'
+import { auditEntry } from '../domain/audit-entry'
 import { idPattern } from '../domain/ids'
 import type { Actor, AuditEntry } from '../domain/people'
 import type { AdminStore } from '../stores/admin.store'
 import type { AdminKeyRecord } from '../stores/api-keys.store'
-import { auditEntry } from '../stores/audit'
 import { StoreUnavailable } from '../stores/store-errors'
 
 /**

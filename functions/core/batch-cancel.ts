@@ -1,16 +1,15 @@
+import { auditEntry } from '../domain/audit-entry'
 import { type BatchRecord, batchStatus, FINAL_BATCH_STATUSES, rowsLeft } from '../domain/batch'
 import { BatchFinished, BatchNotFound } from '../domain/errors'
 import type { Actor } from '../domain/people'
 import type { QueueSender } from '../runtime/queue-sender'
 import type { RetryDeps } from '../runtime/retry'
-import { auditEntry } from '../stores/audit'
-import type { DynamoDbBatchListing } from '../stores/batch-listing.dynamodb'
-import type { DynamoDbBatchStore } from '../stores/batches.dynamodb'
+import type { BatchListing, BatchStore } from '../stores/batches.store'
 import { sendChunks } from './batch-commit'
 
 export type BatchCancelDeps = {
-  listing: Pick<DynamoDbBatchListing, 'getBatch' | 'requestCancel'>
-  batches: Pick<DynamoDbBatchStore, 'markEnqueued'>
+  listing: Pick<BatchListing, 'getBatch' | 'requestCancel'>
+  batches: Pick<BatchStore, 'markEnqueued'>
   /** The GrantBatchRows queue: a stalled batch's chunks are sent again so the worker can stop it. */
   queue: QueueSender
   clock: () => number

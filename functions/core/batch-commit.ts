@@ -1,3 +1,4 @@
+import { auditEntry } from '../domain/audit-entry'
 import {
   type BatchRecord,
   type BatchRowsMessage,
@@ -15,12 +16,11 @@ import type { Actor } from '../domain/people'
 import { isProgramOpen, type ProgramRecord } from '../domain/program'
 import { QueueRefused, type QueueSender, sendAll } from '../runtime/queue-sender'
 import type { RetryDeps } from '../runtime/retry'
-import { auditEntry } from '../stores/audit'
-import type { DynamoDbBatchStore } from '../stores/batches.dynamodb'
+import type { BatchStore } from '../stores/batches.store'
 import { throttled } from '../stores/store-errors'
 
 export type BatchCommitDeps = {
-  batches: Pick<DynamoDbBatchStore, 'getBatch' | 'putChunks' | 'createBatch' | 'markEnqueued'>
+  batches: Pick<BatchStore, 'getBatch' | 'putChunks' | 'createBatch' | 'markEnqueued'>
   /** The GrantBatchRows queue: one message per chunk starts (or resumes) the work. */
   queue: QueueSender
   clock: () => number

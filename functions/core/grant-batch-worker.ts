@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { BATCH_WORK, consumerById, GRANT_BATCH_ROWS_QUEUE } from '../consumers'
+import { auditEntry } from '../domain/audit-entry'
 import {
   type BatchChunk,
   type BatchRecord,
@@ -11,8 +12,7 @@ import { logger } from '../runtime/logger'
 import { retrying } from '../runtime/retry'
 import * as RETRY from '../runtime/retry-policies'
 import { sleep as realSleep } from '../runtime/sleep'
-import { auditEntry } from '../stores/audit'
-import type { DynamoDbBatchStore } from '../stores/batches.dynamodb'
+import type { BatchStore } from '../stores/batches.store'
 import { readBatchRowsMessage } from './batch-rows-message.schema'
 import {
   cancelWatch,
@@ -34,7 +34,7 @@ const FINISHER_MAX_MS = consumerById('GrantBatchWorker').timeoutSeconds * 1000
 export type WorkerContext = { awsRequestId: string; getRemainingTimeInMillis(): number }
 
 export type BatchWorkerDeps = {
-  batches: DynamoDbBatchStore
+  batches: BatchStore
   grantTokens: (input: GrantTokensInput) => Promise<GrantTokensResult>
   /** E-mails the committer that their batch finished; absent: nobody is told. */
   notifyFinished?: (batch: BatchRecord, signal: AbortSignal) => Promise<unknown>

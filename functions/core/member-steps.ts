@@ -1,3 +1,4 @@
+import { auditEntry } from '../domain/audit-entry'
 import {
   IssuerNotFound,
   LastOwner,
@@ -14,7 +15,6 @@ import type { Mailer } from '../mail/mailer'
 import { LOST_RACE, optimisticUpdate } from '../runtime/optimistic-update'
 import * as RETRY from '../runtime/retry-policies'
 import { sleep as realSleep } from '../runtime/sleep'
-import { auditEntry } from '../stores/audit'
 import type { MembersStore, WriteOutcome } from '../stores/members.store'
 
 /** Who asks, for the audit entry: the signed-in person (and the request id), or the operator. */

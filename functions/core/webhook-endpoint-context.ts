@@ -1,3 +1,4 @@
+import { auditEntry } from '../domain/audit-entry'
 import { WebhookEndpointDisabled, WebhookEndpointNotFound } from '../domain/errors'
 import type { Actor, AuditEntry } from '../domain/people'
 import {
@@ -9,7 +10,6 @@ import { LOST_RACE, optimisticUpdate } from '../runtime/optimistic-update'
 import { QueueRefused, type QueueSender, sendAll } from '../runtime/queue-sender'
 import * as RETRY from '../runtime/retry-policies'
 import type { SecretBox } from '../runtime/secret-box'
-import { auditEntry } from '../stores/audit'
 import { busy, throttled } from '../stores/store-errors'
 import type { WebhookEndpointStore, WebhookMessageStore } from '../stores/webhooks.store'
 

@@ -1,4 +1,5 @@
 import type { Mode } from '../domain/api-key'
+import { auditEntry } from '../domain/audit-entry'
 import { WEBHOOK_SENDER } from '../domain/people'
 import {
   type EndpointDisabledReason,
@@ -8,7 +9,6 @@ import {
 } from '../domain/webhooks'
 import { type QueueEntry, type QueueSender, sendAll } from '../runtime/queue-sender'
 import type { WebhookHttp } from '../runtime/safe-http'
-import { auditEntry } from '../stores/audit'
 import type {
   WebhookDeliveryStore,
   WebhookEndpointStore,

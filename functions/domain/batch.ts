@@ -3,6 +3,7 @@ import type { Mode } from './api-key'
 import type { FieldError } from './errors'
 import type { GrantSender } from './grant'
 import { base32 } from './ids'
+import { decodeCursor, encodeCursor, ISO_TIME } from './page-cursor'
 
 /**
  * Send to many: a batch of grants from a CSV, its rows, and what became of each. The records and
@@ -153,6 +154,18 @@ export const chunkKey = (batchId: string, chunkPrefix: string, index: number) =>
   `${BATCH_PREFIX}${batchId}#${chunkPrefix}#${String(index).padStart(4, '0')}`
 
 export const BATCH_ID = /^bat_[0-9a-hjkmnp-tv-z]{26}$/
+
+/** Where a page of a program's batches ends: the last batch's `createdAt` and id. Opaque to callers. */
+export type BatchCursor = { createdAt: string; batchId: string }
+
+export const encodeBatchCursor = ({ createdAt, batchId }: BatchCursor) =>
+  encodeCursor(createdAt, batchId)
+
+/** The position a cursor stands for, or undefined when it is not one encodeBatchCursor made. */
+export const decodeBatchCursor = (cursor: string): BatchCursor | undefined => {
+  const parts = decodeCursor(cursor, [ISO_TIME, BATCH_ID])
+  return parts && { createdAt: parts[0], batchId: parts[1] }
+}
 
 /**
  * The batch id of a commit: a pure function of the issuer and the Idempotency-Key (scoped to the

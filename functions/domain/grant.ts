@@ -1,5 +1,6 @@
 import type { Mode } from './api-key'
 import type { GrantHistoryEntry, GrantState, RejectionReason } from './grant-lifecycle'
+import { decodeCursor, encodeCursor, ISO_TIME } from './page-cursor'
 import type { ShardTake } from './program-shards'
 
 /** A grant: the record every door writes and reads, and the listing's cursor over it. */
@@ -95,26 +96,14 @@ export type GrantSender = { sub: string; email: string }
  */
 export type GrantCursor = { createdAt: string; grantId: string }
 
-const CURSOR_CREATED_AT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
-const CURSOR_GRANT_ID = /^gr_[0-9a-z]{26}$/
+const GRANT_ID = /^gr_[0-9a-z]{26}$/
 
 /** Opaque to callers: base64url of `<createdAt> <grantId>`. */
 export const encodeGrantCursor = (cursor: GrantCursor) =>
-  Buffer.from(`${cursor.createdAt} ${cursor.grantId}`, 'utf8').toString('base64url')
+  encodeCursor(cursor.createdAt, cursor.grantId)
 
-/**
- * The position a cursor stands for, or undefined when it is not one this service made: checked
- * before any read (its characters, its length, both parts' formats, and that it encodes back to
- * exactly itself).
- */
+/** The position a cursor stands for, or undefined when it is not one this service made. */
 export const decodeGrantCursor = (cursor: unknown): GrantCursor | undefined => {
-  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(cursor)) return undefined
-  const [createdAt = '', grantId = '', ...rest] = Buffer.from(cursor, 'base64url')
-    .toString('utf8')
-    .split(' ')
-  if (rest.length > 0 || !CURSOR_CREATED_AT.test(createdAt) || !CURSOR_GRANT_ID.test(grantId)) {
-    return undefined
-  }
-  const decoded = { createdAt, grantId }
-  return encodeGrantCursor(decoded) === cursor ? decoded : undefined
+  const parts = decodeCursor(cursor, [ISO_TIME, GRANT_ID])
+  return parts && { createdAt: parts[0], grantId: parts[1] }
 }

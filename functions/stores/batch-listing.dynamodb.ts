@@ -1,6 +1,6 @@
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb'
 import {
-  BATCH_ID,
+  type BatchCursor,
   type BatchRecord,
   batchKey,
   batchListSlot,
@@ -11,7 +11,9 @@ import type { AuditEntry } from '../domain/people'
 import type { ProgramRecord } from '../domain/program'
 import { INDEX } from '../table-schema'
 import { auditPut } from './audit'
+import type { BatchListing, BatchOfProgram, BatchPage, CancelOutcome } from './batches.store'
 import type { CallOptions } from './grants.store'
+import { getItem } from './kernel/get'
 import { transact } from './kernel/transact'
 import { throttled } from './store-errors'
 
@@ -23,40 +25,8 @@ import { throttled } from './store-errors'
  */
 export type BatchListingTables = { grants: string; audit: string; programs: string }
 
-/** Where a page of batches ends: the last batch's `createdAt` and id. Opaque to callers. */
-export type BatchCursor = { createdAt: string; batchId: string }
-
-const CURSOR_CREATED_AT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
-
-export const encodeBatchCursor = ({ createdAt, batchId }: BatchCursor) =>
-  Buffer.from(`${createdAt} ${batchId}`, 'utf8').toString('base64url')
-
-/** The position a cursor stands for, or undefined when it is not one encodeBatchCursor made. */
-export const decodeBatchCursor = (cursor: string): BatchCursor | undefined => {
-  if (!/^[A-Za-z0-9_-]{1,100}$/.test(cursor)) return undefined
-  const [createdAt = '', batchId = '', ...rest] = Buffer.from(cursor, 'base64url')
-    .toString('utf8')
-    .split(' ')
-  if (rest.length > 0 || !CURSOR_CREATED_AT.test(createdAt) || !BATCH_ID.test(batchId)) {
-    return undefined
-  }
-  const decoded = { createdAt, batchId }
-  return encodeBatchCursor(decoded) === cursor ? decoded : undefined
-}
-
-export type BatchPage = { batches: BatchRecord[]; nextCursor: BatchCursor | undefined }
-
-/**
- * What a cancel came to, with the batch as it stands:
- * - `done`: the cancel is recorded with its `batch.cancel` audit entry; the worker starts no row
- *   from now on (a row being granted at this moment may still be granted);
- * - `already`: a cancel was asked before (nothing written: a repeated cancel is the same cancel);
- * - `final`: the batch had finished (done, or canceled) before this cancel: nothing written;
- * - `missing`: no such batch of this issuer and program (another issuer's answers the same).
- */
-export type CancelOutcome =
-  | { outcome: 'done' | 'already' | 'final'; batch: BatchRecord }
-  | { outcome: 'missing' }
+// The cursor is domain/batch.ts's; a route that imported it from here still finds it.
+export { decodeBatchCursor, encodeBatchCursor } from '../domain/batch'
 
 const ownedBatch = (
   item: Record<string, unknown> | undefined,
@@ -67,35 +37,24 @@ const ownedBatch = (
     ? (item as BatchRecord)
     : undefined
 
-export class DynamoDbBatchListing {
+export class DynamoDbBatchListing implements BatchListing {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: BatchListingTables,
   ) {}
 
   /** The program's head (strongly consistent): whose it is. Its shards are not read. */
-  async findProgram(programId: string, { signal }: CallOptions = {}) {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tables.programs, Key: { programId }, ConsistentRead: true }),
-      { abortSignal: signal },
-    )
-    return Item as ProgramRecord | undefined
+  async findProgram(programId: string, options: CallOptions = {}) {
+    return (await getItem(this.client, this.tables.programs, { programId }, options)) as
+      | ProgramRecord
+      | undefined
   }
 
   /** One batch of this issuer and program, strongly consistent. */
-  async getBatch(
-    input: { batchId: string; issuerId: string; programId: string },
-    { signal }: CallOptions = {},
-  ) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tables.grants,
-        Key: { grantId: batchKey(input.batchId) },
-        ConsistentRead: true,
-      }),
-      { abortSignal: signal },
-    )
-    return ownedBatch(Item, input.issuerId, input.programId)
+  async getBatch(input: BatchOfProgram, options: CallOptions = {}) {
+    const key = { grantId: batchKey(input.batchId) }
+    const item = await getItem(this.client, this.tables.grants, key, options)
+    return ownedBatch(item, input.issuerId, input.programId)
   }
 
   /**
@@ -161,14 +120,7 @@ export class DynamoDbBatchListing {
    * after it sees it; it finishes the batch `canceled` (or `done`, if every row was already tried).
    */
   async requestCancel(
-    input: {
-      batchId: string
-      issuerId: string
-      programId: string
-      actor: GrantSender
-      now: number
-      audit: AuditEntry
-    },
+    input: BatchOfProgram & { actor: GrantSender; now: number; audit: AuditEntry },
     { signal }: CallOptions = {},
   ): Promise<CancelOutcome> {
     const at = new Date(input.now).toISOString()

@@ -1,17 +1,18 @@
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import {
   type BatchChunk,
   type BatchRecord,
   batchKey,
   chunkKey,
-  type RowResult,
   type StoredRow,
 } from '../domain/batch'
 import type { AuditEntry } from '../domain/people'
 import { auditPut } from './audit'
+import type { BatchStore, ChunkCommit, ChunkCommitInput } from './batches.store'
 import type { CallOptions } from './grants.store'
 import { batchGetAll, batchWriteAll } from './kernel/batch'
 import { conditional } from './kernel/conditional'
+import { getItem } from './kernel/get'
 import { type TransactItem, transact } from './kernel/transact'
 import { busy, throttled } from './store-errors'
 
@@ -40,28 +41,20 @@ const transactOnce = async (
   throw busy(1, 0, 'A batch transaction')
 }
 
-/**
- * `chunk_changed`: the chunk's results are not what the worker read (another delivery of the same
- * message, or this one's own write whose answer was lost). `final`: the batch is done or canceled.
- */
-export type ChunkCommit = 'committed' | 'chunk_changed' | 'final'
-
-export class DynamoDbBatchStore {
+export class DynamoDbBatchStore implements BatchStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: BatchTables,
   ) {}
 
-  async getBatch(batchId: string, { signal }: CallOptions = {}) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tables.grants,
-        Key: { grantId: batchKey(batchId) },
-        ConsistentRead: true,
-      }),
-      { abortSignal: signal },
+  async getBatch(batchId: string, options: CallOptions = {}) {
+    const item = await getItem(
+      this.client,
+      this.tables.grants,
+      { grantId: batchKey(batchId) },
+      options,
     )
-    return Item?.itemType === 'grantBatch' ? (Item as BatchRecord) : undefined
+    return item?.itemType === 'grantBatch' ? (item as BatchRecord) : undefined
   }
 
   /**
@@ -123,17 +116,11 @@ export class DynamoDbBatchStore {
     return { kind: 'exists', existing }
   }
 
-  async getChunk(batch: BatchRecord, index: number, { signal }: CallOptions = {}) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tables.grants,
-        Key: { grantId: chunkKey(batch.batchId, batch.chunkPrefix, index) },
-        ConsistentRead: true,
-      }),
-      { abortSignal: signal },
-    )
-    if (!Item) throw new Error(`Chunk ${index} of batch ${batch.batchId} is missing`)
-    return Item as BatchChunk
+  async getChunk(batch: BatchRecord, index: number, options: CallOptions = {}) {
+    const key = { grantId: chunkKey(batch.batchId, batch.chunkPrefix, index) }
+    const item = await getItem(this.client, this.tables.grants, key, options)
+    if (!item) throw new Error(`Chunk ${index} of batch ${batch.batchId} is missing`)
+    return item as BatchChunk
   }
 
   /** Chunks `from` .. `to - 1`, in order, strongly consistent. */
@@ -165,21 +152,7 @@ export class DynamoDbBatchStore {
    * of the same chunk, or a redelivery racing the first, never counts a row twice: the loser is told
    * `chunk_changed` and reads the chunk again.
    */
-  async commitChunk(
-    input: {
-      batch: BatchRecord
-      index: number
-      before: number
-      results: RowResult[]
-      granted: number
-      failed: number
-      canceled: number
-      /** Every row of the chunk has its result now. */
-      complete: boolean
-      now: number
-    },
-    { signal }: CallOptions = {},
-  ): Promise<ChunkCommit> {
+  async commitChunk(input: ChunkCommitInput, { signal }: CallOptions = {}): Promise<ChunkCommit> {
     const { batch, index } = input
     const at = new Date(input.now).toISOString()
     // A chunk that once went to the dead letters and is done now is no longer shown as such.
@@ -264,7 +237,7 @@ export class DynamoDbBatchStore {
   }
 
   /** The committer was told; false if someone already had marked it. */
-  async markNotified(batchId: string, now: number, { signal }: CallOptions = {}) {
+  async markNotified(batchId: string, now: number, { signal }: CallOptions = {}): Promise<boolean> {
     const written = await conditional(
       this.client.send(
         new UpdateCommand({

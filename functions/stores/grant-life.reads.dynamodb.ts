@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb'
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import type { GrantRecord } from '../domain/grant'
 import { OPEN_STATES } from '../domain/grant-lifecycle'
 import type { ProgramRecord } from '../domain/program'
@@ -8,6 +8,7 @@ import { INDEX } from '../table-schema'
 import type { OfferTokenRecord, RecipientScope } from './grant-life.store'
 import type { CallOptions } from './grants.store'
 import { batchGetByKey } from './kernel/batch'
+import { getItem } from './kernel/get'
 import { queryAll, sendWith } from './paging'
 
 export type GrantLifeTables = { programs: string; grants: string; audit?: string }
@@ -27,20 +28,16 @@ export class DynamoDbGrantLifeReads {
     protected readonly retry: Pick<RetryDeps, 'sleep' | 'random'> = {},
   ) {}
 
-  async findGrant(grantId: string, { signal }: CallOptions = {}) {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tables.grants, Key: { grantId }, ConsistentRead: true }),
-      { abortSignal: signal },
-    )
-    return Item as GrantRecord | undefined
+  async findGrant(grantId: string, options: CallOptions = {}) {
+    return (await getItem(this.client, this.tables.grants, { grantId }, options)) as
+      | GrantRecord
+      | undefined
   }
 
-  async findProgramHead(programId: string, { signal }: CallOptions = {}) {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tables.programs, Key: { programId }, ConsistentRead: true }),
-      { abortSignal: signal },
-    )
-    return Item as ProgramRecord | undefined
+  async findProgramHead(programId: string, options: CallOptions = {}) {
+    return (await getItem(this.client, this.tables.programs, { programId }, options)) as
+      | ProgramRecord
+      | undefined
   }
 
   async findGrants(grantIds: readonly string[], options: CallOptions = {}) {
@@ -129,15 +126,10 @@ export class DynamoDbGrantLifeReads {
       .sort((a, b) => (order.get(a.grantId) ?? 0) - (order.get(b.grantId) ?? 0))
   }
 
-  async findOfferToken(hash: string, { signal }: CallOptions = {}) {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tables.grants,
-        Key: { grantId: `${TOKEN_PREFIX}${hash}` },
-        ConsistentRead: true,
-      }),
-      { abortSignal: signal },
-    )
-    return Item as OfferTokenRecord | undefined
+  async findOfferToken(hash: string, options: CallOptions = {}) {
+    const key = { grantId: `${TOKEN_PREFIX}${hash}` }
+    return (await getItem(this.client, this.tables.grants, key, options)) as
+      | OfferTokenRecord
+      | undefined
   }
 }

@@ -1,3 +1,4 @@
+import { decodeCursor, encodeCursor } from '../domain/page-cursor'
 import type { CallOptions } from './members.store'
 
 /**
@@ -46,14 +47,8 @@ export interface InboxStore {
 const MESSAGE_ID = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[0-9a-f]{8}$/
 
 /** The opaque cursor of an inbox page: the last message's id, base64url. */
-export const encodeInboxCursor = (messageId: string) =>
-  Buffer.from(messageId, 'utf8').toString('base64url')
+export const encodeInboxCursor = (messageId: string) => encodeCursor(messageId)
 
 /** The message id a cursor stands for, or undefined when it is not one encodeInboxCursor made. */
-export const decodeInboxCursor = (cursor: unknown): string | undefined => {
-  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(cursor)) return undefined
-  const messageId = Buffer.from(cursor, 'base64url').toString('utf8')
-  return MESSAGE_ID.test(messageId) && encodeInboxCursor(messageId) === cursor
-    ? messageId
-    : undefined
-}
+export const decodeInboxCursor = (cursor: unknown): string | undefined =>
+  decodeCursor(cursor, [MESSAGE_ID])?.[0]

@@ -7,8 +7,8 @@ import {
 } from '@aws-sdk/lib-dynamodb'
 
 /**
- * Reading DynamoDB a page at a time, for the admin stores: every page of a Scan or Query, and the
- * audit log's opaque cursor (BatchGetItem of any number of keys: kernel/batch.ts).
+ * Reading DynamoDB a page at a time, for the admin stores: every page of a Scan or Query
+ * (BatchGetItem of any number of keys: kernel/batch.ts; the audit log's cursor: domain/audit-entry.ts).
  */
 
 /** Sends one command with the store's signal (a request's deadline). */
@@ -42,16 +42,3 @@ export const scanAll = <T>(send: Send, input: ScanCommandInput): Promise<T[]> =>
 
 export const queryAll = <T>(send: Send, input: QueryCommandInput): Promise<T[]> =>
   allPages<T>(send, (start) => new QueryCommand({ ...input, ExclusiveStartKey: start }))
-
-/** The opaque cursor of the audit log: the last entry's id (audit.ts's newAuditEntryId), base64url. */
-export const encodeAuditCursor = (entryId: string) =>
-  Buffer.from(entryId, 'utf8').toString('base64url')
-
-const AUDIT_ENTRY_ID = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z#[0-9a-f]{8}$/
-
-/** The entry id a cursor stands for, or undefined when it is not one encodeAuditCursor made. */
-export const decodeAuditCursor = (cursor: unknown): string | undefined => {
-  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return undefined
-  const entryId = Buffer.from(cursor, 'base64url').toString('utf8')
-  return AUDIT_ENTRY_ID.test(entryId) && encodeAuditCursor(entryId) === cursor ? entryId : undefined
-}

@@ -11,6 +11,7 @@ import {
 } from '../../functions/core/grant-batch-worker'
 import { makeBatchWorkerHandler } from '../../functions/core/grant-batch-worker.factory'
 import { type GrantTokensInput, makeGrantTokens } from '../../functions/core/grant-tokens'
+import { auditEntry } from '../../functions/domain/audit-entry'
 import {
   BATCH_LIMITS,
   type BatchRecord,
@@ -23,7 +24,6 @@ import { toBatchView } from '../../functions/http/batch-view'
 import { batchFinishedMail } from '../../functions/mail/batch-finished-mail'
 import type { Mailer, OutgoingMail } from '../../functions/mail/mailer'
 import type { QueueSender } from '../../functions/runtime/queue-sender'
-import { auditEntry } from '../../functions/stores/audit'
 import { DynamoDbBatchListing } from '../../functions/stores/batch-listing.dynamodb'
 import { DynamoDbBatchStore } from '../../functions/stores/batches.dynamodb'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'

@@ -4,6 +4,7 @@ import { AccessCache } from '../../functions/core/access-cache'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
 import { makeWebhookSenderHandler } from '../../functions/core/webhook-sender.factory'
 import type { Mode } from '../../functions/domain/api-key'
+import { auditEntry } from '../../functions/domain/audit-entry'
 import { generateWebhookSecret } from '../../functions/domain/webhook-signature'
 import {
   endpointKey,
@@ -14,7 +15,6 @@ import {
 } from '../../functions/domain/webhooks'
 import { makeWebhookHttp } from '../../functions/runtime/safe-http'
 import { secretBoxFrom } from '../../functions/runtime/secret-box'
-import { auditEntry } from '../../functions/stores/audit'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import { DynamoDbWebhookStore } from '../../functions/stores/webhooks.dynamodb'
 import type { LocalQueue } from '../../local/queue'

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
+import { auditEntry } from '../../functions/domain/audit-entry'
 import {
   endpointKey,
   messageKey,
@@ -9,7 +10,6 @@ import {
   type WebhookMessageRecord,
   webhookMessageId,
 } from '../../functions/domain/webhooks'
-import { auditEntry } from '../../functions/stores/audit'
 import {
   DynamoDbWebhookStore,
   decodeMessageCursor,

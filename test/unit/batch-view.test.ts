@@ -1,6 +1,6 @@
 import type { BatchRecord } from '../../functions/domain/batch'
+import { decodeBatchCursor, encodeBatchCursor } from '../../functions/domain/batch'
 import { RATE_MIN_MS, toBatchView } from '../../functions/http/batch-view'
-import { decodeBatchCursor, encodeBatchCursor } from '../../functions/stores/batch-listing.dynamodb'
 
 /**
  * A batch as the management API shows it, at an injected moment: its state (canceling, stalled),

@@ -9,11 +9,11 @@ import {
   WriteConflictError,
 } from '../../functions/domain/admin-errors'
 import { hashApiKey } from '../../functions/domain/api-key'
+import { encodeAuditCursor } from '../../functions/domain/audit-entry'
 import { encodeGrantCursor, type GrantRecord } from '../../functions/domain/grant'
 import { newId } from '../../functions/domain/ids'
 import type { Actor } from '../../functions/domain/people'
 import { problemResponse } from '../../functions/http/problem'
-import { encodeAuditCursor } from '../../functions/stores/paging'
 import { busy, throttled } from '../../functions/stores/store-errors'
 import { FakeAdminStore } from '../support/fake-admin-store'
 

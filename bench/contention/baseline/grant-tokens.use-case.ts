@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { Mode } from '../../../functions/domain/api-key'
+import { auditEntry } from '../../../functions/domain/audit-entry'
 import {
   IdempotencyKeyReused,
   InvalidApiKey,
@@ -26,7 +27,6 @@ import { idempotentGrantId, idPattern, newId } from '../../../functions/domain/i
 import { zodIssuesToFieldErrors } from '../../../functions/domain/validation'
 import { type Deadline, DYNAMODB_TIMEOUTS, NO_DEADLINE } from '../../../functions/runtime/deadline'
 import { sleep as realSleep } from '../../../functions/runtime/sleep'
-import { auditEntry } from '../../../functions/stores/audit'
 import { type Authenticator, readCredential } from './authenticator'
 import type {
   GrantAuthority,

@@ -1,4 +1,5 @@
 import type { Mode } from '../../domain/api-key'
+import { auditEntry } from '../../domain/audit-entry'
 import {
   GrantAccepted,
   GrantNotFound,
@@ -10,7 +11,6 @@ import {
 import type { GrantRecord } from '../../domain/grant'
 import type { GrantActor, TransitionRefusal } from '../../domain/grant-lifecycle'
 import type { Actor } from '../../domain/people'
-import { auditEntry } from '../../stores/audit'
 import type { GrantLifeStore } from '../../stores/grant-life.store'
 
 /** The pieces every step of a grant's life shares: the store, the clock, ownership, errors. */
