@@ -1,9 +1,9 @@
-import { bodyOfFields } from '../../functions/http/manage-bodies'
+import { bodyOfFields } from '../../functions/http/body-shape'
 import { nullWhereAbsent } from '../../functions/http/resource-fields'
 
 /**
  * The two helpers the management resources and bodies share: http/resource-fields.ts (a
- * resource's optional fields, null where absent) and manage-bodies.ts's bodyOfFields (a body's
+ * resource's optional fields, null where absent) and http/body-shape.ts's bodyOfFields (a body's
  * shape only: an object of these optional fields, nothing else).
  */
 describe('nullWhereAbsent', () => {

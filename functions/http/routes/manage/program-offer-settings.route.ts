@@ -1,12 +1,16 @@
 import { programView } from '../../../core/admin'
+import { OFFER_SETTINGS_FIELDS } from '../../../domain/offer-settings'
+import { bodyOfFields } from '../../body-shape'
 import { adminBodyRoute, manageJson, programIdOf, programResource } from '../../manage-admin'
-import { OfferSettingsBody } from '../../manage-bodies'
 
 /**
  * The terms may be 20,000 characters of 4-byte UTF-8 and the description 2,000: the body's limit
  * is theirs, not the other management routes' 16 KB.
  */
 export const OFFER_SETTINGS_BODY_MAX_BYTES = 128 * 1024
+
+/** The body's shape; the values' rules are domain/offer-settings.ts's. */
+export const OfferSettingsBody = bodyOfFields(...OFFER_SETTINGS_FIELDS)
 
 /**
  * `PATCH /manage/issuers/{issuerId}/programs/{programId}/offer-settings` (admin)
