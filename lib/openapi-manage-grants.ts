@@ -1,5 +1,6 @@
 import { BATCH_ID } from '../functions/domain/batch'
 import { LIMITS } from '../functions/domain/grant-request.schema'
+import { OFFER_SETTINGS_FIELDS } from '../functions/domain/offer-settings'
 import { GRANT_LIFE_PROPERTIES, GrantSchema, HISTORY_ENTRY } from './openapi-grant-schemas'
 import {
   BEARER,
@@ -258,18 +259,7 @@ export const manageGrantSchemas = () => ({
           'The `program.pool_low` webhook event fires once each time what is left falls to this many shares or fewer; null: never.',
       },
     },
-    required: [
-      'id',
-      'mode',
-      'name',
-      'status',
-      'offerDays',
-      'minAge',
-      'countries',
-      'description',
-      'terms',
-      'poolLowThreshold',
-    ],
+    required: ['id', 'mode', 'name', 'status', ...OFFER_SETTINGS_FIELDS],
   },
   CorrectEmailRequest: {
     type: 'object',

@@ -22,14 +22,17 @@ export const OFFER_SETTINGS_LIMITS = {
  * replaced, never removed: their version only ever grows, so an acceptance always names the
  * terms it accepted.
  */
-export type OfferSettingsInput = {
-  offerDays?: unknown
-  minAge?: unknown
-  countries?: unknown
-  description?: unknown
-  terms?: unknown
-  poolLowThreshold?: unknown
-}
+export type OfferSettingsInput = { [F in (typeof OFFER_SETTINGS_FIELDS)[number]]?: unknown }
+
+/** The fields of a PATCH of the offer settings (the route's body takes these and no other). */
+export const OFFER_SETTINGS_FIELDS = [
+  'offerDays',
+  'minAge',
+  'countries',
+  'description',
+  'terms',
+  'poolLowThreshold',
+] as const
 
 /** The settings as checked: `null` means "remove", absent means "leave as it is". */
 export type OfferSettingsChange = {

@@ -4,17 +4,22 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda'
-import type { Runtime } from '../composition'
-import { type KeyView, makeAdmin, type ProgramView } from '../core/admin'
+import type * as z from 'zod/mini'
+import type { Admin, KeyView, ProgramView, Who } from '../core/admin'
 import { KeyNotFound } from '../domain/errors'
 import { DEFAULT_OFFER_DAYS } from '../domain/grant-lifecycle'
 import { idPattern } from '../domain/ids'
 import type { AuditEntry } from '../domain/people'
-import type { Clock } from '../runtime/clock'
-import { DynamoDbAdminStore, REQUEST_CONFLICT_RETRY } from '../stores/admin.dynamodb'
-import { DynamoDbMembershipReader } from '../stores/memberships.dynamodb'
-import { type ManageEvent, type ManageRequest, manageHandler } from './manage-handler'
+import {
+  type ManageDeps,
+  type ManageEvent,
+  type ManageRequest,
+  manageHandler,
+} from './manage-handler'
+import { type ManageLogic, type ManageRouteOptions, queryOf } from './manage-http'
+import type { JsonEvent } from './middleware'
 import { checkProgramId } from './program-of-issuer'
+import { nullWhereAbsent } from './resource-fields'
 
 /**
  * What the management routes share around the admin use cases (functions/core/admin.ts): one
@@ -23,46 +28,64 @@ import { checkProgramId } from './program-of-issuer'
  * problem.ts.
  */
 
-/** Store options for a request: few conflict retries, so the deadline is never reached by them. */
-export const MANAGE_STORE_OPTIONS = { conflictRetry: REQUEST_CONFLICT_RETRY } as const
+type Answer = APIGatewayProxyStructuredResultV2
 
 /** The JSON bodies of the management routes are small: the grant API's limit. */
 export const MANAGE_BODY_MAX_BYTES = 16 * 1024
 
-/** The use cases for this request: its person as the actor, its deadline on every call. */
-export const adminFor = (
-  store: DynamoDbAdminStore,
-  request: ManageRequest<unknown>,
-  clock: Clock,
-) => {
-  if (!request.actor) throw new Error('A management change needs the member who makes it')
-  return makeAdmin(store.withSignal(request.deadline.signal), () => clock.now(), {
-    actor: request.actor,
-    requestId: request.requestId,
-  })
-}
+/** The admin use cases of one request: its person as the actor, its deadline's signal on every call. */
+export type AdminFor = (who: Required<Who>, signal: AbortSignal) => Admin
+
+/** What an admin route needs: the membership check and the use cases (wiring/admin.deps.ts). */
+export type AdminRouteDeps = ManageDeps & { readonly adminFor: AdminFor }
 
 /**
- * A management route over the admin use cases: the membership and role check of its route
- * (manageHandler), then `handle` with the use cases for this request (adminFor).
+ * A management route over the admin use cases, made over its deps: the membership and role check
+ * of its route (manageHandler), then `handle` with the use cases for this request.
  */
-export const adminRoute = <E extends ManageEvent = APIGatewayProxyEventV2WithJWTAuthorizer>(
-  { documentClient, config, clock }: Runtime,
+export const adminRoute =
+  <E extends ManageEvent = APIGatewayProxyEventV2WithJWTAuthorizer>(
+    routeId: string,
+    handle: ManageLogic<E, Admin>,
+    options: ManageRouteOptions = {},
+  ) =>
+  (deps: AdminRouteDeps) =>
+    manageHandler<E>(
+      routeId,
+      deps,
+      (request) => {
+        if (!request.actor) throw new Error('A management change needs the member who makes it')
+        const who = { actor: request.actor, requestId: request.requestId }
+        return handle(request, deps.adminFor(who, request.deadline.signal))
+      },
+      options,
+    )
+
+type BodyEvent = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
+
+/**
+ * An admin route that takes a JSON body: read under `maxBytes`, its shape checked by `schema`
+ * (manage-bodies.ts) before `handle` runs; the values' rules are the use cases'.
+ */
+export const adminBodyRoute = <S extends z.ZodMiniType>(
   routeId: string,
-  handle: (
-    request: ManageRequest<E>,
-    admin: ReturnType<typeof adminFor>,
-  ) => Promise<APIGatewayProxyStructuredResultV2>,
-  options: { jsonBodyMaxBytes?: number } = {},
-) => {
-  const memberships = new DynamoDbMembershipReader(documentClient, config.tables)
-  const store = new DynamoDbAdminStore(documentClient, config.tables, MANAGE_STORE_OPTIONS)
-  return manageHandler<E>(
+  schema: S,
+  handle: (request: ManageRequest<BodyEvent>, admin: Admin, body: z.infer<S>) => Promise<Answer>,
+  maxBytes = MANAGE_BODY_MAX_BYTES,
+) =>
+  adminRoute<BodyEvent>(
     routeId,
-    { memberships },
-    (request) => handle(request, adminFor(store, request, clock)),
-    options,
+    (request, admin) => handle(request, admin, schema.parse(request.event.body)),
+    { jsonBodyMaxBytes: maxBytes },
   )
+
+/**
+ * What a listing of the issuer's programs or keys is asked for: the member's issuer and the
+ * `?mode=` filter (the only parameter they take).
+ */
+export const modeListingOf = (request: ManageRequest<APIGatewayProxyEventV2WithJWTAuthorizer>) => {
+  const { mode } = queryOf(request.event, ['mode'])
+  return { issuer: request.membership?.issuerId, ...(mode === undefined ? {} : { mode }) }
 }
 
 /** A path id, checked offline: a malformed one answers exactly like an unknown one (404). */
@@ -92,13 +115,9 @@ export const programResource = (program: ProgramView) => ({
   remaining: program.remaining,
   createdAt: program.createdAt,
   // What recipients see and must meet (functions/domain/offer-settings.ts); null: no such rule.
+  // `poolLowThreshold`: `program.pool_low` fires when what is left falls to it (null: never).
   offerDays: program.offerDays ?? DEFAULT_OFFER_DAYS,
-  minAge: program.minAge ?? null,
-  countries: program.countries ?? null,
-  description: program.description ?? null,
-  terms: program.terms ?? null,
-  // `program.pool_low` fires when what is left falls to this (null: never).
-  poolLowThreshold: program.poolLowThreshold ?? null,
+  ...nullWhereAbsent(program, ['minAge', 'countries', 'description', 'terms', 'poolLowThreshold']),
 })
 
 /** A key as the management API shows it: never the secret or its hash, and no "last used". */
@@ -124,10 +143,7 @@ export const auditResource = (entry: AuditEntry) => ({
   details: entry.details ?? {},
 })
 
-type Handler = (
-  event: APIGatewayProxyEventV2,
-  context: Context,
-) => Promise<APIGatewayProxyStructuredResultV2>
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<Answer>
 
 /**
  * For a route whose body is all optional (`POST .../roll`): no body means `{}`, so

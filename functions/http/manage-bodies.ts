@@ -1,5 +1,6 @@
 // zod/mini, as the grant API: the same validation at a fraction of the bundle.
 import * as z from 'zod/mini'
+import { notAnObject } from './body-shape'
 
 /**
  * The JSON bodies of the program and key routes: their shape (an object, the types of its fields,
@@ -11,10 +12,6 @@ import * as z from 'zod/mini'
 // "is required" for an absent field, "must be a ..." for a present one of the wrong type.
 const expected = (field: string, what: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? `${field} is required` : `${field} must be ${what}`
-
-// Only for a wrong type: other issues of an object (unknown keys) keep their own messages.
-const notAnObject = (issue: { code: string }) =>
-  issue.code === 'invalid_type' ? 'The body must be a JSON object' : undefined
 
 const text = (field: string) => z.string({ error: expected(field, 'a string') })
 

@@ -1,4 +1,3 @@
-import type { Runtime } from '../composition'
 import { type ProgramAction, programView } from '../core/admin'
 import { adminRoute, manageJson, programIdOf, programResource } from './manage-admin'
 
@@ -8,12 +7,11 @@ import { adminRoute, manageJson, programIdOf, programResource } from './manage-a
  * not allow (resume an active program; anything on a closed one) is `409 program_state_conflict`
  * and writes nothing.
  */
-export const makeProgramStatusHandler =
-  (routeId: string, action: ProgramAction) => (runtime: Runtime) =>
-    adminRoute(runtime, routeId, async (request, admin) => {
-      const programId = programIdOf(request.event)
-      const program = await admin.changeProgramStatus(programId, action, {
-        issuerId: request.membership?.issuerId,
-      })
-      return manageJson(200, programResource(programView(program)))
+export const makeProgramStatusHandler = (routeId: string, action: ProgramAction) =>
+  adminRoute(routeId, async (request, admin) => {
+    const programId = programIdOf(request.event)
+    const program = await admin.changeProgramStatus(programId, action, {
+      issuerId: request.membership?.issuerId,
     })
+    return manageJson(200, programResource(programView(program)))
+  })

@@ -50,42 +50,78 @@ export const ROUTE_FACTORIES = {
   RecipientLinks: () =>
     import('../http/routes/recipient-links.route').then((m) => m.makeRecipientLinksHandler),
   NotFound: () => import('../http/routes/not-found.route').then((m) => m.makeNotFoundHandler),
-  ManageMe: () => import('../http/routes/manage/me.route').then((m) => m.makeMeHandler),
-  ListPrograms: () =>
-    import('../http/routes/manage/programs-list.route').then((m) => m.makeListProgramsHandler),
-  CreateProgram: () =>
-    import('../http/routes/manage/program-create.route').then((m) => m.makeCreateProgramHandler),
-  GetProgram: () =>
-    import('../http/routes/manage/program-get.route').then((m) => m.makeGetProgramHandler),
-  PauseProgram: () =>
-    import('../http/routes/manage/program-pause.route').then((m) => m.makePauseProgramHandler),
-  ResumeProgram: () =>
-    import('../http/routes/manage/program-resume.route').then((m) => m.makeResumeProgramHandler),
-  CloseProgram: () =>
-    import('../http/routes/manage/program-close.route').then((m) => m.makeCloseProgramHandler),
-  ListKeys: () =>
-    import('../http/routes/manage/keys-list.route').then((m) => m.makeListKeysHandler),
-  CreateKey: () =>
-    import('../http/routes/manage/key-create.route').then((m) => m.makeCreateKeyHandler),
-  RollKey: () => import('../http/routes/manage/key-roll.route').then((m) => m.makeRollKeyHandler),
-  RevokeKey: () =>
-    import('../http/routes/manage/key-revoke.route').then((m) => m.makeRevokeKeyHandler),
-  ListAudit: () =>
-    import('../http/routes/manage/audit-list.route').then((m) => m.makeListAuditHandler),
-  ListMembers: () =>
-    import('../http/routes/manage/list-members.route').then((m) => m.makeListMembersHandler),
-  InviteMember: () =>
-    import('../http/routes/manage/invite-member.route').then((m) => m.makeInviteMemberHandler),
-  ChangeMemberRole: () =>
-    import('../http/routes/manage/change-member-role.route').then(
-      (m) => m.makeChangeMemberRoleHandler,
-    ),
-  RemoveMember: () =>
-    import('../http/routes/manage/remove-member.route').then((m) => m.makeRemoveMemberHandler),
-  ResendInvitation: () =>
-    import('../http/routes/manage/resend-invitation.route').then(
-      (m) => m.makeResendInvitationHandler,
-    ),
+  ManageMe: wired(
+    async () => (await import('../http/routes/manage/me.route')).makeMeHandler,
+    async () => (await import('./me.deps')).meDeps,
+  ),
+  ListPrograms: wired(
+    async () => (await import('../http/routes/manage/programs-list.route')).makeListProgramsHandler,
+    async () => (await import('./admin.deps')).adminDeps,
+  ),
+  CreateProgram: wired(
+    async () =>
+      (await import('../http/routes/manage/program-create.route')).makeCreateProgramHandler,
+    async () => (await import('./admin.deps')).adminDeps,
+  ),
+  GetProgram: wired(
+    async () => (await import('../http/routes/manage/program-get.route')).makeGetProgramHandler,
+    async () => (await import('./admin.deps')).adminDeps,
+  ),
+  PauseProgram: wired(
+    async () => (await import('../http/routes/manage/program-pause.route')).makePauseProgramHandler,
+    async () => (await import('./admin.deps')).adminDeps,
+  ),
+  ResumeProgram: wired(
+    async () =>
+      (await import('../http/routes/manage/program-resume.route')).makeResumeProgramHandler,
+    async () => (await import('./admin.deps')).adminDeps,
+  ),
+  CloseProgram: wired(
+    async () => (await import('../http/routes/manage/program-close.route')).makeCloseProgramHandler,
+    async () => (await import('./admin.deps')).adminDeps,
+  ),
+  ListKeys: wired(
+    async () => (await import('../http/routes/manage/keys-list.route')).makeListKeysHandler,
+    async () => (await import('./admin.deps')).adminDeps,
+  ),
+  CreateKey: wired(
+    async () => (await import('../http/routes/manage/key-create.route')).makeCreateKeyHandler,
+    async () => (await import('./admin.deps')).adminDeps,
+  ),
+  RollKey: wired(
+    async () => (await import('../http/routes/manage/key-roll.route')).makeRollKeyHandler,
+    async () => (await import('./admin.deps')).adminDeps,
+  ),
+  RevokeKey: wired(
+    async () => (await import('../http/routes/manage/key-revoke.route')).makeRevokeKeyHandler,
+    async () => (await import('./admin.deps')).adminDeps,
+  ),
+  ListAudit: wired(
+    async () => (await import('../http/routes/manage/audit-list.route')).makeListAuditHandler,
+    async () => (await import('./admin.deps')).adminDeps,
+  ),
+  ListMembers: wired(
+    async () => (await import('../http/routes/manage/list-members.route')).makeListMembersHandler,
+    async () => (await import('./members.deps')).membersDeps,
+  ),
+  InviteMember: wired(
+    async () => (await import('../http/routes/manage/invite-member.route')).makeInviteMemberHandler,
+    async () => (await import('./member-invitations.deps')).memberInvitationsDeps,
+  ),
+  ChangeMemberRole: wired(
+    async () =>
+      (await import('../http/routes/manage/change-member-role.route')).makeChangeMemberRoleHandler,
+    async () => (await import('./members.deps')).membersDeps,
+  ),
+  RemoveMember: wired(
+    async () => (await import('../http/routes/manage/remove-member.route')).makeRemoveMemberHandler,
+    async () => (await import('./members.deps')).membersDeps,
+  ),
+  ResendInvitation: wired(
+    async () =>
+      (await import('../http/routes/manage/resend-invitation.route')).makeResendInvitationHandler,
+    async () => (await import('./member-invitations.deps')).memberInvitationsDeps,
+  ),
   ListGrants: () =>
     import('../http/routes/manage/grants-list.route').then((m) => m.makeManageListGrantsHandler),
   SendGrant: () =>
@@ -118,10 +154,12 @@ export const ROUTE_FACTORIES = {
     import('../http/routes/manage/grant-correct-email.route').then(
       (m) => m.makeManageCorrectEmailHandler,
     ),
-  ProgramOfferSettings: () =>
-    import('../http/routes/manage/program-offer-settings.route').then(
-      (m) => m.makeProgramOfferSettingsHandler,
-    ),
+  ProgramOfferSettings: wired(
+    async () =>
+      (await import('../http/routes/manage/program-offer-settings.route'))
+        .makeProgramOfferSettingsHandler,
+    async () => (await import('./admin.deps')).adminDeps,
+  ),
   ListInbox: () =>
     import('../http/routes/manage/inbox-list.route').then((m) => m.makeListInboxHandler),
   OfferPreview: () =>

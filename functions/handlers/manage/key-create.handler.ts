@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../../composition'
 import { makeCreateKeyHandler } from '../../http/routes/manage/key-create.route'
+import { adminDeps } from '../../wiring/admin.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeCreateKeyHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's deps are built once, at cold start. */
+export const handler = makeCreateKeyHandler(adminDeps(runtimeFrom(process.env)))

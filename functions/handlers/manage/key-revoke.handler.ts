@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../../composition'
 import { makeRevokeKeyHandler } from '../../http/routes/manage/key-revoke.route'
+import { adminDeps } from '../../wiring/admin.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeRevokeKeyHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's deps are built once, at cold start. */
+export const handler = makeRevokeKeyHandler(adminDeps(runtimeFrom(process.env)))

@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../../composition'
 import { makeRollKeyHandler } from '../../http/routes/manage/key-roll.route'
+import { adminDeps } from '../../wiring/admin.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeRollKeyHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's deps are built once, at cold start. */
+export const handler = makeRollKeyHandler(adminDeps(runtimeFrom(process.env)))

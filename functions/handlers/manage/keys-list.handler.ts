@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../../composition'
 import { makeListKeysHandler } from '../../http/routes/manage/keys-list.route'
+import { adminDeps } from '../../wiring/admin.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeListKeysHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's deps are built once, at cold start. */
+export const handler = makeListKeysHandler(adminDeps(runtimeFrom(process.env)))

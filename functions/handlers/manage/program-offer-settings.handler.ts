@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../../composition'
 import { makeProgramOfferSettingsHandler } from '../../http/routes/manage/program-offer-settings.route'
+import { adminDeps } from '../../wiring/admin.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeProgramOfferSettingsHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's deps are built once, at cold start. */
+export const handler = makeProgramOfferSettingsHandler(adminDeps(runtimeFrom(process.env)))

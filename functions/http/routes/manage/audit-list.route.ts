@@ -1,4 +1,3 @@
-import type { Runtime } from '../../../composition'
 import { adminRoute, auditResource, manageJson, queryOf } from '../../manage-admin'
 
 /**
@@ -7,17 +6,15 @@ import { adminRoute, auditResource, manageJson, queryOf } from '../../manage-adm
  * cursor that did not come from here is `400 validation_failed`. Read only: no route changes or
  * deletes an entry.
  */
-export const makeListAuditHandler = (runtime: Runtime) => {
-  return adminRoute(runtime, 'ListAudit', async (request, admin) => {
-    const { cursor, limit } = queryOf(request.event, ['cursor', 'limit'])
-    const page = await admin.listAudit({
-      issuer: request.membership?.issuerId,
-      ...(cursor === undefined ? {} : { cursor }),
-      ...(limit === undefined ? {} : { limit }),
-    })
-    return manageJson(200, {
-      entries: page.entries.map(auditResource),
-      nextCursor: page.nextCursor,
-    })
+export const makeListAuditHandler = adminRoute('ListAudit', async (request, admin) => {
+  const { cursor, limit } = queryOf(request.event, ['cursor', 'limit'])
+  const page = await admin.listAudit({
+    issuer: request.membership?.issuerId,
+    ...(cursor === undefined ? {} : { cursor }),
+    ...(limit === undefined ? {} : { limit }),
   })
-}
+  return manageJson(200, {
+    entries: page.entries.map(auditResource),
+    nextCursor: page.nextCursor,
+  })
+})

@@ -1,4 +1,3 @@
-import type { Runtime } from '../../../composition'
 import { adminRoute, keyIdOf, keyResource, manageJson } from '../../manage-admin'
 
 /**
@@ -6,10 +5,8 @@ import { adminRoute, keyIdOf, keyResource, manageJson } from '../../manage-admin
  * its very next request (the grant transaction checks the key item). One transaction with the
  * audit entry; revoking a revoked key answers the key and writes nothing.
  */
-export const makeRevokeKeyHandler = (runtime: Runtime) => {
-  return adminRoute(runtime, 'RevokeKey', async (request, admin) => {
-    const keyId = keyIdOf(request.event)
-    const key = await admin.revokeKey(keyId, { issuerId: request.membership?.issuerId })
-    return manageJson(200, keyResource(key))
-  })
-}
+export const makeRevokeKeyHandler = adminRoute('RevokeKey', async (request, admin) => {
+  const keyId = keyIdOf(request.event)
+  const key = await admin.revokeKey(keyId, { issuerId: request.membership?.issuerId })
+  return manageJson(200, keyResource(key))
+})

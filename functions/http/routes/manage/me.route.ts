@@ -1,9 +1,13 @@
-import type { Runtime } from '../../../composition'
-import { DynamoDbAdminStore } from '../../../stores/admin.dynamodb'
-import { DynamoDbMembersStore } from '../../../stores/members.dynamodb'
-import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
-import { MANAGE_STORE_OPTIONS, manageJson, queryOf } from '../../manage-admin'
-import { manageHandler } from '../../manage-handler'
+import type { AdminStore } from '../../../stores/admin.store'
+import type { MembersStore } from '../../../stores/members.store'
+import { type ManageDeps, manageHandler } from '../../manage-handler'
+import { manageJson, queryOf } from '../../manage-http'
+
+/** What `GET /manage/me` reads and writes: the person's memberships, and their issuers' names. */
+export type MeRouteDeps = ManageDeps & {
+  readonly members: Pick<MembersStore, 'acceptInvitations'>
+  readonly issuers: Pick<AdminStore, 'withSignal'>
+}
 
 /**
  * `GET /manage/me`: who the signed-in person is here, `{ email, memberships: [{ issuerId,
@@ -14,22 +18,17 @@ import { manageHandler } from '../../manage-handler'
  * also where the person's pending memberships become `active` (their invitations are accepted):
  * one conditional UpdateItem each, a no-op for those already active.
  */
-export const makeMeHandler = (runtime: Runtime) => {
-  const client = runtime.documentClient
-  const { tables } = runtime.config
-  const memberships = new DynamoDbMembershipReader(client, tables)
-  const store = new DynamoDbAdminStore(client, tables, MANAGE_STORE_OPTIONS)
-  const members = new DynamoDbMembersStore(client, tables)
-  return manageHandler('ManageMe', { memberships }, async (request) => {
+export const makeMeHandler = (deps: MeRouteDeps) =>
+  manageHandler('ManageMe', deps, async (request) => {
     queryOf(request.event, [])
     const { signal } = request.deadline
-    const mine = await memberships.listForPerson(request.sub, { signal })
-    await members.acceptInvitations(
+    const mine = await deps.memberships.listForPerson(request.sub, { signal })
+    await deps.members.acceptInvitations(
       request.sub,
       mine.map((m) => m.issuerId),
       { signal },
     )
-    const names = await store.withSignal(signal).issuerNames(mine.map((m) => m.issuerId))
+    const names = await deps.issuers.withSignal(signal).issuerNames(mine.map((m) => m.issuerId))
     const list = mine
       .map((m) => ({
         issuerId: m.issuerId,
@@ -43,4 +42,3 @@ export const makeMeHandler = (runtime: Runtime) => {
       )
     return manageJson(200, { email: mine[0]?.email ?? null, memberships: list })
   })
-}

@@ -1,11 +1,7 @@
-import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
-import * as z from 'zod/mini'
-import type { Runtime } from '../../../composition'
 import { programView } from '../../../core/admin'
-import { adminRoute, manageJson, programIdOf, programResource } from '../../manage-admin'
-import type { JsonEvent } from '../../middleware'
-
-type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
+import { OFFER_SETTINGS_FIELDS } from '../../../domain/offer-settings'
+import { bodyOfFields } from '../../body-shape'
+import { adminBodyRoute, manageJson, programIdOf, programResource } from '../../manage-admin'
 
 /**
  * The terms may be 20,000 characters of 4-byte UTF-8 and the description 2,000: the body's limit
@@ -13,21 +9,8 @@ type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestC
  */
 export const OFFER_SETTINGS_BODY_MAX_BYTES = 128 * 1024
 
-/** The body's shape (an object, no unknown field); the values' rules are offer-settings.ts's. */
-export const OfferSettingsBody = z.strictObject(
-  {
-    offerDays: z.optional(z.unknown()),
-    minAge: z.optional(z.unknown()),
-    countries: z.optional(z.unknown()),
-    description: z.optional(z.unknown()),
-    terms: z.optional(z.unknown()),
-    poolLowThreshold: z.optional(z.unknown()),
-  },
-  {
-    error: (issue) =>
-      issue.code === 'invalid_type' ? 'The body must be a JSON object' : undefined,
-  },
-)
+/** The body's shape; the values' rules are domain/offer-settings.ts's. */
+export const OfferSettingsBody = bodyOfFields(...OFFER_SETTINGS_FIELDS)
 
 /**
  * `PATCH /manage/issuers/{issuerId}/programs/{programId}/offer-settings` (admin)
@@ -37,16 +20,14 @@ export const OfferSettingsBody = z.strictObject(
  * their next version (recipients accept a version). Audited `program.offer_settings`. A wrong
  * value is `400 validation_failed` naming each field, and writes nothing.
  */
-export const makeProgramOfferSettingsHandler = (runtime: Runtime) =>
-  adminRoute<Event>(
-    runtime,
-    'ProgramOfferSettings',
-    async (request, admin) => {
-      const body = OfferSettingsBody.parse(request.event.body)
-      const program = await admin.setOfferSettings(programIdOf(request.event), body, {
-        issuerId: request.membership?.issuerId,
-      })
-      return manageJson(200, programResource(programView(program)))
-    },
-    { jsonBodyMaxBytes: OFFER_SETTINGS_BODY_MAX_BYTES },
-  )
+export const makeProgramOfferSettingsHandler = adminBodyRoute(
+  'ProgramOfferSettings',
+  OfferSettingsBody,
+  async (request, admin, body) => {
+    const program = await admin.setOfferSettings(programIdOf(request.event), body, {
+      issuerId: request.membership?.issuerId,
+    })
+    return manageJson(200, programResource(programView(program)))
+  },
+  OFFER_SETTINGS_BODY_MAX_BYTES,
+)

@@ -1,0 +1,21 @@
+// zod/mini, as the grant API: the same validation at a fraction of the bundle.
+import * as z from 'zod/mini'
+
+/** The shape checks every management body shares (manage-bodies.ts, the offer settings). */
+
+// Only for a wrong type: other issues of an object (unknown keys) keep their own messages.
+export const notAnObject = (issue: { code: string }) =>
+  issue.code === 'invalid_type' ? 'The body must be a JSON object' : undefined
+
+/**
+ * A body of these fields, each optional and of any type: only its shape (an object, no field it
+ * does not know) is checked here; the values' rules are the use case's, which names each field.
+ */
+export const bodyOfFields = <const K extends string>(...fields: K[]) =>
+  z.strictObject(
+    Object.fromEntries(fields.map((field) => [field, z.optional(z.unknown())])) as Record<
+      K,
+      z.ZodMiniOptional<z.ZodMiniUnknown>
+    >,
+    { error: notAnObject },
+  )
