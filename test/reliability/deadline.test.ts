@@ -7,6 +7,7 @@ import { makeGetGrantHandler } from '../../functions/http/routes/get-grant.route
 import { makeGrantTokensHandler } from '../../functions/http/routes/grant-tokens.route'
 import { BUDGET, DYNAMODB_TIMEOUTS } from '../../functions/runtime/deadline'
 import { grantTokensDeps } from '../../functions/wiring/grant-tokens.deps'
+import { getGrantDeps } from '../../functions/wiring/integrator-reads.deps'
 import { newIssuer, programState } from '../support/api'
 import { config } from '../support/runtime'
 import { VirtualTime } from '../support/virtual-time'
@@ -269,7 +270,7 @@ describe.each([
     ])
     try {
       const grant = makeGrantTokensHandler(grantTokensDeps(runtimeFor(grantPeer.endpoint)))
-      const read = makeGetGrantHandler(runtimeFor(readPeer.endpoint))
+      const read = makeGetGrantHandler(getGrantDeps(runtimeFor(readPeer.endpoint)))
       const start = Date.now()
       const [granted, fetched] = await time.until(
         Promise.all([
