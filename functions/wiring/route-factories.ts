@@ -27,15 +27,15 @@ export const ROUTE_FACTORIES = {
   ),
   GetGrant: wired(
     async () => (await import('../http/routes/get-grant.route')).makeGetGrantHandler,
-    async () => (await import('./integrator-reads.deps')).getGrantDeps,
+    async () => (await import('./get-grant.deps')).getGrantDeps,
   ),
   GetProgramByKey: wired(
     async () => (await import('../http/routes/get-program.route')).makeGetProgramHandler,
-    async () => (await import('./integrator-reads.deps')).getProgramDeps,
+    async () => (await import('./get-program.deps')).getProgramDeps,
   ),
   ListGrantsByKey: wired(
     async () => (await import('../http/routes/list-grants.route')).makeListGrantsHandler,
-    async () => (await import('./integrator-reads.deps')).listGrantsDeps,
+    async () => (await import('./list-grants.deps')).listGrantsDeps,
   ),
   CancelGrantByKey: wired(
     async () => (await import('../http/routes/cancel-grant.route')).makeCancelGrantHandler,
