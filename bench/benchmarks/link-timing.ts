@@ -15,6 +15,7 @@ import { LINKS_ANSWER, RecipientLinksBody } from '../../functions/domain/recipie
 import { makeRecipientLinksHandler } from '../../functions/http/routes/recipient-links.route'
 import { recipientAnswer, recipientHandler } from '../../functions/http/routes/recipient-route'
 import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
+import { recipientLinksDeps } from '../../functions/wiring/recipient-links.deps'
 import { createLocalApi, type LambdaHandler } from '../../local/http-server'
 import { LocalQueue, localQueueSender } from '../../local/queue'
 import type { Benchmark } from '../support/benchmark'
@@ -62,7 +63,7 @@ export const benchmark: Benchmark = {
       return recipientAnswer(202, LINKS_ANSWER)
     })
     const servers = await Promise.all(
-      [makeRecipientLinksHandler(runtime), before].map(async (handler) => {
+      [makeRecipientLinksHandler(recipientLinksDeps(runtime)), before].map(async (handler) => {
         const server = createLocalApi(new Map([[ROUTE, handler as LambdaHandler]]))
         await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
         return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }

@@ -17,24 +17,20 @@ export type GetGrantInput = {
 const PROGRAM_ID = idPattern('program')
 const GRANT_ID = idPattern('grant')
 
-export const makeGetGrant = ({
-  store,
-  clock = Date.now,
-}: {
-  store: GrantStore
-  clock?: () => number
-}) => {
-  return async (input: GetGrantInput): Promise<GrantRecord> => {
+/** `GET /programs/{programId}/grants/{grantId}` for an integrator. */
+export const makeGetGrant =
+  (deps: { store: Pick<GrantStore, 'findGrantWithKey'>; clock: () => number }) =>
+  async (input: GetGrantInput): Promise<GrantRecord> => {
     const credential = readCredential(input.apiKey)
     const programId = input.programId ?? ''
     const grantId = input.grantId ?? ''
     if (!PROGRAM_ID.test(programId) || !GRANT_ID.test(grantId)) throw new GrantNotFound(grantId)
 
     // Key and grant in one round trip; the key's status is read fresh on every call.
-    const { key, grant } = await store.findGrantWithKey(credential.keyHash, grantId, {
+    const { key, grant } = await deps.store.findGrantWithKey(credential.keyHash, grantId, {
       signal: input.deadline?.signal,
     })
-    if (!keyAuthorizes(key, credential.mode, clock())) throw new InvalidApiKey()
+    if (!keyAuthorizes(key, credential.mode, deps.clock())) throw new InvalidApiKey()
     // Another issuer's grant, or one filed under another program, answers as a missing one.
     if (!ownedBy(grant, key.issuerId) || grant.programId !== programId) {
       throw new GrantNotFound(grantId)
@@ -42,4 +38,3 @@ export const makeGetGrant = ({
     if (grant.mode !== key.mode) throw new ModeMismatch(grant.mode, key.mode)
     return grant
   }
-}

@@ -1,4 +1,4 @@
-import { keyAuthorizes } from '../domain/api-key'
+import { type ApiKeyRecord, keyAuthorizes } from '../domain/api-key'
 import { InvalidApiKey, ProgramNotFound } from '../domain/errors'
 import { idPattern } from '../domain/ids'
 import { type ProgramRecord, programRefusal } from '../domain/program'
@@ -15,40 +15,41 @@ export type ProgramReadInput = {
   deadline?: Deadline
 }
 
+/** The key that asked and the program it may read. */
+export type ProgramAccessGranted = { key: ApiKeyRecord; program: ProgramRecord }
+
 /**
- * The integrator's program, with the same rules as the GET of a grant: the key is read fresh (a
- * revoked or expired key is refused on the very next call), another issuer's program answers
- * exactly like a missing one, and a key of the other mode is `403 mode_mismatch`. Key and program
- * come in one round trip.
+ * The integrator's door to a program, the same for every key route that names one (the GET of
+ * the program, the listing of its grants, a grant's life in core/integrator-grant-life.ts): the
+ * key is read fresh (a revoked or expired key is refused on the very next call), another issuer's
+ * program answers exactly like a missing one, and a key of the other mode is `403 mode_mismatch`.
+ * Key and program come in one round trip.
  */
-export const makeProgramReader = ({
-  store,
-  clock = Date.now,
-}: {
-  store: GrantReads
-  clock?: () => number
+export const makeProgramAccess = (deps: {
+  store: Pick<GrantReads, 'findProgramWithKey'>
+  clock: () => number
 }) => {
   /** `checks` run after the key's presence and format and before the database (400s). */
-  const read = async (
+  const access = async (
     input: ProgramReadInput,
     checks: (credential: Credential) => void = () => {},
     /** Sum `issued`/`remaining` over the program's shards (a second round trip); a listing need not. */
     totals = true,
-  ): Promise<ProgramRecord> => {
+  ): Promise<ProgramAccessGranted> => {
     const credential = readCredential(input.apiKey)
     checks(credential)
     const programId = input.programId ?? ''
     if (!PROGRAM_ID.test(programId)) throw new ProgramNotFound(programId)
-    const { key, program } = await store.findProgramWithKey(credential.keyHash, programId, {
+    const { key, program } = await deps.store.findProgramWithKey(credential.keyHash, programId, {
       signal: input.deadline?.signal,
       totals,
     })
-    if (!keyAuthorizes(key, credential.mode, clock())) throw new InvalidApiKey()
+    if (!keyAuthorizes(key, credential.mode, deps.clock())) throw new InvalidApiKey()
     const refusal = programRefusal(program, key, 'read')
     if (refusal) throw refusalError(refusal, programId)
-    return program as ProgramRecord
+    return { key, program: program as ProgramRecord }
   }
-  return read
+  return access
 }
 
-export type ProgramReader = ReturnType<typeof makeProgramReader>
+export type ProgramAccess = ReturnType<typeof makeProgramAccess>

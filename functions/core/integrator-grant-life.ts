@@ -1,19 +1,11 @@
-import { type ApiKeyRecord, keyAuthorizes } from '../domain/api-key'
-import { InvalidApiKey, ProgramNotFound, ValidationFailed } from '../domain/errors'
+import { ValidationFailed } from '../domain/errors'
 import type { GrantRecord } from '../domain/grant'
 import { EmailSchema } from '../domain/grant-request.schema'
-import { idPattern } from '../domain/ids'
-import { type ProgramRecord, programRefusal } from '../domain/program'
 import type { TestTransition } from '../domain/test-transition.schema'
-import type { Deadline } from '../runtime/deadline'
-import type { GrantReads } from '../stores/grants.store'
-import { readCredential } from './authenticator'
+import type { ProgramAccess, ProgramReadInput } from './get-program'
 import type { GrantLife, RecipientBalance } from './grant-life'
-import { refusalError } from './program-refusal'
 
-const PROGRAM_ID = idPattern('program')
-
-type KeyInput = { apiKey: string | undefined; programId: string | undefined; deadline?: Deadline }
+type KeyInput = ProgramReadInput
 
 /**
  * The integrator's doors to a grant's life (core/grant-life.ts): cancel, the TEST-only move and a
@@ -23,33 +15,15 @@ type KeyInput = { apiKey: string | undefined; programId: string | undefined; dea
  * and this program's, or it answers as a missing one (404 grant_not_found).
  */
 export const makeIntegratorGrantLife = ({
-  reads,
+  access,
   life,
-  clock = Date.now,
 }: {
-  reads: Pick<GrantReads, 'findProgramWithKey'>
+  access: ProgramAccess
   life: Pick<GrantLife, 'cancel' | 'testMove' | 'balance'>
-  clock?: () => number
 }) => {
-  /** `checks` run after the key's presence and format and before the database (400s). */
-  const authorize = async (
-    input: KeyInput,
-    checks: () => void = () => {},
-  ): Promise<{ key: ApiKeyRecord; program: ProgramRecord }> => {
-    const credential = readCredential(input.apiKey)
-    checks()
-    const programId = input.programId ?? ''
-    if (!PROGRAM_ID.test(programId)) throw new ProgramNotFound(programId)
-    // The program's head only: none of these needs its counters.
-    const { key, program } = await reads.findProgramWithKey(credential.keyHash, programId, {
-      signal: input.deadline?.signal,
-      totals: false,
-    })
-    if (!keyAuthorizes(key, credential.mode, clock())) throw new InvalidApiKey()
-    const refusal = programRefusal(program, key, 'read')
-    if (refusal) throw refusalError(refusal, programId)
-    return { key, program: program as ProgramRecord }
-  }
+  // `checks` run after the key's presence and format, before the database (400s). The
+  // program's head only: none of these needs its counters.
+  const authorize = (input: KeyInput, checks?: () => void) => access(input, checks, false)
 
   return {
     /** Idempotent: a canceled grant answers as it is; accepted is 409 grant_accepted. */

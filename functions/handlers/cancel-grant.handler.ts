@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../composition'
 import { makeCancelGrantHandler } from '../http/routes/cancel-grant.route'
+import { integratorLifeDeps } from '../wiring/integrator-life.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeCancelGrantHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's use case are built once, at cold start. */
+export const handler = makeCancelGrantHandler(integratorLifeDeps(runtimeFrom(process.env)))

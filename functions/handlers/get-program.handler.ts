@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../composition'
 import { makeGetProgramHandler } from '../http/routes/get-program.route'
+import { getProgramDeps } from '../wiring/get-program.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeGetProgramHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's use case are built once, at cold start. */
+export const handler = makeGetProgramHandler(getProgramDeps(runtimeFrom(process.env)))

@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../composition'
 import { makeRecipientAcceptHandler } from '../http/routes/recipient-accept.route'
+import { recipientDeps } from '../wiring/recipient.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeRecipientAcceptHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's use case are built once, at cold start. */
+export const handler = makeRecipientAcceptHandler(recipientDeps(runtimeFrom(process.env)))

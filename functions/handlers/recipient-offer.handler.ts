@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../composition'
 import { makeRecipientOfferHandler } from '../http/routes/recipient-offer.route'
+import { recipientDeps } from '../wiring/recipient.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeRecipientOfferHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's use case are built once, at cold start. */
+export const handler = makeRecipientOfferHandler(recipientDeps(runtimeFrom(process.env)))

@@ -28,27 +28,53 @@ export const ROUTE_FACTORIES = {
     async () => (await import('../http/routes/grant-tokens.route')).makeGrantTokensHandler,
     async () => (await import('./grant-tokens.deps')).grantTokensDeps,
   ),
-  GetGrant: () => import('../http/routes/get-grant.route').then((m) => m.makeGetGrantHandler),
-  GetProgramByKey: () =>
-    import('../http/routes/get-program.route').then((m) => m.makeGetProgramHandler),
-  ListGrantsByKey: () =>
-    import('../http/routes/list-grants.route').then((m) => m.makeListGrantsHandler),
-  CancelGrantByKey: () =>
-    import('../http/routes/cancel-grant.route').then((m) => m.makeCancelGrantHandler),
-  TestTransitionByKey: () =>
-    import('../http/routes/test-transition.route').then((m) => m.makeTestTransitionHandler),
-  RecipientBalanceByKey: () =>
-    import('../http/routes/recipient-balance.route').then((m) => m.makeRecipientBalanceHandler),
-  RecipientOffer: () =>
-    import('../http/routes/recipient-offer.route').then((m) => m.makeRecipientOfferHandler),
-  RecipientIdentify: () =>
-    import('../http/routes/recipient-identify.route').then((m) => m.makeRecipientIdentifyHandler),
-  RecipientAccept: () =>
-    import('../http/routes/recipient-accept.route').then((m) => m.makeRecipientAcceptHandler),
-  RecipientDecline: () =>
-    import('../http/routes/recipient-decline.route').then((m) => m.makeRecipientDeclineHandler),
-  RecipientLinks: () =>
-    import('../http/routes/recipient-links.route').then((m) => m.makeRecipientLinksHandler),
+  GetGrant: wired(
+    async () => (await import('../http/routes/get-grant.route')).makeGetGrantHandler,
+    async () => (await import('./get-grant.deps')).getGrantDeps,
+  ),
+  GetProgramByKey: wired(
+    async () => (await import('../http/routes/get-program.route')).makeGetProgramHandler,
+    async () => (await import('./get-program.deps')).getProgramDeps,
+  ),
+  ListGrantsByKey: wired(
+    async () => (await import('../http/routes/list-grants.route')).makeListGrantsHandler,
+    async () => (await import('./list-grants.deps')).listGrantsDeps,
+  ),
+  CancelGrantByKey: wired(
+    async () => (await import('../http/routes/cancel-grant.route')).makeCancelGrantHandler,
+    async () => (await import('./integrator-life.deps')).integratorLifeDeps,
+  ),
+  TestTransitionByKey: wired(
+    async () => (await import('../http/routes/test-transition.route')).makeTestTransitionHandler,
+    async () => (await import('./integrator-life.deps')).integratorLifeDeps,
+  ),
+  RecipientBalanceByKey: wired(
+    async () =>
+      (await import('../http/routes/recipient-balance.route')).makeRecipientBalanceHandler,
+    async () => (await import('./integrator-life.deps')).integratorLifeDeps,
+  ),
+  RecipientOffer: wired(
+    async () => (await import('../http/routes/recipient-offer.route')).makeRecipientOfferHandler,
+    async () => (await import('./recipient.deps')).recipientDeps,
+  ),
+  RecipientIdentify: wired(
+    async () =>
+      (await import('../http/routes/recipient-identify.route')).makeRecipientIdentifyHandler,
+    async () => (await import('./recipient.deps')).recipientDeps,
+  ),
+  RecipientAccept: wired(
+    async () => (await import('../http/routes/recipient-accept.route')).makeRecipientAcceptHandler,
+    async () => (await import('./recipient.deps')).recipientDeps,
+  ),
+  RecipientDecline: wired(
+    async () =>
+      (await import('../http/routes/recipient-decline.route')).makeRecipientDeclineHandler,
+    async () => (await import('./recipient.deps')).recipientDeps,
+  ),
+  RecipientLinks: wired(
+    async () => (await import('../http/routes/recipient-links.route')).makeRecipientLinksHandler,
+    async () => (await import('./recipient-links.deps')).recipientLinksDeps,
+  ),
   NotFound: () => import('../http/routes/not-found.route').then((m) => m.makeNotFoundHandler),
   ManageMe: wired(
     async () => (await import('../http/routes/manage/me.route')).makeMeHandler,

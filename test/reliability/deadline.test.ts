@@ -6,6 +6,7 @@ import { httpHandler } from '../../functions/http/http-handler'
 import { makeGetGrantHandler } from '../../functions/http/routes/get-grant.route'
 import { makeGrantTokensHandler } from '../../functions/http/routes/grant-tokens.route'
 import { BUDGET, DYNAMODB_TIMEOUTS } from '../../functions/runtime/deadline'
+import { getGrantDeps } from '../../functions/wiring/get-grant.deps'
 import { grantTokensDeps } from '../../functions/wiring/grant-tokens.deps'
 import { newIssuer, programState } from '../support/api'
 import { config } from '../support/runtime'
@@ -269,7 +270,7 @@ describe.each([
     ])
     try {
       const grant = makeGrantTokensHandler(grantTokensDeps(runtimeFor(grantPeer.endpoint)))
-      const read = makeGetGrantHandler(runtimeFor(readPeer.endpoint))
+      const read = makeGetGrantHandler(getGrantDeps(runtimeFor(readPeer.endpoint)))
       const start = Date.now()
       const [granted, fetched] = await time.until(
         Promise.all([

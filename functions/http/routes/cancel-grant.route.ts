@@ -1,7 +1,6 @@
-import type { Runtime } from '../../composition'
 import { toGrantDetail } from '../grant-life-resource'
-import { httpHandler, json } from '../http-handler'
-import { integratorLife } from './integrator-life'
+import type { IntegratorLifeRouteDeps } from './integrator-life'
+import { integratorRoute } from './integrator-route'
 
 /**
  * `POST /programs/{programId}/grants/{grantId}/cancel` with `x-api-key`: cancels a reserved or
@@ -9,19 +8,5 @@ import { integratorLife } from './integrator-life'
  * a canceled grant: the same 200, nothing written. Accepted: 409 grant_accepted; rejected or
  * expired: 409 grant_state_conflict. No body is read.
  */
-export const makeCancelGrantHandler = (runtime: Runtime) => {
-  const life = integratorLife(runtime)
-  return httpHandler(async (event, deadline) =>
-    json(
-      200,
-      toGrantDetail(
-        await life.cancel({
-          apiKey: event.headers['x-api-key'],
-          programId: event.pathParameters?.programId,
-          grantId: event.pathParameters?.grantId,
-          deadline,
-        }),
-      ),
-    ),
-  )
-}
+export const makeCancelGrantHandler = ({ life }: IntegratorLifeRouteDeps) =>
+  integratorRoute((request) => life.cancel(request), toGrantDetail)

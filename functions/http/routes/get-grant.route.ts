@@ -1,28 +1,10 @@
-import type { Runtime } from '../../composition'
-import { makeGetGrant } from '../../core/get-grant'
-import { DynamoDbGrantStore } from '../../stores/grants.dynamodb'
+import type { makeGetGrant } from '../../core/get-grant'
 import { toGrantDetail } from '../grant-life-resource'
-import { httpHandler, json } from '../http-handler'
+import { integratorRoute } from './integrator-route'
 
-/** The route's handler over any document client (tests hand it one that points at a dead socket). */
-export const makeGetGrantHandler = (runtime: Runtime) => {
-  const client = runtime.documentClient
-  const { tables } = runtime.config
-  const getGrant = makeGetGrant({
-    store: new DynamoDbGrantStore(client, tables),
-    clock: () => runtime.clock.now(),
-  })
-  return httpHandler(async (event, deadline) =>
-    json(
-      200,
-      toGrantDetail(
-        await getGrant({
-          apiKey: event.headers['x-api-key'],
-          programId: event.pathParameters?.programId,
-          grantId: event.pathParameters?.grantId,
-          deadline,
-        }),
-      ),
-    ),
-  )
-}
+/** What the route needs: the use case, built by the composition root (functions/wiring/). */
+export type GetGrantRouteDeps = { readonly getGrant: ReturnType<typeof makeGetGrant> }
+
+/** `GET /programs/{programId}/grants/{grantId}` with `x-api-key`: the grant with its history. */
+export const makeGetGrantHandler = ({ getGrant }: GetGrantRouteDeps) =>
+  integratorRoute(getGrant, toGrantDetail)

@@ -1,21 +1,9 @@
-import type { Runtime } from '../../composition'
-import { makeGrantLife } from '../../core/grant-life'
-import { makeIntegratorGrantLife } from '../../core/integrator-grant-life'
-import { DynamoDbGrantLifeStore } from '../../stores/grant-life.dynamodb'
-import { DynamoDbGrantReads } from '../../stores/grants.reads.dynamodb'
+import type { makeIntegratorGrantLife } from '../../core/integrator-grant-life'
 
 /**
- * What the integrator's grant-life routes (cancel, test-transition, balance) share: the key and
- * program check of the reads, over the grant's life, both on the runtime's client and clock.
+ * What the integrator's grant-life routes (cancel, test-transition, balance) need: the grant's
+ * life behind the key and program check of the reads, built by the composition root.
  */
-export const integratorLife = (runtime: Runtime) => {
-  const clock = () => runtime.clock.now()
-  return makeIntegratorGrantLife({
-    reads: new DynamoDbGrantReads(runtime.documentClient, runtime.config.tables),
-    life: makeGrantLife({
-      store: new DynamoDbGrantLifeStore(runtime.documentClient, runtime.config.tables),
-      clock,
-    }),
-    clock,
-  })
+export type IntegratorLifeRouteDeps = {
+  readonly life: ReturnType<typeof makeIntegratorGrantLife>
 }

@@ -1,27 +1,15 @@
-import type { Runtime } from '../../composition'
 import { toBalanceResource } from '../balance-resource'
-import { httpHandler, json } from '../http-handler'
-import { integratorLife } from './integrator-life'
+import type { IntegratorLifeRouteDeps } from './integrator-life'
+import { integratorRoute } from './integrator-route'
 
 /**
  * `GET /programs/{programId}/recipients/{email}/balance` with `x-api-key`: the recipient's shares
  * in the program (balance-resource.ts: the reference product's shape and ours). The address is
  * URL-encoded in the path and arrives decoded; access logs carry the route key, never the path.
  */
-export const makeRecipientBalanceHandler = (runtime: Runtime) => {
-  const life = integratorLife(runtime)
-  return httpHandler(async (event, deadline) =>
-    json(
-      200,
-      toBalanceResource(
-        await life.balance({
-          apiKey: event.headers['x-api-key'],
-          programId: event.pathParameters?.programId,
-          email: event.pathParameters?.email,
-          deadline,
-        }),
-      ),
-      { 'cache-control': 'no-store' },
-    ),
+export const makeRecipientBalanceHandler = ({ life }: IntegratorLifeRouteDeps) =>
+  integratorRoute(
+    (request, event) => life.balance({ ...request, email: event.pathParameters?.email }),
+    toBalanceResource,
+    { headers: { 'cache-control': 'no-store' } },
   )
-}

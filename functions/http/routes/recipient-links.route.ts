@@ -1,9 +1,14 @@
-import { queueOf, type Runtime } from '../../composition'
 import type { LinkRequestMessage } from '../../consumers'
 import { ServiceUnavailable } from '../../domain/errors'
 import { LINKS_ANSWER, RecipientLinksBody } from '../../domain/recipient-request.schema'
-import { QueueRefused, sendAll } from '../../runtime/queue-sender'
+import { QueueRefused, type QueueSender, sendAll } from '../../runtime/queue-sender'
 import { recipientAnswer, recipientHandler } from './recipient-route'
+
+export type RecipientLinksRouteDeps = {
+  /** The OfferMail queue (functions/routes.ts `sends`), built by the composition root. */
+  readonly offerMail: QueueSender
+  readonly clock: () => number
+}
 
 /**
  * `POST /recipient/links {email}`: "send me a new link". Always 202 with the same body, whether
@@ -12,15 +17,15 @@ import { recipientAnswer, recipientHandler } from './recipient-route'
  * handed to the OfferMail queue as it is, and the mailer reads the address's grants, counts its
  * limit and asks for the mail (core/grant-life.ts requestLink), after the answer is written.
  */
-export const makeRecipientLinksHandler = (runtime: Runtime) =>
+export const makeRecipientLinksHandler = ({ offerMail, clock }: RecipientLinksRouteDeps) =>
   recipientHandler(RecipientLinksBody, async ({ email }) => {
     const message: LinkRequestMessage = {
       kind: 'link-request',
       email,
-      at: new Date(runtime.clock.now()).toISOString(),
+      at: new Date(clock()).toISOString(),
     }
     try {
-      await sendAll(queueOf(runtime, 'OfferMail'), [{ id: '0', body: JSON.stringify(message) }])
+      await sendAll(offerMail, [{ id: '0', body: JSON.stringify(message) }])
     } catch (error) {
       if (error instanceof QueueRefused) throw new ServiceUnavailable({ cause: error })
       throw error

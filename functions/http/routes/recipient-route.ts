@@ -1,23 +1,20 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
-import type { Runtime } from '../../composition'
-import { makeGrantLife } from '../../core/grant-life'
+import type { GrantLife } from '../../core/grant-life'
 import { RECIPIENT_BODY_MAX_BYTES } from '../../domain/recipient-request.schema'
-import { DynamoDbGrantLifeStore } from '../../stores/grant-life.dynamodb'
 import { httpHandler, json } from '../http-handler'
 import type { JsonEvent } from '../middleware'
 
 /**
  * What the recipient's public routes (`POST /recipient/...`, auth `function`: no key, no sign-in)
- * share: the grant's life over the runtime's client and clock, and a handler that checks the JSON
+ * share: the grant's life and a clock (built by the composition root), and a handler that checks the JSON
  * body before the use case runs (a 400 `validation_failed` names each field, and writes nothing).
  * The link token travels in the body, never in a URL, so it reaches no access log; answers are
  * `no-store` (they hold the recipient's own grants).
  */
-export const recipientLife = (runtime: Runtime) =>
-  makeGrantLife({
-    store: new DynamoDbGrantLifeStore(runtime.documentClient, runtime.config.tables),
-    clock: () => runtime.clock.now(),
-  })
+export type RecipientRouteDeps = {
+  readonly life: Pick<GrantLife, 'view' | 'identify' | 'accept' | 'decline'>
+  readonly clock: () => number
+}
 
 export const NO_STORE = { 'cache-control': 'no-store' } as const
 

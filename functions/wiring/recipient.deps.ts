@@ -1,0 +1,16 @@
+import type { Runtime } from '../composition'
+import { makeGrantLife } from '../core/grant-life'
+import type { RecipientRouteDeps } from '../http/routes/recipient-route'
+import { DynamoDbGrantLifeStore } from '../stores/grant-life.dynamodb'
+
+/** The recipient's link routes (offer, identify, accept, decline): the grant's life and the clock. */
+export const recipientDeps = (runtime: Runtime): RecipientRouteDeps => {
+  const clock = () => runtime.clock.now()
+  return {
+    life: makeGrantLife({
+      store: new DynamoDbGrantLifeStore(runtime.documentClient, runtime.config.tables),
+      clock,
+    }),
+    clock,
+  }
+}
