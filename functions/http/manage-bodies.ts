@@ -9,11 +9,11 @@ import * as z from 'zod/mini'
  */
 
 // "is required" for an absent field, "must be a ..." for a present one of the wrong type.
-const expected = (field: string, what: string) => (issue: { input?: unknown }) =>
+export const expected = (field: string, what: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? `${field} is required` : `${field} must be ${what}`
 
 // Only for a wrong type: other issues of an object (unknown keys) keep their own messages.
-const notAnObject = (issue: { code: string }) =>
+export const notAnObject = (issue: { code: string }) =>
   issue.code === 'invalid_type' ? 'The body must be a JSON object' : undefined
 
 const text = (field: string) => z.string({ error: expected(field, 'a string') })

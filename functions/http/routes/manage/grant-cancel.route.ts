@@ -1,5 +1,9 @@
-import type { Runtime } from '../../../composition'
-import { grantAnswer, grantLifeRoute } from '../../manage-grant-life'
+import {
+  type GrantLifeRouteDeps,
+  grantAnswer,
+  grantChangeOf,
+  grantRoute,
+} from '../../manage-grant-life'
 
 /**
  * `POST /manage/issuers/{issuerId}/grants/{grantId}/cancel` (admin): cancels a reserved or offered
@@ -7,14 +11,7 @@ import { grantAnswer, grantLifeRoute } from '../../manage-grant-life'
  * one transaction. A canceled grant answers as it is (idempotent, nothing written); an accepted
  * one `409 grant_accepted`, a rejected or expired one `409 grant_state_conflict`.
  */
-export const makeManageCancelGrantHandler = (runtime: Runtime) =>
-  grantLifeRoute(runtime, 'ManageCancelGrant', async (request, life) =>
-    grantAnswer(
-      await life.cancel({
-        grantId: request.grantId,
-        issuerId: request.issuerId,
-        actor: request.actor,
-        audit: { requestId: request.requestId },
-      }),
-    ),
+export const makeManageCancelGrantHandler = ({ life, ...deps }: GrantLifeRouteDeps) =>
+  grantRoute(deps, 'ManageCancelGrant', async (request) =>
+    grantAnswer(await life.cancel(grantChangeOf(request))),
   )
