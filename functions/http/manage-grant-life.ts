@@ -4,6 +4,7 @@ import type {
 } from 'aws-lambda'
 import type { GrantLife } from '../core/grant-life'
 import { GrantNotFound } from '../domain/errors'
+import type { GrantRecord } from '../domain/grant'
 import type { GrantActor } from '../domain/grant-lifecycle'
 import { toManagedGrant } from './grant-view'
 import {
@@ -74,13 +75,27 @@ export const grantRoute = <E extends ManageEvent = APIGatewayProxyEventV2WithJWT
     options,
   )
 
-/** Who changes which grant, as every change of the grant's life takes it, with its audit entry. */
+/** Who changes which grant, with its audit entry: the input of every change of the grant's life. */
 export const grantChangeOf = (request: GrantLifeRequest<unknown>) => ({
   grantId: request.grantId,
   issuerId: request.issuerId,
   actor: request.actor,
   audit: { requestId: request.requestId },
 })
+
+/** Who changes which grant, as every change of the grant's life takes it. */
+type GrantChange = ReturnType<typeof grantChangeOf>
+
+/**
+ * A route that makes one change of the grant's life (cancel, resend) and answers with the grant
+ * as it is after it.
+ */
+export const grantChangeRoute =
+  (routeId: string, change: (life: GrantLife, input: GrantChange) => Promise<GrantRecord>) =>
+  ({ life, ...deps }: GrantLifeRouteDeps) =>
+    grantRoute(deps, routeId, async (request) =>
+      grantAnswer(await change(life, grantChangeOf(request))),
+    )
 
 /** The grant as the management API shows it, with its timeline. */
 export const grantAnswer = (grant: Parameters<typeof toManagedGrant>[0]) =>

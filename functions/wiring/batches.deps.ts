@@ -27,6 +27,9 @@ const batchRowsQueue = (runtime: Runtime, queue: QueueSender | undefined): Queue
 
 const clockOf = (runtime: Runtime) => () => runtime.clock.now()
 
+/** What the routes that show a batch share: the role check, and the clock its status is read at. */
+const batchViewDeps = (runtime: Runtime) => ({ ...manageDeps(runtime), clock: clockOf(runtime) })
+
 /** CreateGrantBatchUpload: whose the program is, and the upload store (S3 built on first use). */
 export const batchUploadDeps = (runtime: Runtime): BatchUploadDeps => ({
   ...manageDeps(runtime),
@@ -50,16 +53,14 @@ export const createGrantBatchDeps = (
 
 /** GetGrantBatch: the batch and its chunks. */
 export const getGrantBatchDeps = (runtime: Runtime): GetGrantBatchDeps => ({
-  ...manageDeps(runtime),
+  ...batchViewDeps(runtime),
   batches: new DynamoDbBatchStore(runtime.documentClient, runtime.config.tables),
-  clock: clockOf(runtime),
 })
 
 /** ListGrantBatches: the program's batches, newest first. */
 export const listGrantBatchesDeps = (runtime: Runtime): ListGrantBatchesDeps => ({
-  ...manageDeps(runtime),
+  ...batchViewDeps(runtime),
   listing: new DynamoDbBatchListing(runtime.documentClient, runtime.config.tables),
-  clock: clockOf(runtime),
 })
 
 /** CancelGrantBatch: the cancel's use case (a stalled batch's chunks go to the queue again). */
@@ -68,14 +69,14 @@ export const cancelGrantBatchDeps = (
   options: Pick<BatchDepsOptions, 'queue'> = {},
 ): CancelGrantBatchDeps => {
   const { documentClient: client, config } = runtime
+  const view = batchViewDeps(runtime)
   return {
-    ...manageDeps(runtime),
+    ...view,
     cancel: makeBatchCancel({
       listing: new DynamoDbBatchListing(client, config.tables),
       batches: new DynamoDbBatchStore(client, config.tables),
       queue: batchRowsQueue(runtime, options.queue),
-      clock: clockOf(runtime),
+      clock: view.clock,
     }),
-    clock: clockOf(runtime),
   }
 }

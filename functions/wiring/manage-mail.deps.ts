@@ -5,17 +5,13 @@ import { DynamoDbInboxStore } from '../stores/inbox.dynamodb'
 import { DynamoDbOfferPreviewReader } from '../stores/offer-preview.dynamodb'
 import { manageDeps } from './manage.deps'
 
-/** The management routes over the offer e-mail: the TEST inbox and the preview. */
-
-/** ListInbox: the issuer's TEST inbox. */
-export const listInboxDeps = (runtime: Runtime): ListInboxDeps => ({
+/**
+ * The management routes over the offer e-mail, one builder for both: ListInbox (the issuer's TEST
+ * inbox) and OfferPreview (the program and issuer's name it renders, and where its link points).
+ */
+export const manageMailDeps = (runtime: Runtime): ListInboxDeps & OfferPreviewDeps => ({
   ...manageDeps(runtime),
   inbox: new DynamoDbInboxStore(runtime.documentClient, runtime.config.tables),
-})
-
-/** OfferPreview: the program and issuer's name it renders, and where its link points. */
-export const offerPreviewDeps = (runtime: Runtime): OfferPreviewDeps => ({
-  ...manageDeps(runtime),
   previews: new DynamoDbOfferPreviewReader(runtime.documentClient, runtime.config.tables),
   recipientOrigin: runtime.config.mail.recipientOrigin,
   clock: () => runtime.clock.now(),

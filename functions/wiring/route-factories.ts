@@ -144,11 +144,11 @@ export const ROUTE_FACTORIES = {
     ),
   ListInbox: wired(
     async () => (await import('../http/routes/manage/inbox-list.route')).makeListInboxHandler,
-    async () => (await import('./manage-mail.deps')).listInboxDeps,
+    async () => (await import('./manage-mail.deps')).manageMailDeps,
   ),
   OfferPreview: wired(
     async () => (await import('../http/routes/manage/offer-preview.route')).makeOfferPreviewHandler,
-    async () => (await import('./manage-mail.deps')).offerPreviewDeps,
+    async () => (await import('./manage-mail.deps')).manageMailDeps,
   ),
   ListWebhookEndpoints: () =>
     import('../http/routes/manage/webhook-endpoints-list.route').then(

@@ -1,9 +1,4 @@
-import {
-  type GrantLifeRouteDeps,
-  grantAnswer,
-  grantChangeOf,
-  grantRoute,
-} from '../../manage-grant-life'
+import { grantChangeRoute } from '../../manage-grant-life'
 
 /**
  * `POST /manage/issuers/{issuerId}/grants/{grantId}/cancel` (admin): cancels a reserved or offered
@@ -11,7 +6,6 @@ import {
  * one transaction. A canceled grant answers as it is (idempotent, nothing written); an accepted
  * one `409 grant_accepted`, a rejected or expired one `409 grant_state_conflict`.
  */
-export const makeManageCancelGrantHandler = ({ life, ...deps }: GrantLifeRouteDeps) =>
-  grantRoute(deps, 'ManageCancelGrant', async (request) =>
-    grantAnswer(await life.cancel(grantChangeOf(request))),
-  )
+export const makeManageCancelGrantHandler = grantChangeRoute('ManageCancelGrant', (life, input) =>
+  life.cancel(input),
+)

@@ -1,9 +1,4 @@
-import {
-  type GrantLifeRouteDeps,
-  grantAnswer,
-  grantChangeOf,
-  grantRoute,
-} from '../../manage-grant-life'
+import { grantChangeRoute } from '../../manage-grant-life'
 
 /**
  * `POST /manage/issuers/{issuerId}/grants/{grantId}/resend` (admin): asks for the offer e-mail
@@ -11,7 +6,6 @@ import {
  * At most once per 10 minutes per grant (`429 resend_too_soon`, Retry-After); a grant no longer
  * open answers 409 (`grant_accepted`, `grant_state_conflict`).
  */
-export const makeManageResendOfferHandler = ({ life, ...deps }: GrantLifeRouteDeps) =>
-  grantRoute(deps, 'ManageResendOffer', async (request) =>
-    grantAnswer(await life.resend(grantChangeOf(request))),
-  )
+export const makeManageResendOfferHandler = grantChangeRoute('ManageResendOffer', (life, input) =>
+  life.resend(input),
+)
