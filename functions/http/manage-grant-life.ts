@@ -83,7 +83,6 @@ export const grantChangeOf = (request: GrantLifeRequest<unknown>) => ({
   audit: { requestId: request.requestId },
 })
 
-/** Who changes which grant, as every change of the grant's life takes it. */
 type GrantChange = ReturnType<typeof grantChangeOf>
 
 /**

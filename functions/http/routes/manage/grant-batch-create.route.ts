@@ -24,7 +24,7 @@ import type { BatchUploadDeps } from './grant-batch-upload.route'
 
 type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
 
-/** The upload route's (its program and its uploads) and the commit's use case (wiring/batches.deps.ts). */
+/** What the commit needs (wiring/batches.deps.ts): the upload route's deps and the commit's use case. */
 export type CreateGrantBatchDeps = BatchUploadDeps & {
   readonly commit: ReturnType<typeof makeBatchCommit>
 }
