@@ -10,6 +10,7 @@ import {
 } from '../domain/batch'
 import { BATCH_COLUMNS, RESULT_COLUMN_PREFIX } from '../domain/batch-rows'
 import { csvLine } from '../domain/csv'
+import { absentAsNull } from './absent-as-null'
 
 /**
  * How long a batch must have run before its rate is shown: rows are committed a chunk (up to 100
@@ -71,10 +72,7 @@ export const toBatchView = (batch: BatchRecord, now: number) => ({
   createdAt: batch.submittedAt,
   createdBy: batch.createdBy,
   updatedAt: batch.updatedAt,
-  startedAt: batch.startedAt ?? null,
-  finishedAt: batch.finishedAt ?? null,
-  cancelRequestedAt: batch.cancelRequestedAt ?? null,
-  canceledBy: batch.canceledBy ?? null,
+  ...absentAsNull(batch, ['startedAt', 'finishedAt', 'cancelRequestedAt', 'canceledBy']),
   counts: {
     total: batch.total,
     granted: batch.granted,

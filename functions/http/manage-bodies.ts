@@ -10,7 +10,7 @@ import { notAnObject } from './body-shape'
  */
 
 // "is required" for an absent field, "must be a ..." for a present one of the wrong type.
-const expected = (field: string, what: string) => (issue: { input?: unknown }) =>
+export const expected = (field: string, what: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? `${field} is required` : `${field} must be ${what}`
 
 const text = (field: string) => z.string({ error: expected(field, 'a string') })

@@ -2,24 +2,30 @@ import type {
   APIGatewayProxyEventV2WithJWTAuthorizer,
   APIGatewayProxyStructuredResultV2,
 } from 'aws-lambda'
-import type { Runtime } from '../composition'
-import { type GrantLife, makeGrantLife } from '../core/grant-life'
+import type { GrantLife } from '../core/grant-life'
 import { GrantNotFound } from '../domain/errors'
+import type { GrantRecord } from '../domain/grant'
 import type { GrantActor } from '../domain/grant-lifecycle'
-import { DynamoDbGrantLifeStore } from '../stores/grant-life.dynamodb'
-import { DynamoDbMembershipReader } from '../stores/memberships.dynamodb'
 import { toManagedGrant } from './grant-view'
-import { type ManageEvent, type ManageRequest, manageHandler } from './manage-handler'
+import {
+  type ManageDeps,
+  type ManageEvent,
+  type ManageRequest,
+  manageHandler,
+} from './manage-handler'
 import { manageJson } from './manage-http'
 
 /**
- * What the management routes over a grant's life share (cancel, resend, correct the address, the
- * grant's page): the membership and role check of the route (manageHandler), the grant id checked
- * before any read, the grant's life (functions/core/grant-life.ts) built once per function, and
- * the member as the actor of the change and of its audit entry.
+ * What the management routes over one grant share (its page, cancel, resend, correct the address):
+ * the membership and role check of the route (manageHandler), the grant id checked before any
+ * read, another issuer's grant answered as a missing one, and the member as the actor of the
+ * change and of its audit entry.
  */
 
 const GRANT_ID = /^gr_[0-9a-z]{26}$/
+
+/** What the routes that change a grant need: the grant's life (wiring/manage-grants.deps.ts). */
+export type GrantLifeRouteDeps = ManageDeps & { readonly life: GrantLife }
 
 /** The management API's wording of the same 404: no such grant in this issuer. */
 export const grantNotInIssuer = (grantId: string) => {
@@ -41,37 +47,26 @@ export type GrantLifeRequest<E> = ManageRequest<E> & {
   actor: Extract<GrantActor, { kind: 'person' }>
 }
 
-export const grantLifeRoute = <E extends ManageEvent = APIGatewayProxyEventV2WithJWTAuthorizer>(
-  runtime: Runtime,
+/** A management route over the path's grant of the member's issuer. */
+export const grantRoute = <E extends ManageEvent = APIGatewayProxyEventV2WithJWTAuthorizer>(
+  deps: ManageDeps,
   routeId: string,
-  handle: (
-    request: GrantLifeRequest<E>,
-    life: GrantLife,
-  ) => Promise<APIGatewayProxyStructuredResultV2>,
+  handle: (request: GrantLifeRequest<E>) => Promise<APIGatewayProxyStructuredResultV2>,
   options: { jsonBodyMaxBytes?: number } = {},
-) => {
-  const { documentClient, config, clock } = runtime
-  const memberships = new DynamoDbMembershipReader(documentClient, config.tables)
-  const life = makeGrantLife({
-    store: new DynamoDbGrantLifeStore(documentClient, config.tables),
-    clock: () => clock.now(),
-  })
-  return manageHandler<E>(
+) =>
+  manageHandler<E>(
     routeId,
-    { memberships },
+    deps,
     async (request) => {
       if (!request.membership || !request.actor) throw new Error(`${routeId} needs a member`)
       const grantId = grantIdOf(request.event)
       try {
-        return await handle(
-          {
-            ...request,
-            issuerId: request.membership.issuerId,
-            grantId,
-            actor: { kind: 'person', sub: request.actor.sub, email: request.actor.email },
-          },
-          life,
-        )
+        return await handle({
+          ...request,
+          issuerId: request.membership.issuerId,
+          grantId,
+          actor: { kind: 'person', sub: request.actor.sub, email: request.actor.email },
+        })
       } catch (error) {
         if (error instanceof GrantNotFound) throw grantNotInIssuer(grantId)
         throw error
@@ -79,7 +74,27 @@ export const grantLifeRoute = <E extends ManageEvent = APIGatewayProxyEventV2Wit
     },
     options,
   )
-}
+
+/** Who changes which grant, with its audit entry: the input of every change of the grant's life. */
+export const grantChangeOf = (request: GrantLifeRequest<unknown>) => ({
+  grantId: request.grantId,
+  issuerId: request.issuerId,
+  actor: request.actor,
+  audit: { requestId: request.requestId },
+})
+
+type GrantChange = ReturnType<typeof grantChangeOf>
+
+/**
+ * A route that makes one change of the grant's life (cancel, resend) and answers with the grant
+ * as it is after it.
+ */
+export const grantChangeRoute =
+  (routeId: string, change: (life: GrantLife, input: GrantChange) => Promise<GrantRecord>) =>
+  ({ life, ...deps }: GrantLifeRouteDeps) =>
+    grantRoute(deps, routeId, async (request) =>
+      grantAnswer(await change(life, grantChangeOf(request))),
+    )
 
 /** The grant as the management API shows it, with its timeline. */
 export const grantAnswer = (grant: Parameters<typeof toManagedGrant>[0]) =>

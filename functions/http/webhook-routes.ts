@@ -2,10 +2,10 @@ import type {
   APIGatewayProxyEventV2WithJWTAuthorizer,
   APIGatewayProxyStructuredResultV2,
 } from 'aws-lambda'
-import * as z from 'zod/mini'
 import type { WebhookCaller, WebhookEndpoints } from '../core/webhook-endpoints'
 import type { WebhookEndpointRecord } from '../domain/webhooks'
 import type { RouteId } from '../routes'
+import { bodyOfFields } from './body-shape'
 import {
   type ManageDeps,
   type ManageEvent,
@@ -28,22 +28,9 @@ export type WebhookRouteDeps = ManageDeps & {
   readonly clock: () => number
 }
 
-const notAnObject = (issue: { code: string }) =>
-  issue.code === 'invalid_type' ? 'The body must be a JSON object' : undefined
-
-/** A body's shape: an object of `fields` only, each of any value (the values' rules are the use cases'). */
-const bodyOf = <K extends string>(...fields: K[]) =>
-  z.strictObject(
-    Object.fromEntries(fields.map((field) => [field, z.optional(z.unknown())])) as Record<
-      K,
-      z.ZodMiniOptional<z.ZodMiniUnknown>
-    >,
-    { error: notAnObject },
-  )
-
-export const CreateEndpointBody = bodyOf('url', 'mode', 'kinds', 'description')
-export const UpdateEndpointBody = bodyOf('url', 'kinds', 'enabled', 'description')
-export const ReplaySinceBody = bodyOf('since')
+export const CreateEndpointBody = bodyOfFields('url', 'mode', 'kinds', 'description')
+export const UpdateEndpointBody = bodyOfFields('url', 'kinds', 'enabled', 'description')
+export const ReplaySinceBody = bodyOfFields('since')
 
 /** The management routes' JSON body limit (manage-admin.ts MANAGE_BODY_MAX_BYTES), without its imports. */
 export const WEBHOOK_BODY_MAX_BYTES = 16 * 1024

@@ -148,48 +148,75 @@ export const ROUTE_FACTORIES = {
       (await import('../http/routes/manage/resend-invitation.route')).makeResendInvitationHandler,
     async () => (await import('./member-invitations.deps')).memberInvitationsDeps,
   ),
-  ListGrants: () =>
-    import('../http/routes/manage/grants-list.route').then((m) => m.makeManageListGrantsHandler),
-  SendGrant: () =>
-    import('../http/routes/manage/grants-send.route').then((m) => m.makeSendGrantHandler),
-  CreateGrantBatch: () =>
-    import('../http/routes/manage/grant-batch-create.route').then(
-      (m) => m.makeCreateGrantBatchHandler,
-    ),
-  CreateGrantBatchUpload: () =>
-    import('../http/routes/manage/grant-batch-upload.route').then(
-      (m) => m.makeCreateGrantBatchUploadHandler,
-    ),
-  GetGrantBatch: () =>
-    import('../http/routes/manage/grant-batch-get.route').then((m) => m.makeGetGrantBatchHandler),
-  ListGrantBatches: () =>
-    import('../http/routes/manage/grant-batches-list.route').then(
-      (m) => m.makeListGrantBatchesHandler,
-    ),
-  CancelGrantBatch: () =>
-    import('../http/routes/manage/grant-batch-cancel.route').then(
-      (m) => m.makeCancelGrantBatchHandler,
-    ),
-  ManageGetGrant: () =>
-    import('../http/routes/manage/grant-get.route').then((m) => m.makeManageGetGrantHandler),
-  ManageCancelGrant: () =>
-    import('../http/routes/manage/grant-cancel.route').then((m) => m.makeManageCancelGrantHandler),
-  ManageResendOffer: () =>
-    import('../http/routes/manage/grant-resend.route').then((m) => m.makeManageResendOfferHandler),
-  ManageCorrectEmail: () =>
-    import('../http/routes/manage/grant-correct-email.route').then(
-      (m) => m.makeManageCorrectEmailHandler,
-    ),
+  ListGrants: wired(
+    async () =>
+      (await import('../http/routes/manage/grants-list.route')).makeManageListGrantsHandler,
+    async () => (await import('./manage-grants.deps')).manageListGrantsDeps,
+  ),
+  SendGrant: wired(
+    async () => (await import('../http/routes/manage/grants-send.route')).makeSendGrantHandler,
+    async () => (await import('./manage-grants.deps')).sendGrantDeps,
+  ),
+  CreateGrantBatch: wired(
+    async () =>
+      (await import('../http/routes/manage/grant-batch-create.route')).makeCreateGrantBatchHandler,
+    async () => (await import('./batches.deps')).createGrantBatchDeps,
+  ),
+  CreateGrantBatchUpload: wired(
+    async () =>
+      (await import('../http/routes/manage/grant-batch-upload.route'))
+        .makeCreateGrantBatchUploadHandler,
+    async () => (await import('./batches.deps')).batchUploadDeps,
+  ),
+  GetGrantBatch: wired(
+    async () =>
+      (await import('../http/routes/manage/grant-batch-get.route')).makeGetGrantBatchHandler,
+    async () => (await import('./batches.deps')).getGrantBatchDeps,
+  ),
+  ListGrantBatches: wired(
+    async () =>
+      (await import('../http/routes/manage/grant-batches-list.route')).makeListGrantBatchesHandler,
+    async () => (await import('./batches.deps')).listGrantBatchesDeps,
+  ),
+  CancelGrantBatch: wired(
+    async () =>
+      (await import('../http/routes/manage/grant-batch-cancel.route')).makeCancelGrantBatchHandler,
+    async () => (await import('./batches.deps')).cancelGrantBatchDeps,
+  ),
+  ManageGetGrant: wired(
+    async () => (await import('../http/routes/manage/grant-get.route')).makeManageGetGrantHandler,
+    async () => (await import('./manage-grants.deps')).manageGetGrantDeps,
+  ),
+  ManageCancelGrant: wired(
+    async () =>
+      (await import('../http/routes/manage/grant-cancel.route')).makeManageCancelGrantHandler,
+    async () => (await import('./manage-grants.deps')).grantLifeRouteDeps,
+  ),
+  ManageResendOffer: wired(
+    async () =>
+      (await import('../http/routes/manage/grant-resend.route')).makeManageResendOfferHandler,
+    async () => (await import('./manage-grants.deps')).grantLifeRouteDeps,
+  ),
+  ManageCorrectEmail: wired(
+    async () =>
+      (await import('../http/routes/manage/grant-correct-email.route'))
+        .makeManageCorrectEmailHandler,
+    async () => (await import('./manage-grants.deps')).grantLifeRouteDeps,
+  ),
   ProgramOfferSettings: wired(
     async () =>
       (await import('../http/routes/manage/program-offer-settings.route'))
         .makeProgramOfferSettingsHandler,
     async () => (await import('./admin.deps')).adminDeps,
   ),
-  ListInbox: () =>
-    import('../http/routes/manage/inbox-list.route').then((m) => m.makeListInboxHandler),
-  OfferPreview: () =>
-    import('../http/routes/manage/offer-preview.route').then((m) => m.makeOfferPreviewHandler),
+  ListInbox: wired(
+    async () => (await import('../http/routes/manage/inbox-list.route')).makeListInboxHandler,
+    async () => (await import('./manage-mail.deps')).manageMailDeps,
+  ),
+  OfferPreview: wired(
+    async () => (await import('../http/routes/manage/offer-preview.route')).makeOfferPreviewHandler,
+    async () => (await import('./manage-mail.deps')).manageMailDeps,
+  ),
   ListWebhookEndpoints: wired(
     async () =>
       (await import('../http/routes/manage/webhook-endpoints-list.route'))

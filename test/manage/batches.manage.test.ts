@@ -18,6 +18,7 @@ import type { GrantRecord } from '../../functions/domain/grant'
 import { makeCreateGrantBatchHandler } from '../../functions/http/routes/manage/grant-batch-create.route'
 import { DynamoDbBatchStore } from '../../functions/stores/batches.dynamodb'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
+import { createGrantBatchDeps } from '../../functions/wiring/batches.deps'
 import { sqsEventOf } from '../../local/queue'
 import {
   batchItemsOf,
@@ -748,7 +749,9 @@ describe('the worker, run by hand as Lambda runs it from SQS', () => {
   /** The commit route's handler with a queue that only records: the test delivers the chunks. */
   const commitWithoutWorker = async (issuer: Issuer, csv: string, key: string) => {
     const queue = recordingQueue()
-    const handler = makeCreateGrantBatchHandler(runtime, { queue: queue.queue })
+    const handler = makeCreateGrantBatchHandler(
+      createGrantBatchDeps(runtime, { queue: queue.queue }),
+    )
     const result = await handler(
       {
         version: '2.0',
@@ -965,7 +968,9 @@ describe('sending the chunks in AWS', () => {
     try {
       const issuer = await issuerWith()
       const csv = csvOf(Array.from({ length: 1_150 }, (_, i) => [`s${i}@example.com`, 1, '', '']))
-      const handler = makeCreateGrantBatchHandler(runtime, { queue: sqsQueueSender(client, url) })
+      const handler = makeCreateGrantBatchHandler(
+        createGrantBatchDeps(runtime, { queue: sqsQueueSender(client, url) }),
+      )
       const result = (await handler(
         {
           version: '2.0',

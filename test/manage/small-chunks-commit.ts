@@ -1,6 +1,7 @@
 import type { Runtime } from '../../functions/composition'
 import { GRANT_BATCH_ROWS_QUEUE } from '../../functions/consumers'
 import { makeCreateGrantBatchHandler } from '../../functions/http/routes/manage/grant-batch-create.route'
+import { createGrantBatchDeps } from '../../functions/wiring/batches.deps'
 import type { LocalPipeline } from '../../local/pipeline'
 
 /** The route key of CreateGrantBatch (the commit and the dry run). */
@@ -17,13 +18,15 @@ export const smallChunksCommitRoute = (
   chunkRows: number,
   pipeline: () => LocalPipeline | undefined,
 ) =>
-  makeCreateGrantBatchHandler(runtime, {
-    chunkRows,
-    queue: {
-      sendBatch: (entries) => {
-        const sender = pipeline()?.senders[GRANT_BATCH_ROWS_QUEUE.id]
-        if (!sender) throw new Error('This file starts the API with its pipeline')
-        return sender.sendBatch(entries)
+  makeCreateGrantBatchHandler(
+    createGrantBatchDeps(runtime, {
+      chunkRows,
+      queue: {
+        sendBatch: (entries) => {
+          const sender = pipeline()?.senders[GRANT_BATCH_ROWS_QUEUE.id]
+          if (!sender) throw new Error('This file starts the API with its pipeline')
+          return sender.sendBatch(entries)
+        },
       },
-    },
-  })
+    }),
+  )

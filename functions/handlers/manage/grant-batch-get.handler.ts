@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../../composition'
 import { makeGetGrantBatchHandler } from '../../http/routes/manage/grant-batch-get.route'
+import { getGrantBatchDeps } from '../../wiring/batches.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeGetGrantBatchHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's deps are built once, at cold start. */
+export const handler = makeGetGrantBatchHandler(getGrantBatchDeps(runtimeFrom(process.env)))

@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../../composition'
 import { makeCreateGrantBatchUploadHandler } from '../../http/routes/manage/grant-batch-upload.route'
+import { batchUploadDeps } from '../../wiring/batches.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeCreateGrantBatchUploadHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's deps are built once, at cold start. */
+export const handler = makeCreateGrantBatchUploadHandler(batchUploadDeps(runtimeFrom(process.env)))

@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../../composition'
 import { makeManageCancelGrantHandler } from '../../http/routes/manage/grant-cancel.route'
+import { grantLifeRouteDeps } from '../../wiring/manage-grants.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeManageCancelGrantHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's deps are built once, at cold start. */
+export const handler = makeManageCancelGrantHandler(grantLifeRouteDeps(runtimeFrom(process.env)))

@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../../composition'
 import { makeManageCorrectEmailHandler } from '../../http/routes/manage/grant-correct-email.route'
+import { grantLifeRouteDeps } from '../../wiring/manage-grants.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeManageCorrectEmailHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's deps are built once, at cold start. */
+export const handler = makeManageCorrectEmailHandler(grantLifeRouteDeps(runtimeFrom(process.env)))

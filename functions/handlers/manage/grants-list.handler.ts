@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../../composition'
 import { makeManageListGrantsHandler } from '../../http/routes/manage/grants-list.route'
+import { manageListGrantsDeps } from '../../wiring/manage-grants.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeManageListGrantsHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's deps are built once, at cold start. */
+export const handler = makeManageListGrantsHandler(manageListGrantsDeps(runtimeFrom(process.env)))

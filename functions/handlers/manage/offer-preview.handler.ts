@@ -1,5 +1,6 @@
 import { runtimeFrom } from '../../composition'
 import { makeOfferPreviewHandler } from '../../http/routes/manage/offer-preview.route'
+import { manageMailDeps } from '../../wiring/manage-mail.deps'
 
-/** Lambda's entry: the runtime is built once, at cold start, from the function's environment. */
-export const handler = makeOfferPreviewHandler(runtimeFrom(process.env))
+/** Lambda's entry: the runtime and the route's deps are built once, at cold start. */
+export const handler = makeOfferPreviewHandler(manageMailDeps(runtimeFrom(process.env)))

@@ -1,15 +1,16 @@
-import { queueOf, type Runtime } from '../../../composition'
-import { makeBatchCancel } from '../../../core/batch-cancel'
+import type { makeBatchCancel } from '../../../core/batch-cancel'
 import { BATCH_ID } from '../../../domain/batch'
 import { BatchNotFound } from '../../../domain/errors'
-import type { QueueSender } from '../../../runtime/queue-sender'
-import { DynamoDbBatchListing } from '../../../stores/batch-listing.dynamodb'
-import { DynamoDbBatchStore } from '../../../stores/batches.dynamodb'
-import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
 import { toBatchView } from '../../batch-view'
 import { json } from '../../http-handler'
-import { manageHandler } from '../../manage-handler'
+import { type ManageDeps, manageHandler } from '../../manage-handler'
 import { checkProgramId, NO_STORE } from '../../program-of-issuer'
+
+/** The cancel's use case, built by the composition root (wiring/batches.deps.ts). */
+export type CancelGrantBatchDeps = ManageDeps & {
+  readonly cancel: ReturnType<typeof makeBatchCancel>
+  readonly clock: () => number
+}
 
 /**
  * `POST /manage/issuers/{issuerId}/programs/{programId}/grant-batches/{batchId}/cancel` (admin):
@@ -21,25 +22,10 @@ import { checkProgramId, NO_STORE } from '../../program-of-issuer'
  * so. Asking again is the same cancel (`202`). A batch that finished before any cancel was asked:
  * `409 batch_finished`. Another issuer's or program's batch: `404 batch_not_found`.
  */
-export const makeCancelGrantBatchHandler = (
-  runtime: Runtime,
-  deps: { queue?: QueueSender } = {},
-) => {
-  const { documentClient: client, config, clock } = runtime
-  const memberships = new DynamoDbMembershipReader(client, config.tables)
-  // The GrantBatchRows queue, looked up when a stalled batch needs its chunks sent again.
-  const queue: QueueSender = deps.queue ?? {
-    sendBatch: (entries) => queueOf(runtime, 'GrantBatchRows').sendBatch(entries),
-  }
-  const cancel = makeBatchCancel({
-    listing: new DynamoDbBatchListing(client, config.tables),
-    batches: new DynamoDbBatchStore(client, config.tables),
-    queue,
-    clock: () => clock.now(),
-  })
-  return manageHandler(
+export const makeCancelGrantBatchHandler = ({ cancel, clock, ...deps }: CancelGrantBatchDeps) =>
+  manageHandler(
     'CancelGrantBatch',
-    { memberships },
+    deps,
     async ({ event, deadline, membership, actor, requestId }) => {
       const programId = checkProgramId(event.pathParameters?.programId)
       const batchId = event.pathParameters?.batchId ?? ''
@@ -55,7 +41,6 @@ export const makeCancelGrantBatchHandler = (
         requestId,
         signal: deadline.signal,
       })
-      return json(202, toBatchView(batch, clock.now()), NO_STORE)
+      return json(202, toBatchView(batch, clock()), NO_STORE)
     },
   )
-}

@@ -1,7 +1,6 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
 import * as z from 'zod/mini'
-import { queueOf, type Runtime } from '../../../composition'
-import { makeBatchCommit } from '../../../core/batch-commit'
+import type { makeBatchCommit } from '../../../core/batch-commit'
 import { BATCH_LIMITS } from '../../../domain/batch'
 import {
   type CheckedRows,
@@ -14,22 +13,22 @@ import { checkIdempotencyKey, GrantRequestSchema } from '../../../domain/grant-r
 import type { ProgramRecord } from '../../../domain/program'
 import { poolRemaining } from '../../../domain/program-shards'
 import { zodIssuesToFieldErrors } from '../../../domain/validation'
-import type { QueueSender } from '../../../runtime/queue-sender'
-import { DynamoDbBatchStore } from '../../../stores/batches.dynamodb'
-import { DynamoDbGrantStore } from '../../../stores/grants.dynamodb'
-import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
-import { lazyUploadStore } from '../../../stores/uploads.s3'
 import { UPLOAD_ID, uploadKey } from '../../../stores/uploads.store'
 import { toBatchView } from '../../batch-view'
+import { notAnObject } from '../../body-shape'
 import { json } from '../../http-handler'
+import { expected } from '../../manage-bodies'
 import { manageHandler } from '../../manage-handler'
 import type { JsonEvent } from '../../middleware'
 import { checkProgramId, NO_STORE, programOfIssuer } from '../../program-of-issuer'
+import type { BatchUploadDeps } from './grant-batch-upload.route'
 
 type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
 
-const expected = (field: string, what: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? `${field} is required` : `${field} must be ${what}`
+/** What the commit needs (wiring/batches.deps.ts): the upload route's deps and the commit's use case. */
+export type CreateGrantBatchDeps = BatchUploadDeps & {
+  readonly commit: ReturnType<typeof makeBatchCommit>
+}
 
 /**
  * `{ csv | upload, reason?, dryRun, problemsFrom? }`: the CSV in the body (up to 1 MB) or the id of
@@ -53,10 +52,7 @@ export const BatchBody = z.strictObject(
         ),
     ),
   },
-  {
-    error: (issue) =>
-      issue.code === 'invalid_type' ? 'The body must be a JSON object' : undefined,
-  },
+  { error: notAnObject },
 )
 
 /**
@@ -117,20 +113,12 @@ export const batchPreview = (
  * compared by its content, so a retried commit of the same upload (or of the same rows as `csv`)
  * is the same request.
  */
-export const makeCreateGrantBatchHandler = (
-  runtime: Runtime,
-  deps: { queue?: QueueSender; chunkRows?: number } = {},
-) => {
-  const { documentClient: client, config, clock } = runtime
-  const memberships = new DynamoDbMembershipReader(client, config.tables)
-  const grants = new DynamoDbGrantStore(client, config.tables)
-  const batches = new DynamoDbBatchStore(client, config.tables)
-  // The GrantBatchRows queue, looked up on the first commit: the local server builds every route,
-  // and one without a pipeline still answers dry runs.
-  const queue: QueueSender = deps.queue ?? {
-    sendBatch: (entries) => queueOf(runtime, 'GrantBatchRows').sendBatch(entries),
-  }
-  const uploads = lazyUploadStore(runtime)
+export const makeCreateGrantBatchHandler = ({
+  grants,
+  uploads,
+  commit,
+  ...deps
+}: CreateGrantBatchDeps) => {
   /**
    * The text of an upload of this issuer's program: the id names one key under both, so another
    * program's upload (or another issuer's) is not found, like one never sent or expired.
@@ -169,15 +157,9 @@ export const makeCreateGrantBatchHandler = (
       ])
     }
   }
-  const commit = makeBatchCommit({
-    batches,
-    queue,
-    clock: () => clock.now(),
-    chunkRows: deps.chunkRows,
-  })
   return manageHandler<Event>(
     'CreateGrantBatch',
-    { memberships },
+    deps,
     async ({ event, deadline, requestId, actor, membership }) => {
       if (!actor || !membership) throw new Error('CreateGrantBatch needs the member who sends')
       const parsed = BatchBody.safeParse(event.body)

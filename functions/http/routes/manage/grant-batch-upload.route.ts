@@ -1,18 +1,25 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
-import type { Runtime } from '../../../composition'
 import { BATCH_LIMITS } from '../../../domain/batch'
-import { DynamoDbGrantStore } from '../../../stores/grants.dynamodb'
-import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
-import { lazyUploadStore } from '../../../stores/uploads.s3'
+import type { GrantStore } from '../../../stores/grants.store'
 import {
   newUploadId,
   UPLOAD_CONTENT_TYPE,
   UPLOAD_EXPIRES_SECONDS,
+  type UploadStore,
   uploadKey,
 } from '../../../stores/uploads.store'
 import { json } from '../../http-handler'
-import { manageHandler } from '../../manage-handler'
+import { type ManageDeps, manageHandler } from '../../manage-handler'
 import { NO_STORE, programOfIssuer } from '../../program-of-issuer'
+
+/**
+ * What the routes over uploads need (wiring/batches.deps.ts): whose the program is, and the
+ * upload store, built on its first use (a route that never reads an upload needs no bucket).
+ */
+export type BatchUploadDeps = ManageDeps & {
+  readonly grants: Pick<GrantStore, 'findProgram'>
+  readonly uploads: () => UploadStore
+}
 
 /**
  * `POST /manage/issuers/{issuerId}/programs/{programId}/grant-batch-uploads` (admin): where to
@@ -23,36 +30,27 @@ import { NO_STORE, programOfIssuer } from '../../program-of-issuer'
  * `POST .../grant-batches` with `{ "upload": uploadId, ... }` dry-runs or commits it. Nothing is
  * written here: an id that was never used is simply never found.
  */
-export const makeCreateGrantBatchUploadHandler = (runtime: Runtime) => {
-  const { documentClient: client, config } = runtime
-  const memberships = new DynamoDbMembershipReader(client, config.tables)
-  const grants = new DynamoDbGrantStore(client, config.tables)
-  const uploads = lazyUploadStore(runtime)
-  return manageHandler(
-    'CreateGrantBatchUpload',
-    { memberships },
-    async ({ event, deadline, membership }) => {
-      if (!membership) throw new Error('CreateGrantBatchUpload needs the member who uploads')
-      // The program must be this issuer's (404 otherwise), so no key is signed for another's.
-      const program = await programOfIssuer(
-        grants,
-        membership.issuerId,
-        (event as APIGatewayProxyEventV2WithJWTAuthorizer).pathParameters?.programId,
-        { signal: deadline.signal },
-      )
-      const uploadId = newUploadId()
-      const maxBytes = BATCH_LIMITS.maxUploadBytes
-      const { url, fields, expiresAt } = await uploads().presign({
-        key: uploadKey(membership.issuerId, program.programId, uploadId),
-        maxBytes,
-        contentType: UPLOAD_CONTENT_TYPE,
-        expiresInSeconds: UPLOAD_EXPIRES_SECONDS,
-      })
-      return json(
-        201,
-        { object: 'grant_batch_upload', uploadId, url, fields, expiresAt, maxBytes },
-        NO_STORE,
-      )
-    },
-  )
-}
+export const makeCreateGrantBatchUploadHandler = ({ grants, uploads, ...deps }: BatchUploadDeps) =>
+  manageHandler('CreateGrantBatchUpload', deps, async ({ event, deadline, membership }) => {
+    if (!membership) throw new Error('CreateGrantBatchUpload needs the member who uploads')
+    // The program must be this issuer's (404 otherwise), so no key is signed for another's.
+    const program = await programOfIssuer(
+      grants,
+      membership.issuerId,
+      (event as APIGatewayProxyEventV2WithJWTAuthorizer).pathParameters?.programId,
+      { signal: deadline.signal },
+    )
+    const uploadId = newUploadId()
+    const maxBytes = BATCH_LIMITS.maxUploadBytes
+    const { url, fields, expiresAt } = await uploads().presign({
+      key: uploadKey(membership.issuerId, program.programId, uploadId),
+      maxBytes,
+      contentType: UPLOAD_CONTENT_TYPE,
+      expiresInSeconds: UPLOAD_EXPIRES_SECONDS,
+    })
+    return json(
+      201,
+      { object: 'grant_batch_upload', uploadId, url, fields, expiresAt, maxBytes },
+      NO_STORE,
+    )
+  })

@@ -1,5 +1,4 @@
-import type { Runtime } from '../../../composition'
-import { grantAnswer, grantLifeRoute } from '../../manage-grant-life'
+import { grantChangeRoute } from '../../manage-grant-life'
 
 /**
  * `POST /manage/issuers/{issuerId}/grants/{grantId}/cancel` (admin): cancels a reserved or offered
@@ -7,14 +6,6 @@ import { grantAnswer, grantLifeRoute } from '../../manage-grant-life'
  * one transaction. A canceled grant answers as it is (idempotent, nothing written); an accepted
  * one `409 grant_accepted`, a rejected or expired one `409 grant_state_conflict`.
  */
-export const makeManageCancelGrantHandler = (runtime: Runtime) =>
-  grantLifeRoute(runtime, 'ManageCancelGrant', async (request, life) =>
-    grantAnswer(
-      await life.cancel({
-        grantId: request.grantId,
-        issuerId: request.issuerId,
-        actor: request.actor,
-        audit: { requestId: request.requestId },
-      }),
-    ),
-  )
+export const makeManageCancelGrantHandler = grantChangeRoute('ManageCancelGrant', (life, input) =>
+  life.cancel(input),
+)

@@ -1,5 +1,4 @@
-import type { Runtime } from '../../../composition'
-import { grantAnswer, grantLifeRoute } from '../../manage-grant-life'
+import { grantChangeRoute } from '../../manage-grant-life'
 
 /**
  * `POST /manage/issuers/{issuerId}/grants/{grantId}/resend` (admin): asks for the offer e-mail
@@ -7,14 +6,6 @@ import { grantAnswer, grantLifeRoute } from '../../manage-grant-life'
  * At most once per 10 minutes per grant (`429 resend_too_soon`, Retry-After); a grant no longer
  * open answers 409 (`grant_accepted`, `grant_state_conflict`).
  */
-export const makeManageResendOfferHandler = (runtime: Runtime) =>
-  grantLifeRoute(runtime, 'ManageResendOffer', async (request, life) =>
-    grantAnswer(
-      await life.resend({
-        grantId: request.grantId,
-        issuerId: request.issuerId,
-        actor: request.actor,
-        audit: { requestId: request.requestId },
-      }),
-    ),
-  )
+export const makeManageResendOfferHandler = grantChangeRoute('ManageResendOffer', (life, input) =>
+  life.resend(input),
+)

@@ -1,13 +1,11 @@
-import type { Runtime } from '../../../composition'
 import type { GrantRecord } from '../../../domain/grant'
 import { encodeGrantCursor } from '../../../domain/grant'
 import { GRANT_PAGE, parseGrantListQuery } from '../../../domain/grant-list-query'
-import { DynamoDbGrantReads } from '../../../stores/grants.reads.dynamodb'
-import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
+import type { GrantReads } from '../../../stores/grants.store'
 import { CSV_MAX_BYTES, csvPageHeaders, wantsCsv } from '../../csv-answer'
 import { grantCsvHeader, grantCsvLine, toManagedGrant } from '../../grant-view'
 import { json } from '../../http-handler'
-import { manageHandler } from '../../manage-handler'
+import { type ManageDeps, manageHandler } from '../../manage-handler'
 import { NO_STORE, programOfIssuer } from '../../program-of-issuer'
 
 /**
@@ -18,6 +16,11 @@ import { NO_STORE, programOfIssuer } from '../../program-of-issuer'
 export const CSV_PAGE = { default: 1_000, max: 1_000 } as const
 export { CSV_MAX_BYTES, wantsCsv }
 
+/** What the route reads: the program and its grants' listing (wiring/manage-grants.deps.ts). */
+export type ManageListGrantsDeps = ManageDeps & {
+  readonly grants: Pick<GrantReads, 'findProgram' | 'listGrants'>
+}
+
 /**
  * `GET /manage/issuers/{issuerId}/programs/{programId}/grants?recipient=&cursor=&limit=` (viewer):
  * the program's grants, newest first, as the management API shows them (who sent each). With
@@ -25,11 +28,8 @@ export { CSV_MAX_BYTES, wantsCsv }
  * only (so pages appended in order make one file), the next page's cursor in `x-next-cursor` and
  * in `Link: <...>; rel="next"`.
  */
-export const makeManageListGrantsHandler = (runtime: Runtime) => {
-  const { documentClient: client, config } = runtime
-  const memberships = new DynamoDbMembershipReader(client, config.tables)
-  const store = new DynamoDbGrantReads(client, config.tables, config.grantListIndex)
-  return manageHandler('ListGrants', { memberships }, async ({ event, deadline, membership }) => {
+export const makeManageListGrantsHandler = ({ grants: store, ...deps }: ManageListGrantsDeps) =>
+  manageHandler('ListGrants', deps, async ({ event, deadline, membership }) => {
     const csv = wantsCsv(event.headers.accept)
     const query = parseGrantListQuery(event.queryStringParameters, csv ? CSV_PAGE : GRANT_PAGE)
     const program = await programOfIssuer(
@@ -82,4 +82,3 @@ export const makeManageListGrantsHandler = (runtime: Runtime) => {
     })
     return { statusCode: 200, headers, body }
   })
-}

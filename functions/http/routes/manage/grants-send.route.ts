@@ -1,18 +1,19 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
-import type { Runtime } from '../../../composition'
-import { AccessCache } from '../../../core/access-cache'
-import { makeGrantTokens } from '../../../core/grant-tokens'
+import type { makeGrantTokens } from '../../../core/grant-tokens'
 import { IssuerProgramNotFound, ProgramNotFound } from '../../../domain/errors'
 import { LIMITS } from '../../../domain/grant-request.schema'
-import { DynamoDbGrantStore } from '../../../stores/grants.dynamodb'
-import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
 import { managedGrantLocation, toManagedGrant } from '../../grant-view'
 import { json } from '../../http-handler'
-import { manageHandler } from '../../manage-handler'
+import { type ManageDeps, manageHandler } from '../../manage-handler'
 import type { JsonEvent } from '../../middleware'
 import { checkProgramId, NO_STORE } from '../../program-of-issuer'
 
 type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
+
+/** The grant API's use case, built by the composition root (wiring/manage-grants.deps.ts). */
+export type SendGrantDeps = ManageDeps & {
+  readonly grantTokens: ReturnType<typeof makeGrantTokens>
+}
 
 /**
  * `POST /manage/issuers/{issuerId}/programs/{programId}/grants` (admin): one grant, sent by a
@@ -22,18 +23,10 @@ type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestC
  * a retry replays the first answer (`Idempotent-Replayed: true`) and writes nothing. `Location`:
  * the grant's management path, as the grant API's 201 names its own.
  */
-export const makeSendGrantHandler = (runtime: Runtime) => {
-  const { documentClient: client, config } = runtime
-  const memberships = new DynamoDbMembershipReader(client, config.tables)
-  const store = new DynamoDbGrantStore(client, config.tables)
-  const grantTokens = makeGrantTokens({
-    store,
-    access: new AccessCache(store, { now: () => runtime.monotonic.now() }),
-    clock: () => runtime.clock.now(),
-  })
-  return manageHandler<Event>(
+export const makeSendGrantHandler = ({ grantTokens, ...deps }: SendGrantDeps) =>
+  manageHandler<Event>(
     'SendGrant',
-    { memberships },
+    deps,
     async ({ event, deadline, requestId, actor, membership }) => {
       if (!actor || !membership) throw new Error('SendGrant needs the member who sends')
       const programId = checkProgramId(event.pathParameters?.programId)
@@ -62,4 +55,3 @@ export const makeSendGrantHandler = (runtime: Runtime) => {
     },
     { jsonBodyMaxBytes: LIMITS.maxBodyBytes },
   )
-}

@@ -1,16 +1,17 @@
-import type { Runtime } from '../../../composition'
 import { CURSOR_RULE, InvalidInput } from '../../../domain/admin-errors'
-import { DynamoDbInboxStore } from '../../../stores/inbox.dynamodb'
 import {
   decodeInboxCursor,
   encodeInboxCursor,
   type InboxMessage,
+  type InboxStore,
 } from '../../../stores/inbox.store'
-import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
-import { manageHandler } from '../../manage-handler'
+import { type ManageDeps, manageHandler } from '../../manage-handler'
 import { manageJson } from '../../manage-http'
 
 export const INBOX_PAGE = { default: 10, max: 50 } as const
+
+/** What the route reads: the issuer's TEST inbox (wiring/manage-mail.deps.ts). */
+export type ListInboxDeps = ManageDeps & { readonly inbox: Pick<InboxStore, 'list'> }
 
 /** A message as the console shows it: as rendered, and to whom, for which grant. */
 export const inboxResource = (message: InboxMessage) => ({
@@ -28,11 +29,8 @@ export const inboxResource = (message: InboxMessage) => ({
  * first: the offer e-mail of its TEST grants as rendered (never handed to SES), kept 30 days. The
  * cursor is opaque and checked before any read.
  */
-export const makeListInboxHandler = (runtime: Runtime) => {
-  const { documentClient, config } = runtime
-  const memberships = new DynamoDbMembershipReader(documentClient, config.tables)
-  const inbox = new DynamoDbInboxStore(documentClient, config.tables)
-  return manageHandler('ListInbox', { memberships }, async ({ event, deadline, membership }) => {
+export const makeListInboxHandler = ({ inbox, ...deps }: ListInboxDeps) =>
+  manageHandler('ListInbox', deps, async ({ event, deadline, membership }) => {
     const params = event.queryStringParameters ?? {}
     const problems: { field: string; rule: string }[] = []
     let limit: number = INBOX_PAGE.default
@@ -60,4 +58,3 @@ export const makeListInboxHandler = (runtime: Runtime) => {
       nextCursor: page.last === undefined ? null : encodeInboxCursor(page.last),
     })
   })
-}

@@ -1,11 +1,9 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
-import type { Runtime } from '../../../composition'
 import { IssuerProgramNotFound } from '../../../domain/errors'
 import { GrantRequestSchema, LIMITS } from '../../../domain/grant-request.schema'
 import { renderOfferPreview } from '../../../mail/offer-mail'
-import { DynamoDbMembershipReader } from '../../../stores/memberships.dynamodb'
-import { DynamoDbOfferPreviewReader } from '../../../stores/offer-preview.dynamodb'
-import { manageHandler } from '../../manage-handler'
+import type { OfferPreviewReader } from '../../../stores/offer-preview.store'
+import { type ManageDeps, manageHandler } from '../../manage-handler'
 import { manageJson } from '../../manage-http'
 import type { JsonEvent } from '../../middleware'
 import { checkProgramId } from '../../program-of-issuer'
@@ -18,20 +16,30 @@ type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestC
  */
 const PREVIEW_ORIGIN = 'https://offer.example'
 
+/** What the preview reads and where its link points (wiring/manage-mail.deps.ts). */
+export type OfferPreviewDeps = ManageDeps & {
+  readonly previews: OfferPreviewReader
+  /** The recipient pages' origin, when the function has one (config.mail.recipientOrigin). */
+  readonly recipientOrigin: string | undefined
+  readonly clock: () => number
+}
+
 /**
  * `POST /manage/issuers/{issuerId}/programs/{programId}/offer-preview` `{ recipient, reason,
  * amount }` (viewer): the offer e-mail a grant with this body would send, rendered by the mail's
  * own renderer (`{ subject, text, html }`), its link a placeholder. Checked with the grant API's
  * schema, so a body the preview takes is one the grant takes. Writes nothing.
  */
-export const makeOfferPreviewHandler = (runtime: Runtime) => {
-  const { documentClient, config, clock } = runtime
-  const memberships = new DynamoDbMembershipReader(documentClient, config.tables)
-  const previews = new DynamoDbOfferPreviewReader(documentClient, config.tables)
-  const origin = config.mail.recipientOrigin ?? PREVIEW_ORIGIN
+export const makeOfferPreviewHandler = ({
+  previews,
+  recipientOrigin,
+  clock,
+  ...deps
+}: OfferPreviewDeps) => {
+  const origin = recipientOrigin ?? PREVIEW_ORIGIN
   return manageHandler<Event>(
     'OfferPreview',
-    { memberships },
+    deps,
     async ({ event, deadline, membership }) => {
       const programId = checkProgramId(event.pathParameters?.programId)
       const body = GrantRequestSchema.parse(event.body)
@@ -57,7 +65,7 @@ export const makeOfferPreviewHandler = (runtime: Runtime) => {
         },
         amount: body.amount,
         reason: body.reason,
-        now: clock.now(),
+        now: clock(),
       })
       return manageJson(200, { subject: mail.subject, text: mail.text, html: mail.html })
     },
