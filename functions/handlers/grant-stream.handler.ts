@@ -1,8 +1,8 @@
 import { SQSClient } from '@aws-sdk/client-sqs'
 import { runtimeFrom } from '../composition'
 import { OFFER_MAIL_QUEUE, type QueueSpec, WEBHOOKS_QUEUE } from '../consumers'
-import { makeGrantStreamHandler } from '../core/grant-stream.factory'
 import { sqsQueueSender } from '../runtime/queue-sender'
+import { makeGrantStreamHandler } from '../wiring/grant-stream.consumer'
 
 /**
  * Lambda's entry for GrantStream (functions/consumers.ts): the runtime, the SQS client and the

@@ -1,8 +1,8 @@
 import { SQSClient } from '@aws-sdk/client-sqs'
 import { runtimeFrom } from '../composition'
 import { WEBHOOKS_QUEUE } from '../consumers'
-import { makeWebhookSenderHandler } from '../core/webhook-sender.factory'
 import { sqsQueueSender } from '../runtime/queue-sender'
+import { makeWebhookSenderHandler } from '../wiring/webhook-sender.consumer'
 
 /**
  * Lambda's entry for WebhookSender (functions/consumers.ts): the runtime, the SQS client and the

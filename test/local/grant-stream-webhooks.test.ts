@@ -5,7 +5,6 @@ import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-la
 import { OFFER_MAIL_QUEUE, type OfferMailMessage, WEBHOOKS_QUEUE } from '../../functions/consumers'
 import { makeGrantLife } from '../../functions/core/grant-life'
 import { readGrantRecord } from '../../functions/core/grant-stream'
-import { makeGrantStreamHandler } from '../../functions/core/grant-stream.factory'
 import { webhookEventsOf } from '../../functions/core/webhook-events'
 import { type BatchRecord, batchKey, chunkKey } from '../../functions/domain/batch'
 import type { GrantRecord } from '../../functions/domain/grant'
@@ -16,6 +15,7 @@ import type {
 } from '../../functions/domain/webhooks'
 import type { QueueEntry, QueueSender } from '../../functions/runtime/queue-sender'
 import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
+import { makeGrantStreamHandler } from '../../functions/wiring/grant-stream.consumer'
 import { LocalQueue, localQueueSender } from '../../local/queue'
 import { createStreamsClient, StreamPoller, streamArnOf } from '../../local/stream-poller'
 import { grantBody, type Issuer, newIssuer, postGrant } from '../support/api'
@@ -24,7 +24,7 @@ import { config, documentClient, dynamodb, runtime } from '../support/runtime'
 
 /**
  * GrantStream hands each webhook event of a stream record (core/webhook-events.ts) to the Webhooks
- * queue as a `{kind: 'event', event}` message (core/grant-stream.factory.ts): through DynamoDB
+ * queue as a `{kind: 'event', event}` message (wiring/grant-stream.consumer.ts): through DynamoDB
  * Local's own stream and the local queue, then record by record where a refused send must fail
  * exactly the record it came from.
  */

@@ -4,7 +4,6 @@ import { join } from 'node:path'
 import { consumerById, GRANT_BATCH_ROWS_QUEUE } from '../../functions/consumers'
 import { AccessCache } from '../../functions/core/access-cache'
 import { makeBatchRowsWorker } from '../../functions/core/grant-batch-worker'
-import { makeBatchWorkerHandler } from '../../functions/core/grant-batch-worker.factory'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
 import {
   BATCH_LIMITS,
@@ -18,6 +17,7 @@ import type { GrantRecord } from '../../functions/domain/grant'
 import { makeCreateGrantBatchHandler } from '../../functions/http/routes/manage/grant-batch-create.route'
 import { DynamoDbBatchStore } from '../../functions/stores/batches.dynamodb'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
+import { makeBatchWorkerHandler } from '../../functions/wiring/grant-batch-worker.consumer'
 import { sqsEventOf } from '../../local/queue'
 import {
   batchItemsOf,

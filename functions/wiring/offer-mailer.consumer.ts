@@ -3,6 +3,8 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb'
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
 import type { Runtime } from '../composition'
 import { consumerById } from '../consumers'
+import { makeGrantLife } from '../core/grant-life'
+import { makeOfferMailer, type OfferMailer } from '../core/offer-mailer'
 import { parseOfferMailQueueMessage } from '../domain/offer-mail-message.schema'
 import { ENV } from '../env-names'
 import { createMailer, type Mailer, MailSinkMailer, SesMailer } from '../mail/mailer'
@@ -11,8 +13,6 @@ import { logger } from '../runtime/logger'
 import { DynamoDbGrantLifeStore } from '../stores/grant-life.dynamodb'
 import { DynamoDbInboxStore } from '../stores/inbox.dynamodb'
 import { transientKind } from '../stores/store-errors'
-import { makeGrantLife } from './grant-life'
-import { makeOfferMailer, type OfferMailer } from './offer-mailer'
 
 /** How long a process trusts an issuer's name it has read (a rename shows in new mail after that). */
 const ISSUER_NAME_TTL_MS = 5 * 60_000

@@ -1,12 +1,12 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda'
 import type { Runtime } from '../composition'
+import { readGrantStream } from '../core/grant-stream'
+import { webhookEventsOf } from '../core/webhook-events'
 import type { TimerRecord } from '../domain/offer-timers'
 import type { WebhookQueueMessage } from '../domain/webhooks'
 import { logger } from '../runtime/logger'
 import type { QueueEntry, QueueSender } from '../runtime/queue-sender'
 import { DynamoDbOfferTimerStore } from '../stores/offer-timers.dynamodb'
-import { readGrantStream } from './grant-stream'
-import { webhookEventsOf } from './webhook-events'
 
 /** SendMessageBatch's limit. */
 const SEND_CHUNK = 10
