@@ -1,5 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda'
-import type { Runtime } from '../composition'
+import { queueOf, type Runtime } from '../composition'
+import { OFFER_MAIL_QUEUE, WEBHOOKS_QUEUE } from '../consumers'
 import { readGrantStream } from '../core/grant-stream'
 import { webhookEventsOf } from '../core/webhook-events'
 import type { TimerRecord } from '../domain/offer-timers'
@@ -36,9 +37,13 @@ const chunks = <T>(items: readonly T[], size: number): T[][] =>
  * deliver twice: an event's id is derived from its change, so its repeat makes the same webhook
  * messages (the sender's fan-out writes them by id).
  */
-export const makeGrantStreamHandler = (runtime: Runtime, deps: GrantStreamDeps) => {
+export const makeGrantStreamHandler = (runtime: Runtime, deps: Partial<GrantStreamDeps> = {}) => {
   const { documentClient, config } = runtime
   const { sleep } = deps
+  // Lambda's entry: the runtime's SQS senders (wiring/queue-runtime.ts); npm start and the tests
+  // pass the local queues'.
+  const offerMail = deps.offerMail ?? queueOf(runtime, OFFER_MAIL_QUEUE.id)
+  const webhooks = deps.webhooks ?? queueOf(runtime, WEBHOOKS_QUEUE.id)
 
   const timerStore = new DynamoDbOfferTimerStore(documentClient, config.tables)
   /** Writes timers; answers the ones still unwritten after the store's tries. */
@@ -85,7 +90,7 @@ export const makeGrantStreamHandler = (runtime: Runtime, deps: GrantStreamDeps) 
       }
     }
     // The two queues side by side: neither waits for the other.
-    await Promise.all([send(deps.offerMail, mail), send(deps.webhooks, events)])
+    await Promise.all([send(offerMail, mail), send(webhooks, events)])
 
     // The first failed record in stream order: the retry starts there.
     const first = event.Records.find(
