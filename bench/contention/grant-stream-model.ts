@@ -11,6 +11,7 @@ import { base32, ID_PREFIX } from '../../functions/domain/ids'
 import { allTimerSlots } from '../../functions/domain/offer-timers'
 import type { QueueSender } from '../../functions/runtime/queue-sender'
 import { queryAll, type Send } from '../../functions/stores/paging'
+import { tableChangeOf } from '../../functions/stores/stream-records.dynamodb'
 import type { TableKey } from '../../functions/table-schema'
 import { makeGrantStreamHandler } from '../../functions/wiring/grant-stream.consumer'
 import { seededRandom } from '../../test/support/fault-injector'
@@ -395,7 +396,7 @@ const countTimers = async (
   records: DynamoDBRecord[],
 ) => {
   const expected = new Set(
-    records.flatMap((r) => (readGrantRecord(r)?.timers ?? []).map((t) => t.due)),
+    records.flatMap((r) => (readGrantRecord(tableChangeOf(r))?.timers ?? []).map((t) => t.due)),
   )
   const send: Send = <T>(command: { readonly input: object }) =>
     client.send(command as never) as Promise<T>

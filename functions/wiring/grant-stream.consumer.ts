@@ -8,6 +8,7 @@ import type { WebhookQueueMessage } from '../domain/webhooks'
 import { logger } from '../runtime/logger'
 import type { QueueEntry, QueueSender } from '../runtime/queue-sender'
 import { DynamoDbOfferTimerStore } from '../stores/offer-timers.dynamodb'
+import { tableChangeOf } from '../stores/stream-records.dynamodb'
 
 /** SendMessageBatch's limit. */
 const SEND_CHUNK = 10
@@ -54,7 +55,9 @@ export const makeGrantStreamHandler = (runtime: Runtime, deps: Partial<GrantStre
     })
 
   return async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
-    const outputs = readGrantStream(event.Records)
+    // Decoded once: both readers (offer mail and timers, webhook events) see plain records.
+    const changes = event.Records.map(tableChangeOf)
+    const outputs = readGrantStream(changes)
     const failedRecords = new Set<string>()
 
     const timers = outputs.flatMap((o) =>
@@ -72,10 +75,10 @@ export const makeGrantStreamHandler = (runtime: Runtime, deps: Partial<GrantStre
       })),
     )
     // Every record, not only grants': a batch's completion is an event too.
-    const events = event.Records.flatMap((record) => {
-      const seq = record.dynamodb?.SequenceNumber
+    const events = changes.flatMap((change) => {
+      const seq = change.sequenceNumber
       if (seq === undefined) return []
-      return webhookEventsOf(record).map((webhookEvent, n) => ({
+      return webhookEventsOf(change).map((webhookEvent, n) => ({
         seq,
         id: `${seq}-${n}`,
         body: JSON.stringify({ kind: 'event', event: webhookEvent } satisfies WebhookQueueMessage),
@@ -93,16 +96,15 @@ export const makeGrantStreamHandler = (runtime: Runtime, deps: Partial<GrantStre
     await Promise.all([send(offerMail, mail), send(webhooks, events)])
 
     // The first failed record in stream order: the retry starts there.
-    const first = event.Records.find(
-      (r) =>
-        r.dynamodb?.SequenceNumber !== undefined && failedRecords.has(r.dynamodb.SequenceNumber),
-    )
-    if (first?.dynamodb?.SequenceNumber !== undefined) {
+    const first = changes.find(
+      (c) => c.sequenceNumber !== undefined && failedRecords.has(c.sequenceNumber),
+    )?.sequenceNumber
+    if (first !== undefined) {
       logger.warn('Grant stream: records left for a retry', {
-        from: first.dynamodb.SequenceNumber,
+        from: first,
         failed: failedRecords.size,
       })
-      return { batchItemFailures: [{ itemIdentifier: first.dynamodb.SequenceNumber }] }
+      return { batchItemFailures: [{ itemIdentifier: first }] }
     }
     return { batchItemFailures: [] }
   }
