@@ -19,7 +19,8 @@ import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamo
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import { DynamoDbInboxStore } from '../../functions/stores/inbox.dynamodb'
 import { decodeInboxCursor, encodeInboxCursor } from '../../functions/stores/inbox.store'
-import { issuerNames, makeOfferMailerHandler } from '../../functions/wiring/offer-mailer.consumer'
+import { issuerNames } from '../../functions/stores/issuer-names.dynamodb'
+import { makeOfferMailerHandler } from '../../functions/wiring/offer-mailer.consumer'
 import { admin, createKey, programState } from '../support/api'
 import { config, documentClient, runtimeWith, wallClock } from '../support/runtime'
 
@@ -440,10 +441,17 @@ describe('the issuer’s name in the mail', () => {
         throw Object.assign(new Error('not authorized'), { name: 'AccessDeniedException' })
       },
     } as unknown as Parameters<typeof issuerNames>[0]
-    const names = issuerNames(failing, 'issuers', () => now)
+    const heard: string[] = []
+    const names = issuerNames(
+      failing,
+      'issuers',
+      () => now,
+      (issuerId, error) => heard.push(`${issuerId} ${(error as Error).name}`),
+    )
     expect(await names('is_1')).toBeUndefined()
     expect(await names('is_1')).toBeUndefined()
     expect(calls).toBe(1)
+    expect(heard).toEqual(['is_1 AccessDeniedException'])
     now += 5 * 60_000
     await names('is_1')
     expect(calls).toBe(2)
