@@ -249,7 +249,7 @@ export const CONSUMERS = [
     },
     timeoutSeconds: 30,
     memorySize: 256,
-    // The timers of a batch's new grants: BatchWriteItem, 25 at a time (core/grant-stream.factory.ts).
+    // The timers of a batch's new grants: BatchWriteItem, 25 at a time (wiring/grant-stream.consumer.ts).
     access: { timers: ['dynamodb:BatchWriteItem'] },
     // Offer mail, and the webhook events (core/webhook-events.ts) for WebhookSender's fan-out.
     sends: [OFFER_MAIL_QUEUE.id, WEBHOOKS_QUEUE.id],

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { consumerById, WEBHOOKS_QUEUE } from '../functions/consumers'
-import { makeBatchWorkerHandler } from '../functions/core/grant-batch-worker.factory'
-import { makeOfferMailerHandler } from '../functions/core/offer-mailer.factory'
-import { makeOfferSweepHandler } from '../functions/core/offer-sweep.factory'
-import { makeWebhookSenderHandler } from '../functions/core/webhook-sender.factory'
+import { makeBatchWorkerHandler } from '../functions/wiring/grant-batch-worker.consumer'
+import { makeOfferMailerHandler } from '../functions/wiring/offer-mailer.consumer'
+import { makeOfferSweepHandler } from '../functions/wiring/offer-sweep.consumer'
+import { makeWebhookSenderHandler } from '../functions/wiring/webhook-sender.consumer'
 import type { ConsumerFactories } from './pipeline'
 import { type LocalQueue, localQueueSender } from './queue'
 

@@ -10,8 +10,8 @@ import {
   type QueueId,
   WEBHOOKS_QUEUE,
 } from '../functions/consumers'
-import { makeGrantStreamHandler } from '../functions/core/grant-stream.factory'
 import type { QueueSender } from '../functions/runtime/queue-sender'
+import { makeGrantStreamHandler } from '../functions/wiring/grant-stream.consumer'
 import { LocalQueue, localQueueSender, pollOnce, type SqsBatchHandler } from './queue'
 import { QueueHolds } from './queue-holds'
 import {

@@ -5,14 +5,15 @@ import type { Runtime } from '../../functions/composition'
 import type { Config } from '../../functions/config'
 import { consumerById } from '../../functions/consumers'
 import { readGrantRecord } from '../../functions/core/grant-stream'
-import { makeGrantStreamHandler } from '../../functions/core/grant-stream.factory'
 import type { GrantRecord } from '../../functions/domain/grant'
 import { offerExpiresAt } from '../../functions/domain/grant-lifecycle'
 import { base32, ID_PREFIX } from '../../functions/domain/ids'
 import { allTimerSlots } from '../../functions/domain/offer-timers'
 import type { QueueSender } from '../../functions/runtime/queue-sender'
 import { queryAll, type Send } from '../../functions/stores/paging'
+import { tableChangeOf } from '../../functions/stores/stream-records.dynamodb'
 import type { TableKey } from '../../functions/table-schema'
+import { makeGrantStreamHandler } from '../../functions/wiring/grant-stream.consumer'
 import { seededRandom } from '../../test/support/fault-injector'
 import {
   type LogNormal,
@@ -40,7 +41,7 @@ import { openModel, percentile } from './model-setup'
  *   invocation it reads again at once ("resumes polling"). It invokes when it holds `batchSize`
  *   records or when `batchingWindowSeconds` have passed since it saw its first waiting record.
  * - An invocation: Lambda's invoke overhead, a cold start on each lane's first, then the real
- *   handler (functions/core/grant-stream.factory.ts) on the batch: its timer writes
+ *   handler (functions/wiring/grant-stream.consumer.ts) on the batch: its timer writes
  *   (BatchWriteItem, 25 a call, one after the other) through the model over DynamoDB Local, its
  *   SendMessageBatch calls (10 entries a call, one after the other per queue, OfferMail and
  *   Webhooks side by side) each waiting `sqs` in virtual time. A record it reports failed is
@@ -395,7 +396,7 @@ const countTimers = async (
   records: DynamoDBRecord[],
 ) => {
   const expected = new Set(
-    records.flatMap((r) => (readGrantRecord(r)?.timers ?? []).map((t) => t.due)),
+    records.flatMap((r) => (readGrantRecord(tableChangeOf(r))?.timers ?? []).map((t) => t.due)),
   )
   const send: Send = <T>(command: { readonly input: object }) =>
     client.send(command as never) as Promise<T>

@@ -1,11 +1,9 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb'
-import { unmarshall } from '@aws-sdk/util-dynamodb'
-import type { DynamoDBRecord } from 'aws-lambda'
 import type { OfferMailMessage } from '../consumers'
 import type { GrantRecord } from '../domain/grant'
 import { grantExpiresAt, reminderDueAt } from '../domain/grant-lifecycle'
 import { type TimerRecord, timerFor } from '../domain/offer-timers'
 import { isOpen } from '../domain/recipient-offer'
+import type { TableChange } from '../stores/stream-records.store'
 
 /**
  * The grants table's stream, read once for every consumer (the GrantStream function; locally
@@ -37,24 +35,15 @@ export type StreamOutput = {
 
 const GRANT_ID = /^gr_/
 
-const imageOf = (record: DynamoDBRecord, key: 'NewImage' | 'OldImage') => {
-  const raw = record.dynamodb?.[key]
-  // aws-lambda's AttributeValue and the SDK's describe the same JSON.
-  return raw === undefined
-    ? undefined
-    : (unmarshall(raw as Record<string, AttributeValue>) as GrantRecord)
-}
-
 /** What one stream record asks for (nothing for a record that is not about a grant). */
-export const readGrantRecord = (record: DynamoDBRecord): StreamOutput | undefined => {
-  const data = record.dynamodb
-  const sequenceNumber = data?.SequenceNumber
+export const readGrantRecord = (record: TableChange): StreamOutput | undefined => {
+  const sequenceNumber = record.sequenceNumber
   if (sequenceNumber === undefined) return undefined
-  const grantId = data?.Keys?.grantId?.S
-  if (grantId === undefined || !GRANT_ID.test(grantId)) return undefined
+  const grantId = record.keys?.grantId
+  if (typeof grantId !== 'string' || !GRANT_ID.test(grantId)) return undefined
   const output: StreamOutput = { sequenceNumber, messages: [], timers: [] }
-  const after = imageOf(record, 'NewImage')
-  const before = imageOf(record, 'OldImage')
+  const after = record.newImage as GrantRecord | undefined
+  const before = record.oldImage as GrantRecord | undefined
 
   if (record.eventName === 'INSERT' && after !== undefined) {
     output.messages.push({ kind: 'offer', grantId, cause: 'created', at: after.createdAt })
@@ -89,14 +78,14 @@ export const readGrantRecord = (record: DynamoDBRecord): StreamOutput | undefine
 }
 
 /** The record's time (ISO): the newest history line when there is one, else the stream's. */
-const changeTime = (record: DynamoDBRecord, after: GrantRecord): string => {
+const changeTime = (record: TableChange, after: GrantRecord): string => {
   const line = after.history?.at(-1)?.at
   if (line !== undefined) return line
-  return new Date((record.dynamodb?.ApproximateCreationDateTime ?? 0) * 1000).toISOString()
+  return new Date((record.approximateCreationDateTime ?? 0) * 1000).toISOString()
 }
 
 /** Every record of a batch, in order, with what it asks for (records about nothing included, empty). */
-export const readGrantStream = (records: readonly DynamoDBRecord[]): StreamOutput[] =>
+export const readGrantStream = (records: readonly TableChange[]): StreamOutput[] =>
   records.flatMap((record) => {
     const output = readGrantRecord(record)
     return output === undefined ? [] : [output]

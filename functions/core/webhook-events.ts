@@ -1,6 +1,3 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb'
-import { unmarshall } from '@aws-sdk/util-dynamodb'
-import type { DynamoDBRecord } from 'aws-lambda'
 import { BATCH_PREFIX, type BatchRecord, FINAL_BATCH_STATUSES } from '../domain/batch'
 import type { GrantRecord } from '../domain/grant'
 import type { GrantHistoryEntry, GrantState } from '../domain/grant-lifecycle'
@@ -11,6 +8,7 @@ import {
   type WebhookEventKind,
   webhookEventId,
 } from '../domain/webhooks'
+import type { TableChange } from '../stores/stream-records.store'
 
 /**
  * The webhook events of one record of the grants table's stream (issue 21, docs/webhooks.md),
@@ -35,11 +33,8 @@ import {
 const GRANT_ID = /^gr_/
 const BATCH_ITEM = new RegExp(`^${BATCH_PREFIX}[^#]+$`)
 
-const imageOf = <T>(record: DynamoDBRecord, key: 'NewImage' | 'OldImage'): T | undefined => {
-  const raw = record.dynamodb?.[key]
-  // aws-lambda's AttributeValue and the SDK's describe the same JSON.
-  return raw === undefined ? undefined : (unmarshall(raw as Record<string, AttributeValue>) as T)
-}
+const imageOf = <T>(record: TableChange, key: 'newImage' | 'oldImage'): T | undefined =>
+  record[key] as T | undefined
 
 const TRANSITION_KINDS: Partial<Record<GrantState, WebhookEventKind>> = {
   offered: 'grant.offered',
@@ -69,8 +64,8 @@ const grantData = (grant: GrantRecord, state: GrantState): GrantEventData => ({
   createdAt: grant.createdAt,
 })
 
-const grantEvents = (record: DynamoDBRecord, grantId: string): WebhookEvent[] => {
-  const after = imageOf<GrantRecord>(record, 'NewImage')
+const grantEvents = (record: TableChange, grantId: string): WebhookEvent[] => {
+  const after = imageOf<GrantRecord>(record, 'newImage')
   if (after === undefined || after.issuerId === undefined || after.mode === undefined) return []
   const event = (type: WebhookEventKind, occurredAt: string, data: GrantEventData, id: string) => ({
     eventId: id,
@@ -91,7 +86,7 @@ const grantEvents = (record: DynamoDBRecord, grantId: string): WebhookEvent[] =>
       ),
     ]
   }
-  const before = imageOf<GrantRecord>(record, 'OldImage')
+  const before = imageOf<GrantRecord>(record, 'oldImage')
   if (record.eventName !== 'MODIFY' || before === undefined) return []
   const lines = after.history ?? []
   const seen = before.history?.length ?? 0
@@ -113,10 +108,10 @@ const grantEvents = (record: DynamoDBRecord, grantId: string): WebhookEvent[] =>
   return events
 }
 
-const batchEvents = (record: DynamoDBRecord): WebhookEvent[] => {
+const batchEvents = (record: TableChange): WebhookEvent[] => {
   if (record.eventName !== 'MODIFY') return []
-  const after = imageOf<BatchRecord>(record, 'NewImage')
-  const before = imageOf<BatchRecord>(record, 'OldImage')
+  const after = imageOf<BatchRecord>(record, 'newImage')
+  const before = imageOf<BatchRecord>(record, 'oldImage')
   if (after === undefined || before === undefined || after.itemType !== 'grantBatch') return []
   const status = after.status
   if (status !== 'done' && status !== 'canceled') return []
@@ -146,9 +141,9 @@ const batchEvents = (record: DynamoDBRecord): WebhookEvent[] => {
 }
 
 /** The events one stream record stands for, oldest first (none for most records). */
-export const webhookEventsOf = (record: DynamoDBRecord): WebhookEvent[] => {
-  const key = record.dynamodb?.Keys?.grantId?.S
-  if (key === undefined) return []
+export const webhookEventsOf = (record: TableChange): WebhookEvent[] => {
+  const key = record.keys?.grantId
+  if (typeof key !== 'string') return []
   if (GRANT_ID.test(key)) return grantEvents(record, key)
   if (BATCH_ITEM.test(key)) return batchEvents(record)
   return []

@@ -10,7 +10,7 @@ import {
 
 /**
  * The messages on the Webhooks queue (domain/webhooks.ts WebhookQueueMessage), as their producers
- * write them: GrantStream's events (grant-stream.factory.ts), the management API's test and
+ * write them: GrantStream's events (wiring/grant-stream.consumer.ts), the management API's test and
  * replays (webhook-endpoints.ts), the sender's own next attempts, hops and replay pages
  * (webhook-sender.ts). A body of any other shape is not ours: the consumer fails it towards the
  * dead letters.

@@ -1,5 +1,5 @@
 import { runtimeFrom } from '../composition'
-import { makeBatchWorkerHandler } from '../core/grant-batch-worker.factory'
+import { makeBatchWorkerHandler } from '../wiring/grant-batch-worker.consumer'
 
 /**
  * Lambda's entry for GrantBatchWorker (functions/consumers.ts): the runtime is built once, at cold

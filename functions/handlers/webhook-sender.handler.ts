@@ -1,21 +1,8 @@
-import { SQSClient } from '@aws-sdk/client-sqs'
-import { runtimeFrom } from '../composition'
-import { WEBHOOKS_QUEUE } from '../consumers'
-import { makeWebhookSenderHandler } from '../core/webhook-sender.factory'
-import { sqsQueueSender } from '../runtime/queue-sender'
+import { consumerRuntime } from '../wiring/queue-runtime'
+import { makeWebhookSenderHandler } from '../wiring/webhook-sender.consumer'
 
 /**
- * Lambda's entry for WebhookSender (functions/consumers.ts): the runtime, the SQS client and the
- * Webhooks queue's URL (set by the stack: the sender puts deliveries, hops and replay pages back
- * on its own queue) are read once, at cold start; a missing URL stops it at init.
+ * Lambda's entry for WebhookSender (functions/consumers.ts): the runtime and the Webhooks queue's
+ * sender (deliveries, hops and replay pages go back on its own queue) are built once, at cold start.
  */
-const runtime = runtimeFrom(process.env)
-const queueUrl = process.env[WEBHOOKS_QUEUE.urlVariable]
-if (queueUrl === undefined || queueUrl === '') {
-  throw new Error(`Missing required environment variable ${WEBHOOKS_QUEUE.urlVariable}.`)
-}
-const sqs = new SQSClient({ region: runtime.config.awsRegion })
-
-export const handler = makeWebhookSenderHandler(runtime, {
-  queue: sqsQueueSender(sqs, queueUrl),
-})
+export const handler = makeWebhookSenderHandler(consumerRuntime('WebhookSender', process.env))

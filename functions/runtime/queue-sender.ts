@@ -1,4 +1,4 @@
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs'
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs'
 import { type RetryDeps, retrying } from './retry'
 import * as RETRY from './retry-policies'
 
@@ -36,6 +36,28 @@ export const sqsQueueSender = (client: SQSClient, queueUrl: string): QueueSender
     }
   },
 })
+
+/**
+ * A Lambda entry's queue senders: one SQS client, each queue at the URL the stack set in its
+ * variable (functions/consumers.ts `urlVariable`). A missing URL throws, so the function stops at
+ * init rather than after its first request or record has written.
+ */
+export const sqsQueueSenders = <Id extends string>(
+  queues: readonly { id: Id; urlVariable: string }[],
+  env: Readonly<Record<string, string | undefined>>,
+  region: string | undefined,
+  client: SQSClient = new SQSClient({ region }),
+): Record<Id, QueueSender> => {
+  const senders = {} as Record<Id, QueueSender>
+  for (const { id, urlVariable } of queues) {
+    const url = env[urlVariable]
+    if (url === undefined || url === '') {
+      throw new Error(`Missing required environment variable ${urlVariable}.`)
+    }
+    senders[id] = sqsQueueSender(client, url)
+  }
+  return senders
+}
 
 /** SendMessageBatch's limit. */
 export const SEND_BATCH_LIMIT = 10

@@ -14,7 +14,7 @@ export type TimerPage = { timers: SweptTimer[]; next?: Record<string, unknown> }
 /**
  * The timers table (functions/domain/offer-timers.ts) as the sweep reads it: one slot's timers due
  * up to a time, a page at a time, and the delete of one handled. The stream reader writes them
- * (core/grant-stream.factory.ts).
+ * (wiring/grant-stream.consumer.ts).
  */
 export interface OfferTimerStore {
   dueTimers(

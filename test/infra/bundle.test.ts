@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
-import { QUEUES, type QueueSpec } from '../../functions/consumers'
+import { CONSUMERS, type ConsumerSpec, QUEUES, type QueueSpec } from '../../functions/consumers'
 import { ROUTES, type Route } from '../../functions/routes'
 import { BUDGET } from '../../functions/runtime/deadline'
 import { ESM_REQUIRE_BANNER } from '../../lib/function-bundling'
@@ -246,12 +246,17 @@ describe('the deployed bundle against a DynamoDB that never answers', () => {
     expect(remainingMs).toBeGreaterThanOrEqual(BUDGET.answerMarginMs - HUNG_STEP_MS)
   })
 
-  it.each((ROUTES as readonly Route[]).filter((r) => (r.sends ?? []).length > 0).map((r) => r.id))(
+  // Routes and consumers alike (GrantStream, WebhookSender: wiring/queue-runtime.ts).
+  const senders: readonly { id: string; sends?: readonly string[] }[] = [
+    ...(ROUTES as readonly Route[]),
+    ...(CONSUMERS as readonly ConsumerSpec[]),
+  ].filter((r) => (r.sends ?? []).length > 0)
+  it.each(senders.map((r) => r.id))(
     'stops %s at init without the URL of a queue it sends to, and loads with them',
     (id) => {
-      // What the stack sets (functions/routes.ts `sends`, handlers/sending-runtime.ts): without it,
-      // the first commit would store a batch and then find nowhere to send its chunks.
-      const urls = ((ROUTES as readonly Route[]).find((r) => r.id === id)?.sends ?? []).map(
+      // What the stack sets (functions/routes.ts and consumers.ts `sends`, wiring/queue-runtime.ts):
+      // without it, the first commit would store a batch and then find nowhere to send its chunks.
+      const urls = (senders.find((r) => r.id === id)?.sends ?? []).map(
         (queue) => (QUEUES.find((q) => q.id === queue) as QueueSpec).urlVariable,
       )
       const load = (values: Record<string, string | undefined>) => {

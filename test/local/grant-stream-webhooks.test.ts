@@ -5,7 +5,6 @@ import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-la
 import { OFFER_MAIL_QUEUE, type OfferMailMessage, WEBHOOKS_QUEUE } from '../../functions/consumers'
 import { makeGrantLife } from '../../functions/core/grant-life'
 import { readGrantRecord } from '../../functions/core/grant-stream'
-import { makeGrantStreamHandler } from '../../functions/core/grant-stream.factory'
 import { webhookEventsOf } from '../../functions/core/webhook-events'
 import { type BatchRecord, batchKey, chunkKey } from '../../functions/domain/batch'
 import type { GrantRecord } from '../../functions/domain/grant'
@@ -16,6 +15,8 @@ import type {
 } from '../../functions/domain/webhooks'
 import type { QueueEntry, QueueSender } from '../../functions/runtime/queue-sender'
 import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamodb'
+import { tableChangeOf } from '../../functions/stores/stream-records.dynamodb'
+import { makeGrantStreamHandler } from '../../functions/wiring/grant-stream.consumer'
 import { LocalQueue, localQueueSender } from '../../local/queue'
 import { createStreamsClient, StreamPoller, streamArnOf } from '../../local/stream-poller'
 import { grantBody, type Issuer, newIssuer, postGrant } from '../support/api'
@@ -24,7 +25,7 @@ import { config, documentClient, dynamodb, runtime } from '../support/runtime'
 
 /**
  * GrantStream hands each webhook event of a stream record (core/webhook-events.ts) to the Webhooks
- * queue as a `{kind: 'event', event}` message (core/grant-stream.factory.ts): through DynamoDB
+ * queue as a `{kind: 'event', event}` message (wiring/grant-stream.consumer.ts): through DynamoDB
  * Local's own stream and the local queue, then record by record where a refused send must fail
  * exactly the record it came from.
  */
@@ -100,7 +101,7 @@ test('a grant made and canceled: grant.created and grant.canceled on Webhooks, o
     )
     const expected = reader.records
       .filter((r) => r.dynamodb?.Keys?.grantId?.S === grantId)
-      .flatMap(webhookEventsOf)
+      .flatMap((r) => webhookEventsOf(tableChangeOf(r)))
     expect(expected.map((e) => e.type)).toEqual(['grant.created', 'grant.canceled'])
     expect(mine).toEqual(expected.map((event) => ({ kind: 'event', event })))
     const [created, canceled] = mine.map((m) => (m as { event: WebhookEvent }).event)
@@ -304,7 +305,9 @@ test('eleven events go as one SendMessageBatch of 10 and one of 1, one event mes
   })
   expect(webhooks.calls.map((c) => c.length)).toEqual([10, 1])
   const sent = webhooks.calls.flat().map((e) => JSON.parse(e.body) as WebhookQueueMessage)
-  expect(sent).toEqual(records.map((r) => ({ kind: 'event', event: webhookEventsOf(r)[0] })))
+  expect(sent).toEqual(
+    records.map((r) => ({ kind: 'event', event: webhookEventsOf(tableChangeOf(r))[0] })),
+  )
   expect(sent.map((m) => (m.kind === 'event' ? m.event.type : ''))).toEqual(
     Array(11).fill('grant.canceled'),
   )
@@ -368,7 +371,7 @@ test('the first failed record in stream order is named, whichever queue refused:
     })
   } finally {
     // The insert's timers, as the reader made them (due in 2099: no sweep meanwhile takes them).
-    for (const timer of readGrantRecord(insert)?.timers ?? []) {
+    for (const timer of readGrantRecord(tableChangeOf(insert))?.timers ?? []) {
       await documentClient.send(
         new DeleteCommand({
           TableName: config.tables.timers,

@@ -9,7 +9,6 @@ import type { OfferMailMessage } from '../../functions/consumers'
 import { AccessCache } from '../../functions/core/access-cache'
 import { makeGrantLife } from '../../functions/core/grant-life'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
-import { issuerNames, makeOfferMailerHandler } from '../../functions/core/offer-mailer.factory'
 import type { Mode } from '../../functions/domain/api-key'
 import type { GrantRecord } from '../../functions/domain/grant'
 import { countsAsIssued } from '../../functions/domain/grant-lifecycle'
@@ -20,6 +19,8 @@ import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamo
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import { DynamoDbInboxStore } from '../../functions/stores/inbox.dynamodb'
 import { decodeInboxCursor, encodeInboxCursor } from '../../functions/stores/inbox.store'
+import { issuerNames } from '../../functions/stores/issuer-names.dynamodb'
+import { makeOfferMailerHandler } from '../../functions/wiring/offer-mailer.consumer'
 import { admin, createKey, programState } from '../support/api'
 import { config, documentClient, runtimeWith, wallClock } from '../support/runtime'
 
@@ -440,10 +441,17 @@ describe('the issuer’s name in the mail', () => {
         throw Object.assign(new Error('not authorized'), { name: 'AccessDeniedException' })
       },
     } as unknown as Parameters<typeof issuerNames>[0]
-    const names = issuerNames(failing, 'issuers', () => now)
+    const heard: string[] = []
+    const names = issuerNames(
+      failing,
+      'issuers',
+      () => now,
+      (issuerId, error) => heard.push(`${issuerId} ${(error as Error).name}`),
+    )
     expect(await names('is_1')).toBeUndefined()
     expect(await names('is_1')).toBeUndefined()
     expect(calls).toBe(1)
+    expect(heard).toEqual(['is_1 AccessDeniedException'])
     now += 5 * 60_000
     await names('is_1')
     expect(calls).toBe(2)

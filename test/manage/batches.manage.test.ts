@@ -4,7 +4,6 @@ import { join } from 'node:path'
 import { consumerById, GRANT_BATCH_ROWS_QUEUE } from '../../functions/consumers'
 import { AccessCache } from '../../functions/core/access-cache'
 import { makeBatchRowsWorker } from '../../functions/core/grant-batch-worker'
-import { makeBatchWorkerHandler } from '../../functions/core/grant-batch-worker.factory'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
 import {
   BATCH_LIMITS,
@@ -19,6 +18,7 @@ import { makeCreateGrantBatchHandler } from '../../functions/http/routes/manage/
 import { DynamoDbBatchStore } from '../../functions/stores/batches.dynamodb'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import { createGrantBatchDeps } from '../../functions/wiring/batches.deps'
+import { makeBatchWorkerHandler } from '../../functions/wiring/grant-batch-worker.consumer'
 import { sqsEventOf } from '../../local/queue'
 import {
   batchItemsOf,

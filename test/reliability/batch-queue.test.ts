@@ -9,7 +9,6 @@ import {
   WORKER_BUDGET,
   type WorkerContext,
 } from '../../functions/core/grant-batch-worker'
-import { makeBatchWorkerHandler } from '../../functions/core/grant-batch-worker.factory'
 import { type GrantTokensInput, makeGrantTokens } from '../../functions/core/grant-tokens'
 import { auditEntry } from '../../functions/domain/audit-entry'
 import {
@@ -27,6 +26,7 @@ import type { QueueSender } from '../../functions/runtime/queue-sender'
 import { DynamoDbBatchListing } from '../../functions/stores/batch-listing.dynamodb'
 import { DynamoDbBatchStore } from '../../functions/stores/batches.dynamodb'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
+import { makeBatchWorkerHandler } from '../../functions/wiring/grant-batch-worker.consumer'
 import {
   LocalQueue,
   localQueueSender,

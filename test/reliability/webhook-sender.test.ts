@@ -8,7 +8,6 @@ import { Webhook } from 'standardwebhooks'
 import { WEBHOOKS_QUEUE } from '../../functions/consumers'
 import { AccessCache } from '../../functions/core/access-cache'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
-import { makeWebhookSenderHandler, programPool } from '../../functions/core/webhook-sender.factory'
 import type { Mode } from '../../functions/domain/api-key'
 import { auditEntry } from '../../functions/domain/audit-entry'
 import type { MembershipRecord } from '../../functions/domain/people'
@@ -30,6 +29,10 @@ import { MailSinkMailer } from '../../functions/mail/mailer'
 import { secretBoxFrom } from '../../functions/runtime/secret-box'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import { DynamoDbWebhookStore } from '../../functions/stores/webhooks.dynamodb'
+import {
+  makeWebhookSenderHandler,
+  programPool,
+} from '../../functions/wiring/webhook-sender.consumer'
 import { readMail } from '../../local/mail-sink'
 import { LocalQueue, localQueueSender, pollOnce } from '../../local/queue'
 import { auditLog } from '../manage/grants-support'

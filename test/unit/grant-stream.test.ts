@@ -4,6 +4,7 @@ import type { AttributeValue, DynamoDBRecord } from 'aws-lambda'
 import { readGrantRecord } from '../../functions/core/grant-stream'
 import { REMINDER_BEFORE_MS } from '../../functions/domain/grant-lifecycle'
 import { timerSlot } from '../../functions/domain/offer-timers'
+import { tableChangeOf } from '../../functions/stores/stream-records.dynamodb'
 
 /** The stream reader's rules on records as Lambda delivers them (the edges the DynamoDB Local test does not reach). */
 
@@ -39,11 +40,13 @@ const record = (
   },
 })
 
-const messages = (r: DynamoDBRecord) =>
-  readGrantRecord(r)?.messages.map((m) => `${m.kind}/${m.cause}`)
+/** What a stream record as Lambda delivers it asks for, decoded as GrantStream decodes it. */
+const readRecord = (r: DynamoDBRecord) => readGrantRecord(tableChangeOf(r))
+
+const messages = (r: DynamoDBRecord) => readRecord(r)?.messages.map((m) => `${m.kind}/${m.cause}`)
 
 test('an insert: the offer and both timers, in the slot of its grant id', () => {
-  const out = readGrantRecord(record('INSERT', grant()))
+  const out = readRecord(record('INSERT', grant()))
   expect(out?.messages).toEqual([
     { kind: 'offer', grantId: grant().grantId, cause: 'created', at: grant().createdAt },
   ])
@@ -62,9 +65,9 @@ test('an insert: the offer and both timers, in the slot of its grant id', () => 
 })
 
 test('a window of 3 days or less has no reminder; a grant from before offers expires after the default 30 days', () => {
-  const short = readGrantRecord(record('INSERT', grant({ expiresAt: '2026-01-03T00:00:00.000Z' })))
+  const short = readRecord(record('INSERT', grant({ expiresAt: '2026-01-03T00:00:00.000Z' })))
   expect(short?.timers.map((t) => t.kind)).toEqual(['expire'])
-  const old = readGrantRecord(record('INSERT', grant({ expiresAt: undefined })))
+  const old = readRecord(record('INSERT', grant({ expiresAt: undefined })))
   expect(old?.timers[0]?.due).toMatch(/^2026-01-31T00:00:00.000Z#/)
 })
 
@@ -121,7 +124,7 @@ test('modifications: corrected wins over a resend in the same record; a first re
 test('removals and items that are not grants are read as nothing', () => {
   expect(messages(record('REMOVE', undefined, grant()))).toEqual([])
   expect(
-    readGrantRecord(record('INSERT', { grantId: 'offer-token#abc', tokenOf: 'gr_1' })),
+    readRecord(record('INSERT', { grantId: 'offer-token#abc', tokenOf: 'gr_1' })),
   ).toBeUndefined()
-  expect(readGrantRecord(record('INSERT', { grantId: 'batch#bat_1' }))).toBeUndefined()
+  expect(readRecord(record('INSERT', { grantId: 'batch#bat_1' }))).toBeUndefined()
 })

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import { SQSClient } from '@aws-sdk/client-sqs'
-import { sqsQueueSender } from '../../functions/runtime/queue-sender'
+import { sqsQueueSender, sqsQueueSenders } from '../../functions/runtime/queue-sender'
 
 /**
  * sqsQueueSender through the SDK's own SQS client, over a real socket to a server that answers as
  * SQS's JSON protocol does: what goes on the wire per entry (DelaySeconds included), and which
- * entries it reports as not taken.
+ * entries it reports as not taken; sqsQueueSenders, an entry's senders by the queues' URL variables.
  */
 
 type Entry = { Id: string; MessageBody: string; DelaySeconds?: number }
@@ -116,4 +116,30 @@ test('entries SQS did not take are answered by id; a call that fails fails every
   expect(seen).toHaveLength(2)
   expect(await sender.sendBatch([])).toEqual({ failed: [] })
   expect(seen).toHaveLength(2)
+})
+
+test("an entry's senders: each queue at the URL its variable holds, over one client", async () => {
+  const senders = sqsQueueSenders(
+    [
+      { id: 'OfferMail', urlVariable: 'OFFER_MAIL_QUEUE_URL' },
+      { id: 'Webhooks', urlVariable: 'WEBHOOKS_QUEUE_URL' },
+    ],
+    { OFFER_MAIL_QUEUE_URL: `${url}-offers`, WEBHOOKS_QUEUE_URL: url },
+    'eu-west-1',
+    client,
+  )
+  expect(Object.keys(senders)).toEqual(['OfferMail', 'Webhooks'])
+  await senders.OfferMail.sendBatch([{ id: 'a', body: 'a' }])
+  await senders.Webhooks.sendBatch([{ id: 'b', body: 'b' }])
+  expect(seen.map((s) => s.body.QueueUrl)).toEqual([`${url}-offers`, url])
+})
+
+test('a queue whose URL variable is missing or empty stops the entry at init, naming the variable', () => {
+  const queues = [{ id: 'Webhooks', urlVariable: 'WEBHOOKS_QUEUE_URL' }]
+  for (const env of [{}, { WEBHOOKS_QUEUE_URL: '' }]) {
+    expect(() => sqsQueueSenders(queues, env, 'eu-west-1', client)).toThrow(
+      'Missing required environment variable WEBHOOKS_QUEUE_URL.',
+    )
+  }
+  expect(sqsQueueSenders([], {}, 'eu-west-1', client)).toEqual({})
 })

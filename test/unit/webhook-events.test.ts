@@ -6,6 +6,7 @@ import { type BatchChunk, type BatchRecord, batchKey, chunkKey } from '../../fun
 import type { GrantRecord } from '../../functions/domain/grant'
 import type { GrantHistoryEntry } from '../../functions/domain/grant-lifecycle'
 import { type GrantEventData, payloadOf, webhookEventId } from '../../functions/domain/webhooks'
+import { tableChangeOf } from '../../functions/stores/stream-records.dynamodb'
 
 /**
  * Which webhook events a record of the grants table's stream stands for (core/webhook-events.ts),
@@ -75,10 +76,13 @@ const change = (
     before,
   )
 
-const kinds = (r: DynamoDBRecord) => webhookEventsOf(r).map((e) => e.type)
+/** The events of a stream record as Lambda delivers it, decoded as GrantStream decodes it. */
+const eventsOf = (r: DynamoDBRecord) => webhookEventsOf(tableChangeOf(r))
+
+const kinds = (r: DynamoDBRecord) => eventsOf(r).map((e) => e.type)
 
 test('an insert is grant.created, at the grant’s createdAt, with its ids, state, amount, program, mode and address', () => {
-  const events = webhookEventsOf(record('INSERT', grant()))
+  const events = eventsOf(record('INSERT', grant()))
   expect(events).toEqual([
     {
       eventId: webhookEventId(GRANT_ID, 'created', '2026-01-01T00:00:00.000Z'),
@@ -108,12 +112,12 @@ test('each transition a grant makes is its grant.<state>, at its history line’
     actor: 'recipient',
   })
   const offered = grant({ status: 'offered', history: [identified] })
-  expect(webhookEventsOf(change(grant(), [identified], { status: 'offered' }))).toMatchObject([
+  expect(eventsOf(change(grant(), [identified], { status: 'offered' }))).toMatchObject([
     { type: 'grant.offered', occurredAt: identified.at, data: { state: 'offered' } },
   ])
   for (const state of ['accepted', 'expired', 'canceled'] as const) {
     const at = '2026-01-03T00:00:00.000Z'
-    const events = webhookEventsOf(
+    const events = eventsOf(
       change(offered, [line({ at, event: 'transition', state })], { status: state }),
     )
     expect(events).toMatchObject([{ type: `grant.${state}`, occurredAt: at, data: { state } }])
@@ -129,7 +133,7 @@ test('grant.rejected carries its reason: declined, or ineligible from the identi
     [line({ at, event: 'transition', state: 'rejected', reason: 'declined', actor: 'recipient' })],
     { status: 'rejected', rejectionReason: 'declined' },
   )
-  expect(webhookEventsOf(declined)).toMatchObject([
+  expect(eventsOf(declined)).toMatchObject([
     { type: 'grant.rejected', data: { state: 'rejected', rejectionReason: 'declined' } },
   ])
   const ineligible = change(
@@ -137,7 +141,7 @@ test('grant.rejected carries its reason: declined, or ineligible from the identi
     [line({ at, event: 'transition', state: 'rejected', reason: 'ineligible_age' })],
     { status: 'rejected', rejectionReason: 'ineligible_age' },
   )
-  expect(webhookEventsOf(ineligible)[0]?.data).toMatchObject({ rejectionReason: 'ineligible_age' })
+  expect(eventsOf(ineligible)[0]?.data).toMatchObject({ rejectionReason: 'ineligible_age' })
 })
 
 test('a bounce, a complaint and a failed send are grant.delivery_failed, in the state the grant is in', () => {
@@ -147,7 +151,7 @@ test('a bounce, a complaint and a failed send are grant.delivery_failed, in the 
   })
   for (const delivery of ['bounced', 'complained', 'failed'] as const) {
     const at = '2026-01-01T00:05:00.000Z'
-    const events = webhookEventsOf(
+    const events = eventsOf(
       change(sent, [line({ at, event: 'delivery', delivery, detail: 'Permanent' })], {
         offer: { delivery: 'failed', sends: 1 },
       }),
@@ -206,7 +210,7 @@ test('several lines in one record: one event each, in order, each in the state a
     }),
   ]
   const before = grant({ status: 'offered', history })
-  const events = webhookEventsOf(
+  const events = eventsOf(
     change(
       before,
       [
@@ -242,13 +246,11 @@ test('a record delivered twice makes the same event ids; another change makes ot
       [line({ at, event: 'transition', state: 'accepted', actor: 'recipient' })],
       { status: 'accepted' },
     )
-  const first = webhookEventsOf(accept())
-  const again = webhookEventsOf(accept())
+  const first = eventsOf(accept())
+  const again = eventsOf(accept())
   expect(again).toEqual(first)
-  expect(webhookEventsOf(record('INSERT', grant()))).toEqual(
-    webhookEventsOf(record('INSERT', grant())),
-  )
-  const other = webhookEventsOf(
+  expect(eventsOf(record('INSERT', grant()))).toEqual(eventsOf(record('INSERT', grant())))
+  const other = eventsOf(
     change(grant(), [line({ at, event: 'transition', state: 'canceled' })], { status: 'canceled' }),
   )
   expect(other[0]?.eventId).not.toBe(first[0]?.eventId)
@@ -275,8 +277,8 @@ test('no personal data beyond the address: never the name, identity, date of bir
     ],
   })
   const events = [
-    ...webhookEventsOf(record('INSERT', identified)),
-    ...webhookEventsOf(
+    ...eventsOf(record('INSERT', identified)),
+    ...eventsOf(
       change(identified, [
         line({
           at: '2026-01-02T00:00:01.000Z',
@@ -350,7 +352,7 @@ test('a batch that finishes is batch.completed (done or canceled) with its count
     batch({ status: 'done', finishedAt, updatedAt: finishedAt }),
     batch(),
   )
-  expect(webhookEventsOf(done)).toEqual([
+  expect(eventsOf(done)).toEqual([
     {
       eventId: webhookEventId(BATCH_ID, 'done'),
       type: 'batch.completed',
@@ -366,7 +368,7 @@ test('a batch that finishes is batch.completed (done or canceled) with its count
       },
     },
   ])
-  expect(webhookEventsOf(done)).toEqual(webhookEventsOf(done))
+  expect(eventsOf(done)).toEqual(eventsOf(done))
 
   const stopping = batch({
     cancelRequestedAt: '2026-01-01T00:00:30.000Z',
@@ -379,7 +381,7 @@ test('a batch that finishes is batch.completed (done or canceled) with its count
     { ...stopping, status: 'canceled', finishedAt, updatedAt: finishedAt },
     stopping,
   )
-  expect(webhookEventsOf(canceled)).toMatchObject([
+  expect(eventsOf(canceled)).toMatchObject([
     {
       type: 'batch.completed',
       data: { status: 'canceled', counts: { total: 150, granted: 40, failed: 10, canceled: 100 } },
@@ -388,10 +390,10 @@ test('a batch that finishes is batch.completed (done or canceled) with its count
   // An older batch without `canceled` counts 0; no finishedAt: its updatedAt.
   const older = batch({ canceled: undefined, status: 'queued' })
   expect(
-    webhookEventsOf(record('MODIFY', { ...older, status: 'done', updatedAt: finishedAt }, older)),
+    eventsOf(record('MODIFY', { ...older, status: 'done', updatedAt: finishedAt }, older)),
   ).toMatchObject([{ occurredAt: finishedAt, data: { counts: { canceled: 0 } } }])
   // A personal e-mail (the committer's) is not in it.
-  expect(JSON.stringify(webhookEventsOf(done))).not.toContain('issuer@example.com')
+  expect(JSON.stringify(eventsOf(done))).not.toContain('issuer@example.com')
 })
 
 test('a batch’s other changes, a finished batch changed again, its insert and removal make nothing', () => {
@@ -431,5 +433,5 @@ test('chunks, link tokens, rate limits and removals make no event', () => {
   expect(kinds(record('INSERT', { grantId: 'limit#resend#x', count: 1 }))).toEqual([])
   expect(kinds(record('REMOVE', undefined, grant({ status: 'expired' })))).toEqual([])
   const noKeys: DynamoDBRecord = { eventName: 'INSERT', dynamodb: { SequenceNumber: '1' } }
-  expect(webhookEventsOf(noKeys)).toEqual([])
+  expect(eventsOf(noKeys)).toEqual([])
 })

@@ -1,9 +1,9 @@
 import type { SNSEvent } from 'aws-lambda'
 import type { Runtime } from '../composition'
+import { makeGrantLife } from '../core/grant-life'
+import { type MailEvents, makeMailEvents } from '../core/mail-events'
 import { logger } from '../runtime/logger'
 import { DynamoDbGrantLifeStore } from '../stores/grant-life.dynamodb'
-import { makeGrantLife } from './grant-life'
-import { type MailEvents, makeMailEvents } from './mail-events'
 
 /**
  * The SNS handler over the use case: each record's message is an SES event document. A document

@@ -1,8 +1,9 @@
 import { SESv2Client } from '@aws-sdk/client-sesv2'
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb'
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
 import type { Runtime } from '../composition'
 import { consumerById } from '../consumers'
+import { makeGrantLife } from '../core/grant-life'
+import { makeOfferMailer, type OfferMailer } from '../core/offer-mailer'
 import { parseOfferMailQueueMessage } from '../domain/offer-mail-message.schema'
 import { ENV } from '../env-names'
 import { createMailer, type Mailer, MailSinkMailer, SesMailer } from '../mail/mailer'
@@ -10,45 +11,8 @@ import { type SendPace, sesSendRate, tokenBucket, unpaced } from '../mail/send-p
 import { logger } from '../runtime/logger'
 import { DynamoDbGrantLifeStore } from '../stores/grant-life.dynamodb'
 import { DynamoDbInboxStore } from '../stores/inbox.dynamodb'
+import { issuerNames } from '../stores/issuer-names.dynamodb'
 import { transientKind } from '../stores/store-errors'
-import { makeGrantLife } from './grant-life'
-import { makeOfferMailer, type OfferMailer } from './offer-mailer'
-
-/** How long a process trusts an issuer's name it has read (a rename shows in new mail after that). */
-const ISSUER_NAME_TTL_MS = 5 * 60_000
-
-/**
- * The issuer's name, read with one GetItem and kept a few minutes per process: a batch of offers
- * from one issuer reads it once. Absent, or unreadable (the read failing never stops a mail): the
- * program's name.
- */
-export const issuerNames = (client: DynamoDBDocumentClient, table: string, clock: () => number) => {
-  const known = new Map<string, { name: string | undefined; at: number }>()
-  return async (issuerId: string): Promise<string | undefined> => {
-    const hit = known.get(issuerId)
-    if (hit !== undefined && clock() - hit.at < ISSUER_NAME_TTL_MS) return hit.name
-    let name: string | undefined
-    try {
-      const { Item } = await client.send(
-        new GetCommand({
-          TableName: table,
-          Key: { issuerId },
-          ProjectionExpression: '#name',
-          ExpressionAttributeNames: { '#name': 'name' },
-        }),
-      )
-      name = typeof Item?.name === 'string' && Item.name.trim() !== '' ? Item.name : undefined
-    } catch (error) {
-      // Cosmetic: the mail still goes, naming the program (kept for the TTL, not retried per mail).
-      logger.warn('Issuer name unreadable; the offer mail names the program', {
-        issuerId,
-        error: error instanceof Error ? error.name : 'unknown',
-      })
-    }
-    known.set(issuerId, { name, at: clock() })
-    return name
-  }
-}
 
 /** A configuration the offer mailer cannot work without: its message is safe to log. */
 export class OfferMailerNotConfigured extends Error {
@@ -168,7 +132,13 @@ export const offerMailerOf = (
     pace: pace ?? unpaced,
     recipientOrigin,
     sink: mail.sinkFile === undefined ? undefined : new MailSinkMailer(mail.sinkFile),
-    issuerName: issuerNames(documentClient, config.tables.issuers, clock),
+    issuerName: issuerNames(documentClient, config.tables.issuers, clock, (issuerId, error) =>
+      // Cosmetic: the mail still goes, naming the program (kept for the TTL, not retried per mail).
+      logger.warn('Issuer name unreadable; the offer mail names the program', {
+        issuerId,
+        error: error instanceof Error ? error.name : 'unknown',
+      }),
+    ),
   })
 }
 

@@ -3,6 +3,11 @@ import { type DynamoDBDocumentClient, GetCommand, TransactGetCommand } from '@aw
 import type { Runtime } from '../composition'
 import { queueOf } from '../composition'
 import { WEBHOOKS_QUEUE } from '../consumers'
+import {
+  makeWebhookSender,
+  type PoolSnapshot,
+  type WebhookSenderDeps,
+} from '../core/webhook-sender'
 import type { ProgramRecord } from '../domain/program'
 import { poolRemaining, type ShardRecord, shardKeys } from '../domain/program-shards'
 import { lazyMailer, type Mailer } from '../mail/mailer'
@@ -15,7 +20,6 @@ import { makeWebhookHttp, type Resolver, type WebhookHttp } from '../runtime/saf
 import { type SecretBox, secretBoxFrom } from '../runtime/secret-box'
 import { DynamoDbMembersStore } from '../stores/members.dynamodb'
 import { DynamoDbWebhookStore } from '../stores/webhooks.dynamodb'
-import { makeWebhookSender, type PoolSnapshot, type WebhookSenderDeps } from './webhook-sender'
 
 /**
  * A program's pool for the pool-low check, or undefined when it has no pool or no

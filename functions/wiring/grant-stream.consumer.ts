@@ -1,12 +1,14 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda'
-import type { Runtime } from '../composition'
+import { queueOf, type Runtime } from '../composition'
+import { OFFER_MAIL_QUEUE, WEBHOOKS_QUEUE } from '../consumers'
+import { readGrantStream } from '../core/grant-stream'
+import { webhookEventsOf } from '../core/webhook-events'
 import type { TimerRecord } from '../domain/offer-timers'
 import type { WebhookQueueMessage } from '../domain/webhooks'
 import { logger } from '../runtime/logger'
 import type { QueueEntry, QueueSender } from '../runtime/queue-sender'
 import { DynamoDbOfferTimerStore } from '../stores/offer-timers.dynamodb'
-import { readGrantStream } from './grant-stream'
-import { webhookEventsOf } from './webhook-events'
+import { tableChangeOf } from '../stores/stream-records.dynamodb'
 
 /** SendMessageBatch's limit. */
 const SEND_CHUNK = 10
@@ -36,9 +38,13 @@ const chunks = <T>(items: readonly T[], size: number): T[][] =>
  * deliver twice: an event's id is derived from its change, so its repeat makes the same webhook
  * messages (the sender's fan-out writes them by id).
  */
-export const makeGrantStreamHandler = (runtime: Runtime, deps: GrantStreamDeps) => {
+export const makeGrantStreamHandler = (runtime: Runtime, deps: Partial<GrantStreamDeps> = {}) => {
   const { documentClient, config } = runtime
   const { sleep } = deps
+  // Lambda's entry: the runtime's SQS senders (wiring/queue-runtime.ts); npm start and the tests
+  // pass the local queues'.
+  const offerMail = deps.offerMail ?? queueOf(runtime, OFFER_MAIL_QUEUE.id)
+  const webhooks = deps.webhooks ?? queueOf(runtime, WEBHOOKS_QUEUE.id)
 
   const timerStore = new DynamoDbOfferTimerStore(documentClient, config.tables)
   /** Writes timers; answers the ones still unwritten after the store's tries. */
@@ -49,7 +55,9 @@ export const makeGrantStreamHandler = (runtime: Runtime, deps: GrantStreamDeps) 
     })
 
   return async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
-    const outputs = readGrantStream(event.Records)
+    // Decoded once: both readers (offer mail and timers, webhook events) see plain records.
+    const changes = event.Records.map(tableChangeOf)
+    const outputs = readGrantStream(changes)
     const failedRecords = new Set<string>()
 
     const timers = outputs.flatMap((o) =>
@@ -67,10 +75,10 @@ export const makeGrantStreamHandler = (runtime: Runtime, deps: GrantStreamDeps) 
       })),
     )
     // Every record, not only grants': a batch's completion is an event too.
-    const events = event.Records.flatMap((record) => {
-      const seq = record.dynamodb?.SequenceNumber
+    const events = changes.flatMap((change) => {
+      const seq = change.sequenceNumber
       if (seq === undefined) return []
-      return webhookEventsOf(record).map((webhookEvent, n) => ({
+      return webhookEventsOf(change).map((webhookEvent, n) => ({
         seq,
         id: `${seq}-${n}`,
         body: JSON.stringify({ kind: 'event', event: webhookEvent } satisfies WebhookQueueMessage),
@@ -85,19 +93,18 @@ export const makeGrantStreamHandler = (runtime: Runtime, deps: GrantStreamDeps) 
       }
     }
     // The two queues side by side: neither waits for the other.
-    await Promise.all([send(deps.offerMail, mail), send(deps.webhooks, events)])
+    await Promise.all([send(offerMail, mail), send(webhooks, events)])
 
     // The first failed record in stream order: the retry starts there.
-    const first = event.Records.find(
-      (r) =>
-        r.dynamodb?.SequenceNumber !== undefined && failedRecords.has(r.dynamodb.SequenceNumber),
-    )
-    if (first?.dynamodb?.SequenceNumber !== undefined) {
+    const first = changes.find(
+      (c) => c.sequenceNumber !== undefined && failedRecords.has(c.sequenceNumber),
+    )?.sequenceNumber
+    if (first !== undefined) {
       logger.warn('Grant stream: records left for a retry', {
-        from: first.dynamodb.SequenceNumber,
+        from: first,
         failed: failedRecords.size,
       })
-      return { batchItemFailures: [{ itemIdentifier: first.dynamodb.SequenceNumber }] }
+      return { batchItemFailures: [{ itemIdentifier: first }] }
     }
     return { batchItemFailures: [] }
   }

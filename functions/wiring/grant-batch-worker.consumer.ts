@@ -1,12 +1,12 @@
 import type { Runtime } from '../composition'
+import { AccessCache } from '../core/access-cache'
+import { type BatchWorkerDeps, makeBatchRowsWorker } from '../core/grant-batch-worker'
+import { makeGrantTokens } from '../core/grant-tokens'
 import { batchFinishedMail } from '../mail/batch-finished-mail'
 import { lazyMailer, type Mailer } from '../mail/mailer'
 import { logger } from '../runtime/logger'
 import { DynamoDbBatchStore } from '../stores/batches.dynamodb'
 import { DynamoDbGrantStore } from '../stores/grants.dynamodb'
-import { AccessCache } from './access-cache'
-import { type BatchWorkerDeps, makeBatchRowsWorker } from './grant-batch-worker'
-import { makeGrantTokens } from './grant-tokens'
 
 /**
  * The send-to-many worker (GrantBatchWorker, functions/consumers.ts) over a runtime: its Lambda

@@ -1,10 +1,10 @@
 import type { Context } from 'aws-lambda'
 import type { Runtime } from '../composition'
+import { makeGrantLife } from '../core/grant-life'
+import { makeOfferSweep, type OfferSweepDeps, type OfferSweepReport } from '../core/offer-sweep'
 import { logger } from '../runtime/logger'
 import { DynamoDbGrantLifeStore } from '../stores/grant-life.dynamodb'
 import { DynamoDbOfferTimerStore } from '../stores/offer-timers.dynamodb'
-import { makeGrantLife } from './grant-life'
-import { makeOfferSweep, type OfferSweepDeps, type OfferSweepReport } from './offer-sweep'
 
 /** Leave this much of the function's time unused: the rest of the timers wait for the next run. */
 const TIME_MARGIN_MS = 10_000
