@@ -65,10 +65,10 @@ module.exports = {
       { path: '^functions/stores/', pathNot: STORE_INTERFACES },
     ),
     forbid(
-      'http-imports-no-handler',
-      'http/ is under handlers/: a route factory never imports a Lambda entry module.',
+      'http-imports-no-entry',
+      'http/ is under handlers/ and wiring/: a route takes its deps; it never builds a runtime.',
       { path: '^functions/http/' },
-      { path: '^functions/(handlers|wiring)/' },
+      { path: ENTRY },
     ),
     forbid(
       'handlers-import-http-and-wiring',
