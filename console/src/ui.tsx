@@ -442,3 +442,21 @@ export const PoolGauge = ({
 export const StatusBadge = ({ status }: { status: string }) => (
   <span class={`badge badge-${status}`}>{status}</span>
 )
+
+/** One fact of a thing: its term, its value, and a class for the value (`failure`). */
+export type Fact = [term: string, value: ComponentChildren, valueClass?: string]
+
+/** A program's, grant's, batch's or endpoint's facts as one description list; falsy ones are left out. */
+export const Facts = ({ facts }: { facts: (Fact | false | null | undefined)[] }) => (
+  <dl class="facts">
+    {facts.map(
+      (fact) =>
+        fact && (
+          <div key={fact[0]}>
+            <dt>{fact[0]}</dt>
+            <dd class={fact[2]}>{fact[1]}</dd>
+          </div>
+        ),
+    )}
+  </dl>
+)

@@ -7,6 +7,7 @@ import {
   Alert,
   can,
   DataTable,
+  Facts,
   Field,
   formatNumber,
   inputValue,
@@ -28,36 +29,15 @@ import { CANCELABLE, CancelBatch, cancelMessage, paceText } from './program-batc
  */
 
 const BatchFacts = ({ batch }: { batch: Batch }) => (
-  <dl class="facts">
-    <div>
-      <dt>Status</dt>
-      <dd>
-        <StatusBadge status={batch.status} />
-      </dd>
-    </div>
-    <div>
-      <dt>Sent by</dt>
-      <dd>{batch.createdBy.email}</dd>
-    </div>
-    <div>
-      <dt>Committed</dt>
-      <dd>
-        <Time iso={batch.createdAt} />
-      </dd>
-    </div>
-    {batch.finishedAt ? (
-      <div>
-        <dt>Finished</dt>
-        <dd>
-          <Time iso={batch.finishedAt} />
-        </dd>
-      </div>
-    ) : null}
-    <div>
-      <dt>Shares</dt>
-      <dd>{formatNumber(batch.amount)}</dd>
-    </div>
-  </dl>
+  <Facts
+    facts={[
+      ['Status', <StatusBadge status={batch.status} />],
+      ['Sent by', batch.createdBy.email],
+      ['Committed', <Time iso={batch.createdAt} />],
+      batch.finishedAt ? ['Finished', <Time iso={batch.finishedAt} />] : null,
+      ['Shares', formatNumber(batch.amount)],
+    ]}
+  />
 )
 
 /** Rows done of all, in words and as a bar; owners and admins cancel a batch that moves. */

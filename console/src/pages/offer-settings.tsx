@@ -9,6 +9,7 @@ import {
   can,
   type Errors,
   explainApiError,
+  Facts,
   Field,
   FormEnd,
   formatNumber,
@@ -89,33 +90,20 @@ const SettingsView = ({ program, onChange }: { program: Program; onChange?: () =
   return (
     <section class="panel" aria-labelledby="offer-settings">
       <h2 id="offer-settings">Offer settings</h2>
-      <dl class="facts">
-        <div>
-          <dt>Offer window</dt>
-          <dd>
-            {program.offerDays} day{program.offerDays === 1 ? '' : 's'}
-          </dd>
-        </div>
-        <div>
-          <dt>Minimum age</dt>
-          <dd>{program.minAge === null ? 'None' : `${program.minAge} years`}</dd>
-        </div>
-        <div>
-          <dt>Countries</dt>
-          <dd>{program.countries === null ? 'Any' : program.countries.join(', ')}</dd>
-        </div>
-        <div>
-          <dt>Pool-low event</dt>
-          <dd>
-            {program.poolLowThreshold === null
+      <Facts
+        facts={[
+          ['Offer window', `${program.offerDays} day${program.offerDays === 1 ? '' : 's'}`],
+          ['Minimum age', program.minAge === null ? 'None' : `${program.minAge} years`],
+          ['Countries', program.countries === null ? 'Any' : program.countries.join(', ')],
+          [
+            'Pool-low event',
+            program.poolLowThreshold === null
               ? 'None'
-              : `At ${formatNumber(program.poolLowThreshold)} share${program.poolLowThreshold === 1 ? '' : 's'} left`}
-          </dd>
-        </div>
-        <div>
-          <dt>Terms</dt>
-          <dd>
-            {terms === null ? (
+              : `At ${formatNumber(program.poolLowThreshold)} share${program.poolLowThreshold === 1 ? '' : 's'} left`,
+          ],
+          [
+            'Terms',
+            terms === null ? (
               'None yet'
             ) : terms.url ? (
               <>
@@ -123,10 +111,10 @@ const SettingsView = ({ program, onChange }: { program: Program; onChange?: () =
               </>
             ) : (
               `Version ${terms.version}: text of ${formatNumber([...(terms.text ?? '')].length)} characters`
-            )}
-          </dd>
-        </div>
-      </dl>
+            ),
+          ],
+        ]}
+      />
       {program.description ? (
         <p class="description">
           <bdi>{program.description}</bdi>

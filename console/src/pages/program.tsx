@@ -19,6 +19,7 @@ import {
   DataTable,
   digitsOf,
   explainApiError,
+  Facts,
   Field,
   formatNumber,
   inputValue,
@@ -286,43 +287,28 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
       </p>
       <PageTitle title={program.name}>{program.name}</PageTitle>
       {message ? <Status>{message}</Status> : null}
-      <dl class="facts">
-        <div>
-          <dt>Mode</dt>
-          <dd>
-            <span class={`badge badge-${program.mode.toLowerCase()}`}>{program.mode}</span>
-          </dd>
-        </div>
-        <div>
-          <dt>Status</dt>
-          <dd>
-            <StatusBadge status={program.status} />
-          </dd>
-        </div>
-        <div>
-          <dt>Pool</dt>
-          <dd>
+      <Facts
+        facts={[
+          ['Mode', <span class={`badge badge-${program.mode.toLowerCase()}`}>{program.mode}</span>],
+          ['Status', <StatusBadge status={program.status} />],
+          [
+            'Pool',
             <PoolGauge
               name={program.name}
               pool={program.pool}
               issued={program.issued}
               remaining={program.remaining}
-            />
-          </dd>
-        </div>
-        <div>
-          <dt>Program id</dt>
-          <dd>
-            <code>{program.id}</code> <CopyButton text={program.id} label="Copy program id" />
-          </dd>
-        </div>
-        <div>
-          <dt>Created</dt>
-          <dd>
-            <Time iso={program.createdAt} />
-          </dd>
-        </div>
-      </dl>
+            />,
+          ],
+          [
+            'Program id',
+            <>
+              <code>{program.id}</code> <CopyButton text={program.id} label="Copy program id" />
+            </>,
+          ],
+          ['Created', <Time iso={program.createdAt} />],
+        ]}
+      />
       <ProgramActions
         program={program}
         onChanged={(_, text) => {

@@ -11,6 +11,7 @@ import {
   can,
   DataTable,
   explainApiError,
+  Facts,
   Field,
   formatNumber,
   inputValue,
@@ -217,28 +218,15 @@ const PreviewPanel = ({
   return (
     <section class="panel" aria-labelledby="batch-preview">
       <h2 id="batch-preview">Check before sending</h2>
-      <dl class="facts">
-        <div>
-          <dt>Rows</dt>
-          <dd>{formatNumber(preview.result.counts.total)}</dd>
-        </div>
-        <div>
-          <dt>Ready to send</dt>
-          <dd>{formatNumber(preview.result.counts.valid)}</dd>
-        </div>
-        <div>
-          <dt>With errors</dt>
-          <dd>{formatNumber(preview.result.counts.invalid)}</dd>
-        </div>
-        <div>
-          <dt>Duplicates</dt>
-          <dd>{formatNumber(preview.result.counts.duplicates)}</dd>
-        </div>
-        <div>
-          <dt>Pool check</dt>
-          <dd>{poolText(preview.result)}</dd>
-        </div>
-      </dl>
+      <Facts
+        facts={[
+          ['Rows', formatNumber(preview.result.counts.total)],
+          ['Ready to send', formatNumber(preview.result.counts.valid)],
+          ['With errors', formatNumber(preview.result.counts.invalid)],
+          ['Duplicates', formatNumber(preview.result.counts.duplicates)],
+          ['Pool check', poolText(preview.result)],
+        ]}
+      />
       {!open ? (
         <Alert>
           The program is {preview.result.programStatus}: it cannot take this batch until it is
