@@ -130,11 +130,27 @@ const useNewPassword = () => {
   }
 }
 
-const AuthFrame = (props: { children: ComponentChildren; links?: ComponentChildren }) => (
+/** A sign-in page: the brand, its title, its content, and links to the other sign-in pages. */
+const AuthFrame = (props: {
+  title: string
+  /** The heading, when it says more than the tab's title. */
+  heading?: string
+  children: ComponentChildren
+  links?: [href: string, text: string][]
+}) => (
   <main id="main" class="auth">
     <p class="brand">Virtual Shares console</p>
+    <PageTitle title={props.title}>{props.heading ?? props.title}</PageTitle>
     {props.children}
-    {props.links ? <ul class="auth-links">{props.links}</ul> : null}
+    {props.links ? (
+      <ul class="auth-links">
+        {props.links.map(([to, text]) => (
+          <li key={to}>
+            <a href={to}>{text}</a>
+          </li>
+        ))}
+      </ul>
+    ) : null}
   </main>
 )
 
@@ -155,8 +171,7 @@ const MfaSignIn = ({
   onRestart: (message?: string) => void
 }) => {
   return (
-    <AuthFrame>
-      <PageTitle title="Enter your code">Enter the code from your app</PageTitle>
+    <AuthFrame title="Enter your code" heading="Enter the code from your app">
       <p>
         Your account has two-step sign-in. Open the authenticator app you set up for the Virtual
         Shares console and enter the code it shows.
@@ -250,20 +265,12 @@ export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notic
 
   return (
     <AuthFrame
-      links={
-        <>
-          <li>
-            <a href={href('forgot-password')}>Forgot your password?</a>
-          </li>
-          <li>
-            <a href={href('accept')}>Accept an invitation</a>
-          </li>
-        </>
-      }
+      title={challenge ? 'Choose your password' : 'Sign in'}
+      links={[
+        [href('forgot-password'), 'Forgot your password?'],
+        [href('accept'), 'Accept an invitation'],
+      ]}
     >
-      <PageTitle title={challenge ? 'Choose your password' : 'Sign in'}>
-        {challenge ? 'Choose your password' : 'Sign in'}
-      </PageTitle>
       {notice && !challenge ? <Status>{notice}</Status> : null}
       <form onSubmit={submit} noValidate>
         {challenge ? (
@@ -333,13 +340,9 @@ export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) =
 
   return (
     <AuthFrame
-      links={
-        <li>
-          <a href={href('sign-in')}>Already have a password? Sign in</a>
-        </li>
-      }
+      title="Accept your invitation"
+      links={[[href('sign-in'), 'Already have a password? Sign in']]}
     >
-      <PageTitle title="Accept your invitation">Accept your invitation</PageTitle>
       <p>
         Your invitation e-mail holds a temporary password, valid for 7 days. Sign in with it once
         and choose your own password.
@@ -407,14 +410,7 @@ export const ForgotPasswordPage = ({ onSignedIn }: { onSignedIn: SignedIn }) => 
   if (mfaStep) return mfaStep
 
   return (
-    <AuthFrame
-      links={
-        <li>
-          <a href={href('sign-in')}>Back to sign in</a>
-        </li>
-      }
-    >
-      <PageTitle title="Reset your password">Reset your password</PageTitle>
+    <AuthFrame title="Reset your password" links={[[href('sign-in'), 'Back to sign in']]}>
       {step === 'email' ? (
         <form onSubmit={sendCode} noValidate>
           <p>We send a code to your e-mail address. With it you choose a new password.</p>
