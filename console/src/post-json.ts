@@ -9,14 +9,16 @@ export const postJson = async (
   init: RequestInit & { headers: Record<string, string> },
   unreachable: () => Error,
 ): Promise<{ response: Response; data: Record<string, unknown> }> => {
+  // `cache` is the browser's (this module is also type-checked where Node's RequestInit lacks it).
+  const request: RequestInit & { cache: 'no-store' } = {
+    ...init,
+    method: 'POST',
+    body: JSON.stringify(body),
+    cache: 'no-store',
+  }
   let response: Response
   try {
-    response = await fetch(url, {
-      ...init,
-      method: 'POST',
-      body: JSON.stringify(body),
-      cache: 'no-store',
-    })
+    response = await fetch(url, request)
   } catch {
     throw unreachable()
   }

@@ -1,16 +1,9 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { useScope } from './scope'
-import {
-  Alert,
-  ConfirmDialog,
-  CopyButton,
-  errorText,
-  Field,
-  PageTitle,
-  useAction,
-  useLoad,
-} from './ui'
+import { Alert, ConfirmDialog, CopyButton, PageTitle, useLoad } from './ui'
+import { errorText } from './ui-format'
+import { Field, useAction } from './ui-forms'
 
 /**
  * Shared pieces of the pages loaded on demand (a program, a grant, the webhooks): a page that was

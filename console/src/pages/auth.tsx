@@ -13,16 +13,15 @@ import {
   signInWithPassword,
 } from '../cognito'
 import { href } from '../scope'
+import { PageTitle, Status } from '../ui'
 import {
   type Errors,
   type Explained,
   FormEnd,
   FormMessage,
-  PageTitle,
-  Status,
   TextField,
   useAction,
-} from '../ui'
+} from '../ui-forms'
 
 /**
  * Signing in, accepting an invitation (the temporary password, then one's own) and resetting a

@@ -8,18 +8,15 @@ import {
   can,
   DataTable,
   Facts,
-  Field,
-  formatNumber,
-  inputValue,
   Pager,
   PageTitle,
   Status,
   StatusBadge,
-  Time,
-  useAction,
   useLoad,
   usePager,
 } from '../ui'
+import { formatNumber, Time } from '../ui-format'
+import { Field, inputValue, useAction } from '../ui-forms'
 import { ProgramCrumbs, useProgram } from '../ui-pages'
 import { CANCELABLE, CancelBatch, cancelMessage, paceText } from './program-batches'
 

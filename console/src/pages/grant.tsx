@@ -8,17 +8,14 @@ import {
   ConfirmDialog,
   CopyButton,
   can,
-  explainApiError,
   Facts,
-  formatNumber,
   PageTitle,
   Status,
   StatusBadge,
-  TextField,
-  Time,
-  useAction,
   useLoad,
 } from '../ui'
+import { formatNumber, Time } from '../ui-format'
+import { explainApiError, TextField, useAction } from '../ui-forms'
 import { ConfirmButton, NotFound } from '../ui-pages'
 
 type HistoryLine = Grant['history'][number]

@@ -9,16 +9,13 @@ import {
   CopyButton,
   can,
   DataTable,
-  formatTime,
   PageTitle,
-  SelectField,
   Status,
   StatusBadge,
-  TextField,
-  Time,
-  useAction,
   useLoad,
 } from '../ui'
+import { formatTime, Time } from '../ui-format'
+import { SelectField, TextField, useAction } from '../ui-forms'
 import { SecretField } from '../ui-pages'
 
 /**

@@ -5,18 +5,17 @@ import {
 } from '../../../functions/domain/offer-settings'
 import type { OfferSettingsBody, Program } from '../api'
 import { useScope } from '../scope'
+import { can, Facts } from '../ui'
+import { formatNumber } from '../ui-format'
 import {
-  can,
   type Errors,
   explainApiError,
-  Facts,
   Field,
   FormEnd,
-  formatNumber,
   inputValue,
   TextField,
   useAction,
-} from '../ui'
+} from '../ui-forms'
 
 /** A field the service names (`countries[2]`, `terms.text`) as the form's field. */
 const formField = (field: string) =>

@@ -17,23 +17,17 @@ import {
   CopyButton,
   can,
   DataTable,
-  digitsOf,
-  explainApiError,
   Facts,
-  Field,
-  formatNumber,
-  inputValue,
   Pager,
   PageTitle,
   PoolGauge,
   Status,
   StatusBadge,
-  TextField,
-  Time,
-  useAction,
   useLoad,
   usePager,
 } from '../ui'
+import { digitsOf, formatNumber, Time } from '../ui-format'
+import { explainApiError, Field, inputValue, TextField, useAction } from '../ui-forms'
 import { NotFound } from '../ui-pages'
 import { OfferSettings } from './offer-settings'
 import { ProgramBatches } from './program-batches'

@@ -8,18 +8,14 @@ import {
   ConfirmDialog,
   can,
   DataTable,
-  digitsOf,
-  FormEnd,
-  formatNumber,
   PageTitle,
   PoolGauge,
   Status,
   StatusBadge,
-  TextField,
-  Time,
-  useAction,
   useLoad,
 } from '../ui'
+import { digitsOf, formatNumber, Time } from '../ui-format'
+import { FormEnd, TextField, useAction } from '../ui-forms'
 
 /** Pause, resume and close a program: what its status allows, for admins and owners only. */
 export const ProgramActions = ({

@@ -6,19 +6,9 @@ import { fileProblem, megabytes, sendFile } from '../batch-upload'
 import { pendingCommits } from '../batches'
 import { GRANT_RULES } from '../grant-rules'
 import { useScope } from '../scope'
-import {
-  Alert,
-  can,
-  DataTable,
-  explainApiError,
-  Facts,
-  Field,
-  formatNumber,
-  inputValue,
-  PageTitle,
-  TextField,
-  useAction,
-} from '../ui'
+import { Alert, can, DataTable, Facts, PageTitle } from '../ui'
+import { formatNumber } from '../ui-format'
+import { explainApiError, Field, inputValue, TextField, useAction } from '../ui-forms'
 import { ProgramCrumbs, useProgram } from '../ui-pages'
 
 /**

@@ -2,22 +2,9 @@ import { useState } from 'preact/hooks'
 import { looksLikeEmail } from '../../../functions/domain/recipient-fields'
 import type { Member, Role } from '../api'
 import { useScope } from '../scope'
-import {
-  Alert,
-  ConfirmDialog,
-  can,
-  DataTable,
-  FormEnd,
-  inputValue,
-  PageTitle,
-  ROLES,
-  SelectField,
-  Status,
-  TextField,
-  Time,
-  useAction,
-  useLoad,
-} from '../ui'
+import { Alert, ConfirmDialog, can, DataTable, PageTitle, ROLES, Status, useLoad } from '../ui'
+import { Time } from '../ui-format'
+import { FormEnd, inputValue, SelectField, TextField, useAction } from '../ui-forms'
 
 /** The issuer's people and pending invitations; owners invite, change roles, remove, resend. */
 

@@ -1,6 +1,8 @@
 import { WEBHOOK_EVENT_KINDS, WEBHOOK_LIMITS } from '../../../../functions/domain/webhook-rules'
 import { ApiError, type WebhookEndpoint, type WebhookEventKind } from '../../api'
-import { type Errors, type Explained, errorText, StatusBadge, Time } from '../../ui'
+import { StatusBadge } from '../../ui'
+import { errorText, Time } from '../../ui-format'
+import type { Errors, Explained } from '../../ui-forms'
 import { SecretField } from '../../ui-pages'
 
 /**
