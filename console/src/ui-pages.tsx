@@ -63,6 +63,39 @@ export const SecretField = ({
   </>
 )
 
+/**
+ * A secret shown this once (a new API key, a webhook's signing secret): the warning, the field to
+ * copy it from, what else there is to know, and the button that says it is stored.
+ */
+export const ShownOnce = (props: {
+  id: string
+  title: ComponentChildren
+  /** What happens to it after this, said after "shown only once". */
+  kept: string
+  label: string
+  secret: string
+  copyLabel: string
+  doneLabel: string
+  onDone: () => void
+  intro?: ComponentChildren
+  children?: ComponentChildren
+}) => (
+  <section class="panel reveal" aria-labelledby={props.id}>
+    <h2 id={props.id}>{props.title}</h2>
+    {props.intro}
+    <p class="warning" role="alert">
+      <strong>Copy this secret now: it is shown only once.</strong> {props.kept}
+    </p>
+    <SecretField label={props.label} secret={props.secret} copyLabel={props.copyLabel} />
+    {props.children}
+    <div class="actions">
+      <button type="button" class="primary" onClick={props.onDone}>
+        {props.doneLabel}
+      </button>
+    </div>
+  </section>
+)
+
 /** A program of this issuer, read for a page about something of it (send to many, a batch). */
 export const useProgram = (programId: string) => {
   const { api } = useScope()

@@ -16,7 +16,7 @@ import {
 } from '../ui'
 import { formatTime, Time } from '../ui-format'
 import { SelectField, TextField, useAction } from '../ui-forms'
-import { SecretField } from '../ui-pages'
+import { ShownOnce } from '../ui-pages'
 
 /**
  * API keys of one mode: create (the secret shown once), list masked, roll with a grace period,
@@ -28,20 +28,17 @@ const masked = (key: ApiKey) => `${key.prefix}…${key.last4}`
 
 type Revealed = { key: ApiKey; secret: string; old?: ApiKey }
 
-const SecretReveal = ({ revealed, onDone }: { revealed: Revealed; onDone: () => void }) => (
-  <section class="panel reveal" aria-labelledby="new-key">
-    <h2 id="new-key">
-      {revealed.old ? 'Your rolled' : 'Your new'} {revealed.key.mode} key
-    </h2>
-    <p class="warning" role="alert">
-      <strong>Copy this secret now: it is shown only once.</strong> The service keeps only a hash of
-      it, so nobody can show it again. If it is lost, roll the key to get a new one.
-    </p>
-    <SecretField
-      label={`Secret of key ${revealed.key.id}`}
-      secret={revealed.secret}
-      copyLabel="Copy key"
-    />
+const KeyReveal = ({ revealed, onDone }: { revealed: Revealed; onDone: () => void }) => (
+  <ShownOnce
+    id="new-key"
+    title={`${revealed.old ? 'Your rolled' : 'Your new'} ${revealed.key.mode} key`}
+    kept="The service keeps only a hash of it, so nobody can show it again. If it is lost, roll the key to get a new one."
+    label={`Secret of key ${revealed.key.id}`}
+    secret={revealed.secret}
+    copyLabel="Copy key"
+    doneLabel="I have stored the key"
+    onDone={onDone}
+  >
     {revealed.old ? (
       <p>
         The old key {masked(revealed.old)}{' '}
@@ -50,12 +47,7 @@ const SecretReveal = ({ revealed, onDone }: { revealed: Revealed; onDone: () => 
           : 'no longer works.'}
       </p>
     ) : null}
-    <div class="actions">
-      <button type="button" class="primary" onClick={onDone}>
-        I have stored the key
-      </button>
-    </div>
-  </section>
+  </ShownOnce>
 )
 
 const EXPIRY = [
@@ -253,7 +245,7 @@ export const KeysPage = () => {
         …) works on {mode} programs only. Integrators send it in the <code>x-api-key</code> header.
       </p>
       {message ? <Status>{message}</Status> : null}
-      {revealed ? <SecretReveal revealed={revealed} onDone={() => setRevealed(undefined)} /> : null}
+      {revealed ? <KeyReveal revealed={revealed} onDone={() => setRevealed(undefined)} /> : null}
       {admin && !revealed ? (
         <section class="panel" aria-labelledby="create-key">
           <h2 id="create-key">Create a {mode} key</h2>
