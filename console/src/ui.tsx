@@ -253,3 +253,28 @@ export const Facts = ({ facts }: { facts: (Fact | false | null | undefined)[] })
     )}
   </dl>
 )
+
+/** A button that acts on one thing; its accessible name says which (`Pause Spring referrals`). */
+export const ActOn = ({
+  label,
+  of,
+  danger,
+  disabled,
+  onClick,
+}: {
+  label: string
+  of: string
+  danger?: boolean
+  disabled?: boolean
+  onClick: () => void
+}) => (
+  <button
+    type="button"
+    class={danger ? 'danger-outline' : undefined}
+    aria-label={`${label} ${of}`}
+    onClick={onClick}
+    disabled={disabled}
+  >
+    {label}
+  </button>
+)

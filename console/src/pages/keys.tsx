@@ -4,6 +4,7 @@ import type { ApiKey } from '../api'
 import { config } from '../config'
 import { useScope } from '../scope'
 import {
+  ActOn,
   Alert,
   ConfirmDialog,
   CopyButton,
@@ -167,25 +168,13 @@ const KeysTable = ({
           <td>
             {key.status === 'active' ? (
               <span class="row-actions">
-                <button
-                  type="button"
-                  aria-label={`Roll key ${masked(key)}`}
-                  onClick={() => {
-                    onAct('roll', key)
-                  }}
-                >
-                  Roll
-                </button>
-                <button
-                  type="button"
-                  class="danger-outline"
-                  aria-label={`Revoke key ${masked(key)}`}
-                  onClick={() => {
-                    onAct('revoke', key)
-                  }}
-                >
-                  Revoke
-                </button>
+                <ActOn label="Roll" of={`key ${masked(key)}`} onClick={() => onAct('roll', key)} />
+                <ActOn
+                  label="Revoke"
+                  of={`key ${masked(key)}`}
+                  danger
+                  onClick={() => onAct('revoke', key)}
+                />
               </span>
             ) : null}
           </td>

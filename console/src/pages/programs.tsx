@@ -4,6 +4,7 @@ import { isProgramOpen, MAX_NAME_LENGTH, MAX_POOL } from '../../../functions/dom
 import type { Mode, Program, ProgramAction } from '../api'
 import { useScope } from '../scope'
 import {
+  ActOn,
   Alert,
   ConfirmDialog,
   can,
@@ -47,36 +48,20 @@ export const ProgramActions = ({
   return (
     <span class="row-actions">
       {isProgramOpen(program) ? (
-        <button
-          type="button"
-          aria-label={`Pause ${program.name}`}
-          onClick={() => change('pause')}
-          disabled={busy}
-        >
-          Pause
-        </button>
+        <ActOn label="Pause" of={program.name} onClick={() => change('pause')} disabled={busy} />
       ) : (
-        <button
-          type="button"
-          aria-label={`Resume ${program.name}`}
-          onClick={() => change('resume')}
-          disabled={busy}
-        >
-          Resume
-        </button>
+        <ActOn label="Resume" of={program.name} onClick={() => change('resume')} disabled={busy} />
       )}
-      <button
-        type="button"
-        class="danger-outline"
-        aria-label={`Close ${program.name}`}
+      <ActOn
+        label="Close"
+        of={program.name}
+        danger
         onClick={() => {
           setError('')
           setConfirmClose(true)
         }}
         disabled={busy}
-      >
-        Close
-      </button>
+      />
       <Alert>{!confirmClose && error}</Alert>
       <ConfirmDialog
         open={confirmClose}

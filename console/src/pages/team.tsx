@@ -2,7 +2,17 @@ import { useState } from 'preact/hooks'
 import { looksLikeEmail } from '../../../functions/domain/recipient-fields'
 import type { Member, Role } from '../api'
 import { useScope } from '../scope'
-import { Alert, ConfirmDialog, can, DataTable, PageTitle, ROLES, Status, useLoad } from '../ui'
+import {
+  ActOn,
+  Alert,
+  ConfirmDialog,
+  can,
+  DataTable,
+  PageTitle,
+  ROLES,
+  Status,
+  useLoad,
+} from '../ui'
 import { Time } from '../ui-format'
 import { FormEnd, inputValue, SelectField, TextField, useAction } from '../ui-forms'
 
@@ -85,9 +95,9 @@ const MemberRow = ({
         <td>
           <span class="row-actions">
             {member.status === 'invited' ? (
-              <button
-                type="button"
-                aria-label={`Resend invitation to ${member.email}`}
+              <ActOn
+                label="Resend invitation"
+                of={`to ${member.email}`}
                 onClick={() =>
                   act(async () => {
                     await api.resendInvitation(member.memberId)
@@ -95,22 +105,18 @@ const MemberRow = ({
                   })
                 }
                 disabled={busy}
-              >
-                Resend invitation
-              </button>
+              />
             ) : null}
-            <button
-              type="button"
-              class="danger-outline"
-              aria-label={`${member.status === 'invited' ? 'Withdraw' : 'Remove'} ${member.email}`}
+            <ActOn
+              label={member.status === 'invited' ? 'Withdraw' : 'Remove'}
+              of={member.email}
+              danger
               onClick={() => {
                 setError('')
                 setConfirmRemove(true)
               }}
               disabled={busy}
-            >
-              {member.status === 'invited' ? 'Withdraw' : 'Remove'}
-            </button>
+            />
           </span>
           <Alert>{!confirmRemove && error}</Alert>
           <ConfirmDialog
