@@ -184,3 +184,73 @@ export const SelectField = <T extends string>(props: {
     )}
   </Field>
 )
+
+/** A textarea in its Field: a description, terms, pasted CSV. */
+export const TextAreaField = (props: {
+  label: string
+  hint?: ComponentChildren
+  error?: string | undefined
+  rows: number
+  spellcheck?: boolean
+  value: string
+  onValue: (value: string) => void
+}) => (
+  <Field label={props.label} hint={props.hint} error={props.error}>
+    {(field) => (
+      <textarea
+        {...field}
+        rows={props.rows}
+        spellcheck={props.spellcheck}
+        value={props.value}
+        onInput={(e) => props.onValue(inputValue(e))}
+      />
+    )}
+  </Field>
+)
+
+/** Radio buttons of one name, each in its label: the choice of a few values. */
+export const RadioChoices = <T extends string>(props: {
+  name: string
+  value: T
+  onValue: (value: T) => void
+  options: readonly (readonly [value: T, label: string])[]
+  labelClass?: string
+}) => (
+  <>
+    {props.options.map(([value, label]) => (
+      <label key={value} class={props.labelClass}>
+        <input
+          type="radio"
+          name={props.name}
+          value={value}
+          checked={props.value === value}
+          onChange={() => props.onValue(value)}
+        />{' '}
+        {label}
+      </label>
+    ))}
+  </>
+)
+
+/** A form in its own panel: the heading names it; its end says its error and sends it. */
+export const FormPanel = (props: {
+  id: string
+  title: ComponentChildren
+  label: string
+  onSubmit: (event: Event) => void
+  /** The form's action (useAction): busy while it runs, then its error for the whole form. */
+  action: { busy: boolean; error: string }
+  children: ComponentChildren
+  /** Buttons beside the one that sends it (a cancel). */
+  more?: ComponentChildren
+}) => (
+  <section class="panel" aria-labelledby={props.id}>
+    <h2 id={props.id}>{props.title}</h2>
+    <form onSubmit={props.onSubmit} noValidate>
+      {props.children}
+      <FormEnd error={props.action.error} busy={props.action.busy} label={props.label}>
+        {props.more}
+      </FormEnd>
+    </form>
+  </section>
+)

@@ -10,9 +10,9 @@ import { formatNumber } from '../ui-format'
 import {
   type Errors,
   explainApiError,
-  Field,
-  FormEnd,
-  inputValue,
+  FormPanel,
+  RadioChoices,
+  TextAreaField,
   TextField,
   useAction,
 } from '../ui-forms'
@@ -39,6 +39,11 @@ type Form = {
   termsUrl: string
   poolLowThreshold: string
 }
+
+const TERMS_KINDS = [
+  ['text', 'Text'],
+  ['url', 'Link'],
+] as const
 
 const formOf = (program: Program): Form => ({
   offerDays: String(program.offerDays),
@@ -154,40 +159,22 @@ const TermsFields = ({
         )}
       </legend>
       <div class="radio-row">
-        <label>
-          <input
-            type="radio"
-            name="terms-kind"
-            checked={form.termsKind === 'text'}
-            onChange={() => setForm({ ...form, termsKind: 'text' })}
-          />{' '}
-          Text
-        </label>
-        <label>
-          <input
-            type="radio"
-            name="terms-kind"
-            checked={form.termsKind === 'url'}
-            onChange={() => setForm({ ...form, termsKind: 'url' })}
-          />{' '}
-          Link
-        </label>
+        <RadioChoices
+          name="terms-kind"
+          value={form.termsKind}
+          onValue={(termsKind) => setForm({ ...form, termsKind })}
+          options={TERMS_KINDS}
+        />
       </div>
       {form.termsKind === 'text' ? (
-        <Field
+        <TextAreaField
           label="Terms text"
           hint={`At most ${formatNumber(LIMITS.termsTextMax)} characters.`}
           error={errors.termsText}
-        >
-          {(props) => (
-            <textarea
-              {...props}
-              rows={6}
-              value={form.termsText}
-              onInput={(e) => set('termsText')(inputValue(e))}
-            />
-          )}
-        </Field>
+          rows={6}
+          value={form.termsText}
+          onValue={set('termsText')}
+        />
       ) : (
         <TextField
           label="Terms link"
@@ -213,7 +200,7 @@ const SettingsForm = ({
 }) => {
   const { api } = useScope()
   const [form, setForm] = useState<Form>(() => formOf(program))
-  const { busy, errors, error, run } = useAction((e) => {
+  const action = useAction((e) => {
     const explained = explainApiError(e)
     if (!explained.fields) return explained
     const fields: Errors = {}
@@ -222,6 +209,7 @@ const SettingsForm = ({
     }
     return { fields }
   })
+  const { busy, errors, run } = action
   const set = (field: keyof Form) => (value: string) => setForm({ ...form, [field]: value })
   // A field of the form as a TextField's: its value, its setter, its error.
   const bound = (field: keyof Form) => ({
@@ -252,61 +240,58 @@ const SettingsForm = ({
 
   const terms = program.terms
   return (
-    <section class="panel" aria-labelledby="offer-settings">
-      <h2 id="offer-settings">Offer settings</h2>
-      <form onSubmit={save} noValidate>
-        <div class="form-row">
-          <TextField
-            label="Offer window (days)"
-            hint="1 to 365. How long a recipient has to accept; applies to grants made from now on."
-            {...bound('offerDays')}
-            inputMode="numeric"
-            required
-          />
-          <TextField
-            label="Minimum age"
-            hint={`${LIMITS.minAge.min} to ${LIMITS.minAge.max} years; empty for none. Recipients then give their date of birth; only the result is kept.`}
-            {...bound('minAge')}
-            inputMode="numeric"
-          />
-        </div>
+    <FormPanel
+      id="offer-settings"
+      title="Offer settings"
+      label="Save offer settings"
+      action={action}
+      onSubmit={save}
+      more={
+        <button type="button" onClick={onCancel} disabled={busy}>
+          Cancel
+        </button>
+      }
+    >
+      <div class="form-row">
         <TextField
-          label="Allowed countries"
-          hint="ISO 3166-1 alpha-2 codes, separated by commas (such as DE, FR, US); empty for any country."
-          {...bound('countries')}
+          label="Offer window (days)"
+          hint="1 to 365. How long a recipient has to accept; applies to grants made from now on."
+          {...bound('offerDays')}
+          inputMode="numeric"
+          required
         />
-        <Field
-          label="Description"
-          hint={`Shown to recipients on their page and in the e-mail. At most ${formatNumber(LIMITS.descriptionMax)} characters.`}
-          error={errors.description}
-        >
-          {(props) => (
-            <textarea
-              {...props}
-              rows={3}
-              value={form.description}
-              onInput={(e) => set('description')(inputValue(e))}
-            />
-          )}
-        </Field>
-        <TermsFields form={form} setForm={setForm} errors={errors} terms={terms} />
         <TextField
-          label="Pool-low threshold (shares left)"
-          hint={
-            program.pool === null
-              ? 'This program has no pool limit, so its pool never runs low. Empty for none.'
-              : 'A whole number, 1 or more; empty for none. When the shares left in the pool fall to it, a program.pool_low webhook event is sent, once per crossing.'
-          }
-          {...bound('poolLowThreshold')}
+          label="Minimum age"
+          hint={`${LIMITS.minAge.min} to ${LIMITS.minAge.max} years; empty for none. Recipients then give their date of birth; only the result is kept.`}
+          {...bound('minAge')}
           inputMode="numeric"
         />
-        <FormEnd error={error} busy={busy} label="Save offer settings">
-          <button type="button" onClick={onCancel} disabled={busy}>
-            Cancel
-          </button>
-        </FormEnd>
-      </form>
-    </section>
+      </div>
+      <TextField
+        label="Allowed countries"
+        hint="ISO 3166-1 alpha-2 codes, separated by commas (such as DE, FR, US); empty for any country."
+        {...bound('countries')}
+      />
+      <TextAreaField
+        label="Description"
+        hint={`Shown to recipients on their page and in the e-mail. At most ${formatNumber(LIMITS.descriptionMax)} characters.`}
+        error={errors.description}
+        rows={3}
+        value={form.description}
+        onValue={set('description')}
+      />
+      <TermsFields form={form} setForm={setForm} errors={errors} terms={terms} />
+      <TextField
+        label="Pool-low threshold (shares left)"
+        hint={
+          program.pool === null
+            ? 'This program has no pool limit, so its pool never runs low. Empty for none.'
+            : 'A whole number, 1 or more; empty for none. When the shares left in the pool fall to it, a program.pool_low webhook event is sent, once per crossing.'
+        }
+        {...bound('poolLowThreshold')}
+        inputMode="numeric"
+      />
+    </FormPanel>
   )
 }
 

@@ -16,7 +16,12 @@ import {
   useLoad,
 } from '../ui'
 import { digitsOf, formatNumber, Time } from '../ui-format'
-import { FormEnd, TextField, useAction } from '../ui-forms'
+import { FormPanel, RadioChoices, TextField, useAction } from '../ui-forms'
+
+const MODES = [
+  ['TEST', 'TEST'],
+  ['LIVE', 'LIVE'],
+] as const
 
 /** Pause, resume and close a program: what its status allows, for admins and owners only. */
 export const ProgramActions = ({
@@ -89,7 +94,8 @@ const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void })
   const [name, setName] = useState('')
   const [mode, setMode] = useState<Mode>(currentMode)
   const [pool, setPool] = useState('')
-  const { busy, errors, error, run } = useAction()
+  const action = useAction()
+  const { errors, run } = action
 
   const submit = (event: Event) => {
     event.preventDefault()
@@ -118,55 +124,44 @@ const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void })
   }
 
   return (
-    <section class="panel" aria-labelledby="create-program">
-      <h2 id="create-program">Create a program</h2>
-      <form onSubmit={submit} noValidate>
-        <div class="form-row">
-          <TextField
-            label="Name"
-            hint={`1 to ${MAX_NAME_LENGTH} characters.`}
-            error={errors.name}
-            value={name}
-            onValue={setName}
-            required
+    <FormPanel
+      id="create-program"
+      title="Create a program"
+      label="Create program"
+      action={action}
+      onSubmit={submit}
+    >
+      <div class="form-row">
+        <TextField
+          label="Name"
+          hint={`1 to ${MAX_NAME_LENGTH} characters.`}
+          error={errors.name}
+          value={name}
+          onValue={setName}
+          required
+        />
+        <fieldset class="field">
+          <legend>Mode</legend>
+          <RadioChoices
+            name="program-mode"
+            value={mode}
+            onValue={setMode}
+            options={MODES}
+            labelClass="inline"
           />
-          <fieldset class="field">
-            <legend>Mode</legend>
-            <label class="inline">
-              <input
-                type="radio"
-                name="program-mode"
-                value="TEST"
-                checked={mode === 'TEST'}
-                onChange={() => setMode('TEST')}
-              />{' '}
-              TEST
-            </label>
-            <label class="inline">
-              <input
-                type="radio"
-                name="program-mode"
-                value="LIVE"
-                checked={mode === 'LIVE'}
-                onChange={() => setMode('LIVE')}
-              />{' '}
-              LIVE
-            </label>
-            <div class="hint">A program's mode never changes.</div>
-            {errors.mode ? <div class="field-error">{errors.mode}</div> : null}
-          </fieldset>
-          <TextField
-            label="Pool (optional)"
-            hint="The most shares it may ever grant. Empty: no limit."
-            error={errors.pool}
-            inputMode="numeric"
-            value={pool}
-            onValue={setPool}
-          />
-        </div>
-        <FormEnd error={error} busy={busy} label="Create program" />
-      </form>
-    </section>
+          <div class="hint">A program's mode never changes.</div>
+          {errors.mode ? <div class="field-error">{errors.mode}</div> : null}
+        </fieldset>
+        <TextField
+          label="Pool (optional)"
+          hint="The most shares it may ever grant. Empty: no limit."
+          error={errors.pool}
+          inputMode="numeric"
+          value={pool}
+          onValue={setPool}
+        />
+      </div>
+    </FormPanel>
   )
 }
 

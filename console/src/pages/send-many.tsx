@@ -8,7 +8,7 @@ import { GRANT_RULES } from '../grant-rules'
 import { useScope } from '../scope'
 import { Alert, can, DataTable, Facts, PageTitle } from '../ui'
 import { formatNumber } from '../ui-format'
-import { explainApiError, Field, inputValue, TextField, useAction } from '../ui-forms'
+import { explainApiError, Field, TextAreaField, TextField, useAction } from '../ui-forms'
 import { ProgramCrumbs, useProgram } from '../ui-pages'
 
 /**
@@ -332,20 +332,17 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
               )}
             </Field>
             {file ? null : (
-              <Field label="CSV text" hint="Or paste the CSV here (up to 1 MB).">
-                {(props) => (
-                  <textarea
-                    {...props}
-                    rows={6}
-                    spellcheck={false}
-                    value={batch.csv}
-                    onInput={(e) => {
-                      batch.setCsv(inputValue(e))
-                      changed()
-                    }}
-                  />
-                )}
-              </Field>
+              <TextAreaField
+                label="CSV text"
+                hint="Or paste the CSV here (up to 1 MB)."
+                rows={6}
+                spellcheck={false}
+                value={batch.csv}
+                onValue={(csv) => {
+                  batch.setCsv(csv)
+                  changed()
+                }}
+              />
             )}
             <TextField
               label="Reason for rows without one (optional)"

@@ -14,7 +14,7 @@ import {
   useLoad,
 } from '../ui'
 import { Time } from '../ui-format'
-import { FormEnd, inputValue, SelectField, TextField, useAction } from '../ui-forms'
+import { FormPanel, inputValue, SelectField, TextField, useAction } from '../ui-forms'
 
 /** The issuer's people and pending invitations; owners invite, change roles, remove, resend. */
 
@@ -152,7 +152,8 @@ const Invite = ({ onInvited }: { onInvited: (member: Member) => void }) => {
   const { api } = useScope()
   const [email, setEmail] = useState('')
   const [role, setRole] = useState<Role>('viewer')
-  const { busy, errors, error, run } = useAction()
+  const action = useAction()
+  const { errors, run } = action
 
   const submit = (event: Event) => {
     event.preventDefault()
@@ -167,31 +168,33 @@ const Invite = ({ onInvited }: { onInvited: (member: Member) => void }) => {
   }
 
   return (
-    <section class="panel" aria-labelledby="invite">
-      <h2 id="invite">Invite someone</h2>
-      <form onSubmit={submit} noValidate>
-        <div class="form-row">
-          <TextField
-            label="E-mail address"
-            hint="They get an e-mail with a temporary password, valid for 7 days."
-            error={errors.email}
-            type="email"
-            value={email}
-            onValue={setEmail}
-            required
-          />
-          <SelectField
-            label="Role"
-            hint={ROLE_TEXT[role]}
-            error={errors.role}
-            value={role}
-            onValue={setRole}
-            options={ROLES}
-          />
-        </div>
-        <FormEnd error={error} busy={busy} label="Send invitation" />
-      </form>
-    </section>
+    <FormPanel
+      id="invite"
+      title="Invite someone"
+      label="Send invitation"
+      action={action}
+      onSubmit={submit}
+    >
+      <div class="form-row">
+        <TextField
+          label="E-mail address"
+          hint="They get an e-mail with a temporary password, valid for 7 days."
+          error={errors.email}
+          type="email"
+          value={email}
+          onValue={setEmail}
+          required
+        />
+        <SelectField
+          label="Role"
+          hint={ROLE_TEXT[role]}
+          error={errors.role}
+          value={role}
+          onValue={setRole}
+          options={ROLES}
+        />
+      </div>
+    </FormPanel>
   )
 }
 
