@@ -121,7 +121,7 @@ export const inputValue = (event: Event) =>
   (event.currentTarget as HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement).value
 
 type InputProps = {
-  type?: 'text' | 'email' | 'password' | 'search'
+  type?: 'text' | 'email' | 'password' | 'search' | 'datetime-local'
   autocomplete?: string
   inputMode?: 'numeric'
   required?: boolean

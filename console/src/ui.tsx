@@ -60,6 +60,20 @@ export const useLoad = <T,>(load: () => Promise<T>, deps: unknown[]): LoadState<
   return { data, error, loading, reload }
 }
 
+/**
+ * A page's data (useLoad) and what its last action said: `done(text)` shows the text and reads
+ * the data again, so the page shows the change it announces.
+ */
+export const usePageData = <T,>(load: () => Promise<T>, deps: unknown[]) => {
+  const loaded = useLoad(load, deps)
+  const [message, setMessage] = useState('')
+  const done = (text: string) => {
+    setMessage(text)
+    void loaded.reload()
+  }
+  return { ...loaded, message, setMessage, done }
+}
+
 /** The page's title: in the tab, and focused after navigation so screen readers announce it. */
 export const PageTitle = ({ children, title }: { children: ComponentChildren; title: string }) => {
   const ref = useRef<HTMLHeadingElement>(null)

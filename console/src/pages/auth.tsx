@@ -73,43 +73,6 @@ const EmailField = (props: { value: string; onValue: (v: string) => void; error?
   <TextField label="E-mail address" type="email" autocomplete="username" required {...props} />
 )
 
-const NewPasswordFields = ({
-  password,
-  repeat,
-  setPassword,
-  setRepeat,
-  errors,
-}: {
-  password: string
-  repeat: string
-  setPassword: (v: string) => void
-  setRepeat: (v: string) => void
-  errors: Errors
-}) => (
-  <>
-    <TextField
-      label="New password"
-      hint={<PolicyText />}
-      error={errors.newPassword}
-      type="password"
-      autocomplete="new-password"
-      value={password}
-      onValue={setPassword}
-      required
-      minLength={PASSWORD_MIN}
-    />
-    <TextField
-      label="Repeat the new password"
-      error={errors.repeat}
-      type="password"
-      autocomplete="new-password"
-      value={repeat}
-      onValue={setRepeat}
-      required
-    />
-  </>
-)
-
 /** A new password typed twice, with the policy's check. */
 const useNewPassword = () => {
   const [password, setPassword] = useState('')
@@ -118,13 +81,28 @@ const useNewPassword = () => {
     password,
     problems: () => checkNewPassword(password, repeat),
     fields: (errors: Errors) => (
-      <NewPasswordFields
-        password={password}
-        repeat={repeat}
-        setPassword={setPassword}
-        setRepeat={setRepeat}
-        errors={errors}
-      />
+      <>
+        <TextField
+          label="New password"
+          hint={<PolicyText />}
+          error={errors.newPassword}
+          type="password"
+          autocomplete="new-password"
+          value={password}
+          onValue={setPassword}
+          required
+          minLength={PASSWORD_MIN}
+        />
+        <TextField
+          label="Repeat the new password"
+          error={errors.repeat}
+          type="password"
+          autocomplete="new-password"
+          value={repeat}
+          onValue={setRepeat}
+          required
+        />
+      </>
     ),
   }
 }

@@ -24,10 +24,11 @@ import {
   Status,
   StatusBadge,
   useLoad,
+  usePageData,
   usePager,
 } from '../ui'
 import { digitsOf, formatNumber, Time } from '../ui-format'
-import { explainApiError, Field, inputValue, TextField, useAction } from '../ui-forms'
+import { explainApiError, TextField, useAction } from '../ui-forms'
 import { NotFound } from '../ui-pages'
 import { OfferSettings } from './offer-settings'
 import { ProgramBatches } from './program-batches'
@@ -181,16 +182,12 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
             setRecipient(filter.trim())
           }}
         >
-          <Field label="Recipient e-mail filter">
-            {(props) => (
-              <input
-                {...props}
-                type="search"
-                value={filter}
-                onInput={(e) => setFilter(inputValue(e))}
-              />
-            )}
-          </Field>
+          <TextField
+            label="Recipient e-mail filter"
+            type="search"
+            value={filter}
+            onValue={setFilter}
+          />
           <button type="submit">Filter</button>
           {recipient ? (
             <button
@@ -257,13 +254,14 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
 export const ProgramPage = ({ programId }: { programId: string }) => {
   const scope = useScope()
   const { route } = useLocation()
-  const [message, setMessage] = useState('')
   const [version, setVersion] = useState(0)
   const {
     data: program,
     error,
-    reload,
-  } = useLoad(async () => {
+    message,
+    setMessage,
+    done,
+  } = usePageData(async () => {
     const found = await scope.api.program(programId)
     // A program's address in the other mode: its own mode's.
     if (found.mode !== scope.mode) route(scope.at(`programs/${found.id}`, found.mode), true)
@@ -303,20 +301,8 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
           ['Created', <Time iso={program.createdAt} />],
         ]}
       />
-      <ProgramActions
-        program={program}
-        onChanged={(_, text) => {
-          setMessage(text)
-          void reload()
-        }}
-      />
-      <OfferSettings
-        program={program}
-        onSaved={(_, text) => {
-          setMessage(text)
-          void reload()
-        }}
-      />
+      <ProgramActions program={program} onChanged={(_, text) => done(text)} />
+      <OfferSettings program={program} onSaved={(_, text) => done(text)} />
       {can(scope.role, 'admin') && isProgramOpen(program) ? (
         <>
           <SendOne

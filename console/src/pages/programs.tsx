@@ -13,7 +13,7 @@ import {
   PoolGauge,
   Status,
   StatusBadge,
-  useLoad,
+  usePageData,
 } from '../ui'
 import { digitsOf, formatNumber, Time } from '../ui-format'
 import { FormPanel, RadioChoices, TextField, useAction } from '../ui-forms'
@@ -169,8 +169,10 @@ export const ProgramsPage = () => {
   const scope = useScope()
   const { api, mode, role } = scope
   const { route } = useLocation()
-  const [message, setMessage] = useState('')
-  const { data, error, loading, reload } = useLoad(() => api.programs(mode), [api, mode])
+  const { data, error, loading, reload, message, setMessage, done } = usePageData(
+    () => api.programs(mode),
+    [api, mode],
+  )
   const programs = data ?? []
   return (
     <>
@@ -210,13 +212,7 @@ export const ProgramsPage = () => {
             </td>
             {can(role, 'admin') ? (
               <td>
-                <ProgramActions
-                  program={program}
-                  onChanged={(_, text) => {
-                    setMessage(text)
-                    void reload()
-                  }}
-                />
+                <ProgramActions program={program} onChanged={(_, text) => done(text)} />
               </td>
             ) : null}
           </tr>

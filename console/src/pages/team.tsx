@@ -11,7 +11,7 @@ import {
   PageTitle,
   ROLES,
   Status,
-  useLoad,
+  usePageData,
 } from '../ui'
 import { Time } from '../ui-format'
 import { FormPanel, inputValue, SelectField, TextField, useAction } from '../ui-forms'
@@ -201,14 +201,12 @@ const Invite = ({ onInvited }: { onInvited: (member: Member) => void }) => {
 export const TeamPage = () => {
   const scope = useScope()
   const owner = can(scope.role, 'owner')
-  const [message, setMessage] = useState('')
-  const { data, error, loading, reload } = useLoad(() => scope.api.members(), [scope.api])
+  const { data, error, loading, message, done } = usePageData(
+    () => scope.api.members(),
+    [scope.api],
+  )
   const members = data ?? []
   const owners = members.filter((m) => m.role === 'owner')
-  const done = (text: string) => {
-    setMessage(text)
-    void reload()
-  }
   return (
     <>
       <PageTitle title="Team">Team</PageTitle>
