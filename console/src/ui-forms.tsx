@@ -234,7 +234,6 @@ export const RadioChoices = <T extends string>(props: {
 
 /** A form in its own panel: the heading names it; its end says its error and sends it. */
 export const FormPanel = (props: {
-  id: string
   title: ComponentChildren
   label: string
   onSubmit: (event: Event) => void
@@ -243,14 +242,31 @@ export const FormPanel = (props: {
   children: ComponentChildren
   /** Buttons beside the one that sends it (a cancel). */
   more?: ComponentChildren
-}) => (
-  <section class="panel" aria-labelledby={props.id}>
-    <h2 id={props.id}>{props.title}</h2>
-    <form onSubmit={props.onSubmit} noValidate>
-      {props.children}
-      <FormEnd error={props.action.error} busy={props.action.busy} label={props.label}>
-        {props.more}
-      </FormEnd>
-    </form>
-  </section>
-)
+}) => {
+  const id = useId()
+  return (
+    <section class="panel" aria-labelledby={id}>
+      <h2 id={id}>{props.title}</h2>
+      <form onSubmit={props.onSubmit} noValidate>
+        {props.children}
+        <FormEnd error={props.action.error} busy={props.action.busy} label={props.label}>
+          {props.more}
+        </FormEnd>
+      </form>
+    </section>
+  )
+}
+
+/**
+ * A form's text values by name, each bound to its field: `{...bind('email')}` gives a TextField its
+ * value, its setter and its error (from the form's useAction).
+ */
+export const useFields = <F extends Record<string, string>>(initial: F, errors: Errors) => {
+  const [values, setValues] = useState(initial)
+  const bind = (name: keyof F & string) => ({
+    value: values[name] as string,
+    onValue: (value: string) => setValues((now) => ({ ...now, [name]: value })),
+    error: errors[name],
+  })
+  return { values, reset: () => setValues(initial), bind }
+}

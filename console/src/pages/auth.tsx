@@ -73,35 +73,48 @@ const EmailField = (props: { value: string; onValue: (v: string) => void; error?
   <TextField label="E-mail address" type="email" autocomplete="username" required {...props} />
 )
 
+/**
+ * A password input of these pages, with its value: typed hidden and required; `autocomplete` says
+ * which password it is, so a password manager offers the right one.
+ */
+const usePassword = (
+  label: string,
+  autocomplete: 'current-password' | 'new-password' | 'one-time-code',
+  more: { hint?: ComponentChildren; minLength?: number } = {},
+) => {
+  const [value, setValue] = useState('')
+  return {
+    value,
+    set: setValue,
+    field: (error: string | undefined) => (
+      <TextField
+        label={label}
+        {...more}
+        error={error}
+        type="password"
+        autocomplete={autocomplete}
+        value={value}
+        onValue={setValue}
+        required
+      />
+    ),
+  }
+}
+
 /** A new password typed twice, with the policy's check. */
 const useNewPassword = () => {
-  const [password, setPassword] = useState('')
-  const [repeat, setRepeat] = useState('')
+  const password = usePassword('New password', 'new-password', {
+    hint: <PolicyText />,
+    minLength: PASSWORD_MIN,
+  })
+  const repeat = usePassword('Repeat the new password', 'new-password')
   return {
-    password,
-    problems: () => checkNewPassword(password, repeat),
+    password: password.value,
+    problems: () => checkNewPassword(password.value, repeat.value),
     fields: (errors: Errors) => (
       <>
-        <TextField
-          label="New password"
-          hint={<PolicyText />}
-          error={errors.newPassword}
-          type="password"
-          autocomplete="new-password"
-          value={password}
-          onValue={setPassword}
-          required
-          minLength={PASSWORD_MIN}
-        />
-        <TextField
-          label="Repeat the new password"
-          error={errors.repeat}
-          type="password"
-          autocomplete="new-password"
-          value={repeat}
-          onValue={setRepeat}
-          required
-        />
+        {password.field(errors.newPassword)}
+        {repeat.field(errors.repeat)}
       </>
     ),
   }
@@ -202,7 +215,7 @@ const useSignInSteps = (onSignedIn: SignedIn) => {
 
 export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notice?: string }) => {
   const [email, setEmail] = useState('')
-  const [password, setPassword] = useState('')
+  const password = usePassword('Password', 'current-password')
   const [challenge, setChallenge] = useState<{ session: string; username: string }>()
   const steps = useSignInSteps(onSignedIn)
   const chosen = useNewPassword()
@@ -220,7 +233,7 @@ export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notic
       async () => {
         const answer = challenge
           ? await setNewPassword(challenge.session, challenge.username, chosen.password)
-          : await signInWithPassword(email.trim(), password)
+          : await signInWithPassword(email.trim(), password.value)
         if (answer.kind === 'new-password') setChallenge(answer)
         else steps.finish(answer, '')
       },
@@ -228,14 +241,14 @@ export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notic
         ? chosen.problems()
         : {
             ...checkEmail(email),
-            ...(password === '' ? { password: 'Enter your password.' } : {}),
+            ...(password.value === '' ? { password: 'Enter your password.' } : {}),
           },
     )
   }
 
   const mfaStep = steps.mfaStep((message) => {
     setChallenge(undefined)
-    setPassword('')
+    password.set('')
     setError(message ?? '')
   })
   if (mfaStep) return mfaStep
@@ -261,15 +274,7 @@ export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notic
         ) : (
           <>
             <EmailField value={email} onValue={setEmail} error={errors.email} />
-            <TextField
-              label="Password"
-              error={errors.password}
-              type="password"
-              autocomplete="current-password"
-              value={password}
-              onValue={setPassword}
-              required
-            />
+            {password.field(errors.password)}
           </>
         )}
         <FormEnd
@@ -285,7 +290,9 @@ export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notic
 export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) => {
   const { query } = useLocation()
   const [email, setEmail] = useState(query.email ?? '')
-  const [temporary, setTemporary] = useState('')
+  const temporary = usePassword('Temporary password', 'one-time-code', {
+    hint: 'As written in the invitation e-mail.',
+  })
   const chosen = useNewPassword()
   const steps = useSignInSteps(onSignedIn)
   const { busy, errors, error, run, setError } = useAction(explainSignIn)
@@ -294,7 +301,7 @@ export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) =
     event.preventDefault()
     void run(
       async () => {
-        let answer = await signInWithPassword(email.trim(), temporary.trim())
+        let answer = await signInWithPassword(email.trim(), temporary.value.trim())
         // Already accepted, the "temporary" password being the person's own: signed in, or the
         // authenticator app's code next.
         if (answer.kind === 'new-password') {
@@ -304,7 +311,7 @@ export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) =
       },
       {
         ...checkEmail(email),
-        ...(temporary.trim() === ''
+        ...(temporary.value.trim() === ''
           ? { password: 'Enter the temporary password from the invitation e-mail.' }
           : {}),
         ...chosen.problems(),
@@ -326,16 +333,7 @@ export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) =
       </p>
       <form onSubmit={submit} noValidate>
         <EmailField value={email} onValue={setEmail} error={errors.email} />
-        <TextField
-          label="Temporary password"
-          hint="As written in the invitation e-mail."
-          error={errors.password}
-          type="password"
-          autocomplete="one-time-code"
-          value={temporary}
-          onValue={setTemporary}
-          required
-        />
+        {temporary.field(errors.password)}
         {chosen.fields(errors)}
         <FormEnd error={error} busy={busy} label="Set password and sign in" />
       </form>

@@ -241,7 +241,6 @@ const SettingsForm = ({
   const terms = program.terms
   return (
     <FormPanel
-      id="offer-settings"
       title="Offer settings"
       label="Save offer settings"
       action={action}

@@ -16,7 +16,7 @@ import {
   usePageData,
 } from '../ui'
 import { digitsOf, formatNumber, Time } from '../ui-format'
-import { FormPanel, RadioChoices, TextField, useAction } from '../ui-forms'
+import { FormPanel, RadioChoices, TextField, useAction, useFields } from '../ui-forms'
 
 const MODES = [
   ['TEST', 'TEST'],
@@ -91,20 +91,19 @@ export const ProgramActions = ({
 
 const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void }) => {
   const { api, mode: currentMode } = useScope()
-  const [name, setName] = useState('')
   const [mode, setMode] = useState<Mode>(currentMode)
-  const [pool, setPool] = useState('')
   const action = useAction()
   const { errors, run } = action
+  const { values, reset, bind } = useFields({ name: '', pool: '' }, errors)
 
   const submit = (event: Event) => {
     event.preventDefault()
     const problems: Record<string, string> = {}
-    const trimmed = name.trim()
+    const trimmed = values.name.trim()
     if (trimmed === '') problems.name = 'Give the program a name.'
     else if ([...trimmed].length > MAX_NAME_LENGTH)
       problems.name = `At most ${MAX_NAME_LENGTH} characters.`
-    const poolText = digitsOf(pool)
+    const poolText = digitsOf(values.pool)
     if (
       poolText !== '' &&
       (!/^\d+$/.test(poolText) || Number(poolText) < 1 || Number(poolText) > MAX_POOL)
@@ -117,27 +116,18 @@ const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void })
         mode,
         ...(poolText === '' ? {} : { pool: Number(poolText) }),
       })
-      setName('')
-      setPool('')
+      reset()
       onCreated(program)
     }, problems)
   }
 
   return (
-    <FormPanel
-      id="create-program"
-      title="Create a program"
-      label="Create program"
-      action={action}
-      onSubmit={submit}
-    >
+    <FormPanel title="Create a program" label="Create program" action={action} onSubmit={submit}>
       <div class="form-row">
         <TextField
           label="Name"
           hint={`1 to ${MAX_NAME_LENGTH} characters.`}
-          error={errors.name}
-          value={name}
-          onValue={setName}
+          {...bind('name')}
           required
         />
         <fieldset class="field">
@@ -155,10 +145,8 @@ const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void })
         <TextField
           label="Pool (optional)"
           hint="The most shares it may ever grant. Empty: no limit."
-          error={errors.pool}
           inputMode="numeric"
-          value={pool}
-          onValue={setPool}
+          {...bind('pool')}
         />
       </div>
     </FormPanel>

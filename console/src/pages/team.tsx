@@ -14,7 +14,7 @@ import {
   usePageData,
 } from '../ui'
 import { Time } from '../ui-format'
-import { FormPanel, inputValue, SelectField, TextField, useAction } from '../ui-forms'
+import { FormPanel, inputValue, SelectField, TextField, useAction, useFields } from '../ui-forms'
 
 /** The issuer's people and pending invitations; owners invite, change roles, remove, resend. */
 
@@ -150,39 +150,31 @@ const MemberRow = ({
 
 const Invite = ({ onInvited }: { onInvited: (member: Member) => void }) => {
   const { api } = useScope()
-  const [email, setEmail] = useState('')
   const [role, setRole] = useState<Role>('viewer')
   const action = useAction()
   const { errors, run } = action
+  const { values, reset, bind } = useFields({ email: '' }, errors)
 
   const submit = (event: Event) => {
     event.preventDefault()
     void run(
       async () => {
-        const member = await api.invite({ email: email.trim(), role })
-        setEmail('')
+        const member = await api.invite({ email: values.email.trim(), role })
+        reset()
         onInvited(member)
       },
-      looksLikeEmail(email) ? {} : { email: 'Enter a valid e-mail address.' },
+      looksLikeEmail(values.email) ? {} : { email: 'Enter a valid e-mail address.' },
     )
   }
 
   return (
-    <FormPanel
-      id="invite"
-      title="Invite someone"
-      label="Send invitation"
-      action={action}
-      onSubmit={submit}
-    >
+    <FormPanel title="Invite someone" label="Send invitation" action={action} onSubmit={submit}>
       <div class="form-row">
         <TextField
           label="E-mail address"
           hint="They get an e-mail with a temporary password, valid for 7 days."
-          error={errors.email}
           type="email"
-          value={email}
-          onValue={setEmail}
+          {...bind('email')}
           required
         />
         <SelectField
