@@ -7,8 +7,9 @@ import { Field, useAction } from './ui-forms'
 
 /**
  * Shared pieces of the pages loaded on demand (a program, a grant, the webhooks): a page that was
- * not found, a button that asks first, a list read a page at a time. Apart from ui.tsx, which the
- * first page loads, so that the first page does not carry them.
+ * not found, a secret shown once, a button that asks first, a list read a page at a time. Apart
+ * from ui.tsx (and ui-forms.tsx, ui-format.tsx), which the first page loads, so that the first
+ * page does not carry them.
  */
 
 /** A page whose subject could not be read: why, and the way back (by default, the programs). */
