@@ -22,8 +22,8 @@ export default defineConfig({
     reportCompressedSize: false,
     rolldownOptions: {
       // Two pages: the console (index.html) and the recipient's page (offer.html, served at
-      // /offer), each its own entry. The recipient's page shares no stylesheet with the console and
-      // loads none of its code: a recipient signs in to nothing.
+      // /offer), each its own entry. The recipient's page loads neither the console's stylesheet
+      // (both inline src/base.css into their own) nor its code: a recipient signs in to nothing.
       input: {
         index: fileURLToPath(new URL('index.html', import.meta.url)),
         offer: fileURLToPath(new URL('offer.html', import.meta.url)),

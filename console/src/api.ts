@@ -1,5 +1,6 @@
 import type { MemberView } from '../../functions/core/members'
 import type { Mode } from '../../functions/domain/api-key'
+import type { OfferSettingsChange } from '../../functions/domain/offer-settings'
 import type { MembershipRecord, Role } from '../../functions/domain/people'
 import type { WebhookAttempt, WebhookEventKind } from '../../functions/domain/webhooks'
 import type { RowView, toBatchView } from '../../functions/http/batch-view'
@@ -33,15 +34,7 @@ export type Batch = BatchSummary & { rows: RowView[]; nextCursor: string | null 
 export type InboxMessage = ReturnType<typeof inboxResource>
 export type RenderedMail = { subject: string; text: string; html: string }
 /** `null` removes a rule; terms are replaced (text or link), and get their next version. */
-export type OfferSettingsBody = {
-  offerDays?: number
-  minAge?: number | null
-  countries?: string[] | null
-  description?: string | null
-  terms?: { text: string } | { url: string }
-  /** The remaining pool at which `program.pool_low` is sent; `null` for none. */
-  poolLowThreshold?: number | null
-}
+export type OfferSettingsBody = OfferSettingsChange
 type Page<T> = { data: T[]; nextCursor: string | null }
 
 export type { WebhookAttempt, WebhookEventKind }

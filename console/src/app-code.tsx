@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { appCode, explainAppCodeError } from './cognito'
-import { FormEnd, TextField, useAction } from './ui'
+import { FormEnd, TextField, useAction } from './ui-forms'
 
 /**
  * The form for a code of an authenticator app: the sign-in step and the account page's first

@@ -8,7 +8,8 @@ import { AcceptInvitationPage, ForgotPasswordPage, SignInPage } from './pages/au
 import { ProgramsPage } from './pages/programs'
 import { BASE, href, type Scope, ScopeContext, scopePath } from './scope'
 import { hasSession, onSessionEnded, refreshNow, signOut, startSession } from './session'
-import { Alert, errorText, PageTitle } from './ui'
+import { Alert, PageTitle } from './ui'
+import { errorText } from './ui-format'
 
 /** A chunk that could not be fetched (offline, or a build long gone) says so instead of waiting. */
 const NotLoaded = () => (

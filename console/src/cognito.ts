@@ -1,4 +1,5 @@
 import { config } from './config'
+import { postJson } from './post-json'
 
 /**
  * Amazon Cognito's public JSON API with plain fetch: the same calls work against real Cognito
@@ -31,30 +32,21 @@ type InitiateAuthAnswer = {
 }
 
 const call = async <T>(target: string, body: Record<string, unknown>): Promise<T> => {
-  let response: Response
-  try {
-    response = await fetch(config().cognitoEndpoint, {
-      method: 'POST',
+  const { response, data } = await postJson(
+    config().cognitoEndpoint,
+    body,
+    {
       headers: {
         'Content-Type': 'application/x-amz-json-1.1',
         'X-Amz-Target': `AWSCognitoIdentityProviderService.${target}`,
       },
-      body: JSON.stringify(body),
-      cache: 'no-store',
-    })
-  } catch {
-    throw new CognitoError(
-      'NetworkError',
-      'The sign-in service could not be reached. Check your connection and try again.',
-    )
-  }
-  const text = await response.text()
-  let data: Record<string, unknown> = {}
-  try {
-    data = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>)
-  } catch {
-    // Not JSON: answered below by status.
-  }
+    },
+    () =>
+      new CognitoError(
+        'NetworkError',
+        'The sign-in service could not be reached. Check your connection and try again.',
+      ),
+  )
   if (!response.ok) {
     const type = String(data.__type ?? data.code ?? 'UnknownError')
       .split('#')
@@ -104,37 +96,30 @@ export const signInWithPassword = async (email: string, password: string): Promi
     email,
   )
 
-/** Answers NEW_PASSWORD_REQUIRED with the person's own password. */
-export const setNewPassword = async (
+/** Answers a challenge of the sign-in's session (a new password, an app's code). */
+const answerChallenge = async (
   session: string,
   username: string,
-  newPassword: string,
+  challenge: 'NEW_PASSWORD_REQUIRED' | 'SOFTWARE_TOKEN_MFA',
+  answer: Record<string, string>,
 ): Promise<SignInStep> =>
   stepOf(
     await call<InitiateAuthAnswer>('RespondToAuthChallenge', {
       ClientId: clientId(),
-      ChallengeName: 'NEW_PASSWORD_REQUIRED',
+      ChallengeName: challenge,
       Session: session,
-      ChallengeResponses: { USERNAME: username, NEW_PASSWORD: newPassword },
+      ChallengeResponses: { USERNAME: username, ...answer },
     }),
     username,
   )
 
+/** Answers NEW_PASSWORD_REQUIRED with the person's own password. */
+export const setNewPassword = (session: string, username: string, newPassword: string) =>
+  answerChallenge(session, username, 'NEW_PASSWORD_REQUIRED', { NEW_PASSWORD: newPassword })
+
 /** Answers SOFTWARE_TOKEN_MFA with the authenticator app's current code. */
-export const answerMfaCode = async (
-  session: string,
-  username: string,
-  code: string,
-): Promise<SignInStep> =>
-  stepOf(
-    await call<InitiateAuthAnswer>('RespondToAuthChallenge', {
-      ClientId: clientId(),
-      ChallengeName: 'SOFTWARE_TOKEN_MFA',
-      Session: session,
-      ChallengeResponses: { USERNAME: username, SOFTWARE_TOKEN_MFA_CODE: code },
-    }),
-    username,
-  )
+export const answerMfaCode = (session: string, username: string, code: string) =>
+  answerChallenge(session, username, 'SOFTWARE_TOKEN_MFA', { SOFTWARE_TOKEN_MFA_CODE: code })
 
 export const refreshTokens = async (refreshToken: string): Promise<AuthenticationResult> => {
   const answer = await call<InitiateAuthAnswer>('InitiateAuth', {

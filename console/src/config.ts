@@ -1,20 +1,10 @@
+import type { ConsoleConfig } from '../../lib/console-site'
+
 /**
  * Runtime configuration, read from `config.json` next to `index.html`, so one build serves every
- * stage: `npm start` writes it for the local API and emulator, the stack at deploy time.
+ * stage: `npm start` writes it for the local API and emulator, the stack at deploy time. Its shape
+ * is the one both writers use (lib/console-site.ts: plain data, a type-only import here).
  */
-export type ConsoleConfig = {
-  /**
-   * Where integrators call the grant API (the "Try it" command): in AWS the HTTP API's own
-   * endpoint, not this page's origin (CloudFront routes only /manage/* there). The management API
-   * is same-origin.
-   */
-  grantApiUrl: string
-  region: string
-  userPoolId: string
-  userPoolClientId: string
-  /** Cognito's JSON API: `https://cognito-idp.<region>.amazonaws.com/`, or the local emulator. */
-  cognitoEndpoint: string
-}
 
 let loaded: ConsoleConfig | undefined
 

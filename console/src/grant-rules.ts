@@ -1,7 +1,7 @@
 import { LIMITS } from '../../functions/domain/grant-limits'
 import { looksLikeEmail } from '../../functions/domain/recipient-fields'
 import { textProblem } from '../../functions/domain/text-rules'
-import { digitsOf, formatNumber } from './ui'
+import { digitsOf, formatNumber } from './ui-format'
 
 /**
  * The grant API's rules (functions/domain: grant-limits.ts, text-rules.ts, the e-mail rule of

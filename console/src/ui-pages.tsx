@@ -1,21 +1,15 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { useScope } from './scope'
-import {
-  Alert,
-  ConfirmDialog,
-  CopyButton,
-  errorText,
-  Field,
-  PageTitle,
-  useAction,
-  useLoad,
-} from './ui'
+import { Alert, ConfirmDialog, CopyButton, PageTitle, useLoad } from './ui'
+import { errorText } from './ui-format'
+import { Field, useAction } from './ui-forms'
 
 /**
  * Shared pieces of the pages loaded on demand (a program, a grant, the webhooks): a page that was
- * not found, a button that asks first, a list read a page at a time. Apart from ui.tsx, which the
- * first page loads, so that the first page does not carry them.
+ * not found, a secret shown once, a button that asks first, a list read a page at a time. Apart
+ * from ui.tsx (and ui-forms.tsx, ui-format.tsx), which the first page loads, so that the first
+ * page does not carry them.
  */
 
 /** A page whose subject could not be read: why, and the way back (by default, the programs). */
@@ -68,6 +62,39 @@ export const SecretField = ({
     </Field>
     <CopyButton text={secret} label={copyLabel} />
   </>
+)
+
+/**
+ * A secret shown this once (a new API key, a webhook's signing secret): the warning, the field to
+ * copy it from, what else there is to know, and the button that says it is stored.
+ */
+export const ShownOnce = (props: {
+  id: string
+  title: ComponentChildren
+  /** What happens to it after this, said after "shown only once". */
+  kept: string
+  label: string
+  secret: string
+  copyLabel: string
+  doneLabel: string
+  onDone: () => void
+  intro?: ComponentChildren
+  children?: ComponentChildren
+}) => (
+  <section class="panel reveal" aria-labelledby={props.id}>
+    <h2 id={props.id}>{props.title}</h2>
+    {props.intro}
+    <p class="warning" role="alert">
+      <strong>Copy this secret now: it is shown only once.</strong> {props.kept}
+    </p>
+    <SecretField label={props.label} secret={props.secret} copyLabel={props.copyLabel} />
+    {props.children}
+    <div class="actions">
+      <button type="button" class="primary" onClick={props.onDone}>
+        {props.doneLabel}
+      </button>
+    </div>
+  </section>
 )
 
 /** A program of this issuer, read for a page about something of it (send to many, a batch). */

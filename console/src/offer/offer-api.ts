@@ -1,4 +1,5 @@
 import type { RecipientGrantView, RecipientView } from '../../../functions/core/grant-life'
+import { postJson } from '../post-json'
 
 /**
  * The recipient's page talks to the public routes `POST /recipient/...` on its own origin (npm
@@ -38,28 +39,21 @@ export const takeLinkToken = (): string | undefined => {
 }
 
 const post = async <T>(path: string, body: unknown): Promise<T> => {
-  let response: Response
-  try {
-    response = await fetch(path, {
-      method: 'POST',
+  const { response, data: json } = await postJson(
+    path,
+    body,
+    {
       headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify(body),
-      cache: 'no-store',
       credentials: 'omit',
       referrerPolicy: 'no-referrer',
-    })
-  } catch {
-    throw new Problem(
-      0,
-      'network',
-      'The service could not be reached. Check your connection and try again.',
-    )
-  }
-  const text = await response.text()
-  let json: Record<string, unknown> = {}
-  try {
-    json = JSON.parse(text)
-  } catch {}
+    },
+    () =>
+      new Problem(
+        0,
+        'network',
+        'The service could not be reached. Check your connection and try again.',
+      ),
+  )
   if (response.ok) return json as T
   const retryAfter = Number(response.headers.get('retry-after'))
   throw new Problem(

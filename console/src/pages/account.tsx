@@ -12,15 +12,8 @@ import {
 } from '../cognito'
 import { useScope } from '../scope'
 import { withAccessToken } from '../session'
-import {
-  Alert,
-  ConfirmDialog,
-  CopyButton,
-  type Explained,
-  PageTitle,
-  Status,
-  useAction,
-} from '../ui'
+import { Alert, ConfirmDialog, CopyButton, PageTitle, Status } from '../ui'
+import { type Explained, useAction } from '../ui-forms'
 
 const explainCognito = (error: unknown): Explained => ({
   message: explainCognitoError(error).message,

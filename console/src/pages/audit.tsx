@@ -1,6 +1,7 @@
 import type { AuditEntry } from '../api'
 import { useScope } from '../scope'
-import { Alert, DataTable, Pager, PageTitle, Time, useLoad, usePager } from '../ui'
+import { Alert, DataTable, Pager, PageTitle, useLoad, usePager } from '../ui'
+import { Time } from '../ui-format'
 
 /** The issuer's audit log, newest first, a page at a time. */
 

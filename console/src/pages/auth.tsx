@@ -13,16 +13,15 @@ import {
   signInWithPassword,
 } from '../cognito'
 import { href } from '../scope'
+import { PageTitle, Status } from '../ui'
 import {
   type Errors,
   type Explained,
   FormEnd,
   FormMessage,
-  PageTitle,
-  Status,
   TextField,
   useAction,
-} from '../ui'
+} from '../ui-forms'
 
 /**
  * Signing in, accepting an invitation (the temporary password, then one's own) and resetting a
@@ -74,67 +73,74 @@ const EmailField = (props: { value: string; onValue: (v: string) => void; error?
   <TextField label="E-mail address" type="email" autocomplete="username" required {...props} />
 )
 
-const NewPasswordFields = ({
-  password,
-  repeat,
-  setPassword,
-  setRepeat,
-  errors,
-}: {
-  password: string
-  repeat: string
-  setPassword: (v: string) => void
-  setRepeat: (v: string) => void
-  errors: Errors
-}) => (
-  <>
-    <TextField
-      label="New password"
-      hint={<PolicyText />}
-      error={errors.newPassword}
-      type="password"
-      autocomplete="new-password"
-      value={password}
-      onValue={setPassword}
-      required
-      minLength={PASSWORD_MIN}
-    />
-    <TextField
-      label="Repeat the new password"
-      error={errors.repeat}
-      type="password"
-      autocomplete="new-password"
-      value={repeat}
-      onValue={setRepeat}
-      required
-    />
-  </>
-)
-
-/** A new password typed twice, with the policy's check. */
-const useNewPassword = () => {
-  const [password, setPassword] = useState('')
-  const [repeat, setRepeat] = useState('')
+/**
+ * A password input of these pages, with its value: typed hidden and required; `autocomplete` says
+ * which password it is, so a password manager offers the right one.
+ */
+const usePassword = (
+  label: string,
+  autocomplete: 'current-password' | 'new-password' | 'one-time-code',
+  more: { hint?: ComponentChildren; minLength?: number } = {},
+) => {
+  const [value, setValue] = useState('')
   return {
-    password,
-    problems: () => checkNewPassword(password, repeat),
-    fields: (errors: Errors) => (
-      <NewPasswordFields
-        password={password}
-        repeat={repeat}
-        setPassword={setPassword}
-        setRepeat={setRepeat}
-        errors={errors}
+    value,
+    set: setValue,
+    field: (error: string | undefined) => (
+      <TextField
+        label={label}
+        {...more}
+        error={error}
+        type="password"
+        autocomplete={autocomplete}
+        value={value}
+        onValue={setValue}
+        required
       />
     ),
   }
 }
 
-const AuthFrame = (props: { children: ComponentChildren; links?: ComponentChildren }) => (
+/** A new password typed twice, with the policy's check. */
+const useNewPassword = () => {
+  const password = usePassword('New password', 'new-password', {
+    hint: <PolicyText />,
+    minLength: PASSWORD_MIN,
+  })
+  const repeat = usePassword('Repeat the new password', 'new-password')
+  return {
+    password: password.value,
+    problems: () => checkNewPassword(password.value, repeat.value),
+    fields: (errors: Errors) => (
+      <>
+        {password.field(errors.newPassword)}
+        {repeat.field(errors.repeat)}
+      </>
+    ),
+  }
+}
+
+/** A sign-in page: the brand, its title, its content, and links to the other sign-in pages. */
+const AuthFrame = (props: {
+  title: string
+  /** The heading, when it says more than the tab's title. */
+  heading?: string
+  children: ComponentChildren
+  links?: [href: string, text: string][]
+}) => (
   <main id="main" class="auth">
     <p class="brand">Virtual Shares console</p>
+    <PageTitle title={props.title}>{props.heading ?? props.title}</PageTitle>
     {props.children}
-    {props.links ? <ul class="auth-links">{props.links}</ul> : null}
+    {props.links ? (
+      <ul class="auth-links">
+        {props.links.map(([to, text]) => (
+          <li key={to}>
+            <a href={to}>{text}</a>
+          </li>
+        ))}
+      </ul>
+    ) : null}
   </main>
 )
 
@@ -155,8 +161,7 @@ const MfaSignIn = ({
   onRestart: (message?: string) => void
 }) => {
   return (
-    <AuthFrame>
-      <PageTitle title="Enter your code">Enter the code from your app</PageTitle>
+    <AuthFrame title="Enter your code" heading="Enter the code from your app">
       <p>
         Your account has two-step sign-in. Open the authenticator app you set up for the Virtual
         Shares console and enter the code it shows.
@@ -210,7 +215,7 @@ const useSignInSteps = (onSignedIn: SignedIn) => {
 
 export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notice?: string }) => {
   const [email, setEmail] = useState('')
-  const [password, setPassword] = useState('')
+  const password = usePassword('Password', 'current-password')
   const [challenge, setChallenge] = useState<{ session: string; username: string }>()
   const steps = useSignInSteps(onSignedIn)
   const chosen = useNewPassword()
@@ -228,7 +233,7 @@ export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notic
       async () => {
         const answer = challenge
           ? await setNewPassword(challenge.session, challenge.username, chosen.password)
-          : await signInWithPassword(email.trim(), password)
+          : await signInWithPassword(email.trim(), password.value)
         if (answer.kind === 'new-password') setChallenge(answer)
         else steps.finish(answer, '')
       },
@@ -236,34 +241,26 @@ export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notic
         ? chosen.problems()
         : {
             ...checkEmail(email),
-            ...(password === '' ? { password: 'Enter your password.' } : {}),
+            ...(password.value === '' ? { password: 'Enter your password.' } : {}),
           },
     )
   }
 
   const mfaStep = steps.mfaStep((message) => {
     setChallenge(undefined)
-    setPassword('')
+    password.set('')
     setError(message ?? '')
   })
   if (mfaStep) return mfaStep
 
   return (
     <AuthFrame
-      links={
-        <>
-          <li>
-            <a href={href('forgot-password')}>Forgot your password?</a>
-          </li>
-          <li>
-            <a href={href('accept')}>Accept an invitation</a>
-          </li>
-        </>
-      }
+      title={challenge ? 'Choose your password' : 'Sign in'}
+      links={[
+        [href('forgot-password'), 'Forgot your password?'],
+        [href('accept'), 'Accept an invitation'],
+      ]}
     >
-      <PageTitle title={challenge ? 'Choose your password' : 'Sign in'}>
-        {challenge ? 'Choose your password' : 'Sign in'}
-      </PageTitle>
       {notice && !challenge ? <Status>{notice}</Status> : null}
       <form onSubmit={submit} noValidate>
         {challenge ? (
@@ -277,15 +274,7 @@ export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notic
         ) : (
           <>
             <EmailField value={email} onValue={setEmail} error={errors.email} />
-            <TextField
-              label="Password"
-              error={errors.password}
-              type="password"
-              autocomplete="current-password"
-              value={password}
-              onValue={setPassword}
-              required
-            />
+            {password.field(errors.password)}
           </>
         )}
         <FormEnd
@@ -301,7 +290,9 @@ export const SignInPage = ({ onSignedIn, notice }: { onSignedIn: SignedIn; notic
 export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) => {
   const { query } = useLocation()
   const [email, setEmail] = useState(query.email ?? '')
-  const [temporary, setTemporary] = useState('')
+  const temporary = usePassword('Temporary password', 'one-time-code', {
+    hint: 'As written in the invitation e-mail.',
+  })
   const chosen = useNewPassword()
   const steps = useSignInSteps(onSignedIn)
   const { busy, errors, error, run, setError } = useAction(explainSignIn)
@@ -310,7 +301,7 @@ export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) =
     event.preventDefault()
     void run(
       async () => {
-        let answer = await signInWithPassword(email.trim(), temporary.trim())
+        let answer = await signInWithPassword(email.trim(), temporary.value.trim())
         // Already accepted, the "temporary" password being the person's own: signed in, or the
         // authenticator app's code next.
         if (answer.kind === 'new-password') {
@@ -320,7 +311,7 @@ export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) =
       },
       {
         ...checkEmail(email),
-        ...(temporary.trim() === ''
+        ...(temporary.value.trim() === ''
           ? { password: 'Enter the temporary password from the invitation e-mail.' }
           : {}),
         ...chosen.problems(),
@@ -333,29 +324,16 @@ export const AcceptInvitationPage = ({ onSignedIn }: { onSignedIn: SignedIn }) =
 
   return (
     <AuthFrame
-      links={
-        <li>
-          <a href={href('sign-in')}>Already have a password? Sign in</a>
-        </li>
-      }
+      title="Accept your invitation"
+      links={[[href('sign-in'), 'Already have a password? Sign in']]}
     >
-      <PageTitle title="Accept your invitation">Accept your invitation</PageTitle>
       <p>
         Your invitation e-mail holds a temporary password, valid for 7 days. Sign in with it once
         and choose your own password.
       </p>
       <form onSubmit={submit} noValidate>
         <EmailField value={email} onValue={setEmail} error={errors.email} />
-        <TextField
-          label="Temporary password"
-          hint="As written in the invitation e-mail."
-          error={errors.password}
-          type="password"
-          autocomplete="one-time-code"
-          value={temporary}
-          onValue={setTemporary}
-          required
-        />
+        {temporary.field(errors.password)}
         {chosen.fields(errors)}
         <FormEnd error={error} busy={busy} label="Set password and sign in" />
       </form>
@@ -407,14 +385,7 @@ export const ForgotPasswordPage = ({ onSignedIn }: { onSignedIn: SignedIn }) => 
   if (mfaStep) return mfaStep
 
   return (
-    <AuthFrame
-      links={
-        <li>
-          <a href={href('sign-in')}>Back to sign in</a>
-        </li>
-      }
-    >
-      <PageTitle title="Reset your password">Reset your password</PageTitle>
+    <AuthFrame title="Reset your password" links={[[href('sign-in'), 'Back to sign in']]}>
       {step === 'email' ? (
         <form onSubmit={sendCode} noValidate>
           <p>We send a code to your e-mail address. With it you choose a new password.</p>

@@ -7,18 +7,16 @@ import {
   Alert,
   can,
   DataTable,
-  Field,
-  formatNumber,
-  inputValue,
+  Facts,
   Pager,
   PageTitle,
   Status,
   StatusBadge,
-  Time,
-  useAction,
   useLoad,
   usePager,
 } from '../ui'
+import { formatNumber, Time } from '../ui-format'
+import { Field, inputValue, useAction } from '../ui-forms'
 import { ProgramCrumbs, useProgram } from '../ui-pages'
 import { CANCELABLE, CancelBatch, cancelMessage, paceText } from './program-batches'
 
@@ -28,36 +26,15 @@ import { CANCELABLE, CancelBatch, cancelMessage, paceText } from './program-batc
  */
 
 const BatchFacts = ({ batch }: { batch: Batch }) => (
-  <dl class="facts">
-    <div>
-      <dt>Status</dt>
-      <dd>
-        <StatusBadge status={batch.status} />
-      </dd>
-    </div>
-    <div>
-      <dt>Sent by</dt>
-      <dd>{batch.createdBy.email}</dd>
-    </div>
-    <div>
-      <dt>Committed</dt>
-      <dd>
-        <Time iso={batch.createdAt} />
-      </dd>
-    </div>
-    {batch.finishedAt ? (
-      <div>
-        <dt>Finished</dt>
-        <dd>
-          <Time iso={batch.finishedAt} />
-        </dd>
-      </div>
-    ) : null}
-    <div>
-      <dt>Shares</dt>
-      <dd>{formatNumber(batch.amount)}</dd>
-    </div>
-  </dl>
+  <Facts
+    facts={[
+      ['Status', <StatusBadge status={batch.status} />],
+      ['Sent by', batch.createdBy.email],
+      ['Committed', <Time iso={batch.createdAt} />],
+      batch.finishedAt ? ['Finished', <Time iso={batch.finishedAt} />] : null,
+      ['Shares', formatNumber(batch.amount)],
+    ]}
+  />
 )
 
 /** Rows done of all, in words and as a bar; owners and admins cancel a batch that moves. */

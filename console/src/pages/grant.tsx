@@ -8,16 +8,14 @@ import {
   ConfirmDialog,
   CopyButton,
   can,
-  explainApiError,
-  formatNumber,
+  Facts,
   PageTitle,
   Status,
   StatusBadge,
-  TextField,
-  Time,
-  useAction,
   useLoad,
 } from '../ui'
+import { formatNumber, Time } from '../ui-format'
+import { explainApiError, TextField, useAction } from '../ui-forms'
 import { ConfirmButton, NotFound } from '../ui-pages'
 
 type HistoryLine = Grant['history'][number]
@@ -106,75 +104,63 @@ const Timeline = ({ grant }: { grant: Grant }) => (
 
 /** The grant's state, its offer and its e-mail, its recipient and reason. */
 const GrantFacts = ({ grant, failed }: { grant: Grant; failed: boolean }) => (
-  <dl class="facts">
-    <div>
-      <dt>State</dt>
-      <dd>
-        <StatusBadge status={grant.status} />{' '}
-        <span class="hint">
-          {STATE_TEXT[grant.status]}
-          {grant.rejectionReason ? `: ${REASON_TEXT[grant.rejectionReason]}` : ''}
-        </span>
-      </dd>
-    </div>
-    <div>
-      <dt>Offer open until</dt>
-      <dd>
-        <Time iso={grant.expiresAt} />
-      </dd>
-    </div>
-    <div>
-      <dt>Offer e-mail</dt>
-      <dd class={failed ? 'failure' : undefined}>
-        {DELIVERY_STATE[grant.delivery.state] ?? grant.delivery.state}
-        {grant.delivery.sends > 0 ? ` · sent ${grant.delivery.sends}×` : ''}
-        {grant.delivery.lastSentAt ? (
-          <>
-            {' '}
-            · last <Time iso={grant.delivery.lastSentAt} />
-          </>
-        ) : null}
-      </dd>
-    </div>
-    <div>
-      <dt>Recipient</dt>
-      <dd>
-        {grant.recipient.email}
-        {grant.recipient.name ? (
-          <>
-            {' '}
-            (<bdi>{grant.recipient.name}</bdi>)
-          </>
-        ) : null}
-      </dd>
-    </div>
-    <div>
-      <dt>Reason</dt>
-      <dd>
-        <bdi>{grant.reason}</bdi>
-      </dd>
-    </div>
-    <div>
-      <dt>Mode</dt>
-      <dd>
-        <span class={`badge badge-${grant.mode.toLowerCase()}`}>{grant.mode}</span>
-      </dd>
-    </div>
-    {grant.acceptance ? (
-      <div>
-        <dt>Accepted</dt>
-        <dd>
-          <Time iso={grant.acceptance.at} /> · terms version {grant.acceptance.termsVersion}
-        </dd>
-      </div>
-    ) : null}
-    <div>
-      <dt>Grant id</dt>
-      <dd>
-        <code>{grant.id}</code> <CopyButton text={grant.id} label="Copy grant id" />
-      </dd>
-    </div>
-  </dl>
+  <Facts
+    facts={[
+      [
+        'State',
+        <>
+          <StatusBadge status={grant.status} />{' '}
+          <span class="hint">
+            {STATE_TEXT[grant.status]}
+            {grant.rejectionReason ? `: ${REASON_TEXT[grant.rejectionReason]}` : ''}
+          </span>
+        </>,
+      ],
+      ['Offer open until', <Time iso={grant.expiresAt} />],
+      [
+        'Offer e-mail',
+        <>
+          {DELIVERY_STATE[grant.delivery.state] ?? grant.delivery.state}
+          {grant.delivery.sends > 0 ? ` · sent ${grant.delivery.sends}×` : ''}
+          {grant.delivery.lastSentAt ? (
+            <>
+              {' '}
+              · last <Time iso={grant.delivery.lastSentAt} />
+            </>
+          ) : null}
+        </>,
+        failed ? 'failure' : undefined,
+      ],
+      [
+        'Recipient',
+        <>
+          {grant.recipient.email}
+          {grant.recipient.name ? (
+            <>
+              {' '}
+              (<bdi>{grant.recipient.name}</bdi>)
+            </>
+          ) : null}
+        </>,
+      ],
+      ['Reason', <bdi>{grant.reason}</bdi>],
+      ['Mode', <span class={`badge badge-${grant.mode.toLowerCase()}`}>{grant.mode}</span>],
+      grant.acceptance
+        ? [
+            'Accepted',
+            <>
+              <Time iso={grant.acceptance.at} /> · terms version {grant.acceptance.termsVersion}
+            </>,
+          ]
+        : null,
+      [
+        'Grant id',
+        <>
+          <code>{grant.id}</code> <CopyButton text={grant.id} label="Copy grant id" />
+        </>,
+      ],
+    ]}
+  />
 )
 
 /** Resend, correct the address, cancel: what owners and admins may do to an open grant. */

@@ -1,6 +1,7 @@
 import { MailFrame } from '../mail-frame'
 import { useScope } from '../scope'
-import { Alert, Pager, PageTitle, Time, useLoad, usePager } from '../ui'
+import { Alert, Pager, PageTitle, useLoad, usePager } from '../ui'
+import { Time } from '../ui-format'
 
 /**
  * The issuer's TEST inbox: the offer e-mail of its TEST grants, each as rendered, newest first.

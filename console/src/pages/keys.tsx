@@ -4,22 +4,20 @@ import type { ApiKey } from '../api'
 import { config } from '../config'
 import { useScope } from '../scope'
 import {
+  ActOn,
   Alert,
   ConfirmDialog,
   CopyButton,
   can,
   DataTable,
-  formatTime,
   PageTitle,
-  SelectField,
   Status,
   StatusBadge,
-  TextField,
-  Time,
-  useAction,
   useLoad,
 } from '../ui'
-import { SecretField } from '../ui-pages'
+import { formatTime, Time } from '../ui-format'
+import { SelectField, TextField, useAction } from '../ui-forms'
+import { ShownOnce } from '../ui-pages'
 
 /**
  * API keys of one mode: create (the secret shown once), list masked, roll with a grace period,
@@ -31,20 +29,17 @@ const masked = (key: ApiKey) => `${key.prefix}…${key.last4}`
 
 type Revealed = { key: ApiKey; secret: string; old?: ApiKey }
 
-const SecretReveal = ({ revealed, onDone }: { revealed: Revealed; onDone: () => void }) => (
-  <section class="panel reveal" aria-labelledby="new-key">
-    <h2 id="new-key">
-      {revealed.old ? 'Your rolled' : 'Your new'} {revealed.key.mode} key
-    </h2>
-    <p class="warning" role="alert">
-      <strong>Copy this secret now: it is shown only once.</strong> The service keeps only a hash of
-      it, so nobody can show it again. If it is lost, roll the key to get a new one.
-    </p>
-    <SecretField
-      label={`Secret of key ${revealed.key.id}`}
-      secret={revealed.secret}
-      copyLabel="Copy key"
-    />
+const KeyReveal = ({ revealed, onDone }: { revealed: Revealed; onDone: () => void }) => (
+  <ShownOnce
+    id="new-key"
+    title={`${revealed.old ? 'Your rolled' : 'Your new'} ${revealed.key.mode} key`}
+    kept="The service keeps only a hash of it, so nobody can show it again. If it is lost, roll the key to get a new one."
+    label={`Secret of key ${revealed.key.id}`}
+    secret={revealed.secret}
+    copyLabel="Copy key"
+    doneLabel="I have stored the key"
+    onDone={onDone}
+  >
     {revealed.old ? (
       <p>
         The old key {masked(revealed.old)}{' '}
@@ -53,12 +48,7 @@ const SecretReveal = ({ revealed, onDone }: { revealed: Revealed; onDone: () => 
           : 'no longer works.'}
       </p>
     ) : null}
-    <div class="actions">
-      <button type="button" class="primary" onClick={onDone}>
-        I have stored the key
-      </button>
-    </div>
-  </section>
+  </ShownOnce>
 )
 
 const EXPIRY = [
@@ -178,25 +168,13 @@ const KeysTable = ({
           <td>
             {key.status === 'active' ? (
               <span class="row-actions">
-                <button
-                  type="button"
-                  aria-label={`Roll key ${masked(key)}`}
-                  onClick={() => {
-                    onAct('roll', key)
-                  }}
-                >
-                  Roll
-                </button>
-                <button
-                  type="button"
-                  class="danger-outline"
-                  aria-label={`Revoke key ${masked(key)}`}
-                  onClick={() => {
-                    onAct('revoke', key)
-                  }}
-                >
-                  Revoke
-                </button>
+                <ActOn label="Roll" of={`key ${masked(key)}`} onClick={() => onAct('roll', key)} />
+                <ActOn
+                  label="Revoke"
+                  of={`key ${masked(key)}`}
+                  danger
+                  onClick={() => onAct('revoke', key)}
+                />
               </span>
             ) : null}
           </td>
@@ -256,7 +234,7 @@ export const KeysPage = () => {
         …) works on {mode} programs only. Integrators send it in the <code>x-api-key</code> header.
       </p>
       {message ? <Status>{message}</Status> : null}
-      {revealed ? <SecretReveal revealed={revealed} onDone={() => setRevealed(undefined)} /> : null}
+      {revealed ? <KeyReveal revealed={revealed} onDone={() => setRevealed(undefined)} /> : null}
       {admin && !revealed ? (
         <section class="panel" aria-labelledby="create-key">
           <h2 id="create-key">Create a {mode} key</h2>

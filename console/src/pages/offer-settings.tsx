@@ -5,17 +5,17 @@ import {
 } from '../../../functions/domain/offer-settings'
 import type { OfferSettingsBody, Program } from '../api'
 import { useScope } from '../scope'
+import { can, Facts } from '../ui'
+import { formatNumber } from '../ui-format'
 import {
-  can,
   type Errors,
   explainApiError,
-  Field,
-  FormEnd,
-  formatNumber,
-  inputValue,
+  FormPanel,
+  RadioChoices,
+  TextAreaField,
   TextField,
   useAction,
-} from '../ui'
+} from '../ui-forms'
 
 /** A field the service names (`countries[2]`, `terms.text`) as the form's field. */
 const formField = (field: string) =>
@@ -39,6 +39,11 @@ type Form = {
   termsUrl: string
   poolLowThreshold: string
 }
+
+const TERMS_KINDS = [
+  ['text', 'Text'],
+  ['url', 'Link'],
+] as const
 
 const formOf = (program: Program): Form => ({
   offerDays: String(program.offerDays),
@@ -89,33 +94,20 @@ const SettingsView = ({ program, onChange }: { program: Program; onChange?: () =
   return (
     <section class="panel" aria-labelledby="offer-settings">
       <h2 id="offer-settings">Offer settings</h2>
-      <dl class="facts">
-        <div>
-          <dt>Offer window</dt>
-          <dd>
-            {program.offerDays} day{program.offerDays === 1 ? '' : 's'}
-          </dd>
-        </div>
-        <div>
-          <dt>Minimum age</dt>
-          <dd>{program.minAge === null ? 'None' : `${program.minAge} years`}</dd>
-        </div>
-        <div>
-          <dt>Countries</dt>
-          <dd>{program.countries === null ? 'Any' : program.countries.join(', ')}</dd>
-        </div>
-        <div>
-          <dt>Pool-low event</dt>
-          <dd>
-            {program.poolLowThreshold === null
+      <Facts
+        facts={[
+          ['Offer window', `${program.offerDays} day${program.offerDays === 1 ? '' : 's'}`],
+          ['Minimum age', program.minAge === null ? 'None' : `${program.minAge} years`],
+          ['Countries', program.countries === null ? 'Any' : program.countries.join(', ')],
+          [
+            'Pool-low event',
+            program.poolLowThreshold === null
               ? 'None'
-              : `At ${formatNumber(program.poolLowThreshold)} share${program.poolLowThreshold === 1 ? '' : 's'} left`}
-          </dd>
-        </div>
-        <div>
-          <dt>Terms</dt>
-          <dd>
-            {terms === null ? (
+              : `At ${formatNumber(program.poolLowThreshold)} share${program.poolLowThreshold === 1 ? '' : 's'} left`,
+          ],
+          [
+            'Terms',
+            terms === null ? (
               'None yet'
             ) : terms.url ? (
               <>
@@ -123,10 +115,10 @@ const SettingsView = ({ program, onChange }: { program: Program; onChange?: () =
               </>
             ) : (
               `Version ${terms.version}: text of ${formatNumber([...(terms.text ?? '')].length)} characters`
-            )}
-          </dd>
-        </div>
-      </dl>
+            ),
+          ],
+        ]}
+      />
       {program.description ? (
         <p class="description">
           <bdi>{program.description}</bdi>
@@ -167,40 +159,22 @@ const TermsFields = ({
         )}
       </legend>
       <div class="radio-row">
-        <label>
-          <input
-            type="radio"
-            name="terms-kind"
-            checked={form.termsKind === 'text'}
-            onChange={() => setForm({ ...form, termsKind: 'text' })}
-          />{' '}
-          Text
-        </label>
-        <label>
-          <input
-            type="radio"
-            name="terms-kind"
-            checked={form.termsKind === 'url'}
-            onChange={() => setForm({ ...form, termsKind: 'url' })}
-          />{' '}
-          Link
-        </label>
+        <RadioChoices
+          name="terms-kind"
+          value={form.termsKind}
+          onValue={(termsKind) => setForm({ ...form, termsKind })}
+          options={TERMS_KINDS}
+        />
       </div>
       {form.termsKind === 'text' ? (
-        <Field
+        <TextAreaField
           label="Terms text"
           hint={`At most ${formatNumber(LIMITS.termsTextMax)} characters.`}
           error={errors.termsText}
-        >
-          {(props) => (
-            <textarea
-              {...props}
-              rows={6}
-              value={form.termsText}
-              onInput={(e) => set('termsText')(inputValue(e))}
-            />
-          )}
-        </Field>
+          rows={6}
+          value={form.termsText}
+          onValue={set('termsText')}
+        />
       ) : (
         <TextField
           label="Terms link"
@@ -226,7 +200,7 @@ const SettingsForm = ({
 }) => {
   const { api } = useScope()
   const [form, setForm] = useState<Form>(() => formOf(program))
-  const { busy, errors, error, run } = useAction((e) => {
+  const action = useAction((e) => {
     const explained = explainApiError(e)
     if (!explained.fields) return explained
     const fields: Errors = {}
@@ -235,6 +209,7 @@ const SettingsForm = ({
     }
     return { fields }
   })
+  const { busy, errors, run } = action
   const set = (field: keyof Form) => (value: string) => setForm({ ...form, [field]: value })
   // A field of the form as a TextField's: its value, its setter, its error.
   const bound = (field: keyof Form) => ({
@@ -265,61 +240,57 @@ const SettingsForm = ({
 
   const terms = program.terms
   return (
-    <section class="panel" aria-labelledby="offer-settings">
-      <h2 id="offer-settings">Offer settings</h2>
-      <form onSubmit={save} noValidate>
-        <div class="form-row">
-          <TextField
-            label="Offer window (days)"
-            hint="1 to 365. How long a recipient has to accept; applies to grants made from now on."
-            {...bound('offerDays')}
-            inputMode="numeric"
-            required
-          />
-          <TextField
-            label="Minimum age"
-            hint={`${LIMITS.minAge.min} to ${LIMITS.minAge.max} years; empty for none. Recipients then give their date of birth; only the result is kept.`}
-            {...bound('minAge')}
-            inputMode="numeric"
-          />
-        </div>
+    <FormPanel
+      title="Offer settings"
+      label="Save offer settings"
+      action={action}
+      onSubmit={save}
+      more={
+        <button type="button" onClick={onCancel} disabled={busy}>
+          Cancel
+        </button>
+      }
+    >
+      <div class="form-row">
         <TextField
-          label="Allowed countries"
-          hint="ISO 3166-1 alpha-2 codes, separated by commas (such as DE, FR, US); empty for any country."
-          {...bound('countries')}
+          label="Offer window (days)"
+          hint="1 to 365. How long a recipient has to accept; applies to grants made from now on."
+          {...bound('offerDays')}
+          inputMode="numeric"
+          required
         />
-        <Field
-          label="Description"
-          hint={`Shown to recipients on their page and in the e-mail. At most ${formatNumber(LIMITS.descriptionMax)} characters.`}
-          error={errors.description}
-        >
-          {(props) => (
-            <textarea
-              {...props}
-              rows={3}
-              value={form.description}
-              onInput={(e) => set('description')(inputValue(e))}
-            />
-          )}
-        </Field>
-        <TermsFields form={form} setForm={setForm} errors={errors} terms={terms} />
         <TextField
-          label="Pool-low threshold (shares left)"
-          hint={
-            program.pool === null
-              ? 'This program has no pool limit, so its pool never runs low. Empty for none.'
-              : 'A whole number, 1 or more; empty for none. When the shares left in the pool fall to it, a program.pool_low webhook event is sent, once per crossing.'
-          }
-          {...bound('poolLowThreshold')}
+          label="Minimum age"
+          hint={`${LIMITS.minAge.min} to ${LIMITS.minAge.max} years; empty for none. Recipients then give their date of birth; only the result is kept.`}
+          {...bound('minAge')}
           inputMode="numeric"
         />
-        <FormEnd error={error} busy={busy} label="Save offer settings">
-          <button type="button" onClick={onCancel} disabled={busy}>
-            Cancel
-          </button>
-        </FormEnd>
-      </form>
-    </section>
+      </div>
+      <TextField
+        label="Allowed countries"
+        hint="ISO 3166-1 alpha-2 codes, separated by commas (such as DE, FR, US); empty for any country."
+        {...bound('countries')}
+      />
+      <TextAreaField
+        label="Description"
+        hint={`Shown to recipients on their page and in the e-mail. At most ${formatNumber(LIMITS.descriptionMax)} characters.`}
+        error={errors.description}
+        rows={3}
+        value={form.description}
+        onValue={set('description')}
+      />
+      <TermsFields form={form} setForm={setForm} errors={errors} terms={terms} />
+      <TextField
+        label="Pool-low threshold (shares left)"
+        hint={
+          program.pool === null
+            ? 'This program has no pool limit, so its pool never runs low. Empty for none.'
+            : 'A whole number, 1 or more; empty for none. When the shares left in the pool fall to it, a program.pool_low webhook event is sent, once per crossing.'
+        }
+        {...bound('poolLowThreshold')}
+        inputMode="numeric"
+      />
+    </FormPanel>
   )
 }
 

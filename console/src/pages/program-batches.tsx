@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks'
 import type { BatchSummary, Program } from '../api'
 import { useScope } from '../scope'
-import { can, DataTable, formatNumber, Status, StatusBadge, Time } from '../ui'
+import { can, DataTable, Status, StatusBadge } from '../ui'
+import { formatNumber, Time } from '../ui-format'
 import { ConfirmButton, PagedList, usePagedList } from '../ui-pages'
 
 /**

@@ -17,22 +17,18 @@ import {
   CopyButton,
   can,
   DataTable,
-  digitsOf,
-  explainApiError,
-  Field,
-  formatNumber,
-  inputValue,
+  Facts,
   Pager,
   PageTitle,
   PoolGauge,
   Status,
   StatusBadge,
-  TextField,
-  Time,
-  useAction,
   useLoad,
+  usePageData,
   usePager,
 } from '../ui'
+import { digitsOf, formatNumber, Time } from '../ui-format'
+import { explainApiError, TextField, useAction } from '../ui-forms'
 import { NotFound } from '../ui-pages'
 import { OfferSettings } from './offer-settings'
 import { ProgramBatches } from './program-batches'
@@ -186,16 +182,12 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
             setRecipient(filter.trim())
           }}
         >
-          <Field label="Recipient e-mail filter">
-            {(props) => (
-              <input
-                {...props}
-                type="search"
-                value={filter}
-                onInput={(e) => setFilter(inputValue(e))}
-              />
-            )}
-          </Field>
+          <TextField
+            label="Recipient e-mail filter"
+            type="search"
+            value={filter}
+            onValue={setFilter}
+          />
           <button type="submit">Filter</button>
           {recipient ? (
             <button
@@ -262,13 +254,14 @@ const Grants = ({ program, version }: { program: Program; version: number }) => 
 export const ProgramPage = ({ programId }: { programId: string }) => {
   const scope = useScope()
   const { route } = useLocation()
-  const [message, setMessage] = useState('')
   const [version, setVersion] = useState(0)
   const {
     data: program,
     error,
-    reload,
-  } = useLoad(async () => {
+    message,
+    setMessage,
+    done,
+  } = usePageData(async () => {
     const found = await scope.api.program(programId)
     // A program's address in the other mode: its own mode's.
     if (found.mode !== scope.mode) route(scope.at(`programs/${found.id}`, found.mode), true)
@@ -286,57 +279,30 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
       </p>
       <PageTitle title={program.name}>{program.name}</PageTitle>
       {message ? <Status>{message}</Status> : null}
-      <dl class="facts">
-        <div>
-          <dt>Mode</dt>
-          <dd>
-            <span class={`badge badge-${program.mode.toLowerCase()}`}>{program.mode}</span>
-          </dd>
-        </div>
-        <div>
-          <dt>Status</dt>
-          <dd>
-            <StatusBadge status={program.status} />
-          </dd>
-        </div>
-        <div>
-          <dt>Pool</dt>
-          <dd>
+      <Facts
+        facts={[
+          ['Mode', <span class={`badge badge-${program.mode.toLowerCase()}`}>{program.mode}</span>],
+          ['Status', <StatusBadge status={program.status} />],
+          [
+            'Pool',
             <PoolGauge
               name={program.name}
               pool={program.pool}
               issued={program.issued}
               remaining={program.remaining}
-            />
-          </dd>
-        </div>
-        <div>
-          <dt>Program id</dt>
-          <dd>
-            <code>{program.id}</code> <CopyButton text={program.id} label="Copy program id" />
-          </dd>
-        </div>
-        <div>
-          <dt>Created</dt>
-          <dd>
-            <Time iso={program.createdAt} />
-          </dd>
-        </div>
-      </dl>
-      <ProgramActions
-        program={program}
-        onChanged={(_, text) => {
-          setMessage(text)
-          void reload()
-        }}
+            />,
+          ],
+          [
+            'Program id',
+            <>
+              <code>{program.id}</code> <CopyButton text={program.id} label="Copy program id" />
+            </>,
+          ],
+          ['Created', <Time iso={program.createdAt} />],
+        ]}
       />
-      <OfferSettings
-        program={program}
-        onSaved={(_, text) => {
-          setMessage(text)
-          void reload()
-        }}
-      />
+      <ProgramActions program={program} onChanged={(_, text) => done(text)} />
+      <OfferSettings program={program} onSaved={(_, text) => done(text)} />
       {can(scope.role, 'admin') && isProgramOpen(program) ? (
         <>
           <SendOne

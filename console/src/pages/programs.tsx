@@ -4,22 +4,24 @@ import { isProgramOpen, MAX_NAME_LENGTH, MAX_POOL } from '../../../functions/dom
 import type { Mode, Program, ProgramAction } from '../api'
 import { useScope } from '../scope'
 import {
+  ActOn,
   Alert,
   ConfirmDialog,
   can,
   DataTable,
-  digitsOf,
-  FormEnd,
-  formatNumber,
   PageTitle,
   PoolGauge,
   Status,
   StatusBadge,
-  TextField,
-  Time,
-  useAction,
-  useLoad,
+  usePageData,
 } from '../ui'
+import { digitsOf, formatNumber, Time } from '../ui-format'
+import { FormPanel, RadioChoices, TextField, useAction, useFields } from '../ui-forms'
+
+const MODES = [
+  ['TEST', 'TEST'],
+  ['LIVE', 'LIVE'],
+] as const
 
 /** Pause, resume and close a program: what its status allows, for admins and owners only. */
 export const ProgramActions = ({
@@ -51,36 +53,20 @@ export const ProgramActions = ({
   return (
     <span class="row-actions">
       {isProgramOpen(program) ? (
-        <button
-          type="button"
-          aria-label={`Pause ${program.name}`}
-          onClick={() => change('pause')}
-          disabled={busy}
-        >
-          Pause
-        </button>
+        <ActOn label="Pause" of={program.name} onClick={() => change('pause')} disabled={busy} />
       ) : (
-        <button
-          type="button"
-          aria-label={`Resume ${program.name}`}
-          onClick={() => change('resume')}
-          disabled={busy}
-        >
-          Resume
-        </button>
+        <ActOn label="Resume" of={program.name} onClick={() => change('resume')} disabled={busy} />
       )}
-      <button
-        type="button"
-        class="danger-outline"
-        aria-label={`Close ${program.name}`}
+      <ActOn
+        label="Close"
+        of={program.name}
+        danger
         onClick={() => {
           setError('')
           setConfirmClose(true)
         }}
         disabled={busy}
-      >
-        Close
-      </button>
+      />
       <Alert>{!confirmClose && error}</Alert>
       <ConfirmDialog
         open={confirmClose}
@@ -105,19 +91,19 @@ export const ProgramActions = ({
 
 const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void }) => {
   const { api, mode: currentMode } = useScope()
-  const [name, setName] = useState('')
   const [mode, setMode] = useState<Mode>(currentMode)
-  const [pool, setPool] = useState('')
-  const { busy, errors, error, run } = useAction()
+  const action = useAction()
+  const { errors, run } = action
+  const { values, reset, bind } = useFields({ name: '', pool: '' }, errors)
 
   const submit = (event: Event) => {
     event.preventDefault()
     const problems: Record<string, string> = {}
-    const trimmed = name.trim()
+    const trimmed = values.name.trim()
     if (trimmed === '') problems.name = 'Give the program a name.'
     else if ([...trimmed].length > MAX_NAME_LENGTH)
       problems.name = `At most ${MAX_NAME_LENGTH} characters.`
-    const poolText = digitsOf(pool)
+    const poolText = digitsOf(values.pool)
     if (
       poolText !== '' &&
       (!/^\d+$/.test(poolText) || Number(poolText) < 1 || Number(poolText) > MAX_POOL)
@@ -130,62 +116,40 @@ const CreateProgram = ({ onCreated }: { onCreated: (program: Program) => void })
         mode,
         ...(poolText === '' ? {} : { pool: Number(poolText) }),
       })
-      setName('')
-      setPool('')
+      reset()
       onCreated(program)
     }, problems)
   }
 
   return (
-    <section class="panel" aria-labelledby="create-program">
-      <h2 id="create-program">Create a program</h2>
-      <form onSubmit={submit} noValidate>
-        <div class="form-row">
-          <TextField
-            label="Name"
-            hint={`1 to ${MAX_NAME_LENGTH} characters.`}
-            error={errors.name}
-            value={name}
-            onValue={setName}
-            required
+    <FormPanel title="Create a program" label="Create program" action={action} onSubmit={submit}>
+      <div class="form-row">
+        <TextField
+          label="Name"
+          hint={`1 to ${MAX_NAME_LENGTH} characters.`}
+          {...bind('name')}
+          required
+        />
+        <fieldset class="field">
+          <legend>Mode</legend>
+          <RadioChoices
+            name="program-mode"
+            value={mode}
+            onValue={setMode}
+            options={MODES}
+            labelClass="inline"
           />
-          <fieldset class="field">
-            <legend>Mode</legend>
-            <label class="inline">
-              <input
-                type="radio"
-                name="program-mode"
-                value="TEST"
-                checked={mode === 'TEST'}
-                onChange={() => setMode('TEST')}
-              />{' '}
-              TEST
-            </label>
-            <label class="inline">
-              <input
-                type="radio"
-                name="program-mode"
-                value="LIVE"
-                checked={mode === 'LIVE'}
-                onChange={() => setMode('LIVE')}
-              />{' '}
-              LIVE
-            </label>
-            <div class="hint">A program's mode never changes.</div>
-            {errors.mode ? <div class="field-error">{errors.mode}</div> : null}
-          </fieldset>
-          <TextField
-            label="Pool (optional)"
-            hint="The most shares it may ever grant. Empty: no limit."
-            error={errors.pool}
-            inputMode="numeric"
-            value={pool}
-            onValue={setPool}
-          />
-        </div>
-        <FormEnd error={error} busy={busy} label="Create program" />
-      </form>
-    </section>
+          <div class="hint">A program's mode never changes.</div>
+          {errors.mode ? <div class="field-error">{errors.mode}</div> : null}
+        </fieldset>
+        <TextField
+          label="Pool (optional)"
+          hint="The most shares it may ever grant. Empty: no limit."
+          inputMode="numeric"
+          {...bind('pool')}
+        />
+      </div>
+    </FormPanel>
   )
 }
 
@@ -193,8 +157,10 @@ export const ProgramsPage = () => {
   const scope = useScope()
   const { api, mode, role } = scope
   const { route } = useLocation()
-  const [message, setMessage] = useState('')
-  const { data, error, loading, reload } = useLoad(() => api.programs(mode), [api, mode])
+  const { data, error, loading, reload, message, setMessage, done } = usePageData(
+    () => api.programs(mode),
+    [api, mode],
+  )
   const programs = data ?? []
   return (
     <>
@@ -234,13 +200,7 @@ export const ProgramsPage = () => {
             </td>
             {can(role, 'admin') ? (
               <td>
-                <ProgramActions
-                  program={program}
-                  onChanged={(_, text) => {
-                    setMessage(text)
-                    void reload()
-                  }}
-                />
+                <ProgramActions program={program} onChanged={(_, text) => done(text)} />
               </td>
             ) : null}
           </tr>

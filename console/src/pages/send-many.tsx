@@ -6,18 +6,9 @@ import { fileProblem, megabytes, sendFile } from '../batch-upload'
 import { pendingCommits } from '../batches'
 import { GRANT_RULES } from '../grant-rules'
 import { useScope } from '../scope'
-import {
-  Alert,
-  can,
-  DataTable,
-  explainApiError,
-  Field,
-  formatNumber,
-  inputValue,
-  PageTitle,
-  TextField,
-  useAction,
-} from '../ui'
+import { Alert, can, DataTable, Facts, PageTitle } from '../ui'
+import { formatNumber } from '../ui-format'
+import { explainApiError, Field, TextAreaField, TextField, useAction } from '../ui-forms'
 import { ProgramCrumbs, useProgram } from '../ui-pages'
 
 /**
@@ -217,28 +208,15 @@ const PreviewPanel = ({
   return (
     <section class="panel" aria-labelledby="batch-preview">
       <h2 id="batch-preview">Check before sending</h2>
-      <dl class="facts">
-        <div>
-          <dt>Rows</dt>
-          <dd>{formatNumber(preview.result.counts.total)}</dd>
-        </div>
-        <div>
-          <dt>Ready to send</dt>
-          <dd>{formatNumber(preview.result.counts.valid)}</dd>
-        </div>
-        <div>
-          <dt>With errors</dt>
-          <dd>{formatNumber(preview.result.counts.invalid)}</dd>
-        </div>
-        <div>
-          <dt>Duplicates</dt>
-          <dd>{formatNumber(preview.result.counts.duplicates)}</dd>
-        </div>
-        <div>
-          <dt>Pool check</dt>
-          <dd>{poolText(preview.result)}</dd>
-        </div>
-      </dl>
+      <Facts
+        facts={[
+          ['Rows', formatNumber(preview.result.counts.total)],
+          ['Ready to send', formatNumber(preview.result.counts.valid)],
+          ['With errors', formatNumber(preview.result.counts.invalid)],
+          ['Duplicates', formatNumber(preview.result.counts.duplicates)],
+          ['Pool check', poolText(preview.result)],
+        ]}
+      />
       {!open ? (
         <Alert>
           The program is {preview.result.programStatus}: it cannot take this batch until it is
@@ -354,20 +332,17 @@ export const SendManyPage = ({ programId }: { programId: string }) => {
               )}
             </Field>
             {file ? null : (
-              <Field label="CSV text" hint="Or paste the CSV here (up to 1 MB).">
-                {(props) => (
-                  <textarea
-                    {...props}
-                    rows={6}
-                    spellcheck={false}
-                    value={batch.csv}
-                    onInput={(e) => {
-                      batch.setCsv(inputValue(e))
-                      changed()
-                    }}
-                  />
-                )}
-              </Field>
+              <TextAreaField
+                label="CSV text"
+                hint="Or paste the CSV here (up to 1 MB)."
+                rows={6}
+                spellcheck={false}
+                value={batch.csv}
+                onValue={(csv) => {
+                  batch.setCsv(csv)
+                  changed()
+                }}
+              />
             )}
             <TextField
               label="Reason for rows without one (optional)"

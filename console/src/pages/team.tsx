@@ -3,21 +3,18 @@ import { looksLikeEmail } from '../../../functions/domain/recipient-fields'
 import type { Member, Role } from '../api'
 import { useScope } from '../scope'
 import {
+  ActOn,
   Alert,
   ConfirmDialog,
   can,
   DataTable,
-  FormEnd,
-  inputValue,
   PageTitle,
   ROLES,
-  SelectField,
   Status,
-  TextField,
-  Time,
-  useAction,
-  useLoad,
+  usePageData,
 } from '../ui'
+import { Time } from '../ui-format'
+import { FormPanel, inputValue, SelectField, TextField, useAction, useFields } from '../ui-forms'
 
 /** The issuer's people and pending invitations; owners invite, change roles, remove, resend. */
 
@@ -98,9 +95,9 @@ const MemberRow = ({
         <td>
           <span class="row-actions">
             {member.status === 'invited' ? (
-              <button
-                type="button"
-                aria-label={`Resend invitation to ${member.email}`}
+              <ActOn
+                label="Resend invitation"
+                of={`to ${member.email}`}
                 onClick={() =>
                   act(async () => {
                     await api.resendInvitation(member.memberId)
@@ -108,22 +105,18 @@ const MemberRow = ({
                   })
                 }
                 disabled={busy}
-              >
-                Resend invitation
-              </button>
+              />
             ) : null}
-            <button
-              type="button"
-              class="danger-outline"
-              aria-label={`${member.status === 'invited' ? 'Withdraw' : 'Remove'} ${member.email}`}
+            <ActOn
+              label={member.status === 'invited' ? 'Withdraw' : 'Remove'}
+              of={member.email}
+              danger
               onClick={() => {
                 setError('')
                 setConfirmRemove(true)
               }}
               disabled={busy}
-            >
-              {member.status === 'invited' ? 'Withdraw' : 'Remove'}
-            </button>
+            />
           </span>
           <Alert>{!confirmRemove && error}</Alert>
           <ConfirmDialog
@@ -157,62 +150,55 @@ const MemberRow = ({
 
 const Invite = ({ onInvited }: { onInvited: (member: Member) => void }) => {
   const { api } = useScope()
-  const [email, setEmail] = useState('')
   const [role, setRole] = useState<Role>('viewer')
-  const { busy, errors, error, run } = useAction()
+  const action = useAction()
+  const { errors, run } = action
+  const { values, reset, bind } = useFields({ email: '' }, errors)
 
   const submit = (event: Event) => {
     event.preventDefault()
     void run(
       async () => {
-        const member = await api.invite({ email: email.trim(), role })
-        setEmail('')
+        const member = await api.invite({ email: values.email.trim(), role })
+        reset()
         onInvited(member)
       },
-      looksLikeEmail(email) ? {} : { email: 'Enter a valid e-mail address.' },
+      looksLikeEmail(values.email) ? {} : { email: 'Enter a valid e-mail address.' },
     )
   }
 
   return (
-    <section class="panel" aria-labelledby="invite">
-      <h2 id="invite">Invite someone</h2>
-      <form onSubmit={submit} noValidate>
-        <div class="form-row">
-          <TextField
-            label="E-mail address"
-            hint="They get an e-mail with a temporary password, valid for 7 days."
-            error={errors.email}
-            type="email"
-            value={email}
-            onValue={setEmail}
-            required
-          />
-          <SelectField
-            label="Role"
-            hint={ROLE_TEXT[role]}
-            error={errors.role}
-            value={role}
-            onValue={setRole}
-            options={ROLES}
-          />
-        </div>
-        <FormEnd error={error} busy={busy} label="Send invitation" />
-      </form>
-    </section>
+    <FormPanel title="Invite someone" label="Send invitation" action={action} onSubmit={submit}>
+      <div class="form-row">
+        <TextField
+          label="E-mail address"
+          hint="They get an e-mail with a temporary password, valid for 7 days."
+          type="email"
+          {...bind('email')}
+          required
+        />
+        <SelectField
+          label="Role"
+          hint={ROLE_TEXT[role]}
+          error={errors.role}
+          value={role}
+          onValue={setRole}
+          options={ROLES}
+        />
+      </div>
+    </FormPanel>
   )
 }
 
 export const TeamPage = () => {
   const scope = useScope()
   const owner = can(scope.role, 'owner')
-  const [message, setMessage] = useState('')
-  const { data, error, loading, reload } = useLoad(() => scope.api.members(), [scope.api])
+  const { data, error, loading, message, done } = usePageData(
+    () => scope.api.members(),
+    [scope.api],
+  )
   const members = data ?? []
   const owners = members.filter((m) => m.role === 'owner')
-  const done = (text: string) => {
-    setMessage(text)
-    void reload()
-  }
   return (
     <>
       <PageTitle title="Team">Team</PageTitle>

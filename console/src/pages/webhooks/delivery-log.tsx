@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks'
 import type { WebhookMessage } from '../../api'
 import { useScope } from '../../scope'
-import { Alert, DataTable, type Errors, Field, formatTime, inputValue, useAction } from '../../ui'
+import { Alert, DataTable } from '../../ui'
+import { formatTime } from '../../ui-format'
+import { type Errors, TextField, useAction } from '../../ui-forms'
 import { PagedList, usePagedList } from '../../ui-pages'
 import { MessageRows } from './message-rows'
 import { explainEndpointError, KEEP_DAYS } from './webhook-parts'
@@ -66,20 +68,14 @@ const ReplaySince = ({
   }
   return (
     <form class="inline-form replay-since" onSubmit={submit} noValidate>
-      <Field
+      <TextField
         label="Replay every message since"
         hint={`Your time zone. Messages are kept ${KEEP_DAYS} days.`}
         error={errors.since}
-      >
-        {(props) => (
-          <input
-            {...props}
-            type="datetime-local"
-            value={since}
-            onInput={(e) => setSince(inputValue(e))}
-          />
-        )}
-      </Field>
+        type="datetime-local"
+        value={since}
+        onValue={setSince}
+      />
       <button type="submit" disabled={busy}>
         Replay every message since then
       </button>

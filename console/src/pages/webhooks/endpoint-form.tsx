@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact'
 import { useId, useState } from 'preact/hooks'
 import type { WebhookEndpoint, WebhookEventKind } from '../../api'
-import { type Errors, FormEnd, TextField, useAction } from '../../ui'
+import { type Errors, FormEnd, TextField, useAction } from '../../ui-forms'
 import { DESCRIPTION_MAX, explainEndpointError, KIND_MEANINGS, KINDS } from './webhook-parts'
 
 export type EndpointFormValues = { url: string; description: string; kinds: WebhookEventKind[] }

@@ -2,7 +2,9 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
 import type { WebhookEndpoint, WebhookEndpointBody } from '../../api'
 import { useScope } from '../../scope'
-import { Alert, can, PageTitle, Status, Time, useAction, useLoad } from '../../ui'
+import { Alert, can, Facts, PageTitle, Status, useLoad } from '../../ui'
+import { Time } from '../../ui-format'
+import { useAction } from '../../ui-forms'
 import { ConfirmButton, NotFound } from '../../ui-pages'
 import { DeliveryLog, WATCH_AFTER_ACTION_MS, type Watch } from './delivery-log'
 import { EndpointForm } from './endpoint-form'
@@ -17,56 +19,42 @@ import {
 
 /** What is known of the endpoint: its state, its last outcome, its kinds, its secret's age. */
 const EndpointFacts = ({ endpoint }: { endpoint: WebhookEndpoint }) => (
-  <dl class="facts">
-    <div>
-      <dt>State</dt>
-      <dd>
-        <EndpointState endpoint={endpoint} failing={false} />
-      </dd>
-    </div>
-    <div>
-      <dt>Last success</dt>
-      <dd>{endpoint.lastSuccessAt ? <Time iso={endpoint.lastSuccessAt} seconds /> : 'Never'}</dd>
-    </div>
-    <div>
-      <dt>Failing since</dt>
-      <dd class={endpoint.failingSince ? 'failure' : undefined}>
-        {endpoint.failingSince ? <Time iso={endpoint.failingSince} seconds /> : '—'}
-      </dd>
-    </div>
-    <div>
-      <dt>Event kinds</dt>
-      <dd>
-        <KindList kinds={endpoint.kinds} />
-      </dd>
-    </div>
-    <div>
-      <dt>Signing secret</dt>
-      <dd>
-        {endpoint.secretRotatedAt ? (
-          <>
-            Rotated <Time iso={endpoint.secretRotatedAt} />
-          </>
-        ) : (
-          <>
-            Made <Time iso={endpoint.createdAt} />
-          </>
-        )}
-        {endpoint.previousSecretExpiresAt &&
-        Date.parse(endpoint.previousSecretExpiresAt) > Date.now() ? (
-          <div class="hint">
-            The old one signs too until <Time iso={endpoint.previousSecretExpiresAt} />
-          </div>
-        ) : null}
-      </dd>
-    </div>
-    <div>
-      <dt>Endpoint id</dt>
-      <dd>
-        <code>{endpoint.endpointId}</code>
-      </dd>
-    </div>
-  </dl>
+  <Facts
+    facts={[
+      ['State', <EndpointState endpoint={endpoint} failing={false} />],
+      [
+        'Last success',
+        endpoint.lastSuccessAt ? <Time iso={endpoint.lastSuccessAt} seconds /> : 'Never',
+      ],
+      [
+        'Failing since',
+        endpoint.failingSince ? <Time iso={endpoint.failingSince} seconds /> : '—',
+        endpoint.failingSince ? 'failure' : undefined,
+      ],
+      ['Event kinds', <KindList kinds={endpoint.kinds} />],
+      [
+        'Signing secret',
+        <>
+          {endpoint.secretRotatedAt ? (
+            <>
+              Rotated <Time iso={endpoint.secretRotatedAt} />
+            </>
+          ) : (
+            <>
+              Made <Time iso={endpoint.createdAt} />
+            </>
+          )}
+          {endpoint.previousSecretExpiresAt &&
+          Date.parse(endpoint.previousSecretExpiresAt) > Date.now() ? (
+            <div class="hint">
+              The old one signs too until <Time iso={endpoint.previousSecretExpiresAt} />
+            </div>
+          ) : null}
+        </>,
+      ],
+      ['Endpoint id', <code>{endpoint.endpointId}</code>],
+    ]}
+  />
 )
 
 /** Test, change, enable or disable, rotate, delete: owners' and admins' buttons. */

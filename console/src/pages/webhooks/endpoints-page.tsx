@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import { useScope } from '../../scope'
-import { Alert, can, DataTable, PageTitle, Time, useLoad } from '../../ui'
+import { Alert, can, DataTable, PageTitle, useLoad } from '../../ui'
+import { Time } from '../../ui-format'
 import { ALL_KINDS, EndpointForm, type EndpointFormValues } from './endpoint-form'
 import { EndpointState, KEEP_DAYS, KindList, type Revealed, SecretReveal } from './webhook-parts'
 

@@ -1,6 +1,7 @@
 import { useId, useState } from 'preact/hooks'
 import type { WebhookAttempt, WebhookMessage } from '../../api'
-import { formatNumber, StatusBadge, Time } from '../../ui'
+import { StatusBadge } from '../../ui'
+import { formatNumber, Time } from '../../ui-format'
 import { ConfirmButton } from '../../ui-pages'
 
 /** The delivery log's rows: a message, and its attempts when opened. */

@@ -1,7 +1,9 @@
 import { WEBHOOK_EVENT_KINDS, WEBHOOK_LIMITS } from '../../../../functions/domain/webhook-rules'
 import { ApiError, type WebhookEndpoint, type WebhookEventKind } from '../../api'
-import { type Errors, type Explained, errorText, StatusBadge, Time } from '../../ui'
-import { SecretField } from '../../ui-pages'
+import { StatusBadge } from '../../ui'
+import { errorText, Time } from '../../ui-format'
+import type { Errors, Explained } from '../../ui-forms'
+import { ShownOnce } from '../../ui-pages'
 
 /**
  * Webhooks (issue 21) of one issuer in one mode: the endpoints that receive its events, signed
@@ -125,16 +127,21 @@ export type Revealed = { endpoint: WebhookEndpoint; secret: string; rotated: boo
 export const SecretReveal = ({ revealed, onDone }: { revealed: Revealed; onDone: () => void }) => {
   const { endpoint, secret, rotated } = revealed
   return (
-    <section class="panel reveal" aria-labelledby="new-secret">
-      <h2 id="new-secret">{rotated ? 'The new signing secret' : 'The signing secret'}</h2>
-      <p>
-        Of the endpoint <bdi class="url">{endpoint.url}</bdi>.
-      </p>
-      <p class="warning" role="alert">
-        <strong>Copy this secret now: it is shown only once.</strong> The service keeps it sealed
-        and never shows it again. If it is lost, rotate it to get a new one.
-      </p>
-      <SecretField label="Signing secret" secret={secret} copyLabel="Copy secret" />
+    <ShownOnce
+      id="new-secret"
+      title={rotated ? 'The new signing secret' : 'The signing secret'}
+      intro={
+        <p>
+          Of the endpoint <bdi class="url">{endpoint.url}</bdi>.
+        </p>
+      }
+      kept="The service keeps it sealed and never shows it again. If it is lost, rotate it to get a new one."
+      label="Signing secret"
+      secret={secret}
+      copyLabel="Copy secret"
+      doneLabel="I have stored the secret"
+      onDone={onDone}
+    >
       {rotated ? (
         <p>
           The old secret keeps signing alongside the new one for {OVERLAP_HOURS} hours
@@ -153,11 +160,6 @@ export const SecretReveal = ({ revealed, onDone }: { revealed: Revealed; onDone:
           Webhooks scheme (any of its libraries does it).
         </p>
       )}
-      <div class="actions">
-        <button type="button" class="primary" onClick={onDone}>
-          I have stored the secret
-        </button>
-      </div>
-    </section>
+    </ShownOnce>
   )
 }
