@@ -13,6 +13,7 @@ import type { IssuerRecord } from './issuers.store'
 import { DynamoDbGrantSlotBackfill } from './migrations/grant-slots.dynamodb'
 import { DynamoDbProgramGrantPages } from './program-grants.dynamodb'
 import { DynamoDbProgramStore } from './programs.dynamodb'
+import type { OfferSettingsChange } from './programs.store'
 
 export {
   type AdminStoreOptions,
@@ -80,11 +81,7 @@ export class DynamoDbAdminStore implements AdminStore {
   ) {
     return this.programs.setProgramStatus(programId, to, from, options)
   }
-  setOfferSettings(
-    programId: string,
-    input: Parameters<DynamoDbProgramStore['setOfferSettings']>[1],
-    options?: ChangeOptions,
-  ) {
+  setOfferSettings(programId: string, input: OfferSettingsChange, options?: ChangeOptions) {
     return this.programs.setOfferSettings(programId, input, options)
   }
 

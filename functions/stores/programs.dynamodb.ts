@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
 import type { Mode } from '../domain/api-key'
-import type { ProgramRecord, ProgramStatus, ProgramTerms } from '../domain/program'
+import type { ProgramRecord, ProgramStatus } from '../domain/program'
 import {
   isSubItemKey,
   newShards,
@@ -14,8 +14,9 @@ import { INDEX } from '../table-schema'
 import { DynamoDbAdminBase, itemOf, missingIndex } from './admin-writes.dynamodb'
 import type { ChangeOptions } from './changes.store'
 import { batchGetAll } from './kernel/batch'
+import type { CancellationReason } from './kernel/dynamodb-errors'
 import { queryAll, scanAll } from './paging'
-import type { ProgramChange, ProgramStore } from './programs.store'
+import type { OfferSettingsChange, ProgramChange, ProgramStore } from './programs.store'
 
 /** The programs table: program heads and their counter shards (program-shards.ts). */
 export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramStore {
@@ -149,28 +150,12 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
       ],
       options,
     )
-    if (!refused) return { kind: 'changed' }
-    const current = itemOf<ProgramRecord>(refused[0])
-    if (!current || (issuer !== undefined && current.issuerId !== issuer)) {
-      return { kind: 'not_found' }
-    }
-    return { kind: 'refused', current }
+    return changeOf(refused, issuer)
   }
 
   async setOfferSettings(
     programId: string,
-    input: {
-      set: Partial<
-        Pick<
-          ProgramRecord,
-          'offerDays' | 'minAge' | 'countries' | 'description' | 'poolLowThreshold'
-        >
-      > & {
-        terms?: ProgramTerms
-      }
-      remove: readonly ('minAge' | 'countries' | 'description' | 'poolLowThreshold')[]
-      termsVersion: number | undefined
-    },
+    input: OfferSettingsChange,
     options?: ChangeOptions,
   ): Promise<ProgramChange> {
     const issuer = options?.issuerId
@@ -252,11 +237,22 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
       ],
       options,
     )
-    if (!refused) return { kind: 'changed' }
-    const current = itemOf<ProgramRecord>(refused[0])
-    if (!current || (issuer !== undefined && current.issuerId !== issuer)) {
-      return { kind: 'not_found' }
-    }
-    return { kind: 'refused', current }
+    return changeOf(refused, issuer)
   }
+}
+
+/**
+ * How a conditional change of a program's head ended, from the transaction's refusal: another
+ * issuer's program is not found, as is a missing one.
+ */
+const changeOf = (
+  refused: CancellationReason[] | undefined,
+  issuer: string | undefined,
+): ProgramChange => {
+  if (!refused) return { kind: 'changed' }
+  const current = itemOf<ProgramRecord>(refused[0])
+  if (!current || (issuer !== undefined && current.issuerId !== issuer)) {
+    return { kind: 'not_found' }
+  }
+  return { kind: 'refused', current }
 }

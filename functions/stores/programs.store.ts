@@ -9,6 +9,17 @@ export type ProgramChange =
   | { kind: 'not_found' }
   | { kind: 'refused'; current: ProgramRecord }
 
+/** Offer settings to set and remove, on the terms' version the change was decided on. */
+export type OfferSettingsChange = {
+  set: Partial<
+    Pick<ProgramRecord, 'offerDays' | 'minAge' | 'countries' | 'description' | 'poolLowThreshold'>
+  > & {
+    terms?: ProgramTerms
+  }
+  remove: readonly ('minAge' | 'countries' | 'description' | 'poolLowThreshold')[]
+  termsVersion: number | undefined
+}
+
 /** Programs as the admin side reads and changes them (the grant path has its own store). */
 export interface ProgramStore {
   /** The head and its counter shards, with the issuer's existence checked in the same write. */
@@ -34,18 +45,7 @@ export interface ProgramStore {
    */
   setOfferSettings(
     programId: string,
-    input: {
-      set: Partial<
-        Pick<
-          ProgramRecord,
-          'offerDays' | 'minAge' | 'countries' | 'description' | 'poolLowThreshold'
-        >
-      > & {
-        terms?: ProgramTerms
-      }
-      remove: readonly ('minAge' | 'countries' | 'description' | 'poolLowThreshold')[]
-      termsVersion: number | undefined
-    },
+    input: OfferSettingsChange,
     options?: ChangeOptions,
   ): Promise<ProgramChange>
 }
