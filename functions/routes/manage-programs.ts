@@ -1,5 +1,5 @@
 import { INDEX } from '../table-schema'
-import { AUDIT, MEMBER, type Route, userRoute } from './route'
+import { AUDIT, ISSUER_EXISTS, MEMBER, READ_AND_UPDATE, type Route, userRoute } from './route'
 
 /**
  * Who is signed in, and an issuer's programs, keys and audit log (functions/handlers/manage).
@@ -11,11 +11,7 @@ const PROGRAM = 'POST /manage/issuers/{issuerId}/programs/{programId}'
 // Pause, resume, close: the program's head read and written on the state it was read in.
 const PROGRAM_STATE = {
   role: 'admin',
-  access: {
-    memberships: MEMBER,
-    programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
-    audit: AUDIT,
-  },
+  access: { memberships: MEMBER, programs: READ_AND_UPDATE, audit: AUDIT },
 } as const
 
 export const MANAGE_PROGRAM_ROUTES = [
@@ -34,7 +30,7 @@ export const MANAGE_PROGRAM_ROUTES = [
     role: 'admin',
     access: {
       memberships: MEMBER,
-      issuers: ['dynamodb:ConditionCheckItem'],
+      issuers: ISSUER_EXISTS,
       programs: ['dynamodb:PutItem'],
       audit: AUDIT,
     },
@@ -55,7 +51,7 @@ export const MANAGE_PROGRAM_ROUTES = [
     role: 'admin',
     access: {
       memberships: MEMBER,
-      issuers: ['dynamodb:ConditionCheckItem'],
+      issuers: ISSUER_EXISTS,
       apiKeys: ['dynamodb:PutItem'],
       audit: AUDIT,
     },

@@ -110,3 +110,11 @@ export const userRoute = routesOf('user', 'manage/')
 export const MEMBER = ['dynamodb:GetItem'] as const
 /** The audit entry each management change writes in its transaction. */
 export const AUDIT = ['dynamodb:PutItem'] as const
+/** Items read (alone or batched) and updated: a program's counters, a grant's state. */
+export const READ_AND_UPDATE = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:UpdateItem',
+] as const
+/** The issuer's existence, checked in the transaction that makes something under it. */
+export const ISSUER_EXISTS = ['dynamodb:ConditionCheckItem'] as const
