@@ -74,15 +74,26 @@ export const KEY_ID_POINTER = { prefix: 'keyId#', target: 'pointsTo' } as const
  */
 const schemas = <T>(define: () => T): T => define()
 
+type StringKey = { name: string; type: 'S' }
+type KeysOnly = { partitionKey: StringKey; globalSecondaryIndexes: []; legacyIndexes: [] }
+
+/** A table read and written by its keys alone (strings): no global secondary index. */
+function keysOnly(partition: string): KeysOnly
+function keysOnly(partition: string, sort: string): KeysOnly & { sortKey: StringKey }
+function keysOnly(partition: string, sort?: string): TableSchema {
+  return {
+    partitionKey: { name: partition, type: 'S' },
+    ...(sort === undefined ? {} : { sortKey: { name: sort, type: 'S' } }),
+    globalSecondaryIndexes: [],
+    legacyIndexes: [],
+  }
+}
+
 export const TABLES = /* @__PURE__ */ schemas(
   () =>
     ({
       /** Issuers: read and written only by the admin CLI; the functions never touch it. */
-      issuers: {
-        partitionKey: { name: 'issuerId', type: 'S' },
-        globalSecondaryIndexes: [],
-        legacyIndexes: [],
-      },
+      issuers: keysOnly('issuerId'),
       apiKeys: {
         partitionKey: { name: 'keyHash', type: 'S' },
         // A grant only condition-checks a key item and never writes it, so these indexes are written
@@ -181,34 +192,19 @@ export const TABLES = /* @__PURE__ */ schemas(
        * change. `entryId` sorts by time (ISO time, then a random suffix), so newest first is a
        * Query with ScanIndexForward false.
        */
-      audit: {
-        partitionKey: { name: 'issuerId', type: 'S' },
-        sortKey: { name: 'entryId', type: 'S' },
-        globalSecondaryIndexes: [],
-        legacyIndexes: [],
-      },
+      audit: keysOnly('issuerId', 'entryId'),
       /**
        * When an open offer next needs the service: its reminder, then its expiry. Written by the
        * grants stream's reader when a grant is made (not by the grant path), spread over TIMER_SLOTS
        * partitions by a hash of the grant id; read and deleted by the sweep every minute
        * (docs/decisions/offer-expiry.md). `due` is `<ISO time>#<grantId>#<kind>`.
        */
-      timers: {
-        partitionKey: { name: 'slot', type: 'S' },
-        sortKey: { name: 'due', type: 'S' },
-        globalSecondaryIndexes: [],
-        legacyIndexes: [],
-      },
+      timers: keysOnly('slot', 'due'),
       /**
        * An issuer's TEST inbox: the offer e-mail of TEST grants, as rendered, never handed to SES.
        * `messageId` sorts by time. Kept 30 days (`purgeAt`, the table's TTL).
        */
-      inbox: {
-        partitionKey: { name: 'issuerId', type: 'S' },
-        sortKey: { name: 'messageId', type: 'S' },
-        globalSecondaryIndexes: [],
-        legacyIndexes: [],
-      },
+      inbox: keysOnly('issuerId', 'messageId'),
       /**
        * Webhooks (functions/domain/webhooks.ts, docs/webhooks.md): an issuer's endpoints
        * (`pk = endpoints#<issuerId>`, `sk = <endpointId>`), each endpoint's messages with their attempts
@@ -217,12 +213,7 @@ export const TABLES = /* @__PURE__ */ schemas(
        * an issuer's endpoint count per mode (`pk = endpoint-count#<issuerId>`, `sk = <mode>`).
        * Never on the grant path.
        */
-      webhooks: {
-        partitionKey: { name: 'pk', type: 'S' },
-        sortKey: { name: 'sk', type: 'S' },
-        globalSecondaryIndexes: [],
-        legacyIndexes: [],
-      },
+      webhooks: keysOnly('pk', 'sk'),
     }) as const satisfies Record<string, TableSchema>,
 )
 
