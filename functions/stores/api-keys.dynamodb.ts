@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
-import type { ApiKeyRecord, Mode } from '../domain/api-key'
+import type { ApiKeyRecord } from '../domain/api-key'
 import { INDEX, KEY_ID_POINTER } from '../table-schema'
 import { DynamoDbAdminBase, itemOf } from './admin-writes.dynamodb'
 import type { AdminKeyRecord, ApiKeyStore, KeyRevocation, KeyRoll } from './api-keys.store'
-import type { ChangeOptions } from './changes.store'
+import type { ChangeOptions, IssuerModeFilter } from './changes.store'
 import { batchGetAll } from './kernel/batch'
 import { queryAll, scanAll } from './paging'
 
@@ -65,7 +65,7 @@ export class DynamoDbApiKeyStore extends DynamoDbAdminBase implements ApiKeyStor
    * late), and one consistent BatchGetItem per 100 reads them, so a key revoked or rolled a moment
    * ago shows as it is now.
    */
-  async listApiKeys(filter: { issuerId?: string; mode?: Mode }): Promise<AdminKeyRecord[]> {
+  async listApiKeys(filter: IssuerModeFilter): Promise<AdminKeyRecord[]> {
     const keys =
       filter.issuerId === undefined
         ? await scanAll<AdminKeyRecord>(this.send, {

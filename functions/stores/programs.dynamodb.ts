@@ -1,5 +1,4 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
-import type { Mode } from '../domain/api-key'
 import type { ProgramRecord, ProgramStatus } from '../domain/program'
 import {
   isSubItemKey,
@@ -12,7 +11,7 @@ import {
 } from '../domain/program-shards'
 import { INDEX } from '../table-schema'
 import { DynamoDbAdminBase, itemOf, missingIndex } from './admin-writes.dynamodb'
-import type { ChangeOptions } from './changes.store'
+import type { ChangeOptions, IssuerModeFilter } from './changes.store'
 import { batchGetAll } from './kernel/batch'
 import type { CancellationReason } from './kernel/dynamodb-errors'
 import { queryAll, scanAll } from './paging'
@@ -87,7 +86,7 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
    * the programs and filters the mode; their counters and status come from one consistent
    * BatchGetItem per 100 programs.
    */
-  async listPrograms(filter: { issuerId?: string; mode?: Mode }): Promise<ProgramRecord[]> {
+  async listPrograms(filter: IssuerModeFilter): Promise<ProgramRecord[]> {
     const byMode = filter.mode === undefined ? {} : { ':mode': filter.mode }
     const modeFilter =
       filter.mode === undefined
