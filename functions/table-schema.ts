@@ -89,6 +89,18 @@ function keysOnly(partition: string, sort?: string): TableSchema {
   }
 }
 
+/** An index of the items under `partition`, in the order they were made (`createdAt`). */
+const madeOrder = (
+  indexName: string,
+  partition: string,
+  projection: Projection = { type: 'ALL' },
+): IndexSchema => ({
+  indexName,
+  partitionKey: { name: partition, type: 'S' },
+  sortKey: { name: 'createdAt', type: 'S' },
+  projection,
+})
+
 export const TABLES = /* @__PURE__ */ schemas(
   () =>
     ({
@@ -104,35 +116,21 @@ export const TABLES = /* @__PURE__ */ schemas(
             partitionKey: { name: 'keyId', type: 'S' },
             projection: { type: 'ALL' },
           },
-          {
-            indexName: INDEX.keysByIssuer,
-            partitionKey: { name: 'issuerId', type: 'S' },
-            sortKey: { name: 'createdAt', type: 'S' },
-            projection: { type: 'ALL' },
-          },
+          madeOrder(INDEX.keysByIssuer, 'issuerId'),
         ],
         legacyIndexes: [],
       },
       programs: {
         partitionKey: { name: 'programId', type: 'S' },
         globalSecondaryIndexes: [
-          {
-            indexName: INDEX.programsByIssuer,
-            partitionKey: { name: 'issuerId', type: 'S' },
-            sortKey: { name: 'createdAt', type: 'S' },
-            // Only what never changes after creation: a grant (which moves `issued` and `remaining`)
-            // or a pause never writes this index. Listings read the rest from the base table.
-            projection: { type: 'INCLUDE', nonKeyAttributes: ['mode'] },
-          },
+          // Only what never changes after creation: a grant (which moves `issued` and `remaining`)
+          // or a pause never writes this index. Listings read the rest from the base table.
+          madeOrder(INDEX.programsByIssuer, 'issuerId', {
+            type: 'INCLUDE',
+            nonKeyAttributes: ['mode'],
+          }),
         ],
-        legacyIndexes: [
-          {
-            indexName: 'byIssuer',
-            partitionKey: { name: 'issuerId', type: 'S' },
-            sortKey: { name: 'createdAt', type: 'S' },
-            projection: { type: 'ALL' },
-          },
-        ],
+        legacyIndexes: [madeOrder('byIssuer', 'issuerId')],
       },
       grants: {
         partitionKey: { name: 'grantId', type: 'S' },
@@ -141,32 +139,15 @@ export const TABLES = /* @__PURE__ */ schemas(
         // GRANT_LIST_SLOTS partitions of the index, not one. Batch items (`batch#...`) have neither
         // `programId` nor `programSlot`, so they are in neither index.
         globalSecondaryIndexes: [
-          {
-            indexName: INDEX.grantsByProgramSlot,
-            partitionKey: { name: 'programSlot', type: 'S' },
-            sortKey: { name: 'createdAt', type: 'S' },
-            projection: { type: 'ALL' },
-          },
-          {
-            indexName: INDEX.grantsByRecipient,
-            partitionKey: { name: 'recipientKey', type: 'S' },
-            sortKey: { name: 'createdAt', type: 'S' },
-            // Only what picks a recipient's grants (program, issuer, mode, state): the page and the
-            // balance re-read the grants themselves, strongly consistent, before deciding on them.
-            projection: {
-              type: 'INCLUDE',
-              nonKeyAttributes: ['programId', 'issuerId', 'mode', 'status', 'amount'],
-            },
-          },
+          madeOrder(INDEX.grantsByProgramSlot, 'programSlot'),
+          // Only what picks a recipient's grants (program, issuer, mode, state): the page and the
+          // balance re-read the grants themselves, strongly consistent, before deciding on them.
+          madeOrder(INDEX.grantsByRecipient, 'recipientKey', {
+            type: 'INCLUDE',
+            nonKeyAttributes: ['programId', 'issuerId', 'mode', 'status', 'amount'],
+          }),
         ],
-        legacyIndexes: [
-          {
-            indexName: INDEX.grantsByProgram,
-            partitionKey: { name: 'programId', type: 'S' },
-            sortKey: { name: 'createdAt', type: 'S' },
-            projection: { type: 'ALL' },
-          },
-        ],
+        legacyIndexes: [madeOrder(INDEX.grantsByProgram, 'programId')],
       },
       /**
        * Who belongs to an issuer, and with which role: one item per (issuer, person). The person is
