@@ -1,5 +1,5 @@
 import { INDEX } from '../table-schema'
-import { AUDIT, ISSUER_EXISTS, MEMBER, READ_AND_UPDATE, type Route, userRoute } from './route'
+import { AUDIT, creation, MEMBER, READ_AND_UPDATE, type Route, userRoute } from './route'
 
 /**
  * Who is signed in, and an issuer's programs, keys and audit log (functions/handlers/manage).
@@ -26,15 +26,12 @@ export const MANAGE_PROGRAM_ROUTES = [
     access: { memberships: MEMBER, programs: ['dynamodb:BatchGetItem'] },
     indexes: { programs: { [INDEX.programsByIssuer]: ['dynamodb:Query'] } },
   }),
-  userRoute('CreateProgram', 'POST /manage/issuers/{issuerId}/programs', 'program-create', {
-    role: 'admin',
-    access: {
-      memberships: MEMBER,
-      issuers: ISSUER_EXISTS,
-      programs: ['dynamodb:PutItem'],
-      audit: AUDIT,
-    },
-  }),
+  userRoute(
+    'CreateProgram',
+    'POST /manage/issuers/{issuerId}/programs',
+    'program-create',
+    creation('programs'),
+  ),
   userRoute('GetProgram', 'GET /manage/issuers/{issuerId}/programs/{programId}', 'program-get', {
     role: 'viewer',
     access: { memberships: MEMBER, programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'] },
@@ -47,15 +44,7 @@ export const MANAGE_PROGRAM_ROUTES = [
     access: { memberships: MEMBER, apiKeys: ['dynamodb:BatchGetItem'] },
     indexes: { apiKeys: { [INDEX.keysByIssuer]: ['dynamodb:Query'] } },
   }),
-  userRoute('CreateKey', 'POST /manage/issuers/{issuerId}/keys', 'key-create', {
-    role: 'admin',
-    access: {
-      memberships: MEMBER,
-      issuers: ISSUER_EXISTS,
-      apiKeys: ['dynamodb:PutItem'],
-      audit: AUDIT,
-    },
-  }),
+  userRoute('CreateKey', 'POST /manage/issuers/{issuerId}/keys', 'key-create', creation('apiKeys')),
   userRoute('RollKey', 'POST /manage/issuers/{issuerId}/keys/{keyId}/roll', 'key-roll', {
     role: 'admin',
     access: {

@@ -116,5 +116,16 @@ export const READ_AND_UPDATE = [
   'dynamodb:BatchGetItem',
   'dynamodb:UpdateItem',
 ] as const
-/** The issuer's existence, checked in the transaction that makes something under it. */
-export const ISSUER_EXISTS = ['dynamodb:ConditionCheckItem'] as const
+/**
+ * An admin's creation of an item of `table` under the issuer: the caller's membership, the
+ * issuer's existence checked in the transaction that puts the item, and its audit entry.
+ */
+export const creation = (table: TableKey) => ({
+  role: 'admin' as const,
+  access: {
+    memberships: MEMBER,
+    issuers: ['dynamodb:ConditionCheckItem'] as const,
+    [table]: ['dynamodb:PutItem'] as const,
+    audit: AUDIT,
+  },
+})
