@@ -74,15 +74,38 @@ export const KEY_ID_POINTER = { prefix: 'keyId#', target: 'pointsTo' } as const
  */
 const schemas = <T>(define: () => T): T => define()
 
+type StringKey = { name: string; type: 'S' }
+type KeysOnly = { partitionKey: StringKey; globalSecondaryIndexes: []; legacyIndexes: [] }
+
+/** A table read and written by its keys alone (strings): no global secondary index. */
+function keysOnly(partition: string): KeysOnly
+function keysOnly(partition: string, sort: string): KeysOnly & { sortKey: StringKey }
+function keysOnly(partition: string, sort?: string): TableSchema {
+  return {
+    partitionKey: { name: partition, type: 'S' },
+    ...(sort === undefined ? {} : { sortKey: { name: sort, type: 'S' } }),
+    globalSecondaryIndexes: [],
+    legacyIndexes: [],
+  }
+}
+
+/** An index of the items under `partition`, in the order they were made (`createdAt`). */
+const madeOrder = (
+  indexName: string,
+  partition: string,
+  projection: Projection = { type: 'ALL' },
+): IndexSchema => ({
+  indexName,
+  partitionKey: { name: partition, type: 'S' },
+  sortKey: { name: 'createdAt', type: 'S' },
+  projection,
+})
+
 export const TABLES = /* @__PURE__ */ schemas(
   () =>
     ({
       /** Issuers: read and written only by the admin CLI; the functions never touch it. */
-      issuers: {
-        partitionKey: { name: 'issuerId', type: 'S' },
-        globalSecondaryIndexes: [],
-        legacyIndexes: [],
-      },
+      issuers: keysOnly('issuerId'),
       apiKeys: {
         partitionKey: { name: 'keyHash', type: 'S' },
         // A grant only condition-checks a key item and never writes it, so these indexes are written
@@ -93,35 +116,21 @@ export const TABLES = /* @__PURE__ */ schemas(
             partitionKey: { name: 'keyId', type: 'S' },
             projection: { type: 'ALL' },
           },
-          {
-            indexName: INDEX.keysByIssuer,
-            partitionKey: { name: 'issuerId', type: 'S' },
-            sortKey: { name: 'createdAt', type: 'S' },
-            projection: { type: 'ALL' },
-          },
+          madeOrder(INDEX.keysByIssuer, 'issuerId'),
         ],
         legacyIndexes: [],
       },
       programs: {
         partitionKey: { name: 'programId', type: 'S' },
         globalSecondaryIndexes: [
-          {
-            indexName: INDEX.programsByIssuer,
-            partitionKey: { name: 'issuerId', type: 'S' },
-            sortKey: { name: 'createdAt', type: 'S' },
-            // Only what never changes after creation: a grant (which moves `issued` and `remaining`)
-            // or a pause never writes this index. Listings read the rest from the base table.
-            projection: { type: 'INCLUDE', nonKeyAttributes: ['mode'] },
-          },
+          // Only what never changes after creation: a grant (which moves `issued` and `remaining`)
+          // or a pause never writes this index. Listings read the rest from the base table.
+          madeOrder(INDEX.programsByIssuer, 'issuerId', {
+            type: 'INCLUDE',
+            nonKeyAttributes: ['mode'],
+          }),
         ],
-        legacyIndexes: [
-          {
-            indexName: 'byIssuer',
-            partitionKey: { name: 'issuerId', type: 'S' },
-            sortKey: { name: 'createdAt', type: 'S' },
-            projection: { type: 'ALL' },
-          },
-        ],
+        legacyIndexes: [madeOrder('byIssuer', 'issuerId')],
       },
       grants: {
         partitionKey: { name: 'grantId', type: 'S' },
@@ -130,32 +139,15 @@ export const TABLES = /* @__PURE__ */ schemas(
         // GRANT_LIST_SLOTS partitions of the index, not one. Batch items (`batch#...`) have neither
         // `programId` nor `programSlot`, so they are in neither index.
         globalSecondaryIndexes: [
-          {
-            indexName: INDEX.grantsByProgramSlot,
-            partitionKey: { name: 'programSlot', type: 'S' },
-            sortKey: { name: 'createdAt', type: 'S' },
-            projection: { type: 'ALL' },
-          },
-          {
-            indexName: INDEX.grantsByRecipient,
-            partitionKey: { name: 'recipientKey', type: 'S' },
-            sortKey: { name: 'createdAt', type: 'S' },
-            // Only what picks a recipient's grants (program, issuer, mode, state): the page and the
-            // balance re-read the grants themselves, strongly consistent, before deciding on them.
-            projection: {
-              type: 'INCLUDE',
-              nonKeyAttributes: ['programId', 'issuerId', 'mode', 'status', 'amount'],
-            },
-          },
+          madeOrder(INDEX.grantsByProgramSlot, 'programSlot'),
+          // Only what picks a recipient's grants (program, issuer, mode, state): the page and the
+          // balance re-read the grants themselves, strongly consistent, before deciding on them.
+          madeOrder(INDEX.grantsByRecipient, 'recipientKey', {
+            type: 'INCLUDE',
+            nonKeyAttributes: ['programId', 'issuerId', 'mode', 'status', 'amount'],
+          }),
         ],
-        legacyIndexes: [
-          {
-            indexName: INDEX.grantsByProgram,
-            partitionKey: { name: 'programId', type: 'S' },
-            sortKey: { name: 'createdAt', type: 'S' },
-            projection: { type: 'ALL' },
-          },
-        ],
+        legacyIndexes: [madeOrder(INDEX.grantsByProgram, 'programId')],
       },
       /**
        * Who belongs to an issuer, and with which role: one item per (issuer, person). The person is
@@ -181,34 +173,19 @@ export const TABLES = /* @__PURE__ */ schemas(
        * change. `entryId` sorts by time (ISO time, then a random suffix), so newest first is a
        * Query with ScanIndexForward false.
        */
-      audit: {
-        partitionKey: { name: 'issuerId', type: 'S' },
-        sortKey: { name: 'entryId', type: 'S' },
-        globalSecondaryIndexes: [],
-        legacyIndexes: [],
-      },
+      audit: keysOnly('issuerId', 'entryId'),
       /**
        * When an open offer next needs the service: its reminder, then its expiry. Written by the
        * grants stream's reader when a grant is made (not by the grant path), spread over TIMER_SLOTS
        * partitions by a hash of the grant id; read and deleted by the sweep every minute
        * (docs/decisions/offer-expiry.md). `due` is `<ISO time>#<grantId>#<kind>`.
        */
-      timers: {
-        partitionKey: { name: 'slot', type: 'S' },
-        sortKey: { name: 'due', type: 'S' },
-        globalSecondaryIndexes: [],
-        legacyIndexes: [],
-      },
+      timers: keysOnly('slot', 'due'),
       /**
        * An issuer's TEST inbox: the offer e-mail of TEST grants, as rendered, never handed to SES.
        * `messageId` sorts by time. Kept 30 days (`purgeAt`, the table's TTL).
        */
-      inbox: {
-        partitionKey: { name: 'issuerId', type: 'S' },
-        sortKey: { name: 'messageId', type: 'S' },
-        globalSecondaryIndexes: [],
-        legacyIndexes: [],
-      },
+      inbox: keysOnly('issuerId', 'messageId'),
       /**
        * Webhooks (functions/domain/webhooks.ts, docs/webhooks.md): an issuer's endpoints
        * (`pk = endpoints#<issuerId>`, `sk = <endpointId>`), each endpoint's messages with their attempts
@@ -217,12 +194,7 @@ export const TABLES = /* @__PURE__ */ schemas(
        * an issuer's endpoint count per mode (`pk = endpoint-count#<issuerId>`, `sk = <mode>`).
        * Never on the grant path.
        */
-      webhooks: {
-        partitionKey: { name: 'pk', type: 'S' },
-        sortKey: { name: 'sk', type: 'S' },
-        globalSecondaryIndexes: [],
-        legacyIndexes: [],
-      },
+      webhooks: keysOnly('pk', 'sk'),
     }) as const satisfies Record<string, TableSchema>,
 )
 

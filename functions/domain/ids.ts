@@ -6,7 +6,8 @@ const ID_LENGTH = 26 // 130 bits
 /** The same 32 characters as a regular expression's class, in ranges (openapi.json shows it). */
 export const BASE32_CLASS = '0-9a-hjkmnp-tv-z'
 
-export const base32 = (bytes: Uint8Array, length: number): string => {
+/** The first `length` letters of `bytes` in base32 (Crockford's alphabet unless given). */
+export const base32 = (bytes: Uint8Array, length: number, alphabet = BASE32): string => {
   let out = ''
   let buffer = 0
   let bits = 0
@@ -14,7 +15,7 @@ export const base32 = (bytes: Uint8Array, length: number): string => {
     buffer = (buffer << 8) | byte
     bits += 8
     while (bits >= 5 && out.length < length) {
-      out += BASE32[(buffer >>> (bits - 5)) & 31]
+      out += alphabet[(buffer >>> (bits - 5)) & 31]
       bits -= 5
     }
     buffer &= (1 << bits) - 1

@@ -1,7 +1,7 @@
 // zod/mini, as the grant contract (cold start matters on every function).
 import * as z from 'zod/mini'
-import { LIMITS } from './grant-request.schema'
 import { ROLES } from './people'
+import { bodyError, emailSchema } from './request-fields.schema'
 
 /** Bodies of the member routes are a few dozen bytes; anything near this is not one. */
 export const MEMBER_BODY_MAX_BYTES = 4 * 1024
@@ -12,23 +12,8 @@ export const MEMBER_BODY_MAX_BYTES = 4 * 1024
  */
 export const MEMBER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-const expected = (field: string, what: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? `${field} is required` : `${field} must be ${what}`
-
-const bodyError = (issue: { code: string }) =>
-  issue.code === 'invalid_type' ? 'The body must be a JSON object' : undefined
-
 /** Trimmed and lower-cased before anything else, as `recipient.email` of a grant. */
-export const MemberEmailSchema = z.pipe(
-  z.string({ error: expected('email', 'a string') }).check(
-    z.trim(),
-    z.toLowerCase(),
-    z.maxLength(LIMITS.maxEmailLength, {
-      error: `email must be at most ${LIMITS.maxEmailLength} characters`,
-    }),
-  ),
-  z.email({ error: 'email must be a valid e-mail address' }),
-)
+export const MemberEmailSchema = emailSchema('email')
 
 export const RoleSchema = z.enum(ROLES, {
   error: (issue) =>

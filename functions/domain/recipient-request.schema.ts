@@ -1,7 +1,7 @@
 // zod/mini, as the other bodies (cold start matters on every function).
 import * as z from 'zod/mini'
-import { LIMITS } from './grant-limits'
 import { countryProblem, dateOfBirthProblem, nameProblem } from './recipient-fields'
+import { bodyError, emailSchema, expected } from './request-fields.schema'
 
 /**
  * The bodies of the recipient's public routes (`POST /recipient/...`): their shape and the rules
@@ -13,12 +13,6 @@ import { countryProblem, dateOfBirthProblem, nameProblem } from './recipient-fie
 
 /** The bodies are a few hundred bytes; anything near this is not one. */
 export const RECIPIENT_BODY_MAX_BYTES = 4 * 1024
-
-const expected = (field: string, what: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? `${field} is required` : `${field} must be ${what}`
-
-const bodyError = (issue: { code: string }) =>
-  issue.code === 'invalid_type' ? 'The body must be a JSON object' : undefined
 
 /** A string with a length cap (the token's and the grant id's shapes are the use case's). */
 const opaque = (field: string, max: number) =>
@@ -82,16 +76,7 @@ export const RecipientDeclineBody = z.strictObject({ token, grantId }, { error: 
 
 export const RecipientLinksBody = z.strictObject(
   {
-    email: z.pipe(
-      z.string({ error: expected('email', 'a string') }).check(
-        z.trim(),
-        z.toLowerCase(),
-        z.maxLength(LIMITS.maxEmailLength, {
-          error: `email must be at most ${LIMITS.maxEmailLength} characters`,
-        }),
-      ),
-      z.email({ error: 'email must be a valid e-mail address' }),
-    ),
+    email: emailSchema('email'),
   },
   { error: bodyError },
 )

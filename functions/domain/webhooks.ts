@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Mode } from './api-key'
 import type { GrantState, RejectionReason } from './grant-lifecycle'
+import { base32 as base32Of } from './ids'
 import type { WebhookEventKind } from './webhook-rules'
 
 // The kinds and limits live without node:crypto (webhook-rules.ts), for the console too.
@@ -84,21 +85,9 @@ export const payloadOf = (event: WebhookEvent): WebhookPayload => ({
   data: event.data,
 })
 
-const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567'
-const base32 = (bytes: Buffer, length: number) => {
-  let out = ''
-  let bits = 0
-  let value = 0
-  for (const byte of bytes) {
-    value = (value << 8) | byte
-    bits += 8
-    while (bits >= 5 && out.length < length) {
-      out += BASE32[(value >>> (bits - 5)) & 31]
-      bits -= 5
-    }
-  }
-  return out
-}
+// RFC 4648's alphabet, lower-cased: ids already sent to receivers keep their letters.
+const RFC4648 = 'abcdefghijklmnopqrstuvwxyz234567'
+const base32 = (bytes: Buffer, length: number) => base32Of(bytes, length, RFC4648)
 const digest = (...parts: string[]) => createHash('sha256').update(parts.join('\u0000')).digest()
 
 /** The event id of a change: the same parts always make the same id. */

@@ -1,4 +1,4 @@
-import { AUDIT, MEMBER, type Route, userRoute } from './route'
+import { AUDIT, MEMBER, READ_AND_UPDATE, type Route, userRoute } from './route'
 
 /**
  * A grant's life and its offer, for its issuer's people (core/grant-life.ts): another issuer's
@@ -28,7 +28,7 @@ export const MANAGE_GRANT_LIFE_ROUTES = [
     access: {
       memberships: MEMBER,
       grants: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+      programs: READ_AND_UPDATE,
       audit: AUDIT,
     },
   }),

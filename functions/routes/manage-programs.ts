@@ -1,5 +1,5 @@
 import { INDEX } from '../table-schema'
-import { AUDIT, MEMBER, type Route, userRoute } from './route'
+import { AUDIT, creation, MEMBER, READ_AND_UPDATE, type Route, userRoute } from './route'
 
 /**
  * Who is signed in, and an issuer's programs, keys and audit log (functions/handlers/manage).
@@ -11,11 +11,7 @@ const PROGRAM = 'POST /manage/issuers/{issuerId}/programs/{programId}'
 // Pause, resume, close: the program's head read and written on the state it was read in.
 const PROGRAM_STATE = {
   role: 'admin',
-  access: {
-    memberships: MEMBER,
-    programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
-    audit: AUDIT,
-  },
+  access: { memberships: MEMBER, programs: READ_AND_UPDATE, audit: AUDIT },
 } as const
 
 export const MANAGE_PROGRAM_ROUTES = [
@@ -30,15 +26,12 @@ export const MANAGE_PROGRAM_ROUTES = [
     access: { memberships: MEMBER, programs: ['dynamodb:BatchGetItem'] },
     indexes: { programs: { [INDEX.programsByIssuer]: ['dynamodb:Query'] } },
   }),
-  userRoute('CreateProgram', 'POST /manage/issuers/{issuerId}/programs', 'program-create', {
-    role: 'admin',
-    access: {
-      memberships: MEMBER,
-      issuers: ['dynamodb:ConditionCheckItem'],
-      programs: ['dynamodb:PutItem'],
-      audit: AUDIT,
-    },
-  }),
+  userRoute(
+    'CreateProgram',
+    'POST /manage/issuers/{issuerId}/programs',
+    'program-create',
+    creation('programs'),
+  ),
   userRoute('GetProgram', 'GET /manage/issuers/{issuerId}/programs/{programId}', 'program-get', {
     role: 'viewer',
     access: { memberships: MEMBER, programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'] },
@@ -51,15 +44,7 @@ export const MANAGE_PROGRAM_ROUTES = [
     access: { memberships: MEMBER, apiKeys: ['dynamodb:BatchGetItem'] },
     indexes: { apiKeys: { [INDEX.keysByIssuer]: ['dynamodb:Query'] } },
   }),
-  userRoute('CreateKey', 'POST /manage/issuers/{issuerId}/keys', 'key-create', {
-    role: 'admin',
-    access: {
-      memberships: MEMBER,
-      issuers: ['dynamodb:ConditionCheckItem'],
-      apiKeys: ['dynamodb:PutItem'],
-      audit: AUDIT,
-    },
-  }),
+  userRoute('CreateKey', 'POST /manage/issuers/{issuerId}/keys', 'key-create', creation('apiKeys')),
   userRoute('RollKey', 'POST /manage/issuers/{issuerId}/keys/{keyId}/roll', 'key-roll', {
     role: 'admin',
     access: {

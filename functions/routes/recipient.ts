@@ -1,5 +1,5 @@
 import { INDEX } from '../table-schema'
-import { functionRoute, type Route } from './route'
+import { functionRoute, READ_AND_UPDATE, type Route } from './route'
 
 /**
  * The recipient's page (console/offer.html), public: the link token (or the address) in the body,
@@ -7,20 +7,16 @@ import { functionRoute, type Route } from './route'
  * action: docs/decisions/route-access.md#the-recipients-page.
  */
 
-const GRANT_READS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'] as const
 const BY_RECIPIENT = { grants: { [INDEX.grantsByRecipient]: ['dynamodb:Query'] } } as const
 // A step that may give the shares back (identify found ineligible, decline).
 const RETURNING_STEP = {
-  access: {
-    grants: GRANT_READS,
-    programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
-  },
+  access: { grants: READ_AND_UPDATE, programs: READ_AND_UPDATE },
   indexes: BY_RECIPIENT,
 } as const
 
 export const RECIPIENT_ROUTES = [
   functionRoute('RecipientOffer', 'POST /recipient/offer', 'recipient-offer', {
-    access: { grants: GRANT_READS, programs: ['dynamodb:BatchGetItem'] },
+    access: { grants: READ_AND_UPDATE, programs: ['dynamodb:BatchGetItem'] },
     indexes: BY_RECIPIENT,
   }),
   functionRoute(
@@ -30,7 +26,7 @@ export const RECIPIENT_ROUTES = [
     RETURNING_STEP,
   ),
   functionRoute('RecipientAccept', 'POST /recipient/accept', 'recipient-accept', {
-    access: { grants: GRANT_READS, programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'] },
+    access: { grants: READ_AND_UPDATE, programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'] },
     indexes: BY_RECIPIENT,
   }),
   functionRoute('RecipientDecline', 'POST /recipient/decline', 'recipient-decline', RETURNING_STEP),

@@ -110,3 +110,22 @@ export const userRoute = routesOf('user', 'manage/')
 export const MEMBER = ['dynamodb:GetItem'] as const
 /** The audit entry each management change writes in its transaction. */
 export const AUDIT = ['dynamodb:PutItem'] as const
+/** Items read (alone or batched) and updated: a program's counters, a grant's state. */
+export const READ_AND_UPDATE = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:UpdateItem',
+] as const
+/**
+ * An admin's creation of an item of `table` under the issuer: the caller's membership, the
+ * issuer's existence checked in the transaction that puts the item, and its audit entry.
+ */
+export const creation = (table: TableKey) => ({
+  role: 'admin' as const,
+  access: {
+    memberships: MEMBER,
+    issuers: ['dynamodb:ConditionCheckItem'] as const,
+    [table]: ['dynamodb:PutItem'] as const,
+    audit: AUDIT,
+  },
+})

@@ -1,5 +1,4 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
-import type { Mode } from '../domain/api-key'
 import type { GrantCursor } from '../domain/grant'
 import type { ProgramRecord, ProgramStatus } from '../domain/program'
 import type { AdminStore } from './admin.store'
@@ -7,12 +6,13 @@ import type { AdminStoreOptions } from './admin-writes.dynamodb'
 import { DynamoDbApiKeyStore } from './api-keys.dynamodb'
 import type { AdminKeyRecord } from './api-keys.store'
 import { DynamoDbAuditLog } from './audit.dynamodb'
-import type { AdminTableNames, ChangeOptions } from './changes.store'
+import type { AdminTableNames, ChangeOptions, IssuerModeFilter } from './changes.store'
 import { DynamoDbIssuerStore } from './issuers.dynamodb'
 import type { IssuerRecord } from './issuers.store'
 import { DynamoDbGrantSlotBackfill } from './migrations/grant-slots.dynamodb'
 import { DynamoDbProgramGrantPages } from './program-grants.dynamodb'
 import { DynamoDbProgramStore } from './programs.dynamodb'
+import type { OfferSettingsChange } from './programs.store'
 
 export {
   type AdminStoreOptions,
@@ -69,7 +69,7 @@ export class DynamoDbAdminStore implements AdminStore {
   getProgram(programId: string) {
     return this.programs.getProgram(programId)
   }
-  listPrograms(filter: { issuerId?: string; mode?: Mode }) {
+  listPrograms(filter: IssuerModeFilter) {
     return this.programs.listPrograms(filter)
   }
   setProgramStatus(
@@ -80,11 +80,7 @@ export class DynamoDbAdminStore implements AdminStore {
   ) {
     return this.programs.setProgramStatus(programId, to, from, options)
   }
-  setOfferSettings(
-    programId: string,
-    input: Parameters<DynamoDbProgramStore['setOfferSettings']>[1],
-    options?: ChangeOptions,
-  ) {
+  setOfferSettings(programId: string, input: OfferSettingsChange, options?: ChangeOptions) {
     return this.programs.setOfferSettings(programId, input, options)
   }
 
@@ -103,7 +99,7 @@ export class DynamoDbAdminStore implements AdminStore {
   findApiKeyById(keyId: string) {
     return this.keys.findApiKeyById(keyId)
   }
-  listApiKeys(filter: { issuerId?: string; mode?: Mode }) {
+  listApiKeys(filter: IssuerModeFilter) {
     return this.keys.listApiKeys(filter)
   }
   revokeApiKey(keyHash: string, options?: ChangeOptions) {

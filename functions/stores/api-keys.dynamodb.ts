@@ -1,11 +1,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
-import type { ApiKeyRecord, Mode } from '../domain/api-key'
+import type { ApiKeyRecord } from '../domain/api-key'
 import { INDEX, KEY_ID_POINTER } from '../table-schema'
 import { DynamoDbAdminBase, itemOf } from './admin-writes.dynamodb'
 import type { AdminKeyRecord, ApiKeyStore, KeyRevocation, KeyRoll } from './api-keys.store'
-import type { ChangeOptions } from './changes.store'
-import { batchGetAll } from './kernel/batch'
+import type { ChangeOptions, IssuerModeFilter } from './changes.store'
+import { issuerItems, issuerUpdate } from './issuer-items.dynamodb'
 import { queryAll, scanAll } from './paging'
+
+/** A key that can be rolled: active, and not past its expiry (`:now`). */
+const ROLLABLE = '#status = :active AND (attribute_not_exists(#expires) OR #expires > :now)'
 
 /** The key of the pointer item that finds a key by its id (see KEY_ID_POINTER). */
 export const keyIdPointer = (keyId: string) => `${KEY_ID_POINTER.prefix}${keyId}`
@@ -65,7 +68,7 @@ export class DynamoDbApiKeyStore extends DynamoDbAdminBase implements ApiKeyStor
    * late), and one consistent BatchGetItem per 100 reads them, so a key revoked or rolled a moment
    * ago shows as it is now.
    */
-  async listApiKeys(filter: { issuerId?: string; mode?: Mode }): Promise<AdminKeyRecord[]> {
+  async listApiKeys(filter: IssuerModeFilter): Promise<AdminKeyRecord[]> {
     const keys =
       filter.issuerId === undefined
         ? await scanAll<AdminKeyRecord>(this.send, {
@@ -76,20 +79,13 @@ export class DynamoDbApiKeyStore extends DynamoDbAdminBase implements ApiKeyStor
             FilterExpression: 'NOT begins_with(keyHash, :pointer)',
             ExpressionAttributeValues: { ':pointer': KEY_ID_POINTER.prefix },
           })
-        : await batchGetAll<AdminKeyRecord>(
-            this.client,
-            this.tables.apiKeys,
-            (
-              await queryAll<Pick<ApiKeyRecord, 'keyHash'>>(this.send, {
-                TableName: this.tables.apiKeys,
-                IndexName: INDEX.keysByIssuer,
-                KeyConditionExpression: 'issuerId = :issuer',
-                ExpressionAttributeValues: { ':issuer': filter.issuerId },
-                ProjectionExpression: 'keyHash',
-              })
-            ).map((k) => ({ keyHash: k.keyHash })),
-            this.pacing(),
-          )
+        : await issuerItems<AdminKeyRecord>(this.client, this.send, this.pacing(), {
+            table: this.tables.apiKeys,
+            index: INDEX.keysByIssuer,
+            key: 'keyHash',
+            issuerId: filter.issuerId,
+            query: { ProjectionExpression: 'keyHash' },
+          })
     return keys
       .filter((k) => filter.mode === undefined || k.mode === filter.mode)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
@@ -99,21 +95,15 @@ export class DynamoDbApiKeyStore extends DynamoDbAdminBase implements ApiKeyStor
     const issuer = options?.issuerId
     const refused = await this.transact(
       [
-        {
-          Update: {
-            TableName: this.tables.apiKeys,
-            Key: { keyHash },
-            UpdateExpression: 'SET #status = :revoked',
-            // keyId: a key, not a pointer item. Already revoked: nothing to write, nor to audit.
-            ConditionExpression: `attribute_exists(keyId) AND #status <> :revoked${issuer === undefined ? '' : ' AND issuerId = :issuer'}`,
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':revoked': 'revoked',
-              ...(issuer === undefined ? {} : { ':issuer': issuer }),
-            },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
+        issuerUpdate(issuer, {
+          TableName: this.tables.apiKeys,
+          Key: { keyHash },
+          UpdateExpression: 'SET #status = :revoked',
+          // keyId: a key, not a pointer item. Already revoked: nothing to write, nor to audit.
+          ConditionExpression: 'attribute_exists(keyId) AND #status <> :revoked',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':revoked': 'revoked' },
+        }),
       ],
       options,
     )
@@ -139,23 +129,19 @@ export class DynamoDbApiKeyStore extends DynamoDbAdminBase implements ApiKeyStor
     const pointer = this.pointerPut(next)
     const refused = await this.transact(
       [
-        {
-          Update: {
-            TableName: this.tables.apiKeys,
-            Key: { keyHash: old.keyHash },
-            UpdateExpression: 'SET #expires = :expires, rolledTo = :next',
-            ConditionExpression: `#status = :active AND (attribute_not_exists(#expires) OR #expires > :now)${issuer === undefined ? '' : ' AND issuerId = :issuer'}`,
-            ExpressionAttributeNames: { '#status': 'status', '#expires': 'expiresAt' },
-            ExpressionAttributeValues: {
-              ':expires': oldExpiresAt,
-              ':next': next.keyId,
-              ':active': 'active',
-              ':now': now,
-              ...(issuer === undefined ? {} : { ':issuer': issuer }),
-            },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        issuerUpdate(issuer, {
+          TableName: this.tables.apiKeys,
+          Key: { keyHash: old.keyHash },
+          UpdateExpression: 'SET #expires = :expires, rolledTo = :next',
+          ConditionExpression: ROLLABLE,
+          ExpressionAttributeNames: { '#status': 'status', '#expires': 'expiresAt' },
+          ExpressionAttributeValues: {
+            ':expires': oldExpiresAt,
+            ':next': next.keyId,
+            ':active': 'active',
+            ':now': now,
           },
-        },
+        }),
         {
           Put: {
             TableName: this.tables.apiKeys,

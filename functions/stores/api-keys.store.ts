@@ -1,5 +1,5 @@
-import type { ApiKeyRecord, Mode } from '../domain/api-key'
-import type { ChangeOptions } from './changes.store'
+import type { ApiKeyRecord } from '../domain/api-key'
+import type { ChangeOptions, Creation, IssuerModeFilter } from './changes.store'
 
 /**
  * An API key as the admin side writes it: the grant path's record, plus who created it (a
@@ -18,14 +18,11 @@ export type KeyRoll = { kind: 'rolled' } | { kind: 'refused'; current: AdminKeyR
 /** API keys as the admin side makes, finds, revokes and rolls them. */
 export interface ApiKeyStore {
   /** The key and its id pointer, with the issuer's existence checked in the same write. */
-  createApiKey(
-    key: AdminKeyRecord,
-    options?: ChangeOptions,
-  ): Promise<'created' | 'issuer_not_found'>
+  createApiKey(key: AdminKeyRecord, options?: ChangeOptions): Promise<Creation>
   /** Strongly consistent: a key created or rolled a moment ago is found. */
   findApiKeyById(keyId: string): Promise<AdminKeyRecord | undefined>
   /** By issuer: found through an index (a key made a moment ago may show late), read consistently. */
-  listApiKeys(filter: { issuerId?: string; mode?: Mode }): Promise<AdminKeyRecord[]>
+  listApiKeys(filter: IssuerModeFilter): Promise<AdminKeyRecord[]>
   revokeApiKey(keyHash: string, options?: ChangeOptions): Promise<KeyRevocation>
   /**
    * Atomically: the new key exists, and the old one (still usable at `now`, and of

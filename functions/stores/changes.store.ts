@@ -1,3 +1,4 @@
+import type { Mode } from '../domain/api-key'
 import type { AuditEntry } from '../domain/people'
 import type { TableKey } from '../table-schema'
 
@@ -12,5 +13,11 @@ export type AdminTableNames = Record<TableKey, string>
  *   item to belong to it, so another issuer's item is never changed, even by a race.
  */
 export type ChangeOptions = { audit?: AuditEntry; issuerId?: string }
+
+/** How a creation under an issuer ended: the issuer's existence is checked in the same write. */
+export type Creation = 'created' | 'issuer_not_found'
+
+/** An admin listing's filter: one issuer's, one mode's, or every item. */
+export type IssuerModeFilter = { issuerId?: string; mode?: Mode }
 
 export type Page<T> = { items: T[]; nextCursor?: string }

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type { AuditEntry, MembershipRecord, Role } from '../domain/people'
 import { auditPut } from './audit'
-import { isConditionFailed } from './kernel/dynamodb-errors'
+import { conditional } from './kernel/conditional'
 import { type TransactItem, transact } from './kernel/transact'
 import type { AddOutcome, CallOptions, MembersStore, WriteOutcome } from './members.store'
 import { DynamoDbMembershipReader } from './memberships.dynamodb'
@@ -149,8 +149,9 @@ export class DynamoDbMembersStore implements MembersStore {
   }
 
   async markActive(issuerId: string, sub: string, { signal }: CallOptions = {}) {
-    try {
-      await this.client.send(
+    // A refused condition (removed, or already active) leaves nothing to do.
+    await conditional(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tables.memberships,
           Key: { issuerId, sub },
@@ -160,11 +161,8 @@ export class DynamoDbMembersStore implements MembersStore {
           ExpressionAttributeValues: { ':active': 'active', ':invited': 'invited' },
         }),
         { abortSignal: signal },
-      )
-    } catch (error) {
-      // Removed, or already active: nothing to do.
-      if (!isConditionFailed(error)) throw error
-    }
+      ),
+    )
   }
 
   async pendingIssuerNames(sub: string, exceptIssuerId: string, { signal }: CallOptions = {}) {

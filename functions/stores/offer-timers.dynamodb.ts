@@ -8,7 +8,6 @@ import type { TimerRecord } from '../domain/offer-timers'
 import * as RETRY from '../runtime/retry-policies'
 import { type BatchOptions, batchWriteAll } from './kernel/batch'
 import { conditional } from './kernel/conditional'
-import { isConditionFailed } from './kernel/dynamodb-errors'
 import type { CallOptions } from './members.store'
 import type { OfferTimerStore, SweptTimer, TimerPage } from './offer-timers.store'
 
@@ -101,8 +100,9 @@ export class DynamoDbOfferTimerStore implements OfferTimerStore {
     until: number,
     { signal }: CallOptions = {},
   ): Promise<void> {
-    try {
-      await this.client.send(
+    // A refused condition (deleted, or taken again since): nothing of ours to give back.
+    await conditional(
+      this.client.send(
         new UpdateCommand({
           TableName: this.tables.timers,
           Key: { slot: timer.slot, due: timer.due },
@@ -112,11 +112,8 @@ export class DynamoDbOfferTimerStore implements OfferTimerStore {
           ExpressionAttributeValues: { ':until': until },
         }),
         { abortSignal: signal },
-      )
-    } catch (error) {
-      // Deleted, or taken again since: nothing of ours to give back.
-      if (!isConditionFailed(error)) throw error
-    }
+      ),
+    )
   }
 
   async deleteTimer(

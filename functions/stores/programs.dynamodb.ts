@@ -1,6 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
-import type { Mode } from '../domain/api-key'
-import type { ProgramRecord, ProgramStatus, ProgramTerms } from '../domain/program'
+import type { ProgramRecord, ProgramStatus } from '../domain/program'
 import {
   isSubItemKey,
   newShards,
@@ -11,11 +10,13 @@ import {
   termsKey,
 } from '../domain/program-shards'
 import { INDEX } from '../table-schema'
-import { DynamoDbAdminBase, itemOf, missingIndex } from './admin-writes.dynamodb'
-import type { ChangeOptions } from './changes.store'
+import { DynamoDbAdminBase, itemOf } from './admin-writes.dynamodb'
+import type { ChangeOptions, IssuerModeFilter } from './changes.store'
+import { issuerItems, issuerUpdate } from './issuer-items.dynamodb'
 import { batchGetAll } from './kernel/batch'
-import { queryAll, scanAll } from './paging'
-import type { ProgramChange, ProgramStore } from './programs.store'
+import type { CancellationReason } from './kernel/dynamodb-errors'
+import { scanAll } from './paging'
+import type { OfferSettingsChange, ProgramChange, ProgramStore } from './programs.store'
 
 /** The programs table: program heads and their counter shards (program-shards.ts). */
 export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramStore {
@@ -86,7 +87,7 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
    * the programs and filters the mode; their counters and status come from one consistent
    * BatchGetItem per 100 programs.
    */
-  async listPrograms(filter: { issuerId?: string; mode?: Mode }): Promise<ProgramRecord[]> {
+  async listPrograms(filter: IssuerModeFilter): Promise<ProgramRecord[]> {
     const byMode = filter.mode === undefined ? {} : { ':mode': filter.mode }
     const modeFilter =
       filter.mode === undefined
@@ -103,20 +104,13 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
               ...(filter.mode === undefined ? {} : { ExpressionAttributeValues: byMode }),
             })
           ).filter((item) => !isSubItemKey(item.programId))
-        : await batchGetAll<ProgramRecord>(
-            this.client,
-            this.tables.programs,
-            (
-              await queryAll<Pick<ProgramRecord, 'programId'>>(this.send, {
-                TableName: this.tables.programs,
-                IndexName: INDEX.programsByIssuer,
-                KeyConditionExpression: 'issuerId = :issuer',
-                ...modeFilter,
-                ExpressionAttributeValues: { ':issuer': filter.issuerId, ...byMode },
-              }).catch(missingIndex(this.tables.programs, INDEX.programsByIssuer))
-            ).map((p) => ({ programId: p.programId })),
-            this.pacing(),
-          )
+        : await issuerItems<ProgramRecord>(this.client, this.send, this.pacing(), {
+            table: this.tables.programs,
+            index: INDEX.programsByIssuer,
+            key: 'programId',
+            issuerId: filter.issuerId,
+            query: { ...modeFilter, ExpressionAttributeValues: byMode },
+          })
     const programs = await this.withShards(heads)
     return programs.sort((a, b) => a.createdAt.localeCompare(b.createdAt))
   }
@@ -131,46 +125,23 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
     const issuer = options?.issuerId
     const refused = await this.transact(
       [
-        {
-          Update: {
-            TableName: this.tables.programs,
-            Key: { programId },
-            UpdateExpression: 'SET #status = :to',
-            ConditionExpression: `attribute_exists(programId) AND #status IN (${Object.keys(values).join(', ')})${issuer === undefined ? '' : ' AND issuerId = :issuer'}`,
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':to': to,
-              ...values,
-              ...(issuer === undefined ? {} : { ':issuer': issuer }),
-            },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
+        issuerUpdate(issuer, {
+          TableName: this.tables.programs,
+          Key: { programId },
+          UpdateExpression: 'SET #status = :to',
+          ConditionExpression: `attribute_exists(programId) AND #status IN (${Object.keys(values).join(', ')})`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':to': to, ...values },
+        }),
       ],
       options,
     )
-    if (!refused) return { kind: 'changed' }
-    const current = itemOf<ProgramRecord>(refused[0])
-    if (!current || (issuer !== undefined && current.issuerId !== issuer)) {
-      return { kind: 'not_found' }
-    }
-    return { kind: 'refused', current }
+    return changeOf(refused, issuer)
   }
 
   async setOfferSettings(
     programId: string,
-    input: {
-      set: Partial<
-        Pick<
-          ProgramRecord,
-          'offerDays' | 'minAge' | 'countries' | 'description' | 'poolLowThreshold'
-        >
-      > & {
-        terms?: ProgramTerms
-      }
-      remove: readonly ('minAge' | 'countries' | 'description' | 'poolLowThreshold')[]
-      termsVersion: number | undefined
-    },
+    input: OfferSettingsChange,
     options?: ChangeOptions,
   ): Promise<ProgramChange> {
     const issuer = options?.issuerId
@@ -205,26 +176,20 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
       .filter(Boolean)
       .join(' ')
     if (input.termsVersion !== undefined) values[':termsVersion'] = input.termsVersion
-    if (issuer !== undefined) values[':issuer'] = issuer
     const refused = await this.transact(
       [
-        {
-          Update: {
-            TableName: this.tables.programs,
-            Key: { programId },
-            UpdateExpression: update,
-            ConditionExpression: [
-              'attribute_exists(programId)',
-              input.termsVersion === undefined
-                ? 'attribute_not_exists(#terms)'
-                : '#terms.#version = :termsVersion',
-              ...(issuer === undefined ? [] : ['issuerId = :issuer']),
-            ].join(' AND '),
-            ExpressionAttributeNames: names,
-            ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
+        issuerUpdate(issuer, {
+          TableName: this.tables.programs,
+          Key: { programId },
+          UpdateExpression: update,
+          ConditionExpression: `attribute_exists(programId) AND ${
+            input.termsVersion === undefined
+              ? 'attribute_not_exists(#terms)'
+              : '#terms.#version = :termsVersion'
+          }`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
         ...(input.set.terms === undefined
           ? []
           : text === undefined
@@ -252,11 +217,22 @@ export class DynamoDbProgramStore extends DynamoDbAdminBase implements ProgramSt
       ],
       options,
     )
-    if (!refused) return { kind: 'changed' }
-    const current = itemOf<ProgramRecord>(refused[0])
-    if (!current || (issuer !== undefined && current.issuerId !== issuer)) {
-      return { kind: 'not_found' }
-    }
-    return { kind: 'refused', current }
+    return changeOf(refused, issuer)
   }
+}
+
+/**
+ * How a conditional change of a program's head ended, from the transaction's refusal: another
+ * issuer's program is not found, as is a missing one.
+ */
+const changeOf = (
+  refused: CancellationReason[] | undefined,
+  issuer: string | undefined,
+): ProgramChange => {
+  if (!refused) return { kind: 'changed' }
+  const current = itemOf<ProgramRecord>(refused[0])
+  if (!current || (issuer !== undefined && current.issuerId !== issuer)) {
+    return { kind: 'not_found' }
+  }
+  return { kind: 'refused', current }
 }

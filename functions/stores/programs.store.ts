@@ -1,7 +1,6 @@
-import type { Mode } from '../domain/api-key'
 import type { GrantCursor, GrantRecord } from '../domain/grant'
 import type { ProgramRecord, ProgramStatus, ProgramTerms } from '../domain/program'
-import type { ChangeOptions, Page } from './changes.store'
+import type { ChangeOptions, Creation, IssuerModeFilter, Page } from './changes.store'
 
 /** How a conditional change of a program ended. `current` is the program as the write found it. */
 export type ProgramChange =
@@ -9,17 +8,25 @@ export type ProgramChange =
   | { kind: 'not_found' }
   | { kind: 'refused'; current: ProgramRecord }
 
+/** Offer settings to set and remove, on the terms' version the change was decided on. */
+export type OfferSettingsChange = {
+  set: Partial<
+    Pick<ProgramRecord, 'offerDays' | 'minAge' | 'countries' | 'description' | 'poolLowThreshold'>
+  > & {
+    terms?: ProgramTerms
+  }
+  remove: readonly ('minAge' | 'countries' | 'description' | 'poolLowThreshold')[]
+  termsVersion: number | undefined
+}
+
 /** Programs as the admin side reads and changes them (the grant path has its own store). */
 export interface ProgramStore {
   /** The head and its counter shards, with the issuer's existence checked in the same write. */
-  createProgram(
-    program: ProgramRecord,
-    options?: ChangeOptions,
-  ): Promise<'created' | 'issuer_not_found'>
+  createProgram(program: ProgramRecord, options?: ChangeOptions): Promise<Creation>
   /** Counters summed over the shards, strongly consistent. */
   getProgram(programId: string): Promise<ProgramRecord | undefined>
   /** Counters and status as the base table holds them now (strongly consistent). Oldest first. */
-  listPrograms(filter: { issuerId?: string; mode?: Mode }): Promise<ProgramRecord[]>
+  listPrograms(filter: IssuerModeFilter): Promise<ProgramRecord[]>
   /** Moves the status only from one of `from` (and only within `options.issuerId`). */
   setProgramStatus(
     programId: string,
@@ -34,18 +41,7 @@ export interface ProgramStore {
    */
   setOfferSettings(
     programId: string,
-    input: {
-      set: Partial<
-        Pick<
-          ProgramRecord,
-          'offerDays' | 'minAge' | 'countries' | 'description' | 'poolLowThreshold'
-        >
-      > & {
-        terms?: ProgramTerms
-      }
-      remove: readonly ('minAge' | 'countries' | 'description' | 'poolLowThreshold')[]
-      termsVersion: number | undefined
-    },
+    input: OfferSettingsChange,
     options?: ChangeOptions,
   ): Promise<ProgramChange>
 }

@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import {
   messageIdFloor,
   messageKey,
@@ -8,6 +8,8 @@ import {
   type WebhookMessageStatus,
 } from '../domain/webhooks'
 import { conditional } from './kernel/conditional'
+import { queryPage } from './kernel/query-page'
+import { sendWith } from './paging'
 import { DynamoDbWebhookEndpoints } from './webhook-endpoints.dynamodb'
 
 type Options = { signal?: AbortSignal | undefined }
@@ -166,30 +168,21 @@ export class DynamoDbWebhookMessages extends DynamoDbWebhookEndpoints {
     const floor = since === undefined ? undefined : Date.parse(since)
     if (floor !== undefined && Number.isNaN(floor)) throw new RangeError(`since: not a time`)
     const pk = messageKey(endpointId, '').pk
-    const messages: WebhookMessageRecord[] = []
-    let start: Record<string, unknown> | undefined =
-      after === undefined ? undefined : messageKey(endpointId, after)
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: floor === undefined ? 'pk = :pk' : 'pk = :pk AND sk >= :floor',
-          ExpressionAttributeValues: {
-            ':pk': pk,
-            ...(floor === undefined ? {} : { ':floor': messageIdFloor(floor) }),
-          },
-          ScanIndexForward: oldestFirst,
-          ConsistentRead: true,
-          Limit: limit + 1 - messages.length,
-          ExclusiveStartKey: start,
-        }),
-        { abortSignal: signal },
-      )
-      messages.push(...((page.Items ?? []) as WebhookMessageRecord[]))
-      start = page.LastEvaluatedKey
-    } while (start !== undefined && messages.length <= limit)
-    if (messages.length <= limit) return { messages }
-    const shown = messages.slice(0, limit)
-    return { messages: shown, next: encodeMessageCursor((shown.at(-1) as WebhookMessageRecord).sk) }
+    const { items, last } = await queryPage<WebhookMessageRecord>(
+      sendWith(this.client, signal),
+      {
+        TableName: this.table,
+        KeyConditionExpression: floor === undefined ? 'pk = :pk' : 'pk = :pk AND sk >= :floor',
+        ExpressionAttributeValues: {
+          ':pk': pk,
+          ...(floor === undefined ? {} : { ':floor': messageIdFloor(floor) }),
+        },
+        ScanIndexForward: oldestFirst,
+        ConsistentRead: true,
+        ExclusiveStartKey: after === undefined ? undefined : messageKey(endpointId, after),
+      },
+      limit,
+    )
+    return last ? { messages: items, next: encodeMessageCursor(last.sk) } : { messages: items }
   }
 }

@@ -2,7 +2,7 @@ import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type { GrantRecord } from '../../domain/grant'
 import { grantListSlot } from '../../domain/grant-slots'
 import { DynamoDbAdminBase } from '../admin-writes.dynamodb'
-import { isConditionFailed } from '../kernel/dynamodb-errors'
+import { conditional } from '../kernel/conditional'
 import type { GrantSlotBackfill, SlotBackfill } from './grant-slots.store'
 
 /**
@@ -68,8 +68,8 @@ export class DynamoDbGrantSlotBackfill extends DynamoDbAdminBase implements Gran
     programId,
   }: Pick<GrantRecord, 'grantId' | 'programId'>): Promise<'updated' | 'alreadySet'> {
     return this.retryConflicts(async () => {
-      try {
-        await this.send(
+      const written = await conditional(
+        this.send(
           new UpdateCommand({
             TableName: this.tables.grants,
             Key: { grantId },
@@ -86,12 +86,9 @@ export class DynamoDbGrantSlotBackfill extends DynamoDbAdminBase implements Gran
               ':program': programId,
             },
           }),
-        )
-        return 'updated'
-      } catch (error) {
-        if (isConditionFailed(error)) return 'alreadySet'
-        throw error
-      }
+        ),
+      )
+      return written ? 'updated' : 'alreadySet'
     }, `Setting the slot of ${grantId}`)
   }
 }
