@@ -4,6 +4,10 @@
  * wording: functions/http/problem.ts answers each with its stable `code`, cli/messages.ts words
  * it as a CLI line (flags as flags).
  */
+/**
+ * Each refusal names its fact (`fact`), so a door can tell them apart without loading these
+ * classes (http/problem.ts: the grant function's bundle carries none of them).
+ */
 export class AdminError extends Error {
   constructor(message: string) {
     super(message)
@@ -19,6 +23,7 @@ export const CURSOR_RULE = 'must be a cursor from a previous page'
 
 /** Input that breaks the use cases' rules, every field at once. */
 export class InvalidInput extends AdminError {
+  readonly fact = 'invalid_input' as const
   constructor(readonly problems: FieldProblem[]) {
     super(problems.map((p) => `${p.field} ${p.rule}`).join('; '))
   }
@@ -28,6 +33,7 @@ export type EntityKind = 'issuer' | 'program' | 'key'
 
 /** A malformed id (the routes check path ids first, so only the CLI meets it). */
 export class InvalidId extends AdminError {
+  readonly fact = 'invalid_id' as const
   constructor(
     readonly kind: EntityKind,
     readonly id: string,
@@ -38,6 +44,7 @@ export class InvalidId extends AdminError {
 
 /** No such issuer, program or key, or one of another issuer than the caller's: the same answer. */
 export class NotFound extends AdminError {
+  readonly fact = 'not_found' as const
   constructor(
     readonly kind: EntityKind,
     readonly id: string,
@@ -48,6 +55,7 @@ export class NotFound extends AdminError {
 
 /** The program or key is in a state that does not allow the change (closing is final, ...). */
 export class StateConflict extends AdminError {
+  readonly fact = 'state_conflict' as const
   constructor(
     readonly kind: 'program' | 'key',
     readonly id: string,
@@ -68,6 +76,7 @@ export const conflictMessage = (change: string, attempts: number, elapsedMs: num
  * ("Revoking key key_...").
  */
 export class WriteConflictError extends AdminError {
+  readonly fact = 'write_conflict' as const
   constructor(
     readonly change: string,
     readonly attempts: number,
@@ -76,3 +85,6 @@ export class WriteConflictError extends AdminError {
     super(conflictMessage(change, attempts, elapsedMs))
   }
 }
+
+/** Every refusal of the admin use cases, told apart by `fact`. */
+export type AdminRefusal = InvalidInput | InvalidId | NotFound | StateConflict | WriteConflictError

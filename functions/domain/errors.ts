@@ -60,6 +60,8 @@ export abstract class DomainError extends Error {
   /** Seconds the client should wait before retrying; set only on retryable errors. */
   readonly retryAfterSeconds?: number
   readonly errors?: FieldError[]
+  /** Headers the answer carries besides the problem's (a 405's `Allow`). */
+  readonly headers?: Record<string, string>
 
   constructor(
     readonly detail: string,

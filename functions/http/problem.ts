@@ -1,13 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda'
 // The error class alone: the zod/mini namespace object would drag every locale into the bundle.
 import { $ZodError } from 'zod/v4/core'
-import {
-  InvalidId,
-  InvalidInput,
-  NotFound,
-  StateConflict,
-  WriteConflictError,
-} from '../domain/admin-errors'
+import type { AdminRefusal } from '../domain/admin-errors'
 import {
   DomainError,
   type ErrorCode,
@@ -22,7 +16,7 @@ import {
 } from '../domain/errors'
 import { zodIssuesToFieldErrors } from '../domain/validation'
 import { transientKind } from '../stores/store-errors'
-import { MalformedJson, MethodNotAllowed } from './request-errors'
+import { MalformedJson } from './request-errors'
 
 /**
  * Every `code` and its HTTP status: the public catalogue (docs/api.md, OpenAPI), the one place a
@@ -128,22 +122,30 @@ const isBodyParserError = (error: unknown) =>
  * missing one, and a malformed id too, so each answers the same 404.
  */
 const fromUseCase = (error: unknown): DomainError | undefined => {
-  if (error instanceof InvalidInput) {
-    return new ValidationFailed(
-      error.problems.map((p) => ({ field: p.field, message: `${p.field} ${p.rule}` })),
-    )
+  // Read by `fact`, not instanceof: the routes that never meet them do not load the classes.
+  const refusal = error instanceof Error ? (error as Partial<AdminRefusal>) : undefined
+  switch (refusal?.fact) {
+    case 'invalid_input': {
+      const { problems } = refusal as Extract<AdminRefusal, { fact: 'invalid_input' }>
+      return new ValidationFailed(
+        problems.map((p) => ({ field: p.field, message: `${p.field} ${p.rule}` })),
+      )
+    }
+    case 'invalid_id':
+    case 'not_found': {
+      const { kind, id } = refusal as Extract<AdminRefusal, { fact: 'not_found' }>
+      if (kind === 'program') return new IssuerProgramNotFound(id)
+      return kind === 'key' ? new KeyNotFound(id) : new IssuerNotFound(id)
+    }
+    case 'state_conflict': {
+      const { kind, message } = refusal as Extract<AdminRefusal, { fact: 'state_conflict' }>
+      return kind === 'program' ? new ProgramStateConflict(message) : new KeyStateConflict(message)
+    }
+    case 'write_conflict':
+      return new RequestConflict({ cause: error })
+    default:
+      return undefined
   }
-  if (error instanceof NotFound || error instanceof InvalidId) {
-    if (error.kind === 'program') return new IssuerProgramNotFound(error.id)
-    return error.kind === 'key' ? new KeyNotFound(error.id) : new IssuerNotFound(error.id)
-  }
-  if (error instanceof StateConflict) {
-    return error.kind === 'program'
-      ? new ProgramStateConflict(error.message)
-      : new KeyStateConflict(error.message)
-  }
-  if (error instanceof WriteConflictError) return new RequestConflict({ cause: error })
-  return undefined
 }
 
 /** Turns anything thrown by a handler into a DomainError; unknown errors become undefined (500). */
@@ -189,7 +191,7 @@ export const problemResponse = (
         requestId,
       }
   const headers: Record<string, string> = {
-    ...(domain instanceof MethodNotAllowed ? domain.headers : {}),
+    ...domain?.headers,
     'content-type': PROBLEM_CONTENT_TYPE,
   }
   if (domain?.retryAfterSeconds !== undefined) {

@@ -27,7 +27,7 @@ export class RouteNotFound extends DomainError {
 export class MethodNotAllowed extends DomainError {
   readonly code = 'method_not_allowed'
   readonly title = 'Method not allowed'
-  readonly headers: Record<string, string>
+  override readonly headers: Record<string, string>
   constructor(method: string, path: string, allowed: readonly string[]) {
     super(`No route for ${method} ${path}; this path accepts ${allowed.join(', ')}.`)
     this.headers = { allow: allowed.join(', ') }
