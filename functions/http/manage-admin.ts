@@ -1,9 +1,4 @@
-import type {
-  APIGatewayProxyEventV2,
-  APIGatewayProxyEventV2WithJWTAuthorizer,
-  APIGatewayProxyStructuredResultV2,
-  Context,
-} from 'aws-lambda'
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
 import type * as z from 'zod/mini'
 import type { Admin, KeyView, ProgramView, Who } from '../core/admin'
 import { KeyNotFound } from '../domain/errors'
@@ -11,13 +6,15 @@ import { DEFAULT_OFFER_DAYS } from '../domain/grant-lifecycle'
 import { idPattern } from '../domain/ids'
 import type { AuditEntry } from '../domain/people'
 import {
+  type ManageAnswer,
+  type ManageBodyEvent,
   type ManageDeps,
   type ManageEvent,
   type ManageRequest,
   manageHandler,
+  type SignedInEvent,
 } from './manage-handler'
 import { type ManageLogic, type ManageRouteOptions, queryOf } from './manage-http'
-import type { JsonEvent } from './middleware'
 import { checkProgramId } from './program-of-issuer'
 import { nullWhereAbsent } from './resource-fields'
 
@@ -28,7 +25,7 @@ import { nullWhereAbsent } from './resource-fields'
  * problem.ts.
  */
 
-type Answer = APIGatewayProxyStructuredResultV2
+type Answer = ManageAnswer
 
 /** The JSON bodies of the management routes are small: the grant API's limit. */
 export const MANAGE_BODY_MAX_BYTES = 16 * 1024
@@ -44,7 +41,7 @@ export type AdminRouteDeps = ManageDeps & { readonly adminFor: AdminFor }
  * of its route (manageHandler), then `handle` with the use cases for this request.
  */
 export const adminRoute =
-  <E extends ManageEvent = APIGatewayProxyEventV2WithJWTAuthorizer>(
+  <E extends ManageEvent = SignedInEvent>(
     routeId: string,
     handle: ManageLogic<E, Admin>,
     options: ManageRouteOptions = {},
@@ -61,8 +58,6 @@ export const adminRoute =
       options,
     )
 
-type BodyEvent = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
-
 /**
  * An admin route that takes a JSON body: read under `maxBytes`, its shape checked by `schema`
  * (manage-bodies.ts) before `handle` runs; the values' rules are the use cases'.
@@ -70,10 +65,14 @@ type BodyEvent = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requ
 export const adminBodyRoute = <S extends z.ZodMiniType>(
   routeId: string,
   schema: S,
-  handle: (request: ManageRequest<BodyEvent>, admin: Admin, body: z.infer<S>) => Promise<Answer>,
+  handle: (
+    request: ManageRequest<ManageBodyEvent>,
+    admin: Admin,
+    body: z.infer<S>,
+  ) => Promise<Answer>,
   maxBytes = MANAGE_BODY_MAX_BYTES,
 ) =>
-  adminRoute<BodyEvent>(
+  adminRoute<ManageBodyEvent>(
     routeId,
     (request, admin) => handle(request, admin, schema.parse(request.event.body)),
     { jsonBodyMaxBytes: maxBytes },
@@ -83,7 +82,7 @@ export const adminBodyRoute = <S extends z.ZodMiniType>(
  * What a listing of the issuer's programs or keys is asked for: the member's issuer and the
  * `?mode=` filter (the only parameter they take).
  */
-export const modeListingOf = (request: ManageRequest<APIGatewayProxyEventV2WithJWTAuthorizer>) => {
+export const modeListingOf = (request: ManageRequest<SignedInEvent>) => {
   const { mode } = queryOf(request.event, ['mode'])
   return { issuer: request.membership?.issuerId, ...(mode === undefined ? {} : { mode }) }
 }

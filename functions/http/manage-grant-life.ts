@@ -1,17 +1,15 @@
-import type {
-  APIGatewayProxyEventV2WithJWTAuthorizer,
-  APIGatewayProxyStructuredResultV2,
-} from 'aws-lambda'
 import type { GrantLife } from '../core/grant-life'
 import { GrantNotFound } from '../domain/errors'
 import type { GrantRecord } from '../domain/grant'
 import type { GrantActor } from '../domain/grant-lifecycle'
 import { toManagedGrant } from './grant-view'
 import {
+  type ManageAnswer,
   type ManageDeps,
   type ManageEvent,
   type ManageRequest,
   manageHandler,
+  type SignedInEvent,
 } from './manage-handler'
 import { manageJson } from './manage-http'
 
@@ -48,10 +46,10 @@ export type GrantLifeRequest<E> = ManageRequest<E> & {
 }
 
 /** A management route over the path's grant of the member's issuer. */
-export const grantRoute = <E extends ManageEvent = APIGatewayProxyEventV2WithJWTAuthorizer>(
+export const grantRoute = <E extends ManageEvent = SignedInEvent>(
   deps: ManageDeps,
   routeId: string,
-  handle: (request: GrantLifeRequest<E>) => Promise<APIGatewayProxyStructuredResultV2>,
+  handle: (request: GrantLifeRequest<E>) => Promise<ManageAnswer>,
   options: { jsonBodyMaxBytes?: number } = {},
 ) =>
   manageHandler<E>(

@@ -13,10 +13,14 @@ import { httpHandler } from './http-handler'
 import type { JsonEvent } from './middleware'
 import { requestIdOf } from './middleware'
 
-type Result = APIGatewayProxyStructuredResultV2
-export type ManageEvent =
-  | APIGatewayProxyEventV2WithJWTAuthorizer
-  | (JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>)
+/** A management route's request without a body: the path, the query and the token's claims. */
+export type SignedInEvent = APIGatewayProxyEventV2WithJWTAuthorizer
+/** A management route's request with a JSON body (already parsed) and the token's claims. */
+export type ManageBodyEvent = JsonEvent & Pick<SignedInEvent, 'requestContext'>
+export type ManageEvent = SignedInEvent | ManageBodyEvent
+/** What a management route answers. */
+export type ManageAnswer = APIGatewayProxyStructuredResultV2
+type Result = ManageAnswer
 
 /** What every management route needs: the memberships, read on each request (wiring/manage.deps.ts). */
 export type ManageDeps = { readonly memberships: MembershipReader }

@@ -1,12 +1,14 @@
-import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
 import type { Caller, Members } from '../core/members'
-import { type ManageDeps, type ManageRequest, manageHandler } from './manage-handler'
+import {
+  type ManageBodyEvent,
+  type ManageDeps,
+  type ManageRequest,
+  manageHandler,
+} from './manage-handler'
 import { type ManageLogic, type ManageRouteOptions, queryOf } from './manage-http'
-import type { JsonEvent } from './middleware'
 
 /** A member route's event: a JSON body (already parsed) or none, and the authorizer's claims. */
-export type MemberEvent = JsonEvent &
-  Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
+export type MemberEvent = ManageBodyEvent
 
 /**
  * What a member route needs: the membership check's reader and the member use cases, built by

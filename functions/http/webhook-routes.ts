@@ -1,18 +1,15 @@
-import type {
-  APIGatewayProxyEventV2WithJWTAuthorizer,
-  APIGatewayProxyStructuredResultV2,
-} from 'aws-lambda'
 import type { WebhookCaller, WebhookEndpoints } from '../core/webhook-endpoints'
 import type { WebhookEndpointRecord } from '../domain/webhooks'
 import type { RouteId } from '../routes'
 import { bodyOfFields } from './body-shape'
 import {
+  type ManageAnswer,
+  type ManageBodyEvent,
   type ManageDeps,
   type ManageEvent,
   type ManageRequest,
   manageHandler,
 } from './manage-handler'
-import type { JsonEvent } from './middleware'
 import { type EndpointView, toEndpointView } from './webhook-view'
 
 /**
@@ -47,7 +44,7 @@ export type WebhookContext<E> = {
   view: (endpoint: WebhookEndpointRecord) => EndpointView
 }
 
-type Answer = Promise<APIGatewayProxyStructuredResultV2>
+type Answer = Promise<ManageAnswer>
 
 /** A webhook endpoint route: the membership and role check of its route (manageHandler), then `handle`. */
 export const webhookRoute = <E extends ManageEvent>(
@@ -81,8 +78,6 @@ export const webhookRoute = <E extends ManageEvent>(
     options,
   )
 
-type BodyEvent = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext'>
-
 /**
  * A webhook route with a JSON body: at most WEBHOOK_BODY_MAX_BYTES, its shape checked by `body`
  * (a 400 naming the field) before `handle` sees it.
@@ -91,9 +86,9 @@ export const webhookBodyRoute = <B>(
   deps: WebhookRouteDeps,
   routeId: RouteId,
   body: { parse: (value: unknown) => B },
-  handle: (context: WebhookContext<BodyEvent> & { body: B }) => Answer,
+  handle: (context: WebhookContext<ManageBodyEvent> & { body: B }) => Answer,
 ) =>
-  webhookRoute<BodyEvent>(
+  webhookRoute<ManageBodyEvent>(
     deps,
     routeId,
     (context) => handle({ ...context, body: body.parse(context.request.event.body) }),
