@@ -105,6 +105,8 @@ for (const [i, entry] of selected.entries()) {
     // own figures, not the others': its row says so and the run goes on.
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
     bench.log(`${entry.key} failed: ${message}`)
+    // Where it failed, for whoever reads the log (the table keeps the one line).
+    if (error instanceof Error && error.stack) bench.log(error.stack)
     failed.push(entry.key)
     outcome = {
       rows: [{ metric: `${entry.key}: failed`, value: message.slice(0, 200) }],

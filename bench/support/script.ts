@@ -34,8 +34,9 @@ export const runScript = <F>(
     encoding: 'utf8',
     timeout: timeoutMs,
   })
-  const line = run.stdout.split('\n').find((l) => l.startsWith('{'))
-  if (run.status === 0 && line) return { figures: JSON.parse(line) as F }
+  // The figures: from the first line that opens a JSON object to the end (one line, or indented).
+  const start = run.stdout.search(/^\{/m)
+  if (run.status === 0 && start >= 0) return { figures: JSON.parse(run.stdout.slice(start)) as F }
   console.error(`${path} failed:\n${run.stderr.slice(-4000)}`)
   return { failed: run.stderr.slice(-2000) }
 }
