@@ -1,11 +1,8 @@
 // zod/mini, as the grant API: the same validation at a fraction of the bundle.
 import * as z from 'zod/mini'
+import { bodyError } from '../domain/request-fields.schema'
 
 /** The shape checks every management body shares (manage-bodies.ts, the offer settings). */
-
-// Only for a wrong type: other issues of an object (unknown keys) keep their own messages.
-export const notAnObject = (issue: { code: string }) =>
-  issue.code === 'invalid_type' ? 'The body must be a JSON object' : undefined
 
 /**
  * A body of these fields, each optional and of any type: only its shape (an object, no field it
@@ -17,5 +14,5 @@ export const bodyOfFields = <const K extends string>(...fields: K[]) =>
       K,
       z.ZodMiniOptional<z.ZodMiniUnknown>
     >,
-    { error: notAnObject },
+    { error: bodyError },
   )

@@ -1,6 +1,6 @@
 // zod/mini, as the grant API: the same validation at a fraction of the bundle.
 import * as z from 'zod/mini'
-import { notAnObject } from './body-shape'
+import { bodyError, expected } from '../domain/request-fields.schema'
 
 /**
  * The JSON bodies of the program and key routes: their shape (an object, the types of its fields,
@@ -8,10 +8,6 @@ import { notAnObject } from './body-shape'
  * number in range, a duration like `90d`) are the admin use cases' (functions/admin), which the
  * CLI runs too, so no rule is written twice.
  */
-
-// "is required" for an absent field, "must be a ..." for a present one of the wrong type.
-export const expected = (field: string, what: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? `${field} is required` : `${field} must be ${what}`
 
 const text = (field: string) => z.string({ error: expected(field, 'a string') })
 
@@ -22,7 +18,7 @@ export const CreateProgramBody = z.strictObject(
     mode: text('mode'),
     pool: z.optional(z.nullable(z.number({ error: expected('pool', 'a number') }))),
   },
-  { error: notAnObject },
+  { error: bodyError },
 )
 
 /** `POST /manage/issuers/{issuerId}/keys`. `expiresIn` like `90d`; absent or null: no expiry. */
@@ -31,11 +27,11 @@ export const CreateKeyBody = z.strictObject(
     mode: text('mode'),
     expiresIn: z.optional(z.nullable(text('expiresIn'))),
   },
-  { error: notAnObject },
+  { error: bodyError },
 )
 
 /** `POST /manage/issuers/{issuerId}/keys/{keyId}/roll`. `grace` like `24h` (the default), `0`. */
 export const RollKeyBody = z.strictObject(
   { grace: z.optional(z.nullable(text('grace'))) },
-  { error: notAnObject },
+  { error: bodyError },
 )

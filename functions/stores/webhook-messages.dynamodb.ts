@@ -1,4 +1,5 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { decodeCursor, encodeCursor } from '../domain/page-cursor'
 import {
   messageIdFloor,
   messageKey,
@@ -18,17 +19,11 @@ type Options = { signal?: AbortSignal | undefined }
  * A page cursor of an endpoint's messages: the last message's id, base64url. Opaque to callers;
  * the endpoint is not in it (the query names it), so a cursor is only ever a position.
  */
-export const encodeMessageCursor = (messageId: string) =>
-  Buffer.from(messageId, 'utf8').toString('base64url')
+export const encodeMessageCursor = (messageId: string) => encodeCursor(messageId)
 
 /** The message id a cursor stands for, or undefined when it is not one this store made. */
-export const decodeMessageCursor = (cursor: string): string | undefined => {
-  if (!/^[A-Za-z0-9_-]{1,80}$/.test(cursor)) return undefined
-  const messageId = Buffer.from(cursor, 'base64url').toString('utf8')
-  return WEBHOOK_MESSAGE_ID.test(messageId) && encodeMessageCursor(messageId) === cursor
-    ? messageId
-    : undefined
-}
+export const decodeMessageCursor = (cursor: string): string | undefined =>
+  decodeCursor(cursor, [WEBHOOK_MESSAGE_ID], 80)?.[0]
 
 /** A cursor that decodeMessageCursor refuses: the caller should have checked it (a 400). */
 export class InvalidMessageCursor extends Error {

@@ -12,12 +12,11 @@ import { InvalidIdempotencyKey, UploadNotFound, ValidationFailed } from '../../.
 import { checkIdempotencyKey, GrantRequestSchema } from '../../../domain/grant-request.schema'
 import type { ProgramRecord } from '../../../domain/program'
 import { poolRemaining } from '../../../domain/program-shards'
+import { bodyError, expected } from '../../../domain/request-fields.schema'
 import { zodIssuesToFieldErrors } from '../../../domain/validation'
 import { UPLOAD_ID, uploadKey } from '../../../stores/uploads.store'
 import { toBatchView } from '../../batch-view'
-import { notAnObject } from '../../body-shape'
 import { json } from '../../http-handler'
-import { expected } from '../../manage-bodies'
 import { manageHandler } from '../../manage-handler'
 import type { JsonEvent } from '../../middleware'
 import { checkProgramId, NO_STORE, programOfIssuer } from '../../program-of-issuer'
@@ -52,7 +51,7 @@ export const BatchBody = z.strictObject(
         ),
     ),
   },
-  { error: notAnObject },
+  { error: bodyError },
 )
 
 /**

@@ -1,8 +1,7 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda'
 import * as z from 'zod/mini'
 import { EmailSchema, LIMITS } from '../../../domain/grant-request.schema'
-import { notAnObject } from '../../body-shape'
-import { expected } from '../../manage-bodies'
+import { bodyError, expected } from '../../../domain/request-fields.schema'
 import {
   type GrantLifeRouteDeps,
   grantAnswer,
@@ -16,7 +15,7 @@ type Event = JsonEvent & Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestC
 /** `{ email }`: the grant API's own rule for a recipient's address, named `email` here. */
 export const CorrectEmailBody = z.strictObject(
   { email: z.pipe(z.string({ error: expected('email', 'a string') }), EmailSchema) },
-  { error: notAnObject },
+  { error: bodyError },
 )
 
 /**
