@@ -15,6 +15,7 @@ export const ENV = {
   timersTable: 'TIMERS_TABLE',
   inboxTable: 'INBOX_TABLE',
   webhooksTable: 'WEBHOOKS_TABLE',
+  figuresTable: 'FIGURES_TABLE',
   /**
    * The Cognito user pool the member routes invite people into (InviteMember, ResendInvitation,
    * ListMembers): the stack sets it from the pool; locally, the emulator's pool.
@@ -101,4 +102,5 @@ export const TABLE_ENV = {
   timers: ENV.timersTable,
   inbox: ENV.inboxTable,
   webhooks: ENV.webhooksTable,
+  figures: ENV.figuresTable,
 } as const satisfies Record<TableKey, string>

@@ -54,6 +54,12 @@ export const INDEX = {
    * second, unless one address is the target of a load test (docs/decisions/returning-shares.md).
    */
   grantsByRecipient: 'byRecipient',
+  /**
+   * A program's holders by accepted shares (figures table): `holderSlot` is `<programId>#<n>`
+   * (n = a hash of the recipient's address mod HOLDER_SLOTS), so one program's holder updates go
+   * to HOLDER_SLOTS index partitions, and its first page is one Query per slot, merged.
+   */
+  holdersByAccepted: 'byAccepted',
 } as const
 
 /**
@@ -195,6 +201,28 @@ export const TABLES = /* @__PURE__ */ schemas(
        * Never on the grant path.
        */
       webhooks: keysOnly('pk', 'sk'),
+      /**
+       * What a program's grants add up to, kept by the grants stream's reader (issue 32), so a
+       * program's holders and its daily figures are read in proportion to what is shown, never by
+       * a scan of its grants: a holder per (program, address) (`pk = holder#<programId>`,
+       * `sk = <recipientKey>`), daily counters (`pk = daily#<programId>`, `sk = <YYYY-MM-DD>#<n>`,
+       * a few counter items a day so concurrent stream batches rarely write the same one), what
+       * has been counted of each grant (`pk = applied#<grantId>`: a record read twice counts once),
+       * and a program's value history (`pk = values#<programId>`). Never on the grant path.
+       */
+      figures: {
+        partitionKey: { name: 'pk', type: 'S' },
+        sortKey: { name: 'sk', type: 'S' },
+        globalSecondaryIndexes: [
+          {
+            indexName: INDEX.holdersByAccepted,
+            partitionKey: { name: 'holderSlot', type: 'S' },
+            sortKey: { name: 'accepted', type: 'N' },
+            projection: { type: 'ALL' },
+          },
+        ],
+        legacyIndexes: [],
+      },
     }) as const satisfies Record<string, TableSchema>,
 )
 

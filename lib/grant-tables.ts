@@ -47,6 +47,7 @@ export const TIME_TO_LIVE: Partial<Record<TableKey, string>> = {
   timers: 'purgeAt',
   inbox: 'purgeAt',
   webhooks: 'purgeAt',
+  figures: 'purgeAt',
 }
 
 const STREAM_VIEW = { NEW_AND_OLD_IMAGES: StreamViewType.NEW_AND_OLD_IMAGES } as const

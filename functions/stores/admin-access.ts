@@ -37,6 +37,8 @@ export const ADMIN_DYNAMODB_ACCESS = {
   inbox: { table: [], indexes: {} },
   // Webhook endpoints are managed in the web application only.
   webhooks: { table: [], indexes: {} },
+  // Figures are kept by the grants stream's reader; the CLI reads them through the management API.
+  figures: { table: [], indexes: {} },
 } as const satisfies Record<
   TableKey,
   { table: readonly string[]; indexes: Record<string, readonly string[]> }

@@ -20,6 +20,7 @@ describe('admin CLI --stack: table names from DescribeStacks', () => {
           { OutputKey: 'TimersTable', OutputValue: 'VirtualShares-dev-TablesTimers-X3' },
           { OutputKey: 'InboxTable', OutputValue: 'VirtualShares-dev-TablesInbox-X4' },
           { OutputKey: 'WebhooksTable', OutputValue: 'VirtualShares-dev-TablesWebhooks-X5' },
+          { OutputKey: 'FiguresTable', OutputValue: 'VirtualShares-dev-TablesFigures-X6' },
         ],
       },
     ],
@@ -36,12 +37,13 @@ describe('admin CLI --stack: table names from DescribeStacks', () => {
       timers: 'VirtualShares-dev-TablesTimers-X3',
       inbox: 'VirtualShares-dev-TablesInbox-X4',
       webhooks: 'VirtualShares-dev-TablesWebhooks-X5',
+      figures: 'VirtualShares-dev-TablesFigures-X6',
     })
   })
 
   it('tells a stack of the previous release to be deployed first', () => {
     expect(() => tablesFromStackOutputs(recorded, 'VirtualShares-dev')).toThrow(
-      /no output MembershipsTable, AuditTable, TimersTable, InboxTable, WebhooksTable: is it a virtual-share grant stack deployed from this version\?/,
+      /no output MembershipsTable, AuditTable, TimersTable, InboxTable, WebhooksTable, FiguresTable: is it a virtual-share grant stack deployed from this version\?/,
     )
   })
 
