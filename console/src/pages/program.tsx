@@ -32,6 +32,7 @@ import { explainApiError, TextField, useAction } from '../ui-forms'
 import { NotFound } from '../ui-pages'
 import { OfferSettings } from './offer-settings'
 import { ProgramBatches } from './program-batches'
+import { ProgramFigures } from './program-figures'
 import { ProgramActions } from './programs'
 
 const API_FIELDS = { 'recipient.email': 'email', 'recipient.name': 'name' }
@@ -331,6 +332,7 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
         <p class="hint">This program is {program.status}: it accepts no grants.</p>
       ) : null}
       <ProgramBatches program={program} />
+      <ProgramFigures program={program} />
       <Grants program={program} version={version} />
     </>
   )
