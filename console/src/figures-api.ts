@@ -18,13 +18,16 @@ export type Holder = {
   value: string | null
 }
 
+/** The pool now: its size, the shares issued and left (null sizes: no pool). */
+export type Pool = { size: number | null; issued: number; remaining: number | null }
+
 export type HoldersPage = {
   object: 'list'
   items: Holder[]
   nextCursor: string | null
   tokenValue: string | null
   tokenValueCurrency: string | null
-  pool: number | null
+  pool: Pool
 }
 
 export type DailyFigures = {
@@ -35,7 +38,7 @@ export type DailyFigures = {
   /** Every day of the range, oldest first. */
   days: DayFigures[]
   totals: DayCounts
-  pool: { size: number | null; issued: number; remaining: number | null }
+  pool: Pool
 }
 
 const params = (values: Record<string, string | number | undefined>) => {
