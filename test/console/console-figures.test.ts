@@ -12,6 +12,7 @@ import {
   SET_UP_MS,
   signedInMember,
   startServerAndBrowser,
+  tabTo,
   visible,
   watchConsole,
 } from './browser'
@@ -205,7 +206,9 @@ it('shows a program’s holders, pages and exports them, and charts its daily fi
     h.value ?? '',
   ]
   expect(await rowsOf(holders)).toEqual(listed.slice(0, 25).map(shown))
-  await page.getByRole('button', { name: 'More holders' }).click()
+  // By keyboard: the focus reaches "More holders", Enter adds the next page.
+  await tabTo(page, page.getByRole('button', { name: 'More holders' }))
+  await page.keyboard.press('Enter')
   await visible(holders.getByText(listed[25]?.email as string))
   expect(await rowsOf(holders)).toEqual(listed.map(shown))
   expect(await page.getByRole('button', { name: 'More holders' }).count()).toBe(0)

@@ -31,15 +31,20 @@ Chart.register(
 )
 
 /** Okabe–Ito colours (told apart with any common colour-blindness), each with its own pattern. */
-const STYLES = [
-  { color: '#0072B2', mark: 'none' },
-  { color: '#D55E00', mark: 'diagonal' },
-  { color: '#E69F00', mark: 'dots' },
-  { color: '#CC79A7', mark: 'cross' },
-  { color: '#56B4E9', mark: 'vertical' },
-  { color: '#009E73', mark: 'horizontal' },
-] as const
-type Style = (typeof STYLES)[number]
+type Style = {
+  color: string
+  mark: 'none' | 'diagonal' | 'dots' | 'cross' | 'vertical' | 'horizontal'
+}
+const STYLES: readonly Style[] = (
+  [
+    ['#0072B2', 'none'],
+    ['#D55E00', 'diagonal'],
+    ['#E69F00', 'dots'],
+    ['#CC79A7', 'cross'],
+    ['#56B4E9', 'vertical'],
+    ['#009E73', 'horizontal'],
+  ] as const
+).map(([color, mark]) => ({ color, mark }))
 
 /** A fill of the colour with its pattern drawn over it in white, so colour is not the only cue. */
 const fill = (style: Style): string | CanvasPattern => {
@@ -87,6 +92,33 @@ const COMMON = {
   plugins: { legend: { position: 'bottom' } },
 } as const
 
+/** A series as bars: its colour, pattern and outline. */
+const bars = (label: string, data: (number | null)[], i: number, stack?: string) => ({
+  type: 'bar' as const,
+  label,
+  data,
+  backgroundColor: fill(styleAt(i)),
+  borderColor: styleAt(i).color,
+  borderWidth: 1,
+  ...(stack ? { stack } : {}),
+})
+
+/** A series as a dashed black line over the bars (points hidden on long ranges). */
+const line = (
+  label: string,
+  data: (number | null)[],
+  more: { stack?: string; yAxisID?: string },
+) => ({
+  type: 'line' as const,
+  label,
+  data,
+  borderColor: '#000000',
+  backgroundColor: '#000000',
+  borderDash: [6, 3],
+  pointRadius: data.length > 60 ? 0 : 2,
+  ...more,
+})
+
 const draw = (canvas: HTMLCanvasElement, config: ChartConfiguration<'bar' | 'line'>) => {
   const chart = new Chart(canvas, config)
   return () => chart.destroy()
@@ -99,25 +131,19 @@ export const drawOutcomes = (canvas: HTMLCanvasElement, rows: OutcomeRow[]) =>
     data: {
       labels: rows.map((r) => r.date),
       datasets: [
-        {
-          type: 'line',
-          label: 'Made',
-          data: rows.map((r) => r.made),
-          borderColor: '#000000',
-          backgroundColor: '#000000',
-          borderDash: [6, 3],
-          pointRadius: rows.length > 60 ? 0 : 2,
-          stack: 'made',
-        },
-        ...OUTCOMES.map((outcome, i) => ({
-          type: 'bar' as const,
-          label: outcome.label,
-          data: rows.map((r) => r[outcome.key]),
-          backgroundColor: fill(styleAt(i)),
-          borderColor: styleAt(i).color,
-          borderWidth: 1,
-          stack: 'outcomes',
-        })),
+        line(
+          'Made',
+          rows.map((r) => r.made),
+          { stack: 'made' },
+        ),
+        ...OUTCOMES.map((o, i) =>
+          bars(
+            o.label,
+            rows.map((r) => r[o.key]),
+            i,
+            'outcomes',
+          ),
+        ),
       ],
     },
     options: {
@@ -161,34 +187,23 @@ export const drawPool = (canvas: HTMLCanvasElement, rows: PoolRow[]) => {
     data: {
       labels: rows.map((r) => r.date),
       datasets: [
-        {
-          type: 'bar',
-          label: 'Issued',
-          data: rows.map((r) => r.issued),
-          backgroundColor: fill(styleAt(0)),
-          borderColor: styleAt(0).color,
-          borderWidth: 1,
-        },
-        {
-          type: 'bar',
-          label: 'Returned',
-          data: rows.map((r) => r.returned),
-          backgroundColor: fill(styleAt(1)),
-          borderColor: styleAt(1).color,
-          borderWidth: 1,
-        },
+        bars(
+          'Issued',
+          rows.map((r) => r.issued),
+          0,
+        ),
+        bars(
+          'Returned',
+          rows.map((r) => r.returned),
+          1,
+        ),
         ...(limited
           ? [
-              {
-                type: 'line' as const,
-                label: 'Remaining at end of day',
-                data: rows.map((r) => r.remaining),
-                borderColor: '#000000',
-                backgroundColor: '#000000',
-                borderDash: [6, 3],
-                pointRadius: rows.length > 60 ? 0 : 2,
-                yAxisID: 'remaining',
-              },
+              line(
+                'Remaining at end of day',
+                rows.map((r) => r.remaining),
+                { yAxisID: 'remaining' },
+              ),
             ]
           : []),
       ],

@@ -120,6 +120,28 @@ const PoolTable = ({ figures }: { figures: DailyFigures }) => (
   </DataTable>
 )
 
+/** The three charts of a range: what each is called, sums up, draws and shows as a table. */
+const chartsOf = (data: DailyFigures) => {
+  const said = summaries(data, data.days, data.totals)
+  const funnel = funnelOf(data.totals)
+  const draws: Record<'outcomes' | 'funnel' | 'pool', Draw> = {
+    outcomes: (c, el) => c.drawOutcomes(el, outcomeRows(data.days)),
+    funnel: (c, el) => c.drawFunnel(el, [...funnel.steps, ...funnel.reasons]),
+    pool: (c, el) => c.drawPool(el, poolRows(data.days)),
+  }
+  return [
+    { key: 'outcomes', title: 'Grants per day by outcome', Table: OutcomesTable },
+    { key: 'funnel', title: 'Acceptance funnel', Table: FunnelTable },
+    { key: 'pool', title: 'Pool over time', Table: PoolTable },
+  ].map(({ key, title, Table }) => ({
+    id: `chart-${key}`,
+    title,
+    summary: said[key as keyof typeof said],
+    draw: draws[key as keyof typeof draws],
+    table: <Table figures={data} />,
+  }))
+}
+
 const DateField = (props: {
   label: string
   value: string
@@ -172,22 +194,8 @@ const ProgramCharts = ({ program }: { program: Program }) => {
     setTyped(next)
     setRange(next)
   }
-  const said = data ? summaries(data, data.days, data.totals) : undefined
   // Each chart is drawn again when its data changes (and destroyed first by the effect's cleanup).
-  const draws = useMemo(
-    () =>
-      data
-        ? {
-            outcomes: ((c, el) => c.drawOutcomes(el, outcomeRows(data.days))) as Draw,
-            funnel: ((c, el) => {
-              const f = funnelOf(data.totals)
-              return c.drawFunnel(el, [...f.steps, ...f.reasons])
-            }) as Draw,
-            pool: ((c, el) => c.drawPool(el, poolRows(data.days))) as Draw,
-          }
-        : undefined,
-    [data],
-  )
+  const figuresShown = useMemo(() => (data ? chartsOf(data) : []), [data])
   const pressed = presetOf(range, today)
   return (
     <section aria-labelledby="program-charts">
@@ -233,32 +241,11 @@ const ProgramCharts = ({ program }: { program: Program }) => {
       <Alert>{error}</Alert>
       <Alert>{chartsError}</Alert>
       {loading && !data ? <p role="status">Loading the daily figures…</p> : null}
-      {data && said && draws ? (
+      {data ? (
         <div class="charts" aria-busy={loading ? 'true' : 'false'}>
-          <ChartFigure
-            id="chart-outcomes"
-            title="Grants per day by outcome"
-            summary={said.outcomes}
-            charts={charts}
-            draw={draws.outcomes}
-            table={<OutcomesTable figures={data} />}
-          />
-          <ChartFigure
-            id="chart-funnel"
-            title="Acceptance funnel"
-            summary={said.funnel}
-            charts={charts}
-            draw={draws.funnel}
-            table={<FunnelTable figures={data} />}
-          />
-          <ChartFigure
-            id="chart-pool"
-            title="Pool over time"
-            summary={said.pool}
-            charts={charts}
-            draw={draws.pool}
-            table={<PoolTable figures={data} />}
-          />
+          {figuresShown.map((chart) => (
+            <ChartFigure key={chart.id} {...chart} charts={charts} />
+          ))}
         </div>
       ) : null}
     </section>
