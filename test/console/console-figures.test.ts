@@ -195,6 +195,16 @@ it('shows a program’s holders, pages and exports them, and charts its daily fi
 
   const { page } = viewer
   const problems = watchConsole(page)
+  // The chart library comes with the figures section only: the Programs page (the first page,
+  // where the viewer landed) never asked for it.
+  const scripts: string[] = []
+  page.on('request', (request) => {
+    if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname)
+  })
+  await page.reload()
+  await visible(page.getByRole('heading', { name: 'Programs' }))
+  expect(scripts.length).toBeGreaterThan(0)
+  expect(scripts.filter((s) => /program-charts/.test(s))).toEqual([])
   await page.goto(`/app/${server.seed.issuerId}/test/programs/${program.id}`)
   const holders = page.getByRole('table', { name: 'Holders, most accepted shares first' })
   await visible(holders.getByText(listed[0]?.email as string))
@@ -237,6 +247,7 @@ it('shows a program’s holders, pages and exports them, and charts its daily fi
     await drawn(page, id)
     expect(await canvas.getAttribute('aria-label')).toMatch(/from \d{4}-\d{2}-\d{2} to /)
   }
+  expect(scripts.filter((s) => /program-charts-[\w-]+\.js$/.test(s))).toHaveLength(1)
   const today = new Date().toISOString().slice(0, 10)
   const from = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10)
   const daily: Daily = await manage(
