@@ -54,7 +54,7 @@ export type DailyAnswer = {
 /** The most days one read of daily figures may show (a leap year). */
 export const MAX_RANGE_DAYS = 366
 
-const COUNT_NAMES = [
+export const COUNT_NAMES = [
   'made',
   'offered',
   'accepted',
@@ -167,31 +167,60 @@ export const makeProgramFigures = ({ programs, figures, clock }: ProgramFiguresD
     return program
   }
 
+  /** One page of the program's holders, with its value and pool. */
+  const pageOf = async (
+    program: ProgramRecord,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<HoldersAnswer> => {
+    const read = await figures.holdersPage(
+      program.programId,
+      page.cursor === undefined
+        ? { limit: page.limit }
+        : { limit: page.limit, cursor: page.cursor },
+    )
+    if (read === 'unavailable') throw new ServiceUnavailable()
+    if (read === 'invalid_cursor') {
+      throw new ValidationFailed([
+        { field: 'cursor', message: 'cursor must be the nextCursor of a previous page' },
+      ])
+    }
+    const amount = program.value?.amount
+    return {
+      programId: program.programId,
+      items: read.items.map((holder) => holderView(holder, program.pool, amount)),
+      nextCursor: read.nextCursor,
+      tokenValue: amount ?? null,
+      tokenValueCurrency: program.value?.currency ?? null,
+      pool: poolNow(program),
+    }
+  }
+
   return {
     /** One page of holders, most accepted shares first. */
     holders: async (
       issuerId: string,
       programId: string,
-      page: { limit: number; cursor?: string },
+      page: { limit: number; cursor?: string | undefined },
       options: CallOptions = {},
-    ): Promise<HoldersAnswer> => {
+    ): Promise<HoldersAnswer> => pageOf(await programOf(issuerId, programId, options), page),
+
+    /**
+     * Every page of holders from `cursor` on (pages of `limit`), the program read once: the
+     * caller stops when it has enough and goes on later from the last page's `nextCursor`.
+     */
+    holderPages: async function* (
+      issuerId: string,
+      programId: string,
+      page: { limit: number; cursor?: string | undefined },
+      options: CallOptions = {},
+    ): AsyncGenerator<HoldersAnswer> {
       const program = await programOf(issuerId, programId, options)
-      const read = await figures.holdersPage(program.programId, page)
-      if (read === 'unavailable') throw new ServiceUnavailable()
-      if (read === 'invalid_cursor') {
-        throw new ValidationFailed([
-          { field: 'cursor', message: 'cursor must be the nextCursor of a previous page' },
-        ])
-      }
-      const amount = program.value?.amount
-      return {
-        programId: program.programId,
-        items: read.items.map((holder) => holderView(holder, program.pool, amount)),
-        nextCursor: read.nextCursor,
-        tokenValue: amount ?? null,
-        tokenValueCurrency: program.value?.currency ?? null,
-        pool: poolNow(program),
-      }
+      let cursor = page.cursor
+      do {
+        const answer = await pageOf(program, { limit: page.limit, cursor })
+        yield answer
+        cursor = answer.nextCursor
+      } while (cursor !== undefined)
     },
 
     /** Every day of `from..to` (checked: checkDateRange), its totals and the pool over it. */
