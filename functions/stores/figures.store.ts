@@ -1,3 +1,5 @@
+import type { FigureChange } from '../domain/figures'
+
 /**
  * A program's figures (the figures table, functions/table-schema.ts `figures`), kept from the
  * grants table's stream by stores/figures.dynamodb.ts and read by the management routes: what is
@@ -30,4 +32,13 @@ export interface FiguresReader {
   ): Promise<HoldersPage | 'invalid_cursor' | 'unavailable'>
   /** Days from..to inclusive that have any figure, ascending (days with nothing are absent). */
   dailyFigures(programId: string, from: string, to: string): Promise<DailyFigure[] | 'unavailable'>
+}
+
+/**
+ * Keeps the figures from the grants stream (the GrantStream reader): a batch's changes
+ * (domain/figures.ts figureChangeOf), each counted once however often its record is delivered.
+ */
+export interface FiguresWriter {
+  /** The sequence numbers of the records whose figures could not be written: retry from them. */
+  applyChanges(changes: readonly FigureChange[]): Promise<Set<string>>
 }
