@@ -39,7 +39,7 @@ const answer = manageAnswer
  * a page of CSV whose header row is on the first page only, the next page named in
  * `x-next-cursor` and `Link`.
  */
-const jsonOrCsv = (input: {
+export const jsonOrCsv = (input: {
   description: string
   schema: string
   example: unknown

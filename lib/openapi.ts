@@ -1,3 +1,4 @@
+import { figuresPaths, figuresSchemas } from './openapi-figures'
 import { grantLifeSchemas, grantSchemas } from './openapi-grant-schemas'
 import { grantPaths } from './openapi-grants'
 import { manageBatchPaths, manageBatchSchemas } from './openapi-manage-batches'
@@ -161,6 +162,7 @@ export const buildOpenApi = () => ({
     ...manageProgramsPaths,
     ...manageMemberPaths,
     ...manageGrantListPaths,
+    ...figuresPaths,
   },
   // What the service sends to an issuer's webhook endpoints (OpenAPI 3.1), one entry per kind.
   webhooks: webhooksSection,
@@ -178,6 +180,7 @@ export const buildOpenApi = () => ({
       ...manageProgramsSchemas,
       ...manageMemberSchemas,
       ...manageGrantListSchemas,
+      ...figuresSchemas,
     },
     responses: {
       ...problemResponses(),

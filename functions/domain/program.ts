@@ -45,6 +45,8 @@ export type ProgramRecord = {
    * fewer (issue 21; the webhook sender decides it). Absent: no such event.
    */
   poolLowThreshold?: number
+  /** The current value per share (issue 32), as the program's value history last set it. */
+  value?: { valueId: string; amount: string; currency: string; asOf: string; setAt: string }
 }
 
 /**

@@ -7,7 +7,8 @@ import { AUDIT, creation, MEMBER, READ_AND_UPDATE, type Route, userRoute } from 
  * Why each action: docs/decisions/route-access.md#programs-keys-and-the-audit-log.
  */
 
-const PROGRAM = 'POST /manage/issuers/{issuerId}/programs/{programId}'
+const PROGRAM_PATH = '/manage/issuers/{issuerId}/programs/{programId}'
+const PROGRAM = `POST ${PROGRAM_PATH}`
 // Pause, resume, close: the program's head read and written on the state it was read in.
 const PROGRAM_STATE = {
   role: 'admin',
@@ -67,5 +68,20 @@ export const MANAGE_PROGRAM_ROUTES = [
   userRoute('ListAudit', 'GET /manage/issuers/{issuerId}/audit', 'audit-list', {
     role: 'viewer',
     access: { memberships: MEMBER, audit: ['dynamodb:Query'] },
+  }),
+  // A program's figures (issue 32), kept by the grants stream: the program (its head and, for a
+  // sharded one, its shards' counters), then its holders from byAccepted or its days' items.
+  userRoute('ListProgramHolders', `GET ${PROGRAM_PATH}/holders`, 'program-holders', {
+    role: 'viewer',
+    access: { memberships: MEMBER, programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'] },
+    indexes: { figures: { [INDEX.holdersByAccepted]: ['dynamodb:Query'] } },
+  }),
+  userRoute('GetProgramDaily', `GET ${PROGRAM_PATH}/daily`, 'program-daily', {
+    role: 'viewer',
+    access: {
+      memberships: MEMBER,
+      programs: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+      figures: ['dynamodb:Query'],
+    },
   }),
 ] as const satisfies readonly Route[]

@@ -276,6 +276,15 @@ export const ROUTE_FACTORIES = {
         .makeReplayWebhookMessagesHandler,
     webhooks,
   ),
+  ListProgramHolders: wired(
+    async () =>
+      (await import('../http/routes/manage/program-holders.route')).makeProgramHoldersHandler,
+    async () => (await import('./program-figures.deps')).programFiguresDeps,
+  ),
+  GetProgramDaily: wired(
+    async () => (await import('../http/routes/manage/program-daily.route')).makeProgramDailyHandler,
+    async () => (await import('./program-figures.deps')).programFiguresDeps,
+  ),
 } as const
 
 // Every route has a factory over a runtime (checked apart, so it does not steer `wired`'s inference).
