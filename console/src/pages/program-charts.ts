@@ -88,7 +88,7 @@ const styleAt = (i: number) => STYLES[i % STYLES.length] as Style
 const COMMON = {
   animation: false,
   responsive: true,
-  maintainAspectRatio: false,
+  aspectRatio: 2.4,
   plugins: { legend: { position: 'bottom' } },
 } as const
 
@@ -155,6 +155,15 @@ export const drawOutcomes = (canvas: HTMLCanvasElement, rows: OutcomeRow[]) =>
     },
   })
 
+/** Each reason in the funnel drawn as its outcome is in the first chart (the stages in blue). */
+const FUNNEL_STYLE: Partial<Record<FunnelStep['key'], number>> = {
+  declined: 1,
+  ineligibleAge: 2,
+  ineligibleCountry: 5,
+  expired: 3,
+  canceled: 4,
+}
+
 /** The funnel: made, offered, accepted and each reason a grant went no further, side by side. */
 export const drawFunnel = (canvas: HTMLCanvasElement, steps: FunnelStep[]) =>
   draw(canvas, {
@@ -165,8 +174,8 @@ export const drawFunnel = (canvas: HTMLCanvasElement, steps: FunnelStep[]) =>
         {
           label: 'Grants',
           data: steps.map((s) => s.count),
-          backgroundColor: steps.map((_, i) => fill(styleAt(i < 3 ? 0 : i - 2))),
-          borderColor: steps.map((_, i) => styleAt(i < 3 ? 0 : i - 2).color),
+          backgroundColor: steps.map((s) => fill(styleAt(FUNNEL_STYLE[s.key] ?? 0))),
+          borderColor: steps.map((s) => styleAt(FUNNEL_STYLE[s.key] ?? 0).color),
           borderWidth: 1,
         },
       ],

@@ -50,7 +50,7 @@ const ChartFigure = ({
   return (
     <figure class="chart" aria-labelledby={id}>
       <h3 id={id}>{title}</h3>
-      <div class="chart-box">
+      <div class="chart-box" style={{ position: 'relative', maxWidth: '60rem' }}>
         <canvas ref={canvas} role="img" aria-label={summary} data-chart={id}>
           {summary}
         </canvas>
@@ -200,18 +200,20 @@ const ProgramCharts = ({ program }: { program: Program }) => {
   return (
     <section aria-labelledby="program-charts">
       <h2 id="program-charts">Daily figures</h2>
-      <fieldset class="toolbar range-presets">
+      <fieldset class="field">
         <legend>Date range</legend>
-        {RANGE_PRESETS.map((days) => (
-          <button
-            type="button"
-            key={days}
-            aria-pressed={pressed === days ? 'true' : 'false'}
-            onClick={() => choose(presetRange(days, today))}
-          >
-            Last {days} days
-          </button>
-        ))}
+        <div class="actions">
+          {RANGE_PRESETS.map((days) => (
+            <button
+              type="button"
+              key={days}
+              aria-pressed={pressed === days ? 'true' : 'false'}
+              onClick={() => choose(presetRange(days, today))}
+            >
+              Last {days} days
+            </button>
+          ))}
+        </div>
       </fieldset>
       <form
         class="inline-form"
