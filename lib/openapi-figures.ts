@@ -1,4 +1,5 @@
-import { COUNT_NAMES, MAX_RANGE_DAYS } from '../functions/core/program-figures'
+import { MAX_RANGE_DAYS } from '../functions/core/program-figures'
+import { DAILY_COUNTERS as COUNT_NAMES } from '../functions/domain/figures'
 import { CSV_MAX_BYTES } from '../functions/http/csv-answer'
 import { HOLDER_PAGE } from '../functions/http/routes/manage/program-holders.route'
 import { jsonOrCsv } from './openapi-manage-grant-lists'
