@@ -250,7 +250,12 @@ export const CONSUMERS = [
     timeoutSeconds: 30,
     memorySize: 256,
     // The timers of a batch's new grants: BatchWriteItem, 25 at a time (wiring/grant-stream.consumer.ts).
-    access: { timers: ['dynamodb:BatchWriteItem'] },
+    // The figures (stores/figures.dynamodb.ts): the batch's counted-grant markers read in one
+    // BatchGetItem, then transactions of UpdateItem (markers, holders, daily counters).
+    access: {
+      timers: ['dynamodb:BatchWriteItem'],
+      figures: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+    },
     // Offer mail, and the webhook events (core/webhook-events.ts) for WebhookSender's fan-out.
     sends: [OFFER_MAIL_QUEUE.id, WEBHOOKS_QUEUE.id],
   },

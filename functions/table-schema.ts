@@ -204,8 +204,8 @@ export const TABLES = /* @__PURE__ */ schemas(
       /**
        * What a program's grants add up to, kept by the grants stream's reader (issue 32), so a
        * program's holders and its daily figures are read in proportion to what is shown, never by
-       * a scan of its grants: a holder per (program, address) (`pk = holder#<programId>`,
-       * `sk = <recipientKey>`), daily counters (`pk = daily#<programId>`, `sk = <YYYY-MM-DD>#<n>`,
+       * a scan of its grants: a holder per (program, address) (`pk = holder#<programId>#<n>`, n
+       * its holder slot, `sk = <recipientKey>`), daily counters (`pk = daily#<programId>`, `sk = <YYYY-MM-DD>#<n>`,
        * a few counter items a day so concurrent stream batches rarely write the same one), what
        * has been counted of each grant (`pk = applied#<grantId>`: a record read twice counts once),
        * and a program's value history (`pk = values#<programId>`). Never on the grant path.

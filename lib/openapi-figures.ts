@@ -1,4 +1,5 @@
-import { COUNT_NAMES, MAX_RANGE_DAYS } from '../functions/core/program-figures'
+import { MAX_RANGE_DAYS } from '../functions/core/program-figures'
+import { DAILY_COUNTERS as COUNT_NAMES } from '../functions/domain/figures'
 import { CSV_MAX_BYTES } from '../functions/http/csv-answer'
 import { HOLDER_PAGE } from '../functions/http/routes/manage/program-holders.route'
 import { jsonOrCsv } from './openapi-manage-grant-lists'
@@ -43,6 +44,7 @@ const COUNTS = Object.fromEntries(
 )
 
 const DECIMAL = { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$' }
+const PROGRAM_ID = { type: 'string', pattern: '^prg_[0-9a-z]{26}$' }
 const DATE = { type: 'string', format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' }
 
 const EXAMPLE_PROGRAM = 'prg_0h7d3k9m2n4p6q8r1s3t5v7w9x'
@@ -56,6 +58,18 @@ const dateParameter = (name: 'from' | 'to', description: string) => ({
   description,
   schema: DATE,
 })
+
+const POOL = {
+  type: 'object',
+  description: 'The pool now.',
+  properties: {
+    size: { ...nullable({ type: 'integer', minimum: 0 }), description: 'null: no pool.' },
+    issued: { type: 'integer', minimum: 0, description: 'Shares reserved, offered or accepted.' },
+    remaining: { ...nullable({ type: 'integer', minimum: 0 }), description: 'null: no pool.' },
+  },
+  required: ['size', 'issued', 'remaining'],
+  additionalProperties: false,
+}
 
 export const figuresPaths: Record<string, Json> = {
   '/manage/issuers/{issuerId}/programs/{programId}/holders': {
@@ -135,18 +149,6 @@ export const figuresPaths: Record<string, Json> = {
   },
 }
 
-const POOL = {
-  type: 'object',
-  description: 'The pool now.',
-  properties: {
-    size: { ...nullable({ type: 'integer', minimum: 0 }), description: 'null: no pool.' },
-    issued: { type: 'integer', minimum: 0, description: 'Shares reserved, offered or accepted.' },
-    remaining: { ...nullable({ type: 'integer', minimum: 0 }), description: 'null: no pool.' },
-  },
-  required: ['size', 'issued', 'remaining'],
-  additionalProperties: false,
-}
-
 export const figuresSchemas: Record<string, Json> = {
   ProgramHolder: {
     type: 'object',
@@ -188,9 +190,10 @@ export const figuresSchemas: Record<string, Json> = {
   },
   ProgramDaily: {
     type: 'object',
+    description: 'Every day of the range, its totals and the pool.',
     properties: {
       object: { type: 'string', const: 'daily_figures' },
-      programId: { type: 'string', pattern: '^prg_[0-9a-z]{26}$' },
+      programId: PROGRAM_ID,
       from: DATE,
       to: DATE,
       days: { type: 'array', items: schemaRef('ProgramDay') },

@@ -1,4 +1,5 @@
 import { IssuerProgramNotFound, ServiceUnavailable, ValidationFailed } from '../domain/errors'
+import { DAILY_COUNTERS } from '../domain/figures'
 import { ownedBy, type ProgramRecord } from '../domain/program'
 import { poolRemaining } from '../domain/program-shards'
 import { fractionOf, valueOfShares } from '../domain/share-value'
@@ -54,19 +55,8 @@ export type DailyAnswer = {
 /** The most days one read of daily figures may show (a leap year). */
 export const MAX_RANGE_DAYS = 366
 
-export const COUNT_NAMES = [
-  'made',
-  'offered',
-  'accepted',
-  'declined',
-  'ineligibleAge',
-  'ineligibleCountry',
-  'expired',
-  'canceled',
-  'sharesIssued',
-  'sharesAccepted',
-  'sharesReturned',
-] as const satisfies readonly (keyof FigureCounts)[]
+/** The counts of a day, in the order they are shown (domain/figures.ts). */
+const COUNT_NAMES = DAILY_COUNTERS satisfies readonly (keyof FigureCounts)[]
 
 const DAY_MS = 86_400_000
 const DATE = /^\d{4}-\d{2}-\d{2}$/

@@ -57,15 +57,25 @@ export type FigureChange = {
   daily: DailyDelta[]
 }
 
-/** The slot of a holder: `<programId>#<n>`, n = first 4 bytes of SHA-256 of the address mod HOLDER_SLOTS. */
+/** A holder's slot number: the first 4 bytes of SHA-256 of the address, mod HOLDER_SLOTS. */
+const slotOf = (recipientKey: string) =>
+  createHash('sha256').update(recipientKey, 'utf8').digest().readUInt32BE(0) % HOLDER_SLOTS
+
+/** The slot of a holder (the index's partition): `<programId>#<n>`. */
 export const holderSlot = (programId: string, recipientKey: string): string =>
-  `${programId}#${createHash('sha256').update(recipientKey, 'utf8').digest().readUInt32BE(0) % HOLDER_SLOTS}`
+  `${programId}#${slotOf(recipientKey)}`
 
 /** Every holder slot of a program, in slot order: what a holders page reads. */
 export const allHolderSlots = (programId: string): string[] =>
   Array.from({ length: HOLDER_SLOTS }, (_, n) => `${programId}#${n}`)
 
-export const holderKey = (programId: string) => `holder#${programId}`
+/**
+ * A holder's item partition: `holder#<programId>#<n>`, its slot again, so a program's holder
+ * updates spread over HOLDER_SLOTS partition keys in the table as in the index (one key per
+ * program took every grant's update on one partition: 500 grants a second at most).
+ */
+export const holderKey = (programId: string, recipientKey: string) =>
+  `holder#${holderSlot(programId, recipientKey)}`
 export const dailyKey = (programId: string) => `daily#${programId}`
 export const markerKey = (grantId: string) => `applied#${grantId}`
 

@@ -4,8 +4,7 @@ import type { DailyFigure, FiguresReader, HoldersPage } from '../../functions/st
 
 /** The figures use case's arithmetic, over a program and figures given in memory. */
 
-const ISSUER = 'iss_01jd0000000000000000000000'
-const PROGRAM = 'prg_01jd0000000000000000000000'
+const [ISSUER, PROGRAM] = ['iss_01jd0000000000000000000000', 'prg_01jd0000000000000000000000']
 
 const program = (over: Partial<ProgramRecord> = {}): ProgramRecord => ({
   programId: PROGRAM,
