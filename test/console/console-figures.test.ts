@@ -268,6 +268,9 @@ it('shows a program’s holders, pages and exports them, and charts its daily fi
     sharesReturned: 7 + 8 + 9 + 3 + 4,
   })
 
+  // The charts as drawn, their tables closed; then each table opened.
+  await sectionShot(page, figures, 'program-charts.png')
+  await sectionShot(page, page.getByRole('region', { name: 'Holders' }), 'program-holders.png')
   for (const summary of [
     'Show grants per day by outcome as a table',
     'Show acceptance funnel as a table',
@@ -310,8 +313,6 @@ it('shows a program’s holders, pages and exports them, and charts its daily fi
     ]),
   )
   await checkPage(page, 'program-figures')
-  await sectionShot(page, figures, 'program-charts.png')
-  await sectionShot(page, page.getByRole('region', { name: 'Holders' }), 'program-holders.png')
 
   // A range the API does not take is refused next to its field, and nothing is asked for.
   await figures.getByLabel('First day (UTC)').fill('2026-03-02')
