@@ -11,7 +11,7 @@ import {
   downloadedText,
   SET_UP_MS,
   signedInMember,
-  startServerAndBrowser,
+  startOwnServerAndBrowser,
   tabTo,
   visible,
   watchConsole,
@@ -36,7 +36,8 @@ let server: ConsoleServer
 let browser: Browser
 
 beforeAll(async () => {
-  ;({ server, browser } = await startServerAndBrowser())
+  // A server of its own: the test moves its clock a day at a time.
+  ;({ server, browser } = await startOwnServerAndBrowser())
 }, SET_UP_MS)
 
 type Holder = {
@@ -119,6 +120,60 @@ const drawn = (page: Page, id: string) =>
 
 const n = (value: number) => value.toLocaleString('en-US')
 
+const DAY_MS = 86_400_000
+/** The UTC date `days` from now (the browser's today is npm start's first day). */
+const dateIn = (days: number) => new Date(Date.now() + days * DAY_MS).toISOString().slice(0, 10)
+
+const moveServerClock = async (advanceMs: number) => {
+  const moved = await fetch(`${server.baseUrl}/_local/clock`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ advanceMs }),
+  })
+  expect(moved.status).toBe(200)
+}
+
+/** The three charts' tables hold what the API says of the same range. */
+const expectTables = async (figures: Locator, daily: Daily) => {
+  const outcomes = figures.getByRole('table', { name: /^Grants per day by outcome/ })
+  await visible(outcomes.getByRole('rowheader', { name: daily.to, exact: true }))
+  expect(await rowsOf(outcomes)).toEqual(
+    daily.days.map((d) => [
+      d.date,
+      ...[
+        d.made,
+        d.accepted,
+        d.declined,
+        (d.ineligibleAge ?? 0) + (d.ineligibleCountry ?? 0),
+        d.expired,
+        d.canceled,
+      ].map((v) => n(v as number)),
+    ]),
+  )
+  const funnel = figures.getByRole('table', { name: /^Acceptance funnel/ })
+  expect((await rowsOf(funnel)).map((r) => r.slice(0, 2))).toEqual(
+    [
+      ['Made', 'made'],
+      ['Offered', 'offered'],
+      ['Accepted', 'accepted'],
+      ['Not accepted: Declined', 'declined'],
+      ['Not accepted: Ineligible: age', 'ineligibleAge'],
+      ['Not accepted: Ineligible: country', 'ineligibleCountry'],
+      ['Not accepted: Expired', 'expired'],
+      ['Not accepted: Canceled', 'canceled'],
+    ].map(([label, key]) => [label, n(daily.totals[key as string] as number)]),
+  )
+  const pool = figures.getByRole('table', { name: /^Pool over time/ })
+  expect(await rowsOf(pool)).toEqual(
+    daily.days.map((d) => [
+      d.date,
+      n(d.sharesIssued as number),
+      n(d.sharesReturned as number),
+      d.remainingAtEnd === null ? 'No limit' : n(d.remainingAtEnd),
+    ]),
+  )
+}
+
 /** A screenshot of one section into docs/ (when missing, or VS_DOCS_IMAGES=1 asks for new ones). */
 const sectionShot = async (page: Page, section: Locator, name: string) => {
   await section.scrollIntoViewIfNeeded()
@@ -153,9 +208,15 @@ it('shows a program’s holders, pages and exports them, and charts its daily fi
   plan.push({ email: who(33), amount: 3, to: 'expired' })
   plan.push({ email: who(34), amount: 4, to: 'canceled' })
   plan.push({ email: who(35), amount: 6, to: 'offered' })
-  for (const step of plan) {
-    const id = await grant(program.id, step.email, step.amount)
-    if (step.to) await move(program.id, id, step.to, step.reason)
+  // Over three days of npm start's clock: each grant made and moved on day (its index mod 3).
+  const dayOf = (i: number) => i % 3
+  for (const day of [0, 1, 2]) {
+    if (day > 0) await moveServerClock(DAY_MS)
+    for (const [i, step] of plan.entries()) {
+      if (dayOf(i) !== day) continue
+      const id = await grant(program.id, step.email, step.amount)
+      if (step.to) await move(program.id, id, step.to, step.reason)
+    }
   }
   await drainNpmStart(server.baseUrl)
 
@@ -238,25 +299,33 @@ it('shows a program’s holders, pages and exports them, and charts its daily fi
   )
   await visible(page.getByRole('status').filter({ hasText: `Exported ${listed.length} holders` }))
 
-  // The charts: the last 30 days at first, each canvas drawn, each table the API's numbers.
+  // The charts: the last 30 days at first (day 0 the last of them), each canvas drawn and named.
   const figures = page.getByRole('region', { name: 'Daily figures' })
-  const canvases = figures.locator('canvas[role="img"]')
-  await visible(canvases.first())
-  for (const id of ['chart-outcomes', 'chart-funnel', 'chart-pool']) {
-    const canvas = figures.locator(`canvas[data-chart="${id}"]`)
-    await drawn(page, id)
-    expect(await canvas.getAttribute('aria-label')).toMatch(/from \d{4}-\d{2}-\d{2} to /)
-  }
-  expect(scripts.filter((s) => /program-charts-[\w-]+\.js$/.test(s))).toHaveLength(1)
-  const today = new Date().toISOString().slice(0, 10)
-  const from = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10)
-  const daily: Daily = await manage(
-    viewer.token,
-    `/programs/${program.id}/daily?from=${from}&to=${today}`,
+  const dailyOf = (from: string, to: string): Promise<Daily> =>
+    manage(viewer.token, `/programs/${program.id}/daily?from=${from}&to=${to}`)
+  const first = await dailyOf(dateIn(-29), dateIn(0))
+  const madeOn = (day: number) => plan.filter((_, i) => dayOf(i) === day).length
+  expect(first.days).toHaveLength(30)
+  expect(first.days.at(-1)?.made).toBe(madeOn(0))
+  for (const id of ['chart-outcomes', 'chart-funnel', 'chart-pool']) await drawn(page, id)
+  expect(
+    await figures.locator('canvas[data-chart="chart-outcomes"]').getAttribute('aria-label'),
+  ).toMatch(
+    new RegExp(
+      `^Grants per day by outcome, from ${dateIn(-29)} to ${dateIn(0)}: ${madeOn(0)} grants made;`,
+    ),
   )
-  expect(daily.days).toHaveLength(30)
-  const made = daily.days.find((d) => (d.made ?? 0) > 0)
-  expect(made?.made).toBe(plan.length)
+  expect(scripts.filter((s) => /program-charts-[\w-]+\.js$/.test(s))).toHaveLength(1)
+
+  // A range of its own, over npm start's three days: the totals are the plan's.
+  const [from, to] = [dateIn(-11), dateIn(2)]
+  await figures.getByLabel('First day (UTC)').fill(from)
+  await figures.getByLabel('Last day (UTC)').fill(to)
+  await figures.getByRole('button', { name: 'Show figures' }).click()
+  await visible(figures.locator(`canvas[aria-label*="from ${from} to ${to}"]`).first())
+  for (const id of ['chart-outcomes', 'chart-funnel', 'chart-pool']) await drawn(page, id)
+  const daily = await dailyOf(from, to)
+  expect(daily.days.slice(-3).map((d) => d.made)).toEqual([madeOn(0), madeOn(1), madeOn(2)])
   expect(daily.totals).toMatchObject({
     made: plan.length,
     accepted: plan.filter((p) => p.to === 'accepted').length,
@@ -267,8 +336,7 @@ it('shows a program’s holders, pages and exports them, and charts its daily fi
     canceled: 1,
     sharesReturned: 7 + 8 + 9 + 3 + 4,
   })
-
-  // The charts as drawn, their tables closed; then each table opened.
+  // The charts as drawn, their tables closed; then each table opened: the API's numbers.
   await sectionShot(page, figures, 'program-charts.png')
   await sectionShot(page, page.getByRole('region', { name: 'Holders' }), 'program-holders.png')
   for (const summary of [
@@ -278,40 +346,7 @@ it('shows a program’s holders, pages and exports them, and charts its daily fi
   ]) {
     await figures.getByText(summary).click()
   }
-  const outcomes = figures.getByRole('table', { name: /^Grants per day by outcome/ })
-  expect(await rowsOf(outcomes)).toEqual(
-    daily.days.map((d) => [
-      d.date,
-      ...[
-        d.made,
-        d.accepted,
-        d.declined,
-        (d.ineligibleAge ?? 0) + (d.ineligibleCountry ?? 0),
-        d.expired,
-        d.canceled,
-      ].map((v) => n(v as number)),
-    ]),
-  )
-  const funnel = figures.getByRole('table', { name: /^Acceptance funnel/ })
-  expect((await rowsOf(funnel)).map((r) => r.slice(0, 2))).toEqual([
-    ['Made', n(daily.totals.made as number)],
-    ['Offered', n(daily.totals.offered as number)],
-    ['Accepted', n(daily.totals.accepted as number)],
-    ['Not accepted: Declined', '1'],
-    ['Not accepted: Ineligible: age', '1'],
-    ['Not accepted: Ineligible: country', '1'],
-    ['Not accepted: Expired', '1'],
-    ['Not accepted: Canceled', '1'],
-  ])
-  const pool = figures.getByRole('table', { name: /^Pool over time/ })
-  expect(await rowsOf(pool)).toEqual(
-    daily.days.map((d) => [
-      d.date,
-      n(d.sharesIssued as number),
-      n(d.sharesReturned as number),
-      d.remainingAtEnd === null ? 'No limit' : n(d.remainingAtEnd),
-    ]),
-  )
+  await expectTables(figures, daily)
   await checkPage(page, 'program-figures')
 
   // A range the API does not take is refused next to its field, and nothing is asked for.
@@ -321,10 +356,12 @@ it('shows a program’s holders, pages and exports them, and charts its daily fi
   await visible(figures.getByText('The last day must be on or after the first day.'))
   expect(await figures.getByLabel('Last day (UTC)').getAttribute('aria-invalid')).toBe('true')
   await checkPage(page, 'program-figures-range-error')
-  // The 90-day preset: 90 days in the table, the charts drawn again.
+  // The 90-day preset: 90 days in the tables, the API's numbers again.
   await figures.getByRole('button', { name: 'Last 90 days' }).click()
-  await visible(outcomes.locator('tbody tr').nth(89))
-  expect(await outcomes.locator('tbody tr').count()).toBe(90)
+  await visible(
+    figures.locator(`canvas[aria-label*="from ${dateIn(-89)} to ${dateIn(0)}"]`).first(),
+  )
+  await expectTables(figures, await dailyOf(dateIn(-89), dateIn(0)))
   expect(
     await figures.getByRole('button', { name: 'Last 90 days' }).getAttribute('aria-pressed'),
   ).toBe('true')
