@@ -11,21 +11,13 @@ import {
   summaries,
   utcToday,
 } from '../../console/src/figures-shape'
+import { DAILY_COUNTERS } from '../../functions/domain/figures'
 
 /** The program page's figures shaped for its charts and tables (console/src/figures-shape.ts). */
 
+/** A day's counts: zeros (one per counter the service keeps), `over` set. */
 const counts = (over: Partial<DayCounts> = {}): DayCounts => ({
-  made: 0,
-  offered: 0,
-  accepted: 0,
-  declined: 0,
-  ineligibleAge: 0,
-  ineligibleCountry: 0,
-  expired: 0,
-  canceled: 0,
-  sharesIssued: 0,
-  sharesAccepted: 0,
-  sharesReturned: 0,
+  ...(Object.fromEntries(DAILY_COUNTERS.map((name) => [name, 0])) as DayCounts),
   ...over,
 })
 const day = (date: string, over: Partial<DayCounts> = {}, remainingAtEnd: number | null = null) =>

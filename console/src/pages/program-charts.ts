@@ -119,41 +119,50 @@ const line = (
   ...more,
 })
 
-const draw = (canvas: HTMLCanvasElement, config: ChartConfiguration<'bar' | 'line'>) => {
-  const chart = new Chart(canvas, config)
+type Config = ChartConfiguration<'bar' | 'line'>
+
+/** A chart of bars (and lines) on the canvas, one label per bar; answers how to destroy it. */
+const draw = (
+  canvas: HTMLCanvasElement,
+  labels: string[],
+  datasets: Config['data']['datasets'],
+  options: Config['options'],
+) => {
+  const chart = new Chart(canvas, {
+    type: 'bar',
+    data: { labels, datasets },
+    options: { ...COMMON, ...options },
+  })
   return () => chart.destroy()
 }
 
 /** Grants per day: each outcome a stacked bar, the grants made that day a line over them. */
-export const drawOutcomes = (canvas: HTMLCanvasElement, rows: OutcomeRow[]) =>
-  draw(canvas, {
-    type: 'bar',
-    data: {
-      labels: rows.map((r) => r.date),
-      datasets: [
-        line(
-          'Made',
-          rows.map((r) => r.made),
-          { stack: 'made' },
-        ),
-        ...OUTCOMES.map((o, i) =>
-          bars(
-            o.label,
-            rows.map((r) => r[o.key]),
-            i,
-            'outcomes',
-          ),
-        ),
-      ],
-    },
-    options: {
-      ...COMMON,
+export const drawOutcomes = (canvas: HTMLCanvasElement, rows: OutcomeRow[]) => {
+  const made = line(
+    'Made',
+    rows.map((r) => r.made),
+    { stack: 'made' },
+  )
+  const outcomes = OUTCOMES.map((o, i) =>
+    bars(
+      o.label,
+      rows.map((r) => r[o.key]),
+      i,
+      'outcomes',
+    ),
+  )
+  return draw(
+    canvas,
+    rows.map((r) => r.date),
+    [made, ...outcomes],
+    {
       scales: {
         x: { stacked: true },
         y: { stacked: true, beginAtZero: true, title: { display: true, text: 'Grants' } },
       },
     },
-  })
+  )
+}
 
 /** Each reason in the funnel drawn as its outcome is in the first chart (the stages in blue). */
 const FUNNEL_STYLE: Partial<Record<FunnelStep['key'], number>> = {
@@ -165,73 +174,62 @@ const FUNNEL_STYLE: Partial<Record<FunnelStep['key'], number>> = {
 }
 
 /** The funnel: made, offered, accepted and each reason a grant went no further, side by side. */
-export const drawFunnel = (canvas: HTMLCanvasElement, steps: FunnelStep[]) =>
-  draw(canvas, {
-    type: 'bar',
-    data: {
-      labels: steps.map((s) => s.label),
-      datasets: [
-        {
-          label: 'Grants',
-          data: steps.map((s) => s.count),
-          backgroundColor: steps.map((s) => fill(styleAt(FUNNEL_STYLE[s.key] ?? 0))),
-          borderColor: steps.map((s) => styleAt(FUNNEL_STYLE[s.key] ?? 0).color),
-          borderWidth: 1,
-        },
-      ],
-    },
-    options: {
-      ...COMMON,
+export const drawFunnel = (canvas: HTMLCanvasElement, steps: FunnelStep[]) => {
+  const styles = steps.map((s) => styleAt(FUNNEL_STYLE[s.key] ?? 0))
+  const grants = {
+    label: 'Grants',
+    data: steps.map((s) => s.count),
+    backgroundColor: styles.map(fill),
+    borderColor: styles.map((style) => style.color),
+    borderWidth: 1,
+  }
+  return draw(
+    canvas,
+    steps.map((s) => s.label),
+    [grants],
+    {
       indexAxis: 'y',
       plugins: { legend: { display: false } },
       scales: { x: { beginAtZero: true, title: { display: true, text: 'Grants' } } },
     },
-  })
+  )
+}
 
 /** The pool: shares issued and returned per day as bars, what remained at day's end as a line. */
 export const drawPool = (canvas: HTMLCanvasElement, rows: PoolRow[]) => {
   const limited = rows.some((r) => r.remaining !== null)
-  return draw(canvas, {
-    type: 'bar',
-    data: {
-      labels: rows.map((r) => r.date),
-      datasets: [
-        bars(
-          'Issued',
-          rows.map((r) => r.issued),
-          0,
-        ),
-        bars(
-          'Returned',
-          rows.map((r) => r.returned),
-          1,
-        ),
-        ...(limited
-          ? [
-              line(
-                'Remaining at end of day',
-                rows.map((r) => r.remaining),
-                { yAxisID: 'remaining' },
-              ),
-            ]
-          : []),
-      ],
+  const issued = bars(
+    'Issued',
+    rows.map((r) => r.issued),
+    0,
+  )
+  const returned = bars(
+    'Returned',
+    rows.map((r) => r.returned),
+    1,
+  )
+  const remaining = line(
+    'Remaining at end of day',
+    rows.map((r) => r.remaining),
+    {
+      yAxisID: 'remaining',
     },
-    options: {
-      ...COMMON,
+  )
+  const right = {
+    position: 'right' as const,
+    beginAtZero: true,
+    grid: { drawOnChartArea: false },
+    title: { display: true, text: 'Remaining' },
+  }
+  return draw(
+    canvas,
+    rows.map((r) => r.date),
+    limited ? [issued, returned, remaining] : [issued, returned],
+    {
       scales: {
         y: { beginAtZero: true, title: { display: true, text: 'Shares per day' } },
-        ...(limited
-          ? {
-              remaining: {
-                position: 'right' as const,
-                beginAtZero: true,
-                grid: { drawOnChartArea: false },
-                title: { display: true, text: 'Remaining' },
-              },
-            }
-          : {}),
+        ...(limited ? { remaining: right } : {}),
       },
     },
-  })
+  )
 }
