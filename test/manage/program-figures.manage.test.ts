@@ -1,8 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { parse as parseWithCsvParse } from 'csv-parse/sync'
+import { HOLDER_SLOTS } from '../../functions/domain/figures'
 import { valueOfShares } from '../../functions/domain/share-value'
 import {
   type Call,
+  countRoundTrips,
   expectProblem,
   type Issuer,
   newIssuer,
@@ -343,6 +345,35 @@ describe('GET .../daily', () => {
   it('reads what its IAM declares, and nothing else', async () => {
     expect(await accessOf(() => daily(viewer, `?from=${today()}&to=${today()}`))).toEqual(
       [...declaredAccess('GetProgramDaily')].sort(),
+    )
+  })
+})
+
+describe('what a read costs', () => {
+  /** The DynamoDB calls `act` sends, by command, after the stream's own calls are done. */
+  const callsOf = async (act: () => Promise<Call>) => {
+    await api.pipeline?.drain(60_000)
+    const counter = countRoundTrips()
+    try {
+      expect((await act()).status).toBe(200)
+    } finally {
+      counter.stop()
+    }
+    return counter.calls.map((c) => c.replace(/Command$/, '')).sort()
+  }
+  const HEAD = ['BatchGetItem', 'GetItem', 'GetItem'] // the membership, the program, its shards
+
+  it('a page of holders: the program, then one Query per holder slot, never the grants', async () => {
+    expect(await callsOf(() => holders(viewer, '?limit=2'))).toEqual(
+      [...HEAD, ...Array<string>(HOLDER_SLOTS).fill('Query')].sort(),
+    )
+  })
+
+  it('90 days of figures: the program, then one Query', async () => {
+    const to = today()
+    const from = new Date(Date.parse(to) - 89 * 86_400_000).toISOString().slice(0, 10)
+    expect(await callsOf(() => daily(viewer, `?from=${from}&to=${to}`))).toEqual(
+      [...HEAD, 'Query'].sort(),
     )
   })
 })
