@@ -15,6 +15,7 @@ import { useApi } from '../support/api-harness'
 import { contractCheck } from '../support/contract-check'
 import { type Person, signUpPerson } from '../support/identity'
 import { config, documentClient, dynamodb } from '../support/runtime'
+import { THROTTLED, UNEXPECTED, withDynamoDbFault } from './dynamodb-faults'
 import { addMember, declaredAccess, manageCall, recordAccess } from './grants-support'
 
 /**
@@ -375,5 +376,35 @@ describe('what a read costs', () => {
     expect(await callsOf(() => daily(viewer, `?from=${from}&to=${to}`))).toEqual(
       [...HEAD, 'Query'].sort(),
     )
+  })
+})
+
+describe('when the figures cannot be read', () => {
+  const reads = [
+    [HOLDERS, () => holders(viewer, '?limit=2')],
+    [DAILY, () => daily(viewer, `?from=${today()}&to=${today()}`)],
+  ] as const
+
+  it('throttled: 503 with Retry-After; failed otherwise: 500 naming nothing inside', async () => {
+    await api.pipeline?.drain(60_000)
+    for (const [path, read] of reads) {
+      const throttled = documented(path, await withDynamoDbFault(THROTTLED, ['QueryCommand'], read))
+      expectProblem(throttled, 503, 'service_unavailable')
+      expect(throttled.headers.get('retry-after')).toMatch(/^[0-9]+$/)
+      const broken = documented(path, await withDynamoDbFault(UNEXPECTED, ['QueryCommand'], read))
+      expectProblem(broken, 500, 'internal_error')
+      expect(broken.text).not.toContain(UNEXPECTED)
+    }
+  })
+
+  it('without a token: 401 from the gateway', async () => {
+    const base = programPath(a.issuerId, a.programs.TEST)
+    for (const [path, url] of [
+      [HOLDERS, `${base}/holders`],
+      [DAILY, `${base}/daily?from=${today()}&to=${today()}`],
+    ] as const) {
+      const answer = documented(path, await manageCall(api.baseUrl, undefined, 'GET', url))
+      expect([answer.status, answer.body]).toEqual([401, { message: 'Unauthorized' }])
+    }
   })
 })
