@@ -141,50 +141,38 @@ const countsOfState = (grant: GrantRecord, state: GrantState): DailyCounts => {
 const dayOf = (iso: string | undefined, fallbackSeconds: number | undefined): string =>
   (iso ?? new Date((fallbackSeconds ?? 0) * 1000).toISOString()).slice(0, 10)
 
-const GRANT_ID = /^gr_/
-
 /**
- * What a record of the grants stream contributes to its program's figures, or undefined when it
- * is not a grant's INSERT or MODIFY. An INSERT counts `made` and its shares on `createdAt`'s day;
- * a MODIFY that moves the state counts the new state on its newest history line's day; holders
- * move by the difference between the images (so an address correction moves an open grant's
- * pending shares from the old address to the new).
+ * What one write of a grant contributes to its program's figures: `before` absent for its INSERT.
+ * An INSERT counts `made` and its shares on `createdAt`'s UTC day; a change of state counts the
+ * new state on its newest transition line's day (`streamSeconds`, the stream's time, when it has
+ * none); holders move by the difference between the images (so an address correction moves an
+ * open grant's pending shares from the old address to the new).
  */
-export const figureChangeOf = (change: {
-  sequenceNumber: string | undefined
-  eventName: 'INSERT' | 'MODIFY' | 'REMOVE' | undefined
-  keys: Record<string, unknown> | undefined
-  newImage: Record<string, unknown> | undefined
-  oldImage: Record<string, unknown> | undefined
-  approximateCreationDateTime: number | undefined
-}): FigureChange | undefined => {
-  const grantId = change.keys?.grantId
-  const after = change.newImage as GrantRecord | undefined
-  if (typeof grantId !== 'string' || !GRANT_ID.test(grantId) || after === undefined)
-    return undefined
-  if (change.sequenceNumber === undefined) return undefined
-  const inserted = change.eventName === 'INSERT'
-  const before = inserted ? undefined : (change.oldImage as GrantRecord | undefined)
-  if (!inserted && (change.eventName !== 'MODIFY' || before === undefined)) return undefined
+export const figureChangeOfWrite = (write: {
+  sequenceNumber: string
+  before: GrantRecord | undefined
+  after: GrantRecord
+  streamSeconds: number | undefined
+}): FigureChange => {
+  const { before, after, streamSeconds } = write
   const programId = after.programId
   const daily: DailyDelta[] = []
   if (before === undefined) {
     const counts = { made: 1, sharesIssued: after.amount, ...countsOfState(after, after.status) }
-    daily.push({
-      programId,
-      date: dayOf(after.createdAt, change.approximateCreationDateTime),
-      counts,
-    })
+    daily.push({ programId, date: dayOf(after.createdAt, streamSeconds), counts })
   } else if (before.status !== after.status) {
     const line = after.history?.findLast((entry) => entry.event === 'transition')
-    const date = dayOf(line?.at, change.approximateCreationDateTime)
-    daily.push({ programId, date, counts: countsOfState(after, after.status) })
+    daily.push({
+      programId,
+      date: dayOf(line?.at, streamSeconds),
+      counts: countsOfState(after, after.status),
+    })
   }
   return {
-    sequenceNumber: change.sequenceNumber,
-    grantId,
+    sequenceNumber: write.sequenceNumber,
+    grantId: after.grantId,
     version: after.history?.length ?? 0,
-    inserted,
+    inserted: before === undefined,
     final: !isGrantOpen(after.status),
     holders: holderDeltas(programId, before, after),
     daily,

@@ -36,7 +36,7 @@ export interface FiguresReader {
 
 /**
  * Keeps the figures from the grants stream (the GrantStream reader): a batch's changes
- * (domain/figures.ts figureChangeOf), each counted once however often its record is delivered.
+ * (core/grant-figures.ts figureChangeOf), each counted once however often its record is delivered.
  */
 export interface FiguresWriter {
   /** The sequence numbers of the records whose figures could not be written: retry from them. */

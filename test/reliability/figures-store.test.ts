@@ -1,4 +1,5 @@
-import { type FigureChange, figureChangeOf } from '../../functions/domain/figures'
+import { figureChangeOf } from '../../functions/core/grant-figures'
+import type { FigureChange } from '../../functions/domain/figures'
 import { DynamoDbFiguresStore } from '../../functions/stores/figures.dynamodb'
 import type { HolderFigure, HoldersPage } from '../../functions/stores/figures.store'
 import {

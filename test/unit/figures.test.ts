@@ -1,10 +1,10 @@
+import { figureChangeOf } from '../../functions/core/grant-figures'
 import {
   allHolderSlots,
   countedChanges,
   decodeHoldersCursor,
   encodeHoldersCursor,
   type FigureChange,
-  figureChangeOf,
   HOLDER_SLOTS,
   holderSlot,
   sumFigures,
@@ -31,14 +31,17 @@ const base: GrantRecord = {
 }
 
 let seq = 0
-const insert = (grant: GrantRecord = base): TableChange => ({
+/** A stream record of the grant's write: its INSERT without `before`, else a MODIFY. */
+const write = (after: GrantRecord, before?: GrantRecord): TableChange => ({
   sequenceNumber: String(++seq),
-  eventName: 'INSERT',
-  keys: { grantId: grant.grantId },
-  newImage: grant,
-  oldImage: undefined,
+  eventName: before ? 'MODIFY' : 'INSERT',
+  keys: { grantId: after.grantId },
+  newImage: after,
+  oldImage: before,
   approximateCreationDateTime: 1,
 })
+const insert = (grant: GrantRecord = base) => write(grant)
+const modify = (before: GrantRecord, after: GrantRecord) => write(after, before)
 
 /** The grant moved to `to` on `at`, one history line more. */
 const moved = (
@@ -54,15 +57,6 @@ const moved = (
     ...(before.history ?? []),
     { at, event: 'transition', state: to, ...(reason ? { reason } : {}), actor: 'recipient' },
   ],
-})
-
-const modify = (before: GrantRecord, after: GrantRecord): TableChange => ({
-  sequenceNumber: String(++seq),
-  eventName: 'MODIFY',
-  keys: { grantId: before.grantId },
-  newImage: after,
-  oldImage: before,
-  approximateCreationDateTime: 1,
 })
 
 const change = (c: TableChange) => figureChangeOf(c) as FigureChange
