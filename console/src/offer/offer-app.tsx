@@ -2,8 +2,18 @@ import type { RefObject } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { isGrantOpen } from '../../../functions/domain/grant-lifecycle'
 import { GrantCard } from './grant-card'
+import type { GrantActions } from './grant-steps'
 import { LinkForm } from './link-form'
-import { Problem, problemText, type RecipientView, viewOffer } from './offer-api'
+import {
+  accept,
+  decline,
+  identify,
+  Problem,
+  problemText,
+  type RecipientView,
+  requestLink,
+  viewOffer,
+} from './offer-api'
 
 /**
  * The recipient's page (`/offer#t=<token>`): what the link offers, then the person's own steps
@@ -114,7 +124,11 @@ export const OfferApp = ({ token }: { token: string | undefined }) => {
                 address to get a new link.
               </p>
             )}
-            <LinkForm />
+            <LinkForm
+              label="Ask for a new link"
+              submit="Send me a new link"
+              request={async (email) => (await requestLink(email)).message}
+            />
           </>
         )}
         {screen.kind === 'offer' && (
@@ -144,6 +158,15 @@ const OfferView = ({
   onView: (view: RecipientView) => void
   onInvalid: () => void
 }) => {
+  // Each step sends the link's token; its answer is the page's new view.
+  const actions: GrantActions = {
+    identify: async (body) => onView(await identify({ token, ...body })),
+    accept: async (body) => onView(await accept({ token, ...body })),
+    decline: async (body) => onView(await decline({ token, ...body })),
+    reload: async () => onView(await viewOffer(token)),
+    isLost: (problem) => problem.status === 404,
+    lost: onInvalid,
+  }
   const several = view.grants.length > 1
   const open = view.grants.some((g) => isGrantOpen(g.state))
   return (
@@ -157,13 +180,7 @@ const OfferView = ({
         {open && !several && 'Read it, confirm your details, then accept or decline.'}
       </p>
       {view.grants.map((grant) => (
-        <GrantCard
-          key={grant.grantId}
-          grant={grant}
-          token={token}
-          onView={onView}
-          onInvalid={onInvalid}
-        />
+        <GrantCard key={grant.grantId} grant={grant} actions={actions} />
       ))}
     </>
   )

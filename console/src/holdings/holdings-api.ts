@@ -1,0 +1,138 @@
+import type { Mode } from '../../../functions/domain/api-key'
+import type { GrantState, RejectionReason } from '../../../functions/domain/grant-lifecycle'
+import { Problem, post, problemOf, type RecipientGrant, unreachable } from '../offer/offer-api'
+
+/**
+ * The holdings page's calls, on its own origin like the offer page's: a sign-in link asked for by
+ * address, its token (from the fragment) exchanged once for a session, the session kept in this
+ * tab's sessionStorage (never localStorage, never a URL) and sent as a bearer. Nothing else is kept.
+ */
+
+export type HoldingsGrant = {
+  grantId: string
+  status: GrantState
+  amount: number
+  reason: string
+  createdAt: string
+  expiresAt: string
+  rejectionReason: RejectionReason | null
+  acceptance: { termsVersion: number | null; at: string } | null
+  /** The offer page's card of the grant, while it is open (its steps are taken here too). */
+  offer: RecipientGrant | null
+}
+
+export type HoldingsProgram = {
+  programId: string
+  name: string
+  description: string | null
+  tokenValue: string | null
+  tokenValueCurrency: string | null
+  tokenValueCalculatedDate: string | null
+  accepted: number
+  acceptedValue: string | null
+  pending: number
+  grants: HoldingsGrant[]
+}
+
+export type Holdings = {
+  object: 'holdings'
+  email: string
+  mode: Mode
+  issuers: { issuerId: string; name: string; programs: HoldingsProgram[] }[]
+}
+
+export type HoldingsSession = { session: string; mode: Mode; expiresAt: string }
+
+const STORED = 'virtual-shares.holdings-session'
+
+/** The session of this tab, if one was started here (sessionStorage ends with the tab). */
+export const storedSession = (): HoldingsSession | undefined => {
+  try {
+    const found = JSON.parse(sessionStorage.getItem(STORED) ?? 'null') as HoldingsSession | null
+    return typeof found?.session === 'string' ? found : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const keepSession = (session: HoldingsSession) =>
+  sessionStorage.setItem(STORED, JSON.stringify(session))
+
+export const forgetSession = () => sessionStorage.removeItem(STORED)
+
+/**
+ * The sign-in link's token (`/holdings#<token>`, or `#t=<token>` as offer links write it), and
+ * the fragment gone from the address bar and the history entry at once.
+ */
+export const takeSignInToken = (): string | undefined => {
+  const fragment = location.hash.replace(/^#/, '')
+  if (fragment === '') return undefined
+  history.replaceState(history.state, '', location.pathname + location.search)
+  const token = fragment.startsWith('t=') ? new URLSearchParams(fragment).get('t') : fragment
+  return token ? token : undefined
+}
+
+export const requestSignInLink = (email: string) =>
+  post<{ object: 'holdings_link_request' }>('/recipient/holdings/link', { email })
+
+/** The link's token for a session, kept in this tab. A used, expired or unknown link: 410. */
+export const startSession = async (token: string) => {
+  const started = await post<HoldingsSession & { object: 'holdings_session' }>(
+    '/recipient/holdings/session',
+    { token },
+  )
+  const session = { session: started.session, mode: started.mode, expiresAt: started.expiresAt }
+  keepSession(session)
+  return session
+}
+
+const bearer = (session: string) => ({ Authorization: `Bearer ${session}` })
+
+/** A GET or DELETE with the session; a refusal thrown as a Problem. */
+const send = async (method: 'GET' | 'DELETE', session: string, accept: string) => {
+  let response: Response
+  try {
+    response = await fetch(`/recipient/holdings${method === 'DELETE' ? '/session' : ''}`, {
+      method,
+      headers: { ...bearer(session), Accept: accept },
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer',
+      cache: 'no-store',
+    })
+  } catch {
+    throw unreachable()
+  }
+  if (response.ok) return response
+  const text = await response.text()
+  let json: Record<string, unknown> = {}
+  try {
+    json = JSON.parse(text) as Record<string, unknown>
+  } catch {}
+  throw problemOf(response, json)
+}
+
+export const readHoldings = async (session: string) =>
+  (await (await send('GET', session, 'application/json')).json()) as Holdings
+
+/** The statement: the holdings and history as CSV (formula-safe, written by the API). */
+export const readStatement = async (session: string) =>
+  (await send('GET', session, 'text/csv')).text()
+
+export const endSession = async (session: string) => {
+  try {
+    await send('DELETE', session, 'application/json')
+  } finally {
+    forgetSession()
+  }
+}
+
+/** The offer page's steps, sent with the session instead of a link's token. */
+export const grantStep = (
+  session: string,
+  step: 'identify' | 'accept' | 'decline',
+  body: { grantId: string } & Record<string, unknown>,
+) => post<unknown>(`/recipient/${step}`, body, bearer(session))
+
+/** The session is over (30 minutes without activity, or signed out elsewhere). */
+export const isSessionOver = (problem: unknown) =>
+  problem instanceof Problem && problem.status === 401

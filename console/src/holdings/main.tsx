@@ -1,0 +1,8 @@
+import { render } from 'preact'
+import { takeSignInToken } from './holdings-api'
+import { HoldingsApp } from './holdings-app'
+import './holdings.css'
+
+// The sign-in token is read from the fragment and the fragment cleared before anything renders:
+// it lives in this module's memory only until it is exchanged for the tab's session.
+render(<HoldingsApp token={takeSignInToken()} />, document.getElementById('root') as HTMLElement)
