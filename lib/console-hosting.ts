@@ -45,6 +45,7 @@ import {
   type ConsoleConfig,
   cognitoOrigin,
   contentSecurityPolicy,
+  HOLDINGS_PAGE_FILE,
   OFFER_PAGE_FILE,
   RECIPIENT_API_PATH,
 } from './console-site'
@@ -127,8 +128,8 @@ export class ConsoleHosting extends Construct {
 
   constructor(scope: Construct, id: string, props: ConsoleHostingProps) {
     super(scope, id)
-    // The console, and the recipient's page that every offer e-mail links to.
-    for (const page of ['index.html', OFFER_PAGE_FILE]) {
+    // The console, the recipient's page that every offer e-mail links to, and the holdings page.
+    for (const page of ['index.html', OFFER_PAGE_FILE, HOLDINGS_PAGE_FILE]) {
       if (!existsSync(join(props.distDir, page))) {
         throw new Error(
           `The console is not built: no ${page} in ${props.distDir}. Run npm run build -w console (npm install does it), then synth again.`,
@@ -146,7 +147,7 @@ export class ConsoleHosting extends Construct {
       code: FunctionCode.fromInline(VIEWER_REQUEST_CODE),
       runtime: FunctionRuntime.JS_2_0,
       comment:
-        "Console: / and /app redirect to /app/; /app/<page> is /app/index.html; the recipient's /offer is /app/offer.html",
+        'Console: / and /app redirect to /app/; /app/<page> is /app/index.html; /offer and /holdings are /app/offer.html and /app/holdings.html',
     })
 
     const cognito = cognitoOrigin(Aws.REGION, Aws.URL_SUFFIX)
@@ -416,11 +417,13 @@ export class ConsoleHosting extends Construct {
       exclude: [`${CONSOLE_ASSETS_DIR}/*`],
       cacheControl: [CacheControl.fromString(CONSOLE_CACHE_CONTROL.pages)],
       distribution: this.distribution,
-      // Every page of the console is index.html, the recipient's is offer.html (the viewer-request
-      // function rewrites before the cache), and assets never change: these are all a deploy changes.
+      // Every page of the console is index.html, the recipient's offer.html and holdings.html (the
+      // viewer-request function rewrites before the cache), and assets never change: these are all
+      // a deploy changes.
       distributionPaths: [
         `${CONSOLE_PATH}index.html`,
         `${CONSOLE_PATH}${OFFER_PAGE_FILE}`,
+        `${CONSOLE_PATH}${HOLDINGS_PAGE_FILE}`,
         `${CONSOLE_PATH}config.json`,
       ],
       role,

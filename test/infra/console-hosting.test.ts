@@ -424,12 +424,17 @@ describe('viewer-request function', () => {
     ['/offer/x', '/offer/x'],
     ['/offers', '/offers'],
     ['/recipient/offer', '/recipient/offer'],
+    // The recipient's holdings, the link of every sign-in e-mail: its own entry as well.
+    ['/holdings', '/app/holdings.html'],
+    ['/app/holdings.html', '/app/holdings.html'],
+    ['/holdings/x', '/holdings/x'],
+    ['/recipient/holdings', '/recipient/holdings'],
   ])('%s goes to the origin as %s', (uri, expected) => {
     const result = handler(viewerRequestEvent(uri))
     expect('uri' in result && result.uri).toBe(expected)
   })
 
-  it('serves /offer under the console’s headers (CSP included): the same behaviour and policy', () => {
+  it('serves /offer and /holdings under the console’s headers (CSP included): the same behaviour and policy', () => {
     // /offer reaches the default behaviour (no behaviour of its own), whose response headers
     // policy is the console's: its CSP allows only our own scripts and calls to our own origin,
     // where /recipient/* is.
@@ -444,7 +449,9 @@ describe('viewer-request function', () => {
     })
     const paths = distributionOf(prod.json).CacheBehaviors?.map((b) => b.PathPattern ?? '') ?? []
     for (const path of paths) {
-      expect('/offer').not.toMatch(new RegExp(`^${path.replace('*', '.*')}$`))
+      for (const page of ['/offer', '/holdings']) {
+        expect(page).not.toMatch(new RegExp(`^${path.replace('*', '.*')}$`))
+      }
     }
   })
 
@@ -546,7 +553,12 @@ describe('deployment of the built console', () => {
       Prune: true,
       Exclude: ['assets/*'],
       DistributionId: { Ref: distributionId(t) },
-      DistributionPaths: ['/app/index.html', '/app/offer.html', '/app/config.json'],
+      DistributionPaths: [
+        '/app/index.html',
+        '/app/offer.html',
+        '/app/holdings.html',
+        '/app/config.json',
+      ],
     })
     expect((pages as CfnResource & { DependsOn: string[] }).DependsOn).toContain(assetsId)
   })
@@ -560,6 +572,7 @@ describe('deployment of the built console', () => {
     const staged = (key: string) => join(prod.outdir, `asset.${key.replace(/\.zip$/, '')}`)
     expect(readdirSync(staged(keys[0] as string)).sort()).toEqual([
       'favicon.svg',
+      'holdings.html',
       'index.html',
       'offer.html',
     ])
@@ -665,6 +678,11 @@ describe('deployment of the built console', () => {
     writeFileSync(join(withoutOffer, 'index.html'), '<!doctype html>')
     expect(() => synth({}, { consoleDistDir: withoutOffer })).toThrow(
       /The console is not built: no offer.html.*npm run build -w console/,
+    )
+    // Nor without the holdings page: every sign-in e-mail's link would be.
+    writeFileSync(join(withoutOffer, 'offer.html'), '<!doctype html>')
+    expect(() => synth({}, { consoleDistDir: withoutOffer })).toThrow(
+      /The console is not built: no holdings.html.*npm run build -w console/,
     )
   })
 })
