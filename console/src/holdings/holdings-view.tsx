@@ -182,9 +182,12 @@ const ProgramHoldings = ({
   const id = `program-${program.programId}`
   const shown = program.grants.flatMap((grant) => {
     const card = isGrantOpen(grant.status) || answered.has(grant.grantId)
-    const view = card ? cardOf(grant, cards.get(grant.grantId)) : undefined
-    if (view) cards.set(grant.grantId, view)
-    return view ? [view] : []
+    const found = card ? cardOf(grant, cards.get(grant.grantId)) : undefined
+    if (!found) return []
+    cards.set(grant.grantId, found)
+    // The program's description is shown once, above its cards.
+    const { description: _, ...view } = found
+    return [view]
   })
   const history = program.grants.filter((g) => !isGrantOpen(g.status))
   return (
