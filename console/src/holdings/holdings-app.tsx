@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { LinkForm } from '../offer/link-form'
-import { problemText } from '../offer/offer-api'
+import { LinkScreen } from '../offer/link-form'
+import { Problem, problemText } from '../offer/offer-api'
+import { RecipientPage, WaitOrFail } from '../offer/screens'
 import {
   endSession,
   forgetSession,
@@ -25,7 +26,7 @@ type Screen =
   | { kind: 'loading' }
   | { kind: 'sign-in'; why: Why }
   | { kind: 'holdings'; session: string; holdings: Holdings }
-  | { kind: 'failed'; message: string; retry: () => void }
+  | { kind: 'failed'; message: string }
 
 const WHY: Record<Why, string> = {
   start:
@@ -56,20 +57,25 @@ export const HoldingsApp = ({ token }: { token: string | undefined }) => {
       setScreen({ kind: 'holdings', session, holdings: await readHoldings(session) })
     } catch (error) {
       if (isSessionOver(error)) return signIn('session_ended')
-      setScreen({ kind: 'failed', message: problemText(error), retry: () => void show(session) })
+      setScreen({ kind: 'failed', message: problemText(error) })
     }
   }
 
+  // The link's token until it is exchanged: a retry after a failure exchanges it again.
+  const unused = useRef(token)
+
+  /** Arriving (or trying again): the link's token for a session, else this tab's session. */
   const arrive = async () => {
     setScreen({ kind: 'loading' })
-    if (token) {
+    if (unused.current) {
       try {
-        return await show((await startSession(token)).session)
+        const { session } = await startSession(unused.current)
+        unused.current = undefined
+        return await show(session)
       } catch (error) {
         // Used, expired or unknown: one answer (410). Anything else may pass: try again.
-        if (error instanceof Error && 'status' in error && error.status === 410)
-          return signIn('link_expired')
-        return setScreen({ kind: 'failed', message: problemText(error), retry: arrive })
+        if (error instanceof Problem && error.status === 410) return signIn('link_expired')
+        return setScreen({ kind: 'failed', message: problemText(error) })
       }
     }
     const kept = storedSession()
@@ -89,64 +95,45 @@ export const HoldingsApp = ({ token }: { token: string | undefined }) => {
   }, [screen.kind === 'sign-in' ? screen.why : screen.kind])
 
   return (
-    <>
-      <header class="offer-top">
-        <span class="brand">Virtual Shares</span>
-      </header>
-      <main id="main" class="offer-main holdings-main">
-        {screen.kind === 'loading' && (
-          <>
-            <h1>Your holdings</h1>
-            <p role="status">Loading your holdings…</p>
-          </>
-        )}
-        {screen.kind === 'failed' && (
-          <>
-            <h1 ref={heading} tabIndex={-1}>
-              Your holdings
-            </h1>
-            <p class="alert" role="alert">
-              {screen.message}
-            </p>
-            <button type="button" onClick={screen.retry}>
-              Try again
-            </button>
-          </>
-        )}
-        {screen.kind === 'sign-in' && (
-          <>
-            <h1 ref={heading} tabIndex={-1}>
-              Sign in to your holdings
-            </h1>
-            <p class={screen.why === 'start' ? 'lede' : 'note'}>{WHY[screen.why]}</p>
-            <LinkForm
-              label="Ask for a sign-in link"
-              submit="Send me a sign-in link"
-              request={async (email) => {
-                await requestSignInLink(email)
-                return LINK_SENT
-              }}
-            />
-          </>
-        )}
-        {screen.kind === 'holdings' && (
-          <HoldingsView
-            holdings={screen.holdings}
-            session={screen.session}
-            heading={heading}
-            reload={() => show(screen.session)}
-            sessionEnded={() => signIn('session_ended')}
-            signOut={async () => {
-              try {
-                await endSession(screen.session)
-              } catch {
-                // Signed out here whatever the service says: the tab forgets the session.
-              }
-              signIn('signed_out')
-            }}
-          />
-        )}
-      </main>
-    </>
+    <RecipientPage wide>
+      <WaitOrFail
+        screen={screen}
+        title="Your holdings"
+        waiting="Loading your holdings…"
+        heading={heading}
+        retry={() => void arrive()}
+      />
+      {screen.kind === 'sign-in' && (
+        <LinkScreen
+          title="Sign in to your holdings"
+          heading={heading}
+          label="Ask for a sign-in link"
+          submit="Send me a sign-in link"
+          request={async (email) => {
+            await requestSignInLink(email)
+            return LINK_SENT
+          }}
+        >
+          <p class={screen.why === 'start' ? 'lede' : 'note'}>{WHY[screen.why]}</p>
+        </LinkScreen>
+      )}
+      {screen.kind === 'holdings' && (
+        <HoldingsView
+          holdings={screen.holdings}
+          session={screen.session}
+          heading={heading}
+          reload={() => show(screen.session)}
+          sessionEnded={() => signIn('session_ended')}
+          signOut={async () => {
+            try {
+              await endSession(screen.session)
+            } catch {
+              // Signed out here whatever the service says: the tab forgets the session.
+            }
+            signIn('signed_out')
+          }}
+        />
+      )}
+    </RecipientPage>
   )
 }

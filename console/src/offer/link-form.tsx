@@ -1,3 +1,4 @@
+import type { ComponentChildren, RefObject } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { looksLikeEmail } from '../../../functions/domain/recipient-fields'
 import { Problem, problemText } from './offer-api'
@@ -95,3 +96,26 @@ export const LinkForm = ({
     </form>
   )
 }
+
+/** A screen of its own around the form: its heading (focused when shown), why, then the form. */
+export const LinkScreen = ({
+  title,
+  heading,
+  children,
+  ...form
+}: {
+  title: string
+  heading: RefObject<HTMLHeadingElement | null>
+  children: ComponentChildren
+  label: string
+  submit: string
+  request: (email: string) => Promise<string>
+}) => (
+  <>
+    <h1 ref={heading} tabIndex={-1}>
+      {title}
+    </h1>
+    {children}
+    <LinkForm {...form} />
+  </>
+)

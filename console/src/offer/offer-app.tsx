@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { isGrantOpen } from '../../../functions/domain/grant-lifecycle'
 import { GrantCard } from './grant-card'
 import type { GrantActions } from './grant-steps'
-import { LinkForm } from './link-form'
+import { LinkScreen } from './link-form'
 import {
   accept,
   decline,
@@ -14,6 +14,7 @@ import {
   requestLink,
   viewOffer,
 } from './offer-api'
+import { RecipientPage, WaitOrFail } from './screens'
 
 /**
  * The recipient's page (`/offer#t=<token>`): what the link offers, then the person's own steps
@@ -83,65 +84,39 @@ export const OfferApp = ({ token }: { token: string | undefined }) => {
   }, [screen.kind])
 
   return (
-    <>
-      <header class="offer-top">
-        <span class="brand">Virtual Shares</span>
-      </header>
-      <main id="main" class="offer-main">
-        {screen.kind === 'loading' && (
-          <>
-            <h1>Your share offer</h1>
-            <p role="status">Loading your offer…</p>
-          </>
-        )}
-        {screen.kind === 'failed' && (
-          <>
-            <h1 ref={heading} tabIndex={-1}>
-              Your share offer
-            </h1>
-            <p class="alert" role="alert">
-              {screen.message}
-            </p>
-            <button type="button" onClick={() => void load()}>
-              Try again
-            </button>
-          </>
-        )}
-        {screen.kind === 'link' && (
-          <>
-            <h1 ref={heading} tabIndex={-1}>
-              Ask for a new link
-            </h1>
-            {screen.invalid ? (
-              <p class="lede">
-                This link is not valid any more: it may have been replaced by a newer one, or the
-                offer may have ended. Enter your e-mail address and, if an offer for it is still
-                open, we send you a new link.
-              </p>
-            ) : (
-              <p class="lede">
-                Open the link in the e-mail that told you about your offer, or enter your e-mail
-                address to get a new link.
-              </p>
-            )}
-            <LinkForm
-              label="Ask for a new link"
-              submit="Send me a new link"
-              request={async (email) => (await requestLink(email)).message}
-            />
-          </>
-        )}
-        {screen.kind === 'offer' && (
-          <OfferView
-            view={screen.view}
-            token={token as string}
-            heading={heading}
-            onView={(view) => setScreen({ kind: 'offer', view: keepDecided(screen.view, view) })}
-            onInvalid={() => setScreen({ kind: 'link', invalid: true })}
-          />
-        )}
-      </main>
-    </>
+    <RecipientPage>
+      <WaitOrFail
+        screen={screen}
+        title="Your share offer"
+        waiting="Loading your offer…"
+        heading={heading}
+        retry={() => void load()}
+      />
+      {screen.kind === 'link' && (
+        <LinkScreen
+          title="Ask for a new link"
+          heading={heading}
+          label="Ask for a new link"
+          submit="Send me a new link"
+          request={async (email) => (await requestLink(email)).message}
+        >
+          <p class="lede">
+            {screen.invalid
+              ? 'This link is not valid any more: it may have been replaced by a newer one, or the offer may have ended. Enter your e-mail address and, if an offer for it is still open, we send you a new link.'
+              : 'Open the link in the e-mail that told you about your offer, or enter your e-mail address to get a new link.'}
+          </p>
+        </LinkScreen>
+      )}
+      {screen.kind === 'offer' && (
+        <OfferView
+          view={screen.view}
+          token={token as string}
+          heading={heading}
+          onView={(view) => setScreen({ kind: 'offer', view: keepDecided(screen.view, view) })}
+          onInvalid={() => setScreen({ kind: 'link', invalid: true })}
+        />
+      )}
+    </RecipientPage>
   )
 }
 
