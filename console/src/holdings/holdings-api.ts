@@ -68,8 +68,14 @@ export const takeSignInToken = (): string | undefined => {
   const fragment = location.hash.replace(/^#/, '')
   if (fragment === '') return undefined
   history.replaceState(history.state, '', location.pathname + location.search)
-  const token = fragment.startsWith('t=') ? new URLSearchParams(fragment).get('t') : fragment
-  return token ? token : undefined
+  try {
+    const token = fragment.startsWith('t=')
+      ? new URLSearchParams(fragment).get('t')
+      : decodeURIComponent(fragment)
+    return token ? token : undefined
+  } catch {
+    return undefined
+  }
 }
 
 export const requestSignInLink = (email: string) =>

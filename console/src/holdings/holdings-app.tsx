@@ -39,8 +39,9 @@ const WHY: Record<Why, string> = {
     'You signed out. Enter your e-mail address to get a new sign-in link when you want to come back.',
 }
 
+// The same words whatever the address: the page tells nobody which addresses hold grants.
 const LINK_SENT =
-  'A sign-in link is on its way to this address. Open it within 15 minutes; it works once.'
+  'If shares were offered to this address, a sign-in link is on its way to it. Open it within 15 minutes; it works once.'
 
 export const HoldingsApp = ({ token }: { token: string | undefined }) => {
   const [screen, setScreen] = useState<Screen>({ kind: 'loading' })
