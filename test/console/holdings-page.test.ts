@@ -41,8 +41,6 @@ const beta = { issuerId: '', programs: { LIVE: '', TEST: '' }, keys: { LIVE: '',
 /** A viewer of the seeded issuer's: reads its TEST inbox through the management API. */
 let viewerToken: string
 
-type Mode = 'TEST' | 'LIVE'
-
 beforeAll(async () => {
   ;({ server, browser } = await startOwnServerAndBrowser())
   documentClient = createDocumentClient(
@@ -225,7 +223,7 @@ it('holdings across issuers (LIVE): a sign-in link from the mail sink, values, a
   expect(status).toBe(201)
   await visible(page.getByRole('heading', { level: 2, name: 'Beta Labs' }))
   // The token is gone from the address bar; the session is this tab's (sessionStorage), never a URL.
-  expect(page.url()).toBe(`${server.baseUrl}/holdings`)
+  expect(new URL(page.url())).toMatchObject({ pathname: '/holdings', hash: '' })
   expect(await storedCount(page)).toBe(1)
   await visible(page.getByRole('heading', { level: 2, name: 'Demo issuer' }))
   await expect(page.getByText(email).count()).resolves.toBe(1)
@@ -299,4 +297,141 @@ it('holdings across issuers (LIVE): a sign-in link from the mail sink, values, a
   const after = await call('GET', '/recipient/holdings', { bearer: session })
   expect(after.status).toBe(401)
   expect(after.body.code).toBe('session_expired')
+})
+
+it('TEST holdings: the link is in the issuer’s TEST inbox (management API) and opens that issuer’s TEST grants only, said to be TEST', async () => {
+  const email = address('tess')
+  await grant(server.seed.programs.TEST, server.seed.keys.TEST, email, 7, 'Trying the flow')
+  await grant(beta.programs.TEST, beta.keys.TEST, email, 9, 'Beta trial')
+  await grant(server.seed.programs.LIVE, server.seed.keys.LIVE, email, 1, 'A real one')
+  await drainNpmStart(server.baseUrl)
+  const asked = await askForLink(email)
+  expect(asked.status).toBe(202)
+  await drainNpmStart(server.baseUrl)
+  // One LIVE link (every issuer), and one TEST link per issuer, in that issuer's TEST inbox (npm
+  // start's sink keeps a copy of TEST mail too, as it does of every TEST offer).
+  const mailed = await signInMails(email)
+  expect(mailed.map((m) => m.subject).sort()).toEqual([
+    'Sign in to see your shares',
+    '[TEST] Sign in to see your TEST shares from Beta Labs',
+    '[TEST] Sign in to see your TEST shares from Demo issuer',
+  ])
+  const { subject, link } = await testInboxLink(email)
+  expect(subject).toBe('[TEST] Sign in to see your TEST shares from Demo issuer')
+
+  const { page, status } = await openLink(link)
+  expect(status).toBe(201)
+  await visible(page.getByRole('heading', { level: 1, name: 'Your holdings (TEST)' }))
+  await visible(page.getByText("These are grants from an issuer's TEST mode", { exact: false }))
+  await visible(page.getByRole('heading', { level: 2, name: 'Demo issuer' }))
+  const program = page.getByRole('region', { name: 'Demo TEST program' })
+  await visible(program.getByText('0 shares · 0.00 EUR at 1.00 EUR as of 2026-11-01'))
+  await visible(program.getByRole('region', { name: 'Offer of 7 shares' }))
+  // Neither the other issuer's TEST grant nor the LIVE one.
+  await expect(page.getByRole('heading', { name: 'Beta Labs' }).count()).resolves.toBe(0)
+  await expect(page.getByText('A real one').count()).resolves.toBe(0)
+  await checkPage(page, 'holdings-test', 'holdings-test.png')
+})
+
+it('an address with no grants gets the same answers and no link: nothing to show', async () => {
+  const holder = address('held')
+  await grant(server.seed.programs.LIVE, server.seed.keys.LIVE, holder, 2, 'Referral bonus')
+  await drainNpmStart(server.baseUrl)
+  const nobody = address('nobody')
+  const [withGrants, without] = [await askForLink(holder), await askForLink(nobody)]
+  expect([without.status, without.body, without.text]).toEqual([
+    withGrants.status,
+    withGrants.body,
+    withGrants.text,
+  ])
+  await drainNpmStart(server.baseUrl)
+  expect(await signInMails(holder)).toHaveLength(1)
+  expect(await signInMails(nobody)).toEqual([])
+  // A malformed address is the one refusal, next to the field.
+  const { page } = without
+  await page.getByLabel('Your e-mail address').fill('not-an-address')
+  await page.getByRole('button', { name: 'Send me a sign-in link' }).click()
+  await visible(page.getByText('Enter an e-mail address such as name@example.com.'))
+  expect(await page.getByLabel('Your e-mail address').getAttribute('aria-invalid')).toBe('true')
+  await checkPage(page, 'holdings-bad-address')
+})
+
+it('a used, an unknown and an expired link get one answer and the form; an idle session ends after 30 minutes', async () => {
+  const email = address('ulla')
+  await grant(server.seed.programs.LIVE, server.seed.keys.LIVE, email, 5, 'Referral bonus')
+  await drainNpmStart(server.baseUrl)
+  await askForLink(email)
+  await drainNpmStart(server.baseUrl)
+  const used = linkIn(((await signInMails(email))[0] as Mail).text)
+  const first = await openLink(used)
+  expect(first.status).toBe(201)
+  await visible(first.page.getByRole('region', { name: 'Demo LIVE program' }))
+
+  const answers: { status: number; body: string }[] = []
+  const again = await openLink(used)
+  answers.push(again)
+  await visible(again.page.getByText('This sign-in link cannot be used', { exact: false }))
+  await visible(again.page.getByRole('button', { name: 'Send me a sign-in link' }))
+  expect(await storedCount(again.page)).toBe(0)
+  await checkPage(again.page, 'holdings-link-used', 'holdings-link-used.png')
+  const unknown = await openLink(new URL(`/holdings#${'A'.repeat(43)}`, used).href)
+  answers.push(unknown)
+  await visible(unknown.page.getByText('This sign-in link cannot be used', { exact: false }))
+
+  // A fresh link, past its 15 minutes on npm start's clock.
+  await (await askForLink(email)).page.close()
+  await drainNpmStart(server.baseUrl)
+  const fresh = linkIn(((await signInMails(email))[0] as Mail).text)
+  expect(fresh).not.toBe(used)
+  const moved = await fetch(`${server.baseUrl}/_local/clock`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ advanceMs: 16 * 60_000 }),
+  })
+  expect(moved.status).toBe(200)
+  const expired = await openLink(fresh)
+  answers.push(expired)
+  await visible(expired.page.getByText('This sign-in link cannot be used', { exact: false }))
+  // One answer: the same status and body (but the request's id) whichever way the link is no good.
+  const bodies = answers.map((a) => {
+    const { requestId: _, ...problem } = JSON.parse(a.body) as Record<string, unknown>
+    return { status: a.status, problem }
+  })
+  expect(bodies[1]).toEqual(bodies[0])
+  expect(bodies[2]).toEqual(bodies[0])
+  expect(bodies[0]).toMatchObject({ status: 410, problem: { code: 'link_expired' } })
+
+  // The first session, 16 minutes idle: still on; 31 minutes idle: over, said once, the form back.
+  await first.page.reload()
+  await visible(first.page.getByRole('region', { name: 'Demo LIVE program' }))
+  await fetch(`${server.baseUrl}/_local/clock`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ advanceMs: 31 * 60_000 }),
+  })
+  await first.page.reload()
+  await visible(
+    first.page.getByText('Your session ended after 30 minutes without activity', { exact: false }),
+  )
+  expect(await storedCount(first.page)).toBe(0)
+  await checkPage(first.page, 'holdings-session-ended')
+})
+
+it('loads under 30 KB of gzipped JavaScript: the scripts /holdings names, none of the console’s', async () => {
+  const html = await (await fetch(`${server.baseUrl}/holdings`)).text()
+  const scripts = [
+    ...html.matchAll(/<script[^>]*\bsrc="([^"]+\.js)"/g),
+    ...html.matchAll(/<link[^>]*\brel="modulepreload"[^>]*\bhref="([^"]+\.js)"/g),
+  ].map((m) => m[1] as string)
+  expect(scripts.length).toBeGreaterThan(0)
+  const app = await (await fetch(`${server.baseUrl}/app/`)).text()
+  const consoleEntry = /<script[^>]*\bsrc="([^"]+)"/.exec(app)?.[1]
+  expect(scripts).not.toContain(consoleEntry)
+  let bytes = 0
+  for (const src of new Set(scripts)) {
+    const body = Buffer.from(await (await fetch(`${server.baseUrl}${src}`)).arrayBuffer())
+    expect(body.length).toBeGreaterThan(0)
+    bytes += gzipSync(body, { level: 9 }).length
+  }
+  expect(bytes).toBeLessThanOrEqual(30 * 1024)
 })
