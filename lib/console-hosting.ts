@@ -303,6 +303,17 @@ export class ConsoleHosting extends Construct {
           // policy is the one way to forward Authorization without putting it in a cache key.
           originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
         },
+        // The holdings page's API (docs/decisions/holdings-sign-in.md): its session travels in
+        // Authorization and its statement is asked for with Accept, which an origin request policy
+        // cannot forward (Authorization): the managed policy, as /manage/*. Before /recipient/*:
+        // CloudFront takes the first pattern that matches.
+        [`${RECIPIENT_API_PATH}holdings*`]: {
+          origin: apiOrigin,
+          viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+          allowedMethods: AllowedMethods.ALLOW_ALL,
+          cachePolicy: CachePolicy.CACHING_DISABLED,
+          originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        },
         // The recipient's page (/offer, served by the default behaviour) calls its API here, on
         // its own origin: no CORS, and the page's CSP (connect-src 'self') holds.
         [`${RECIPIENT_API_PATH}*`]: {

@@ -1,5 +1,6 @@
 import { grantLifeSchemas, grantSchemas } from './openapi-grant-schemas'
 import { grantPaths } from './openapi-grants'
+import { holdingsPaths, holdingsSchemas, holdingsSecuritySchemes } from './openapi-holdings'
 import { manageBatchPaths, manageBatchSchemas } from './openapi-manage-batches'
 import { manageGrantPaths, manageGrantSchemas } from './openapi-manage-grants'
 import { jsonSchema } from './openapi-parts'
@@ -28,6 +29,7 @@ import { webhookParameters, webhookPaths, webhookSchemas } from './openapi-webho
 /** components: securitySchemes, parameters and headers, shared by every part. */
 const SHARED_COMPONENTS = {
   securitySchemes: {
+    ...holdingsSecuritySchemes,
     apiKey: {
       type: 'apiKey',
       in: 'header',
@@ -155,6 +157,7 @@ export const buildOpenApi = () => ({
   paths: {
     ...grantPaths,
     ...recipientPaths,
+    ...holdingsPaths,
     ...manageGrantPaths,
     ...manageBatchPaths,
     ...webhookPaths,
@@ -171,6 +174,7 @@ export const buildOpenApi = () => ({
       Problem: jsonSchema(ProblemSchema, 'output'),
       ...grantLifeSchemas(),
       ...recipientSchemas(),
+      ...holdingsSchemas(),
       ...manageGrantSchemas(),
       ...manageBatchSchemas,
       ...MANAGE_PROBLEM_SCHEMAS,

@@ -222,7 +222,7 @@ describe('distribution', () => {
   })
 
   it('sends /manage/* to the HTTP API uncached, with every method and every viewer header but Host', () => {
-    expect(config.CacheBehaviors).toHaveLength(2)
+    expect(config.CacheBehaviors).toHaveLength(3)
     const manage = config.CacheBehaviors?.find((b) => b.PathPattern === '/manage/*') as Behavior
     expect(manage).toEqual({
       PathPattern: '/manage/*',
@@ -275,16 +275,18 @@ describe('distribution', () => {
       QueryStringsConfig: { QueryStringBehavior: 'none' },
     })
     // Every route under it is public (no authorizer to forward a token to), and every public
-    // route the page calls is under it.
+    // route the page calls is under it; the offer page's are POSTs (the holdings routes, under
+    // their own behaviour below, read a session from Authorization).
     const recipientRoutes = (ROUTES as readonly Route[]).filter((r) =>
       r.routeKey.split(' ')[1]?.startsWith('/recipient/'),
     )
     expect(recipientRoutes.length).toBeGreaterThan(0)
     for (const route of recipientRoutes) {
-      expect({ id: route.id, auth: route.auth, method: route.routeKey.split(' ')[0] }).toEqual({
+      const [method, path] = route.routeKey.split(' ')
+      expect({ id: route.id, auth: route.auth, method }).toEqual({
         id: route.id,
         auth: 'function',
-        method: 'POST',
+        method: path?.startsWith('/recipient/holdings') ? method : 'POST',
       })
     }
     const [apiId] = only(t, 'AWS::ApiGatewayV2::Api')
@@ -298,6 +300,25 @@ describe('distribution', () => {
     expect(routeIds).toEqual(
       recipientRoutes.map((r) => ({ key: r.routeKey, api: { Ref: apiId }, authorizer: undefined })),
     )
+  })
+
+  it('sends /recipient/holdings* (before /recipient/*) to the API with every viewer header but Host: the session in Authorization, Accept for the CSV', () => {
+    const paths = (config.CacheBehaviors ?? []).map((b) => b.PathPattern)
+    expect(paths.indexOf('/recipient/holdings*')).toBeLessThan(paths.indexOf('/recipient/*'))
+    const holdings = config.CacheBehaviors?.find(
+      (b) => b.PathPattern === '/recipient/holdings*',
+    ) as Behavior
+    const manage = config.CacheBehaviors?.find((b) => b.PathPattern === '/manage/*') as Behavior
+    expect(holdings).toEqual({ ...manage, PathPattern: '/recipient/holdings*' })
+    const holdingsRoutes = (ROUTES as readonly Route[]).filter((r) =>
+      r.routeKey.split(' ')[1]?.startsWith('/recipient/holdings'),
+    )
+    expect(holdingsRoutes.map((r) => r.routeKey).sort()).toEqual([
+      'DELETE /recipient/holdings/session',
+      'GET /recipient/holdings',
+      'POST /recipient/holdings/link',
+      'POST /recipient/holdings/session',
+    ])
   })
 
   it('attaches the function to the console behaviour only', () => {
@@ -374,6 +395,7 @@ describe('distribution', () => {
   it('does not carry the integrator API: /programs/... goes to the API URL', () => {
     expect((config.CacheBehaviors ?? []).map((b) => b.PathPattern)).toEqual([
       '/manage/*',
+      '/recipient/holdings*',
       '/recipient/*',
     ])
   })
