@@ -6,13 +6,12 @@ import type { Browser, Page } from 'playwright-core'
 import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import type { Mail } from '../../local/mail-sink'
 import { acceptInvitation } from '../support/cognito-call'
+import { adminCli, invitedMember } from '../support/local-operator'
 import { drainNpmStart } from '../support/pipeline'
 import {
-  adminCli,
   type ConsoleServer,
   checkPage,
   downloadedText,
-  invitedMember,
   newContext,
   SET_UP_MS,
   screenshot,

@@ -1,5 +1,5 @@
 import type { Mode } from '../../../functions/domain/api-key'
-import type { GrantState, RejectionReason } from '../../../functions/domain/grant-lifecycle'
+import type { Holdings as DomainHoldings } from '../../../functions/domain/holdings'
 import { Problem, post, problemOf, type RecipientGrant, unreachable } from '../offer/offer-api'
 
 /**
@@ -8,38 +8,11 @@ import { Problem, post, problemOf, type RecipientGrant, unreachable } from '../o
  * tab's sessionStorage (never localStorage, never a URL) and sent as a bearer. Nothing else is kept.
  */
 
-export type HoldingsGrant = {
-  grantId: string
-  status: GrantState
-  amount: number
-  reason: string
-  createdAt: string
-  expiresAt: string
-  rejectionReason: RejectionReason | null
-  acceptance: { termsVersion: number | null; at: string } | null
-  /** The offer page's card of the grant, while it is open (its steps are taken here too). */
-  offer: RecipientGrant | null
-}
-
-export type HoldingsProgram = {
-  programId: string
-  name: string
-  description: string | null
-  tokenValue: string | null
-  tokenValueCurrency: string | null
-  tokenValueCalculatedDate: string | null
-  accepted: number
-  acceptedValue: string | null
-  pending: number
-  grants: HoldingsGrant[]
-}
-
-export type Holdings = {
-  object: 'holdings'
-  email: string
-  mode: Mode
-  issuers: { issuerId: string; name: string; programs: HoldingsProgram[] }[]
-}
+// The answers' types are the server's own (type-only: no server code reaches the bundle); an open
+// grant's `offer` is the offer page's card of it, whose steps are taken here too.
+export type Holdings = DomainHoldings<RecipientGrant>
+export type HoldingsProgram = Holdings['issuers'][number]['programs'][number]
+export type HoldingsGrant = HoldingsProgram['grants'][number]
 
 export type HoldingsSession = { session: string; mode: Mode; expiresAt: string }
 
