@@ -414,6 +414,19 @@ it('a used, an unknown and an expired link get one answer and the form; an idle 
   )
   expect(await storedCount(first.page)).toBe(0)
   await checkPage(first.page, 'holdings-session-ended')
+
+  // A new link opened in that same tab (only the fragment changes): signed in again.
+  await (await askForLink(email)).page.close()
+  await drainNpmStart(server.baseUrl)
+  const newest = linkIn(((await signInMails(email))[0] as Mail).text)
+  expect([used, fresh]).not.toContain(newest)
+  const exchanged = first.page.waitForResponse((r) =>
+    r.url().endsWith('/recipient/holdings/session'),
+  )
+  await first.page.goto(newest)
+  expect((await exchanged).status()).toBe(201)
+  await visible(first.page.getByRole('region', { name: 'Demo LIVE program' }))
+  expect(new URL(first.page.url()).hash).toBe('')
 })
 
 it('loads under 30 KB of gzipped JavaScript: the scripts /holdings names, none of the console’s', async () => {
