@@ -5,7 +5,10 @@ import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2'
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager'
 import {
   AllowedMethods,
+  CacheCookieBehavior,
+  CacheHeaderBehavior,
   CachePolicy,
+  CacheQueryStringBehavior,
   Function as CloudFrontFunction,
   Distribution,
   FunctionCode,
@@ -125,6 +128,8 @@ export class ConsoleHosting extends Construct {
   readonly deployRole: Role
   /** What the `/recipient/*` behaviour forwards to the API. */
   readonly recipientRequests: OriginRequestPolicy
+  /** The `/recipient/*` behaviour's cache policy: Authorization and Accept, nothing kept. */
+  readonly recipientCache: CachePolicy
 
   constructor(scope: Construct, id: string, props: ConsoleHostingProps) {
     super(scope, id)
@@ -163,8 +168,23 @@ export class ConsoleHosting extends Construct {
     )
     // The recipient's page calls only JSON POSTs that need no credential (the link token is in
     // the body): the body and Content-Type reach the API, and nothing else of the browser's
-    // (no cookies, no query string, no Authorization, not Host: API Gateway refuses a Host not
-    // its own).
+    // (no cookies, no query string, not Host: API Gateway refuses a Host not its own) but the
+    // holdings page's Authorization and Accept, through the cache policy above.
+    // The holdings page's session travels in Authorization and its statement is asked for with
+    // Accept. An origin request policy cannot forward Authorization, and a policy that forwards
+    // every viewer header would put the person's User-Agent in the API's access log: these two
+    // go as cache-key headers of a policy that keeps nothing (every answer is `no-store`, a second
+    // at most otherwise, and a session's answers are keyed by its own Authorization).
+    this.recipientCache = new CachePolicy(this, 'RecipientSessions', {
+      cachePolicyName: `${Stack.of(this).stackName}-RecipientSessions-${Aws.REGION}`,
+      comment: 'Recipient API: Authorization and Accept reach the API; nothing is kept',
+      minTtl: Duration.seconds(0),
+      defaultTtl: Duration.seconds(0),
+      maxTtl: Duration.seconds(1),
+      headerBehavior: CacheHeaderBehavior.allowList('Authorization', 'Accept'),
+      queryStringBehavior: CacheQueryStringBehavior.none(),
+      cookieBehavior: CacheCookieBehavior.none(),
+    })
     this.recipientRequests = new OriginRequestPolicy(this, 'RecipientRequests', {
       // CloudFront's names are global to the account: the stack's and the region's, so the same
       // stage in two regions does not collide.
@@ -303,25 +323,14 @@ export class ConsoleHosting extends Construct {
           // policy is the one way to forward Authorization without putting it in a cache key.
           originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
         },
-        // The holdings page's API (docs/decisions/holdings-sign-in.md): its session travels in
-        // Authorization and its statement is asked for with Accept, which an origin request policy
-        // cannot forward (Authorization): the managed policy, as /manage/*. Before /recipient/*:
-        // CloudFront takes the first pattern that matches.
-        [`${RECIPIENT_API_PATH}holdings*`]: {
-          origin: apiOrigin,
-          viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
-          allowedMethods: AllowedMethods.ALLOW_ALL,
-          cachePolicy: CachePolicy.CACHING_DISABLED,
-          originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-        },
         // The recipient's page (/offer, served by the default behaviour) calls its API here, on
         // its own origin: no CORS, and the page's CSP (connect-src 'self') holds.
         [`${RECIPIENT_API_PATH}*`]: {
           origin: apiOrigin,
           viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
           allowedMethods: AllowedMethods.ALLOW_ALL,
-          // Answers hold one recipient's grants: never cached, never shared.
-          cachePolicy: CachePolicy.CACHING_DISABLED,
+          // Answers hold one recipient's grants: never kept, never shared.
+          cachePolicy: this.recipientCache,
           originRequestPolicy: this.recipientRequests,
         },
       },

@@ -222,7 +222,7 @@ describe('distribution', () => {
   })
 
   it('sends /manage/* to the HTTP API uncached, with every method and every viewer header but Host', () => {
-    expect(config.CacheBehaviors).toHaveLength(3)
+    expect(config.CacheBehaviors).toHaveLength(2)
     const manage = config.CacheBehaviors?.find((b) => b.PathPattern === '/manage/*') as Behavior
     expect(manage).toEqual({
       PathPattern: '/manage/*',
@@ -247,12 +247,13 @@ describe('distribution', () => {
     })
   })
 
-  it('sends /recipient/* to the same API origin uncached, every method, with the body and Content-Type only', () => {
+  it('sends /recipient/* to the same API origin, every method, with the body, Content-Type, Authorization and Accept only, keeping nothing', () => {
     const recipient = config.CacheBehaviors?.find(
       (b) => b.PathPattern === '/recipient/*',
     ) as Behavior
     const manage = config.CacheBehaviors?.find((b) => b.PathPattern === '/manage/*') as Behavior
     const [policyId, policy] = only(t, 'AWS::CloudFront::OriginRequestPolicy')
+    const [cachePolicyId, cachePolicy] = only(t, 'AWS::CloudFront::CachePolicy')
     expect(recipient).toEqual({
       PathPattern: '/recipient/*',
       // The API's origin, the one /manage/* uses.
@@ -260,13 +261,28 @@ describe('distribution', () => {
       // POST included: CloudFront forwards a request's body on a behaviour that allows it.
       AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
       // Answers hold one recipient's grants: never kept, never served to another.
-      CachePolicyId: CachePolicy.CACHING_DISABLED.cachePolicyId,
+      CachePolicyId: { Ref: cachePolicyId },
       OriginRequestPolicyId: { Ref: policyId },
       ViewerProtocolPolicy: 'https-only',
       Compress: true,
     })
-    // What the recipient routes read of a request: the JSON body and its Content-Type. No Host
-    // (API Gateway refuses one not its own), no cookies, no Authorization, no query string.
+    // The holdings page's session (Authorization) and its statement's Accept, which an origin
+    // request policy cannot carry, as cache-key headers of a policy that keeps nothing: every
+    // answer says no-store, one without says keeps 0 s, at most 1 s, and each session's are keyed
+    // by its own Authorization. Not every viewer header: the User-Agent would reach the access log.
+    expect(cachePolicy.Properties.CachePolicyConfig).toMatchObject({
+      Name: { 'Fn::Join': ['', ['VirtualShares-prod-RecipientSessions-', { Ref: 'AWS::Region' }]] },
+      MinTTL: 0,
+      DefaultTTL: 0,
+      MaxTTL: 1,
+      ParametersInCacheKeyAndForwardedToOrigin: {
+        HeadersConfig: { HeaderBehavior: 'whitelist', Headers: ['Authorization', 'Accept'] },
+        CookiesConfig: { CookieBehavior: 'none' },
+        QueryStringsConfig: { QueryStringBehavior: 'none' },
+      },
+    })
+    // What the recipient routes read of a request besides: the JSON body and its Content-Type. No
+    // Host (API Gateway refuses one not its own), no cookies, no query string.
     expect(policy.Properties.OriginRequestPolicyConfig).toMatchObject({
       // Unique in the account (CloudFront is global): the stack's name and its region.
       Name: { 'Fn::Join': ['', ['VirtualShares-prod-RecipientRequests-', { Ref: 'AWS::Region' }]] },
@@ -275,8 +291,7 @@ describe('distribution', () => {
       QueryStringsConfig: { QueryStringBehavior: 'none' },
     })
     // Every route under it is public (no authorizer to forward a token to), and every public
-    // route the page calls is under it; the offer page's are POSTs (the holdings routes, under
-    // their own behaviour below, read a session from Authorization).
+    // route the page calls is under it.
     const recipientRoutes = (ROUTES as readonly Route[]).filter((r) =>
       r.routeKey.split(' ')[1]?.startsWith('/recipient/'),
     )
@@ -286,6 +301,7 @@ describe('distribution', () => {
       expect({ id: route.id, auth: route.auth, method }).toEqual({
         id: route.id,
         auth: 'function',
+        // The holdings page reads (GET) and signs out (DELETE) with its session.
         method: path?.startsWith('/recipient/holdings') ? method : 'POST',
       })
     }
@@ -300,25 +316,6 @@ describe('distribution', () => {
     expect(routeIds).toEqual(
       recipientRoutes.map((r) => ({ key: r.routeKey, api: { Ref: apiId }, authorizer: undefined })),
     )
-  })
-
-  it('sends /recipient/holdings* (before /recipient/*) to the API with every viewer header but Host: the session in Authorization, Accept for the CSV', () => {
-    const paths = (config.CacheBehaviors ?? []).map((b) => b.PathPattern)
-    expect(paths.indexOf('/recipient/holdings*')).toBeLessThan(paths.indexOf('/recipient/*'))
-    const holdings = config.CacheBehaviors?.find(
-      (b) => b.PathPattern === '/recipient/holdings*',
-    ) as Behavior
-    const manage = config.CacheBehaviors?.find((b) => b.PathPattern === '/manage/*') as Behavior
-    expect(holdings).toEqual({ ...manage, PathPattern: '/recipient/holdings*' })
-    const holdingsRoutes = (ROUTES as readonly Route[]).filter((r) =>
-      r.routeKey.split(' ')[1]?.startsWith('/recipient/holdings'),
-    )
-    expect(holdingsRoutes.map((r) => r.routeKey).sort()).toEqual([
-      'DELETE /recipient/holdings/session',
-      'GET /recipient/holdings',
-      'POST /recipient/holdings/link',
-      'POST /recipient/holdings/session',
-    ])
   })
 
   it('attaches the function to the console behaviour only', () => {
@@ -395,7 +392,6 @@ describe('distribution', () => {
   it('does not carry the integrator API: /programs/... goes to the API URL', () => {
     expect((config.CacheBehaviors ?? []).map((b) => b.PathPattern)).toEqual([
       '/manage/*',
-      '/recipient/holdings*',
       '/recipient/*',
     ])
   })
