@@ -3,6 +3,8 @@
  *
  * - `firstPageJsGzipBytes`: the JavaScript the first page loads (the scripts and module preloads
  *   that console/dist/index.html names), each gzipped at level 9, summed. Target: at most 50 KB.
+ * - `holdingsPageJsGzipBytes`: the same for the recipient's holdings page (console/dist/
+ *   holdings.html, served at /holdings). Target: at most 30 KB.
  * - `programsFirstRenderMs`: a reload of the programs page in headless Chromium against a running
  *   `npm start`, from navigation start to the first program in the table: the page, its script,
  *   config.json, the token refresh at Cognito, `GET /manage/me` and the programs list. Median of
@@ -38,9 +40,9 @@ const DIST = join(ROOT, 'console/dist')
 const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs')
 const RELOADS = 9
 
-/** The JS files the first page loads: index.html's module scripts and module preloads. */
-export const firstPageScripts = (dist = DIST) => {
-  const html = readFileSync(join(dist, 'index.html'), 'utf8')
+/** The JS files a page of the build loads: its module scripts and module preloads. */
+export const firstPageScripts = (dist = DIST, page = 'index.html') => {
+  const html = readFileSync(join(dist, page), 'utf8')
   const found = [
     ...html.matchAll(/<script[^>]*\bsrc="([^"]+\.js)"/g),
     ...html.matchAll(/<link[^>]*\brel="modulepreload"[^>]*\bhref="([^"]+\.js)"/g),
@@ -48,8 +50,8 @@ export const firstPageScripts = (dist = DIST) => {
   return [...new Set(found)].map((file) => join(dist, file))
 }
 
-export const firstPageJsGzipBytes = (dist = DIST) =>
-  firstPageScripts(dist).reduce(
+export const firstPageJsGzipBytes = (dist = DIST, page = 'index.html') =>
+  firstPageScripts(dist, page).reduce(
     (sum, file) => sum + gzipSync(readFileSync(file), { level: 9 }).length,
     0,
   )
@@ -59,10 +61,16 @@ const median = (values: number[]) => {
   return sorted[Math.floor(sorted.length / 2)] as number
 }
 
+export type ConsoleFigures = {
+  firstPageJsGzipBytes: number
+  holdingsPageJsGzipBytes: number
+  programsFirstRenderMs: number
+}
+
 export async function measureConsole(opts: {
   baseUrl: string
   localDir?: string
-}): Promise<{ firstPageJsGzipBytes: number; programsFirstRenderMs: number }> {
+}): Promise<ConsoleFigures> {
   const { chromium } = await import('playwright-core')
   const baseUrl = opts.baseUrl.replace(/\/+$/, '')
   const localDir = opts.localDir ?? process.env.VS_LOCAL_DIR ?? join(ROOT, '.local')
@@ -115,6 +123,7 @@ export async function measureConsole(opts: {
     }
     return {
       firstPageJsGzipBytes: firstPageJsGzipBytes(),
+      holdingsPageJsGzipBytes: firstPageJsGzipBytes(DIST, 'holdings.html'),
       programsFirstRenderMs: Number(median(times).toFixed(1)),
     }
   } finally {

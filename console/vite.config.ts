@@ -21,12 +21,14 @@ export default defineConfig({
     sourcemap: false,
     reportCompressedSize: false,
     rolldownOptions: {
-      // Two pages: the console (index.html) and the recipient's page (offer.html, served at
-      // /offer), each its own entry. The recipient's page loads neither the console's stylesheet
-      // (both inline src/base.css into their own) nor its code: a recipient signs in to nothing.
+      // Three pages: the console (index.html), the recipient's page (offer.html, served at /offer)
+      // and the recipient's holdings (holdings.html, at /holdings), each its own entry. The
+      // recipient's pages load neither the console's stylesheet (all inline src/base.css into their
+      // own) nor its code.
       input: {
         index: fileURLToPath(new URL('index.html', import.meta.url)),
         offer: fileURLToPath(new URL('offer.html', import.meta.url)),
+        holdings: fileURLToPath(new URL('holdings.html', import.meta.url)),
       },
     },
   },

@@ -213,6 +213,7 @@ export const BATCH_WORK = {
  * request for a new link (POST /recipient/links); their schema is functions/domain's.
  */
 export type {
+  HoldingsLinkMessage,
   LinkRequestMessage,
   OfferMailMessage,
   OfferMailQueueMessage,

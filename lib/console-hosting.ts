@@ -5,7 +5,10 @@ import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2'
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager'
 import {
   AllowedMethods,
+  CacheCookieBehavior,
+  CacheHeaderBehavior,
   CachePolicy,
+  CacheQueryStringBehavior,
   Function as CloudFrontFunction,
   Distribution,
   FunctionCode,
@@ -45,6 +48,7 @@ import {
   type ConsoleConfig,
   cognitoOrigin,
   contentSecurityPolicy,
+  HOLDINGS_PAGE_FILE,
   OFFER_PAGE_FILE,
   RECIPIENT_API_PATH,
 } from './console-site'
@@ -124,11 +128,13 @@ export class ConsoleHosting extends Construct {
   readonly deployRole: Role
   /** What the `/recipient/*` behaviour forwards to the API. */
   readonly recipientRequests: OriginRequestPolicy
+  /** The `/recipient/*` behaviour's cache policy: Authorization and Accept, nothing kept. */
+  readonly recipientCache: CachePolicy
 
   constructor(scope: Construct, id: string, props: ConsoleHostingProps) {
     super(scope, id)
-    // The console, and the recipient's page that every offer e-mail links to.
-    for (const page of ['index.html', OFFER_PAGE_FILE]) {
+    // The console, the recipient's page that every offer e-mail links to, and the holdings page.
+    for (const page of ['index.html', OFFER_PAGE_FILE, HOLDINGS_PAGE_FILE]) {
       if (!existsSync(join(props.distDir, page))) {
         throw new Error(
           `The console is not built: no ${page} in ${props.distDir}. Run npm run build -w console (npm install does it), then synth again.`,
@@ -146,7 +152,7 @@ export class ConsoleHosting extends Construct {
       code: FunctionCode.fromInline(VIEWER_REQUEST_CODE),
       runtime: FunctionRuntime.JS_2_0,
       comment:
-        "Console: / and /app redirect to /app/; /app/<page> is /app/index.html; the recipient's /offer is /app/offer.html",
+        'Console: / and /app redirect to /app/; /app/<page> is /app/index.html; /offer and /holdings are /app/offer.html and /app/holdings.html',
     })
 
     const cognito = cognitoOrigin(Aws.REGION, Aws.URL_SUFFIX)
@@ -162,8 +168,23 @@ export class ConsoleHosting extends Construct {
     )
     // The recipient's page calls only JSON POSTs that need no credential (the link token is in
     // the body): the body and Content-Type reach the API, and nothing else of the browser's
-    // (no cookies, no query string, no Authorization, not Host: API Gateway refuses a Host not
-    // its own).
+    // (no cookies, no query string, not Host: API Gateway refuses a Host not its own) but the
+    // holdings page's Authorization and Accept, through the cache policy above.
+    // The holdings page's session travels in Authorization and its statement is asked for with
+    // Accept. An origin request policy cannot forward Authorization, and a policy that forwards
+    // every viewer header would put the person's User-Agent in the API's access log: these two
+    // go as cache-key headers of a policy that keeps nothing (every answer is `no-store`, a second
+    // at most otherwise, and a session's answers are keyed by its own Authorization).
+    this.recipientCache = new CachePolicy(this, 'RecipientSessions', {
+      cachePolicyName: `${Stack.of(this).stackName}-RecipientSessions-${Aws.REGION}`,
+      comment: 'Recipient API: Authorization and Accept reach the API; nothing is kept',
+      minTtl: Duration.seconds(0),
+      defaultTtl: Duration.seconds(0),
+      maxTtl: Duration.seconds(1),
+      headerBehavior: CacheHeaderBehavior.allowList('Authorization', 'Accept'),
+      queryStringBehavior: CacheQueryStringBehavior.none(),
+      cookieBehavior: CacheCookieBehavior.none(),
+    })
     this.recipientRequests = new OriginRequestPolicy(this, 'RecipientRequests', {
       // CloudFront's names are global to the account: the stack's and the region's, so the same
       // stage in two regions does not collide.
@@ -308,8 +329,8 @@ export class ConsoleHosting extends Construct {
           origin: apiOrigin,
           viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
           allowedMethods: AllowedMethods.ALLOW_ALL,
-          // Answers hold one recipient's grants: never cached, never shared.
-          cachePolicy: CachePolicy.CACHING_DISABLED,
+          // Answers hold one recipient's grants: never kept, never shared.
+          cachePolicy: this.recipientCache,
           originRequestPolicy: this.recipientRequests,
         },
       },
@@ -416,11 +437,13 @@ export class ConsoleHosting extends Construct {
       exclude: [`${CONSOLE_ASSETS_DIR}/*`],
       cacheControl: [CacheControl.fromString(CONSOLE_CACHE_CONTROL.pages)],
       distribution: this.distribution,
-      // Every page of the console is index.html, the recipient's is offer.html (the viewer-request
-      // function rewrites before the cache), and assets never change: these are all a deploy changes.
+      // Every page of the console is index.html, the recipient's offer.html and holdings.html (the
+      // viewer-request function rewrites before the cache), and assets never change: these are all
+      // a deploy changes.
       distributionPaths: [
         `${CONSOLE_PATH}index.html`,
         `${CONSOLE_PATH}${OFFER_PAGE_FILE}`,
+        `${CONSOLE_PATH}${HOLDINGS_PAGE_FILE}`,
         `${CONSOLE_PATH}config.json`,
       ],
       role,

@@ -17,6 +17,19 @@ export const CONSOLE_PATH = '/app/'
 export const OFFER_PAGE_FILE = 'offer.html'
 export const OFFER_PAGE_PATH = '/offer'
 
+/**
+ * The recipient's holdings page, the same way: `console/holdings.html`, built to `holdings.html`,
+ * served at HOLDINGS_PAGE_PATH (the address sign-in e-mails link to), under the same headers.
+ */
+export const HOLDINGS_PAGE_FILE = 'holdings.html'
+export const HOLDINGS_PAGE_PATH = '/holdings'
+
+/** The pages of the build served outside CONSOLE_PATH, by their paths. */
+export const RECIPIENT_PAGES = [
+  { path: OFFER_PAGE_PATH, file: OFFER_PAGE_FILE },
+  { path: HOLDINGS_PAGE_PATH, file: HOLDINGS_PAGE_FILE },
+] as const
+
 /** The recipient page's API (functions/routes.ts), routed to the HTTP API on the page's origin. */
 export const RECIPIENT_API_PATH = '/recipient/'
 

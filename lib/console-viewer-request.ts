@@ -1,4 +1,4 @@
-import { CONSOLE_PATH, OFFER_PAGE_FILE, OFFER_PAGE_PATH } from './console-site'
+import { CONSOLE_PATH, RECIPIENT_PAGES } from './console-site'
 
 /**
  * The console's SPA routing, as one piece of JavaScript run in two places: by CloudFront, as the
@@ -11,6 +11,7 @@ import { CONSOLE_PATH, OFFER_PAGE_FILE, OFFER_PAGE_PATH } from './console-site'
  *   `/app/index.html`, which the console routes in the browser;
  * - `/offer` is the recipient's page (the link in an offer e-mail, its token in the fragment, which
  *   never reaches a server): rewritten to `/app/offer.html`, the page's own entry of the build;
+ *   `/holdings`, the recipient's holdings (the sign-in link's page), likewise to `/app/holdings.html`;
  * - anything else is a file and goes to the origin as it is: a missing file stays a miss, never the
  *   page (a script answered with HTML would fail obscurely). Nothing under `/app/assets/` is a page.
  *
@@ -29,11 +30,13 @@ export const VIEWER_REQUEST_CODE = `function handler(event) {
       headers: { location: { value: '/app/' } },
     };
   }
-  if (uri === '${OFFER_PAGE_PATH}') {
-    request.uri = '${CONSOLE_PATH}${OFFER_PAGE_FILE}';
+${RECIPIENT_PAGES.map(
+  ({ path, file }) => `  if (uri === '${path}') {
+    request.uri = '${CONSOLE_PATH}${file}';
     return request;
   }
-  if (uri.indexOf('/app/') === 0 && uri.indexOf('/app/assets/') !== 0) {
+`,
+).join('')}  if (uri.indexOf('/app/') === 0 && uri.indexOf('/app/assets/') !== 0) {
     var last = uri.slice(uri.lastIndexOf('/') + 1);
     if (last.indexOf('.') === -1) request.uri = '/app/index.html';
   }

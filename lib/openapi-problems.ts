@@ -26,10 +26,11 @@ export const ProblemSchema = problemSchemaOf(codes)
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'The request is malformed or a field is invalid',
-  401: 'The API key is missing, or malformed, unknown, revoked or expired',
+  401: 'The API key is missing, or malformed, unknown, revoked or expired; or, on the holdings routes, the session is unknown, ended or idle too long (one answer for all)',
   403: 'The key is of the other mode (TEST/LIVE) than the program',
   404: 'No such program, grant or route for this key; or, on the recipient routes, a link that is unknown, used or past its offer (one answer for all)',
   405: 'The path exists, but not with this method (HEAD and OPTIONS included); `Allow` lists its methods',
+  410: 'A holdings sign-in link that is unknown, used or expired (one answer for all)',
   409: "The program refuses the grant, a concurrent request holds it, or the grant's state does not allow the change",
   413: 'The body is larger than the route takes (16 KiB for a grant)',
   415: 'The body is not JSON',

@@ -1,6 +1,7 @@
 import { figuresPaths, figuresSchemas } from './openapi-figures'
 import { grantLifeSchemas, grantSchemas } from './openapi-grant-schemas'
 import { grantPaths } from './openapi-grants'
+import { holdingsPaths, holdingsSchemas, holdingsSecuritySchemes } from './openapi-holdings'
 import { manageBatchPaths, manageBatchSchemas } from './openapi-manage-batches'
 import { manageGrantPaths, manageGrantSchemas } from './openapi-manage-grants'
 import { jsonSchema } from './openapi-parts'
@@ -29,6 +30,7 @@ import { webhookParameters, webhookPaths, webhookSchemas } from './openapi-webho
 /** components: securitySchemes, parameters and headers, shared by every part. */
 const SHARED_COMPONENTS = {
   securitySchemes: {
+    ...holdingsSecuritySchemes,
     apiKey: {
       type: 'apiKey',
       in: 'header',
@@ -156,6 +158,7 @@ export const buildOpenApi = () => ({
   paths: {
     ...grantPaths,
     ...recipientPaths,
+    ...holdingsPaths,
     ...manageGrantPaths,
     ...manageBatchPaths,
     ...webhookPaths,
@@ -173,6 +176,7 @@ export const buildOpenApi = () => ({
       Problem: jsonSchema(ProblemSchema, 'output'),
       ...grantLifeSchemas(),
       ...recipientSchemas(),
+      ...holdingsSchemas(),
       ...manageGrantSchemas(),
       ...manageBatchSchemas,
       ...MANAGE_PROBLEM_SCHEMAS,

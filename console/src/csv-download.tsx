@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import type { CsvPage } from './api'
+import { saveText } from './save-file'
 import { Alert, Status } from './ui'
 
 /**
@@ -17,14 +18,7 @@ export const downloadCsvPages = async (
     csv += answer.csv
     cursor = answer.next ?? undefined
   } while (cursor)
-  const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv;charset=utf-8' }))
-  const link = document.createElement('a')
-  link.href = url
-  link.download = filename
-  document.body.append(link)
-  link.click()
-  link.remove()
-  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+  saveText(csv, filename)
   return Math.max(0, csv.split('\r\n').filter(Boolean).length - 1)
 }
 

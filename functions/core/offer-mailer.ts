@@ -16,9 +16,11 @@ import { offerLink, type RenderedMail, renderOfferMail } from '../mail/offer-mai
 import type { SendPace } from '../mail/send-pace'
 import type { InboxStore } from '../stores/inbox.store'
 import type { GrantLife } from './grant-life'
+import type { HoldingsMailer } from './holdings-mailer'
 
 /**
- * The consumer of the OfferMail queue (functions/consumers.ts). A `link-request` (the recipient's
+ * The consumer of the OfferMail queue (functions/consumers.ts). A `holdings-link` (the recipient's
+ * "send me a sign-in link" for their holdings) -> core/holdings-mailer.ts. A `link-request` (the recipient's
  * "send me a new link") -> GrantLife.requestLink, which marks the offers to send again (the
  * stream brings them back here as `relink`). A grant's message `{ kind, grantId, cause }` -> a new link for the grant (issueOfferLink: none when the grant is no longer open,
  * and then nothing is sent, which makes a redelivered message harmless) -> the offer e-mail or its
@@ -48,6 +50,8 @@ export type OfferMailerDeps = {
   sink?: Mailer | undefined
   /** The issuer's name, shown as who grants; the program's name when unknown. */
   issuerName?: ((issuerId: string) => Promise<string | undefined>) | undefined
+  /** A recipient's holdings sign-in (`holdings-link`): core/holdings-mailer.ts. */
+  holdingsMail?: Pick<HoldingsMailer, 'handle'> | undefined
 }
 
 /**
@@ -206,6 +210,10 @@ export const makeOfferMailer = (deps: OfferMailerDeps) => {
     ): Promise<OfferMailResult> {
       if (message.kind === 'link-request') {
         return { result: await life.requestLink({ email: message.email }) }
+      }
+      if (message.kind === 'holdings-link') {
+        if (deps.holdingsMail === undefined) throw new Error('No holdings mailer in this process')
+        return { result: await deps.holdingsMail.handle(message.email, { signal }) }
       }
       // A link the recipient asked for never pushes out one they may still hold.
       const issued = await life.issueOfferLink(message.grantId, {

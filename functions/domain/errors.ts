@@ -47,6 +47,8 @@ export type ErrorCode =
   | 'offer_expired'
   | 'offer_not_identified'
   | 'too_many_attempts'
+  | 'link_expired'
+  | 'session_expired'
   | 'resend_too_soon'
   | 'internal_error'
   | 'service_unavailable'
@@ -379,6 +381,20 @@ export const OfferNotIdentified = domainError(
 )
 
 /** A public endpoint's attempts per token or per address ran out for now. */
+/** A holdings sign-in link that is unknown, used or past its 15 minutes: one answer for all. */
+export const LinkExpired = domainError(
+  'link_expired',
+  'Link expired',
+  () => 'This sign-in link has expired or was already used. Ask for a new one.',
+)
+
+/** A holdings session that is unknown, ended or idle too long: one answer for all. */
+export const SessionExpired = domainError(
+  'session_expired',
+  'Session expired',
+  () => 'Your session has ended. Ask for a new sign-in link.',
+)
+
 export class TooManyAttempts extends DomainError {
   readonly code = 'too_many_attempts'
   readonly title = 'Too many attempts'

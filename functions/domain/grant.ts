@@ -96,7 +96,8 @@ export type GrantSender = { sub: string; email: string }
  */
 export type GrantCursor = { createdAt: string; grantId: string }
 
-const GRANT_ID = /^gr_[0-9a-z]{26}$/
+/** A grant id as the service makes them. */
+export const GRANT_ID = /^gr_[0-9a-z]{26}$/
 
 /** Opaque to callers: base64url of `<createdAt> <grantId>`. */
 export const encodeGrantCursor = (cursor: GrantCursor) =>

@@ -29,10 +29,25 @@ export const LinkRequestMessage = z.object({
   at: z.string(),
 })
 
-export const OfferMailQueueMessage = z.union([GrantMailMessage, LinkRequestMessage])
+/**
+ * The recipient's "send me a sign-in link" for their holdings (POST /recipient/holdings/link),
+ * handed over as it is: the mailer counts the attempt and reads the address's grants.
+ */
+export const HoldingsLinkMessage = z.object({
+  kind: z.literal('holdings-link'),
+  email: LinkRequestMessage.shape.email,
+  at: z.string(),
+})
+
+export const OfferMailQueueMessage = z.union([
+  GrantMailMessage,
+  LinkRequestMessage,
+  HoldingsLinkMessage,
+])
 
 export type OfferMailMessage = z.infer<typeof GrantMailMessage>
 export type LinkRequestMessage = z.infer<typeof LinkRequestMessage>
+export type HoldingsLinkMessage = z.infer<typeof HoldingsLinkMessage>
 export type OfferMailQueueMessage = z.infer<typeof OfferMailQueueMessage>
 
 /** A body the stream reader or the links route could have written, or undefined. */

@@ -45,7 +45,10 @@ export type ProgramRecord = {
    * fewer (issue 21; the webhook sender decides it). Absent: no such event.
    */
   poolLowThreshold?: number
-  /** The current value per share (issue 32), as the program's value history last set it. */
+  /**
+   * The value of a share now (issue 32): the newest entry of the program's value history, `amount`
+   * a decimal string (domain/share-value.ts), `asOf` the date it was calculated (YYYY-MM-DD).
+   */
   value?: { valueId: string; amount: string; currency: string; asOf: string; setAt: string }
 }
 

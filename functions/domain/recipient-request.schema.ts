@@ -74,12 +74,21 @@ export const RecipientAcceptBody = z.strictObject(
 
 export const RecipientDeclineBody = z.strictObject({ token, grantId }, { error: bodyError })
 
+/** The same steps from the holdings page: the session in `Authorization`, no token in the body. */
+export const holdingsIdentifyBody = (now: () => number) =>
+  z.omit(recipientIdentifyBody(now), { token: true })
+export const HoldingsAcceptBody = z.omit(RecipientAcceptBody, { token: true })
+export const HoldingsDeclineBody = z.omit(RecipientDeclineBody, { token: true })
+
 export const RecipientLinksBody = z.strictObject(
   {
     email: emailSchema('email'),
   },
   { error: bodyError },
 )
+
+/** What `POST /recipient/holdings/link` always answers (202), whether or not the address holds grants. */
+export const HOLDINGS_LINK_ANSWER = { object: 'holdings_link_request' } as const
 
 /** What `POST /recipient/links` always answers (202), whether or not the address holds offers. */
 export const LINKS_ANSWER = {

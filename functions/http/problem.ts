@@ -63,6 +63,8 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, number>> = {
   offer_expired: 409,
   offer_not_identified: 409,
   too_many_attempts: 429,
+  link_expired: 410,
+  session_expired: 401,
   resend_too_soon: 429,
   internal_error: 500,
   service_unavailable: 503,

@@ -57,14 +57,14 @@ const plainBlock = (value: string) =>
     .join('\n')
     .trim()
 
-const escapeHtml = (value: string) =>
+export const escapeHtml = (value: string) =>
   value.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
   )
 
 /** Someone else's text (made plain) in the HTML: escaped, isolated from the text around it. */
-const isolated = (value: string) => `<bdi>${escapeHtml(value)}</bdi>`
+export const isolated = (value: string) => `<bdi>${escapeHtml(value)}</bdi>`
 
 const shares = (amount: number) =>
   `${new Intl.NumberFormat('en-US').format(amount)} ${amount === 1 ? 'share' : 'shares'}`

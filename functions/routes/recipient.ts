@@ -36,4 +36,47 @@ export const RECIPIENT_ROUTES = [
     access: {},
     sends: ['OfferMail'],
   }),
+  // The holdings page (docs/decisions/holdings-sign-in.md). The sign-in link, as a new link:
+  // reads nothing, only queues the address.
+  functionRoute(
+    'RecipientHoldingsLink',
+    'POST /recipient/holdings/link',
+    'recipient-holdings-link',
+    {
+      access: {},
+      sends: ['OfferMail'],
+    },
+  ),
+  // The attempt per token (UpdateItem), the token read, then deleted as the session is put.
+  functionRoute(
+    'RecipientHoldingsSession',
+    'POST /recipient/holdings/session',
+    'recipient-holdings-session',
+    {
+      access: {
+        grants: [
+          'dynamodb:GetItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
+          'dynamodb:PutItem',
+        ],
+      },
+    },
+  ),
+  functionRoute(
+    'RecipientHoldingsSignOut',
+    'DELETE /recipient/holdings/session',
+    'recipient-holdings-sign-out',
+    { access: { grants: ['dynamodb:DeleteItem'] } },
+  ),
+  // The session moved on (UpdateItem), the address's grants (the index, then BatchGetItem), their
+  // programs' heads and terms, the issuers' names.
+  functionRoute('RecipientHoldings', 'GET /recipient/holdings', 'recipient-holdings', {
+    access: {
+      grants: ['dynamodb:UpdateItem', 'dynamodb:BatchGetItem'],
+      programs: ['dynamodb:BatchGetItem'],
+      issuers: ['dynamodb:GetItem'],
+    },
+    indexes: BY_RECIPIENT,
+  }),
 ] as const satisfies readonly Route[]

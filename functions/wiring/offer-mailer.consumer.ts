@@ -3,6 +3,8 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda'
 import type { Runtime } from '../composition'
 import { consumerById } from '../consumers'
 import { makeGrantLife } from '../core/grant-life'
+import { makeHoldings } from '../core/holdings'
+import { makeHoldingsMailer } from '../core/holdings-mailer'
 import { makeOfferMailer, type OfferMailer } from '../core/offer-mailer'
 import { parseOfferMailQueueMessage } from '../domain/offer-mail-message.schema'
 import { ENV } from '../env-names'
@@ -10,6 +12,7 @@ import { createMailer, type Mailer, MailSinkMailer, SesMailer } from '../mail/ma
 import { type SendPace, sesSendRate, tokenBucket, unpaced } from '../mail/send-pace'
 import { logger } from '../runtime/logger'
 import { DynamoDbGrantLifeStore } from '../stores/grant-life.dynamodb'
+import { DynamoDbHoldingsSessions } from '../stores/holdings-sessions.dynamodb'
 import { DynamoDbInboxStore } from '../stores/inbox.dynamodb'
 import { issuerNames } from '../stores/issuer-names.dynamodb'
 import { transientKind } from '../stores/store-errors'
@@ -55,7 +58,7 @@ export const offerMailerSqsHandler =
         continue
       }
       // Never the address of a link request in a log line: the grant's id, or nothing.
-      const about = message.kind === 'link-request' ? {} : { grantId: message.grantId }
+      const about = 'grantId' in message ? { grantId: message.grantId } : {}
       try {
         const outcome = await mailer.handle(message)
         logger.info('Offer mail', { ...about, kind: message.kind, ...outcome })
@@ -121,24 +124,32 @@ export const offerMailerOf = (
       clock,
     })
   }
-  return makeOfferMailer({
-    life: makeGrantLife({
-      store: new DynamoDbGrantLifeStore(documentClient, config.tables),
-      clock,
+  const store = new DynamoDbGrantLifeStore(documentClient, config.tables)
+  const inbox = new DynamoDbInboxStore(documentClient, config.tables)
+  const sink = mail.sinkFile === undefined ? undefined : new MailSinkMailer(mail.sinkFile)
+  const issuerName = issuerNames(documentClient, config.tables.issuers, clock, (issuerId, error) =>
+    // Cosmetic: the mail still goes, naming the program (kept for the TTL, not retried per mail).
+    logger.warn('Issuer name unreadable; the offer mail names the program', {
+      issuerId,
+      error: error instanceof Error ? error.name : 'unknown',
     }),
-    mailer: mailer ?? createMailer(mail),
-    inbox: new DynamoDbInboxStore(documentClient, config.tables),
-    clock,
-    pace: pace ?? unpaced,
-    recipientOrigin,
-    sink: mail.sinkFile === undefined ? undefined : new MailSinkMailer(mail.sinkFile),
-    issuerName: issuerNames(documentClient, config.tables.issuers, clock, (issuerId, error) =>
-      // Cosmetic: the mail still goes, naming the program (kept for the TTL, not retried per mail).
-      logger.warn('Issuer name unreadable; the offer mail names the program', {
-        issuerId,
-        error: error instanceof Error ? error.name : 'unknown',
+  )
+  const transport = mailer ?? createMailer(mail)
+  const sending = { inbox, clock, pace: pace ?? unpaced, recipientOrigin, sink, issuerName }
+  return makeOfferMailer({
+    life: makeGrantLife({ store, clock }),
+    mailer: transport,
+    ...sending,
+    holdingsMail: makeHoldingsMailer({
+      holdings: makeHoldings({
+        store,
+        sessions: new DynamoDbHoldingsSessions(documentClient, config.tables),
+        clock,
+        issuerName,
       }),
-    ),
+      mailer: transport,
+      ...sending,
+    }),
   })
 }
 

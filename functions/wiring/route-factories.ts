@@ -75,6 +75,29 @@ export const ROUTE_FACTORIES = {
     async () => (await import('../http/routes/recipient-links.route')).makeRecipientLinksHandler,
     async () => (await import('./recipient-links.deps')).recipientLinksDeps,
   ),
+  RecipientHoldingsLink: wired(
+    async () =>
+      (await import('../http/routes/recipient-holdings-link.route'))
+        .makeRecipientHoldingsLinkHandler,
+    async () => (await import('./recipient-links.deps')).recipientLinksDeps,
+  ),
+  RecipientHoldingsSession: wired(
+    async () =>
+      (await import('../http/routes/recipient-holdings-session.route'))
+        .makeRecipientHoldingsSessionHandler,
+    async () => (await import('./recipient-holdings.deps')).recipientHoldingsDeps,
+  ),
+  RecipientHoldingsSignOut: wired(
+    async () =>
+      (await import('../http/routes/recipient-holdings-sign-out.route'))
+        .makeRecipientHoldingsSignOutHandler,
+    async () => (await import('./recipient-holdings.deps')).recipientHoldingsDeps,
+  ),
+  RecipientHoldings: wired(
+    async () =>
+      (await import('../http/routes/recipient-holdings.route')).makeRecipientHoldingsHandler,
+    async () => (await import('./recipient-holdings.deps')).recipientHoldingsDeps,
+  ),
   NotFound: () => import('../http/routes/not-found.route').then((m) => m.makeNotFoundHandler),
   ManageMe: wired(
     async () => (await import('../http/routes/manage/me.route')).makeMeHandler,

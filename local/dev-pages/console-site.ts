@@ -6,7 +6,7 @@ import {
   CONSOLE_PATH,
   type ConsoleConfig,
   consoleSecurityHeaders,
-  OFFER_PAGE_PATH,
+  RECIPIENT_PAGES,
 } from '../../lib/console-site'
 import { compileViewerRequest, viewerRequestEvent } from '../../lib/console-viewer-request'
 import { isLoopbackHost, notLoopbackProblem } from '../loopback-host'
@@ -115,10 +115,11 @@ export const serveConsole = (
   request: { method: string; rawPath: string; host: string | undefined; localPort: number },
 ): ConsoleAnswer | undefined => {
   const { method, rawPath } = request
-  // The recipient's page (console/offer.html, its own entry of the build): the link in an offer
-  // e-mail is `<origin>/offer#t=<token>`, outside /app/, with the console's headers.
-  const offer = rawPath === OFFER_PAGE_PATH
-  if (!offer && rawPath !== CONSOLE_PATH.slice(0, -1) && !rawPath.startsWith(CONSOLE_PATH))
+  // The recipient's pages (console/offer.html and holdings.html, their own entries of the build):
+  // the link in an offer e-mail is `<origin>/offer#t=<token>`, a sign-in link
+  // `<origin>/holdings#<token>`, outside /app/, with the console's headers.
+  const recipientPage = RECIPIENT_PAGES.some((page) => page.path === rawPath)
+  if (!recipientPage && rawPath !== CONSOLE_PATH.slice(0, -1) && !rawPath.startsWith(CONSOLE_PATH))
     return undefined
   const identity = options.identity
   const security = consoleSecurityHeaders(
@@ -142,7 +143,7 @@ export const serveConsole = (
       allow: METHODS.join(', '),
     })
   }
-  // `/offer` comes back as `/app/offer.html`, a file of the build like any other.
+  // `/offer` comes back as `/app/offer.html` (`/holdings` as holdings.html), a file of the build.
   const routed = viewerRequest(viewerRequestEvent(rawPath))
   if ('statusCode' in routed) {
     return answer(routed.statusCode, 'text/plain; charset=utf-8', `${routed.statusDescription}\n`, {

@@ -247,12 +247,13 @@ describe('distribution', () => {
     })
   })
 
-  it('sends /recipient/* to the same API origin uncached, every method, with the body and Content-Type only', () => {
+  it('sends /recipient/* to the same API origin, every method, with the body, Content-Type, Authorization and Accept only, keeping nothing', () => {
     const recipient = config.CacheBehaviors?.find(
       (b) => b.PathPattern === '/recipient/*',
     ) as Behavior
     const manage = config.CacheBehaviors?.find((b) => b.PathPattern === '/manage/*') as Behavior
     const [policyId, policy] = only(t, 'AWS::CloudFront::OriginRequestPolicy')
+    const [cachePolicyId, cachePolicy] = only(t, 'AWS::CloudFront::CachePolicy')
     expect(recipient).toEqual({
       PathPattern: '/recipient/*',
       // The API's origin, the one /manage/* uses.
@@ -260,13 +261,28 @@ describe('distribution', () => {
       // POST included: CloudFront forwards a request's body on a behaviour that allows it.
       AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
       // Answers hold one recipient's grants: never kept, never served to another.
-      CachePolicyId: CachePolicy.CACHING_DISABLED.cachePolicyId,
+      CachePolicyId: { Ref: cachePolicyId },
       OriginRequestPolicyId: { Ref: policyId },
       ViewerProtocolPolicy: 'https-only',
       Compress: true,
     })
-    // What the recipient routes read of a request: the JSON body and its Content-Type. No Host
-    // (API Gateway refuses one not its own), no cookies, no Authorization, no query string.
+    // The holdings page's session (Authorization) and its statement's Accept, which an origin
+    // request policy cannot carry, as cache-key headers of a policy that keeps nothing: every
+    // answer says no-store, one without says keeps 0 s, at most 1 s, and each session's are keyed
+    // by its own Authorization. Not every viewer header: the User-Agent would reach the access log.
+    expect(cachePolicy.Properties.CachePolicyConfig).toMatchObject({
+      Name: { 'Fn::Join': ['', ['VirtualShares-prod-RecipientSessions-', { Ref: 'AWS::Region' }]] },
+      MinTTL: 0,
+      DefaultTTL: 0,
+      MaxTTL: 1,
+      ParametersInCacheKeyAndForwardedToOrigin: {
+        HeadersConfig: { HeaderBehavior: 'whitelist', Headers: ['Authorization', 'Accept'] },
+        CookiesConfig: { CookieBehavior: 'none' },
+        QueryStringsConfig: { QueryStringBehavior: 'none' },
+      },
+    })
+    // What the recipient routes read of a request besides: the JSON body and its Content-Type. No
+    // Host (API Gateway refuses one not its own), no cookies, no query string.
     expect(policy.Properties.OriginRequestPolicyConfig).toMatchObject({
       // Unique in the account (CloudFront is global): the stack's name and its region.
       Name: { 'Fn::Join': ['', ['VirtualShares-prod-RecipientRequests-', { Ref: 'AWS::Region' }]] },
@@ -281,10 +297,12 @@ describe('distribution', () => {
     )
     expect(recipientRoutes.length).toBeGreaterThan(0)
     for (const route of recipientRoutes) {
-      expect({ id: route.id, auth: route.auth, method: route.routeKey.split(' ')[0] }).toEqual({
+      const [method, path] = route.routeKey.split(' ')
+      expect({ id: route.id, auth: route.auth, method }).toEqual({
         id: route.id,
         auth: 'function',
-        method: 'POST',
+        // The holdings page reads (GET) and signs out (DELETE) with its session.
+        method: path?.startsWith('/recipient/holdings') ? method : 'POST',
       })
     }
     const [apiId] = only(t, 'AWS::ApiGatewayV2::Api')
@@ -424,12 +442,17 @@ describe('viewer-request function', () => {
     ['/offer/x', '/offer/x'],
     ['/offers', '/offers'],
     ['/recipient/offer', '/recipient/offer'],
+    // The recipient's holdings, the link of every sign-in e-mail: its own entry as well.
+    ['/holdings', '/app/holdings.html'],
+    ['/app/holdings.html', '/app/holdings.html'],
+    ['/holdings/x', '/holdings/x'],
+    ['/recipient/holdings', '/recipient/holdings'],
   ])('%s goes to the origin as %s', (uri, expected) => {
     const result = handler(viewerRequestEvent(uri))
     expect('uri' in result && result.uri).toBe(expected)
   })
 
-  it('serves /offer under the console’s headers (CSP included): the same behaviour and policy', () => {
+  it('serves /offer and /holdings under the console’s headers (CSP included): the same behaviour and policy', () => {
     // /offer reaches the default behaviour (no behaviour of its own), whose response headers
     // policy is the console's: its CSP allows only our own scripts and calls to our own origin,
     // where /recipient/* is.
@@ -444,7 +467,9 @@ describe('viewer-request function', () => {
     })
     const paths = distributionOf(prod.json).CacheBehaviors?.map((b) => b.PathPattern ?? '') ?? []
     for (const path of paths) {
-      expect('/offer').not.toMatch(new RegExp(`^${path.replace('*', '.*')}$`))
+      for (const page of ['/offer', '/holdings']) {
+        expect(page).not.toMatch(new RegExp(`^${path.replace('*', '.*')}$`))
+      }
     }
   })
 
@@ -546,7 +571,12 @@ describe('deployment of the built console', () => {
       Prune: true,
       Exclude: ['assets/*'],
       DistributionId: { Ref: distributionId(t) },
-      DistributionPaths: ['/app/index.html', '/app/offer.html', '/app/config.json'],
+      DistributionPaths: [
+        '/app/index.html',
+        '/app/offer.html',
+        '/app/holdings.html',
+        '/app/config.json',
+      ],
     })
     expect((pages as CfnResource & { DependsOn: string[] }).DependsOn).toContain(assetsId)
   })
@@ -560,6 +590,7 @@ describe('deployment of the built console', () => {
     const staged = (key: string) => join(prod.outdir, `asset.${key.replace(/\.zip$/, '')}`)
     expect(readdirSync(staged(keys[0] as string)).sort()).toEqual([
       'favicon.svg',
+      'holdings.html',
       'index.html',
       'offer.html',
     ])
@@ -665,6 +696,11 @@ describe('deployment of the built console', () => {
     writeFileSync(join(withoutOffer, 'index.html'), '<!doctype html>')
     expect(() => synth({}, { consoleDistDir: withoutOffer })).toThrow(
       /The console is not built: no offer.html.*npm run build -w console/,
+    )
+    // Nor without the holdings page: every sign-in e-mail's link would be.
+    writeFileSync(join(withoutOffer, 'offer.html'), '<!doctype html>')
+    expect(() => synth({}, { consoleDistDir: withoutOffer })).toThrow(
+      /The console is not built: no holdings.html.*npm run build -w console/,
     )
   })
 })

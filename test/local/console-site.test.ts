@@ -78,6 +78,25 @@ describe('the console at /app/', () => {
     expect(page.headers['referrer-policy']).toBe('strict-origin-when-cross-origin')
   })
 
+  it.each([
+    ['/offer', 'offer.html'],
+    ['/holdings', 'holdings.html'],
+  ] as const)(
+    'serves the recipient page %s (%s) with the same headers, revalidated',
+    async (path, file) => {
+      const page = await get(path)
+      expect({ status: page.status, body: page.body }).toEqual({
+        status: 200,
+        body: FIXTURE_FILES[file],
+      })
+      expect(page.headers['content-type']).toBe('text/html; charset=utf-8')
+      expect(page.headers['cache-control']).toBe(CONSOLE_CACHE_CONTROL.pages)
+      expect(securityHeadersOf(page.headers)).toEqual(HEADERS)
+      // Only the exact path: anything under it is no page.
+      expect((await get(`${path}/x`)).status).not.toBe(200)
+    },
+  )
+
   it('redirects /app to /app/', async () => {
     const answer = await get('/app')
     expect(answer.status).toBe(301)

@@ -12,6 +12,10 @@ export const FIXTURE_FILES = {
   'offer.html':
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Your offer</title><script type="module" crossorigin src="/app/assets/offer-Dz3.js"></script></head><body><div id="offer"></div></body></html>\n',
   'assets/offer-Dz3.js': 'document.title = "Your offer"\n',
+  // The recipient's holdings page: its own entry too (console/holdings.html).
+  'holdings.html':
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Your holdings</title><script type="module" crossorigin src="/app/assets/holdings-Ew4.js"></script></head><body><div id="root"></div></body></html>\n',
+  'assets/holdings-Ew4.js': 'document.title = "Your holdings"\n',
   'favicon.svg': '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"></svg>\n',
   // A config.json left in a build by a dev set-up: both the stack and npm start serve their own.
   'config.json': '{"grantApiUrl":"http://localhost:5173"}\n',

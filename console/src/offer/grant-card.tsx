@@ -4,17 +4,12 @@ import {
   AcceptStep,
   DeclineStep,
   type Errors,
+  type GrantActions,
   IdentifyStep,
   LABELS,
   type Step,
 } from './grant-steps'
-import {
-  Problem,
-  problemText,
-  type RecipientGrant,
-  type RecipientView,
-  viewOffer,
-} from './offer-api'
+import { Problem, problemText, type RecipientGrant } from './offer-api'
 
 /**
  * One grant on the recipient's page: what it is, then the step it is at. Open (reserved): the
@@ -77,14 +72,15 @@ const outcomeText = (grant: RecipientGrant) => {
 
 export const GrantCard = ({
   grant,
-  token,
-  onView,
-  onInvalid,
+  actions,
+  heading = 2,
+  title = grant.programName,
 }: {
   grant: RecipientGrant
-  token: string
-  onView: (view: RecipientView) => void
-  onInvalid: () => void
+  actions: GrantActions
+  /** The level of the card's heading (the holdings page nests cards under issuer and program). */
+  heading?: 2 | 3 | 4
+  title?: string
 }) => {
   const id = `grant-${grant.grantId}`
   const [busy, setBusy] = useState(false)
@@ -114,17 +110,16 @@ export const GrantCard = ({
     setErrors(found)
   }
 
-  const run = async (step: () => Promise<RecipientView>, at: 'form' | 'decline' = 'form') => {
+  const run = async (step: () => Promise<void>, at: 'form' | 'decline' = 'form') => {
     setBusy(true)
     setFormError(undefined)
     try {
-      const view = await step()
+      await step()
       acted.current = true
       setErrors({})
       setConfirming(false)
-      onView(view)
     } catch (error) {
-      if (error instanceof Problem && error.status === 404) return onInvalid()
+      if (error instanceof Problem && actions.isLost(error)) return actions.lost()
       if (error instanceof Problem && error.errors.length > 0) {
         const changedTerms = error.errors.some((e) => e.field === 'termsVersion')
         showErrors(
@@ -141,7 +136,7 @@ export const GrantCard = ({
         if (changedTerms) {
           setAgreed(false)
           try {
-            onView(await viewOffer(token))
+            await actions.reload()
           } catch {}
         }
       } else if (error instanceof Problem && error.status === 409) {
@@ -149,9 +144,8 @@ export const GrantCard = ({
         // as it is now.
         setFormError({ at, text: error.message })
         try {
-          const view = await viewOffer(token)
           acted.current = true
-          onView(view)
+          await actions.reload()
         } catch {}
       } else {
         setFormError({ at, text: problemText(error) })
@@ -163,11 +157,23 @@ export const GrantCard = ({
 
   const outcome = outcomeText(grant)
   const open = isGrantOpen(grant.state)
-  const step: Step = { id, grant, token, errors, busy, formError, run, showErrors, setErrors }
+  const Title = `h${heading}` as 'h2' | 'h3' | 'h4'
+  const step: Step = {
+    id,
+    grant,
+    actions,
+    Heading: `h${heading + 1}` as Step['Heading'],
+    errors,
+    busy,
+    formError,
+    run,
+    showErrors,
+    setErrors,
+  }
 
   return (
     <section class="panel grant" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>{grant.programName}</h2>
+      <Title id={`${id}-title`}>{title}</Title>
       {grant.mode === 'TEST' && (
         <p class="test-note">
           A TEST offer: made in the issuer's TEST mode, for trying the flow. It holds no real

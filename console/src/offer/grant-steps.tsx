@@ -6,7 +6,7 @@ import {
   OLDEST_BIRTH_DATE,
   RECIPIENT_NAME_MAX,
 } from '../../../functions/domain/recipient-fields'
-import { accept, decline, identify, type RecipientGrant, type RecipientView } from './offer-api'
+import type { Problem, RecipientGrant } from './offer-api'
 
 /**
  * The steps of an open grant on the recipient's page: confirm who you are (reserved), the Terms
@@ -47,16 +47,39 @@ const countryOptions = (allowed: readonly string[] = []) => {
 const safeUrl = (url: string | undefined) =>
   url !== undefined && /^https?:\/\//i.test(url) ? url : undefined
 
+/**
+ * What a card does with its grant, whichever page it is on: the offer page sends the link's token
+ * with each step, the holdings page its session. Each step resolves once the page shows the
+ * grant as it now is; a refusal is thrown as a Problem.
+ */
+export type GrantActions = {
+  identify: (body: {
+    grantId: string
+    name: string
+    dateOfBirth?: string
+    country?: string
+  }) => Promise<void>
+  accept: (body: { grantId: string; termsVersion: number }) => Promise<void>
+  decline: (body: { grantId: string }) => Promise<void>
+  /** Reads the grants again and shows them (the Terms changed, or the grant moved meanwhile). */
+  reload: () => Promise<void>
+  /** Whether a refusal means the credential is gone (the link, the session): then `lost()`. */
+  isLost: (problem: Problem) => boolean
+  lost: () => void
+}
+
 /** What every step gets from its card. */
 export type Step = {
   id: string
   grant: RecipientGrant
-  token: string
+  actions: GrantActions
+  /** The steps' heading, one level under the card's. */
+  Heading: 'h3' | 'h4' | 'h5'
   errors: Errors
   busy: boolean
   /** A refusal that is no field's, shown beside the buttons that were pressed. */
   formError: { at: 'form' | 'decline'; text: string } | undefined
-  run: (step: () => Promise<RecipientView>, at?: 'form' | 'decline') => Promise<void>
+  run: (step: () => Promise<void>, at?: 'form' | 'decline') => Promise<void>
   showErrors: (found: Errors) => void
   setErrors: (found: Errors) => void
 }
@@ -84,7 +107,7 @@ const FormError = ({ step, at }: { step: Step; at: 'form' | 'decline' }) =>
 
 /** Step 1 (reserved): the name, and the date of birth and country where the program asks them. */
 export const IdentifyStep = ({ step }: { step: Step }) => {
-  const { id, grant, token, errors, busy, run, showErrors, setErrors } = step
+  const { id, grant, actions, errors, busy, run, showErrors, setErrors } = step
   const { described, fieldError } = fieldParts(step)
   const [name, setName] = useState('')
   const [dateOfBirth, setDateOfBirth] = useState('')
@@ -106,8 +129,7 @@ export const IdentifyStep = ({ step }: { step: Step }) => {
     if (Object.keys(found).length > 0) return showErrors(found)
     setErrors({})
     void run(() =>
-      identify({
-        token,
+      actions.identify({
         grantId: grant.grantId,
         name: trimmed,
         ...(grant.fields.dateOfBirth ? { dateOfBirth } : {}),
@@ -118,7 +140,7 @@ export const IdentifyStep = ({ step }: { step: Step }) => {
 
   return (
     <form noValidate onSubmit={submitIdentify} aria-labelledby={`${id}-step1`}>
-      <h3 id={`${id}-step1`}>Step 1 of 2: confirm who you are</h3>
+      <step.Heading id={`${id}-step1`}>Step 1 of 2: confirm who you are</step.Heading>
       <div class={`field${errors.name ? ' has-error' : ''}`}>
         <label for={`${id}-name`}>{LABELS.name}</label>
         <input
@@ -217,7 +239,7 @@ export const AcceptStep = ({
   agreed: boolean
   setAgreed: (agreed: boolean) => void
 }) => {
-  const { id, grant, token, errors, busy, run, showErrors, setErrors } = step
+  const { id, grant, actions, errors, busy, run, showErrors, setErrors } = step
   const { described, fieldError } = fieldParts(step)
   const termsUrl = safeUrl(grant.terms?.url)
   const submitAccept = (event: Event) => {
@@ -226,12 +248,12 @@ export const AcceptStep = ({
       return showErrors({ terms: 'Tick the box to accept the Terms, or decline the offer.' })
     setErrors({})
     void run(() =>
-      accept({ token, grantId: grant.grantId, termsVersion: grant.terms?.version ?? 0 }),
+      actions.accept({ grantId: grant.grantId, termsVersion: grant.terms?.version ?? 0 }),
     )
   }
   return (
     <form noValidate onSubmit={submitAccept} aria-labelledby={`${id}-step2`}>
-      <h3 id={`${id}-step2`}>Step 2 of 2: the Terms of Virtual Shares</h3>
+      <step.Heading id={`${id}-step2`}>Step 2 of 2: the Terms of Virtual Shares</step.Heading>
       {grant.terms ? (
         <>
           <p class="hint">Version {grant.terms.version}</p>
@@ -294,7 +316,7 @@ export const DeclineStep = ({
   confirming: boolean
   setConfirming: (confirming: boolean) => void
 }) => {
-  const { grant, token, busy, run } = step
+  const { grant, actions, busy, run } = step
   const confirmBox = useRef<HTMLFieldSetElement>(null)
   useEffect(() => {
     if (confirming) confirmBox.current?.focus()
@@ -308,7 +330,7 @@ export const DeclineStep = ({
           type="button"
           class="danger"
           disabled={busy}
-          onClick={() => void run(() => decline({ token, grantId: grant.grantId }), 'decline')}
+          onClick={() => void run(() => actions.decline({ grantId: grant.grantId }), 'decline')}
         >
           Yes, decline
         </button>

@@ -1,13 +1,23 @@
+import type { ComponentChildren, RefObject } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { looksLikeEmail } from '../../../functions/domain/recipient-fields'
-import { Problem, problemText, requestLink } from './offer-api'
+import { Problem, problemText } from './offer-api'
 
 /**
  * "Send me a new link": the address, and always the same answer (the API's), whether or not an
  * offer for it is open, so the page tells nobody which addresses hold offers. Only a malformed
- * address is refused (next to the field), and too many attempts.
+ * address is refused (next to the field), and too many attempts. `request` asks for the link and
+ * answers what to say (the offer page's and the holdings page's routes differ).
  */
-export const LinkForm = () => {
+export const LinkForm = ({
+  label,
+  submit: submitLabel,
+  request,
+}: {
+  label: string
+  submit: string
+  request: (email: string) => Promise<string>
+}) => {
   const [email, setEmail] = useState('')
   const [error, setError] = useState<string>()
   const [formError, setFormError] = useState<string>()
@@ -34,7 +44,7 @@ export const LinkForm = () => {
     setError(undefined)
     setBusy(true)
     try {
-      setAnswer((await requestLink(email.trim())).message)
+      setAnswer(await request(email.trim()))
     } catch (failure) {
       if (failure instanceof Problem && failure.errors.length > 0) {
         refuse(
@@ -47,7 +57,7 @@ export const LinkForm = () => {
   }
 
   return (
-    <form noValidate onSubmit={submit} class="panel link-form" aria-label="Ask for a new link">
+    <form noValidate onSubmit={submit} class="panel link-form" aria-label={label}>
       <div class={`field${error ? ' has-error' : ''}`}>
         <label for="link-email">Your e-mail address</label>
         <input
@@ -75,7 +85,7 @@ export const LinkForm = () => {
       )}
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>
-          Send me a new link
+          {submitLabel}
         </button>
       </div>
       {answer && (
@@ -86,3 +96,26 @@ export const LinkForm = () => {
     </form>
   )
 }
+
+/** A screen of its own around the form: its heading (focused when shown), why, then the form. */
+export const LinkScreen = ({
+  title,
+  heading,
+  children,
+  ...form
+}: {
+  title: string
+  heading: RefObject<HTMLHeadingElement | null>
+  children: ComponentChildren
+  label: string
+  submit: string
+  request: (email: string) => Promise<string>
+}) => (
+  <>
+    <h1 ref={heading} tabIndex={-1}>
+      {title}
+    </h1>
+    {children}
+    <LinkForm {...form} />
+  </>
+)

@@ -38,31 +38,43 @@ export const takeLinkToken = (): string | undefined => {
   return token === '' ? undefined : token
 }
 
-const post = async <T>(path: string, body: unknown): Promise<T> => {
-  const { response, data: json } = await postJson(
-    path,
-    body,
-    {
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-      credentials: 'omit',
-      referrerPolicy: 'no-referrer',
-    },
-    () =>
-      new Problem(
-        0,
-        'network',
-        'The service could not be reached. Check your connection and try again.',
-      ),
-  )
-  if (response.ok) return json as T
+/** A refusal as the page shows it: the problem+json answer's code, detail and field errors. */
+export const problemOf = (response: Response, json: Record<string, unknown>) => {
   const retryAfter = Number(response.headers.get('retry-after'))
-  throw new Problem(
+  return new Problem(
     response.status,
     typeof json.code === 'string' ? json.code : 'unknown',
     typeof json.detail === 'string' ? json.detail : `The service answered ${response.status}.`,
     Array.isArray(json.errors) ? (json.errors as FieldError[]) : [],
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
   )
+}
+
+export const unreachable = () =>
+  new Problem(
+    0,
+    'network',
+    'The service could not be reached. Check your connection and try again.',
+  )
+
+/** A JSON POST to a recipient route; `headers` adds to the JSON ones (the holdings page's bearer). */
+export const post = async <T>(
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> => {
+  const { response, data: json } = await postJson(
+    path,
+    body,
+    {
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers },
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer',
+    },
+    unreachable,
+  )
+  if (response.ok) return json as T
+  throw problemOf(response, json)
 }
 
 export const viewOffer = (token: string) => post<RecipientView>('/recipient/offer', { token })

@@ -2,8 +2,19 @@ import type { RefObject } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { isGrantOpen } from '../../../functions/domain/grant-lifecycle'
 import { GrantCard } from './grant-card'
-import { LinkForm } from './link-form'
-import { Problem, problemText, type RecipientView, viewOffer } from './offer-api'
+import type { GrantActions } from './grant-steps'
+import { LinkScreen } from './link-form'
+import {
+  accept,
+  decline,
+  identify,
+  Problem,
+  problemText,
+  type RecipientView,
+  requestLink,
+  viewOffer,
+} from './offer-api'
+import { RecipientPage, WaitOrFail } from './screens'
 
 /**
  * The recipient's page (`/offer#t=<token>`): what the link offers, then the person's own steps
@@ -73,61 +84,39 @@ export const OfferApp = ({ token }: { token: string | undefined }) => {
   }, [screen.kind])
 
   return (
-    <>
-      <header class="offer-top">
-        <span class="brand">Virtual Shares</span>
-      </header>
-      <main id="main" class="offer-main">
-        {screen.kind === 'loading' && (
-          <>
-            <h1>Your share offer</h1>
-            <p role="status">Loading your offer…</p>
-          </>
-        )}
-        {screen.kind === 'failed' && (
-          <>
-            <h1 ref={heading} tabIndex={-1}>
-              Your share offer
-            </h1>
-            <p class="alert" role="alert">
-              {screen.message}
-            </p>
-            <button type="button" onClick={() => void load()}>
-              Try again
-            </button>
-          </>
-        )}
-        {screen.kind === 'link' && (
-          <>
-            <h1 ref={heading} tabIndex={-1}>
-              Ask for a new link
-            </h1>
-            {screen.invalid ? (
-              <p class="lede">
-                This link is not valid any more: it may have been replaced by a newer one, or the
-                offer may have ended. Enter your e-mail address and, if an offer for it is still
-                open, we send you a new link.
-              </p>
-            ) : (
-              <p class="lede">
-                Open the link in the e-mail that told you about your offer, or enter your e-mail
-                address to get a new link.
-              </p>
-            )}
-            <LinkForm />
-          </>
-        )}
-        {screen.kind === 'offer' && (
-          <OfferView
-            view={screen.view}
-            token={token as string}
-            heading={heading}
-            onView={(view) => setScreen({ kind: 'offer', view: keepDecided(screen.view, view) })}
-            onInvalid={() => setScreen({ kind: 'link', invalid: true })}
-          />
-        )}
-      </main>
-    </>
+    <RecipientPage>
+      <WaitOrFail
+        screen={screen}
+        title="Your share offer"
+        waiting="Loading your offer…"
+        heading={heading}
+        retry={() => void load()}
+      />
+      {screen.kind === 'link' && (
+        <LinkScreen
+          title="Ask for a new link"
+          heading={heading}
+          label="Ask for a new link"
+          submit="Send me a new link"
+          request={async (email) => (await requestLink(email)).message}
+        >
+          <p class="lede">
+            {screen.invalid
+              ? 'This link is not valid any more: it may have been replaced by a newer one, or the offer may have ended. Enter your e-mail address and, if an offer for it is still open, we send you a new link.'
+              : 'Open the link in the e-mail that told you about your offer, or enter your e-mail address to get a new link.'}
+          </p>
+        </LinkScreen>
+      )}
+      {screen.kind === 'offer' && (
+        <OfferView
+          view={screen.view}
+          token={token as string}
+          heading={heading}
+          onView={(view) => setScreen({ kind: 'offer', view: keepDecided(screen.view, view) })}
+          onInvalid={() => setScreen({ kind: 'link', invalid: true })}
+        />
+      )}
+    </RecipientPage>
   )
 }
 
@@ -144,6 +133,15 @@ const OfferView = ({
   onView: (view: RecipientView) => void
   onInvalid: () => void
 }) => {
+  // Each step sends the link's token; its answer is the page's new view.
+  const actions: GrantActions = {
+    identify: async (body) => onView(await identify({ token, ...body })),
+    accept: async (body) => onView(await accept({ token, ...body })),
+    decline: async (body) => onView(await decline({ token, ...body })),
+    reload: async () => onView(await viewOffer(token)),
+    isLost: (problem) => problem.status === 404,
+    lost: onInvalid,
+  }
   const several = view.grants.length > 1
   const open = view.grants.some((g) => isGrantOpen(g.state))
   return (
@@ -157,13 +155,7 @@ const OfferView = ({
         {open && !several && 'Read it, confirm your details, then accept or decline.'}
       </p>
       {view.grants.map((grant) => (
-        <GrantCard
-          key={grant.grantId}
-          grant={grant}
-          token={token}
-          onView={onView}
-          onInvalid={onInvalid}
-        />
+        <GrantCard key={grant.grantId} grant={grant} actions={actions} />
       ))}
     </>
   )

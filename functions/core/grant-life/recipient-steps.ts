@@ -1,6 +1,12 @@
-import { OfferLinkInvalid, TooManyAttempts, ValidationFailed } from '../../domain/errors'
-import type { GrantRecord, RecipientIdentity } from '../../domain/grant'
+import {
+  GrantNotFound,
+  OfferLinkInvalid,
+  TooManyAttempts,
+  ValidationFailed,
+} from '../../domain/errors'
+import { GRANT_ID, type GrantRecord, type RecipientIdentity } from '../../domain/grant'
 import { grantExpiresAt } from '../../domain/grant-lifecycle'
+import type { Holder } from '../../domain/holdings'
 import {
   decideEligibility,
   type EligibilityInput,
@@ -10,6 +16,7 @@ import {
   isOpen,
   MAX_OFFER_TOKENS,
 } from '../../domain/recipient-offer'
+import type { GrantLifeStore } from '../../stores/grant-life.store'
 import { type LifeContext, RECIPIENT_LIMITS, RESEND_GAP_MS } from './life-context'
 import { type RecipientView, viewOf } from './recipient-view'
 import { move } from './transition'
@@ -19,7 +26,7 @@ export type Link = { grant: GrantRecord; email: string; siblings: GrantRecord[] 
 
 /** Counts one attempt of a public caller; past the limit, 429 (nothing else happens). */
 export const limitAttempts = async (
-  { store, clock }: LifeContext,
+  { store, clock }: { store: Pick<GrantLifeStore, 'countAttempt'>; clock: () => number },
   key: string,
   rule: { windowMs: number; limit: number },
 ) => {
@@ -50,22 +57,55 @@ export const linkOf = async (ctx: LifeContext, token: unknown): Promise<Link> =>
   ) {
     throw new OfferLinkInvalid()
   }
-  // Scoped in the read, not after it: no grant elsewhere can crowd this issuer's out.
-  const found = await store.grantsOfRecipient(grant.recipientKey, {
-    issuerId: grant.issuerId,
-    mode: grant.mode,
-  })
-  // The link's own grant as just read, even while the index has not caught up with it.
-  const siblings = found.some((g) => g.grantId === grant.grantId)
-    ? found.map((g) => (g.grantId === grant.grantId ? grant : g))
-    : [grant, ...found]
+  const siblings = await siblingsOf(ctx, grant)
   const open = siblings.filter((g) => isOpen(g.status) && clock() < grantExpiresAt(g))
   if (open.length === 0) throw new OfferLinkInvalid()
   return { grant, email: grant.recipientKey, siblings }
 }
 
+/** The address's grants at `grant`'s issuer and mode, with `grant` as just read among them. */
+const siblingsOf = async ({ store }: LifeContext, grant: GrantRecord) => {
+  // Scoped in the read, not after it: no grant elsewhere can crowd this issuer's out.
+  const found = await store.grantsOfRecipient(grant.recipientKey ?? '', {
+    issuerId: grant.issuerId,
+    mode: grant.mode,
+  })
+  // The link's own grant as just read, even while the index has not caught up with it.
+  return found.some((g) => g.grantId === grant.grantId)
+    ? found.map((g) => (g.grantId === grant.grantId ? grant : g))
+    : [grant, ...found]
+}
+
+/**
+ * Who acts: the holder of an offer link (its token), or of a holdings session (core/holdings.ts
+ * checked it: an address in a mode, and for TEST one issuer).
+ */
+export type RecipientCaller = { token?: unknown; holder?: Holder | undefined }
+
+/**
+ * A holdings session's grant: one addressed to the session's address, in its mode (and issuer);
+ * any other, like an unknown one, is not found.
+ */
+const heldGrant = async (ctx: LifeContext, holder: Holder, grantId: unknown) => {
+  const grant =
+    typeof grantId === 'string' && GRANT_ID.test(grantId)
+      ? await ctx.store.findGrant(grantId)
+      : undefined
+  if (
+    grant === undefined ||
+    grant.recipientKey !== holder.email ||
+    grant.mode !== holder.mode ||
+    (holder.issuerId !== undefined && grant.issuerId !== holder.issuerId)
+  ) {
+    throw new GrantNotFound(String(grantId))
+  }
+  const link: Link = { grant, email: holder.email, siblings: await siblingsOf(ctx, grant) }
+  return { link, grant }
+}
+
 /** The grant a recipient acts on: one of their address's grants at this link's issuer. */
-const actOn = async (ctx: LifeContext, token: unknown, grantId: unknown) => {
+const actOn = async (ctx: LifeContext, { token, holder }: RecipientCaller, grantId: unknown) => {
+  if (holder !== undefined) return heldGrant(ctx, holder, grantId)
   const link = await linkOf(ctx, token)
   const grant = link.siblings.find((g) => g.grantId === grantId)
   if (grant === undefined) throw new OfferLinkInvalid()
@@ -96,9 +136,9 @@ export const recipientSteps = (ctx: LifeContext) => ({
   },
 
   async identify(
-    input: { token: unknown; grantId: unknown } & EligibilityInput,
+    input: RecipientCaller & { grantId: unknown } & EligibilityInput,
   ): Promise<RecipientView> {
-    const { link, grant } = await actOn(ctx, input.token, input.grantId)
+    const { link, grant } = await actOn(ctx, input, input.grantId)
     const program = await ctx.store.findProgramHead(grant.programId)
     const fields = eligibilityFields(program ?? {})
     const missing = [
@@ -127,8 +167,8 @@ export const recipientSteps = (ctx: LifeContext) => ({
     return after(ctx, link, changed)
   },
 
-  async accept(input: { token: unknown; grantId: unknown; termsVersion: number }) {
-    const { link, grant } = await actOn(ctx, input.token, input.grantId)
+  async accept(input: RecipientCaller & { grantId: unknown; termsVersion: number }) {
+    const { link, grant } = await actOn(ctx, input, input.grantId)
     const program = await ctx.store.findProgramHead(grant.programId)
     const current = program?.terms?.version ?? 0
     if (input.termsVersion !== current) {
@@ -149,8 +189,8 @@ export const recipientSteps = (ctx: LifeContext) => ({
     return after(ctx, link, changed)
   },
 
-  async decline(input: { token: unknown; grantId: unknown }) {
-    const { link, grant } = await actOn(ctx, input.token, input.grantId)
+  async decline(input: RecipientCaller & { grantId: unknown }) {
+    const { link, grant } = await actOn(ctx, input, input.grantId)
     const changed = await move(ctx, grant, { kind: 'decline' }, { kind: 'recipient' })
     return after(ctx, link, changed)
   },

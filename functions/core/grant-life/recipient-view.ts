@@ -28,19 +28,13 @@ export type RecipientGrantView = {
 
 export type RecipientView = { email: string; grants: RecipientGrantView[] }
 
-/** The page of `email`: the grants `keep` keeps, each with its program's rules and terms text. */
-export const viewOf = async (
-  store: GrantLifeStore,
-  email: string,
-  grants: GrantRecord[],
-  keep: (grant: GrantRecord) => boolean,
-): Promise<RecipientView> => {
-  const shown = grants.filter(keep)
+/** Program heads by id, each with its terms text read from its own item (one read for all). */
+export const programsWithTerms = async (
+  store: Pick<GrantLifeStore, 'findProgramHeads' | 'findTermsTexts'>,
+  programIds: readonly string[],
+): Promise<Map<string, ProgramRecord>> => {
   const programs = new Map(
-    (await store.findProgramHeads([...new Set(shown.map((g) => g.programId))])).map((p) => [
-      p.programId,
-      p,
-    ]),
+    (await store.findProgramHeads([...new Set(programIds)])).map((p) => [p.programId, p]),
   )
   // A head keeps only `hasText`: the texts shown are read from their own items in one read.
   const withText = [...programs.values()].filter((p) => p.terms?.hasText)
@@ -57,6 +51,21 @@ export const viewOf = async (
       })
     }
   }
+  return programs
+}
+
+/** The page of `email`: the grants `keep` keeps, each with its program's rules and terms text. */
+export const viewOf = async (
+  store: GrantLifeStore,
+  email: string,
+  grants: GrantRecord[],
+  keep: (grant: GrantRecord) => boolean,
+): Promise<RecipientView> => {
+  const shown = grants.filter(keep)
+  const programs = await programsWithTerms(
+    store,
+    shown.map((g) => g.programId),
+  )
   return {
     email,
     grants: shown.map((grant) => recipientGrantView(grant, programs.get(grant.programId))),

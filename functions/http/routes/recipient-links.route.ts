@@ -1,4 +1,4 @@
-import type { LinkRequestMessage } from '../../consumers'
+import type { LinkRequestMessage, OfferMailQueueMessage } from '../../consumers'
 import { ServiceUnavailable } from '../../domain/errors'
 import { LINKS_ANSWER, RecipientLinksBody } from '../../domain/recipient-request.schema'
 import { QueueRefused, type QueueSender, sendAll } from '../../runtime/queue-sender'
@@ -24,11 +24,16 @@ export const makeRecipientLinksHandler = ({ offerMail, clock }: RecipientLinksRo
       email,
       at: new Date(clock()).toISOString(),
     }
-    try {
-      await sendAll(offerMail, [{ id: '0', body: JSON.stringify(message) }])
-    } catch (error) {
-      if (error instanceof QueueRefused) throw new ServiceUnavailable({ cause: error })
-      throw error
-    }
+    await queueOfferMail(offerMail, message)
     return recipientAnswer(202, LINKS_ANSWER)
   })
+
+/** One message on the OfferMail queue; the queue refusing it is a 503 (try again). */
+export const queueOfferMail = async (offerMail: QueueSender, message: OfferMailQueueMessage) => {
+  try {
+    await sendAll(offerMail, [{ id: '0', body: JSON.stringify(message) }])
+  } catch (error) {
+    if (error instanceof QueueRefused) throw new ServiceUnavailable({ cause: error })
+    throw error
+  }
+}
