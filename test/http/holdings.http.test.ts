@@ -14,6 +14,7 @@ import { LocalQueue, localQueueSender, pollOnce } from '../../local/queue'
 import { accessDuring, consumerAccess, declaredAccess } from '../manage/grants-support'
 import * as support from '../support/api'
 import { useApi } from '../support/api-harness'
+import { contractCheck } from '../support/contract-check'
 import * as testRuntime from '../support/runtime'
 
 const { expectProblem, newIssuer, postGrant, request } = support
@@ -573,5 +574,66 @@ describe('IAM: each function makes exactly the DynamoDB calls its route declares
     })
     const allowed = new Set(declared('RecipientAccept'))
     expect(made.filter((line) => !allowed.has(line))).toEqual([])
+  })
+})
+
+describe('openapi.json', () => {
+  const { check } = contractCheck()
+
+  it('documents every answer the holdings routes and the steps with a session give', async () => {
+    const email = address('contract')
+    const grantId = await grantTo(alpha, email, 2, 'LIVE')
+    await update(config.tables.programs, { programId: alpha.programs.LIVE }, { value: VALUE })
+    check(
+      '/recipient/holdings/link',
+      'post',
+      await call('POST', '/recipient/holdings/link', { body: { email } }),
+    )
+    check(
+      '/recipient/holdings/link',
+      'post',
+      await call('POST', '/recipient/holdings/link', { body: { email: 'x' } }),
+    )
+    await deliver()
+    const token = tokenIn(sinkMails(email).at(-1)?.text ?? '')
+    const started = await call('POST', '/recipient/holdings/session', { body: { token } })
+    check('/recipient/holdings/session', 'post', started)
+    check(
+      '/recipient/holdings/session',
+      'post',
+      await call('POST', '/recipient/holdings/session', { body: { token } }),
+    )
+    const session = started.body.session as string
+    check('/recipient/holdings', 'get', await call('GET', '/recipient/holdings', { session }))
+    check(
+      '/recipient/holdings',
+      'get',
+      await call('GET', '/recipient/holdings', { session, accept: 'text/csv' }),
+    )
+    const steps = [
+      ['/recipient/identify', { grantId, name: 'Ann Example' }],
+      ['/recipient/accept', { grantId, termsVersion: 0 }],
+      ['/recipient/decline', { grantId }],
+      ['/recipient/decline', { grantId: 'gr_00000000000000000000000000' }],
+    ] as const
+    for (const [path, body] of steps)
+      check(path, 'post', await call('POST', path, { session, body }))
+    check('/recipient/holdings', 'get', await call('GET', '/recipient/holdings', { session }))
+    check(
+      '/recipient/holdings/session',
+      'delete',
+      await call('DELETE', '/recipient/holdings/session', { session }),
+    )
+    check(
+      '/recipient/holdings/session',
+      'delete',
+      await call('DELETE', '/recipient/holdings/session', { session }),
+    )
+    check('/recipient/holdings', 'get', await call('GET', '/recipient/holdings', { session }))
+    check(
+      '/recipient/accept',
+      'post',
+      await call('POST', '/recipient/accept', { session, body: { grantId, termsVersion: 0 } }),
+    )
   })
 })
