@@ -443,6 +443,22 @@ describe('the answers that tell nothing', () => {
   })
 })
 
+describe('one link, used at once twice', () => {
+  it('makes one session: the other call is answered as a used link', async () => {
+    const email = address('race')
+    await grantTo(alpha, email, 1, 'LIVE')
+    expect((await call('POST', '/recipient/holdings/link', { body: { email } })).status).toBe(202)
+    await deliver()
+    const token = tokenIn(sinkMails(email)[0]?.text ?? '')
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        call('POST', '/recipient/holdings/session', { body: { token } }),
+      ),
+    )
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 410, 410, 410])
+  })
+})
+
 describe('the session', () => {
   it('ends after 30 idle minutes; each use moves its end on', async () => {
     wallClock.freeze()
