@@ -125,13 +125,25 @@ const tokenIn = (text: string) => {
   return found
 }
 
-/** Asks for the link, lets the mailer send it, and opens a session from the LIVE mail. */
-const liveSession = async (email: string) => {
+/** A new address with one LIVE grant (1 share) at Alpha. */
+const holderOfOne = async (name: string) => {
+  const email = address(name)
+  await grantTo(alpha, email, 1, 'LIVE')
+  return email
+}
+
+/** Asks for a link for `email`, lets the mailer send it: the token of the newest LIVE mail. */
+const mailedToken = async (email: string) => {
   expect((await call('POST', '/recipient/holdings/link', { body: { email } })).status).toBe(202)
   await deliver()
-  const mails = sinkMails(email)
-  const token = tokenIn((mails.at(-1) as { text: string }).text)
-  const started = await call('POST', '/recipient/holdings/session', { body: { token } })
+  return tokenIn(sinkMails(email).at(-1)?.text ?? '')
+}
+
+/** A session from the LIVE mail of a new link. */
+const liveSession = async (email: string) => {
+  const started = await call('POST', '/recipient/holdings/session', {
+    body: { token: await mailedToken(email) },
+  })
   expect(started.status).toBe(201)
   return started.body.session as string
 }
@@ -316,11 +328,8 @@ describe('a LIVE sign-in across issuers', () => {
   })
 
   it('keeps only hashes: no token, no session token, nothing but the address and times', async () => {
-    const email = address('hashes')
-    await grantTo(alpha, email, 1, 'LIVE')
-    expect((await call('POST', '/recipient/holdings/link', { body: { email } })).status).toBe(202)
-    await deliver()
-    const token = tokenIn(sinkMails(email)[0]?.text ?? '')
+    const email = await holderOfOne('hashes')
+    const token = await mailedToken(email)
     const started = await call('POST', '/recipient/holdings/session', { body: { token } })
     const session = started.body.session as string
     const item = await store.findGrant(`holdings-session#${hashOfferToken(session)}`)
@@ -398,19 +407,13 @@ describe('the answers that tell nothing', () => {
   })
 
   it('a used, an expired and an unknown link: one answer (410)', async () => {
-    const email = address('links')
-    await grantTo(alpha, email, 1, 'LIVE')
-    const link = async () => {
-      expect((await call('POST', '/recipient/holdings/link', { body: { email } })).status).toBe(202)
-      await deliver()
-      return tokenIn(sinkMails(email).at(-1)?.text ?? '')
-    }
-    const used = await link()
+    const email = await holderOfOne('links')
+    const used = await mailedToken(email)
     expect(
       (await call('POST', '/recipient/holdings/session', { body: { token: used } })).status,
     ).toBe(201)
     const again = await call('POST', '/recipient/holdings/session', { body: { token: used } })
-    const expiring = await link()
+    const expiring = await mailedToken(email)
     wallClock.advance(15 * 60_000 + 1)
     const expired = await call('POST', '/recipient/holdings/session', { body: { token: expiring } })
     const unknown = await call('POST', '/recipient/holdings/session', {
@@ -427,8 +430,7 @@ describe('the answers that tell nothing', () => {
   })
 
   it("another address's grant, or a LIVE session and a TEST grant: as an unknown grant", async () => {
-    const email = address('mine')
-    await grantTo(alpha, email, 1, 'LIVE')
+    const email = await holderOfOne('mine')
     const theirs = await grantTo(alpha, address('theirs'), 1, 'LIVE')
     const myTest = await grantTo(alpha, email, 1, 'TEST')
     const session = await liveSession(email)
@@ -445,11 +447,8 @@ describe('the answers that tell nothing', () => {
 
 describe('one link, used at once twice', () => {
   it('makes one session: the other call is answered as a used link', async () => {
-    const email = address('race')
-    await grantTo(alpha, email, 1, 'LIVE')
-    expect((await call('POST', '/recipient/holdings/link', { body: { email } })).status).toBe(202)
-    await deliver()
-    const token = tokenIn(sinkMails(email)[0]?.text ?? '')
+    const email = await holderOfOne('race')
+    const token = await mailedToken(email)
     const answers = await Promise.all(
       Array.from({ length: 4 }, () =>
         call('POST', '/recipient/holdings/session', { body: { token } }),
@@ -462,8 +461,7 @@ describe('one link, used at once twice', () => {
 describe('the session', () => {
   it('ends after 30 idle minutes; each use moves its end on', async () => {
     wallClock.freeze()
-    const email = address('idle')
-    await grantTo(alpha, email, 1, 'LIVE')
+    const email = await holderOfOne('idle')
     const session = await liveSession(email)
     wallClock.advance(29 * 60_000)
     expect((await call('GET', '/recipient/holdings', { session })).status).toBe(200)
@@ -487,8 +485,7 @@ describe('the session', () => {
   })
 
   it('signs out: 204, then every use is 401', async () => {
-    const email = address('out')
-    await grantTo(alpha, email, 1, 'LIVE')
+    const email = await holderOfOne('out')
     const session = await liveSession(email)
     const out = await call('DELETE', '/recipient/holdings/session', { session })
     expect(out.status).toBe(204)
@@ -519,8 +516,7 @@ describe('attempts', () => {
   it('past the limit per address: the same 202, and no more mail', async () => {
     const { windowMs, limit } = RECIPIENT_LIMITS.address
     wallClock.freeze(Math.floor(Date.now() / windowMs) * windowMs + 1_000)
-    const email = address('flood')
-    await grantTo(alpha, email, 1, 'LIVE')
+    const email = await holderOfOne('flood')
     for (let i = 0; i <= limit; i++) {
       const asked = await call('POST', '/recipient/holdings/link', { body: { email } })
       expect({ status: asked.status, body: asked.body }).toEqual({
