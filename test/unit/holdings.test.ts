@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync'
 import type { GrantRecord } from '../../functions/domain/grant'
 import { type Holdings, holdingsCsv, holdingsOf } from '../../functions/domain/holdings'
+import { parseOfferMailQueueMessage } from '../../functions/domain/offer-mail-message.schema'
 import type { ProgramRecord } from '../../functions/domain/program'
 import { holdingsLink, renderHoldingsMail } from '../../functions/mail/holdings-mail'
 
@@ -128,4 +129,17 @@ it('renders the sign-in mail: the link in both parts, someone else’s text esca
   expect(test.html).toContain('<bdi>&lt;b&gt;Evil&lt;/b&gt; &amp; Co</bdi>')
   expect(test.html).not.toContain('<b>Evil')
   expect(test.text).toContain('TEST sign-in link')
+})
+
+it('reads a holdings-link message off the OfferMail queue, and nothing of another shape', () => {
+  const at = '2026-11-29T12:00:00.000Z'
+  const message = { kind: 'holdings-link', email: 'ann@example.com', at }
+  expect(parseOfferMailQueueMessage(JSON.stringify(message))).toEqual(message)
+  for (const wrong of [
+    { kind: 'holdings-link', at },
+    { kind: 'holdings-link', email: 'no-at-sign', at },
+    { kind: 'holdings-link', email: 'ann@example.com' },
+  ]) {
+    expect(parseOfferMailQueueMessage(JSON.stringify(wrong))).toBeUndefined()
+  }
 })
