@@ -282,6 +282,8 @@ export const CONSUMERS = [
       // TEST magic addresses move the grant (testMove), which may give shares back.
       // A link request (POST /recipient/links): the attempt per address (UpdateItem), the
       // address's open grants (the index, then BatchGetItem), `offer.resendRequestedAt`.
+      // A holdings sign-in (POST /recipient/holdings/link): the attempt per address, the
+      // address's grants, a `holdings-token#` item per link (PutItem), the TEST inbox.
       grants: [
         'dynamodb:GetItem',
         'dynamodb:PutItem',

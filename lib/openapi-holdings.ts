@@ -1,24 +1,10 @@
 import { GRANT_STATES, REJECTION_REASONS } from '../functions/domain/grant-lifecycle'
 import { HOLDINGS_CSV_COLUMNS, HOLDINGS_IDLE_MINUTES } from '../functions/domain/holdings'
-import {
-  HOLDINGS_LINK_ANSWER,
-  HoldingsAcceptBody,
-  HoldingsDeclineBody,
-  holdingsIdentifyBody,
-  RecipientLinksBody,
-  RecipientOfferBody,
-} from '../functions/domain/recipient-request.schema'
-import {
-  ID,
-  jsonBody,
-  jsonContent,
-  jsonSchema,
-  MODE,
-  problems,
-  REQUEST_ID,
-  schemaRef,
-} from './openapi-parts'
+import * as bodies from '../functions/domain/recipient-request.schema'
+import * as parts from './openapi-parts'
 import { recipientPaths } from './openapi-recipients'
+
+const { ID, jsonBody, jsonContent, jsonSchema, MODE, nullable, problems, schemaRef } = parts
 
 /**
  * Part of openapi.json: the recipient's holdings (issue 32, docs/decisions/holdings-sign-in.md):
@@ -58,20 +44,13 @@ const HOLDINGS_GRANT = {
     rejectionReason: {
       anyOf: [{ type: 'string', enum: [...REJECTION_REASONS] }, { type: 'null' }],
     },
-    acceptance: {
-      anyOf: [
-        {
-          type: 'object',
-          properties: {
-            termsVersion: { type: 'integer', minimum: 0 },
-            at: { type: 'string', format: 'date-time' },
-          },
-          required: ['termsVersion', 'at'],
-          additionalProperties: false,
-        },
-        { type: 'null' },
-      ],
-    },
+    acceptance: nullable({
+      type: 'object',
+      description: 'The terms version accepted, and when.',
+      properties: { termsVersion: { type: 'integer', minimum: 0 }, at: parts.TIME },
+      required: ['termsVersion', 'at'],
+      additionalProperties: false,
+    }),
     offer: {
       description:
         'A grant still open (reserved or offered, within its window): what the offer page shows of it, to identify, accept or decline it; else null.',
@@ -158,7 +137,7 @@ const HOLDINGS = {
 const answered = (status: string, description: string, content?: Record<string, unknown>) => ({
   [status]: {
     description,
-    headers: { ...REQUEST_ID, ...NO_STORE_HEADER },
+    headers: { ...parts.REQUEST_ID, ...NO_STORE_HEADER },
     ...(content === undefined ? {} : { content }),
   },
 })
@@ -221,7 +200,7 @@ export const holdingsPaths = {
       description: 'Ends the session (deleted). Unknown or ended: 401 `session_expired`.',
       security: SESSION,
       responses: {
-        '204': { description: 'Signed out.', headers: { ...REQUEST_ID, ...NO_STORE_HEADER } },
+        '204': { description: 'Signed out.', headers: { ...parts.REQUEST_ID, ...NO_STORE_HEADER } },
         ...problems([401, 500, 503]),
       },
     },
@@ -248,14 +227,14 @@ export const holdingsPaths = {
 }
 
 export const holdingsSchemas = () => ({
-  HoldingsLinkRequest: jsonSchema(RecipientLinksBody, 'input'),
+  HoldingsLinkRequest: jsonSchema(bodies.RecipientLinksBody, 'input'),
   HoldingsLinkAnswer: {
     type: 'object',
-    properties: { object: { type: 'string', const: HOLDINGS_LINK_ANSWER.object } },
+    properties: { object: { type: 'string', const: bodies.HOLDINGS_LINK_ANSWER.object } },
     required: ['object'],
     additionalProperties: false,
   },
-  HoldingsSessionRequest: jsonSchema(RecipientOfferBody, 'input'),
+  HoldingsSessionRequest: jsonSchema(bodies.RecipientOfferBody, 'input'),
   HoldingsSession: {
     type: 'object',
     properties: {
@@ -272,9 +251,9 @@ export const holdingsSchemas = () => ({
   HoldingsProgram: HOLDINGS_PROGRAM,
   HoldingsGrant: HOLDINGS_GRANT,
   HoldingsIdentifyRequest: jsonSchema(
-    holdingsIdentifyBody(() => 0),
+    bodies.holdingsIdentifyBody(() => 0),
     'input',
   ),
-  HoldingsAcceptRequest: jsonSchema(HoldingsAcceptBody, 'input'),
-  HoldingsDeclineRequest: jsonSchema(HoldingsDeclineBody, 'input'),
+  HoldingsAcceptRequest: jsonSchema(bodies.HoldingsAcceptBody, 'input'),
+  HoldingsDeclineRequest: jsonSchema(bodies.HoldingsDeclineBody, 'input'),
 })

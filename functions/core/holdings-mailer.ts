@@ -1,8 +1,6 @@
 import { holdingsLink, renderHoldingsMail } from '../mail/holdings-mail'
-import type { Mailer } from '../mail/mailer'
-import type { SendPace } from '../mail/send-pace'
-import type { InboxStore } from '../stores/inbox.store'
 import type { HoldingsLink, HoldingsUseCase } from './holdings'
+import { type OfferMailerDeps, REFUSED_BY_SES } from './offer-mailer'
 
 /**
  * The holdings sign-in mail, as the OfferMailer sends it for a `holdings-link` message (the public
@@ -14,18 +12,10 @@ import type { HoldingsLink, HoldingsUseCase } from './holdings'
  */
 export type HoldingsMailerDeps = {
   holdings: Pick<HoldingsUseCase, 'issueLinks'>
-  mailer: Mailer
-  inbox: InboxStore
-  clock: () => number
-  pace: SendPace
-  /** Where the holdings page is: links are `<origin>/holdings#<token>`. */
-  recipientOrigin: string
-  sink?: Mailer | undefined
-  issuerName?: ((issuerId: string) => Promise<string | undefined>) | undefined
-}
-
-/** SES refused this message for what it is (its address): sending again cannot help. */
-const REFUSED_BY_SES = new Set(['MessageRejected', 'BadRequestException'])
+} & Pick<
+  OfferMailerDeps,
+  'mailer' | 'inbox' | 'clock' | 'pace' | 'recipientOrigin' | 'sink' | 'issuerName'
+>
 
 export const makeHoldingsMailer = (deps: HoldingsMailerDeps) => {
   const { mailer, inbox, clock, pace, recipientOrigin, sink } = deps

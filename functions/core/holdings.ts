@@ -1,4 +1,4 @@
-import { LinkExpired, SessionExpired } from '../domain/errors'
+import { LinkExpired, ServiceUnavailable, SessionExpired } from '../domain/errors'
 import type { GrantRecord } from '../domain/grant'
 import {
   HOLDINGS_IDLE_MINUTES,
@@ -122,6 +122,7 @@ export const makeHoldings = ({ store, sessions, clock, issuerName }: HoldingsDep
         idleMs: IDLE_MS,
       })
       if (session === 'gone') throw new LinkExpired()
+      if (session === 'unavailable') throw new ServiceUnavailable()
       return {
         object: 'holdings_session',
         session: made.token,

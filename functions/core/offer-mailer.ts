@@ -16,7 +16,6 @@ import { offerLink, type RenderedMail, renderOfferMail } from '../mail/offer-mai
 import type { SendPace } from '../mail/send-pace'
 import type { InboxStore } from '../stores/inbox.store'
 import type { GrantLife } from './grant-life'
-import type { HoldingsMailer } from './holdings-mailer'
 
 /**
  * The consumer of the OfferMail queue (functions/consumers.ts). A `holdings-link` (the recipient's
@@ -51,7 +50,14 @@ export type OfferMailerDeps = {
   /** The issuer's name, shown as who grants; the program's name when unknown. */
   issuerName?: ((issuerId: string) => Promise<string | undefined>) | undefined
   /** A recipient's holdings sign-in (`holdings-link`): core/holdings-mailer.ts. */
-  holdingsMail?: Pick<HoldingsMailer, 'handle'> | undefined
+  holdingsMail?:
+    | {
+        handle(
+          email: string,
+          options?: { signal?: AbortSignal | undefined },
+        ): Promise<'requested' | 'limited'>
+      }
+    | undefined
 }
 
 /**
@@ -75,7 +81,7 @@ export type OfferMailResult = {
 }
 
 /** SES refused this message for what it is (its address, its content): sending again cannot help. */
-const REFUSED_BY_SES = new Set(['MessageRejected', 'BadRequestException'])
+export const REFUSED_BY_SES = new Set(['MessageRejected', 'BadRequestException'])
 
 /** The grant moved on before the magic outcome could (a cancel won the race): nothing to do. */
 const alreadyMoved = (error: unknown) =>

@@ -1,5 +1,13 @@
 import type { Mode } from '../domain/api-key'
-import { escapeHtml, formatExpiry, isolated, plain, type RenderedMail } from './offer-mail'
+import {
+  escapeHtml,
+  formatExpiry,
+  isolated,
+  mailButton,
+  mailDocument,
+  plain,
+  type RenderedMail,
+} from './offer-mail'
 
 /**
  * The holdings sign-in e-mail (issue 32): a link to the recipient's holdings, valid 15 minutes,
@@ -47,19 +55,13 @@ export const renderHoldingsMail = (input: HoldingsMailInput): RenderedMail => {
     '',
   ].join('\n')
   const p = 'margin:0 0 16px 0;'
-  const html = `<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(subject)}</title></head>
-<body style="margin:0;padding:0;background:#f4f4f5;">
-<div style="max-width:560px;margin:0 auto;padding:24px;font-family:Arial,Helvetica,sans-serif;font-size:15px;line-height:1.5;color:#18181b;background:#ffffff;">
-${testNote ? `<p style="${p}padding:8px 12px;background:#fef3c7;color:#78350f;border-radius:4px;">${escapeHtml(testNote)}</p>\n` : ''}<p style="${p}">Hello,</p>
+  const html = mailDocument(
+    subject,
+    testNote,
+    `<p style="${p}">Hello,</p>
 <p style="${p}">${escapeHtml(lead)}</p>
-${test && issuer !== undefined ? `<p style="${p}" dir="auto">Issuer: ${isolated(issuer)}</p>\n` : ''}<p style="margin:0 0 24px 0;"><a href="${escapeHtml(input.link)}" style="display:inline-block;padding:12px 20px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:4px;font-weight:bold;">Sign in</a></p>
-<p style="margin:0 0 16px 0;font-size:13px;color:#555555;">Or copy this link into your browser: <span style="word-break:break-all;">${escapeHtml(input.link)}</span></p>
-<p style="margin:0;font-size:13px;color:#555555;">${escapeHtml(rules)}</p>
-</div>
-</body>
-</html>
-`
+${test && issuer !== undefined ? `<p style="${p}" dir="auto">Issuer: ${isolated(issuer)}</p>\n` : ''}${mailButton(input.link, 'Sign in')}<p style="margin:0;font-size:13px;color:#555555;">${escapeHtml(rules)}</p>
+`,
+  )
   return { subject, text, html }
 }

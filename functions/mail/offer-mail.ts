@@ -93,6 +93,27 @@ export const formatExpiry = (iso: string) => {
 
 const grantorOf = (input: OfferMailInput) => input.issuerName ?? input.program.name
 
+/**
+ * A mail's HTML document around `body`: the page frame every message of the service shares, and
+ * the TEST note first when there is one. Inline styles only (what mail clients render).
+ */
+export const mailDocument = (subject: string, testNote: string | undefined, body: string) =>
+  `<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(subject)}</title></head>
+<body style="margin:0;padding:0;background:#f4f4f5;">
+<div style="max-width:560px;margin:0 auto;padding:24px;font-family:Arial,Helvetica,sans-serif;font-size:15px;line-height:1.5;color:#18181b;background:#ffffff;">
+${testNote ? `<p style="margin:0 0 16px 0;padding:8px 12px;background:#fef3c7;color:#78350f;border-radius:4px;">${escapeHtml(testNote)}</p>\n` : ''}${body}</div>
+</body>
+</html>
+`
+
+/** The link as a button, and as text to copy for clients that show no button. */
+export const mailButton = (link: string, label: string) =>
+  `<p style="margin:0 0 24px 0;"><a href="${escapeHtml(link)}" style="display:inline-block;padding:12px 20px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:4px;font-weight:bold;">${escapeHtml(label)}</a></p>
+<p style="margin:0 0 16px 0;font-size:13px;color:#555555;">Or copy this link into your browser: <span style="word-break:break-all;">${escapeHtml(link)}</span></p>
+`
+
 export const renderOfferMail = (input: OfferMailInput): RenderedMail => {
   const grantor = plain(grantorOf(input))
   const amount = shares(input.amount)
@@ -138,29 +159,23 @@ export const renderOfferMail = (input: OfferMailInput): RenderedMail => {
 
   const p = 'margin:0 0 16px 0;'
   const label = 'margin:0 0 4px 0;font-size:13px;color:#555555;'
-  const html = `<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(subject)}</title></head>
-<body style="margin:0;padding:0;background:#f4f4f5;">
-<div style="max-width:560px;margin:0 auto;padding:24px;font-family:Arial,Helvetica,sans-serif;font-size:15px;line-height:1.5;color:#18181b;background:#ffffff;">
-${testNote ? `<p style="${p}padding:8px 12px;background:#fef3c7;color:#78350f;border-radius:4px;">${escapeHtml(testNote)}</p>\n` : ''}<p style="${p}">${name === undefined || name === '' ? 'Hello,' : `Hello ${isolated(name)},`}</p>
+  const html = mailDocument(
+    subject,
+    testNote,
+    `<p style="${p}">${name === undefined || name === '' ? 'Hello,' : `Hello ${isolated(name)},`}</p>
 <p style="${p}font-size:18px;">${
-    input.kind === 'reminder'
-      ? `This is a reminder: ${isolated(grantor)} has offered you <strong>${escapeHtml(amount)}</strong>, and the offer is still open.`
-      : `${isolated(grantor)} offers you <strong>${escapeHtml(amount)}</strong>.`
-  }</p>
+      input.kind === 'reminder'
+        ? `This is a reminder: ${isolated(grantor)} has offered you <strong>${escapeHtml(amount)}</strong>, and the offer is still open.`
+        : `${isolated(grantor)} offers you <strong>${escapeHtml(amount)}</strong>.`
+    }</p>
 <p style="${label}">Reason</p>
 <p style="${p}white-space:pre-line;" dir="auto">${isolated(plainBlock(input.reason))}</p>
 <p style="${label}">Program</p>
 <p style="${p}" dir="auto">${isolated(plain(input.program.name))}</p>
 ${description ? `<p style="${p}white-space:pre-line;color:#3f3f46;" dir="auto">${isolated(description)}</p>\n` : ''}<p style="${p}">The offer expires on <strong>${escapeHtml(expiry)}</strong>.</p>
-<p style="margin:0 0 24px 0;"><a href="${escapeHtml(input.link)}" style="display:inline-block;padding:12px 20px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:4px;font-weight:bold;">See your offer</a></p>
-<p style="margin:0 0 16px 0;font-size:13px;color:#555555;">Or copy this link into your browser: <span style="word-break:break-all;">${escapeHtml(input.link)}</span></p>
-<p style="margin:0;font-size:13px;color:#555555;">The link is yours alone: do not forward this e-mail. If you did not expect it, you can ignore it; the offer lapses on its own.</p>
-</div>
-</body>
-</html>
-`
+${mailButton(input.link, 'See your offer')}<p style="margin:0;font-size:13px;color:#555555;">The link is yours alone: do not forward this e-mail. If you did not expect it, you can ignore it; the offer lapses on its own.</p>
+`,
+  )
   return { subject, text, html }
 }
 

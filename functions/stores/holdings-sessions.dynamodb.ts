@@ -5,6 +5,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
 import type { Mode } from '../domain/api-key'
+import * as RETRY from '../runtime/retry-policies'
 import type { CallOptions } from './grants.store'
 import type { Holder, HoldingsSession, HoldingsSessionStore } from './holdings-sessions.store'
 import { conditional } from './kernel/conditional'
@@ -67,7 +68,7 @@ export class DynamoDbHoldingsSessions implements HoldingsSessionStore {
     hash: string,
     session: { hash: string; now: number; idleMs: number },
     { signal }: CallOptions = {},
-  ): Promise<HoldingsSession | 'gone'> {
+  ): Promise<HoldingsSession | 'gone' | 'unavailable'> {
     const key = { grantId: `${HOLDINGS_TOKEN_PREFIX}${hash}` }
     const token = (await getItem(this.client, this.tables.grants, key, { signal })) as
       | HolderItem
@@ -104,10 +105,12 @@ export class DynamoDbHoldingsSessions implements HoldingsSessionStore {
           },
         },
       ],
-      { signal },
+      // A racing use of the same token (TransactionConflict) is sent again: it then finds the
+      // token gone, and answers as a used one.
+      { signal, policy: RETRY.grantLifeWrite, retryOn: ['conflict', 'throttled'] },
     )
     if (outcome.kind === 'failed') return 'gone'
-    if (outcome.kind === 'unavailable') throw outcome.cause
+    if (outcome.kind === 'unavailable') return 'unavailable'
     return { ...holder, lastUsedAt: now, expiresAt }
   }
 

@@ -22,13 +22,14 @@ export interface HoldingsSessionStore {
   /**
    * Uses the link token `hash` once: deletes it and puts the session `session.hash` in one
    * conditional transaction, if the token exists and is not past its time at `now`. `gone`: the
-   * token is unknown, used (by this or a racing call) or expired; nothing written.
+   * token is unknown, used (by this or a racing call) or expired; nothing written. `unavailable`:
+   * DynamoDB conflicted or throttled every attempt; nothing written, try later.
    */
   redeemLinkToken(
     hash: string,
     session: { hash: string; now: number; idleMs: number },
     options?: CallOptions,
-  ): Promise<HoldingsSession | 'gone'>
+  ): Promise<HoldingsSession | 'gone' | 'unavailable'>
   /**
    * Uses the session `hash` at `now`: if it exists and has not expired, moves `lastUsedAt` to now
    * and its end to now + `idleMs` (one conditional update) and gives it; else undefined.

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
-import { consumerById, OFFER_MAIL_QUEUE } from '../../functions/consumers'
+import { OFFER_MAIL_QUEUE } from '../../functions/consumers'
 import { makeGrantLife, RECIPIENT_LIMITS, RESEND_GAP_MS } from '../../functions/core/grant-life'
 import type { GrantRecord } from '../../functions/domain/grant'
 import type { ProgramTerms } from '../../functions/domain/program'
@@ -17,7 +17,12 @@ import { DynamoDbProgramStore } from '../../functions/stores/programs.dynamodb'
 import { INDEX } from '../../functions/table-schema'
 import { makeOfferMailerHandler, offerMailerOf } from '../../functions/wiring/offer-mailer.consumer'
 import { LocalQueue, localQueueSender, pollOnce } from '../../local/queue'
-import { declaredAccess, recordAccess } from '../manage/grants-support'
+import {
+  accessDuring,
+  consumerAccess,
+  declaredAccess,
+  recordAccess,
+} from '../manage/grants-support'
 import {
   type Call,
   expectNothingWritten,
@@ -670,15 +675,7 @@ describe('what a link survives', () => {
 
 describe('IAM: each function makes exactly the DynamoDB calls its route declares', () => {
   /** What the calls `act` makes need, as IAM actions (nothing else may use the client meanwhile). */
-  const recorded = async (act: () => Promise<void>) => {
-    const access = recordAccess(dynamodb)
-    try {
-      await act()
-    } finally {
-      access.stop()
-    }
-    return [...access.seen].sort()
-  }
+  const recorded = (act: () => Promise<void>) => accessDuring(dynamodb, act)
   const declared = (id: string) => [...declaredAccess(id)].sort()
   const identity = { name: 'Ann', dateOfBirth: '1990-01-01', country: 'DE' }
 
@@ -734,17 +731,7 @@ describe('IAM: each function makes exactly the DynamoDB calls its route declares
         expect((await post('/recipient/links', { email })).status).toBe(202)
       }),
     ).toEqual(declared('RecipientLinks'))
-    const consumer = consumerById('OfferMailer')
-    const allowed = new Set([
-      ...Object.entries(consumer.access).flatMap(([table, actions]) =>
-        (actions ?? []).map((action) => `${table} ${action}`),
-      ),
-      ...Object.entries(consumer.indexes ?? {}).flatMap(([table, byIndex]) =>
-        Object.entries(byIndex ?? {}).flatMap(([index, actions]) =>
-          actions.map((action) => `${table}/index/${index} ${action}`),
-        ),
-      ),
-    ])
+    const allowed = consumerAccess('OfferMailer')
     const made = await recorded(deliverLinkRequests)
     expect(made).toEqual(
       expect.arrayContaining([

@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
+import { consumerById } from '../../functions/consumers'
 import type { AuditEntry, MembershipRecord, Role } from '../../functions/domain/people'
 import { ROUTES, type Route } from '../../functions/routes'
 import { type Call, request } from '../support/api'
@@ -77,6 +78,32 @@ export const recordAccess = (client: DynamoDBClient) => {
     { step: 'initialize', name },
   )
   return { seen, stop: () => client.middlewareStack.remove(name) }
+}
+
+/** The IAM lines of the calls `act` makes (nothing else may use the client meanwhile), sorted. */
+export const accessDuring = async (client: DynamoDBClient, act: () => Promise<unknown>) => {
+  const access = recordAccess(client)
+  try {
+    await act()
+  } finally {
+    access.stop()
+  }
+  return [...access.seen].sort()
+}
+
+/** What a consumer is allowed (functions/consumers.ts), in the recorder's form. */
+export const consumerAccess = (id: Parameters<typeof consumerById>[0]): Set<string> => {
+  const consumer = consumerById(id)
+  return new Set([
+    ...Object.entries(consumer.access).flatMap(([table, actions]) =>
+      (actions ?? []).map((action) => `${table} ${action}`),
+    ),
+    ...Object.entries(consumer.indexes ?? {}).flatMap(([table, byIndex]) =>
+      Object.entries(byIndex ?? {}).flatMap(([index, actions]) =>
+        actions.map((action) => `${table}/index/${index} ${action}`),
+      ),
+    ),
+  ])
 }
 
 /** What a route is allowed, in the recorder's form. */
