@@ -1,4 +1,5 @@
 import type { Mode } from './api-key'
+import type { ProgramValueHead } from './program-value'
 
 /**
  * A program and the rules on it that every door uses (the grant API, its reads, the management
@@ -45,6 +46,11 @@ export type ProgramRecord = {
    * fewer (issue 21; the webhook sender decides it). Absent: no such event.
    */
   poolLowThreshold?: number
+  /**
+   * The value of a share now: the entry of its value history with the latest `asOf` (issue 32,
+   * domain/program-value.ts). Absent: no value set.
+   */
+  value?: ProgramValueHead
 }
 
 /**

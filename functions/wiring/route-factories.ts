@@ -126,6 +126,16 @@ export const ROUTE_FACTORIES = {
     async () => (await import('../http/routes/manage/audit-list.route')).makeListAuditHandler,
     async () => (await import('./admin.deps')).adminDeps,
   ),
+  SetProgramValue: wired(
+    async () =>
+      (await import('../http/routes/manage/program-values.route')).makeSetProgramValueHandler,
+    async () => (await import('./program-values.deps')).programValuesDeps,
+  ),
+  ListProgramValues: wired(
+    async () =>
+      (await import('../http/routes/manage/program-values.route')).makeListProgramValuesHandler,
+    async () => (await import('./program-values.deps')).programValuesDeps,
+  ),
   ListMembers: wired(
     async () => (await import('../http/routes/manage/list-members.route')).makeListMembersHandler,
     async () => (await import('./members.deps')).membersDeps,
