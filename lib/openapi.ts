@@ -22,6 +22,7 @@ import {
   manageProgramsPaths,
   manageProgramsSchemas,
 } from './openapi-manage-programs'
+import { programValuePaths, programValueSchemas } from './openapi-values'
 import { webhooksSection } from './openapi-webhook-events'
 import { webhookParameters, webhookPaths, webhookSchemas } from './openapi-webhooks'
 
@@ -161,6 +162,7 @@ export const buildOpenApi = () => ({
     ...manageProgramsPaths,
     ...manageMemberPaths,
     ...manageGrantListPaths,
+    ...programValuePaths,
   },
   // What the service sends to an issuer's webhook endpoints (OpenAPI 3.1), one entry per kind.
   webhooks: webhooksSection,
@@ -178,6 +180,7 @@ export const buildOpenApi = () => ({
       ...manageProgramsSchemas,
       ...manageMemberSchemas,
       ...manageGrantListSchemas,
+      ...programValueSchemas,
     },
     responses: {
       ...problemResponses(),

@@ -13,7 +13,7 @@ import { type Call, expectProblem, type Issuer, newIssuer } from '../support/api
 import { useApi } from '../support/api-harness'
 import { type Person, signUpPerson } from '../support/identity'
 import { documentClient, dynamodb } from '../support/runtime'
-import { auditOf, join, manage, tables } from './programs-keys.support'
+import { auditOf, documented, join, manage, tables } from './programs-keys.support'
 
 /**
  * A program's value (issue 32, section 1) through the local server with real access tokens from
@@ -55,8 +55,14 @@ beforeAll(async () => {
   ])
 })
 
-const call = (person: Person | undefined, method: string, path: string, body?: unknown) =>
-  manage(api.baseUrl, person, method, path, body)
+/** A call, its answer held against openapi.json (status, body schema, headers) when it is a value route's. */
+const call = async (person: Person | undefined, method: string, path: string, body?: unknown) => {
+  const answer = await manage(api.baseUrl, person, method, path, body)
+  if (/\/values(\?|$)/.test(path)) {
+    documented(method === 'POST' ? 'SetProgramValue' : 'ListProgramValues', answer)
+  }
+  return answer
+}
 const valuesPath = (issuerId: string, programId: string) =>
   `/manage/issuers/${issuerId}/programs/${programId}/values`
 
