@@ -171,7 +171,12 @@ export const ProgramValuePanel = ({
               <tr key={item.id}>
                 <td>
                   {item.asOf}
-                  {item.current ? <span class="badge"> current</span> : null}
+                  {item.current ? (
+                    <>
+                      {' '}
+                      <span class="badge">current</span>
+                    </>
+                  ) : null}
                 </td>
                 <td>
                   {item.amount} {item.currency}
