@@ -165,12 +165,13 @@ export const programValueSchemas: Record<string, Json> = {
   },
   ProgramValueList: {
     type: 'object',
+    description: "A page of a program's value history, the latest `asOf` first.",
+    required: ['items', 'nextCursor'],
+    additionalProperties: false,
     properties: {
       items: { type: 'array', items: schemaRef('ProgramValue') },
       nextCursor: NULLABLE_CURSOR,
     },
-    required: ['items', 'nextCursor'],
-    additionalProperties: false,
   },
   ProgramValueRequest: {
     type: 'object',

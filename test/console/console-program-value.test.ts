@@ -1,14 +1,4 @@
-import type { Browser } from 'playwright-core'
-import {
-  type ConsoleServer,
-  checkPage,
-  errorNextTo,
-  SET_UP_MS,
-  signedInMember,
-  startServerAndBrowser,
-  visible,
-  watchConsole,
-} from './browser'
+import * as ui from './browser'
 
 /**
  * The value of a share on the program page (issue 32), in Chromium against `npm start`: an admin
@@ -17,18 +7,17 @@ import {
  * is, and a viewer reads it all without the form. Checked by axe-core and photographed.
  */
 
-let server: ConsoleServer
-let browser: Browser
+/** The run's shared server (an issuer of this file's own) and Chromium. */
+const run = {} as Awaited<ReturnType<typeof ui.startServerAndBrowser>>
+beforeAll(async () => Object.assign(run, await ui.startServerAndBrowser()), ui.SET_UP_MS)
+const { visible, errorNextTo } = ui
 
-beforeAll(async () => {
-  ;({ server, browser } = await startServerAndBrowser())
-}, SET_UP_MS)
-
-const programPath = () => `/app/${server.seed.issuerId}/live/programs/${server.seed.programs.LIVE}`
+const programPath = () =>
+  `/app/${run.server.seed.issuerId}/live/programs/${run.server.seed.programs.LIVE}`
 
 it('lets an admin set the value, with errors by field, and shows it and its history to a viewer', async () => {
-  const { page } = await signedInMember(server, browser, 'admin')
-  const problems = watchConsole(page)
+  const { page } = await ui.signedInMember(run.server, run.browser, 'admin')
+  const problems = ui.watchConsole(page)
   await page.goto(programPath())
   const panel = page.getByRole('region', { name: 'Value of a share' })
   await visible(panel.getByText('No value set yet'))
@@ -66,12 +55,12 @@ it('lets an admin set the value, with errors by field, and shows it and its hist
   const rows = await table.locator('tbody tr').allInnerTexts()
   expect(rows.map((r) => r.split('\t')[0]?.trim())).toEqual(['2026-11-01 current', '2026-01-01'])
   await visible(panel.getByText('12.50 EUR as of 2026-11-01'))
-  await checkPage(page, 'console-program-value')
+  await ui.checkPage(page, 'console-program-value')
   // The refused save's 400 is the only failed load.
   expect(problems.filter((p) => !p.includes('status of 400'))).toEqual([])
 
   // A viewer reads the value and the history; no form.
-  const viewer = await signedInMember(server, browser, 'viewer')
+  const viewer = await ui.signedInMember(run.server, run.browser, 'viewer')
   await viewer.page.goto(programPath())
   const seen = viewer.page.getByRole('region', { name: 'Value of a share' })
   await visible(seen.getByText('12.50 EUR as of 2026-11-01'))

@@ -7,12 +7,12 @@ import {
   valueOutboxItem,
   valuesPartition,
 } from '../../functions/domain/program-value'
-import { ROUTES, type Route } from '../../functions/routes'
 import { DynamoDbProgramValueStore } from '../../functions/stores/program-values.dynamodb'
 import { type Call, expectProblem, type Issuer, newIssuer } from '../support/api'
 import { useApi } from '../support/api-harness'
 import { type Person, signUpPerson } from '../support/identity'
 import { documentClient, dynamodb } from '../support/runtime'
+import { declaredAccess, recordAccess } from './grants-support'
 import { auditOf, documented, join, manage, tables } from './programs-keys.support'
 
 /**
@@ -22,37 +22,26 @@ import { auditOf, documented, join, manage, tables } from './programs-keys.suppo
  * the outbox item of `program.value_changed`, and the exact DynamoDB calls of each route.
  */
 
-/** The route key of the request the local server is running now (requests here go one by one). */
-let current: string | undefined
-const api = useApi({
-  wrap: (routeKey, handler) => async (event, context) => {
-    current = routeKey
-    try {
-      return await handler(event, context)
-    } finally {
-      current = undefined
-    }
-  },
-})
-
+const api = useApi()
 let a: Issuer
 let b: Issuer
-let owner: Person
-let admin: Person
-let viewer: Person
-let ownerOfB: Person
+/** A's owner, admin and viewer, and B's owner: each a real person of the Cognito emulator. */
+const who = {} as Record<'owner' | 'admin' | 'viewer' | 'ownerOfB', Person>
 
 beforeAll(async () => {
   ;[a, b] = await Promise.all([newIssuer({ pool: 100 }), newIssuer()])
-  ;[owner, admin, viewer, ownerOfB] = (await Promise.all(
-    Array.from({ length: 4 }, () => signUpPerson()),
-  )) as [Person, Person, Person, Person]
-  await Promise.all([
-    join(owner, a.issuerId, 'owner'),
-    join(admin, a.issuerId, 'admin'),
-    join(viewer, a.issuerId, 'viewer'),
-    join(ownerOfB, b.issuerId, 'owner'),
-  ])
+  const people = await Promise.all([1, 2, 3, 4].map(() => signUpPerson()))
+  ;[who.owner, who.admin, who.viewer, who.ownerOfB] = people as [Person, Person, Person, Person]
+  await Promise.all(
+    (
+      [
+        [who.owner, a, 'owner'],
+        [who.admin, a, 'admin'],
+        [who.viewer, a, 'viewer'],
+        [who.ownerOfB, b, 'owner'],
+      ] as const
+    ).map(([person, issuer, role]) => join(person, issuer.issuerId, role)),
+  )
 })
 
 /** A call, its answer held against openapi.json (status, body schema, headers) when it is a value route's. */
@@ -97,13 +86,13 @@ const stateOf = async (issuerId: string, programId: string) => ({
 describe('who may set and read a value', () => {
   it('owners and admins set; viewers read but may not set (403, nothing written)', async () => {
     const { LIVE } = a.programs
-    const set = await call(owner, 'POST', valuesPath(a.issuerId, LIVE), {
+    const set = await call(who.owner, 'POST', valuesPath(a.issuerId, LIVE), {
       amount: '12.50',
       currency: 'EUR',
       asOf: '2026-01-01',
     })
     expect(set.status).toBe(201)
-    const byAdmin = await call(admin, 'POST', valuesPath(a.issuerId, LIVE), {
+    const byAdmin = await call(who.admin, 'POST', valuesPath(a.issuerId, LIVE), {
       amount: '13',
       currency: 'EUR',
       asOf: '2026-01-02',
@@ -119,13 +108,13 @@ describe('who may set and read a value', () => {
       asOf: '2026-01-02',
       method: '409A by an outside firm',
       setAt: expect.stringMatching(ISO),
-      setBy: admin.email,
+      setBy: who.admin.email,
       current: true,
     })
     expect(byAdmin.headers.get('cache-control')).toBe('no-store')
 
     const before = await stateOf(a.issuerId, LIVE)
-    const refused = await call(viewer, 'POST', valuesPath(a.issuerId, LIVE), {
+    const refused = await call(who.viewer, 'POST', valuesPath(a.issuerId, LIVE), {
       amount: '1',
       currency: 'EUR',
       asOf: '2026-01-03',
@@ -133,7 +122,7 @@ describe('who may set and read a value', () => {
     expectProblem(refused, 403, 'forbidden')
     expect(await stateOf(a.issuerId, LIVE)).toEqual(before)
 
-    const read = await call(viewer, 'GET', valuesPath(a.issuerId, LIVE))
+    const read = await call(who.viewer, 'GET', valuesPath(a.issuerId, LIVE))
     expect(read.status).toBe(200)
     expect((read.body.items as { id: string }[]).map((v) => v.id)).toEqual([
       byAdmin.body.id,
@@ -149,17 +138,27 @@ describe('who may set and read a value', () => {
       ['POST', valid],
       ['GET', undefined],
     ] as const) {
-      const answer = await call(ownerOfB, method, valuesPath(b.issuerId, a.programs.TEST), body)
+      const answer = await call(who.ownerOfB, method, valuesPath(b.issuerId, a.programs.TEST), body)
       expectProblem(answer, 404, 'program_not_found')
-      const missing = await call(ownerOfB, method, valuesPath(b.issuerId, newId('program')), body)
+      const missing = await call(
+        who.ownerOfB,
+        method,
+        valuesPath(b.issuerId, newId('program')),
+        body,
+      )
       expectProblem(missing, 404, 'program_not_found')
       expectProblem(
-        await call(ownerOfB, method, valuesPath(b.issuerId, 'prg_x'), body),
+        await call(who.ownerOfB, method, valuesPath(b.issuerId, 'prg_x'), body),
         404,
         'program_not_found',
       )
       // Not a member of A at all: the issuer is not found.
-      const stranger = await call(ownerOfB, method, valuesPath(a.issuerId, a.programs.TEST), body)
+      const stranger = await call(
+        who.ownerOfB,
+        method,
+        valuesPath(a.issuerId, a.programs.TEST),
+        body,
+      )
       expectProblem(stranger, 404, 'issuer_not_found')
     }
     expect(await stateOf(a.issuerId, a.programs.TEST)).toEqual(before)
@@ -182,14 +181,15 @@ describe('what a value is', () => {
       [[1], ['(body)']],
     ]
     for (const [body, fields] of cases) {
-      const answer = await call(admin, 'POST', valuesPath(a.issuerId, TEST), body)
+      const answer = await call(who.admin, 'POST', valuesPath(a.issuerId, TEST), body)
       expectProblem(answer, 400, 'validation_failed')
       expect((answer.body.errors as { field: string }[]).map((e) => e.field).sort()).toEqual(
         [...fields].sort(),
       )
     }
-    const message = (await call(admin, 'POST', valuesPath(a.issuerId, TEST), { currency: 'EUR' }))
-      .body.errors as { field: string; message: string }[]
+    const message = (
+      await call(who.admin, 'POST', valuesPath(a.issuerId, TEST), { currency: 'EUR' })
+    ).body.errors as { field: string; message: string }[]
     expect(message).toContainEqual({ field: 'amount', message: 'amount is required' })
     expect(await stateOf(a.issuerId, TEST)).toEqual(before)
   })
@@ -198,7 +198,7 @@ describe('what a value is', () => {
     const { TEST } = a.programs
     const before = await stateOf(a.issuerId, TEST)
     const future = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10)
-    const answer = await call(admin, 'POST', valuesPath(a.issuerId, TEST), {
+    const answer = await call(who.admin, 'POST', valuesPath(a.issuerId, TEST), {
       amount: '1',
       currency: 'EUR',
       asOf: future,
@@ -209,7 +209,7 @@ describe('what a value is', () => {
     ])
     expect(await stateOf(a.issuerId, TEST)).toEqual(before)
     // Today in UTC is always allowed.
-    const ok = await call(admin, 'POST', valuesPath(a.issuerId, TEST), {
+    const ok = await call(who.admin, 'POST', valuesPath(a.issuerId, TEST), {
       amount: '0.000001',
       currency: 'JPY',
       asOf: today(),
@@ -223,9 +223,9 @@ describe('what a value is', () => {
 describe('the current value and the history', () => {
   it('keeps the latest asOf as current: a backdated entry joins the history only; audited; outbox', async () => {
     const c = await newIssuer()
-    await join(owner, c.issuerId, 'owner')
+    await join(who.owner, c.issuerId, 'owner')
     const program = c.programs.LIVE
-    const post = (body: object) => call(owner, 'POST', valuesPath(c.issuerId, program), body)
+    const post = (body: object) => call(who.owner, 'POST', valuesPath(c.issuerId, program), body)
     const first = await post({ amount: '10', currency: 'EUR', asOf: '2026-03-01' })
     const newer = await post({
       amount: '12.50',
@@ -250,7 +250,7 @@ describe('the current value and the history', () => {
     })
 
     // Newest asOf first (the same day: the latest set first); `current` on the head's one only.
-    const list = await call(owner, 'GET', valuesPath(c.issuerId, program))
+    const list = await call(who.owner, 'GET', valuesPath(c.issuerId, program))
     expect(list.status).toBe(200)
     const items = list.body.items as { id: string; current: boolean }[]
     expect(items.map((v) => [v.id, v.current])).toEqual([
@@ -262,9 +262,9 @@ describe('the current value and the history', () => {
     expect(list.body.nextCursor).toBeNull()
 
     // Pages of two, through the cursor; a cursor not made here is refused.
-    const page1 = await call(owner, 'GET', `${valuesPath(c.issuerId, program)}?limit=2`)
+    const page1 = await call(who.owner, 'GET', `${valuesPath(c.issuerId, program)}?limit=2`)
     const page2 = await call(
-      owner,
+      who.owner,
       'GET',
       `${valuesPath(c.issuerId, program)}?limit=2&cursor=${page1.body.nextCursor}`,
     )
@@ -276,7 +276,7 @@ describe('the current value and the history', () => {
     expect(page2.body.nextCursor).toBeNull()
     for (const query of ['?cursor=abc', '?limit=0', '?limit=101', '?sort=asc']) {
       expectProblem(
-        await call(owner, 'GET', `${valuesPath(c.issuerId, program)}${query}`),
+        await call(who.owner, 'GET', `${valuesPath(c.issuerId, program)}${query}`),
         400,
         'validation_failed',
       )
@@ -286,7 +286,7 @@ describe('the current value and the history', () => {
     const audit = (await auditOf(c.issuerId)).filter((e) => e.action === 'program.value')
     expect(audit).toHaveLength(4)
     expect(audit.find((e) => e.details?.valueId === older.body.id)).toMatchObject({
-      actor: { kind: 'person', email: owner.email },
+      actor: { kind: 'person', email: who.owner.email },
       target: { type: 'program', id: program },
       details: { amount: '9', currency: 'EUR', asOf: '2026-02-01', current: false },
       requestId: expect.any(String),
@@ -382,60 +382,29 @@ describe('the current value and the history', () => {
   })
 })
 
-const tableKey = (name: unknown) =>
-  Object.entries(tables).find(([, physical]) => physical === name)?.[0] ?? `?${String(name)}`
-
 describe('IAM: each value route makes exactly the DynamoDB calls it declares', () => {
   it('SetProgramValue (current and backdated) and ListProgramValues', async () => {
-    const used = new Map<string, Set<string>>()
-    const record = (table: unknown, action: string) => {
-      if (current === undefined) return
-      const calls = used.get(current) ?? new Set<string>()
-      calls.add(`${tableKey(table)} dynamodb:${action}`)
-      used.set(current, calls)
-    }
-    const name = `values-iam-${Math.random()}`
-    dynamodb.middlewareStack.add(
-      (next, context) => async (args) => {
-        const action = (context.commandName ?? '').replace(/Command$/, '')
-        const input = args.input as Record<string, unknown>
-        if (action === 'TransactWriteItems') {
-          for (const item of input.TransactItems as Record<string, { TableName: string }>[]) {
-            for (const [kind, body] of Object.entries(item)) {
-              record(
-                body.TableName,
-                kind === 'ConditionCheck' ? 'ConditionCheckItem' : `${kind}Item`,
-              )
-            }
-          }
-        } else record(input.TableName, action)
-        return next(args)
-      },
-      { step: 'initialize', name },
-    )
     const c = await newIssuer()
-    await join(admin, c.issuerId, 'admin')
+    await join(who.admin, c.issuerId, 'admin')
     const path = valuesPath(c.issuerId, c.programs.TEST)
-    try {
-      await call(admin, 'POST', path, { amount: '2', currency: 'USD', asOf: '2026-02-01' })
-      await call(admin, 'POST', path, { amount: '1', currency: 'USD', asOf: '2026-01-01' })
-      await call(admin, 'GET', path)
-    } finally {
-      dynamodb.middlewareStack.remove(name)
-    }
-    const mine = (ROUTES as readonly Route[]).filter((r) =>
-      ['SetProgramValue', 'ListProgramValues'].includes(r.id),
-    )
-    expect(mine).toHaveLength(2)
-    for (const route of mine) {
-      const declared = Object.entries(route.access)
-        .flatMap(([table, actions]) => (actions ?? []).map((action) => `${table} ${action}`))
-        .sort()
-      expect(route.indexes).toBeUndefined()
-      expect({ route: route.id, calls: [...(used.get(route.routeKey) ?? [])].sort() }).toEqual({
-        route: route.id,
-        calls: declared,
-      })
+    const runs: [string, () => Promise<unknown>][] = [
+      [
+        'SetProgramValue',
+        async () => {
+          await call(who.admin, 'POST', path, { amount: '2', currency: 'USD', asOf: '2026-02-01' })
+          await call(who.admin, 'POST', path, { amount: '1', currency: 'USD', asOf: '2026-01-01' })
+        },
+      ],
+      ['ListProgramValues', () => call(who.admin, 'GET', path)],
+    ]
+    for (const [id, run] of runs) {
+      const recorder = recordAccess(dynamodb)
+      try {
+        await run()
+      } finally {
+        recorder.stop()
+      }
+      expect({ id, seen: recorder.seen }).toEqual({ id, seen: declaredAccess(id) })
     }
   })
 })

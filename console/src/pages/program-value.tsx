@@ -118,6 +118,32 @@ const ValueForm = ({
   )
 }
 
+const HISTORY_COLUMNS = ['As of', 'Value', 'Method', 'Set by', 'Set at'] as const
+
+/** One entry of the history; the current one marked. */
+const ValueRow = ({ item }: { item: ProgramValue }) => {
+  const mark = item.current ? (
+    <>
+      {' '}
+      <span class="badge">current</span>
+    </>
+  ) : null
+  return (
+    <tr>
+      <td>
+        {item.asOf}
+        {mark}
+      </td>
+      <td>{`${item.amount} ${item.currency}`}</td>
+      <td>{item.method ? <bdi>{item.method}</bdi> : '—'}</td>
+      <td>{item.setBy}</td>
+      <td>
+        <Time iso={item.setAt} />
+      </td>
+    </tr>
+  )
+}
+
 /** The program's value of a share, its history, and (owners, admins) the form to set it. */
 export const ProgramValuePanel = ({
   program,
@@ -163,30 +189,9 @@ export const ProgramValuePanel = ({
         />
         {error ? <p class="error">{error}</p> : null}
         {items.length > 0 ? (
-          <DataTable
-            caption="Value history, latest date first"
-            columns={['As of', 'Value', 'Method', 'Set by', 'Set at']}
-          >
+          <DataTable caption="Value history, latest date first" columns={HISTORY_COLUMNS}>
             {items.map((item) => (
-              <tr key={item.id}>
-                <td>
-                  {item.asOf}
-                  {item.current ? (
-                    <>
-                      {' '}
-                      <span class="badge">current</span>
-                    </>
-                  ) : null}
-                </td>
-                <td>
-                  {item.amount} {item.currency}
-                </td>
-                <td>{item.method ? <bdi>{item.method}</bdi> : '—'}</td>
-                <td>{item.setBy}</td>
-                <td>
-                  <Time iso={item.setAt} />
-                </td>
-              </tr>
+              <ValueRow key={item.id} item={item} />
             ))}
           </DataTable>
         ) : data ? (

@@ -3,19 +3,12 @@ import { readPageQuery } from '../../../domain/page-query'
 import type { Actor } from '../../../domain/people'
 import { decodeValueCursor } from '../../../domain/program-value'
 import { SetProgramValueSchema } from '../../../domain/program-value-request.schema'
-import {
-  type ManageBodyEvent,
-  type ManageDeps,
-  type ManageEvent,
-  type ManageRequest,
-  manageHandler,
-  type SignedInEvent,
-} from '../../manage-handler'
+import * as manage from '../../manage-handler'
 import { manageJson } from '../../manage-http'
 import { checkProgramId } from '../../program-of-issuer'
 
 /** The value routes' deps (wiring/program-values.deps.ts): the value use cases of one request. */
-export type ProgramValuesRouteDeps = ManageDeps & {
+export type ProgramValuesRouteDeps = manage.ManageDeps & {
   readonly valuesFor: (
     who: { actor: Actor; requestId: string },
     signal: AbortSignal,
@@ -40,8 +33,8 @@ export const programValueResource = (value: ValueView) => ({
 })
 
 /** The request's member, issuer and path program, and the use cases for them. */
-const contextOf = <E extends ManageEvent>(
-  request: ManageRequest<E>,
+const contextOf = <E extends manage.ManageEvent>(
+  request: manage.ManageRequest<E>,
   deps: ProgramValuesRouteDeps,
 ) => {
   const programId = checkProgramId(request.event.pathParameters?.programId)
@@ -62,7 +55,7 @@ const contextOf = <E extends ManageEvent>(
  * `400 validation_failed` naming it, and writes nothing.
  */
 export const makeSetProgramValueHandler = (deps: ProgramValuesRouteDeps) =>
-  manageHandler<ManageBodyEvent>(
+  manage.manageHandler<manage.ManageBodyEvent>(
     'SetProgramValue',
     deps,
     async (request) => {
@@ -79,7 +72,7 @@ export const makeSetProgramValueHandler = (deps: ProgramValuesRouteDeps) =>
  * program's value history, latest `asOf` first, 50 a page by default (up to 100).
  */
 export const makeListProgramValuesHandler = (deps: ProgramValuesRouteDeps) =>
-  manageHandler<SignedInEvent>('ListProgramValues', deps, async (request) => {
+  manage.manageHandler<manage.SignedInEvent>('ListProgramValues', deps, async (request) => {
     const { programId, issuerId, values } = contextOf(request, deps)
     const { limit, cursor } = readPageQuery(request.event.queryStringParameters, {
       page: VALUES_PAGE,
