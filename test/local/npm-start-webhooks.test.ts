@@ -227,6 +227,14 @@ describe('webhooks under npm start', () => {
     })
     expect(valued.status).toBe(201)
     const valueId = (valued.body as { id: string }).id
+    // The integrator's read shows it at once (the head holds the current value).
+    const read = await callServer(
+      server,
+      { apiKey: server.seed.keys.TEST },
+      'GET',
+      `/programs/${server.seed.programs.TEST}`,
+    )
+    expect(read.body).toMatchObject({ tokenValue: '12.50', tokenValueCurrency: 'EUR' })
 
     const wanted: [string, () => Delivery | undefined][] = [
       ['grant.created', ofGrant('/all', offered, 'grant.created')],
