@@ -1,4 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
+import { makeProgramValues } from '../../functions/core/program-values'
 import { auditEntry } from '../../functions/domain/audit-entry'
 import { newId } from '../../functions/domain/ids'
 import type { Actor } from '../../functions/domain/people'
@@ -380,6 +381,44 @@ describe('the current value and the history', () => {
     expect(other).toEqual({ kind: 'not_found' })
     expect(await history(program)).toHaveLength(1)
   })
+})
+
+it('a change that loses the race to a later value is kept as backdated, decided again on the new head', async () => {
+  const c = await newIssuer()
+  const program = c.programs.LIVE
+  const store = new DynamoDbProgramValueStore(documentClient, tables)
+  const person: Actor = { kind: 'person', sub: 'sub', email: 'racer@example.com' }
+  const values = (now: number) =>
+    makeProgramValues({ store, clock: () => now, who: { actor: person, requestId: 'req' } })
+  const at = Date.parse('2026-11-29T10:00:00.000Z')
+  // The other change lands between this one's read of the head and its write.
+  let raced = false
+  const racing = Object.create(store) as DynamoDbProgramValueStore
+  racing.recordValue = async (input) => {
+    if (!raced) {
+      raced = true
+      await values(at + 1).setValue({
+        programId: program,
+        issuerId: c.issuerId,
+        body: { amount: '20', currency: 'EUR', asOf: '2026-11-20' },
+      })
+    }
+    return store.recordValue(input)
+  }
+  const mine = await makeProgramValues({
+    store: racing,
+    clock: () => at,
+    who: { actor: person, requestId: 'req' },
+  }).setValue({
+    programId: program,
+    issuerId: c.issuerId,
+    body: { amount: '10', currency: 'EUR', asOf: '2026-11-10' },
+  })
+  expect(mine).toMatchObject({ amount: '10', current: false })
+  expect((await headValue(program))?.amount).toBe('20')
+  expect((await history(program)).map((i) => i.amount)).toEqual(['10', '20'])
+  const audit = (await auditOf(c.issuerId)).filter((e) => e.details?.amount === '10')
+  expect(audit.map((e) => e.details?.current)).toEqual([false])
 })
 
 describe('IAM: each value route makes exactly the DynamoDB calls it declares', () => {
