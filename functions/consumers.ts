@@ -62,7 +62,8 @@ export type StreamTrigger = {
   /**
    * Lambda event filters (a record passing any one invokes the reader): grant items (`gr_...`), and
    * a batch item (itemType `grantBatch`) whose new image is final (`done`, `canceled`: its
-   * batch.completed); link tokens, rate limits, batch chunks and a running batch's counter updates
+   * batch.completed), and a value change's outbox item when put (itemType `programValue`:
+   * program.value_changed); link tokens, rate limits, batch chunks and a running batch's counter updates
    * (`offer-token#`, `limit#`, `batch#...`) in the same table never do. The reader checks keys and
    * images again (core/grant-stream.ts, core/webhook-events.ts), locally where no filter runs.
    */
@@ -246,6 +247,8 @@ export const CONSUMERS = [
             NewImage: { itemType: { S: ['grantBatch'] }, status: { S: ['done', 'canceled'] } },
           },
         },
+        // A program's value was set (program.value_changed): its outbox item, once, when put.
+        { eventName: ['INSERT'], dynamodb: { NewImage: { itemType: { S: ['programValue'] } } } },
       ],
     },
     timeoutSeconds: 30,

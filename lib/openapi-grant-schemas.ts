@@ -5,6 +5,7 @@ import {
   REJECTION_REASONS,
 } from '../functions/domain/grant-lifecycle'
 import { GrantRequestSchema, LIMITS } from '../functions/domain/grant-request.schema'
+import { DECIMAL_AMOUNT } from '../functions/domain/share-value'
 import { TestTransitionBody } from '../functions/domain/test-transition.schema'
 import { jsonSchema, pagedList, schemaRef } from './openapi-parts'
 
@@ -38,6 +39,10 @@ export const ProgramSchema = z.object({
   remaining: z.nullable(z.int().check(z.nonnegative())),
   tokensCount: z.int().check(z.nonnegative()),
   active: z.boolean(),
+  // The value of a share (issue 32): null while none is set.
+  tokenValue: z.nullable(z.string().check(z.regex(DECIMAL_AMOUNT))),
+  tokenValueCurrency: z.nullable(z.string().check(z.regex(/^[A-Z]{3}$/))),
+  tokenValueCalculatedDate: z.nullable(z.iso.date()),
 })
 
 /** A history line (functions/domain/grant-lifecycle.ts), as the integrator API shows it. */

@@ -2,6 +2,7 @@ import { GRANT_STATES } from '../functions/domain/grant-lifecycle'
 import { GRANT_PAGE } from '../functions/domain/grant-list-query'
 import { LIMITS } from '../functions/domain/grant-request.schema'
 import { jsonContent, ok, pageParameter, problems, query, REQUEST_ID } from './openapi-parts'
+import { TOKEN_VALUE_EXAMPLE } from './openapi-values'
 
 /**
  * Part of openapi.json: the integrators' routes (`x-api-key`): grant, read, list, cancel and move
@@ -142,7 +143,7 @@ export const grantPaths = {
       tags: ['Recipients'],
       summary: "A recipient's balance in a program",
       description:
-        'The shares the recipient (named by their e-mail address, URL-encoded in the path) holds in the program (`tokenAmount`: accepted grants) and has pending (`pending`: reserved and offered), in the shape a client written for the reference product reads, with our own fields beside it. An address without grants in the program answers 200 with zeros and `participationStatus: none`. The same key rules as reading a program. Access logs record the route, never the path with the address.',
+        'The shares the recipient (named by their e-mail address, URL-encoded in the path) holds in the program (`tokenAmount`: accepted grants) and has pending (`pending`: reserved and offered), in the shape a client written for the reference product reads, with our own fields beside it: the value of a share in the program (`tokenValue`, as on the program) and `acceptedValue`, what the accepted shares are worth at it, computed exactly. An address without grants in the program answers 200 with zeros and `participationStatus: none`. The same key rules as reading a program. Access logs record the route, never the path with the address.',
       parameters: [
         { $ref: '#/components/parameters/ProgramId' },
         {
@@ -172,6 +173,8 @@ export const grantPaths = {
             accepted: 3,
             pending: 1,
             grantCount: 3,
+            ...TOKEN_VALUE_EXAMPLE,
+            acceptedValue: '37.50',
           }),
           headers: {
             ...REQUEST_ID,
@@ -191,7 +194,7 @@ export const grantPaths = {
       tags: ['Programs'],
       summary: 'Read a program',
       description:
-        "The program of the key's issuer, in the key's mode: its name, status, pool and what is left of it (`pool` and `remaining` are null for a program without a pool). `tokensCount` (= `issued`: shares of reserved, offered and accepted grants) and `active` (= `status` is `active`) are the names a client written for the reference product reads. Another issuer's program answers exactly like one that does not exist (404); a key of the other mode is 403.",
+        "The program of the key's issuer, in the key's mode: its name, status, pool and what is left of it (`pool` and `remaining` are null for a program without a pool). `tokensCount` (= `issued`: shares of reserved, offered and accepted grants) and `active` (= `status` is `active`) are the names a client written for the reference product reads, as are `tokenValue`, `tokenValueCurrency` and `tokenValueCalculatedDate`: the value of a share now (the value history entry with the latest `asOf`; null while none is set). Another issuer's program answers exactly like one that does not exist (404); a key of the other mode is 403.",
       parameters: [{ $ref: '#/components/parameters/ProgramId' }],
       responses: {
         '200': ok('The program.', 'Program', {
@@ -205,6 +208,7 @@ export const grantPaths = {
           remaining: 8750,
           tokensCount: 1250,
           active: true,
+          ...TOKEN_VALUE_EXAMPLE,
         }),
         ...problems([401, 403, 404, 500, 503]),
       },

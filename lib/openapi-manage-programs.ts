@@ -14,6 +14,7 @@ import {
   schemaRef,
   TIME,
 } from './openapi-parts'
+import { TOKEN_VALUE_PROPERTIES, TOKEN_VALUE_REQUIRED } from './openapi-values'
 
 /**
  * Part of openapi.json: the management routes of an issuer's programs and API keys (a Cognito
@@ -57,6 +58,9 @@ const PROGRAM_EXAMPLE = {
   description: null,
   terms: null,
   poolLowThreshold: null,
+  tokenValue: '12.50',
+  tokenValueCurrency: 'EUR',
+  tokenValueCalculatedDate: '2026-11-01',
 }
 const KEY_EXAMPLE = {
   id: KEY_ID,
@@ -337,8 +341,10 @@ export const manageProgramsSchemas: Record<string, Json> = {
             description: '`pool` minus `issued`; null: no limit.',
           },
           createdAt: TIME,
+          // The value of a share (issue 32, lib/openapi-values.ts).
+          ...TOKEN_VALUE_PROPERTIES,
         },
-        required: ['pool', 'issued', 'remaining', 'createdAt'],
+        required: ['pool', 'issued', 'remaining', 'createdAt', ...TOKEN_VALUE_REQUIRED],
       },
     ],
     unevaluatedProperties: false,

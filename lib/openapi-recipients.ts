@@ -18,6 +18,7 @@ import {
   REQUEST_ID,
   termsSchema,
 } from './openapi-parts'
+import { ACCEPTED_VALUE, TOKEN_VALUE_PROPERTIES, TOKEN_VALUE_REQUIRED } from './openapi-values'
 
 /**
  * Part of openapi.json: the recipient's page (public; the link's token in the body) and the
@@ -80,6 +81,9 @@ const BALANCE_SCHEMA = {
       minimum: 0,
       description: "The recipient's grants in the program, in any state.",
     },
+    // The value of a share and of the accepted shares (issue 32, lib/openapi-values.ts).
+    ...TOKEN_VALUE_PROPERTIES,
+    acceptedValue: ACCEPTED_VALUE,
   },
   required: [
     'object',
@@ -91,6 +95,8 @@ const BALANCE_SCHEMA = {
     'accepted',
     'pending',
     'grantCount',
+    ...TOKEN_VALUE_REQUIRED,
+    'acceptedValue',
   ],
   additionalProperties: false,
 }

@@ -1,4 +1,5 @@
 import { GRANT_STATES, REJECTION_REASONS } from '../functions/domain/grant-lifecycle'
+import { idPattern } from '../functions/domain/ids'
 import {
   WEBHOOK_ENDPOINT_ID,
   WEBHOOK_EVENT_KINDS,
@@ -8,6 +9,7 @@ import {
   type WebhookPayloadType,
 } from '../functions/domain/webhooks'
 import { ID, jsonBody, MODE, schemaRef, TIME } from './openapi-parts'
+import { TOKEN_VALUE_PROPERTIES } from './openapi-values'
 
 /**
  * Part of openapi.json: the OpenAPI 3.1 `webhooks` section (issue 21): what a receiver gets, one
@@ -83,6 +85,36 @@ const POOL_LOW_DATA = {
   },
   required: ['programId', 'mode', 'pool', 'remaining', 'threshold'],
 }
+const VALUE_DATA = {
+  type: 'object',
+  description:
+    "A value of the program's share was set (`POST /manage/issuers/{issuerId}/programs/{programId}/values`), under the names `GET /programs/{programId}` uses. `current`: whether it became the program's value (false for an entry dated before the current one). Never who set it.",
+  properties: {
+    programId: ID.program,
+    mode: MODE,
+    valueId: { type: 'string', pattern: idPattern('value').source },
+    tokenValue: {
+      ...TOKEN_VALUE_PROPERTIES.tokenValue.anyOf[0],
+      description: 'The amount per share.',
+    },
+    tokenValueCurrency: TOKEN_VALUE_PROPERTIES.tokenValueCurrency.anyOf[0],
+    tokenValueCalculatedDate: { type: 'string', format: 'date' },
+    method: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+    current: { type: 'boolean' },
+    setAt: TIME,
+  },
+  required: [
+    'programId',
+    'mode',
+    'valueId',
+    'tokenValue',
+    'tokenValueCurrency',
+    'tokenValueCalculatedDate',
+    'method',
+    'current',
+    'setAt',
+  ],
+}
 const TEST_DATA = {
   type: 'object',
   properties: {
@@ -97,9 +129,11 @@ const dataSchemaOf = (kind: WebhookPayloadType) =>
     ? 'WebhookBatchData'
     : kind === 'program.pool_low'
       ? 'WebhookPoolLowData'
-      : kind === WEBHOOK_TEST_KIND
-        ? 'WebhookTestData'
-        : 'WebhookGrantData'
+      : kind === 'program.value_changed'
+        ? 'WebhookProgramValueData'
+        : kind === WEBHOOK_TEST_KIND
+          ? 'WebhookTestData'
+          : 'WebhookGrantData'
 
 const payloadName = (kind: WebhookPayloadType) =>
   `WebhookPayload${kind
@@ -117,6 +151,7 @@ export const webhookEventSchemas: Record<string, Json> = {
   WebhookGrantData: GRANT_DATA,
   WebhookBatchData: BATCH_DATA,
   WebhookPoolLowData: POOL_LOW_DATA,
+  WebhookProgramValueData: VALUE_DATA,
   WebhookTestData: TEST_DATA,
   WebhookPayload: {
     description: 'Any webhook payload.',
@@ -153,6 +188,8 @@ const DESCRIPTIONS: Record<WebhookPayloadType, string> = {
   'grant.delivery_failed': 'The offer e-mail bounced, was marked as spam, or could not be sent.',
   'batch.completed': 'A send-to-many batch finished (`done`) or was canceled (`canceled`).',
   'program.pool_low': "What is left of a program's pool fell to its `poolLowThreshold`.",
+  'program.value_changed':
+    "A value of a program's share was set (`current`: it is the program's value now).",
   'webhook.test': 'A test event, sent from the console or `POST .../test`.',
 }
 

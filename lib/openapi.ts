@@ -24,6 +24,7 @@ import {
   manageProgramsPaths,
   manageProgramsSchemas,
 } from './openapi-manage-programs'
+import { programValuePaths, programValueSchemas } from './openapi-values'
 import { webhooksSection } from './openapi-webhook-events'
 import { webhookParameters, webhookPaths, webhookSchemas } from './openapi-webhooks'
 
@@ -166,6 +167,7 @@ export const buildOpenApi = () => ({
     ...manageMemberPaths,
     ...manageGrantListPaths,
     ...figuresPaths,
+    ...programValuePaths,
   },
   // What the service sends to an issuer's webhook endpoints (OpenAPI 3.1), one entry per kind.
   webhooks: webhooksSection,
@@ -185,6 +187,7 @@ export const buildOpenApi = () => ({
       ...manageMemberSchemas,
       ...manageGrantListSchemas,
       ...figuresSchemas,
+      ...programValueSchemas,
     },
     responses: {
       ...problemResponses(),

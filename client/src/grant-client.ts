@@ -51,6 +51,10 @@ export type Program = {
   remaining: number | null
   tokensCount: number
   active: boolean
+  /** The value of a share (a decimal string), its ISO 4217 currency and "as of" date; null: none set. */
+  tokenValue: string | null
+  tokenValueCurrency: string | null
+  tokenValueCalculatedDate: string | null
 }
 /** A recipient's standing in a program (`GET /programs/{programId}/recipients/{email}/balance`). */
 export type Balance = {
@@ -71,6 +75,11 @@ export type Balance = {
   /** Shares of reserved and offered grants. */
   pending: number
   grantCount: number
+  /** The program's value of a share (as on Program), and what the accepted shares are worth at it. */
+  tokenValue: string | null
+  tokenValueCurrency: string | null
+  tokenValueCalculatedDate: string | null
+  acceptedValue: string | null
 }
 export type GrantResult = {
   grant: Grant

@@ -69,12 +69,14 @@ export const makeIntegratorGrantLife = ({
         }
         email = parsed.data
       })
-      return life.balance({
+      const balance = await life.balance({
         issuerId: key.issuerId,
         mode: key.mode,
         programId: program.programId,
         email,
       })
+      // The value of a share from the head already read: no further read.
+      return program.value === undefined ? balance : { ...balance, value: program.value }
     },
   }
 }

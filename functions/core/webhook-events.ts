@@ -1,9 +1,11 @@
 import { BATCH_PREFIX, type BatchRecord, FINAL_BATCH_STATUSES } from '../domain/batch'
 import type { GrantRecord } from '../domain/grant'
 import type { GrantHistoryEntry, GrantState } from '../domain/grant-lifecycle'
+import { type ProgramValueOutboxItem, VALUE_OUTBOX_PREFIX } from '../domain/program-value'
 import {
   type BatchEventData,
   type GrantEventData,
+  type ProgramValueEventData,
   type WebhookEvent,
   type WebhookEventKind,
   webhookEventId,
@@ -23,6 +25,9 @@ import type { TableChange } from '../stores/stream-records.store'
  * - a batch (`batch#<batchId>`, itemType `grantBatch`) MODIFY whose status became `done` or
  *   `canceled`: `batch.completed`. Its chunks (`batch#<batchId>#...`), link tokens and rate limits
  *   make nothing;
+ * - a value change's outbox item (`value#<programId>#<valueId>`, itemType `programValue`, put in
+ *   the same transaction as the value: the programs table has no stream) INSERT:
+ *   `program.value_changed`;
  * - REMOVE (a TTL purge, a cleanup): nothing.
  * An event's id is derived from what it stands for (the grant and its line's index, time and kind;
  * the batch and its final status), so a record the stream delivers twice makes the same events.
@@ -140,11 +145,39 @@ const batchEvents = (record: TableChange): WebhookEvent[] => {
   ]
 }
 
+const valueEvents = (record: TableChange): WebhookEvent[] => {
+  if (record.eventName !== 'INSERT') return []
+  const item = imageOf<ProgramValueOutboxItem>(record, 'newImage')
+  if (item === undefined || item.itemType !== 'programValue') return []
+  const data: ProgramValueEventData = {
+    programId: item.program,
+    mode: item.mode,
+    valueId: item.valueId,
+    tokenValue: item.amount,
+    tokenValueCurrency: item.currency,
+    tokenValueCalculatedDate: item.asOf,
+    method: item.method ?? null,
+    current: item.current,
+    setAt: item.setAt,
+  }
+  return [
+    {
+      eventId: webhookEventId(item.valueId, 'value_changed'),
+      type: 'program.value_changed',
+      issuerId: item.issuerId,
+      mode: item.mode,
+      occurredAt: item.setAt,
+      data,
+    },
+  ]
+}
+
 /** The events one stream record stands for, oldest first (none for most records). */
 export const webhookEventsOf = (record: TableChange): WebhookEvent[] => {
   const key = record.keys?.grantId
   if (typeof key !== 'string') return []
   if (GRANT_ID.test(key)) return grantEvents(record, key)
   if (BATCH_ITEM.test(key)) return batchEvents(record)
+  if (key.startsWith(VALUE_OUTBOX_PREFIX)) return valueEvents(record)
   return []
 }

@@ -28,6 +28,8 @@ export const ID_PREFIX = {
   program: 'prg',
   grant: 'gr',
   apiKey: 'key',
+  /** A program's value entry (issue 32, domain/program-value.ts). */
+  value: 'val',
 } as const
 
 type IdKind = keyof typeof ID_PREFIX

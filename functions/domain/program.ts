@@ -1,4 +1,5 @@
 import type { Mode } from './api-key'
+import type { ProgramValueHead } from './program-value'
 
 /**
  * A program and the rules on it that every door uses (the grant API, its reads, the management
@@ -46,10 +47,10 @@ export type ProgramRecord = {
    */
   poolLowThreshold?: number
   /**
-   * The value of a share now (issue 32): the newest entry of the program's value history, `amount`
-   * a decimal string (domain/share-value.ts), `asOf` the date it was calculated (YYYY-MM-DD).
+   * The value of a share now: the entry of its value history with the latest `asOf` (issue 32,
+   * domain/program-value.ts). Absent: no value set.
    */
-  value?: { valueId: string; amount: string; currency: string; asOf: string; setAt: string }
+  value?: ProgramValueHead
 }
 
 /**

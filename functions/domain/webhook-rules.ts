@@ -13,6 +13,7 @@ export const WEBHOOK_EVENT_KINDS = [
   'grant.delivery_failed',
   'batch.completed',
   'program.pool_low',
+  'program.value_changed',
 ] as const
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number]
 

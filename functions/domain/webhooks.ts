@@ -54,7 +54,30 @@ export type PoolLowEventData = {
 
 export type TestEventData = { endpointId: string; message: string }
 
-export type WebhookEventData = GrantEventData | BatchEventData | PoolLowEventData | TestEventData
+/**
+ * `program.value_changed` (issue 32): a value of a share was set, under the names of the program's
+ * read (`tokenValue`, ...). `current`: whether it became the program's value (a backdated entry
+ * joins the history only). Never who set it.
+ */
+export type ProgramValueEventData = {
+  programId: string
+  mode: Mode
+  valueId: string
+  tokenValue: string
+  tokenValueCurrency: string
+  tokenValueCalculatedDate: string
+  method: string | null
+  current: boolean
+  /** When it was set (ISO). */
+  setAt: string
+}
+
+export type WebhookEventData =
+  | GrantEventData
+  | BatchEventData
+  | PoolLowEventData
+  | ProgramValueEventData
+  | TestEventData
 
 /**
  * One event, as GrantStream makes it from a stream record (or the sender from a pool snapshot):

@@ -1,5 +1,6 @@
 import type { RecipientBalance } from '../core/grant-life'
 import type { GrantRecord } from '../domain/grant'
+import { type TokenValueFields, tokenValueFields, worthAt } from './token-value'
 
 /**
  * A recipient's standing in a program (`GET /programs/{programId}/recipients/{email}/balance`), in
@@ -19,7 +20,9 @@ import type { GrantRecord } from '../domain/grant'
  *   not yet opened), else the state of their newest grant (`rejected`, `expired`, `canceled`),
  *   else `none` (no grant in this program).
  * Ours: `accepted` (= tokenAmount), `pending` (shares of reserved and offered grants, which count
- * as issued but are not held yet), `grantCount`.
+ * as issued but are not held yet), `grantCount`; the program's value of a share (`tokenValue`,
+ * `tokenValueCurrency`, `tokenValueCalculatedDate`) and `acceptedValue`, what the accepted shares
+ * are worth at it, computed exactly (a decimal string; all null while no value is set).
  */
 export type BalanceResource = {
   object: 'balance'
@@ -37,7 +40,8 @@ export type BalanceResource = {
   accepted: number
   pending: number
   grantCount: number
-}
+  acceptedValue: string | null
+} & TokenValueFields
 
 export const splitName = (
   name: string | undefined,
@@ -75,4 +79,6 @@ export const toBalanceResource = (balance: RecipientBalance): BalanceResource =>
   accepted: balance.accepted,
   pending: balance.pending,
   grantCount: balance.grants.length,
+  ...tokenValueFields(balance.value),
+  acceptedValue: worthAt(balance.accepted, balance.value),
 })

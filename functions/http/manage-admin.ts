@@ -17,6 +17,7 @@ import {
 import { type ManageLogic, type ManageRouteOptions, queryOf } from './manage-http'
 import { checkProgramId } from './program-of-issuer'
 import { nullWhereAbsent } from './resource-fields'
+import { tokenValueFields } from './token-value'
 
 /**
  * What the management routes share around the admin use cases (functions/core/admin.ts): one
@@ -117,6 +118,8 @@ export const programResource = (program: ProgramView) => ({
   // `poolLowThreshold`: `program.pool_low` fires when what is left falls to it (null: never).
   offerDays: program.offerDays ?? DEFAULT_OFFER_DAYS,
   ...nullWhereAbsent(program, ['minAge', 'countries', 'description', 'terms', 'poolLowThreshold']),
+  // The value of a share now (issue 32): null while none is set.
+  ...tokenValueFields(program.value),
 })
 
 /** A key as the management API shows it: never the secret or its hash, and no "last used". */

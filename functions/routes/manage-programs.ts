@@ -84,4 +84,21 @@ export const MANAGE_PROGRAM_ROUTES = [
       figures: ['dynamodb:Query'],
     },
   }),
+  // A program's value (issue 32): the head's current value, the history in the figures table, and
+  // the outbox item of program.value_changed in the grants table (its stream), in one transaction;
+  // a backdated entry only condition-checks the head.
+  userRoute('SetProgramValue', `${PROGRAM}/values`, 'program-value-set', {
+    role: 'admin',
+    access: {
+      memberships: MEMBER,
+      programs: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+      figures: ['dynamodb:PutItem'],
+      grants: ['dynamodb:PutItem'],
+      audit: AUDIT,
+    },
+  }),
+  userRoute('ListProgramValues', `GET ${PROGRAM_PATH}/values`, 'program-values-list', {
+    role: 'viewer',
+    access: { memberships: MEMBER, programs: ['dynamodb:GetItem'], figures: ['dynamodb:Query'] },
+  }),
 ] as const satisfies readonly Route[]

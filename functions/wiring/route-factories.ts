@@ -14,6 +14,9 @@ const wired =
 
 /** What every webhook endpoint route runs on (one builder for the ten). */
 const webhooks = async () => (await import('./webhooks.deps')).webhooksDeps
+/** The two value routes of a program (issue 32): one module, one builder. */
+const valueRoutes = () => import('../http/routes/manage/program-values.route')
+const values = async () => (await import('./program-values.deps')).programValuesDeps
 
 /**
  * Each route's handler factory, by route id: what the local server (and the bench and the tests
@@ -149,6 +152,8 @@ export const ROUTE_FACTORIES = {
     async () => (await import('../http/routes/manage/audit-list.route')).makeListAuditHandler,
     async () => (await import('./admin.deps')).adminDeps,
   ),
+  SetProgramValue: wired(async () => (await valueRoutes()).makeSetProgramValueHandler, values),
+  ListProgramValues: wired(async () => (await valueRoutes()).makeListProgramValuesHandler, values),
   ListMembers: wired(
     async () => (await import('../http/routes/manage/list-members.route')).makeListMembersHandler,
     async () => (await import('./members.deps')).membersDeps,

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Browser, Page } from 'playwright-core'
 import { Webhook } from 'standardwebhooks'
+import { WEBHOOK_EVENT_KINDS } from '../../functions/domain/webhook-rules'
 import {
   answeredWith,
   type ConsoleServer,
@@ -169,9 +170,9 @@ it('adds an endpoint (a bad URL told next to the field), shows its secret once, 
     .click()
   await visible(page.getByRole('heading', { name: 'Webhooks', level: 1 }))
   await visible(page.getByText('No TEST webhook endpoints yet.'))
-  // The event kinds are the service's (functions/domain/webhooks.ts), every one checked at first.
+  // The event kinds are the service's (functions/domain/webhooks.ts): one checkbox each.
   const kinds = page.getByRole('group', { name: 'Event kinds' }).getByRole('checkbox')
-  expect(await kinds.count()).toBe(9)
+  expect(await kinds.count()).toBe(WEBHOOK_EVENT_KINDS.length)
   await checkPage(page, 'webhooks-empty')
 
   // A bad URL: the API's message next to the field, and nothing is made.
@@ -211,7 +212,7 @@ it('adds an endpoint (a bad URL told next to the field), shows its secret once, 
   const [made] = await endpointsOf(token, 'TEST')
   expect(made).toMatchObject({ url: `${receiverUrl}/ok`, mode: 'TEST' })
   expect(made?.kinds).not.toContain('program.pool_low')
-  expect(made?.kinds).toHaveLength(8)
+  expect(made?.kinds).toHaveLength(WEBHOOK_EVENT_KINDS.length - 1)
   expect(JSON.stringify(made)).not.toContain(secret)
   await page.getByRole('button', { name: 'I have stored the secret' }).click()
   // Gone from the page, and never shown again.
@@ -295,7 +296,7 @@ it('adds an endpoint (a bad URL told next to the field), shows its secret once, 
   await page.getByRole('checkbox', { name: /grant\.created/ }).uncheck()
   await page.getByRole('button', { name: 'Save endpoint' }).click()
   await visible(page.getByRole('status').filter({ hasText: 'The endpoint is saved.' }))
-  expect((await endpointsOf(token, 'TEST'))[0]?.kinds).toHaveLength(7)
+  expect((await endpointsOf(token, 'TEST'))[0]?.kinds).toHaveLength(WEBHOOK_EVENT_KINDS.length - 2)
   await page.getByRole('button', { name: 'Disable' }).click()
   await visible(page.getByText(/^Disabled on \d{4}-\d\d-\d\d \d\d:\d\d: a person disabled it$/))
   expect(await page.getByRole('button', { name: 'Send test event' }).isDisabled()).toBe(true)

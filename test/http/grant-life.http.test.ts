@@ -320,6 +320,11 @@ describe('GET /programs/{programId}/recipients/{email}/balance', () => {
       accepted: 3,
       pending: 2,
       grantCount: 3,
+      // No value of a share set (test/http/program-value-reads.http.test.ts sets one).
+      tokenValue: null,
+      tokenValueCurrency: null,
+      tokenValueCalculatedDate: null,
+      acceptedValue: null,
     })
   })
 

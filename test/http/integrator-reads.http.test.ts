@@ -61,6 +61,10 @@ describe('GET /programs/{programId}', () => {
       // The names a client of the reference product reads (issue 19).
       tokensCount: before.body.issued,
       active: true,
+      // No value of a share set yet (issue 32).
+      tokenValue: null,
+      tokenValueCurrency: null,
+      tokenValueCalculatedDate: null,
     })
     expect(
       (await postGrant(api.baseUrl, a.programs.TEST, a.keys.TEST, grantBody({ amount: 7 }))).status,

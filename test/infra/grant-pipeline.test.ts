@@ -219,6 +219,13 @@ describe('the grants stream and its reader', () => {
               },
             }),
           },
+          // A program's value set (program.value_changed): its outbox item when put, never purged.
+          {
+            Pattern: JSON.stringify({
+              eventName: ['INSERT'],
+              dynamodb: { NewImage: { itemType: { S: ['programValue'] } } },
+            }),
+          },
         ],
       },
     })

@@ -219,6 +219,22 @@ describe('webhooks under npm start', () => {
     )
     expect(batch.status).toBe(202)
     const batchId = (batch.body as { id: string }).id
+    // program.value_changed (issue 32): a value of the seeded program's share set.
+    const valued = await asAdmin('POST', `${program}/values`, {
+      amount: '12.50',
+      currency: 'EUR',
+      asOf: '2026-01-01',
+    })
+    expect(valued.status).toBe(201)
+    const valueId = (valued.body as { id: string }).id
+    // The integrator's read shows it at once (the head holds the current value).
+    const read = await callServer(
+      server,
+      { apiKey: server.seed.keys.TEST },
+      'GET',
+      `/programs/${server.seed.programs.TEST}`,
+    )
+    expect(read.body).toMatchObject({ tokenValue: '12.50', tokenValueCurrency: 'EUR' })
 
     const wanted: [string, () => Delivery | undefined][] = [
       ['grant.created', ofGrant('/all', offered, 'grant.created')],
@@ -242,6 +258,13 @@ describe('webhooks under npm start', () => {
             (d) =>
               d.payload.type === 'program.pool_low' &&
               d.payload.data.programId === server.seed.programs.TEST,
+          ),
+      ],
+      [
+        'program.value_changed',
+        () =>
+          plain.deliveries.find(
+            (d) => d.payload.type === 'program.value_changed' && d.payload.data.valueId === valueId,
           ),
       ],
     ]

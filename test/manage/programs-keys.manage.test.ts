@@ -348,6 +348,9 @@ describe('programs', () => {
       description: null,
       terms: null,
       poolLowThreshold: null,
+      tokenValue: null,
+      tokenValueCurrency: null,
+      tokenValueCalculatedDate: null,
     })
     expect(Object.keys(list.body)).toEqual(['programs'])
     expect(
@@ -413,6 +416,9 @@ describe('programs', () => {
       description: null,
       terms: null,
       poolLowThreshold: null,
+      tokenValue: null,
+      tokenValueCurrency: null,
+      tokenValueCalculatedDate: null,
     })
     const id = created.body.id as string
     expect(created.headers.get('location')).toBe(`/manage/issuers/${a.issuerId}/programs/${id}`)

@@ -33,6 +33,7 @@ import { NotFound } from '../ui-pages'
 import { OfferSettings } from './offer-settings'
 import { ProgramBatches } from './program-batches'
 import { ProgramFigures } from './program-figures'
+import { ProgramValuePanel } from './program-value'
 import { ProgramActions } from './programs'
 
 const API_FIELDS = { 'recipient.email': 'email', 'recipient.name': 'name' }
@@ -304,6 +305,7 @@ export const ProgramPage = ({ programId }: { programId: string }) => {
       />
       <ProgramActions program={program} onChanged={(_, text) => done(text)} />
       <OfferSettings program={program} onSaved={(_, text) => done(text)} />
+      <ProgramValuePanel program={program} onSaved={done} />
       {can(scope.role, 'admin') && isProgramOpen(program) ? (
         <>
           <SendOne

@@ -2,6 +2,7 @@ import type { Mode } from '../../domain/api-key'
 import { ResendTooSoon, TestModeOnly } from '../../domain/errors'
 import type { GrantRecord, RecipientIdentity } from '../../domain/grant'
 import { actorOnHistory, type GrantActor, type RejectionReason } from '../../domain/grant-lifecycle'
+import type { ProgramValueHead } from '../../domain/program-value'
 import { isOpen, type TestMoveTarget } from '../../domain/recipient-offer'
 import {
   type AuditInput,
@@ -24,6 +25,8 @@ export type RecipientBalance = {
   pending: number
   grants: GrantRecord[]
   identity?: RecipientIdentity
+  /** The program's current value of a share (issue 32), from its head; absent: none set. */
+  value?: ProgramValueHead
 }
 
 type ByActor = { grantId: string; issuerId: string; actor: GrantActor; audit?: AuditInput }

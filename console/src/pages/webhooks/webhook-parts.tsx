@@ -25,6 +25,7 @@ export const KIND_MEANINGS: Record<WebhookEventKind, string> = {
   'grant.delivery_failed': 'The offer e-mail bounced, was reported as spam, or failed.',
   'batch.completed': 'A batch of send to many finished or was canceled.',
   'program.pool_low': "A program's remaining pool fell to its pool-low threshold.",
+  'program.value_changed': "A value of a program's share was set.",
 }
 export const KINDS: readonly WebhookEventKind[] = WEBHOOK_EVENT_KINDS
 
