@@ -246,6 +246,8 @@ export class DynamoDbFiguresStore implements FiguresReader, FiguresWriter {
     from: string,
     to: string,
   ): Promise<DailyFigure[] | 'unavailable'> {
+    // DynamoDB refuses a BETWEEN whose bounds are reversed; such a range has no days.
+    if (from > to) return []
     try {
       const items = await queryAll<Record<string, unknown> & { sk: string }>(
         sendWith(this.client, undefined),
