@@ -145,3 +145,16 @@ export const streamTimerWrite = {
   maxDelayMs: 400,
   jitter: 'none',
 } as const satisfies Backoff
+
+/**
+ * GrantStream's figures transaction (stores/figures.dynamodb.ts) throttled, conflicted or raced
+ * by another delivery: 10 sends, 50 ms doubling to 1 s, full jitter (about 3 s in all), so a
+ * partition's second turns over before the record is failed: a failed record re-sends the rest
+ * of its batch (timers, mail, events), more load on what is already throttled.
+ */
+export const figuresWrite = {
+  attempts: 10,
+  baseDelayMs: 50,
+  maxDelayMs: 1_000,
+  jitter: 'full',
+} as const satisfies Backoff

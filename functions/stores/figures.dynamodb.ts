@@ -110,7 +110,7 @@ export class DynamoDbFiguresStore implements FiguresReader, FiguresWriter {
    * Writes one chunk (`counting`: every countable change of its grants; `first`: those that count
    * by the markers read for the batch). A failed marker condition means another delivery counted
    * a grant first: its markers are read again and the chunk rebuilt; a conflict picks another
-   * daily shard. Under RETRY.lostRace; `unavailable` when its tries run out.
+   * daily shard. Under RETRY.figuresWrite; `unavailable` when its tries run out.
    */
   private async writeChunk(
     counting: readonly FigureChange[],
@@ -131,7 +131,7 @@ export class DynamoDbFiguresStore implements FiguresReader, FiguresWriter {
         throw new TryAgain(outcome.kind)
       },
       {
-        backoff: RETRY.lostRace,
+        backoff: RETRY.figuresWrite,
         again: (error) => error instanceof TryAgain || transientKind(error) !== undefined,
         exhausted: () => 'unavailable' as const,
         ...this.pacing(),
@@ -246,6 +246,8 @@ export class DynamoDbFiguresStore implements FiguresReader, FiguresWriter {
     from: string,
     to: string,
   ): Promise<DailyFigure[] | 'unavailable'> {
+    // DynamoDB refuses a BETWEEN whose bounds are reversed; such a range has no days.
+    if (from > to) return []
     try {
       const items = await queryAll<Record<string, unknown> & { sk: string }>(
         sendWith(this.client, undefined),

@@ -80,6 +80,7 @@ test('daily figures equal the scan’s, days ascending, a sub-range only its day
     await store.dailyFigures(programId, middle[0]?.date as string, middle[2]?.date as string),
   ).toEqual(middle)
   expect(await store.dailyFigures(programId, '2020-01-01', '2020-12-31')).toEqual([])
+  expect(await store.dailyFigures(programId, last, first)).toEqual([])
 })
 
 test('a cursor this store did not make: invalid_cursor, nothing read', async () => {
