@@ -90,7 +90,7 @@ export const figuresPaths: Record<string, Json> = {
           schema: 'ProgramHolderList',
           example: {
             object: 'list',
-            items: [
+            data: [
               {
                 email: 'bob@example.com',
                 accepted: 300,
@@ -166,13 +166,13 @@ export const figuresSchemas: Record<string, Json> = {
     type: 'object',
     properties: {
       object: { type: 'string', const: 'list' },
-      items: { type: 'array', items: schemaRef('ProgramHolder') },
+      data: { type: 'array', items: schemaRef('ProgramHolder') },
       nextCursor: NULLABLE_CURSOR,
       tokenValue: { ...nullable(DECIMAL), description: 'The value per share now.' },
       tokenValueCurrency: { ...nullable({ type: 'string', pattern: '^[A-Z]{3}$' }) },
       pool: POOL,
     },
-    required: ['object', 'items', 'nextCursor', 'tokenValue', 'tokenValueCurrency', 'pool'],
+    required: ['object', 'data', 'nextCursor', 'tokenValue', 'tokenValueCurrency', 'pool'],
     additionalProperties: false,
   },
   ProgramDay: {

@@ -100,7 +100,8 @@ export const programValuePaths: Record<string, Json> = {
       ],
       responses: {
         '200': manageAnswer('The entries, latest first.', 'ProgramValueList', {
-          items: [VALUE_EXAMPLE],
+          object: 'list',
+          data: [VALUE_EXAMPLE],
           nextCursor: null,
         }),
         ...manageProblems([400, 401, 403, 404, 500, 503]),
@@ -166,10 +167,11 @@ export const programValueSchemas: Record<string, Json> = {
   ProgramValueList: {
     type: 'object',
     description: "A page of a program's value history, the latest `asOf` first.",
-    required: ['items', 'nextCursor'],
+    required: ['object', 'data', 'nextCursor'],
     additionalProperties: false,
     properties: {
-      items: { type: 'array', items: schemaRef('ProgramValue') },
+      object: { type: 'string', const: 'list' },
+      data: { type: 'array', items: schemaRef('ProgramValue') },
       nextCursor: NULLABLE_CURSOR,
     },
   },

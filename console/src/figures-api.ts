@@ -23,7 +23,7 @@ export type Pool = { size: number | null; issued: number; remaining: number | nu
 
 export type HoldersPage = {
   object: 'list'
-  items: Holder[]
+  data: Holder[]
   nextCursor: string | null
   tokenValue: string | null
   tokenValueCurrency: string | null

@@ -15,7 +15,11 @@ export type ProgramValueBody = {
   asOf: string
   method: string | null
 }
-export type ProgramValuePage = { items: ProgramValue[]; nextCursor: string | null }
+export type ProgramValuePage = {
+  object: 'list'
+  data: ProgramValue[]
+  nextCursor: string | null
+}
 
 const valuesPath = (issuerId: string, programId: string) =>
   `/manage/issuers/${encodeURIComponent(issuerId)}/programs/${encodeURIComponent(programId)}/values`

@@ -235,11 +235,11 @@ it('shows a program’s holders, pages and exports them, and charts its daily fi
   const listed: Holder[] = []
   let cursor: string | null = null
   do {
-    const page: { items: Holder[]; nextCursor: string | null } = await manage(
+    const page: { data: Holder[]; nextCursor: string | null } = await manage(
       viewer.token,
       `/programs/${program.id}/holders?limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     )
-    listed.push(...page.items)
+    listed.push(...page.data)
     cursor = page.nextCursor
   } while (cursor)
   expect(

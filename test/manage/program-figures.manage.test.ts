@@ -154,7 +154,7 @@ describe('GET .../holders', () => {
     expect(call.headers.get('cache-control')).toBe('no-store')
     expect(call.body).toEqual({
       object: 'list',
-      items: expected().map((h) => ({
+      data: expected().map((h) => ({
         ...h,
         shareOfPool: (h.accepted / POOL).toFixed(4),
         value: null,
@@ -173,7 +173,7 @@ describe('GET .../holders', () => {
       const query: string = `?limit=2${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`
       const page = documented(HOLDERS, await holders(viewer, query))
       expect(page.status).toBe(200)
-      const items = page.body.items as { email: string }[]
+      const items = page.body.data as { email: string }[]
       expect(items.length).toBeLessThanOrEqual(2)
       seen.push(...items.map((h) => h.email))
       cursor = page.body.nextCursor as string | null
@@ -193,7 +193,7 @@ describe('GET .../holders', () => {
     try {
       const call = documented(HOLDERS, await holders(viewer, '?limit=100'))
       expect(call.body).toMatchObject({ tokenValue: '0.10', tokenValueCurrency: 'EUR' })
-      const items = call.body.items as { accepted: number; value: string }[]
+      const items = call.body.data as { accepted: number; value: string }[]
       expect(items.map((h) => h.value)).toEqual(
         expected().map((h) => valueOfShares(h.accepted, '0.10')),
       )

@@ -125,7 +125,7 @@ describe('who may set and read a value', () => {
 
     const read = await call(who.viewer, 'GET', valuesPath(a.issuerId, LIVE))
     expect(read.status).toBe(200)
-    expect((read.body.items as { id: string }[]).map((v) => v.id)).toEqual([
+    expect((read.body.data as { id: string }[]).map((v) => v.id)).toEqual([
       byAdmin.body.id,
       set.body.id,
     ])
@@ -253,7 +253,7 @@ describe('the current value and the history', () => {
     // Newest asOf first (the same day: the latest set first); `current` on the head's one only.
     const list = await call(who.owner, 'GET', valuesPath(c.issuerId, program))
     expect(list.status).toBe(200)
-    const items = list.body.items as { id: string; current: boolean }[]
+    const items = list.body.data as { id: string; current: boolean }[]
     expect(items.map((v) => [v.id, v.current])).toEqual([
       [sameDay.body.id, true],
       [newer.body.id, false],
@@ -270,7 +270,7 @@ describe('the current value and the history', () => {
       `${valuesPath(c.issuerId, program)}?limit=2&cursor=${page1.body.nextCursor}`,
     )
     expect(
-      [...(page1.body.items as Call['body'][]), ...(page2.body.items as Call['body'][])].map(
+      [...(page1.body.data as Call['body'][]), ...(page2.body.data as Call['body'][])].map(
         (v) => v.id,
       ),
     ).toEqual(items.map((v) => v.id))

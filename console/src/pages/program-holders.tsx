@@ -32,7 +32,7 @@ export const ProgramHolders = ({ program }: { program: Program }) => {
     setBusy(true)
     try {
       const page = await figures.holders({ limit: PAGE, cursor })
-      setItems([...before, ...page.items])
+      setItems([...before, ...page.data])
       setLast(page)
       setError('')
     } catch (e) {

@@ -159,7 +159,7 @@ export const ProgramValuePanel = ({
     [scope.issuerId, program.id],
   )
   const pages = data ? [data, ...more] : []
-  const items = pages.flatMap((page) => page.items)
+  const items = pages.flatMap((page) => page.data)
   const next = pages.at(-1)?.nextCursor ?? null
   const current = items.find((item) => item.current)
   const loadMore = async () => {

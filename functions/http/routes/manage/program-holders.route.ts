@@ -37,7 +37,7 @@ const holderLine = (holder: HolderView, currency: string | null) =>
 const holdersJson = (page: HoldersAnswer) =>
   manageJson(200, {
     object: 'list',
-    items: page.items,
+    data: page.items,
     nextCursor: page.nextCursor ?? null,
     tokenValue: page.tokenValue,
     tokenValueCurrency: page.tokenValueCurrency,

@@ -85,7 +85,8 @@ export const makeListProgramValuesHandler = (deps: ProgramValuesRouteDeps) =>
       ...(cursor === undefined ? {} : { after: cursor }),
     })
     return manageJson(200, {
-      items: page.items.map(programValueResource),
+      object: 'list',
+      data: page.items.map(programValueResource),
       nextCursor: page.nextCursor,
     })
   })
