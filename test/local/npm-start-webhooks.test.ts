@@ -430,6 +430,55 @@ describe('webhooks under npm start', () => {
     expect(refused.status).toBe(400)
   }, 60_000)
 
+  it('a value set on the seeded LIVE program shows in the integrator GET and the balance, and reaches the LIVE endpoint as program.value_changed, verified (issue 32)', async () => {
+    const live$ = { apiKey: server.seed.keys.LIVE }
+    const program = `/programs/${server.seed.programs.LIVE}`
+    const email = 'live-value@example.com'
+    await grant('LIVE', email, 4)
+    const set = await asAdmin(
+      'POST',
+      `/manage/issuers/${server.seed.issuerId}/programs/${server.seed.programs.LIVE}/values`,
+      { amount: '7.25', currency: 'USD', asOf: '2026-02-01', method: 'Board estimate' },
+    )
+    expect(set.status).toBe(201)
+    const valueId = (set.body as { id: string }).id
+    const shown = { tokenValue: '7.25', tokenValueCurrency: 'USD' }
+    expect((await callServer(server, live$, 'GET', program)).body).toMatchObject({
+      ...shown,
+      tokenValueCalculatedDate: '2026-02-01',
+    })
+    // Nothing accepted yet: the balance's value is exactly zero at the current value.
+    const balance = await callServer(
+      server,
+      live$,
+      'GET',
+      `${program}/recipients/${encodeURIComponent(email)}/balance`,
+    )
+    expect(balance.body).toMatchObject({ ...shown, accepted: 0, acceptedValue: '0.00' })
+    const delivery = await arrived(
+      () =>
+        tls.deliveries.find(
+          (d) => d.payload.type === 'program.value_changed' && d.payload.data.valueId === valueId,
+        ),
+      'the LIVE value',
+    )
+    expect(() => verify(live.secret, delivery)).not.toThrow()
+    expect(delivery.payload.data).toMatchObject({
+      programId: server.seed.programs.LIVE,
+      mode: 'LIVE',
+      tokenValue: '7.25',
+      tokenValueCurrency: 'USD',
+      tokenValueCalculatedDate: '2026-02-01',
+      current: true,
+    })
+    // The TEST receiver never sees a LIVE program's value.
+    expect(
+      plain.deliveries.some(
+        (d) => d.payload.type === 'program.value_changed' && d.payload.data.valueId === valueId,
+      ),
+    ).toBe(false)
+  }, 60_000)
+
   it('refuses private addresses: only loopback is allowed under npm start', async () => {
     const metadata = await createEndpoint({
       url: 'http://169.254.169.254/latest/meta-data/',
