@@ -380,7 +380,6 @@ export const OfferNotIdentified = domainError(
   () => 'Confirm your details first; then you can accept the offer.',
 )
 
-/** A public endpoint's attempts per token or per address ran out for now. */
 /** A holdings sign-in link that is unknown, used or past its 15 minutes: one answer for all. */
 export const LinkExpired = domainError(
   'link_expired',
@@ -395,6 +394,7 @@ export const SessionExpired = domainError(
   () => 'Your session has ended. Ask for a new sign-in link.',
 )
 
+/** A public endpoint's attempts per token or per address ran out for now. */
 export class TooManyAttempts extends DomainError {
   readonly code = 'too_many_attempts'
   readonly title = 'Too many attempts'
