@@ -4,6 +4,7 @@ import {
   type ConsumerId,
   type ConsumerSpec,
   GRANT_BATCH_ROWS_QUEUE,
+  GRANT_FIGURES_FAILURES,
   GRANT_STREAM_FAILURES,
   MAIL_EVENTS_DEAD_LETTERS,
   OFFER_MAIL_QUEUE,
@@ -54,6 +55,7 @@ const consumer = (id: ConsumerId): ConsumerSpec => {
   return found
 }
 const getAtt = (id: string, attribute: string) => ({ 'Fn::GetAtt': [id, attribute] })
+const byRef = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b))
 /** A resource's logical id from its construct path's id (CDK adds an 8-digit hash). */
 const idOf = (t: CfnTemplate, type: string, prefix: string) => {
   const found = resourcesOfType(t, type).filter(([id]) =>
@@ -235,13 +237,22 @@ describe('the grants stream and its reader', () => {
     )
   })
 
-  it('is the stream’s only reader (a shard throttles more than two)', () => {
+  it('has two readers at most, GrantStream and GrantFigures (a shard throttles more than two)', () => {
     const readers = resourcesOfType(t, 'AWS::Lambda::EventSourceMapping').filter(
       ([, m]) =>
         JSON.stringify(m.Properties.EventSourceArn) ===
         JSON.stringify(getAtt(tableId(t, 'grants'), 'StreamArn')),
     )
-    expect(readers).toHaveLength(1)
+    expect(readers.map(([, m]) => m.Properties.FunctionName).sort(byRef)).toEqual([
+      { Ref: 'GrantFiguresFunction' },
+      { Ref: 'GrantStreamFunction' },
+    ])
+  })
+
+  it('gives GrantStream no access to the figures (GrantFigures keeps them)', () => {
+    expect(spec.access).not.toHaveProperty('figures')
+    const figures = tableId(t, 'figures')
+    expect(grantsOf(t, 'GrantStreamFunction').filter((g) => g.includes(figures))).toEqual([])
   })
 
   it('may read the stream, write timers, send to OfferMail and Webhooks and record a failed batch, nothing else', () => {
@@ -275,15 +286,89 @@ describe('the grants stream and its reader', () => {
     })
   })
 
-  it('alarms when the reader falls behind the stream', () => {
-    const alarm = alarmsOf(prod.alarms).find((a) => a.MetricName === 'IteratorAge')
-    expect(alarm).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      Statistic: 'Maximum',
-      Threshold: STREAM_MAX_ITERATOR_AGE_MS,
-      Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'GrantStreamFunction' } }],
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+  // Each reaches the alarm topic when one is configured (test/infra/alarms.test.ts: every alarm).
+  it('alarms when either reader falls behind the stream', () => {
+    const alarms = alarmsOf(prod.alarms).filter((a) => a.MetricName === 'IteratorAge')
+    const readers = CONSUMERS.filter((c) => c.trigger.kind === 'stream').map((c) => c.id)
+    expect(readers).toEqual(['GrantStream', 'GrantFigures'])
+    expect(alarms).toHaveLength(readers.length)
+    for (const id of readers) {
+      expect(
+        alarms.find(
+          (a) =>
+            JSON.stringify(a.Dimensions?.[0]?.Value) === JSON.stringify({ Ref: `${id}Function` }),
+        ),
+      ).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        Statistic: 'Maximum',
+        Threshold: STREAM_MAX_ITERATOR_AGE_MS,
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: `${id}Function` } }],
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      })
+    }
+  })
+})
+
+describe('the grants stream’s second reader, GrantFigures', () => {
+  const t = prod.json
+  const spec = consumer('GrantFigures')
+  const trigger = spec.trigger as Extract<ConsumerSpec['trigger'], { kind: 'stream' }>
+
+  it('maps the stream to GrantFigures, grant items only, with its own failure queue kept 14 days', () => {
+    const mappings = mappingsOf(t, 'GrantFiguresFunction')
+    expect(mappings).toHaveLength(1)
+    expect(mappings[0]).toEqual({
+      FunctionName: { Ref: 'GrantFiguresFunction' },
+      EventSourceArn: getAtt(tableId(t, 'grants'), 'StreamArn'),
+      StartingPosition: 'TRIM_HORIZON',
+      // Batches of 100: fewer BatchGetItems and transactions per record (functions/consumers.ts).
+      BatchSize: 100,
+      ParallelizationFactor: 4,
+      MaximumBatchingWindowInSeconds: trigger.maxBatchingWindowSeconds,
+      MaximumRetryAttempts: 10,
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: {
+        OnFailure: { Destination: getAtt(queueId(t, GRANT_FIGURES_FAILURES), 'Arn') },
+      },
+      FilterCriteria: {
+        Filters: [
+          {
+            Pattern: JSON.stringify({
+              dynamodb: { Keys: { grantId: { S: [{ prefix: 'gr_' }] } } },
+            }),
+          },
+        ],
+      },
     })
+    expect(resource(t, queueId(t, GRANT_FIGURES_FAILURES)).Properties.MessageRetentionPeriod).toBe(
+      14 * 24 * 3600,
+    )
+  })
+
+  it('may read the stream, read and update the figures and record a failed batch, nothing else', () => {
+    const grants = tableId(t, 'grants')
+    const figures = tableId(t, 'figures')
+    const failures = queueId(t, GRANT_FIGURES_FAILURES)
+    expect(spec.access).toEqual({ figures: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'] })
+    expect(grantsOf(t, 'GrantFiguresFunction')).toEqual(
+      [
+        ...logs(t, 'GrantFiguresFunction'),
+        `dynamodb:BatchGetItem ${figures}.Arn`,
+        `dynamodb:UpdateItem ${figures}.Arn`,
+        `dynamodb:DescribeStream ${grants}.StreamArn`,
+        `dynamodb:GetRecords ${grants}.StreamArn`,
+        `dynamodb:GetShardIterator ${grants}.StreamArn`,
+        'dynamodb:ListStreams "*"',
+        `sqs:SendMessage ${failures}.Arn`,
+        `sqs:GetQueueAttributes ${failures}.Arn`,
+        `sqs:GetQueueUrl ${failures}.Arn`,
+      ].sort(),
+    )
+    // No queue to send to: no queue URL in its environment.
+    for (const q of QUEUES) {
+      expect(variablesOf(t, 'GrantFiguresFunction')[q.urlVariable]).toBeUndefined()
+    }
   })
 })
 
@@ -505,6 +590,7 @@ describe('the offer mail queue and OfferMailer', () => {
     const deadLetters = [
       ...QUEUES.map((q) => q.deadLetter.id),
       GRANT_STREAM_FAILURES,
+      GRANT_FIGURES_FAILURES,
       MAIL_EVENTS_DEAD_LETTERS,
     ]
     expect(deadLetters).toContain(GRANT_BATCH_ROWS_QUEUE.deadLetter.id)
