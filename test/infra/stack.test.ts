@@ -549,7 +549,7 @@ describe('least privilege', () => {
   it('grants no Scan, no wildcard action and no wildcard resource but the two IAM has no resource for', () => {
     const text = JSON.stringify(rolePolicies(t))
     expect(text).not.toMatch(/dynamodb:Scan|dynamodb:\*|cognito-idp:\*|sqs:\*|ses:\*|"[a-z-]+:\*"/)
-    // On "*" only: dynamodb:ListStreams for the stream's reader (its event source's grant), and
+    // On "*" only: dynamodb:ListStreams for the stream's two readers (their event sources' grant), and
     // ses:GetAccount for the offer mailer when the stage sends mail (its account's sending rate).
     const wildcards = (template: CfnTemplate) =>
       rolePolicies(template).flatMap(([, policy]) =>
