@@ -223,27 +223,38 @@ export type {
   OfferMailQueueMessage,
 } from './domain/offer-mail-message.schema'
 
+/** Grant items (`gr_...`) of the grants table: both stream readers' first event filter. */
+const GRANT_ITEMS = { dynamodb: { Keys: { grantId: { S: [{ prefix: 'gr_' }] } } } } as const
+
+/**
+ * How both readers of the grants stream read it: from the oldest record on a new stage, a failed
+ * record retried (its batch halved) at most 10 times, then the batch's metadata to `onFailure`.
+ */
+const GRANTS_STREAM = {
+  kind: 'stream',
+  table: 'grants',
+  viewType: 'NEW_AND_OLD_IMAGES',
+  startingPosition: 'TRIM_HORIZON',
+  retryAttempts: 10,
+  bisectBatchOnError: true,
+  reportBatchItemFailures: true,
+} as const
+
 export const CONSUMERS = [
   {
     id: 'GrantStream',
     entry: 'functions/handlers/grant-stream.handler.ts',
     trigger: {
-      kind: 'stream',
-      table: 'grants',
-      viewType: 'NEW_AND_OLD_IMAGES',
+      ...GRANTS_STREAM,
       // 4 batches of 50 per shard (docs/performance.md, "The stream reader"): in the contention
       // model one batch at a time per shard falls behind at 2,000 grants a second (iterator age
       // 10.6 s after 20 s and growing); 4 of 50 stay under 5 s, with SQS twice as slow too.
       batchSize: 50,
       maxBatchingWindowSeconds: 1,
       parallelizationFactor: 4,
-      startingPosition: 'TRIM_HORIZON',
-      retryAttempts: 10,
-      bisectBatchOnError: true,
-      reportBatchItemFailures: true,
       onFailure: GRANT_STREAM_FAILURES,
       filters: [
-        { dynamodb: { Keys: { grantId: { S: [{ prefix: 'gr_' }] } } } },
+        GRANT_ITEMS,
         // A batch that has finished (batch.completed): not its chunks, nor its counters' updates.
         {
           dynamodb: {
@@ -267,22 +278,16 @@ export const CONSUMERS = [
     id: 'GrantFigures',
     entry: 'functions/handlers/grant-figures.handler.ts',
     trigger: {
-      kind: 'stream',
-      table: 'grants',
-      viewType: 'NEW_AND_OLD_IMAGES',
+      ...GRANTS_STREAM,
       // Batches of 100: the store reads a batch's counted-grant markers in BatchGetItems of 100
       // and writes its holders and days together, so a bigger batch means fewer calls per record;
       // 4 per shard, as GrantStream, keep up with 2,000 grants a second (bench `stream-model`).
       batchSize: 100,
       maxBatchingWindowSeconds: 1,
       parallelizationFactor: 4,
-      startingPosition: 'TRIM_HORIZON',
-      retryAttempts: 10,
-      bisectBatchOnError: true,
-      reportBatchItemFailures: true,
       onFailure: GRANT_FIGURES_FAILURES,
       // Grant items only: the figures count grants (core/grant-figures.ts checks again).
-      filters: [{ dynamodb: { Keys: { grantId: { S: [{ prefix: 'gr_' }] } } } }],
+      filters: [GRANT_ITEMS],
     },
     timeoutSeconds: 30,
     memorySize: 256,

@@ -1,5 +1,3 @@
-import { buildRuntime } from '../../functions/composition'
-import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import { DynamoDbFiguresStore } from '../../functions/stores/figures.dynamodb'
 import type { HoldersPage } from '../../functions/stores/figures.store'
 import { makeGrantFiguresHandler } from '../../functions/wiring/grant-figures.consumer'
@@ -9,7 +7,7 @@ import {
   lambdaRecordOfWrite,
   streamOrder,
 } from '../support/figures-grants'
-import { checkClock, config, wallClock } from '../support/runtime'
+import { config, documentClient, dynamodb, runtime, wallClock } from '../support/runtime'
 import { interceptor } from '../support/sdk-intercept'
 
 /**
@@ -19,14 +17,6 @@ import { interceptor } from '../support/sdk-intercept'
  * grant once, what went through before included.
  */
 
-const dynamodb = createDynamoDbClient({ endpoint: config.dynamodbEndpoint })
-const documentClient = createDocumentClient(dynamodb)
-const runtime = buildRuntime(config, {
-  dynamodb,
-  documentClient,
-  clock: wallClock,
-  monotonic: checkClock,
-})
 const handler = makeGrantFiguresHandler(runtime, { sleep: async () => {} })
 const store = new DynamoDbFiguresStore(documentClient, config.tables, { clock: wallClock })
 
