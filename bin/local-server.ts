@@ -412,9 +412,8 @@ const main = async () => {
 
     // What runs after a request (functions/consumers.ts) on local equivalents: the grants table's
     // stream -> GrantStream -> the OfferMail queue -> its consumer, and -> GrantFigures -> the
-    // figures; a batch's chunks on the
-    // GrantBatchRows queue -> the batch worker, the sweep on its schedule
-    // (local/pipeline.ts). Kept data starts at the stream's end: earlier runs handled the rest.
+    // figures; a batch's chunks on the GrantBatchRows queue -> the batch worker, the sweep on its
+    // schedule (local/pipeline.ts). Kept data starts at the stream's end: earlier runs handled the rest.
     pipeline = await startLocalPipeline({
       runtime,
       consumers: LOCAL_CONSUMERS,
