@@ -411,9 +411,9 @@ const main = async () => {
     writeFileSync(paths.seedFile, `${JSON.stringify(current, null, 2)}\n`, { mode: 0o600 })
 
     // What runs after a request (functions/consumers.ts) on local equivalents: the grants table's
-    // stream -> GrantStream -> the OfferMail queue -> its consumer, a batch's chunks on the
-    // GrantBatchRows queue -> the batch worker, the sweep on its schedule
-    // (local/pipeline.ts). Kept data starts at the stream's end: earlier runs handled the rest.
+    // stream -> GrantStream -> the OfferMail queue -> its consumer, and -> GrantFigures -> the
+    // figures; a batch's chunks on the GrantBatchRows queue -> the batch worker, the sweep on its
+    // schedule (local/pipeline.ts). Kept data starts at the stream's end: earlier runs handled the rest.
     pipeline = await startLocalPipeline({
       runtime,
       consumers: LOCAL_CONSUMERS,

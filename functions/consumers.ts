@@ -8,12 +8,13 @@ import { INDEX, type TableKey } from './table-schema'
  * and test/unit/consumers.test.ts checks its rules (visibility timeout, entries on disk). Pure
  * data: importing it loads no handler code.
  *
- *   grants table stream (NEW_AND_OLD_IMAGES)
- *     -> GrantStream (the one reader; a shard throttles more than two readers, so webhooks add
- *        their queue here instead of reading the stream themselves)
+ *   grants table stream (NEW_AND_OLD_IMAGES): two readers, a shard's limit without throttling
+ *   (a third consumer hangs off a queue one of them feeds, as webhooks do)
+ *     -> GrantStream (mail, timers, webhooks: what a recipient or an integrator waits for)
  *          -> queue OfferMail -> OfferMailer (LIVE: SES, paced; TEST: the inbox table)
  *          -> queue Webhooks (one `event` message per webhook event, core/webhook-events.ts)
  *          -> timers table (an offer's reminder and expiry)
+ *     -> GrantFigures (the programs' figures: figures table; may lag on its own, delays no mail)
  *   SES configuration set -> SNS topic MailEventsTopic -> MailEvents (bounce, complaint)
  *   EventBridge rate(1 minute) -> OfferSweep (timers due -> expire / remind)
  */
@@ -139,6 +140,8 @@ export const OFFER_MAIL_QUEUE = {
 
 /** Where the stream's failed batches are recorded (Lambda's on-failure destination): no consumer. */
 export const GRANT_STREAM_FAILURES = 'GrantStreamFailures'
+/** GrantFigures' failed batches (its own on-failure destination): no consumer. */
+export const GRANT_FIGURES_FAILURES = 'GrantFiguresFailures'
 /** Where SES events whose handler failed three times go: no consumer. */
 export const MAIL_EVENTS_DEAD_LETTERS = 'MailEventsDeadLetters'
 
@@ -220,27 +223,38 @@ export type {
   OfferMailQueueMessage,
 } from './domain/offer-mail-message.schema'
 
+/** Grant items (`gr_...`) of the grants table: both stream readers' first event filter. */
+const GRANT_ITEMS = { dynamodb: { Keys: { grantId: { S: [{ prefix: 'gr_' }] } } } } as const
+
+/**
+ * How both readers of the grants stream read it: from the oldest record on a new stage, a failed
+ * record retried (its batch halved) at most 10 times, then the batch's metadata to `onFailure`.
+ */
+const GRANTS_STREAM = {
+  kind: 'stream',
+  table: 'grants',
+  viewType: 'NEW_AND_OLD_IMAGES',
+  startingPosition: 'TRIM_HORIZON',
+  retryAttempts: 10,
+  bisectBatchOnError: true,
+  reportBatchItemFailures: true,
+} as const
+
 export const CONSUMERS = [
   {
     id: 'GrantStream',
     entry: 'functions/handlers/grant-stream.handler.ts',
     trigger: {
-      kind: 'stream',
-      table: 'grants',
-      viewType: 'NEW_AND_OLD_IMAGES',
+      ...GRANTS_STREAM,
       // 4 batches of 50 per shard (docs/performance.md, "The stream reader"): in the contention
       // model one batch at a time per shard falls behind at 2,000 grants a second (iterator age
       // 10.6 s after 20 s and growing); 4 of 50 stay under 5 s, with SQS twice as slow too.
       batchSize: 50,
       maxBatchingWindowSeconds: 1,
       parallelizationFactor: 4,
-      startingPosition: 'TRIM_HORIZON',
-      retryAttempts: 10,
-      bisectBatchOnError: true,
-      reportBatchItemFailures: true,
       onFailure: GRANT_STREAM_FAILURES,
       filters: [
-        { dynamodb: { Keys: { grantId: { S: [{ prefix: 'gr_' }] } } } },
+        GRANT_ITEMS,
         // A batch that has finished (batch.completed): not its chunks, nor its counters' updates.
         {
           dynamodb: {
@@ -254,14 +268,33 @@ export const CONSUMERS = [
     timeoutSeconds: 30,
     memorySize: 256,
     // The timers of a batch's new grants: BatchWriteItem, 25 at a time (wiring/grant-stream.consumer.ts).
-    // The figures (stores/figures.dynamodb.ts): the batch's counted-grant markers read in one
-    // BatchGetItem, then transactions of UpdateItem (markers, holders, daily counters).
-    access: {
-      timers: ['dynamodb:BatchWriteItem'],
-      figures: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
-    },
+    access: { timers: ['dynamodb:BatchWriteItem'] },
     // Offer mail, and the webhook events (core/webhook-events.ts) for WebhookSender's fan-out.
     sends: [OFFER_MAIL_QUEUE.id, WEBHOOKS_QUEUE.id],
+  },
+  {
+    // The second reader of the grants stream (docs/decisions/figures-from-the-stream.md): the
+    // figures' write units and retries no longer hold back GrantStream's mail and timers.
+    id: 'GrantFigures',
+    entry: 'functions/handlers/grant-figures.handler.ts',
+    trigger: {
+      ...GRANTS_STREAM,
+      // Batches of 100: the store reads a batch's counted-grant markers in BatchGetItems of 100
+      // and sums its holders and days in its transactions, so a bigger batch means fewer calls per
+      // record (0.12 a grant, `figures-cost`). Its lag is the figures table's write units, not its
+      // lanes: in the model 8.4 s at 1,000 grants a second, 15.9 s at 2,000 (`stream-model`).
+      batchSize: 100,
+      maxBatchingWindowSeconds: 1,
+      parallelizationFactor: 4,
+      onFailure: GRANT_FIGURES_FAILURES,
+      // Grant items only: the figures count grants (core/grant-figures.ts checks again).
+      filters: [GRANT_ITEMS],
+    },
+    timeoutSeconds: 30,
+    memorySize: 256,
+    // stores/figures.dynamodb.ts: the batch's counted-grant markers read in BatchGetItem, then
+    // transactions of UpdateItem (markers, holders, daily counters).
+    access: { figures: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'] },
   },
   {
     id: 'OfferMailer',
@@ -413,6 +446,12 @@ export const consumerById = (id: ConsumerId): ConsumerSpec => {
   if (!found) throw new Error(`No consumer ${id}`)
   return found
 }
+
+/** Where the stream readers' failed batches and failed SES events go: queues no consumer reads. */
+export const FAILURE_QUEUES: readonly string[] = [
+  ...CONSUMERS.flatMap((c) => (c.trigger.kind === 'stream' ? [c.trigger.onFailure] : [])),
+  MAIL_EVENTS_DEAD_LETTERS,
+]
 
 /** The tables with a stream, and its view type: the stack and local/tables.ts both read it. */
 export const STREAMS: Partial<Record<TableKey, 'NEW_AND_OLD_IMAGES'>> = Object.fromEntries(

@@ -25,8 +25,7 @@ import {
   CONSUMERS,
   type ConsumerId,
   type ConsumerSpec,
-  GRANT_STREAM_FAILURES,
-  MAIL_EVENTS_DEAD_LETTERS,
+  FAILURE_QUEUES,
   QUEUES,
   type QueueId,
 } from '../functions/consumers'
@@ -151,7 +150,7 @@ export class GrantPipeline extends Construct {
         deadLetterQueue: { queue: deadLetter, maxReceiveCount: spec.maxReceiveCount },
       })
     }
-    for (const failures of [GRANT_STREAM_FAILURES, MAIL_EVENTS_DEAD_LETTERS]) {
+    for (const failures of FAILURE_QUEUES) {
       this.deadLetterQueues[failures] = queue(failures, { retentionPeriod: FAILURE_RETENTION })
     }
     const queueOf = (queueId: string) => {
@@ -249,7 +248,7 @@ export class GrantPipeline extends Construct {
       reason:
         'SES publishes bounce and complaint notices here (an address, a grant id, a diagnostic): SES cannot publish to a topic encrypted with the AWS-managed SNS key, and a customer-managed key with a policy for SES costs more than the data warrants. TLS is required.',
     })
-    for (const id of [GRANT_STREAM_FAILURES, MAIL_EVENTS_DEAD_LETTERS]) {
+    for (const id of FAILURE_QUEUES) {
       Validations.of(queueOf(id)).acknowledge({
         id: 'AwsSolutions-SQS3',
         reason:

@@ -10,8 +10,8 @@ import { type LocalQueue, localQueueSender } from './queue'
 /**
  * The consumers `npm start` and the tests' pipeline (test/support/pipeline.ts) plug in, by their
  * functions/consumers.ts id, each a factory over the pipeline's runtime and local queues (as
- * functions/wiring/route-factories.ts is for routes). GrantStream is built by the pipeline
- * itself (local/pipeline.ts). A consumer not listed here leaves its queue filling up: the pipeline's
+ * functions/wiring/route-factories.ts is for routes). The stream readers (GrantStream,
+ * GrantFigures) are built by the pipeline itself (local/pipeline.ts). A consumer not listed here leaves its queue filling up: the pipeline's
  * status shows it.
  *
  * To plug one in: `OfferMailer: (runtime) => makeOfferMailerHandler(runtime, ...)`, returning the

@@ -11,6 +11,7 @@ import {
   WEBHOOKS_QUEUE,
 } from '../functions/consumers'
 import type { QueueSender } from '../functions/runtime/queue-sender'
+import { makeGrantFiguresHandler } from '../functions/wiring/grant-figures.consumer'
 import { makeGrantStreamHandler } from '../functions/wiring/grant-stream.consumer'
 import { LocalQueue, localQueueSender, pollOnce, type SqsBatchHandler } from './queue'
 import { QueueHolds } from './queue-holds'
@@ -27,15 +28,17 @@ import {
  * the AWS plumbing of functions/consumers.ts on local equivalents, calling the same handlers with
  * the same event shapes.
  *
- *   grants table's stream (DynamoDB Local's)  --local/stream-poller.ts-->  GrantStream handler
- *     -> OfferMail (local/queue.ts: visibility timeout, redelivery, dead letters) -> OfferMailer
+ *   grants table's stream (DynamoDB Local's)  --local/stream-poller.ts, one per reader-->
+ *     GrantStream handler, GrantFigures handler (the figures table)
+ *   GrantStream -> OfferMail (local/queue.ts: visibility timeout, redelivery, dead letters) -> OfferMailer
  *   GrantBatchRows (the commit route sends to it through `senders`) -> GrantBatchWorker
  *   OfferSweep: every `periodSeconds` of real time, and on demand (runSchedule, after a test moves
  *   the clock).
  * MailEvents has no local trigger (SES's events exist only in AWS); tests call its handler with
  * the SES documents.
  *
- * Consumers are plugged in by their consumers.ts id; GrantStream is built here unless given. A
+ * Consumers are plugged in by their consumers.ts id; the stream readers (GrantStream,
+ * GrantFigures) are built here unless given. A
  * queue whose consumer is missing keeps its messages (status shows them) and does not hold drain().
  * A held queue (hold(): tests against npm start) is the same, except for the messages it was told
  * to let through.
@@ -43,6 +46,7 @@ import {
 
 export type ConsumerHandlers = {
   GrantStream?: StreamHandler
+  GrantFigures?: StreamHandler
   OfferMailer?: SqsBatchHandler
   GrantBatchWorker?: SqsBatchHandler
   WebhookSender?: SqsBatchHandler
@@ -116,9 +120,7 @@ export type LocalPipeline = {
   stop(): Promise<void>
 }
 
-const specOf = (id: ConsumerId): ConsumerSpec => CONSUMERS.find((c) => c.id === id) as ConsumerSpec
-
-/** Every consumer's handler, GrantStream built here unless given, over the runtime and queues. */
+/** Every consumer's handler, the stream readers built here unless given, over the runtime and queues. */
 const buildHandlers = (options: PipelineOptions, queues: Record<string, LocalQueue>) => {
   const { runtime } = options
   const factories: ConsumerFactories = {
@@ -127,6 +129,7 @@ const buildHandlers = (options: PipelineOptions, queues: Record<string, LocalQue
         offerMail: localQueueSender(qs[OFFER_MAIL_QUEUE.id] as LocalQueue),
         webhooks: localQueueSender(qs[WEBHOOKS_QUEUE.id] as LocalQueue),
       }),
+    GrantFigures: (rt) => makeGrantFiguresHandler(rt),
     ...options.consumers,
   }
   const handlers: ConsumerHandlers = {}
@@ -140,48 +143,49 @@ const buildHandlers = (options: PipelineOptions, queues: Record<string, LocalQue
 }
 
 /**
- * The grants table's stream and its poller, started (no poller without a GrantStream or with
- * `stream` false).
+ * A poller per stream reader of functions/consumers.ts plugged in (GrantStream, GrantFigures), each
+ * reading DynamoDB Local's stream on its own as Lambda's mappings do (none with `stream` false).
  */
-const startStreamPoller = async (
+const startStreamPollers = async (
   options: PipelineOptions,
   handlers: ConsumerHandlers,
   onError: (message: string) => void,
 ) => {
   const { runtime } = options
-  const streamSpec = specOf('GrantStream')
-  if (streamSpec.trigger.kind !== 'stream') throw new Error('GrantStream reads a stream')
   const endpoint = runtime.config.dynamodbEndpoint
   if (endpoint === undefined) throw new Error('The local pipeline needs DynamoDB Local')
   const streams = createStreamsClient(endpoint, runtime.config.awsRegion ?? 'local')
-  const table = runtime.config.tables[streamSpec.trigger.table]
-  const streamArn = await streamArnOf(options.startUpClient ?? runtime.dynamodb, table)
-  if (streamArn === undefined) {
-    streams.destroy()
-    throw new Error(`Table ${table} has no stream: create the tables with local/tables.ts`)
-  }
-  const grantStream = handlers.GrantStream
-  const poller =
-    grantStream === undefined || options.stream === false
-      ? undefined
-      : new StreamPoller({
-          client: streams,
-          streamArn,
-          handler: grantStream,
-          batchSize: streamSpec.trigger.batchSize,
-          retryAttempts: streamSpec.trigger.retryAttempts,
-          startAt: options.startAt ?? 'TRIM_HORIZON',
-          onGiveUp: (f) =>
-            onError(`GrantStream gave up ${f.records} records of ${f.shardId}: ${f.error}`),
-        })
-
+  const pollers: StreamPoller[] = []
   try {
-    await poller?.start()
+    for (const spec of CONSUMERS as readonly ConsumerSpec[]) {
+      const trigger = spec.trigger
+      if (trigger.kind !== 'stream') continue
+      const table = runtime.config.tables[trigger.table]
+      // The table must have its stream whether or not this reader is plugged in.
+      const streamArn = await streamArnOf(options.startUpClient ?? runtime.dynamodb, table)
+      if (streamArn === undefined) {
+        throw new Error(`Table ${table} has no stream: create the tables with local/tables.ts`)
+      }
+      const handler = handlers[spec.id as keyof ConsumerHandlers] as StreamHandler | undefined
+      if (handler === undefined || options.stream === false) continue
+      const poller = new StreamPoller({
+        client: streams,
+        streamArn,
+        handler,
+        batchSize: trigger.batchSize,
+        retryAttempts: trigger.retryAttempts,
+        startAt: options.startAt ?? 'TRIM_HORIZON',
+        onGiveUp: (f) =>
+          onError(`${spec.id} gave up ${f.records} records of ${f.shardId}: ${f.error}`),
+      })
+      await poller.start()
+      pollers.push(poller)
+    }
   } catch (error) {
     streams.destroy()
     throw error
   }
-  return { streams, poller }
+  return { streams, pollers }
 }
 
 /** Queue consumers with their event source settings. */
@@ -293,7 +297,7 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
     QUEUES.map((q) => [q.id, new LocalQueue(q, runtime.clock)]),
   )
   const handlers = buildHandlers(options, queues)
-  const { streams, poller } = await startStreamPoller(options, handlers, onError)
+  const { streams, pollers } = await startStreamPollers(options, handlers, onError)
 
   const queueConsumers = queueConsumersOf(handlers, queues)
 
@@ -324,17 +328,21 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
   }
 
   const pass = async () => {
-    let streamIdle = true
-    if (poller !== undefined) {
-      // Read until the stream has nothing new and nothing pending (a failed batch waits for the
-      // next pass, as Lambda's retry does).
-      for (let i = 0; i < 1000 && !stopped; i++) {
-        const result = await poller.pollOnce()
-        streamPending = result.pending
-        if (result.read === 0 && result.delivered === 0) break
-      }
-      streamIdle = streamPending === 0
-    }
+    // Each reader reads until the stream has nothing new for it and nothing pending (a failed
+    // batch waits for the next pass, as Lambda's retry does); the readers side by side.
+    const pending = await Promise.all(
+      pollers.map(async (poller) => {
+        let left = 0
+        for (let i = 0; i < 1000 && !stopped; i++) {
+          const result = await poller.pollOnce()
+          left = result.pending
+          if (result.read === 0 && result.delivered === 0) break
+        }
+        return left
+      }),
+    )
+    streamPending = pending.reduce((sum, n) => sum + n, 0)
+    const streamIdle = streamPending === 0
     for (const c of queueConsumers) startPump(c)
     const queuesIdle = pumping.size === 0 && !queueConsumers.some(takesNow)
     return streamIdle && queuesIdle
@@ -382,7 +390,7 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
   const status = (): PipelineStatus => ({
     streamPending,
     queues: Object.fromEntries(Object.entries(queues).map(([id, q]) => [id, q.counts()])),
-    streamGivenUp: poller?.givenUp ?? [],
+    streamGivenUp: pollers.flatMap((poller) => poller.givenUp),
     consumers: Object.keys(handlers) as ConsumerId[],
     held: holds.view(),
     idle: streamPending === 0 && pumping.size === 0 && !queueConsumers.some(takesNow),

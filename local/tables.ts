@@ -80,7 +80,7 @@ export const ensureTables = async (
           ],
           // DynamoDB refuses an empty index list: leave the property out instead.
           GlobalSecondaryIndexes: indexes.length === 0 ? undefined : indexes.map(toIndex),
-          // The tables whose stream a consumer reads (functions/consumers.ts: grants -> GrantStream).
+          // The tables whose stream a consumer reads (functions/consumers.ts: grants -> GrantStream, GrantFigures).
           StreamSpecification:
             stream === undefined ? undefined : { StreamEnabled: true, StreamViewType: stream },
         }),

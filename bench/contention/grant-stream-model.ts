@@ -13,6 +13,7 @@ import type { QueueSender } from '../../functions/runtime/queue-sender'
 import { queryAll, type Send } from '../../functions/stores/paging'
 import { tableChangeOf } from '../../functions/stores/stream-records.dynamodb'
 import type { TableKey } from '../../functions/table-schema'
+import { makeGrantFiguresHandler } from '../../functions/wiring/grant-figures.consumer'
 import { makeGrantStreamHandler } from '../../functions/wiring/grant-stream.consumer'
 import { seededRandom } from '../../test/support/fault-injector'
 import {
@@ -26,8 +27,11 @@ import { IoVirtualTime } from './io-virtual-time'
 import { openModel, percentile } from './model-setup'
 
 /**
- * The grants table's stream and its reader, GrantStream, in the contention model (issue 30): how
- * far behind the reader falls at a given grant rate, as Lambda's IteratorAge reports it.
+ * The grants table's stream and one of its readers, GrantStream or GrantFigures (`reader`), in the
+ * contention model (issues 30, 32): how far behind the reader falls at a given grant rate, as
+ * Lambda's IteratorAge reports it. Each reader has its own mapping, lanes and tables to write
+ * (timers; figures) and a shard serves two readers without throttling, so one run models one
+ * reader and the other's run does not change it.
  *
  * - Records: one INSERT per grant (the record the grant path's write makes), arriving as a Poisson
  *   process at `rate` a second for `seconds`, each on the stream shard of its item's partition:
@@ -77,10 +81,13 @@ export type StreamSettings = {
   parallelizationFactor: number
 }
 
+/** The stream's readers (functions/consumers.ts). */
+export type StreamReader = 'GrantStream' | 'GrantFigures'
+
 /** The mapping as functions/consumers.ts declares it (what the stack deploys). */
-export const deployedStreamSettings = (): StreamSettings => {
-  const trigger = consumerById('GrantStream').trigger
-  if (trigger.kind !== 'stream') throw new Error('GrantStream is not read from a stream')
+export const deployedStreamSettings = (reader: StreamReader = 'GrantStream'): StreamSettings => {
+  const trigger = consumerById(reader).trigger
+  if (trigger.kind !== 'stream') throw new Error(`${reader} is not read from a stream`)
   return {
     batchSize: trigger.batchSize,
     batchingWindowSeconds: trigger.maxBatchingWindowSeconds,
@@ -91,6 +98,7 @@ export const deployedStreamSettings = (): StreamSettings => {
 export type Spread = { p50: number; p99: number; max: number }
 
 export type StreamModelRun = StreamSettings & {
+  reader: StreamReader
   rate: number
   seconds: number
   shards: number
@@ -105,7 +113,7 @@ export type StreamModelRun = StreamSettings & {
   maxInFlightPerShard: number
   /** Batches that began at or before the end of the lane's previous one (none: order kept). */
   outOfOrder: number
-  /** Invocations that reported a failed record (timers throttled past the handler's tries). */
+  /** Invocations that reported a failed record (writes throttled past the handler's tries). */
   partialFailures: number
   /** Records given up on after `retryAttempts` (Lambda's on-failure destination). */
   givenUp: number
@@ -122,6 +130,8 @@ export type StreamModelRun = StreamSettings & {
 }
 
 export type StreamModelOptions = {
+  /** Which reader's handler and mapping (default GrantStream). */
+  reader?: StreamReader
   endpoint: string
   tables: Record<TableKey, string>
   /** Grants (stream records) a second. */
@@ -133,7 +143,7 @@ export type StreamModelOptions = {
   stream?: StreamParams
   retryAttempts?: number
   seed?: number
-  /** Read every timer back from DynamoDB Local (exactness; slow for a large run). */
+  /** Read every timer back from DynamoDB Local (exactness; slow for a large run; GrantStream). */
   readBack?: boolean
 }
 
@@ -141,7 +151,8 @@ type Pending = { arrival: number; record: DynamoDBRecord; grantId: string }
 
 export const runGrantStreamModel = async (options: StreamModelOptions): Promise<StreamModelRun> => {
   const { endpoint, tables, rate, seconds } = options
-  const settings = { ...deployedStreamSettings(), ...options.settings }
+  const reader = options.reader ?? 'GrantStream'
+  const settings = { ...deployedStreamSettings(reader), ...options.settings }
   const stream = options.stream ?? STREAM_DEFAULTS
   const params = options.params ?? MODEL_DEFAULTS
   const shards = options.partitions ?? params.partitions
@@ -163,11 +174,14 @@ export const runGrantStreamModel = async (options: StreamModelOptions): Promise<
   const records = lanes.reduce((n, l) => n + l.length, 0)
 
   const queues = countingQueues(time, stream, random)
-  const handler = makeGrantStreamHandler(runtime, {
-    offerMail: queues.offerMail,
-    webhooks: queues.webhooks,
-    sleep: time.sleep,
-  })
+  const handler =
+    reader === 'GrantFigures'
+      ? makeGrantFiguresHandler(runtime, { sleep: time.sleep })
+      : makeGrantStreamHandler(runtime, {
+          offerMail: queues.offerMail,
+          webhooks: queues.webhooks,
+          sleep: time.sleep,
+        })
   model.resetCalls()
 
   const iteratorAges: number[] = []
@@ -255,16 +269,18 @@ export const runGrantStreamModel = async (options: StreamModelOptions): Promise<
 
   const calls = Object.values(model.stats.calls).reduce((a, b) => a + b, 0)
   const grantIds = lanes.flatMap((l) => l.map((p) => p.grantId))
-  const timersWritten = options.readBack
-    ? await countTimers(
-        model.setupClient,
-        tables.timers,
-        lanes.flatMap((l) => l.map((p) => p.record)),
-      )
-    : -1
+  const timersWritten =
+    options.readBack && reader === 'GrantStream'
+      ? await countTimers(
+          model.setupClient,
+          tables.timers,
+          lanes.flatMap((l) => l.map((p) => p.record)),
+        )
+      : -1
   model.raw.destroy()
   return {
     ...settings,
+    reader,
     rate,
     seconds,
     shards,

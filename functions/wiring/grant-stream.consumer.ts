@@ -1,17 +1,15 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda'
 import { queueOf, type Runtime } from '../composition'
 import { OFFER_MAIL_QUEUE, WEBHOOKS_QUEUE } from '../consumers'
-import { figureChangeOf } from '../core/grant-figures'
 import { readGrantStream } from '../core/grant-stream'
 import { webhookEventsOf } from '../core/webhook-events'
-import type { FigureChange } from '../domain/figures'
 import type { TimerRecord } from '../domain/offer-timers'
 import type { WebhookQueueMessage } from '../domain/webhooks'
 import { logger } from '../runtime/logger'
 import type { QueueEntry, QueueSender } from '../runtime/queue-sender'
-import { DynamoDbFiguresStore } from '../stores/figures.dynamodb'
 import { DynamoDbOfferTimerStore } from '../stores/offer-timers.dynamodb'
 import { tableChangeOf } from '../stores/stream-records.dynamodb'
+import { streamBatchResponse } from './stream-batch-failures'
 
 /** SendMessageBatch's limit. */
 const SEND_CHUNK = 10
@@ -34,9 +32,9 @@ const chunks = <T>(items: readonly T[], size: number): T[][] =>
  * The GrantStream function (functions/consumers.ts): a batch of the grants table's stream ->
  * the timers of new grants (BatchWriteItem on `timers`), the offer mail (SendMessageBatch to
  * OfferMail), the webhook events (core/webhook-events.ts; SendMessageBatch to Webhooks, one
- * `event` message each) and the programs' figures (domain/figures.ts; stores/figures.dynamodb.ts:
- * each change counted once by its grant's marker, so a retried record counts nothing). Answers a partial batch response naming the first record whose timers,
- * messages or events could not all be handed over: Lambda (or local/stream-poller.ts) retries from
+ * `event` message each); the programs' figures are the stream's other reader's (GrantFigures,
+ * wiring/grant-figures.consumer.ts). Answers a partial batch response naming the first record
+ * whose timers, messages or events could not all be handed over: Lambda (or local/stream-poller.ts) retries from
  * that record on, so nothing after it is lost and what came before is not sent again. Timer writes
  * are idempotent (a retried record writes the same keys); a message may be sent twice, as SQS may
  * deliver twice: an event's id is derived from its change, so its repeat makes the same webhook
@@ -51,10 +49,6 @@ export const makeGrantStreamHandler = (runtime: Runtime, deps: Partial<GrantStre
   const webhooks = deps.webhooks ?? queueOf(runtime, WEBHOOKS_QUEUE.id)
 
   const timerStore = new DynamoDbOfferTimerStore(documentClient, config.tables)
-  const figures = new DynamoDbFiguresStore(documentClient, config.tables, {
-    clock: runtime.clock,
-    ...(sleep ? { sleep } : {}),
-  })
   /** Writes timers; answers the ones still unwritten after the store's tries. */
   const writeTimers = (timers: readonly TimerRecord[]) =>
     timerStore.putTimers(timers, {
@@ -67,12 +61,6 @@ export const makeGrantStreamHandler = (runtime: Runtime, deps: Partial<GrantStre
     const changes = event.Records.map(tableChangeOf)
     const outputs = readGrantStream(changes)
     const failedRecords = new Set<string>()
-    // Beside the timers and the queues: a record whose figures were not written is failed too.
-    const figureChanges = changes.flatMap((c) => figureChangeOf(c) ?? []) satisfies FigureChange[]
-    const figuresWritten = figures.applyChanges(figureChanges).catch((error: unknown) => {
-      logger.error('Figures write failed', { error: (error as Error).name })
-      return new Set(figureChanges.map((c) => c.sequenceNumber))
-    })
 
     const timers = outputs.flatMap((o) =>
       o.timers.map((timer) => ({ seq: o.sequenceNumber, timer })),
@@ -108,19 +96,7 @@ export const makeGrantStreamHandler = (runtime: Runtime, deps: Partial<GrantStre
     }
     // The two queues side by side: neither waits for the other.
     await Promise.all([send(offerMail, mail), send(webhooks, events)])
-    for (const seq of await figuresWritten) failedRecords.add(seq)
 
-    // The first failed record in stream order: the retry starts there.
-    const first = changes.find(
-      (c) => c.sequenceNumber !== undefined && failedRecords.has(c.sequenceNumber),
-    )?.sequenceNumber
-    if (first !== undefined) {
-      logger.warn('Grant stream: records left for a retry', {
-        from: first,
-        failed: failedRecords.size,
-      })
-      return { batchItemFailures: [{ itemIdentifier: first }] }
-    }
-    return { batchItemFailures: [] }
+    return streamBatchResponse('Grant stream', changes, failedRecords)
   }
 }

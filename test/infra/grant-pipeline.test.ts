@@ -4,6 +4,7 @@ import {
   type ConsumerId,
   type ConsumerSpec,
   GRANT_BATCH_ROWS_QUEUE,
+  GRANT_FIGURES_FAILURES,
   GRANT_STREAM_FAILURES,
   MAIL_EVENTS_DEAD_LETTERS,
   OFFER_MAIL_QUEUE,
@@ -54,6 +55,7 @@ const consumer = (id: ConsumerId): ConsumerSpec => {
   return found
 }
 const getAtt = (id: string, attribute: string) => ({ 'Fn::GetAtt': [id, attribute] })
+const byRef = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b))
 /** A resource's logical id from its construct path's id (CDK adds an 8-digit hash). */
 const idOf = (t: CfnTemplate, type: string, prefix: string) => {
   const found = resourcesOfType(t, type).filter(([id]) =>
@@ -179,38 +181,67 @@ describe('tables', () => {
   })
 })
 
+/** Grant items only: both readers' first filter. */
+const GRANT_ITEMS_FILTER = {
+  Pattern: JSON.stringify({ dynamodb: { Keys: { grantId: { S: [{ prefix: 'gr_' }] } } } }),
+}
+/**
+ * A stream reader's event source's own grants: the grants stream's records, and its on-failure
+ * destination (IAM has no resource for ListStreams: acknowledged in cdk-nag).
+ */
+const eventSourceGrants = (t: CfnTemplate, failures: string) => {
+  const grants = tableId(t, 'grants')
+  const queue = queueId(t, failures)
+  return [
+    `dynamodb:DescribeStream ${grants}.StreamArn`,
+    `dynamodb:GetRecords ${grants}.StreamArn`,
+    `dynamodb:GetShardIterator ${grants}.StreamArn`,
+    'dynamodb:ListStreams "*"',
+    `sqs:SendMessage ${queue}.Arn`,
+    `sqs:GetQueueAttributes ${queue}.Arn`,
+    `sqs:GetQueueUrl ${queue}.Arn`,
+  ]
+}
+/** A function's one event source mapping. */
+const onlyMappingOf = (t: CfnTemplate, fnId: string) => {
+  const mappings = mappingsOf(t, fnId)
+  expect(mappings).toHaveLength(1)
+  return mappings[0]
+}
+/** What both readers' mappings share: the stream, retries bounded, bisection, partial failures. */
+const streamMapping = (t: CfnTemplate, id: ConsumerId) => {
+  const trigger = consumer(id).trigger as Extract<ConsumerSpec['trigger'], { kind: 'stream' }>
+  return {
+    FunctionName: { Ref: `${id}Function` },
+    EventSourceArn: getAtt(tableId(t, 'grants'), 'StreamArn'),
+    StartingPosition: 'TRIM_HORIZON',
+    MaximumBatchingWindowInSeconds: trigger.maxBatchingWindowSeconds,
+    // Bounded: a poison record cannot hold its shard for the stream's 24 hours.
+    MaximumRetryAttempts: 10,
+    BisectBatchOnFunctionError: true,
+    FunctionResponseTypes: ['ReportBatchItemFailures'],
+    DestinationConfig: { OnFailure: { Destination: getAtt(queueId(t, trigger.onFailure), 'Arn') } },
+  }
+}
+
 describe('the grants stream and its reader', () => {
   const t = prod.json
   const spec = consumer('GrantStream')
-  const trigger = spec.trigger as Extract<ConsumerSpec['trigger'], { kind: 'stream' }>
 
   it('maps the stream to GrantStream with the list’s batch, parallelization, retry bound, bisection and partial failures', () => {
-    const mappings = mappingsOf(t, 'GrantStreamFunction')
-    expect(mappings).toHaveLength(1)
-    expect(mappings[0]).toEqual({
-      FunctionName: { Ref: 'GrantStreamFunction' },
-      EventSourceArn: getAtt(tableId(t, 'grants'), 'StreamArn'),
-      StartingPosition: 'TRIM_HORIZON',
+    expect(onlyMappingOf(t, 'GrantStreamFunction')).toEqual({
+      ...streamMapping(t, 'GrantStream'),
+      DestinationConfig: {
+        OnFailure: { Destination: getAtt(queueId(t, GRANT_STREAM_FAILURES), 'Arn') },
+      },
       // 4 concurrent batches of 50 per shard: what keeps the iterator age under 5 s at 2,000
       // grants a second in the contention model (docs/performance.md, "The stream reader"); one
       // batch of 100 at a time per shard fell behind there.
       BatchSize: 50,
       ParallelizationFactor: 4,
-      MaximumBatchingWindowInSeconds: trigger.maxBatchingWindowSeconds,
-      // Bounded: a poison record cannot hold its shard for the stream's 24 hours.
-      MaximumRetryAttempts: 10,
-      BisectBatchOnFunctionError: true,
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-      DestinationConfig: {
-        OnFailure: { Destination: getAtt(queueId(t, GRANT_STREAM_FAILURES), 'Arn') },
-      },
       FilterCriteria: {
         Filters: [
-          {
-            Pattern: JSON.stringify({
-              dynamodb: { Keys: { grantId: { S: [{ prefix: 'gr_' }] } } },
-            }),
-          },
+          GRANT_ITEMS_FILTER,
           // A finished batch (batch.completed); never its chunks or its running counters.
           {
             Pattern: JSON.stringify({
@@ -235,20 +266,27 @@ describe('the grants stream and its reader', () => {
     )
   })
 
-  it('is the stream’s only reader (a shard throttles more than two)', () => {
+  it('has two readers at most, GrantStream and GrantFigures (a shard throttles more than two)', () => {
     const readers = resourcesOfType(t, 'AWS::Lambda::EventSourceMapping').filter(
       ([, m]) =>
         JSON.stringify(m.Properties.EventSourceArn) ===
         JSON.stringify(getAtt(tableId(t, 'grants'), 'StreamArn')),
     )
-    expect(readers).toHaveLength(1)
+    expect(readers.map(([, m]) => m.Properties.FunctionName).sort(byRef)).toEqual([
+      { Ref: 'GrantFiguresFunction' },
+      { Ref: 'GrantStreamFunction' },
+    ])
+  })
+
+  it('gives GrantStream no access to the figures (GrantFigures keeps them)', () => {
+    expect(spec.access).not.toHaveProperty('figures')
+    const figures = tableId(t, 'figures')
+    expect(grantsOf(t, 'GrantStreamFunction').filter((g) => g.includes(figures))).toEqual([])
   })
 
   it('may read the stream, write timers, send to OfferMail and Webhooks and record a failed batch, nothing else', () => {
-    const grants = tableId(t, 'grants')
     const offerMail = queueId(t, OFFER_MAIL_QUEUE.id)
     const webhooks = queueId(t, WEBHOOKS_QUEUE.id)
-    const failures = queueId(t, GRANT_STREAM_FAILURES)
     expect(grantsOf(t, 'GrantStreamFunction')).toEqual(
       [
         ...logs(t, 'GrantStreamFunction'),
@@ -256,15 +294,7 @@ describe('the grants stream and its reader', () => {
         // Only SendMessage on the queues it feeds (SendMessageBatch is authorised by it).
         `sqs:SendMessage ${offerMail}.Arn`,
         `sqs:SendMessage ${webhooks}.Arn`,
-        // The event source's own grants: the stream's records, and the on-failure destination.
-        `dynamodb:DescribeStream ${grants}.StreamArn`,
-        `dynamodb:GetRecords ${grants}.StreamArn`,
-        `dynamodb:GetShardIterator ${grants}.StreamArn`,
-        // IAM has no resource for ListStreams (acknowledged in cdk-nag, see below).
-        'dynamodb:ListStreams "*"',
-        `sqs:SendMessage ${failures}.Arn`,
-        `sqs:GetQueueAttributes ${failures}.Arn`,
-        `sqs:GetQueueUrl ${failures}.Arn`,
+        ...eventSourceGrants(t, GRANT_STREAM_FAILURES),
       ].sort(),
     )
     expect(variablesOf(t, 'GrantStreamFunction')[OFFER_MAIL_QUEUE.urlVariable]).toEqual({
@@ -275,15 +305,65 @@ describe('the grants stream and its reader', () => {
     })
   })
 
-  it('alarms when the reader falls behind the stream', () => {
-    const alarm = alarmsOf(prod.alarms).find((a) => a.MetricName === 'IteratorAge')
-    expect(alarm).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      Statistic: 'Maximum',
-      Threshold: STREAM_MAX_ITERATOR_AGE_MS,
-      Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'GrantStreamFunction' } }],
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+  // Each reaches the alarm topic when one is configured (test/infra/alarms.test.ts: every alarm).
+  it('alarms when either reader falls behind the stream', () => {
+    const alarms = alarmsOf(prod.alarms).filter((a) => a.MetricName === 'IteratorAge')
+    const readers = CONSUMERS.filter((c) => c.trigger.kind === 'stream').map((c) => c.id)
+    expect(readers).toEqual(['GrantStream', 'GrantFigures'])
+    expect(alarms).toHaveLength(readers.length)
+    for (const id of readers) {
+      expect(
+        alarms.find(
+          (a) =>
+            JSON.stringify(a.Dimensions?.[0]?.Value) === JSON.stringify({ Ref: `${id}Function` }),
+        ),
+      ).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        Statistic: 'Maximum',
+        Threshold: STREAM_MAX_ITERATOR_AGE_MS,
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: `${id}Function` } }],
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      })
+    }
+  })
+})
+
+describe('the grants stream’s second reader, GrantFigures', () => {
+  const t = prod.json
+  const spec = consumer('GrantFigures')
+
+  it('maps the stream to GrantFigures, grant items only, with its own failure queue kept 14 days', () => {
+    const mapping = onlyMappingOf(t, 'GrantFiguresFunction')
+    expect(mapping).toEqual({
+      ...streamMapping(t, 'GrantFigures'),
+      // Batches of 100: fewer BatchGetItems and transactions per record (functions/consumers.ts).
+      BatchSize: 100,
+      ParallelizationFactor: 4,
+      FilterCriteria: { Filters: [GRANT_ITEMS_FILTER] },
     })
+    expect(mapping?.DestinationConfig).toEqual({
+      OnFailure: { Destination: getAtt(queueId(t, GRANT_FIGURES_FAILURES), 'Arn') },
+    })
+    expect(resource(t, queueId(t, GRANT_FIGURES_FAILURES)).Properties.MessageRetentionPeriod).toBe(
+      14 * 24 * 3600,
+    )
+  })
+
+  it('may read the stream, read and update the figures and record a failed batch, nothing else', () => {
+    const figures = tableId(t, 'figures')
+    expect(spec.access).toEqual({ figures: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'] })
+    expect(grantsOf(t, 'GrantFiguresFunction')).toEqual(
+      [
+        ...logs(t, 'GrantFiguresFunction'),
+        `dynamodb:BatchGetItem ${figures}.Arn`,
+        `dynamodb:UpdateItem ${figures}.Arn`,
+        ...eventSourceGrants(t, GRANT_FIGURES_FAILURES),
+      ].sort(),
+    )
+    // No queue to send to: no queue URL in its environment.
+    for (const q of QUEUES) {
+      expect(variablesOf(t, 'GrantFiguresFunction')[q.urlVariable]).toBeUndefined()
+    }
   })
 })
 
@@ -505,6 +585,7 @@ describe('the offer mail queue and OfferMailer', () => {
     const deadLetters = [
       ...QUEUES.map((q) => q.deadLetter.id),
       GRANT_STREAM_FAILURES,
+      GRANT_FIGURES_FAILURES,
       MAIL_EVENTS_DEAD_LETTERS,
     ]
     expect(deadLetters).toContain(GRANT_BATCH_ROWS_QUEUE.deadLetter.id)

@@ -549,7 +549,7 @@ describe('least privilege', () => {
   it('grants no Scan, no wildcard action and no wildcard resource but the two IAM has no resource for', () => {
     const text = JSON.stringify(rolePolicies(t))
     expect(text).not.toMatch(/dynamodb:Scan|dynamodb:\*|cognito-idp:\*|sqs:\*|ses:\*|"[a-z-]+:\*"/)
-    // On "*" only: dynamodb:ListStreams for the stream's reader (its event source's grant), and
+    // On "*" only: dynamodb:ListStreams for the stream's two readers (their event sources' grant), and
     // ses:GetAccount for the offer mailer when the stage sends mail (its account's sending rate).
     const wildcards = (template: CfnTemplate) =>
       rolePolicies(template).flatMap(([, policy]) =>
@@ -569,8 +569,10 @@ describe('least privilege', () => {
         ][0],
       },
     ]
+    // The grants stream's two readers (ListStreams has no resource in IAM).
     expect(wildcards(t)).toEqual([
       { roles: roleOf(t, 'GrantStreamFunction'), actions: ['dynamodb:ListStreams'] },
+      { roles: roleOf(t, 'GrantFiguresFunction'), actions: ['dynamodb:ListStreams'] },
     ])
     const mailing = synth(CONTEXTS.mailing).json
     expect(wildcards(mailing)).toEqual(
@@ -578,7 +580,7 @@ describe('least privilege', () => {
         { roles: roleOf(mailing, 'OfferMailerFunction'), actions: ['ses:GetAccount'] },
       ]),
     )
-    expect(wildcards(mailing)).toHaveLength(2)
+    expect(wildcards(mailing)).toHaveLength(3)
   })
 })
 
@@ -937,6 +939,7 @@ describe('outputs and stages', () => {
         'GrantBatchRowsDeadLettersQueueUrl',
         'WebhooksDeadLettersQueueUrl',
         'GrantStreamFailuresQueueUrl',
+        'GrantFiguresFailuresQueueUrl',
         'MailEventsDeadLettersQueueUrl',
         'MailConfigurationSet',
         // The user pool (test/infra/identity.test.ts checks their values).

@@ -2,13 +2,12 @@ import { buildRuntime } from '../../functions/composition'
 import { consumerById } from '../../functions/consumers'
 import { HOLDER_SLOTS } from '../../functions/domain/figures'
 import type { GrantRecord } from '../../functions/domain/grant'
-import type { QueueSender } from '../../functions/runtime/queue-sender'
 import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import { DynamoDbFiguresStore } from '../../functions/stores/figures.dynamodb'
 import type { HolderFigure, HoldersPage } from '../../functions/stores/figures.store'
 import { batchWriteAll } from '../../functions/stores/kernel/batch'
 import { scanAll, sendWith } from '../../functions/stores/paging'
-import { makeGrantStreamHandler } from '../../functions/wiring/grant-stream.consumer'
+import { makeGrantFiguresHandler } from '../../functions/wiring/grant-figures.consumer'
 import { recordAccess } from '../manage/grants-support'
 import {
   figuresOfGrants,
@@ -21,7 +20,7 @@ import { interceptor } from '../support/sdk-intercept'
 
 /**
  * Issue 32's scale proof: a program of 50,000 grants (every state, a few recipients holding
- * thousands, transitions over many days, address corrections) fed to the real GrantStream handler
+ * thousands, transitions over many days, address corrections) fed to the real GrantFigures handler (the stream's reader of figures)
  * as the DynamoDB stream events Lambda sends, in the consumer's batch size, on its parallel lanes,
  * some batches delivered twice. Then every holder and 90 days of figures equal what a Scan of the
  * grants table gives, and the first holders page and the 90 days each take a bounded number of
@@ -48,12 +47,9 @@ const runtime = buildRuntime(config, {
   monotonic: checkClock,
 })
 const store = new DynamoDbFiguresStore(documentClient, config.tables, { clock: wallClock })
-const spec = consumerById('GrantStream')
+const spec = consumerById('GrantFigures')
 const trigger = spec.trigger as Extract<typeof spec.trigger, { kind: 'stream' }>
-
-/** Queues that take everything (the mail and events are other tests' subject). */
-const taking: QueueSender = { sendBatch: async () => ({ failed: [] }) }
-const handler = makeGrantStreamHandler(runtime, { offerMail: taking, webhooks: taking })
+const handler = makeGrantFiguresHandler(runtime)
 
 /** The DynamoDB calls `act` makes, by command, counted by a middleware on the client. */
 const countCalls = async (act: () => Promise<unknown>) => {
@@ -182,7 +178,7 @@ test('the first holders page takes at most one Query per holder slot; 90 days, a
   expect(new Set(dailyCalls)).toEqual(new Set(['QueryCommand']))
 })
 
-test('GrantStream made exactly the DynamoDB calls its consumer declares', () => {
+test('GrantFigures made exactly the DynamoDB calls its consumer declares', () => {
   const declared = Object.entries(spec.access).flatMap(([table, actions]) =>
     (actions ?? []).map((action) => `${table} ${action}`),
   )

@@ -40,14 +40,37 @@ const ROOMY = {
 }
 
 describe('the stream reader in the contention model', () => {
-  it('models the mapping the stack deploys', () => {
-    const trigger = consumerById('GrantStream').trigger
-    expect(trigger.kind).toBe('stream')
-    expect(deployedStreamSettings()).toEqual({
-      batchSize: trigger.kind === 'stream' ? trigger.batchSize : 0,
-      batchingWindowSeconds: trigger.kind === 'stream' ? trigger.maxBatchingWindowSeconds : 0,
-      parallelizationFactor: trigger.kind === 'stream' ? trigger.parallelizationFactor : 0,
+  it('models the mappings the stack deploys, each reader its own', () => {
+    for (const reader of ['GrantStream', 'GrantFigures'] as const) {
+      const trigger = consumerById(reader).trigger
+      expect(trigger.kind).toBe('stream')
+      expect(deployedStreamSettings(reader)).toEqual({
+        batchSize: trigger.kind === 'stream' ? trigger.batchSize : 0,
+        batchingWindowSeconds: trigger.kind === 'stream' ? trigger.maxBatchingWindowSeconds : 0,
+        parallelizationFactor: trigger.kind === 'stream' ? trigger.parallelizationFactor : 0,
+      })
+    }
+    expect(deployedStreamSettings()).toEqual(deployedStreamSettings('GrantStream'))
+  })
+
+  it('runs GrantFigures on its own mapping: every record handed over once, in order, no mail, no queue call', async () => {
+    const run = await runGrantStreamModel({
+      reader: 'GrantFigures',
+      endpoint,
+      tables,
+      rate: 1_000,
+      seconds: 1,
+      params: ROOMY,
+      stream: FIXED,
     })
+    expect(run).toMatchObject({ reader: 'GrantFigures', ...deployedStreamSettings('GrantFigures') })
+    expect(run.records).toBeGreaterThan(800)
+    expect(run.givenUp).toBe(0)
+    expect(run.outOfOrder).toBe(0)
+    expect(run.mailed).toBe(0)
+    expect(run.sqsCallsPerRecord).toBe(0)
+    // Its figures: a BatchGetItem of markers and transactions per batch.
+    expect(run.dynamoDbCallsPerRecord).toBeGreaterThan(0)
   })
 
   it('hands every record over once, in order, at most the factor per shard at once, with its mail, event and two timers', async () => {

@@ -143,7 +143,7 @@ export const tableChangeOfWrite = (w: Ordered): TableChange => ({
 const image = (item: GrantRecord) =>
   marshall(item, { removeUndefinedValues: true }) as Record<string, AttributeValue>
 
-/** A write as Lambda (or local/stream-poller.ts) hands it to GrantStream. */
+/** A write as Lambda (or local/stream-poller.ts) hands it to a grants stream reader. */
 export const lambdaRecordOfWrite = (w: Ordered): DynamoDBRecord => {
   const sdk: StreamSdkRecord = {
     eventID: w.sequenceNumber,

@@ -8,7 +8,7 @@ import { runtime as testRuntime } from './runtime'
 
 /**
  * The local pipeline (local/pipeline.ts: the grants table's stream -> GrantStream -> OfferMail ->
- * its consumer) for the test file that calls this at its top level, over the run's DynamoDB Local
+ * its consumer; the stream -> GrantFigures -> the figures) for the test file that calls this at its top level, over the run's DynamoDB Local
  * and the test runtime's clock, as `npm start` runs it. Started in beforeAll, stopped in afterAll.
  * `consumers` replace or add to the ones npm start plugs in (local/consumer-factories.ts).
  * `pipeline.drain()` waits until what the test wrote has gone through.
