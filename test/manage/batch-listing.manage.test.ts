@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
+import type { SQSBatchResponse } from 'aws-lambda'
 import { type BatchRecord, batchIdFor, batchKey } from '../../functions/domain/batch'
 import { DynamoDbBatchStore } from '../../functions/stores/batches.dynamodb'
 import { LOCAL_CONSUMERS } from '../../local/consumer-factories'
@@ -32,7 +33,7 @@ import {
  * file holds, so "a cancel while chunks are still queued" is a state the test makes, not a race.
  */
 
-/** Deliveries of the worker: `passes` more go through, the rest wait for `open()`. */
+/** Chunks the worker is given: `passes` more go through, the rest wait for `open()`. */
 const gate = {
   passes: Number.POSITIVE_INFINITY,
   waiting: [] as (() => void)[],
@@ -54,14 +55,19 @@ const gatedWorker: ConsumerFactories['GrantBatchWorker'] = (runtime, queues) => 
     runtime,
     queues,
   )
+  // The gate counts chunks, not deliveries: a delivery may carry two chunks (the queue's batch
+  // size), and how many are waiting when the queue is polled is the machine's business.
   return async (event, ...rest) => {
-    if (gate.passes > 0) gate.passes--
-    else await new Promise<void>((resume) => gate.waiting.push(resume))
-    const Records = event.Records.filter((record) => {
+    const batchItemFailures: { itemIdentifier: string }[] = []
+    for (const record of event.Records) {
+      if (gate.passes > 0) gate.passes--
+      else await new Promise<void>((resume) => gate.waiting.push(resume))
       const { batchId, chunk } = JSON.parse(record.body) as { batchId: string; chunk: number }
-      return !gate.lose.delete(`${batchId}:${chunk}`)
-    })
-    return Records.length === 0 ? { batchItemFailures: [] } : worker({ Records }, ...rest)
+      if (gate.lose.delete(`${batchId}:${chunk}`)) continue
+      const answer = (await worker({ Records: [record] }, ...rest)) as SQSBatchResponse | undefined
+      batchItemFailures.push(...(answer?.batchItemFailures ?? []))
+    }
+    return { batchItemFailures }
   }
 }
 
