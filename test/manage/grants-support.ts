@@ -31,8 +31,8 @@ export const addMember = async (
   await documentClient.send(new PutCommand({ TableName: config.tables.memberships, Item: record }))
 }
 
-const tableKeyOf = (name: string): string => {
-  const entry = Object.entries(config.tables).find(([, table]) => table === name)
+const tableKeyOf = (name: string, names: Record<string, string>): string => {
+  const entry = Object.entries(names).find(([, table]) => table === name)
   return entry ? entry[0] : name
 }
 
@@ -41,11 +41,15 @@ const tableKeyOf = (name: string): string => {
  * `table/index/name Action`, each item of a TransactWriteItems as its own action (ConditionCheckItem,
  * PutItem, UpdateItem, DeleteItem), as IAM checks them.
  */
-export const recordAccess = (client: DynamoDBClient) => {
+/** `names`: the tables' physical names (the run's shared tables unless a test has its own). */
+export const recordAccess = (
+  client: DynamoDBClient,
+  names: Record<string, string> = config.tables,
+) => {
   const seen = new Set<string>()
   const name = `access-recorder-${Math.random()}`
   const add = (table: string, action: string, index?: string) =>
-    seen.add(`${tableKeyOf(table)}${index ? `/index/${index}` : ''} dynamodb:${action}`)
+    seen.add(`${tableKeyOf(table, names)}${index ? `/index/${index}` : ''} dynamodb:${action}`)
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const input = args.input as Record<string, unknown>

@@ -1,3 +1,4 @@
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb'
 import { buildRuntime } from '../../functions/composition'
 import { consumerById } from '../../functions/consumers'
 import { HOLDER_SLOTS } from '../../functions/domain/figures'
@@ -7,7 +8,9 @@ import { DynamoDbFiguresStore } from '../../functions/stores/figures.dynamodb'
 import type { HolderFigure, HoldersPage } from '../../functions/stores/figures.store'
 import { batchWriteAll } from '../../functions/stores/kernel/batch'
 import { scanAll, sendWith } from '../../functions/stores/paging'
+import { tableNames } from '../../functions/table-schema'
 import { makeGrantFiguresHandler } from '../../functions/wiring/grant-figures.consumer'
+import { ensureTables } from '../../local/tables'
 import { recordAccess } from '../manage/grants-support'
 import {
   figuresOfGrants,
@@ -40,13 +43,21 @@ const dynamodb = createDynamoDbClient({
   timeouts: { connectionTimeoutMs: 5_000, attemptTimeoutMs: 60_000, maxAttempts: 3 },
 })
 const documentClient = createDocumentClient(dynamodb)
-const runtime = buildRuntime(config, {
-  dynamodb,
-  documentClient,
-  clock: wallClock,
-  monotonic: checkClock,
-})
-const store = new DynamoDbFiguresStore(documentClient, config.tables, { clock: wallClock })
+/**
+ * Tables of its own, dropped at the end: the run's other suites share DynamoDB Local, and their
+ * scans of the shared tables must not read 50,000 grants and 140,000 records' figures.
+ */
+const tables = tableNames('scale', `-${Date.now().toString(36)}`)
+const runtime = buildRuntime(
+  { ...config, tables },
+  {
+    dynamodb,
+    documentClient,
+    clock: wallClock,
+    monotonic: checkClock,
+  },
+)
+const store = new DynamoDbFiguresStore(documentClient, tables, { clock: wallClock })
 const spec = consumerById('GrantFigures')
 const trigger = spec.trigger as Extract<typeof spec.trigger, { kind: 'stream' }>
 const handler = makeGrantFiguresHandler(runtime)
@@ -78,12 +89,13 @@ let deliveries = 0
 let redelivered = 0
 
 beforeAll(async () => {
+  await ensureTables(dynamodb, tables)
   // The grants as the table holds them at the end, written quickly (25 a call, 8 calls at once).
   await timed('write grants', async () => {
     const requests = lives.map((l) => ({ PutRequest: { Item: l.final } }))
     const parts = Array.from({ length: 8 }, (_, n) => requests.filter((_, i) => i % 8 === n))
     const left = await Promise.all(
-      parts.map((part) => batchWriteAll(documentClient, config.tables.grants, part)),
+      parts.map((part) => batchWriteAll(documentClient, tables.grants, part)),
     )
     expect(left.flat()).toEqual([])
   })
@@ -92,7 +104,7 @@ beforeAll(async () => {
   const lanes = Array.from({ length: trigger.parallelizationFactor }, () => [] as typeof writes)
   for (const w of writes)
     lanes[Number.parseInt(w.after.grantId.slice(-2), 36) % lanes.length]?.push(w)
-  const access = recordAccess(dynamodb)
+  const access = recordAccess(dynamodb, tables)
   await timed('stream', () =>
     Promise.all(
       lanes.map(async (lane, n) => {
@@ -122,15 +134,18 @@ beforeAll(async () => {
   handlerAccess = [...access.seen].sort()
 }, 1_800_000)
 
-afterAll(() => {
+afterAll(async () => {
   // The run's cost on this machine, for the record (docs/decisions/figures-from-the-stream.md).
   console.info(JSON.stringify({ grants: GRANTS, deliveries, redelivered, timingsMs: timings }))
-})
+  for (const name of Object.values(tables)) {
+    await dynamodb.send(new DeleteTableCommand({ TableName: name }))
+  }
+}, 120_000)
 
 test('every holder, on every page, equals a Scan of the grants table', async () => {
   const scanned = await timed('scan', () =>
     scanAll<GrantRecord>(sendWith(documentClient, undefined), {
-      TableName: config.tables.grants,
+      TableName: tables.grants,
       FilterExpression: 'programId = :p',
       ExpressionAttributeValues: { ':p': programId },
     }),
