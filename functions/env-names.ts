@@ -16,6 +16,7 @@ export const ENV = {
   inboxTable: 'INBOX_TABLE',
   webhooksTable: 'WEBHOOKS_TABLE',
   figuresTable: 'FIGURES_TABLE',
+  requestsTable: 'REQUESTS_TABLE',
   /**
    * The Cognito user pool the member routes invite people into (InviteMember, ResendInvitation,
    * ListMembers): the stack sets it from the pool; locally, the emulator's pool.
@@ -103,4 +104,5 @@ export const TABLE_ENV = {
   inbox: ENV.inboxTable,
   webhooks: ENV.webhooksTable,
   figures: ENV.figuresTable,
+  requests: ENV.requestsTable,
 } as const satisfies Record<TableKey, string>

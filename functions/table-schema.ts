@@ -223,6 +223,14 @@ export const TABLES = /* @__PURE__ */ schemas(
         ],
         legacyIndexes: [],
       },
+      /**
+       * The request log (issue 33): one item per integrator API request, written off the request
+       * path by the RequestLog writer from the functions' log lines (functions/domain/request-log.ts),
+       * kept REQUEST_LOG_DAYS (`purgeAt`). `pk = requests#<issuerId>#<mode>#<n>` (n = the request
+       * id's slot, so one issuer's requests go to REQUEST_LOG_SLOTS partitions per mode), `sk = <requestId>`,
+       * which sorts by time: newest first is a Query per slot, merged. Never on the grant path.
+       */
+      requests: keysOnly('pk', 'sk'),
     }) as const satisfies Record<string, TableSchema>,
 )
 

@@ -48,6 +48,7 @@ export const TIME_TO_LIVE: Partial<Record<TableKey, string>> = {
   inbox: 'purgeAt',
   webhooks: 'purgeAt',
   figures: 'purgeAt',
+  requests: 'purgeAt',
 }
 
 const STREAM_VIEW = { NEW_AND_OLD_IMAGES: StreamViewType.NEW_AND_OLD_IMAGES } as const

@@ -39,6 +39,7 @@ export const ADMIN_DYNAMODB_ACCESS = {
   webhooks: { table: [], indexes: {} },
   // Figures are kept by the grants stream's reader; the CLI reads them through the management API.
   figures: { table: [], indexes: {} },
+  requests: { table: [], indexes: {} },
 } as const satisfies Record<
   TableKey,
   { table: readonly string[]; indexes: Record<string, readonly string[]> }

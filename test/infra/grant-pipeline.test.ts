@@ -142,19 +142,20 @@ describe('tables', () => {
     }
   })
 
-  it('expires link tokens, rate limits, timers, TEST inbox messages, webhook messages and counted-grant markers by `purgeAt`, and nothing else', () => {
+  it('expires link tokens, rate limits, timers, TEST inbox messages, webhook messages, counted-grant markers and request log entries by `purgeAt`, and nothing else', () => {
     expect(TIME_TO_LIVE).toEqual({
       grants: 'purgeAt',
       timers: 'purgeAt',
       inbox: 'purgeAt',
       webhooks: 'purgeAt',
       figures: 'purgeAt',
+      requests: 'purgeAt',
     })
     for (const key of Object.keys(TABLES) as TableKey[]) {
       const ttl = resource(prod.json, tableId(prod.json, key)).Properties.TimeToLiveSpecification
       expect({ key, ttl }).toEqual({
         key,
-        ttl: ['grants', 'timers', 'inbox', 'webhooks', 'figures'].includes(key)
+        ttl: ['grants', 'timers', 'inbox', 'webhooks', 'figures', 'requests'].includes(key)
           ? { AttributeName: 'purgeAt', Enabled: true }
           : undefined,
       })

@@ -844,6 +844,7 @@ describe('DynamoDB tables', () => {
       inbox: none,
       webhooks: none,
       figures: none,
+      requests: none,
     })
     // A stage from before the listing slots would need two creations on grants in one update:
     // CloudFormation refuses it and rolls back, nothing lost. docs/deploying.md has it upgrade

@@ -21,6 +21,7 @@ describe('admin CLI --stack: table names from DescribeStacks', () => {
           { OutputKey: 'InboxTable', OutputValue: 'VirtualShares-dev-TablesInbox-X4' },
           { OutputKey: 'WebhooksTable', OutputValue: 'VirtualShares-dev-TablesWebhooks-X5' },
           { OutputKey: 'FiguresTable', OutputValue: 'VirtualShares-dev-TablesFigures-X6' },
+          { OutputKey: 'RequestsTable', OutputValue: 'VirtualShares-dev-TablesRequests-X7' },
         ],
       },
     ],
@@ -38,12 +39,13 @@ describe('admin CLI --stack: table names from DescribeStacks', () => {
       inbox: 'VirtualShares-dev-TablesInbox-X4',
       webhooks: 'VirtualShares-dev-TablesWebhooks-X5',
       figures: 'VirtualShares-dev-TablesFigures-X6',
+      requests: 'VirtualShares-dev-TablesRequests-X7',
     })
   })
 
   it('tells a stack of the previous release to be deployed first', () => {
     expect(() => tablesFromStackOutputs(recorded, 'VirtualShares-dev')).toThrow(
-      /no output MembershipsTable, AuditTable, TimersTable, InboxTable, WebhooksTable, FiguresTable: is it a virtual-share grant stack deployed from this version\?/,
+      /no output MembershipsTable, AuditTable, TimersTable, InboxTable, WebhooksTable, FiguresTable, RequestsTable: is it a virtual-share grant stack deployed from this version\?/,
     )
   })
 
