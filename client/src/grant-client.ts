@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto'
-import { GrantApiError } from './errors.js'
+import type { RateLimitState } from './rate-limit.js'
+import { DEFAULT_RETRY, type RetryPolicy } from './retry.js'
+import { Sender, type Sleep } from './send.js'
+
+export {
+  DEFAULT_RETRY,
+  isRetryable,
+  nextRetry,
+  type RetryPolicy,
+} from './retry.js'
 
 export type Mode = 'TEST' | 'LIVE'
 export type GrantRequest = {
@@ -86,66 +95,27 @@ export type GrantResult = {
   /** True when the API replayed an earlier delivery of this Idempotency-Key. */
   replayed: boolean
   idempotencyKey: string
+  /** The answer's `Request-Id` (paste it into the console's request log search). */
   requestId?: string
+  /** Requests that counted against `maxAttempts`, this one included. */
   attempts: number
-}
-
-export type RetryPolicy = {
-  maxAttempts: number
-  baseDelayMs: number
-  maxDelayMs: number
-  /** Each HTTP attempt is aborted after this long. */
-  attemptTimeoutMs: number
-  /** No attempt starts after this long from the first one. */
-  deadlineMs: number
+  /** 429s waited out before it (not attempts: capped by `maxRateLimitWaits`). */
+  rateLimited: number
 }
 
 export type GrantClientOptions = {
   apiKey: string
   baseUrl: string
   retry?: Partial<RetryPolicy>
-  /** For tests: how to wait, and the source of jitter. */
-  sleep?: (ms: number) => Promise<void>
+  /** For tests: how to wait (it gets the caller's signal), and the source of jitter. */
+  sleep?: Sleep
   random?: () => number
+  /** For tests: the clock (epoch ms) the retry deadline and the rate-limit pacing read. */
+  now?: () => number
 }
 
-export const DEFAULT_RETRY: RetryPolicy = {
-  maxAttempts: 8,
-  baseDelayMs: 100,
-  maxDelayMs: 5_000,
-  attemptTimeoutMs: 10_000,
-  deadlineMs: 60_000,
-}
-
-/** 429, 503, other 5xx and a 409 request_conflict may succeed later; other 4xx never will. */
-export const isRetryable = (status: number, code: string) =>
-  status === 429 || status >= 500 || (status === 409 && code === 'request_conflict')
-
-/**
- * After a failed attempt: how long to wait before the next one (exponential backoff with full
- * jitter, never less than the answer's Retry-After), or why not to try again. The contention
- * model (bench/contention/hot-program.ts) runs this very policy in virtual time.
- */
-export const nextRetry = (
-  policy: RetryPolicy,
-  failed: { attempt: number; elapsedMs: number; retryable: boolean; retryAfterMs?: number },
-  random: () => number,
-): { waitMs: number } | { giveUp: 'not_retryable' | 'attempts' | 'deadline' } => {
-  if (!failed.retryable) return { giveUp: 'not_retryable' }
-  if (failed.attempt >= policy.maxAttempts) return { giveUp: 'attempts' }
-  const backoff = random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** failed.attempt)
-  const waitMs = Math.max(backoff, failed.retryAfterMs ?? 0)
-  if (failed.elapsedMs + waitMs > policy.deadlineMs) return { giveUp: 'deadline' }
-  return { waitMs }
-}
-
-const retryAfterMs = (header: string | null): number | undefined => {
-  if (header === null) return undefined
-  const seconds = Number(header)
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
-  const date = Date.parse(header)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
-}
+/** Per call: the caller's AbortSignal ends the call, waits included (`code: 'aborted'`). */
+export type CallOptions = { signal?: AbortSignal }
 
 const grantPath = (programId: string, grantId: string) =>
   `/programs/${encodeURIComponent(programId)}/grants/${encodeURIComponent(grantId)}`
@@ -153,54 +123,71 @@ const grantPath = (programId: string, grantId: string) =>
 /**
  * The grant API, called the way the contract recommends: one Idempotency-Key per logical grant,
  * reused across its retries; exponential backoff with full jitter; Retry-After honoured; a
- * timeout per attempt and a deadline overall; no retry of a 4xx that cannot succeed.
+ * timeout per attempt and a deadline overall; no retry of a 4xx that cannot succeed. It paces
+ * itself to the key's rate limit (the RateLimit-Policy and RateLimit fields): a 429 is waited
+ * out without spending an attempt, and nothing is sent while the server said none remain.
  */
 export class GrantClient {
   readonly mode: Mode
-  private readonly retry: RetryPolicy
-  private readonly baseUrl: string
+  private readonly sender: Sender
 
-  constructor(private readonly options: GrantClientOptions) {
+  constructor(options: GrantClientOptions) {
     const match = /^vs_(test|live)_/.exec(options.apiKey)
     if (!match) throw new TypeError('apiKey must be a vs_test_... or vs_live_... key')
     this.mode = match[1] === 'live' ? 'LIVE' : 'TEST'
-    this.retry = { ...DEFAULT_RETRY, ...options.retry }
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '')
+    this.sender = new Sender({
+      apiKey: options.apiKey,
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      retry: { ...DEFAULT_RETRY, ...options.retry },
+      sleep: options.sleep,
+      random: options.random,
+      now: options.now,
+    })
+  }
+
+  /** What the answers so far said of the key's limits: its policies, what remains, any pause. */
+  get rateLimit(): RateLimitState {
+    return this.sender.gate.state(this.sender.now())
+  }
+
+  /** The `Request-Id` of the last answer any call of this client received. */
+  get lastRequestId(): string | undefined {
+    return this.sender.lastRequestId
   }
 
   async grantTokens(
     programId: string,
     request: GrantRequest,
-    { idempotencyKey = randomUUID() }: { idempotencyKey?: string } = {},
+    { idempotencyKey = randomUUID(), signal }: { idempotencyKey?: string } & CallOptions = {},
   ): Promise<GrantResult> {
-    const { body, response, attempts } = await this.send(
+    const answer = await this.sender.send(
       'POST',
       `/programs/${encodeURIComponent(programId)}/grant-tokens`,
       { 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
       JSON.stringify(request),
+      signal,
     )
     return {
-      grant: body as Grant,
-      replayed: response.headers.get('idempotent-replayed') === 'true',
+      grant: answer.body as Grant,
+      replayed: answer.response.headers.get('idempotent-replayed') === 'true',
       idempotencyKey,
-      requestId: response.headers.get('x-request-id') ?? undefined,
-      attempts,
+      requestId: answer.requestId,
+      attempts: answer.attempts,
+      rateLimited: answer.rateLimited,
     }
   }
 
-  async getGrant(programId: string, grantId: string): Promise<GrantDetail> {
-    return (await this.send('GET', grantPath(programId, grantId), {})).body as GrantDetail
+  async getGrant(programId: string, grantId: string, call?: CallOptions): Promise<GrantDetail> {
+    return (await this.send('GET', grantPath(programId, grantId), call)) as GrantDetail
   }
 
-  async getProgram(programId: string): Promise<Program> {
-    return (await this.send('GET', `/programs/${encodeURIComponent(programId)}`, {}))
-      .body as Program
+  async getProgram(programId: string, call?: CallOptions): Promise<Program> {
+    return (await this.send('GET', `/programs/${encodeURIComponent(programId)}`, call)) as Program
   }
 
   /** Cancels a reserved or offered grant; its shares go back to the pool. Idempotent. */
-  async cancelGrant(programId: string, grantId: string): Promise<GrantDetail> {
-    return (await this.send('POST', `${grantPath(programId, grantId)}/cancel`, {}))
-      .body as GrantDetail
+  async cancelGrant(programId: string, grantId: string, call?: CallOptions): Promise<GrantDetail> {
+    return (await this.send('POST', `${grantPath(programId, grantId)}/cancel`, call)) as GrantDetail
   }
 
   /** TEST keys only: moves the grant to `to` as the recipient, the clock or the issuer would. */
@@ -208,84 +195,24 @@ export class GrantClient {
     programId: string,
     grantId: string,
     move: { to: GrantDetail['status']; reason?: NonNullable<GrantDetail['rejectionReason']> },
+    call?: CallOptions,
   ): Promise<GrantDetail> {
-    const { body } = await this.send(
+    const answer = await this.sender.send(
       'POST',
       `${grantPath(programId, grantId)}/test-transition`,
       { 'content-type': 'application/json' },
       JSON.stringify(move),
+      call?.signal,
     )
-    return body as GrantDetail
+    return answer.body as GrantDetail
   }
 
-  async getBalance(programId: string, email: string): Promise<Balance> {
+  async getBalance(programId: string, email: string, call?: CallOptions): Promise<Balance> {
     const path = `/programs/${encodeURIComponent(programId)}/recipients/${encodeURIComponent(email)}/balance`
-    return (await this.send('GET', path, {})).body as Balance
+    return (await this.send('GET', path, call)) as Balance
   }
 
-  private async send(method: string, path: string, headers: Record<string, string>, body?: string) {
-    const sleep = this.options.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)))
-    const random = this.options.random ?? Math.random
-    const started = Date.now()
-    for (let attempt = 1; ; attempt++) {
-      let error: GrantApiError
-      let wait: number | undefined
-      try {
-        const response = await fetch(`${this.baseUrl}${path}`, {
-          method,
-          headers: { ...headers, 'x-api-key': this.options.apiKey },
-          body,
-          signal: AbortSignal.timeout(this.retry.attemptTimeoutMs),
-        })
-        const text = await response.text()
-        const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {}
-        if (response.ok) return { body: parsed, response, attempts: attempt }
-        const code = typeof parsed.code === 'string' ? parsed.code : `http_${response.status}`
-        error = new GrantApiError(
-          response.status,
-          code,
-          typeof parsed.detail === 'string' ? parsed.detail : response.statusText,
-          isRetryable(response.status, code),
-          typeof parsed.requestId === 'string'
-            ? parsed.requestId
-            : (response.headers.get('x-request-id') ?? undefined),
-          Array.isArray(parsed.errors) ? (parsed.errors as GrantApiError['errors']) : undefined,
-        )
-        wait = retryAfterMs(response.headers.get('retry-after'))
-      } catch (caught) {
-        const timedOut = (caught as Error).name === 'TimeoutError'
-        // fetch's own message is only "fetch failed": the cause says what (ECONNREFUSED, DNS ...).
-        const cause = (caught as { cause?: { message?: unknown } }).cause?.message
-        error = new GrantApiError(
-          0,
-          timedOut ? 'attempt_timeout' : 'network_error',
-          typeof cause === 'string'
-            ? `${(caught as Error).message}: ${cause}`
-            : (caught as Error).message,
-          true,
-        )
-      }
-      const next = nextRetry(
-        this.retry,
-        {
-          attempt,
-          elapsedMs: Date.now() - started,
-          retryable: error.retryable,
-          ...(wait === undefined ? {} : { retryAfterMs: wait }),
-        },
-        random,
-      )
-      if ('giveUp' in next && next.giveUp !== 'deadline') throw error
-      if ('giveUp' in next) {
-        throw new GrantApiError(
-          error.status,
-          'deadline_exceeded',
-          `Gave up after ${attempt} attempts: ${error.message}`,
-          true,
-          error.requestId,
-        )
-      }
-      await sleep(next.waitMs)
-    }
+  private async send(method: string, path: string, call: CallOptions | undefined) {
+    return (await this.sender.send(method, path, {}, undefined, call?.signal)).body
   }
 }

@@ -1,6 +1,7 @@
 export { GrantApiError } from './errors.js'
 export {
   type Balance,
+  type CallOptions,
   type Grant,
   GrantClient,
   type GrantClientOptions,
@@ -18,3 +19,11 @@ export {
   type QueueRecord,
   type QueueStore,
 } from './queue.js'
+export {
+  parseRateLimit,
+  parseRateLimitPolicy,
+  type QuotaPolicy,
+  type RateLimitState,
+  type ServiceLimit,
+} from './rate-limit.js'
+export type { Sleep } from './send.js'
