@@ -1,4 +1,4 @@
-import { type Item, parseList, Token } from 'structured-headers'
+import { type Item, type Parameters, parseList, Token } from 'structured-headers'
 
 /**
  * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers-11): Structured Field Lists
@@ -44,26 +44,37 @@ const nameOf = (value: Item[0]): string | undefined =>
 const count = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined
 
-/** `RateLimit-Policy`'s items; a malformed item (no `q`, a `w` of 0 or not an Integer) is dropped. */
-export const parseRateLimitPolicy = (field: string | null): QuotaPolicy[] =>
+/** An optional Integer parameter: undefined when absent, null when malformed. */
+const optional = (parameters: Parameters, key: string): number | null | undefined =>
+  parameters.has(key) ? (count(parameters.get(key)) ?? null) : undefined
+
+/** Each Item named by a String (or Token) that `read` accepts; the others are dropped. */
+const eachItem = <T>(
+  field: string | null,
+  read: (name: string, parameters: Parameters) => T | undefined,
+): T[] =>
   items(field).flatMap(([value, parameters]) => {
     const name = nameOf(value)
+    const item = name === undefined ? undefined : read(name, parameters)
+    return item === undefined ? [] : [item]
+  })
+
+/** `RateLimit-Policy`'s items; a malformed item (no `q`, a `w` of 0 or not an Integer) is dropped. */
+export const parseRateLimitPolicy = (field: string | null): QuotaPolicy[] =>
+  eachItem(field, (name, parameters) => {
     const quota = count(parameters.get('q'))
-    const window = parameters.has('w') ? count(parameters.get('w')) : undefined
-    if (name === undefined || quota === undefined) return []
-    if (parameters.has('w') && !window) return []
-    return [{ name, quota, ...(window ? { windowSeconds: window } : {}) }]
+    const window = optional(parameters, 'w')
+    if (quota === undefined || window === null || window === 0) return undefined
+    return { name, quota, ...(window === undefined ? {} : { windowSeconds: window }) }
   })
 
 /** `RateLimit`'s items; a malformed item (no `r`, a `t` not an Integer) is dropped. */
 export const parseRateLimit = (field: string | null): ServiceLimit[] =>
-  items(field).flatMap(([value, parameters]) => {
-    const name = nameOf(value)
+  eachItem(field, (name, parameters) => {
     const remaining = count(parameters.get('r'))
-    const reset = parameters.has('t') ? count(parameters.get('t')) : undefined
-    if (name === undefined || remaining === undefined) return []
-    if (parameters.has('t') && reset === undefined) return []
-    return [{ name, remaining, ...(reset === undefined ? {} : { resetSeconds: reset }) }]
+    const reset = optional(parameters, 't')
+    if (remaining === undefined || reset === null) return undefined
+    return { name, remaining, ...(reset === undefined ? {} : { resetSeconds: reset }) }
   })
 
 /** Send instants remembered: a policy's quota above this is paced as if it were this. */
