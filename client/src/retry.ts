@@ -9,11 +9,12 @@ export type RetryPolicy = {
   /**
    * 429s waited out per call. They are not attempts (a refusal for the rate is no failure of the
    * request), so they have their own cap: a server that refuses forever cannot hold a call past it.
+   * Optional, so that a policy written before it still type-checks (default 30).
    */
-  maxRateLimitWaits: number
+  maxRateLimitWaits?: number
 }
 
-export const DEFAULT_RETRY: RetryPolicy = {
+export const DEFAULT_RETRY: Required<RetryPolicy> = {
   maxAttempts: 8,
   baseDelayMs: 100,
   maxDelayMs: 5_000,
@@ -32,7 +33,7 @@ export const isRetryable = (status: number, code: string) =>
  * model (bench/contention/hot-program.ts) runs this very policy in virtual time.
  */
 export const nextRetry = (
-  policy: Omit<RetryPolicy, 'maxRateLimitWaits'>,
+  policy: RetryPolicy,
   failed: { attempt: number; elapsedMs: number; retryable: boolean; retryAfterMs?: number },
   random: () => number,
 ): { waitMs: number } | { giveUp: 'not_retryable' | 'attempts' | 'deadline' } => {

@@ -8,7 +8,7 @@ export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>
 export type SenderOptions = {
   apiKey: string
   baseUrl: string
-  retry: RetryPolicy
+  retry: Required<RetryPolicy>
   sleep?: Sleep | undefined
   random?: (() => number) | undefined
   now?: (() => number) | undefined

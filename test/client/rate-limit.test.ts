@@ -8,6 +8,7 @@ import {
   type QueueRecord,
   type RetryPolicy,
 } from '../../client/src'
+import { RateGate } from '../../client/src/rate-limit'
 
 /**
  * The client against a real HTTP server on loopback that answers as the rate-limited API does:
@@ -157,7 +158,8 @@ describe('GrantClient and the rate limit', () => {
     const controller = new AbortController()
     const client = new GrantClient({ apiKey: 'vs_test_x', baseUrl: api.url })
     const call = client.grantTokens('prg_x', request, { signal: controller.signal })
-    while (api.seen.length === 0) await new Promise((r) => setTimeout(r, 5))
+    // Once the 429 is in (its Request-Id read), whenever the abort comes it ends the wait.
+    while (client.lastRequestId === undefined) await new Promise((r) => setTimeout(r, 5))
     controller.abort(new Error('shutting down'))
     const error = await call.catch((e) => e)
     await api.close()
@@ -213,6 +215,18 @@ describe('GrantClient and the rate limit', () => {
     await client.grantTokens('prg_x', request)
     await api.close()
     expect(time.slept).toEqual([2000])
+  })
+})
+
+describe('RateGate', () => {
+  it('keeps to every policy at once, and reserves nothing past the wait allowed', () => {
+    const gate = new RateGate(60_000)
+    const policy = serializeList([item('burst', { q: 3, w: 1 }), item('minute', { q: 5, w: 60 })])
+    gate.observe(new Headers({ 'ratelimit-policy': policy }), 0)
+    expect(Array.from({ length: 5 }, () => gate.reserve(0))).toEqual([0, 0, 0, 1000, 1000])
+    // The sixth waits for the first to leave the minute; a caller with less time reserves nothing.
+    expect(gate.reserve(0, 59_999)).toBeUndefined()
+    expect(gate.reserve(0)).toBe(60_000)
   })
 })
 
