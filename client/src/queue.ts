@@ -68,6 +68,8 @@ export class GrantQueue {
   private readonly dead = new Map<string, DeadLetter>()
   private delivered = 0
   private running = false
+  /** Aborted by stop(): ends a delivery's wait for the rate limit at once. */
+  private stopping = new AbortController()
   private workers: Promise<void>[] = []
   private wake: (() => void) | undefined
 
@@ -98,6 +100,7 @@ export class GrantQueue {
     }
     this.pending.push(...queued.values())
     this.running = true
+    this.stopping = new AbortController()
     this.workers = Array.from({ length: this.options.concurrency ?? 4 }, () => this.work())
   }
 
@@ -132,8 +135,10 @@ export class GrantQueue {
     }
   }
 
+  /** Stops delivering; a delivery waiting (a 429, the pace) ends now and stays pending. */
   async stop(): Promise<void> {
     this.running = false
+    this.stopping.abort(new Error('the queue is stopping'))
     this.wake?.()
     await Promise.all(this.workers)
   }
@@ -152,6 +157,7 @@ export class GrantQueue {
       try {
         const result = await this.options.client.grantTokens(grant.programId, grant.request, {
           idempotencyKey: grant.idempotencyKey,
+          signal: this.stopping.signal,
         })
         await this.options.store.append({
           type: 'delivered',
@@ -176,8 +182,11 @@ export class GrantQueue {
           })
           this.dead.set(grant.id, { ...grant, error: failure })
         } else {
-          // Still deliverable later: back to the queue, same Idempotency-Key.
-          await new Promise((r) => setTimeout(r, this.options.retryPauseMs ?? 1_000))
+          // Still deliverable later: back to the queue, same Idempotency-Key (after a restart,
+          // if stopping: the journal still has it as enqueued).
+          if (this.running) {
+            await new Promise((r) => setTimeout(r, this.options.retryPauseMs ?? 1_000))
+          }
           this.pending.push(grant)
         }
       } finally {

@@ -6,6 +6,7 @@ import {
   GrantClient,
   GrantQueue,
   type QueueRecord,
+  type QueueStore,
   type RetryPolicy,
 } from '../../client/src'
 import { RateGate } from '../../client/src/rate-limit'
@@ -230,7 +231,55 @@ describe('RateGate', () => {
   })
 })
 
-describe('GrantQueue paced to the policy', () => {
+/** A journal in memory holding `count` grants enqueued by an earlier run. */
+const journalOf = (count: number) => {
+  const journal: QueueRecord[] = Array.from({ length: count }, (_, i) => ({
+    type: 'enqueued',
+    at: new Date(0).toISOString(),
+    id: `q${i}`,
+    programId: 'prg_x',
+    request,
+    idempotencyKey: `key-${i}`,
+  }))
+  const store: QueueStore = {
+    load: async () => [...journal],
+    append: async (record) => void journal.push(record),
+  }
+  return { journal, store }
+}
+
+describe('GrantQueue and the rate limit', () => {
+  it('stop() ends a delivery waiting out a 429; the grant stays pending and is delivered after a restart', async () => {
+    let refusing = true
+    const api = await server(Date.now, () =>
+      refusing
+        ? { status: 429, headers: { ...fields(5, 0, 30), 'retry-after': '30' } }
+        : { status: 201, headers: fields(5, 4, 1) },
+    )
+    const { journal, store } = journalOf(1)
+    // Real sleeps: were the wait not ended, stop() would deliver after 30 s, on a second request.
+    const client = new GrantClient({ apiKey: 'vs_test_x', baseUrl: api.url })
+    const first = new GrantQueue({ client, store })
+    await first.start()
+    while (client.lastRequestId === undefined) await new Promise((r) => setTimeout(r, 5))
+    await first.stop()
+    expect(api.seen).toHaveLength(1)
+    expect(first.counts()).toEqual({ pending: 1, delivered: 0, failed: 0 })
+    expect(journal.map((r) => r.type)).toEqual(['enqueued'])
+
+    refusing = false
+    const second = new GrantQueue({
+      client: new GrantClient({ apiKey: 'vs_test_x', baseUrl: api.url }),
+      store,
+    })
+    await second.start()
+    await second.drain()
+    await second.stop()
+    await api.close()
+    expect(second.counts()).toEqual({ pending: 0, delivered: 1, failed: 0 })
+    expect(api.seen.map((s) => s.idempotencyKey)).toEqual(['key-0', 'key-0'])
+  })
+
   it('never sends more than q requests in any window of w seconds, and is never refused', async () => {
     const Q = 5
     const TOTAL = 23
@@ -259,17 +308,10 @@ describe('GrantQueue paced to the policy', () => {
     )
 
     // A journal from an earlier run: the queue resumes it, as after a restart.
-    const journal: QueueRecord[] = Array.from({ length: TOTAL }, (_, i) => ({
-      type: 'enqueued',
-      at: new Date(0).toISOString(),
-      id: `q${i}`,
-      programId: 'prg_x',
-      request,
-      idempotencyKey: `key-${i}`,
-    }))
+    const { journal, store } = journalOf(TOTAL)
     const queue = new GrantQueue({
       client: new GrantClient({ apiKey: 'vs_test_x', baseUrl: api.url, now: () => clock, sleep }),
-      store: { load: async () => [...journal], append: async (r) => void journal.push(r) },
+      store,
       concurrency: CONCURRENCY,
     })
     await queue.start()
