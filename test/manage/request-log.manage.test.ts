@@ -1,11 +1,12 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { newId } from '../../functions/domain/ids'
 import { newRequestId } from '../../functions/domain/request-id'
 import type { RequestLogEntry } from '../../functions/domain/request-log'
-import { type Call, expectProblem, type Issuer, newIssuer } from '../support/api'
+import { type Call, expectProblem, type Issuer, newIssuer, postGrant } from '../support/api'
 import { useApi } from '../support/api-harness'
 import { contractCheck } from '../support/contract-check'
 import { type Person, signUpPerson } from '../support/identity'
-import { dynamodb } from '../support/runtime'
+import { config, documentClient, dynamodb } from '../support/runtime'
 import { addMember, declaredAccess, manageCall, recordAccess } from './grants-support'
 import { putRequestLog } from './request-log-support'
 
@@ -340,5 +341,45 @@ describe('GET /manage/issuers/{issuerId}/requests/{requestId}', () => {
     const mine = entries[0] as RequestLogEntry
     expectProblem(await getOne(memberOfB, mine.requestId, b.issuerId), 404, 'request_not_found')
     expectProblem(await getOne(memberOfB, mine.requestId), 404, 'issuer_not_found')
+  })
+})
+
+describe("a grant's making request", () => {
+  test('the management grant view shows the requestId its record holds, else null', async () => {
+    const made = await postGrant(api.baseUrl, a.programs.TEST, a.keys.TEST, {
+      recipient: { email: 'log@example.com' },
+      reason: 'Request log',
+      amount: 1,
+    })
+    expect(made.status).toBe(201)
+    const grantId = made.body.id as string
+    const view = async () =>
+      (
+        await manageCall(
+          api.baseUrl,
+          viewer,
+          'GET',
+          `/manage/issuers/${a.issuerId}/grants/${grantId}`,
+        )
+      ).body.requestId
+    const requestId = (entries.find((e) => e.status === 201) as RequestLogEntry).requestId
+    // What the grant path stores on a grant it makes (issue 33), put here as it would be.
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: config.tables.grants,
+        Key: { grantId },
+        UpdateExpression: 'SET requestId = :r',
+        ExpressionAttributeValues: { ':r': requestId },
+      }),
+    )
+    expect(await view()).toBe(requestId)
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: config.tables.grants,
+        Key: { grantId },
+        UpdateExpression: 'REMOVE requestId',
+      }),
+    )
+    expect(await view()).toBeNull()
   })
 })
