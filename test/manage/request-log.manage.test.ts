@@ -8,7 +8,7 @@ import { contractCheck } from '../support/contract-check'
 import { type Person, signUpPerson } from '../support/identity'
 import { config, documentClient, dynamodb } from '../support/runtime'
 import { addMember, declaredAccess, manageCall, recordAccess } from './grants-support'
-import { putRequestLog } from './request-log-support'
+import { type ModeKeys, makeEntries, putRequestLog } from './request-log-support'
 
 /**
  * The request log's routes (issue 33) through the local server with the Cognito emulator's
@@ -21,53 +21,13 @@ let a: Issuer
 let b: Issuer
 let viewer: Person
 let memberOfB: Person
-const STATUSES = [201, 200, 409, 429, 400, 201, 404, 200] as const
-const CODES: Record<number, string> = {
-  400: 'validation_failed',
-  404: 'grant_not_found',
-  409: 'pool_exhausted',
-  429: 'rate_limited',
-}
 const COUNT = 72
 let entries: RequestLogEntry[] = []
-let keys: { TEST: string[]; LIVE: string[] }
+let keys: ModeKeys
 let othersEntries: RequestLogEntry[] = []
 
 const newestFirst = (list: readonly RequestLogEntry[]) =>
   [...list].sort((x, y) => (x.requestId < y.requestId ? 1 : -1)).map((e) => e.requestId)
-
-/** Entries an hour and a half back, 41 s apart, every eighth sharing the millisecond before. */
-const makeEntries = (issuerId: string, modeKeys: typeof keys, count: number, start: number) => {
-  const made: RequestLogEntry[] = []
-  let ms = start
-  for (let i = 0; i < count; i++) {
-    if (i % 8 !== 1) ms += 41_000
-    const mode = i % 3 === 0 ? 'LIVE' : 'TEST'
-    const status = STATUSES[i % STATUSES.length] as number
-    const code = CODES[status]
-    const grantId = newId('grant')
-    made.push({
-      requestId: newRequestId(ms),
-      at: new Date(ms).toISOString(),
-      issuerId,
-      mode,
-      keyId: modeKeys[mode][i % modeKeys[mode].length] as string,
-      method: status === 200 ? 'GET' : 'POST',
-      route:
-        status === 200
-          ? 'GET /programs/{programId}/grants/{grantId}'
-          : 'POST /programs/{programId}/grant-tokens',
-      programId: newId('program'),
-      ...(status === 201 || status === 200 ? { grantId } : {}),
-      status,
-      ...(code === undefined ? {} : { code }),
-      latencyMs: 5 + i,
-      ...(i % 4 === 0 ? { idempotencyKey: `order-${i}` } : {}),
-      replayed: i % 16 === 0,
-    })
-  }
-  return made
-}
 
 beforeAll(async () => {
   ;[a, b] = await Promise.all([newIssuer(), newIssuer()])
