@@ -9,6 +9,7 @@ import {
   type Json,
   MODE,
   manageAnswer,
+  manageAnswers,
   manageProblems,
   NULLABLE_CURSOR,
   nullable,
@@ -79,14 +80,11 @@ export const requestLogPaths: Record<string, Json> = {
         cursorParameter,
         pageParameter('Requests', REQUEST_LOG_PAGE),
       ],
-      responses: {
-        '200': manageAnswer('A page of the request log, newest first.', 'RequestLogList', {
-          object: 'list',
-          data: [REQUEST_EXAMPLE],
-          nextCursor: null,
-        }),
-        ...manageProblems([400, 401, 403, 404, 500, 503]),
-      },
+      responses: manageAnswers('A page of the request log, newest first.', 'RequestLogList', {
+        object: 'list',
+        data: [REQUEST_EXAMPLE],
+        nextCursor: null,
+      }),
     },
   },
   '/manage/issuers/{issuerId}/requests/{requestId}': {

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact'
 import { useMemo, useState } from 'preact/hooks'
 import { useLocation } from 'preact-iso'
 import type { Mode } from '../api'
@@ -72,6 +73,12 @@ const filtersOf = (fields: FilterFields): { filters: RequestFilters; problems: E
   return { filters, problems }
 }
 
+const MODE_OPTIONS = [
+  { value: '', label: 'Test and Live' },
+  { value: 'TEST', label: 'Test' },
+  { value: 'LIVE', label: 'Live' },
+]
+
 const modeText = (mode: Mode) => (mode === 'TEST' ? 'Test' : 'Live')
 
 /** The issuer's keys of both modes, for the key filter (ids only: a key's secret is never shown). */
@@ -84,6 +91,25 @@ const useKeys = () => {
   return data ?? []
 }
 
+/** A form of one row, named for screen readers; the page checks its fields itself. */
+const InlineForm = (props: {
+  label: string
+  onSubmit: () => void
+  children: ComponentChildren
+}) => (
+  <form
+    class="inline-form"
+    aria-label={props.label}
+    noValidate
+    onSubmit={(event) => {
+      event.preventDefault()
+      props.onSubmit()
+    }}
+  >
+    {props.children}
+  </form>
+)
+
 /** Find one request by its id: a malformed id is answered next to the field, nothing is asked. */
 const FindRequest = () => {
   const scope = useScope()
@@ -91,12 +117,9 @@ const FindRequest = () => {
   const [id, setId] = useState('')
   const [error, setError] = useState<string | undefined>()
   return (
-    <form
-      class="inline-form"
-      aria-label="Find a request"
-      noValidate
-      onSubmit={(event) => {
-        event.preventDefault()
+    <InlineForm
+      label="Find a request"
+      onSubmit={() => {
         const wanted = id.trim()
         if (!REQUEST_ID.test(wanted)) {
           setError('A request id is req_ and 26 letters or digits, as in a Request-Id header')
@@ -116,7 +139,7 @@ const FindRequest = () => {
         error={error}
       />
       <button type="submit">Find request</button>
-    </form>
+    </InlineForm>
   )
 }
 
@@ -138,6 +161,14 @@ export const LogsPage = () => {
     pageSize: PAGE_SIZE,
   })
   const modeKeys = keys.filter((k) => !form.values.mode || k.mode === form.values.mode)
+  const keyOptions = [
+    { value: '', label: 'All keys' },
+    ...modeKeys.map((k) => ({ value: k.id, label: `${modeText(k.mode)} …${k.last4} (${k.id})` })),
+  ]
+  const choice = (name: 'mode' | 'keyId') => ({
+    value: form.values[name],
+    onValue: form.bind(name).onValue,
+  })
   return (
     <>
       <PageTitle title="Logs">Logs</PageTitle>
@@ -147,45 +178,22 @@ export const LogsPage = () => {
         key, a request body or a recipient’s address.
       </p>
       <FindRequest />
-      <form
-        class="inline-form"
-        aria-label="Filter requests"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault()
+      <InlineForm
+        label="Filter requests"
+        onSubmit={() => {
           const { filters, problems } = filtersOf(form.values)
           setErrors(problems)
           if (Object.keys(problems).length === 0) setApplied(filters)
         }}
       >
-        <SelectField
-          label="Mode"
-          value={form.values.mode}
-          onValue={form.bind('mode').onValue}
-          options={[
-            { value: '', label: 'Test and Live' },
-            { value: 'TEST', label: 'Test' },
-            { value: 'LIVE', label: 'Live' },
-          ]}
-        />
-        <SelectField
-          label="API key"
-          value={form.values.keyId}
-          onValue={form.bind('keyId').onValue}
-          options={[
-            { value: '', label: 'All keys' },
-            ...modeKeys.map((k) => ({
-              value: k.id,
-              label: `${modeText(k.mode)} …${k.last4} (${k.id})`,
-            })),
-          ]}
-        />
+        <SelectField label="Mode" {...choice('mode')} options={MODE_OPTIONS} />
+        <SelectField label="API key" {...choice('keyId')} options={keyOptions} />
         <TextField label="Status" inputMode="numeric" {...form.bind('status')} />
         <TextField label="Problem code" spellcheck={false} {...form.bind('code')} />
         <TextField label="Since" type="datetime-local" {...form.bind('since')} />
         <TextField label="Until" type="datetime-local" {...form.bind('until')} />
         <button type="submit">Filter</button>
-      </form>
+      </InlineForm>
       <PagedList
         list={list}
         loadingText="Loading requests…"
@@ -229,16 +237,8 @@ export const RequestPage = ({ requestId }: { requestId: string }) => {
   const scope = useScope()
   const logs = useMemo(() => requestLogApi(scope.issuerId), [scope.issuerId])
   const { data: entry, error } = useLoad(() => logs.get(requestId), [logs, requestId])
-  if (error) {
-    return (
-      <NotFound
-        title="Request not found"
-        error={error}
-        back={scope.at('logs')}
-        backText="Back to the logs"
-      />
-    )
-  }
+  const back = { back: scope.at('logs'), backText: 'Back to the logs' }
+  if (error) return <NotFound title="Request not found" error={error} {...back} />
   if (!entry) return <p role="status">Loading the request…</p>
   return (
     <>
