@@ -262,6 +262,25 @@ describe('GET /manage/issuers/{issuerId}/requests', () => {
   })
 })
 
+describe('a filter that matches few of many entries', () => {
+  test('pages read a bounded number of entries: short or empty pages with a cursor, then every match once', async () => {
+    const c = await newIssuer()
+    await addMember(c.issuerId, viewer, 'viewer')
+    const many = makeEntries(
+      c.issuerId,
+      { TEST: [c.keyRecords.TEST.keyId], LIVE: [c.keyRecords.LIVE.keyId] },
+      1_500,
+      Date.now() - 20 * 3_600_000,
+    ).map((e, i) => (i < 3 ? { ...e, status: 503, code: 'service_unavailable' } : e))
+    await putRequestLog(many)
+    const { ids, sizes } = await allPages({ status: '503' }, 10, viewer, c.issuerId)
+    expect(ids).toEqual(newestFirst(many.slice(0, 3)))
+    // The newest 1,000 or so entries hold no match: the first page is empty, yet has a cursor.
+    expect(sizes[0]).toBe(0)
+    expect(sizes.length).toBeGreaterThan(1)
+  })
+})
+
 describe('GET /manage/issuers/{issuerId}/requests/{requestId}', () => {
   test("each mode's entry by its id, with only what its IAM allows", async () => {
     const live = entries.find((e) => e.mode === 'LIVE') as RequestLogEntry
