@@ -3,6 +3,7 @@ import { MANAGE_GRANT_LIFE_ROUTES } from './routes/manage-grant-life'
 import { MANAGE_GRANT_ROUTES } from './routes/manage-grants'
 import { MANAGE_MEMBER_ROUTES } from './routes/manage-members'
 import { MANAGE_PROGRAM_ROUTES } from './routes/manage-programs'
+import { MANAGE_REQUEST_ROUTES } from './routes/manage-requests'
 import { MANAGE_WEBHOOK_ROUTES } from './routes/manage-webhooks'
 import { RECIPIENT_ROUTES } from './routes/recipient'
 import { functionRoute, type Route } from './routes/route'
@@ -23,6 +24,7 @@ export const ROUTES = [
   ...MANAGE_GRANT_ROUTES,
   ...MANAGE_GRANT_LIFE_ROUTES,
   ...MANAGE_WEBHOOK_ROUTES,
+  ...MANAGE_REQUEST_ROUTES,
 ] as const satisfies readonly Route[]
 
 export type RouteId = (typeof ROUTES)[number]['id']

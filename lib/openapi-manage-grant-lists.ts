@@ -85,6 +85,7 @@ const MANAGED_GRANT_EXAMPLE = {
   keyId: null,
   batch: null,
   idempotencyKey: null,
+  requestId: null,
   rejectionReason: null,
   expiresAt: '2026-12-26T09:30:00.000Z',
   delivery: {

@@ -1,6 +1,7 @@
 import { BATCH_ID } from '../functions/domain/batch'
 import { LIMITS } from '../functions/domain/grant-request.schema'
 import { OFFER_SETTINGS_FIELDS } from '../functions/domain/offer-settings'
+import { REQUEST_ID_PATTERN } from '../functions/domain/request-id'
 import { GRANT_LIFE_PROPERTIES, GrantSchema, HISTORY_ENTRY } from './openapi-grant-schemas'
 import {
   BEARER,
@@ -60,6 +61,12 @@ const managedGrantSchema = () => {
     idempotencyKey: nullable({
       type: 'string',
       description: "The key it was made with: an integrator's own, or `batch:<batchId>:row:<n>`.",
+    }),
+    requestId: nullable({
+      type: 'string',
+      pattern: REQUEST_ID_PATTERN.source,
+      description:
+        'The grant API request that made it, in the request log (`GET /manage/issuers/{issuerId}/requests/{requestId}`); null for a console or batch grant, or one made before requests were logged.',
     }),
     rejectionReason: GRANT_LIFE_PROPERTIES.rejectionReason,
     expiresAt: GRANT_LIFE_PROPERTIES.expiresAt,

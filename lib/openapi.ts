@@ -7,6 +7,7 @@ import { manageGrantPaths, manageGrantSchemas } from './openapi-manage-grants'
 import { jsonSchema } from './openapi-parts'
 import { MANAGE_PROBLEM_SCHEMAS, ProblemSchema, problemResponses } from './openapi-problems'
 import { recipientPaths, recipientSchemas } from './openapi-recipients'
+import { requestLogPaths, requestLogSchemas } from './openapi-requests'
 
 export { GrantSchema, ProgramSchema } from './openapi-grant-schemas'
 export { ProblemSchema } from './openapi-problems'
@@ -141,7 +142,7 @@ export const buildOpenApi = () => ({
     {
       name: 'Management',
       description:
-        "The management API, for the issuer's people (a Cognito access token of a member of the path's issuer; each route's role is checked on every request): programs and keys, members and the audit log, grants and their life, send to many (uploads, batches, their rows and results), offer settings and the TEST inbox. docs/management-api.md tells the rules behind them.",
+        "The management API, for the issuer's people (a Cognito access token of a member of the path's issuer; each route's role is checked on every request): programs and keys, members and the audit log, grants and their life, send to many (uploads, batches, their rows and results), offer settings and the TEST inbox, the request log. docs/management-api.md tells the rules behind them.",
     },
     {
       name: 'Webhooks',
@@ -168,6 +169,7 @@ export const buildOpenApi = () => ({
     ...manageGrantListPaths,
     ...figuresPaths,
     ...programValuePaths,
+    ...requestLogPaths,
   },
   // What the service sends to an issuer's webhook endpoints (OpenAPI 3.1), one entry per kind.
   webhooks: webhooksSection,
@@ -188,6 +190,7 @@ export const buildOpenApi = () => ({
       ...manageGrantListSchemas,
       ...figuresSchemas,
       ...programValueSchemas,
+      ...requestLogSchemas,
     },
     responses: {
       ...problemResponses(),

@@ -38,6 +38,8 @@ const AuditPage = lazyPage(() => import('./pages/audit').then((m) => m.AuditPage
 const AccountPage = lazyPage(() => import('./pages/account').then((m) => m.AccountPage))
 const GrantPage = lazyPage(() => import('./pages/grant').then((m) => m.GrantPage))
 const InboxPage = lazyPage(() => import('./pages/inbox').then((m) => m.InboxPage))
+const LogsPage = lazyPage(() => import('./pages/logs').then((m) => m.LogsPage))
+const RequestPage = lazyPage(() => import('./pages/logs').then((m) => m.RequestPage))
 
 const PUBLIC = ['sign-in', 'accept', 'forgot-password']
 const LAST_ISSUER = 'vs.console.issuer'
@@ -151,6 +153,7 @@ const NAV = [
   { section: 'inbox', label: 'TEST inbox' },
   { section: 'team', label: 'Team' },
   { section: 'audit', label: 'Audit log' },
+  { section: 'logs', label: 'Logs' },
 ]
 
 /** The signed-in frame: issuer, mode and account in the top bar, the sections, the page. */
@@ -255,6 +258,8 @@ const Shell = ({
           <Route path="/webhooks/:endpointId" component={WebhookEndpointPage} />
           <Route path="/team" component={TeamPage} />
           <Route path="/audit" component={AuditPage} />
+          <Route path="/logs" component={LogsPage} />
+          <Route path="/logs/:requestId" component={RequestPage} />
           <Route path="/account" component={AccountPage} />
           <Route default component={NotFound} home={scope.at('programs')} />
         </Router>

@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'batch_finished'
   | 'webhook_endpoint_not_found'
   | 'webhook_message_not_found'
+  | 'request_not_found'
   | 'webhook_endpoint_limit'
   | 'webhook_endpoint_disabled'
   | 'program_not_found'
@@ -202,6 +203,17 @@ export const WebhookMessageNotFound = domainError(
   'Webhook message not found',
   (messageId: string) =>
     `No message ${JSON.stringify(messageId)} exists in this endpoint's delivery log (messages are kept 30 days).`,
+)
+
+/**
+ * No such request in this issuer's request log: a malformed id, one never made, one older than the
+ * log keeps, or another issuer's (answered the same).
+ */
+export const RequestNotFound = domainError(
+  'request_not_found',
+  'Request not found',
+  (requestId: string) =>
+    `No request ${JSON.stringify(requestId)} exists in this issuer's request log (requests are kept 30 days).`,
 )
 
 /** The issuer already has the most endpoints a mode may have: nothing written. */

@@ -46,4 +46,8 @@ export const requestLogSlot = (requestId: string): number => {
 }
 
 export const requestLogPartition = (issuerId: string, mode: Mode, requestId: string): string =>
-  `requests#${issuerId}#${mode}#${requestLogSlot(requestId)}`
+  requestLogSlotPartition(issuerId, mode, requestLogSlot(requestId))
+
+/** One of the REQUEST_LOG_SLOTS partitions of an issuer's mode (the reads Query each). */
+export const requestLogSlotPartition = (issuerId: string, mode: Mode, slot: number): string =>
+  `requests#${issuerId}#${mode}#${slot}`

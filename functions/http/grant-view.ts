@@ -8,7 +8,8 @@ import { toGrantResource } from './grant-resource'
  * where it came from. `source` is `api` (an integrator's API key: `keyId`), `console` (one grant
  * sent by a member: `sentBy`) or `batch` (a row of a batch a member committed: `sentBy` and
  * `batch`). The Idempotency-Key is the one the grant was made with (an integrator's own, or the
- * batch's `batch:<batchId>:row:<n>`). Never the request hash.
+ * batch's `batch:<batchId>:row:<n>`). `requestId`: the request log's entry of the grant API request
+ * that made it. Never the request hash.
  */
 export const toManagedGrant = (grant: GrantRecord) => ({
   ...toGrantResource(grant),
@@ -17,6 +18,9 @@ export const toManagedGrant = (grant: GrantRecord) => ({
   keyId: grant.keyId ?? null,
   batch: grant.batch === undefined ? null : { id: grant.batch.batchId, row: grant.batch.row },
   idempotencyKey: grant.idempotencyKey ?? null,
+  // The integrator API's request that made it (issue 33): null for a console or batch grant, and
+  // for one made before requests were logged.
+  requestId: (grant as GrantRecord & { requestId?: string }).requestId ?? null,
   ...grantLifeView(grant),
 })
 

@@ -25,11 +25,10 @@ import type {
   DailyFigure,
   FiguresReader,
   FiguresWriter,
-  HolderFigure,
   HoldersPage,
 } from './figures.store'
 import { batchGetAll } from './kernel/batch'
-import { queryPage } from './kernel/query-page'
+import { mergeQueries } from './kernel/merge-queries'
 import { type TransactItem, transact } from './kernel/transact'
 import { queryAll, sendWith } from './paging'
 import { transientKind } from './store-errors'
@@ -45,7 +44,14 @@ const MARKER_SK = '-'
 /** Another try of a chunk: a racing batch counted a grant first, or held an item, or throttled. */
 class TryAgain extends Error {}
 
-type HolderItem = { sk: string; email: string; accepted: number; pending: number }
+type HolderItem = {
+  holderSlot: string
+  pk: string
+  sk: string
+  email: string
+  accepted: number
+  pending: number
+}
 
 /**
  * The figures table on DynamoDB (functions/table-schema.ts `figures`; the rules are
@@ -203,38 +209,51 @@ export class DynamoDbFiguresStore implements FiguresReader, FiguresWriter {
         : (decodeHoldersCursor(page.cursor) ?? [])
     if (positions.length !== slots.length) return 'invalid_cursor'
     const limit = Math.min(100, Math.max(1, Math.floor(page.limit)))
-    const send = sendWith(this.client, undefined)
     try {
-      const read = await Promise.all(
-        slots.map(async (slot, n) => {
-          const at = positions[n] as SlotPosition
-          if (at === 'done') return { items: [] as HolderItem[], more: false }
-          const { items, last } = await queryPage<HolderItem>(
-            send,
-            {
-              TableName: this.tables.figures,
-              IndexName: INDEX.holdersByAccepted,
-              KeyConditionExpression: 'holderSlot = :s',
-              ExpressionAttributeValues: { ':s': slot },
-              ProjectionExpression: 'sk, email, accepted, pending',
-              ScanIndexForward: false,
-              ...(at === 'start'
-                ? {}
-                : {
-                    ExclusiveStartKey: {
-                      holderSlot: slot,
-                      accepted: at.accepted,
-                      pk: `holder#${slot}`,
-                      sk: at.recipientKey,
-                    },
-                  }),
-            },
-            limit,
-          )
-          return { items, more: last !== undefined }
-        }),
+      const merged = await mergeQueries<HolderItem>(sendWith(this.client, undefined), {
+        queries: slots.map((slot) => ({
+          TableName: this.tables.figures,
+          IndexName: INDEX.holdersByAccepted,
+          KeyConditionExpression: 'holderSlot = :s',
+          ExpressionAttributeValues: { ':s': slot },
+          ProjectionExpression: 'holderSlot, pk, sk, email, accepted, pending',
+          ScanIndexForward: false,
+        })),
+        positions: positions.map((at, n) =>
+          at === 'start' || at === 'done'
+            ? at
+            : {
+                holderSlot: slots[n],
+                accepted: at.accepted,
+                pk: `holder#${slots[n]}`,
+                sk: at.recipientKey,
+              },
+        ),
+        limit,
+        // The index's order: accepted desc, then address.
+        before: (a, b) =>
+          a.accepted > b.accepted || (a.accepted === b.accepted && a.email < b.email),
+        keyOf: ({ holderSlot, accepted, pk, sk }) => ({ holderSlot, accepted, pk, sk }),
+        readSize: limit + 1,
+        // One Query per slot a page, as before the merge was shared: a page ends where a slot
+        // with more to read has run out of what was read.
+        maxItems: 0,
+        // A holder with nothing left (every grant returned) is passed over.
+        shown: (item) => item.accepted !== 0 || item.pending !== 0,
+      })
+      const items = merged.items.map(({ email, accepted, pending }) => ({
+        email,
+        accepted,
+        pending,
+      }))
+      if (!merged.more) return { items }
+      const after = merged.positions.map(
+        (p): SlotPosition =>
+          p === 'start' || p === 'done'
+            ? p
+            : { accepted: Number(p.accepted), recipientKey: String(p.sk) },
       )
-      return mergeSlots(read, positions, limit)
+      return { items, nextCursor: encodeHoldersCursor(after) }
     } catch (error) {
       if (transientKind(error) === undefined) throw error
       return 'unavailable'
@@ -310,52 +329,4 @@ export const chunksOf = (changes: readonly FigureChange[]): FigureChange[][] => 
   }
   if (current.length > 0) chunks.push(current)
   return chunks
-}
-
-/**
- * The page from each slot's next holders (in the index's order, `more` when the slot has more
- * than was read): the best head first (accepted desc, then address), until `limit` are shown or
- * a slot with more to read has run out of what was read (its next holder is unknown). A holder
- * with nothing left (every grant returned) is passed over.
- */
-const mergeSlots = (
-  read: readonly { items: HolderItem[]; more: boolean }[],
-  positions: readonly SlotPosition[],
-  limit: number,
-): HoldersPage => {
-  const next = read.map(() => 0)
-  const shown: HolderFigure[] = []
-  const stalled = () => read.some((r, n) => r.more && next[n] === r.items.length)
-  while (shown.length < limit && !stalled()) {
-    let best: number | undefined
-    for (const [n, r] of read.entries()) {
-      const head = r.items[next[n] as number]
-      if (head === undefined) continue
-      const top = best === undefined ? undefined : read[best]?.items[next[best] as number]
-      if (
-        top === undefined ||
-        head.accepted > top.accepted ||
-        (head.accepted === top.accepted && head.email < top.email)
-      ) {
-        best = n
-      }
-    }
-    if (best === undefined) break
-    const item = read[best]?.items[next[best] as number] as HolderItem
-    next[best] = (next[best] as number) + 1
-    if (item.accepted !== 0 || item.pending !== 0) {
-      shown.push({ email: item.email, accepted: item.accepted, pending: item.pending })
-    }
-  }
-  const after = read.map((r, n): SlotPosition => {
-    const used = next[n] as number
-    if (used === r.items.length && !r.more) return 'done'
-    const item = r.items[used - 1]
-    return item === undefined
-      ? (positions[n] as SlotPosition)
-      : { accepted: item.accepted, recipientKey: item.sk }
-  })
-  return after.every((p) => p === 'done')
-    ? { items: shown }
-    : { items: shown, nextCursor: encodeHoldersCursor(after) }
 }

@@ -1,20 +1,13 @@
-import type { Mode } from '../domain/api-key'
 import type { RequestLogEntry } from '../domain/request-log'
+import type { RequestLogFilters } from '../domain/request-log-query'
 
 export type RequestLogCallOptions = { signal?: AbortSignal }
 
-/** What `GET /manage/issuers/{issuerId}/requests` filters by; times are ISO 8601. */
-export type RequestLogQuery = {
-  issuerId: string
-  mode?: Mode
-  keyId?: string
-  status?: number
-  code?: string
-  since?: string
-  until?: string
-  limit: number
-  cursor?: string
-}
+/** What `GET /manage/issuers/{issuerId}/requests` filters by (domain/request-log-query.ts). */
+export type RequestLogQuery = { issuerId: string } & RequestLogFilters & {
+    limit: number
+    cursor?: string
+  }
 
 export type RequestLogPage = { entries: RequestLogEntry[]; nextCursor?: string }
 

@@ -313,6 +313,14 @@ export const ROUTE_FACTORIES = {
     async () => (await import('../http/routes/manage/program-daily.route')).makeProgramDailyHandler,
     async () => (await import('./program-figures.deps')).programFiguresDeps,
   ),
+  ListRequests: wired(
+    async () => (await import('../http/routes/manage/requests-list.route')).makeListRequestsHandler,
+    async () => (await import('./request-log.deps')).requestLogDeps,
+  ),
+  GetRequest: wired(
+    async () => (await import('../http/routes/manage/request-get.route')).makeGetRequestHandler,
+    async () => (await import('./request-log.deps')).requestLogDeps,
+  ),
 } as const
 
 // Every route has a factory over a runtime (checked apart, so it does not steer `wired`'s inference).

@@ -129,6 +129,8 @@ describe('POST .../programs/{programId}/grants: an admin sends one grant', () =>
       keyId: null,
       batch: null,
       idempotencyKey: null,
+      // Made in the console: no integrator API request (the request log) made it.
+      requestId: null,
       // Its life so far: nothing yet but the offer window (the program's, 30 days).
       rejectionReason: null,
       expiresAt: new Date(Date.parse(String(call.body.createdAt)) + 30 * 86_400_000).toISOString(),

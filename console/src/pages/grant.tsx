@@ -103,65 +103,72 @@ const Timeline = ({ grant }: { grant: Grant }) => (
 )
 
 /** The grant's state, its offer and its e-mail, its recipient and reason. */
-const GrantFacts = ({ grant, failed }: { grant: Grant; failed: boolean }) => (
-  <Facts
-    facts={[
-      [
-        'State',
-        <>
-          <StatusBadge status={grant.status} />{' '}
-          <span class="hint">
-            {STATE_TEXT[grant.status]}
-            {grant.rejectionReason ? `: ${REASON_TEXT[grant.rejectionReason]}` : ''}
-          </span>
-        </>,
-      ],
-      ['Offer open until', <Time iso={grant.expiresAt} />],
-      [
-        'Offer e-mail',
-        <>
-          {DELIVERY_STATE[grant.delivery.state] ?? grant.delivery.state}
-          {grant.delivery.sends > 0 ? ` · sent ${grant.delivery.sends}×` : ''}
-          {grant.delivery.lastSentAt ? (
-            <>
-              {' '}
-              · last <Time iso={grant.delivery.lastSentAt} />
-            </>
-          ) : null}
-        </>,
-        failed ? 'failure' : undefined,
-      ],
-      [
-        'Recipient',
-        <>
-          {grant.recipient.email}
-          {grant.recipient.name ? (
-            <>
-              {' '}
-              (<bdi>{grant.recipient.name}</bdi>)
-            </>
-          ) : null}
-        </>,
-      ],
-      ['Reason', <bdi>{grant.reason}</bdi>],
-      ['Mode', <span class={`badge badge-${grant.mode.toLowerCase()}`}>{grant.mode}</span>],
-      grant.acceptance
-        ? [
-            'Accepted',
-            <>
-              <Time iso={grant.acceptance.at} /> · terms version {grant.acceptance.termsVersion}
-            </>,
-          ]
-        : null,
-      [
-        'Grant id',
-        <>
-          <code>{grant.id}</code> <CopyButton text={grant.id} label="Copy grant id" />
-        </>,
-      ],
-    ]}
-  />
-)
+const GrantFacts = ({ grant, failed }: { grant: Grant; failed: boolean }) => {
+  const { at } = useScope()
+  return (
+    <Facts
+      facts={[
+        [
+          'State',
+          <>
+            <StatusBadge status={grant.status} />{' '}
+            <span class="hint">
+              {STATE_TEXT[grant.status]}
+              {grant.rejectionReason ? `: ${REASON_TEXT[grant.rejectionReason]}` : ''}
+            </span>
+          </>,
+        ],
+        ['Offer open until', <Time iso={grant.expiresAt} />],
+        [
+          'Offer e-mail',
+          <>
+            {DELIVERY_STATE[grant.delivery.state] ?? grant.delivery.state}
+            {grant.delivery.sends > 0 ? ` · sent ${grant.delivery.sends}×` : ''}
+            {grant.delivery.lastSentAt ? (
+              <>
+                {' '}
+                · last <Time iso={grant.delivery.lastSentAt} />
+              </>
+            ) : null}
+          </>,
+          failed ? 'failure' : undefined,
+        ],
+        [
+          'Recipient',
+          <>
+            {grant.recipient.email}
+            {grant.recipient.name ? (
+              <>
+                {' '}
+                (<bdi>{grant.recipient.name}</bdi>)
+              </>
+            ) : null}
+          </>,
+        ],
+        ['Reason', <bdi>{grant.reason}</bdi>],
+        ['Mode', <span class={`badge badge-${grant.mode.toLowerCase()}`}>{grant.mode}</span>],
+        grant.acceptance
+          ? [
+              'Accepted',
+              <>
+                <Time iso={grant.acceptance.at} /> · terms version {grant.acceptance.termsVersion}
+              </>,
+            ]
+          : null,
+        [
+          'Grant id',
+          <>
+            <code>{grant.id}</code> <CopyButton text={grant.id} label="Copy grant id" />
+          </>,
+        ],
+        // The grant API request that made it, in the request log (issue 33).
+        grant.requestId
+          ? ['Made by request', <a href={at(`logs/${grant.requestId}`)}>{grant.requestId}</a>]
+          : null,
+      ]}
+    />
+  )
+}
 
 /** Resend, correct the address, cancel: what owners and admins may do to an open grant. */
 const GrantActions = ({
