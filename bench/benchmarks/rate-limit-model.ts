@@ -29,9 +29,9 @@ const pct = (n: number, of: number) => `${round((100 * n) / of, 1)}%`
 const describeHot = (k: KeyFigures) =>
   `worst 5-s window ${k.worstWindow.admitted} admitted (${pct(k.worstWindow.admitted, k.limit * 5)} of the limit, at ${k.worstWindow.startMs / 1_000} s), lowest ${k.lowestWindow.admitted} (${pct(k.lowestWindow.admitted, k.limit * 5)}); first window [0, 5 s) ${k.startWindow}; ${k.admitted.toLocaleString('en')} admitted, ${k.refused.toLocaleString('en')} 429s of ${k.requests.toLocaleString('en')}`
 const describeLeases = (k: KeyFigures, run: RateLimitRun) =>
-  `${k.leaseWrites.toLocaleString('en')} writes, ${round(k.leaseWritesPerSecond, 1)}/s, peak ${k.leaseWritesPeakPerSecond} in one second; ${run.throttles} throttled, ${k.unavailable} unavailable; ${k.granted.toLocaleString('en')} tokens granted for ${k.admitted.toLocaleString('en')} admitted`
+  `${k.leaseWrites.toLocaleString('en')} writes, ${round(k.leaseWritesPerSecond, 1)}/s, peak ${k.leaseWritesPeakPerSecond} in one second, ${k.refusedWrites.toLocaleString('en')} of them refused by their condition; ${k.leases.toLocaleString('en')} leases, ${k.emptyLeases.toLocaleString('en')} granted nothing; ${run.throttles} throttled, ${k.unavailable} unavailable; ${k.granted.toLocaleString('en')} tokens granted for ${k.admitted.toLocaleString('en')} admitted`
 const describeQuiet = (k: KeyFigures) =>
-  `${k.admitted.toLocaleString('en')} of ${k.requests.toLocaleString('en')} admitted, ${k.refused} 429s; p50/p99 ${round(k.latencyMs.p50, 1)}/${round(k.latencyMs.p99, 1)} ms`
+  `${k.admitted.toLocaleString('en')} of ${k.requests.toLocaleString('en')} admitted, ${k.refused} 429s; admitted p50/p99 ${round(k.latencyMs.p50, 1)}/${round(k.latencyMs.p99, 1)} ms`
 
 export const benchmark: Benchmark = {
   title: 'per-key rate limits across 16 instances in the contention model (virtual time; seconds)',
@@ -61,7 +61,7 @@ export const benchmark: Benchmark = {
     const judged = judgeAccuracy(hot, runs.service.windowMs)
     const rule = `every 5-s window from 1 s: ${judged.floor}..${judged.ceiling} (90..110% of ${judged.perWindow}); [0, 5 s) <= ${judged.startCeiling} (+ the burst)`
     rows.push({
-      metric: `model: one key at 4x its limit (8 clients, 400/s for a limit of 100/s, burst 200) over 16 instances, ${SECONDS} s (\`rate-limit-model\`)`,
+      metric: `model: rate limits, one key at 4x its limit (8 clients, 400/s for a limit of 100/s, burst 200) over 16 instances, ${SECONDS} s (\`rate-limit-model\`)`,
       value: describeHot(hot),
       baseline: `${describeHot(ideal)} (one shared bucket, no round trip)`,
       ratio: round(hot.worstWindow.admitted / ideal.worstWindow.admitted),
@@ -69,19 +69,19 @@ export const benchmark: Benchmark = {
       met: judged.met,
     })
     for (const [name, run] of [
-      ['lease round trip twice as slow', runs.slowLeases],
+      ['the lease round trip twice as slow', runs.slowLeases],
       ['instances never frozen between requests', runs.neverFrozen],
     ] as const) {
       const k = run.hot as KeyFigures
       rows.push({
-        metric: `model: the same, ${name}`,
+        metric: `model: rate limits, the same with ${name}`,
         value: describeHot(k),
         target: rule,
         met: judgeAccuracy(k, run.windowMs).met,
       })
     }
     rows.push({
-      metric: "model: lease writes to the hot key's item",
+      metric: "model: rate limits, lease writes to the hot key's item",
       value: describeLeases(hot, runs.service),
       target: `peak <= ${PARTITION_WRITES}/s (the partition's), none throttled`,
       met: hot.leaseWritesPeakPerSecond <= PARTITION_WRITES && runs.service.throttles === 0,
@@ -89,16 +89,28 @@ export const benchmark: Benchmark = {
     const quiet = runs.service.quiet as KeyFigures
     const alone = runs.quietAlone.quiet as KeyFigures
     rows.push({
-      metric: 'model: a second key at half its limit (50/s of 100/s), beside the hot one',
+      metric:
+        'model: rate limits, a second key at half its limit (50/s of 100/s) beside the hot one',
       value: describeQuiet(quiet),
       baseline: `${describeQuiet(alone)} (alone)`,
       ratio: round(quiet.latencyMs.p99 / alone.latencyMs.p99),
-      target: 'none refused, every request admitted, p99 <= 1.1x alone',
-      met:
-        quiet.refused === 0 &&
-        quiet.admitted === alone.admitted &&
-        quiet.latencyMs.p99 <= 1.1 * alone.latencyMs.p99,
+      target: 'none refused, admitted p99 <= 1.1x alone',
+      met: quiet.refused === 0 && quiet.latencyMs.p99 <= 1.1 * alone.latencyMs.p99,
     })
-    return { rows, result: { lease: LEASE_MODEL_DEFAULTS, ...runs } }
+    rows.push({
+      metric: 'model: rate limits, that key alone (50/s of 100/s over 16 instances)',
+      value: describeQuiet(alone),
+      target: 'none refused',
+      met: alone.refused === 0,
+    })
+    // Each second's count on one line, not thirty.
+    const compact = (k: KeyFigures | undefined) => k && { ...k, perSecond: k.perSecond.join(' ') }
+    const result = Object.fromEntries(
+      Object.entries(runs).map(([name, r]) => [
+        name,
+        { ...r, hot: compact(r.hot), quiet: compact(r.quiet) },
+      ]),
+    )
+    return { rows, result: { lease: LEASE_MODEL_DEFAULTS, ...result } }
   },
 }
