@@ -35,7 +35,13 @@ export type LimiterFactory = (deps: {
 }) => Limiter
 
 /** One key's senders. */
-export type KeyLoad = { keyId: string; limit: number; clients: number; rate: number }
+export type KeyLoad = {
+  keyId: string
+  mode?: 'TEST' | 'LIVE'
+  limit: number
+  clients: number
+  rate: number
+}
 
 export type RateLimitOptions = {
   limiter: LimiterFactory
@@ -58,6 +64,14 @@ export type RateLimitOptions = {
 
 export const HOT: KeyLoad = { keyId: 'ak_hot', limit: 100, clients: 8, rate: 400 }
 export const QUIET: KeyLoad = { keyId: 'ak_quiet', limit: 100, clients: 1, rate: 50 }
+/** A TEST key at 4x its default limit (25 a second). */
+export const HOT_TEST: KeyLoad = {
+  keyId: 'ak_test',
+  mode: 'TEST',
+  limit: 25,
+  clients: 8,
+  rate: 100,
+}
 /** What the limiter sees as the epoch: a fixed date, so that runs repeat. */
 const EPOCH = Date.UTC(2026, 10, 29)
 
@@ -212,7 +226,7 @@ export const runRateLimitModel = async (options: RateLimitOptions): Promise<Rate
     await acquire(instance)
     const decision = instance.limiter.take({
       keyId: load.keyId,
-      mode: 'LIVE',
+      mode: load.mode ?? 'LIVE',
       rateLimit: load.limit,
     })
     const outcome = outcomes.get(load.keyId) as NonNullable<ReturnType<typeof outcomes.get>>
