@@ -3,6 +3,7 @@ import { LEASE_MODEL_DEFAULTS, leaseTable } from '../../bench/contention/rate-le
 import {
   HOT,
   judgeAccuracy,
+  type LimiterFactory,
   QUIET,
   runRateLimitModel,
 } from '../../bench/contention/rate-limit-model'
@@ -127,6 +128,38 @@ describe('the rate-limit model', () => {
       )
       expect(inSecond.length).toBeLessThanOrEqual(1_100)
     }
+  })
+
+  it('hands a lease answer that arrives while its instance is idle over at its next request', async () => {
+    // One instance, requests refused at once (1 ms), each starting a lease: its answer (about 3 ms
+    // later) finds the instance idle, frozen, and reaches the limiter when the next request starts.
+    const watch = (freeze: boolean) => {
+      const takes: number[] = []
+      const answers: number[] = []
+      const limiter: LimiterFactory = ({ leases, now }) => ({
+        take(key) {
+          takes.push(now())
+          // A new item each time: one round, one answer.
+          const keyId = `${key.keyId}-${takes.length}`
+          void leases
+            .lease({ keyId, tokens: 1, limit: 100, burst: 200, now: now() })
+            .then(() => answers.push(now()))
+          return { allowed: false, limit: 100, remaining: 0, resetSeconds: 1, retryAfterSeconds: 1 }
+        },
+        settled: async () => {},
+      })
+      const load = { keyId: 'ak_frozen', limit: 100, clients: 1, rate: 5 }
+      return runRateLimitModel({ limiter, quiet: load, instances: 1, seconds: 6, freeze }).then(
+        () => ({ takes, answers }),
+      )
+    }
+    const frozen = await watch(true)
+    expect(frozen.takes.length).toBeGreaterThan(15)
+    // Each answer at the start of the request after its own (the last one's comes after the run).
+    expect(frozen.answers.slice(0, frozen.takes.length - 1)).toEqual(frozen.takes.slice(1))
+    const thawed = await watch(false)
+    const soon = thawed.answers.map((at, n) => at - (thawed.takes[n] as number))
+    expect(Math.max(...soon)).toBeLessThan(50)
   })
 
   it('finds an ideal limiter on the limit in every window, and a limit per instance far over it', async () => {
