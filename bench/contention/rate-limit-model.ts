@@ -95,7 +95,7 @@ export type KeyFigures = {
   leaseWrites: number
   leaseWritesPeakPerSecond: number
   leaseWritesPerSecond: number
-  /** Of those, refused by their condition (another instance's write came first). */
+  /** Of those, refused by their condition (the bucket not as the write assumed: in use, or moved). */
   refusedWrites: number
   /** Leases the limiters asked for, tokens granted, `unavailable` answers (throttled writes). */
   leases: number
