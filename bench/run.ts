@@ -41,6 +41,7 @@ const BENCHMARKS = [
     database: true,
   },
   { key: 'stream-model', module: './benchmarks/grant-stream-model.ts', database: true },
+  { key: 'rate-limit-model', module: './benchmarks/rate-limit-model.ts', database: false },
   { key: 'figures-cost', module: './benchmarks/figures-cost.ts', database: true },
   { key: 'mixed-pool', module: './benchmarks/mixed-pool.ts', database: true },
   { key: 'batch-local', module: './benchmarks/batch-local.ts', database: true },
