@@ -21,12 +21,7 @@ import type { Clock } from '../runtime/clock'
 import { type RetryDeps, retrying } from '../runtime/retry'
 import * as RETRY from '../runtime/retry-policies'
 import { INDEX } from '../table-schema'
-import type {
-  DailyFigure,
-  FiguresReader,
-  FiguresWriter,
-  HoldersPage,
-} from './figures.store'
+import type { DailyFigure, FiguresReader, FiguresWriter, HoldersPage } from './figures.store'
 import { batchGetAll } from './kernel/batch'
 import { mergeQueries } from './kernel/merge-queries'
 import { type TransactItem, transact } from './kernel/transact'
