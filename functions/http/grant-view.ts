@@ -20,7 +20,7 @@ export const toManagedGrant = (grant: GrantRecord) => ({
   idempotencyKey: grant.idempotencyKey ?? null,
   // The integrator API's request that made it (issue 33): null for a console or batch grant, and
   // for one made before requests were logged.
-  requestId: (grant as GrantRecord & { requestId?: string }).requestId ?? null,
+  requestId: grant.requestId ?? null,
   ...grantLifeView(grant),
 })
 
