@@ -98,12 +98,26 @@ export type ScheduleTrigger = {
   periodSeconds: number
 }
 
+/**
+ * A CloudWatch Logs subscription (issue 33): the log group of `source`'s functions hands the
+ * lines matching `filterPattern` to the consumer, which CloudWatch Logs invokes asynchronously:
+ * Lambda retries a failed invocation `retryAttempts` times, then records it in `deadLetter`.
+ */
+export type LogsTrigger = {
+  kind: 'logs'
+  /** Whose lines: the functions of the grant API's routes (functions/routes/grant-api.ts). */
+  source: 'grantApiRoutes'
+  filterPattern: string
+  retryAttempts: number
+  deadLetter: string
+}
+
 export type ConsumerSpec = {
   /** Construct id of the function, and its name in the local pipeline's consumer map. */
   id: string
   /** Handler module, relative to the project root. */
   entry: string
-  trigger: StreamTrigger | QueueTrigger | TopicTrigger | ScheduleTrigger
+  trigger: StreamTrigger | QueueTrigger | TopicTrigger | ScheduleTrigger | LogsTrigger
   timeoutSeconds: number
   memorySize: number
   /** Exactly the DynamoDB actions it needs, per table (as a route's `access`). */
@@ -144,6 +158,17 @@ export const GRANT_STREAM_FAILURES = 'GrantStreamFailures'
 export const GRANT_FIGURES_FAILURES = 'GrantFiguresFailures'
 /** Where SES events whose handler failed three times go: no consumer. */
 export const MAIL_EVENTS_DEAD_LETTERS = 'MailEventsDeadLetters'
+/** Where request log deliveries the writer failed three times go: no consumer. */
+export const REQUEST_LOG_DEAD_LETTERS = 'RequestLogDeadLetters'
+
+/**
+ * The lines of the integrator routes' log group that are request log entries
+ * (runtime/request-log-sink.ts: `message` "request" with a `requestLog` whose id is a request
+ * id), and no other: every route also logs a plain `request` line without an entry
+ * (http/middleware.ts), which must not wake the writer. CloudWatch Logs' JSON filter syntax.
+ */
+export const REQUEST_LOG_FILTER_PATTERN =
+  '{ ($.message = "request") && ($.requestLog.requestId = "req_*") }'
 
 /**
  * Send to many (issue 20): the commit (CreateGrantBatch) puts one message per chunk of rows here
@@ -437,6 +462,27 @@ export const CONSUMERS = [
     // Opens the endpoints' sealed secrets to sign.
     kms: 'decrypt',
   },
+  {
+    // The request log (issue 33, docs/decisions/request-log.md): the integrator routes' request
+    // lines, delivered by a CloudWatch Logs subscription, written to the `requests` table.
+    id: 'RequestLog',
+    entry: 'functions/handlers/request-log.handler.ts',
+    trigger: {
+      kind: 'logs',
+      source: 'grantApiRoutes',
+      filterPattern: REQUEST_LOG_FILTER_PATTERN,
+      // A failed write (DynamoDB away past its retries) is tried twice more; the entries are
+      // idempotent puts, so a retried delivery writes nothing twice.
+      retryAttempts: 2,
+      deadLetter: REQUEST_LOG_DEAD_LETTERS,
+    },
+    // A delivery is one compressed payload within Lambda's asynchronous limit: a few thousand
+    // lines at most, 25 a BatchWriteItem; a minute covers them and their retries.
+    timeoutSeconds: 60,
+    memorySize: 256,
+    // stores/request-log-writes.dynamodb.ts: puts, 25 a call; nothing read.
+    access: { requests: ['dynamodb:BatchWriteItem'] },
+  },
 ] as const satisfies readonly ConsumerSpec[]
 
 export type ConsumerId = (typeof CONSUMERS)[number]['id']
@@ -447,10 +493,14 @@ export const consumerById = (id: ConsumerId): ConsumerSpec => {
   return found
 }
 
-/** Where the stream readers' failed batches and failed SES events go: queues no consumer reads. */
+/**
+ * Where the stream readers' failed batches, failed SES events and failed request log deliveries
+ * go: queues no consumer reads.
+ */
 export const FAILURE_QUEUES: readonly string[] = [
   ...CONSUMERS.flatMap((c) => (c.trigger.kind === 'stream' ? [c.trigger.onFailure] : [])),
   MAIL_EVENTS_DEAD_LETTERS,
+  ...CONSUMERS.flatMap((c) => (c.trigger.kind === 'logs' ? [c.trigger.deadLetter] : [])),
 ]
 
 /** The tables with a stream, and its view type: the stack and local/tables.ts both read it. */
