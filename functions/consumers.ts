@@ -99,13 +99,12 @@ export type ScheduleTrigger = {
 }
 
 /**
- * A CloudWatch Logs subscription (issue 33): the log group of `source`'s functions hands the
- * lines matching `filterPattern` to the consumer, which CloudWatch Logs invokes asynchronously:
- * Lambda retries a failed invocation `retryAttempts` times, then records it in `deadLetter`.
+ * A CloudWatch Logs subscription on the log group of `source` (the grant API's routes' functions)
+ * for the lines matching `filterPattern`. CloudWatch Logs invokes asynchronously: Lambda retries a
+ * failure `retryAttempts` times, then records it in `deadLetter`.
  */
 export type LogsTrigger = {
   kind: 'logs'
-  /** Whose lines: the functions of the grant API's routes (functions/routes/grant-api.ts). */
   source: 'grantApiRoutes'
   filterPattern: string
   retryAttempts: number
@@ -158,14 +157,12 @@ export const GRANT_STREAM_FAILURES = 'GrantStreamFailures'
 export const GRANT_FIGURES_FAILURES = 'GrantFiguresFailures'
 /** Where SES events whose handler failed three times go: no consumer. */
 export const MAIL_EVENTS_DEAD_LETTERS = 'MailEventsDeadLetters'
-/** Where request log deliveries the writer failed three times go: no consumer. */
+/** Request log deliveries the writer failed three times: no consumer. */
 export const REQUEST_LOG_DEAD_LETTERS = 'RequestLogDeadLetters'
 
 /**
- * The lines of the integrator routes' log group that are request log entries
- * (runtime/request-log-sink.ts: `message` "request" with a `requestLog` whose id is a request
- * id), and no other: every route also logs a plain `request` line without an entry
- * (http/middleware.ts), which must not wake the writer. CloudWatch Logs' JSON filter syntax.
+ * The request log's lines (runtime/request-log-sink.ts), and not the plain `request` line every
+ * route logs (http/middleware.ts), which must not wake the writer. CloudWatch Logs' JSON syntax.
  */
 export const REQUEST_LOG_FILTER_PATTERN =
   '{ ($.message = "request") && ($.requestLog.requestId = "req_*") }'
@@ -463,24 +460,19 @@ export const CONSUMERS = [
     kms: 'decrypt',
   },
   {
-    // The request log (issue 33, docs/decisions/request-log.md): the integrator routes' request
-    // lines, delivered by a CloudWatch Logs subscription, written to the `requests` table.
+    // The request log (issue 33, docs/decisions/request-log.md): the `requests` table.
     id: 'RequestLog',
     entry: 'functions/handlers/request-log.handler.ts',
     trigger: {
       kind: 'logs',
       source: 'grantApiRoutes',
       filterPattern: REQUEST_LOG_FILTER_PATTERN,
-      // A failed write (DynamoDB away past its retries) is tried twice more; the entries are
-      // idempotent puts, so a retried delivery writes nothing twice.
-      retryAttempts: 2,
+      retryAttempts: 2, // idempotent puts: a delivery tried again writes nothing twice
       deadLetter: REQUEST_LOG_DEAD_LETTERS,
     },
-    // A delivery is one compressed payload within Lambda's asynchronous limit: a few thousand
-    // lines at most, 25 a BatchWriteItem; a minute covers them and their retries.
+    // A delivery (one asynchronous payload) holds a few thousand lines at most, 25 a call.
     timeoutSeconds: 60,
     memorySize: 256,
-    // stores/request-log-writes.dynamodb.ts: puts, 25 a call; nothing read.
     access: { requests: ['dynamodb:BatchWriteItem'] },
   },
 ] as const satisfies readonly ConsumerSpec[]
@@ -493,10 +485,7 @@ export const consumerById = (id: ConsumerId): ConsumerSpec => {
   return found
 }
 
-/**
- * Where the stream readers' failed batches, failed SES events and failed request log deliveries
- * go: queues no consumer reads.
- */
+/** Failed stream batches, SES events and request log deliveries: queues no consumer reads. */
 export const FAILURE_QUEUES: readonly string[] = [
   ...CONSUMERS.flatMap((c) => (c.trigger.kind === 'stream' ? [c.trigger.onFailure] : [])),
   MAIL_EVENTS_DEAD_LETTERS,

@@ -302,6 +302,16 @@ const waitForIdlePass = (
     wake()
   })
 
+/** The request log's flusher over the runtime's writer, when asked for (npm start). */
+const startRequestLog = (options: PipelineOptions, onError: (message: string) => void) =>
+  options.requestLog === undefined
+    ? undefined
+    : startRequestLogFlusher({
+        writer: makeRuntimeRequestLogWriter(options.runtime),
+        ...options.requestLog,
+        onError,
+      })
+
 export const startLocalPipeline = async (options: PipelineOptions): Promise<LocalPipeline> => {
   const { runtime } = options
   const onError = options.onError ?? ((message: string) => console.error(message))
@@ -313,14 +323,7 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
   const { streams, pollers } = await startStreamPollers(options, handlers, onError)
 
   const queueConsumers = queueConsumersOf(handlers, queues)
-  const requestLog =
-    options.requestLog === undefined
-      ? undefined
-      : startRequestLogFlusher({
-          writer: makeRuntimeRequestLogWriter(runtime),
-          ...options.requestLog,
-          onError,
-        })
+  const requestLog = startRequestLog(options, onError)
 
   const holds = new QueueHolds()
   /** Whether `c` has a message it may take now (a held queue's others wait, as if unplugged). */

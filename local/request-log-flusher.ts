@@ -1,4 +1,4 @@
-import { requestLogEntriesOf, type RequestLogWriter } from '../functions/core/request-log-writer'
+import { type RequestLogWriter, requestLogEntriesOf } from '../functions/core/request-log-writer'
 import { setRequestLogSink } from '../functions/runtime/request-log-sink'
 
 /**
@@ -10,11 +10,14 @@ export const REQUEST_LOG_FLUSH_MS = 250
 /** Entries kept while DynamoDB Local refuses them; past this the oldest are dropped (and said so). */
 const MAX_PENDING = 10_000
 
-/** Runs `tick` every `everyMs` until the answer is called: real time, or a test's own hand. */
-export type Ticker = (tick: () => void, everyMs: number) => () => void
+/**
+ * Runs `tick` every `everyMs` until the answer is called: real time, or a test's own hand (which
+ * can wait for the tick's write: `tick` resolves once it is done).
+ */
+export type Ticker = (tick: () => Promise<void>, everyMs: number) => () => void
 
 const realTicker: Ticker = (tick, everyMs) => {
-  const timer = setInterval(tick, everyMs)
+  const timer = setInterval(() => void tick(), everyMs)
   return () => clearInterval(timer)
 }
 
@@ -71,7 +74,7 @@ export const startRequestLogFlusher = ({
   setRequestLogSink((entry) => {
     buffer.push(JSON.parse(JSON.stringify(entry)))
   })
-  const cancel = ticker(() => void flush(), everyMs)
+  const cancel = ticker(flush, everyMs)
   return {
     flush,
     pending: () => buffer.length,

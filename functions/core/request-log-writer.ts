@@ -51,7 +51,11 @@ export const requestLogEntriesOfLines = (lines: readonly string[]): RequestLogBa
  * Entries already parsed; a request id written twice is the same item. DynamoDB away or throttling
  * past the store's retries: throws StoreUnavailable (`throttled`), so Lambda tries the event again.
  */
-export const makeRequestLogWriter = ({ store }: { store: Pick<RequestLogStore, 'putEntries'> }) => ({
+export const makeRequestLogWriter = ({
+  store,
+}: {
+  store: Pick<RequestLogStore, 'putEntries'>
+}) => ({
   async write(
     entries: readonly RequestLogEntry[],
     options: RequestLogCallOptions = {},

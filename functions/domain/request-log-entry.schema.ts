@@ -34,8 +34,10 @@ export const RequestLogEntrySchema = z.object({
 
 // The schema's output is the entry: a field added to one and not the other fails the type check.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
-export const SCHEMA_IS_THE_ENTRY: Same<z.output<typeof RequestLogEntrySchema>, RequestLogEntry> =
-  true
+export const SCHEMA_IS_THE_ENTRY: Same<
+  z.output<typeof RequestLogEntrySchema>,
+  RequestLogEntry
+> = true
 
 /** The entry in a value of unknown shape (a log line's `requestLog`), or undefined. */
 export const parseRequestLogEntry = (value: unknown): RequestLogEntry | undefined => {

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
-import { type RequestLogEntry, REQUEST_LOG_DAYS, requestLogPartition } from '../domain/request-log'
+import { REQUEST_LOG_DAYS, type RequestLogEntry, requestLogPartition } from '../domain/request-log'
 import * as RETRY from '../runtime/retry-policies'
 import { type BatchOptions, batchWriteAll } from './kernel/batch'
 import { isTransient } from './kernel/dynamodb-errors'

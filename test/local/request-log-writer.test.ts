@@ -142,9 +142,10 @@ it('answers a control message, and a delivery that is no envelope, with nothing 
     written: 0,
     skipped: 0,
   })
-  expect(await handler({ awslogs: { data: Buffer.from('not gzip').toString('base64') } })).toEqual(
-    { written: 0, skipped: 0 },
-  )
+  expect(await handler({ awslogs: { data: Buffer.from('not gzip').toString('base64') } })).toEqual({
+    written: 0,
+    skipped: 0,
+  })
 })
 
 it('fails the invocation when DynamoDB leaves entries unwritten, so Lambda retries it', async () => {
