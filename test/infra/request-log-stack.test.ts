@@ -1,14 +1,7 @@
 import { REQUEST_LOG_DEAD_LETTERS, REQUEST_LOG_FILTER_PATTERN } from '../../functions/consumers'
 import { GRANT_API_ROUTES } from '../../functions/routes/grant-api'
 import { alarmTopic, logicalIdOfTable, mathOf } from '../support/alarm-template'
-import {
-  type CfnResource,
-  CONTEXTS,
-  resource,
-  resourcesOfType,
-  rolePolicies,
-  synth,
-} from '../support/synth'
+import * as cfn from '../support/synth'
 
 /**
  * The request log in the template (issue 33): a CloudWatch Logs subscription on exactly the
@@ -17,8 +10,10 @@ import {
  */
 
 // The same contexts as test/infra/stack.test.ts: the run's synth cache makes each once.
-const prod = synth()
-const dev = synth(CONTEXTS.dev)
+const prod = cfn.synth()
+const dev = cfn.synth(cfn.CONTEXTS.dev)
+const { resource, resourcesOfType } = cfn
+type CfnResource = cfn.CfnResource
 
 const FN = 'RequestLogFunction'
 const getAtt = (id: string, attribute: string) => ({ 'Fn::GetAtt': [id, attribute] })
@@ -87,34 +82,26 @@ describe('the request log subscription', () => {
   it('gives the writer exactly BatchWriteItem on requests (no other DynamoDB action or table), its log group and its dead letters', () => {
     const t = prod.json
     const roleId = refOf(resource(t, FN).Properties.Role) as string
-    const grants = rolePolicies(t)
-      .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
-      .flatMap(([, p]) =>
-        (
-          p.Properties.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] }
-        ).Statement.flatMap((s) =>
-          [s.Action]
-            .flat()
-            .flatMap((action) => [s.Resource].flat().map((r) => `${action} ${refOf(r)}`)),
-        ),
-      )
+    const grants = cfn
+      .grantsOfRole(t, roleId)
+      .map(({ action, resource: r }) => `${action} ${refOf(r)}`)
     const logGroup = refOf(
       (resource(t, FN).Properties.LoggingConfig as { LogGroup: unknown }).LogGroup,
     )
     const deadLetters = resourcesOfType(t, 'AWS::SQS::Queue').find(([id]) =>
       id.startsWith(`Pipeline${REQUEST_LOG_DEAD_LETTERS}`),
     )?.[0]
+    // Each resource with exactly its actions. On the dead letters: what Lambda's on-failure
+    // destination needs (CDK's SqsDestination grants SendMessage with the two reads beside it).
+    const allowed: Record<string, string[]> = {
+      [logicalIdOfTable(t, 'requests')]: ['dynamodb:BatchWriteItem'],
+      [String(logGroup)]: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      [String(deadLetters)]: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
+    }
     expect(grants.sort()).toEqual(
-      [
-        `dynamodb:BatchWriteItem ${logicalIdOfTable(t, 'requests')}`,
-        `logs:CreateLogStream ${logGroup}`,
-        `logs:PutLogEvents ${logGroup}`,
-        // What Lambda's on-failure destination needs (CDK's SqsDestination grants SendMessage
-        // with the two reads that go with it), on its own dead letters only.
-        `sqs:GetQueueAttributes ${deadLetters}`,
-        `sqs:GetQueueUrl ${deadLetters}`,
-        `sqs:SendMessage ${deadLetters}`,
-      ].sort(),
+      Object.entries(allowed)
+        .flatMap(([target, actions]) => actions.map((action) => `${action} ${target}`))
+        .sort(),
     )
   })
 

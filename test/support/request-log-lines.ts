@@ -13,24 +13,20 @@ import { logger } from '../../functions/runtime/logger'
 
 /** The lines `write` makes the process's logger print, at INFO, as Lambda would ingest them. */
 export const capturedLines = (write: () => void): string[] => {
-  const written: string[] = []
-  const stdout = process.stdout.write.bind(process.stdout)
   const level = logger.getLevelName()
   logger.setLogLevel('INFO')
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    written.push(String(chunk))
-    return true
-  }) as typeof process.stdout.write
+  const stdout = jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
   try {
     write()
+    return stdout.mock.calls
+      .map(([chunk]) => String(chunk))
+      .join('')
+      .split('\n')
+      .filter((line) => line.length > 0)
   } finally {
-    process.stdout.write = stdout
+    stdout.mockRestore()
     logger.setLogLevel(level)
   }
-  return written
-    .join('')
-    .split('\n')
-    .filter((line) => line.length > 0)
 }
 
 /** A CloudWatch Logs subscription's event for `messages` of one log group. */
