@@ -11,22 +11,39 @@ import { logger } from '../../functions/runtime/logger'
  * `awslogs` event CloudWatch Logs builds from them (base64 of gzip of its JSON envelope).
  */
 
-/** The lines `write` makes the process's logger print, at INFO, as Lambda would ingest them. */
-export const capturedLines = (write: () => void): string[] => {
+/**
+ * Starts catching what the process's logger prints, at INFO, as Lambda would ingest it: `stop()`
+ * gives stdout and the level back and answers the lines (for a write that awaits, such as a
+ * request to the local server).
+ */
+export const catchLines = () => {
   const level = logger.getLevelName()
   logger.setLogLevel('INFO')
   const stdout = jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
+  return {
+    stop: (): string[] => {
+      const lines = stdout.mock.calls
+        .map(([chunk]) => String(chunk))
+        .join('')
+        .split('\n')
+        .filter((line) => line.length > 0)
+      stdout.mockRestore()
+      logger.setLogLevel(level)
+      return lines
+    },
+  }
+}
+
+/** The lines `write` makes the process's logger print. */
+export const capturedLines = (write: () => void): string[] => {
+  const caught = catchLines()
   try {
     write()
-    return stdout.mock.calls
-      .map(([chunk]) => String(chunk))
-      .join('')
-      .split('\n')
-      .filter((line) => line.length > 0)
-  } finally {
-    stdout.mockRestore()
-    logger.setLogLevel(level)
+  } catch (error) {
+    caught.stop()
+    throw error
   }
+  return caught.stop()
 }
 
 /** A CloudWatch Logs subscription's event for `messages` of one log group. */
