@@ -422,6 +422,8 @@ const main = async () => {
       // The sweep every few seconds rather than every minute: expiry shows soon after a move.
       scheduleEveryMs: LOCAL_SWEEP_EVERY_MS,
       startUpClient: dynamodb,
+      // The request log: the routes' entries written every 250 ms (local/request-log-flusher.ts).
+      requestLog: {},
     })
     dynamodb.destroy()
     apiOptions.pipeline = pipeline

@@ -98,12 +98,25 @@ export type ScheduleTrigger = {
   periodSeconds: number
 }
 
+/**
+ * A CloudWatch Logs subscription on the log group of `source` (the grant API's routes' functions)
+ * for the lines matching `filterPattern`. CloudWatch Logs invokes asynchronously: Lambda retries a
+ * failure `retryAttempts` times, then records it in `deadLetter`.
+ */
+export type LogsTrigger = {
+  kind: 'logs'
+  source: 'grantApiRoutes'
+  filterPattern: string
+  retryAttempts: number
+  deadLetter: string
+}
+
 export type ConsumerSpec = {
   /** Construct id of the function, and its name in the local pipeline's consumer map. */
   id: string
   /** Handler module, relative to the project root. */
   entry: string
-  trigger: StreamTrigger | QueueTrigger | TopicTrigger | ScheduleTrigger
+  trigger: StreamTrigger | QueueTrigger | TopicTrigger | ScheduleTrigger | LogsTrigger
   timeoutSeconds: number
   memorySize: number
   /** Exactly the DynamoDB actions it needs, per table (as a route's `access`). */
@@ -144,6 +157,15 @@ export const GRANT_STREAM_FAILURES = 'GrantStreamFailures'
 export const GRANT_FIGURES_FAILURES = 'GrantFiguresFailures'
 /** Where SES events whose handler failed three times go: no consumer. */
 export const MAIL_EVENTS_DEAD_LETTERS = 'MailEventsDeadLetters'
+/** Request log deliveries the writer failed three times: no consumer. */
+export const REQUEST_LOG_DEAD_LETTERS = 'RequestLogDeadLetters'
+
+/**
+ * The request log's lines (runtime/request-log-sink.ts), and not the plain `request` line every
+ * route logs (http/middleware.ts), which must not wake the writer. CloudWatch Logs' JSON syntax.
+ */
+export const REQUEST_LOG_FILTER_PATTERN =
+  '{ ($.message = "request") && ($.requestLog.requestId = "req_*") }'
 
 /**
  * Send to many (issue 20): the commit (CreateGrantBatch) puts one message per chunk of rows here
@@ -437,6 +459,22 @@ export const CONSUMERS = [
     // Opens the endpoints' sealed secrets to sign.
     kms: 'decrypt',
   },
+  {
+    // The request log (issue 33, docs/decisions/request-log.md): the `requests` table.
+    id: 'RequestLog',
+    entry: 'functions/handlers/request-log.handler.ts',
+    trigger: {
+      kind: 'logs',
+      source: 'grantApiRoutes',
+      filterPattern: REQUEST_LOG_FILTER_PATTERN,
+      retryAttempts: 2, // idempotent puts: a delivery tried again writes nothing twice
+      deadLetter: REQUEST_LOG_DEAD_LETTERS,
+    },
+    // A delivery (one asynchronous payload) holds a few thousand lines at most, 25 a call.
+    timeoutSeconds: 60,
+    memorySize: 256,
+    access: { requests: ['dynamodb:BatchWriteItem'] },
+  },
 ] as const satisfies readonly ConsumerSpec[]
 
 export type ConsumerId = (typeof CONSUMERS)[number]['id']
@@ -447,10 +485,11 @@ export const consumerById = (id: ConsumerId): ConsumerSpec => {
   return found
 }
 
-/** Where the stream readers' failed batches and failed SES events go: queues no consumer reads. */
+/** Failed stream batches, SES events and request log deliveries: queues no consumer reads. */
 export const FAILURE_QUEUES: readonly string[] = [
   ...CONSUMERS.flatMap((c) => (c.trigger.kind === 'stream' ? [c.trigger.onFailure] : [])),
   MAIL_EVENTS_DEAD_LETTERS,
+  ...CONSUMERS.flatMap((c) => (c.trigger.kind === 'logs' ? [c.trigger.deadLetter] : [])),
 ]
 
 /** The tables with a stream, and its view type: the stack and local/tables.ts both read it. */

@@ -11,7 +11,13 @@ import {
   SqsDlq,
   SqsEventSource,
 } from 'aws-cdk-lib/aws-lambda-event-sources'
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs'
+import {
+  FilterPattern,
+  type ILogGroup,
+  type RetentionDays,
+  SubscriptionFilter,
+} from 'aws-cdk-lib/aws-logs'
+import { LambdaDestination } from 'aws-cdk-lib/aws-logs-destinations'
 import {
   ConfigurationSet,
   EmailSendingEvent,
@@ -26,6 +32,7 @@ import {
   type ConsumerId,
   type ConsumerSpec,
   FAILURE_QUEUES,
+  type LogsTrigger,
   QUEUES,
   type QueueId,
 } from '../functions/consumers'
@@ -101,6 +108,11 @@ export type GrantPipelineProps = {
   ephemeral: boolean
   logLevel: string
   serviceName: string
+  /**
+   * The log groups a `logs` trigger subscribes to, by its `source`: the grant API's routes' (one
+   * group they share, lib/route-functions.ts), for the request log.
+   */
+  logSources: Record<LogsTrigger['source'], readonly ILogGroup[]>
 }
 
 /**
@@ -123,8 +135,11 @@ export class GrantPipeline extends Construct {
   /** The functions that read a table's stream: each alarms on its iterator age. */
   readonly streamReaders: Record<string, ApiFunction>
 
+  private readonly logSources: GrantPipelineProps['logSources']
+
   constructor(scope: Construct, id: string, props: GrantPipelineProps) {
     super(scope, id)
+    this.logSources = props.logSources
     this.queues = {}
     this.deadLetterQueues = {}
     this.workQueues = {}
@@ -360,6 +375,25 @@ export class GrantPipeline extends Construct {
           schedule: Schedule.expression(trigger.expression),
           // No retry: the next run, a period later, picks up whatever this one left.
           targets: [new LambdaTarget(fn.fn, { retryAttempts: 0 })],
+        })
+        return
+      }
+      case 'logs': {
+        // CloudWatch Logs invokes asynchronously: Lambda retries a failure, then records the
+        // delivery here. Each subscription's destination adds the permission for
+        // logs.amazonaws.com, its source ARN that one log group.
+        fn.fn.configureAsyncInvoke({
+          retryAttempts: trigger.retryAttempts,
+          onFailure: new SqsDestination(queueOf(trigger.deadLetter)),
+        })
+        const groups = [...new Set(this.logSources[trigger.source])]
+        if (groups.length === 0) throw new Error(`${spec.id}: no log group of ${trigger.source}`)
+        groups.forEach((logGroup, index) => {
+          new SubscriptionFilter(this, `${spec.id}Subscription${index === 0 ? '' : index}`, {
+            logGroup,
+            destination: new LambdaDestination(fn.fn),
+            filterPattern: FilterPattern.literal(trigger.filterPattern),
+          })
         })
         return
       }

@@ -32,6 +32,7 @@ import {
 } from '../functions/consumers'
 import { ENV, TABLE_ENV } from '../functions/env-names'
 import { ROUTES, type Route, type RouteId, USER_SCOPE } from '../functions/routes'
+import { GRANT_API_ROUTES } from '../functions/routes/grant-api'
 import {
   GRANT_LIST_INDEX_OUTPUT,
   type GrantListIndex,
@@ -192,6 +193,10 @@ export class GrantServiceStack extends Stack {
       ephemeral: props.ephemeral,
       logLevel: props.logLevel,
       serviceName: SERVICE_NAME,
+      // The request log's lines (issue 33): the grant API's routes log to one shared group.
+      logSources: {
+        grantApiRoutes: GRANT_API_ROUTES.map((route) => this.functions[route.id].logGroup),
+      },
     })
     this.allowQueueSends()
 

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
-import type { SNSEvent } from 'aws-lambda'
+import type { CloudWatchLogsEvent, SNSEvent } from 'aws-lambda'
 import type { Runtime } from '../functions/composition'
 import {
   CONSUMERS,
@@ -13,8 +13,10 @@ import {
 import type { QueueSender } from '../functions/runtime/queue-sender'
 import { makeGrantFiguresHandler } from '../functions/wiring/grant-figures.consumer'
 import { makeGrantStreamHandler } from '../functions/wiring/grant-stream.consumer'
+import { makeRuntimeRequestLogWriter } from '../functions/wiring/request-log.consumer'
 import { LocalQueue, localQueueSender, pollOnce, type SqsBatchHandler } from './queue'
 import { QueueHolds } from './queue-holds'
+import { startRequestLogFlusher, type Ticker } from './request-log-flusher'
 import {
   createStreamsClient,
   type GivenUp,
@@ -51,6 +53,8 @@ export type ConsumerHandlers = {
   GrantBatchWorker?: SqsBatchHandler
   WebhookSender?: SqsBatchHandler
   MailEvents?: (event: SNSEvent) => Promise<unknown>
+  /** No local trigger: under npm start the request log's flusher feeds the same writer. */
+  RequestLog?: (event: CloudWatchLogsEvent) => Promise<unknown>
   OfferSweep?: () => Promise<unknown>
 }
 
@@ -81,6 +85,13 @@ export type PipelineOptions = {
   onError?: (message: string) => void
   /** For the calls made while starting (npm start's patient one, local/start-up-client.ts). */
   startUpClient?: DynamoDBClient
+  /**
+   * The request log (issue 33): the routes' entries buffered (this process's request log sink)
+   * and written by the RequestLog writer every `everyMs` (local/request-log-flusher.ts, 250 by
+   * default), as the Lambda writes them in AWS. `ticker`: a test's own clock for the ticks.
+   * Absent: the routes' entries stay log lines.
+   */
+  requestLog?: { everyMs?: number; ticker?: Ticker }
 }
 
 export type PipelineStatus = {
@@ -95,6 +106,8 @@ export type PipelineStatus = {
   held: Record<string, { let: number }>
   /** Whether nothing is left that a consumer could do now. */
   idle: boolean
+  /** Request log entries recorded and not written yet (with `requestLog`). */
+  requestLogPending: number
 }
 
 export type LocalPipeline = {
@@ -289,6 +302,16 @@ const waitForIdlePass = (
     wake()
   })
 
+/** The request log's flusher over the runtime's writer, when asked for (npm start). */
+const startRequestLog = (options: PipelineOptions, onError: (message: string) => void) =>
+  options.requestLog === undefined
+    ? undefined
+    : startRequestLogFlusher({
+        writer: makeRuntimeRequestLogWriter(options.runtime),
+        ...options.requestLog,
+        onError,
+      })
+
 export const startLocalPipeline = async (options: PipelineOptions): Promise<LocalPipeline> => {
   const { runtime } = options
   const onError = options.onError ?? ((message: string) => console.error(message))
@@ -300,6 +323,7 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
   const { streams, pollers } = await startStreamPollers(options, handlers, onError)
 
   const queueConsumers = queueConsumersOf(handlers, queues)
+  const requestLog = startRequestLog(options, onError)
 
   const holds = new QueueHolds()
   /** Whether `c` has a message it may take now (a held queue's others wait, as if unplugged). */
@@ -394,6 +418,7 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
     consumers: Object.keys(handlers) as ConsumerId[],
     held: holds.view(),
     idle: streamPending === 0 && pumping.size === 0 && !queueConsumers.some(takesNow),
+    requestLogPending: requestLog?.pending() ?? 0,
   })
   const hold = (queue: string | undefined, held: boolean, letThrough = 0) => {
     if (queue !== undefined && !queueConsumers.some((c) => c.queue.spec.id === queue)) {
@@ -412,13 +437,17 @@ export const startLocalPipeline = async (options: PipelineOptions): Promise<Loca
       QUEUES.map((q) => [q.id, localQueueSender(queues[q.id] as LocalQueue)]),
     ) as Record<QueueId, QueueSender>,
     status,
-    drain: (timeoutMs = 30_000) =>
+    drain: async (timeoutMs = 30_000) => {
+      // The request log's entries recorded so far, written now rather than at the next tick.
+      await requestLog?.flush()
       // A pass that starts after this call (the one running may have read the stream before
       // the caller's write) and ends idle.
-      waitForIdlePass(passes + 1, timeoutMs, passWaiters, status, wake),
+      return waitForIdlePass(passes + 1, timeoutMs, passWaiters, status, wake)
+    },
     runSchedule,
     hold,
     stop: async () => {
+      await requestLog?.stop()
       stopped = true
       if (timer) clearTimeout(timer)
       for (const t of scheduleTimers) clearInterval(t)

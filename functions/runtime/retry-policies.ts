@@ -158,3 +158,15 @@ export const figuresWrite = {
   maxDelayMs: 1_000,
   jitter: 'full',
 } as const satisfies Backoff
+
+/**
+ * The RequestLog writer's BatchWriteItem throttled or left unprocessed: 6 sends, 50 ms doubling
+ * to 800 ms (about 1.5 s in all), then the invocation fails and Lambda tries it again (its
+ * entries are idempotent puts).
+ */
+export const requestLogWrite = {
+  attempts: 6,
+  baseDelayMs: 50,
+  maxDelayMs: 800,
+  jitter: 'equal',
+} as const satisfies Backoff

@@ -9,6 +9,7 @@ import {
   MAIL_EVENTS_DEAD_LETTERS,
   OFFER_MAIL_QUEUE,
   QUEUES,
+  REQUEST_LOG_DEAD_LETTERS,
   STREAMS,
   WEBHOOKS_QUEUE,
 } from '../../functions/consumers'
@@ -591,6 +592,7 @@ describe('the offer mail queue and OfferMailer', () => {
       GRANT_STREAM_FAILURES,
       GRANT_FIGURES_FAILURES,
       MAIL_EVENTS_DEAD_LETTERS,
+      REQUEST_LOG_DEAD_LETTERS,
     ]
     expect(deadLetters).toContain(GRANT_BATCH_ROWS_QUEUE.deadLetter.id)
     expect(depth.map((a) => a.Dimensions)).toEqual(

@@ -9,10 +9,10 @@ import {
   type CfnResource,
   type CfnTemplate,
   CONTEXTS,
+  grantsOfRole,
   PROJECT_ROOT,
   resource,
   resourcesOfType,
-  rolePolicies,
   synth,
 } from '../support/synth'
 
@@ -62,22 +62,6 @@ const placed = (s: typeof prod, route: Route) => {
 
 const routesOf = (auth: Route['auth']) =>
   (ROUTES as readonly Route[]).filter((r) => r.auth === auth && r.routeKey !== '$default')
-
-/** Every (action, resource) pair a role's policies allow, resources as the template writes them. */
-const grantsOfRole = (t: CfnTemplate, roleId: string) =>
-  rolePolicies(t)
-    .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
-    .flatMap(([, p]) =>
-      (
-        p.Properties.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] }
-      ).Statement.flatMap((s) =>
-        [s.Action]
-          .flat()
-          .flatMap((action) =>
-            [s.Resource].flat().map((r) => ({ action: String(action), resource: r })),
-          ),
-      ),
-    )
 
 const tableKeyOf = (t: CfnTemplate, logicalId: string) =>
   (Object.keys(TABLES) as (keyof typeof TABLES)[]).find((key) => {

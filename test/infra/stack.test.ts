@@ -988,6 +988,7 @@ describe('outputs and stages', () => {
         'GrantStreamFailuresQueueUrl',
         'GrantFiguresFailuresQueueUrl',
         'MailEventsDeadLettersQueueUrl',
+        'RequestLogDeadLettersQueueUrl',
         'MailConfigurationSet',
         // The user pool (test/infra/identity.test.ts checks their values).
         'UserPoolId',

@@ -3,18 +3,23 @@ import { existsSync, mkdtempSync, readFileSync, readlinkSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb'
 import { decodeJwt } from 'jose'
-import { generateApiKey } from '../../functions/domain/api-key'
+import { generateApiKey, type Mode } from '../../functions/domain/api-key'
+import { requestLogPartition } from '../../functions/domain/request-log'
 import {
   CognitoIdentityProvider,
   createCognitoClient,
 } from '../../functions/identity/cognito-identity-provider'
 import type { LocalIdentity } from '../../local/cognito-local'
+import { LOCAL_TABLES } from '../../local/local-env'
 import type { Mail } from '../../local/mail-sink'
 import type { Seed } from '../../local/seed'
 import { grantBody, postGrant, request } from '../support/api'
 import { completeFirstSignIn } from '../support/identity'
 import { launchNpmStart, type Started, waitFor as waitForStart } from '../support/npm-start'
+import { drainNpmStart } from '../support/pipeline'
 import { gone, isAlive } from '../support/process'
 import { runSmokeHere, spawnSmoke } from '../support/smoke-run'
 import { exchange, openRaw, sleep } from './raw-client'
@@ -196,10 +201,35 @@ describe('npm start --in-memory', () => {
       `curl -i -X POST ${seed.baseUrl}/programs/${seed.programs.TEST}/grant-tokens`,
     )
     expect(server.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    const requestIds: [Mode, string][] = []
     for (const mode of ['TEST', 'LIVE'] as const) {
       const call = await postGrant(seed.baseUrl, seed.programs[mode], seed.keys[mode])
       expect(call.status).toBe(201)
       expect(call.body.mode).toBe(mode)
+      requestIds.push([mode, call.headers.get('request-id') as string])
+    }
+    // The request log (issue 33): a drain writes what the flusher holds, so both are there now.
+    await drainNpmStart(seed.baseUrl)
+    const client = DynamoDBDocumentClient.from(
+      new DynamoDBClient({
+        endpoint: server.endpoint,
+        region: 'local',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+    )
+    try {
+      for (const [mode, requestId] of requestIds) {
+        const { Item } = await client.send(
+          new GetCommand({
+            TableName: LOCAL_TABLES.requests,
+            Key: { pk: requestLogPartition(seed.issuerId, mode, requestId), sk: requestId },
+            ConsistentRead: true,
+          }),
+        )
+        expect(Item).toMatchObject({ requestId, mode, status: 201, issuerId: seed.issuerId })
+      }
+    } finally {
+      client.destroy()
     }
   })
 

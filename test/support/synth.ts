@@ -307,3 +307,19 @@ export const rolePolicies = (template: CfnTemplate): [string, CfnResource][] => 
     ),
   ),
 ]
+
+/** Every (action, resource) pair a role's policies allow, resources as the template writes them. */
+export const grantsOfRole = (t: CfnTemplate, roleId: string) =>
+  rolePolicies(t)
+    .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+    .flatMap(([, p]) =>
+      (
+        p.Properties.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] }
+      ).Statement.flatMap((s) =>
+        [s.Action]
+          .flat()
+          .flatMap((action) =>
+            [s.Resource].flat().map((r) => ({ action: String(action), resource: r })),
+          ),
+      ),
+    )
