@@ -2,6 +2,7 @@ import { figuresPaths, figuresSchemas } from './openapi-figures'
 import { grantLifeSchemas, grantSchemas } from './openapi-grant-schemas'
 import { grantPaths } from './openapi-grants'
 import { holdingsPaths, holdingsSchemas, holdingsSecuritySchemes } from './openapi-holdings'
+import { keyLimitPaths, keyLimitSchemas } from './openapi-key-limits'
 import { manageBatchPaths, manageBatchSchemas } from './openapi-manage-batches'
 import { manageGrantPaths, manageGrantSchemas } from './openapi-manage-grants'
 import { jsonSchema } from './openapi-parts'
@@ -168,6 +169,7 @@ export const buildOpenApi = () => ({
     ...manageGrantListPaths,
     ...figuresPaths,
     ...programValuePaths,
+    ...keyLimitPaths,
   },
   // What the service sends to an issuer's webhook endpoints (OpenAPI 3.1), one entry per kind.
   webhooks: webhooksSection,
@@ -188,6 +190,7 @@ export const buildOpenApi = () => ({
       ...manageGrantListSchemas,
       ...figuresSchemas,
       ...programValueSchemas,
+      ...keyLimitSchemas,
     },
     responses: {
       ...problemResponses(),

@@ -85,6 +85,8 @@ export type ApiKeyRecord = {
   expiresAt?: number
   prefix: string
   last4: string
+  /** Requests a second (domain/rate-limit.ts); absent: the mode's default. */
+  rateLimit?: number
 }
 
 /** What a cached, authenticated key may be trusted with: issuer and mode never change. */

@@ -65,6 +65,16 @@ export const MANAGE_PROGRAM_ROUTES = [
     },
     indexes: { apiKeys: { [INDEX.keysById]: ['dynamodb:Query'] } },
   }),
+  // A key's rate limit (issue 33): the key read, then updated on the state it was read in.
+  userRoute('UpdateKey', 'PATCH /manage/issuers/{issuerId}/keys/{keyId}', 'key-update', {
+    role: 'admin',
+    access: {
+      memberships: MEMBER,
+      apiKeys: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      audit: AUDIT,
+    },
+    indexes: { apiKeys: { [INDEX.keysById]: ['dynamodb:Query'] } },
+  }),
   userRoute('ListAudit', 'GET /manage/issuers/{issuerId}/audit', 'audit-list', {
     role: 'viewer',
     access: { memberships: MEMBER, audit: ['dynamodb:Query'] },
