@@ -1,7 +1,15 @@
 import { GRANT_STATES } from '../functions/domain/grant-lifecycle'
 import { GRANT_PAGE } from '../functions/domain/grant-list-query'
 import { LIMITS } from '../functions/domain/grant-request.schema'
-import { jsonContent, ok, pageParameter, problems, query, REQUEST_ID } from './openapi-parts'
+import {
+  jsonContent,
+  ok,
+  pageParameter,
+  problems,
+  query,
+  RATE_LIMIT_HEADERS,
+  REQUEST_ID,
+} from './openapi-parts'
 import { TOKEN_VALUE_EXAMPLE } from './openapi-values'
 
 /**
@@ -80,7 +88,8 @@ export const grantPaths = {
           description: 'The grant was made (or, with Idempotent-Replayed: true, had been made).',
           headers: {
             Location: { $ref: '#/components/headers/Location' },
-            'x-request-id': { $ref: '#/components/headers/RequestId' },
+            ...REQUEST_ID,
+            ...RATE_LIMIT_HEADERS,
             'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' },
           },
           content: {
@@ -100,7 +109,7 @@ export const grantPaths = {
         'The grant as its 201 showed it, with where it is in its life: `status`, `rejectionReason`, `expiresAt` (the end of the offer window), `delivery` (the offer e-mail) and `history` (every transition and delivery event, oldest first; a member of the issuer is shown as `person`, never by name). Use it to check a grant after a timeout.',
       parameters: GrantIdParameters,
       responses: {
-        '200': ok('The grant.', 'GrantDetail', GRANT_DETAIL_EXAMPLE),
+        '200': ok('The grant.', 'GrantDetail', GRANT_DETAIL_EXAMPLE, RATE_LIMIT_HEADERS),
         ...problems([401, 403, 404, 500, 503]),
       },
     },
@@ -114,7 +123,7 @@ export const grantPaths = {
         "Cancels a `reserved` or `offered` grant: its shares go back to the program's pool in the same transaction, and its history records `canceled` by this key. Idempotent: a canceled grant answers 200 as it is and nothing is written. An accepted grant is final (409 `grant_accepted`); a rejected or expired one is 409 `grant_state_conflict`. Another issuer's grant, another mode's or another program's answers 404 `grant_not_found`, like a missing one. No body is read.",
       parameters: GrantIdParameters,
       responses: {
-        '200': ok('The grant, canceled.', 'GrantDetail', GRANT_DETAIL_EXAMPLE),
+        '200': ok('The grant, canceled.', 'GrantDetail', GRANT_DETAIL_EXAMPLE, RATE_LIMIT_HEADERS),
         ...problems([401, 403, 404, 409, 500, 503]),
       },
     },
@@ -132,7 +141,7 @@ export const grantPaths = {
         content: jsonContent('TestTransitionRequest', { to: 'rejected', reason: 'declined' }),
       },
       responses: {
-        '200': ok('The grant, moved.', 'GrantDetail'),
+        '200': ok('The grant, moved.', 'GrantDetail', undefined, RATE_LIMIT_HEADERS),
         ...problems([400, 401, 403, 404, 409, 413, 415, 500, 503]),
       },
     },
@@ -178,6 +187,7 @@ export const grantPaths = {
           }),
           headers: {
             ...REQUEST_ID,
+            ...RATE_LIMIT_HEADERS,
             'Cache-Control': {
               description: 'Always `no-store`.',
               schema: { type: 'string', const: 'no-store' },
@@ -197,19 +207,24 @@ export const grantPaths = {
         "The program of the key's issuer, in the key's mode: its name, status, pool and what is left of it (`pool` and `remaining` are null for a program without a pool). `tokensCount` (= `issued`: shares of reserved, offered and accepted grants) and `active` (= `status` is `active`) are the names a client written for the reference product reads, as are `tokenValue`, `tokenValueCurrency` and `tokenValueCalculatedDate`: the value of a share now (the value history entry with the latest `asOf`; null while none is set). Another issuer's program answers exactly like one that does not exist (404); a key of the other mode is 403.",
       parameters: [{ $ref: '#/components/parameters/ProgramId' }],
       responses: {
-        '200': ok('The program.', 'Program', {
-          id: 'prg_0h7d3k9m2n4p6q8r1s3t5v7w9x',
-          object: 'program',
-          mode: 'TEST',
-          name: 'Referral programme',
-          status: 'active',
-          pool: 10000,
-          issued: 1250,
-          remaining: 8750,
-          tokensCount: 1250,
-          active: true,
-          ...TOKEN_VALUE_EXAMPLE,
-        }),
+        '200': ok(
+          'The program.',
+          'Program',
+          {
+            id: 'prg_0h7d3k9m2n4p6q8r1s3t5v7w9x',
+            object: 'program',
+            mode: 'TEST',
+            name: 'Referral programme',
+            status: 'active',
+            pool: 10000,
+            issued: 1250,
+            remaining: 8750,
+            tokensCount: 1250,
+            active: true,
+            ...TOKEN_VALUE_EXAMPLE,
+          },
+          RATE_LIMIT_HEADERS,
+        ),
         ...problems([401, 403, 404, 500, 503]),
       },
     },
@@ -241,18 +256,23 @@ export const grantPaths = {
         pageParameter('Grants', GRANT_PAGE),
       ],
       responses: {
-        '200': ok('A page of grants, newest first.', 'GrantList', {
-          object: 'list',
-          data: [
-            {
-              ...GRANT_EXAMPLE,
-              rejectionReason: null,
-              expiresAt: '2026-12-26T09:30:00.000Z',
-              delivery: 'sent',
-            },
-          ],
-          nextCursor: 'MjAyNi0xMS0yNlQwOTozMDowMC4wMDBaIGdyXzVrMng5cTh3N2U2cjV0NHkzdjJqMWgwcDlh',
-        }),
+        '200': ok(
+          'A page of grants, newest first.',
+          'GrantList',
+          {
+            object: 'list',
+            data: [
+              {
+                ...GRANT_EXAMPLE,
+                rejectionReason: null,
+                expiresAt: '2026-12-26T09:30:00.000Z',
+                delivery: 'sent',
+              },
+            ],
+            nextCursor: 'MjAyNi0xMS0yNlQwOTozMDowMC4wMDBaIGdyXzVrMng5cTh3N2U2cjV0NHkzdjJqMWgwcDlh',
+          },
+          RATE_LIMIT_HEADERS,
+        ),
         ...problems([400, 401, 403, 404, 500, 503]),
       },
     },

@@ -20,7 +20,16 @@ export const jsonSchema = (schema: z.ZodMiniType, io: 'input' | 'output') => {
 
 export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
-export const REQUEST_ID = { 'x-request-id': { $ref: '#/components/headers/RequestId' } }
+export const REQUEST_ID = {
+  'Request-Id': { $ref: '#/components/headers/RequestId' },
+  'x-request-id': { $ref: '#/components/headers/RequestId' },
+}
+
+/** The RateLimit fields (draft-ietf-httpapi-ratelimit-headers-11) every integrator answer has. */
+export const RATE_LIMIT_HEADERS = {
+  'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' },
+  RateLimit: { $ref: '#/components/headers/RateLimit' },
+}
 
 /** The management routes' security: a member's access token. */
 export const BEARER = [{ bearer: [] }]

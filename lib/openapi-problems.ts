@@ -1,7 +1,7 @@
 import * as z from 'zod/mini'
 import type { ErrorCode } from '../functions/domain/errors'
 import { ERROR_CODES, MANAGEMENT_ONLY_CODES, problemType } from '../functions/http/problem'
-import { type Json, jsonSchema } from './openapi-parts'
+import { type Json, jsonSchema, RATE_LIMIT_HEADERS, REQUEST_ID } from './openapi-parts'
 
 /**
  * Part of openapi.json: the problem answers (RFC 9457), from the error catalogue
@@ -35,7 +35,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'The body is larger than the route takes (16 KiB for a grant)',
   415: 'The body is not JSON',
   422: 'The Idempotency-Key was used with a different request',
-  429: 'Too many attempts for now; `Retry-After` says when to try again',
+  429: 'Too many requests for now: the API key is over its rate limit (`rate_limited`, with the `RateLimit` fields), or, on the recipient routes, too many attempts with a link; `Retry-After` says when to try again',
   500: 'Unexpected error; nothing internal is revealed',
   503: 'DynamoDB is throttled or unavailable; retry with the same Idempotency-Key',
 }
@@ -57,7 +57,7 @@ const problemResponse = (status: number, manage = false) => {
   return {
     description: `${(manage ? MANAGE_STATUS_TEXT : STATUS_TEXT)[status]}. Codes: ${here.map((c) => `\`${c}\``).join(', ')}.`,
     headers: {
-      'x-request-id': { $ref: '#/components/headers/RequestId' },
+      ...REQUEST_ID,
       ...(status === 405
         ? {
             Allow: {
@@ -70,6 +70,8 @@ const problemResponse = (status: number, manage = false) => {
       ...(status === 503 || status === 429
         ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } }
         : {}),
+      // Every integrator answer carries the RateLimit fields; the recipient routes' do not.
+      ...(manage ? {} : RATE_LIMIT_HEADERS),
       ...(here.includes('request_conflict')
         ? {
             'Retry-After': {

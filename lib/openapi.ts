@@ -95,8 +95,19 @@ const SHARED_COMPONENTS = {
   },
   headers: {
     RequestId: {
-      description: 'Id of this request; quote it when reporting a problem.',
+      description:
+        "Id of this request (`req_` and 26 letters; `x-request-id` is the same id, for older clients); quote it when reporting a problem, or find the request in the console's request log.",
       schema: { type: 'string' },
+    },
+    RateLimitPolicy: {
+      description:
+        "The API key's rate limit (draft-ietf-httpapi-ratelimit-headers-11, a Structured Field List): `q` requests a second (`w=1`) across all instances, with bursts up to twice that. Sent on every answer of an integrator route for a known key.",
+      schema: { type: 'string', example: '"key";q=25;w=1' },
+    },
+    RateLimit: {
+      description:
+        "What remains of the key's limit as the answering instance sees it: `r` requests, and `t` seconds until the burst is whole again. Sent with RateLimit-Policy.",
+      schema: { type: 'string', example: '"key";r=42;t=1' },
     },
     Location: { description: 'Path of the grant.', schema: { type: 'string' } },
     IdempotentReplayed: {

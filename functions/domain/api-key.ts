@@ -85,7 +85,7 @@ export type ApiKeyRecord = {
   expiresAt?: number
   prefix: string
   last4: string
-  /** Requests a second (domain/rate-limit.ts); absent: the mode's default. */
+  /** Requests a second across all instances (domain/rate-limit.ts); absent: the mode's default. */
   rateLimit?: number
 }
 

@@ -50,6 +50,7 @@ export type ErrorCode =
   | 'link_expired'
   | 'session_expired'
   | 'resend_too_soon'
+  | 'rate_limited'
   | 'internal_error'
   | 'service_unavailable'
 
@@ -408,5 +409,23 @@ export class ResendTooSoon extends DomainError {
   readonly title = 'Offer sent recently'
   constructor(override readonly retryAfterSeconds: number) {
     super(`The offer was sent moments ago; it can be sent again in ${retryAfterSeconds} seconds.`)
+  }
+}
+
+/**
+ * The API key is over its rate limit (domain/rate-limit.ts): nothing was done. The answer carries
+ * `Retry-After` and the RateLimit fields (`headers`), as every answer of the integrator API does.
+ */
+export class RateLimited extends DomainError {
+  readonly code = 'rate_limited'
+  readonly title = 'Rate limit exceeded'
+  constructor(
+    readonly limit: number,
+    override readonly retryAfterSeconds: number,
+    override readonly headers: Record<string, string> = {},
+  ) {
+    super(
+      `This API key is over its limit of ${limit} requests a second; nothing was done. Retry in ${retryAfterSeconds} seconds.`,
+    )
   }
 }

@@ -66,6 +66,7 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, number>> = {
   link_expired: 410,
   session_expired: 401,
   resend_too_soon: 429,
+  rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
 }

@@ -31,6 +31,7 @@ describe('error mapping', () => {
     [new requestErrors.UnsupportedMediaType(), 415, 'unsupported_media_type'],
     [new errors.IdempotencyKeyReused(), 422, 'idempotency_key_reused'],
     [new errors.ServiceUnavailable(), 503, 'service_unavailable'],
+    [new errors.RateLimited(25, 2), 429, 'rate_limited'],
   ])('%p is %i %s as RFC 9457 problem+json', (error, status, code) => {
     const { response, problem } = problemResponse(error, 'req-1')
     expect(response.statusCode).toBe(status)
