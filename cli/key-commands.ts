@@ -42,6 +42,9 @@ const publicKey = (k: KeyView) => ({
 })
 const SECRET_WARNING =
   'This secret is shown once and cannot be shown again: only its SHA-256 hash is stored. Put it in your secret manager now.'
+/** A new key's --json: the key, its secret this once, the warning. */
+const newKeyJson = (record: KeyView, secret: string, more: object = {}) =>
+  JSON.stringify({ ...publicKey(record), secret, warning: SECRET_WARNING, ...more })
 
 export const KEY_COMMANDS: Record<string, Command> = {
   'key create': {
@@ -55,13 +58,7 @@ export const KEY_COMMANDS: Record<string, Command> = {
         expiresIn: str(values, 'expires-in'),
       })
       if (json) {
-        io.out(
-          JSON.stringify({
-            ...publicKey({ ...record, state: 'active' }),
-            secret,
-            warning: SECRET_WARNING,
-          }),
-        )
+        io.out(newKeyJson({ ...record, state: 'active' }, secret))
         return
       }
       io.err(`WARNING: ${SECRET_WARNING}`)
@@ -111,14 +108,7 @@ export const KEY_COMMANDS: Record<string, Command> = {
     run: async (admin, { id, values, json }, io) => {
       const { secret, record, old } = await admin.rollKey(id, str(values, 'grace'))
       if (json) {
-        io.out(
-          JSON.stringify({
-            ...publicKey({ ...record, state: 'active' }),
-            secret,
-            warning: SECRET_WARNING,
-            old: publicKey(old),
-          }),
-        )
+        io.out(newKeyJson({ ...record, state: 'active' }, secret, { old: publicKey(old) }))
         return
       }
       io.err(`WARNING: ${SECRET_WARNING}`)
