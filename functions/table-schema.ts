@@ -115,7 +115,11 @@ export const TABLES = /* @__PURE__ */ schemas(
       apiKeys: {
         partitionKey: { name: 'keyHash', type: 'S' },
         // A grant only condition-checks a key item and never writes it, so these indexes are written
-        // only when a key is created, revoked or rolled: ALL costs nothing on the hot path.
+        // only when a key is created, revoked or rolled: ALL costs nothing on the hot path. The
+        // table also holds each key's rate bucket (`keyHash = rate#<keyId>`, `tat`, `purgeAt`:
+        // stores/rate-leases.dynamodb.ts), written a few times a second by busy keys: it has no
+        // keyId, issuerId or createdAt, so it is in neither index, and the grant path, which
+        // reads keys by their 64-hex hash only, never reads it.
         globalSecondaryIndexes: [
           {
             indexName: INDEX.keysById,

@@ -38,11 +38,14 @@ const projection = (index: IndexSchema) => {
 
 /**
  * The tables whose items expire by themselves, and the attribute (epoch seconds) DynamoDB's TTL
- * reads: link tokens and rate-limit counters in the grants table, handled timers, and TEST inbox
+ * reads: API keys' rate buckets, link tokens and rate-limit counters in the grants table, handled timers, and TEST inbox
  * messages after 30 days. An item without the attribute (every grant) never expires. DynamoDB
  * deletes expired items within days, not at the second: every reader checks the time itself.
  */
 export const TIME_TO_LIVE: Partial<Record<TableKey, string>> = {
+  // An idle key's rate bucket (`rate#<keyId>`, stores/rate-leases.dynamodb.ts), a day on; keys
+  // themselves have no `purgeAt`.
+  apiKeys: 'purgeAt',
   grants: 'purgeAt',
   timers: 'purgeAt',
   inbox: 'purgeAt',

@@ -13,6 +13,7 @@ import type {
 import type { ChangeOptions, IssuerModeFilter } from './changes.store'
 import { issuerItems, issuerUpdate } from './issuer-items.dynamodb'
 import { queryAll, scanAll } from './paging'
+import { RATE_ITEM_PREFIX } from './rate-leases.dynamodb'
 
 /** A key that can be rolled: active, and not past its expiry (`:now`). */
 const ROLLABLE = '#status = :active AND (attribute_not_exists(#expires) OR #expires > :now)'
@@ -81,10 +82,14 @@ export class DynamoDbApiKeyStore extends DynamoDbAdminBase implements ApiKeyStor
         ? await scanAll<AdminKeyRecord>(this.send, {
             TableName: this.tables.apiKeys,
             ConsistentRead: true,
-            // Pointer items are not keys. (They are in neither index: they have no keyId,
-            // issuerId or createdAt.)
-            FilterExpression: 'NOT begins_with(keyHash, :pointer)',
-            ExpressionAttributeValues: { ':pointer': KEY_ID_POINTER.prefix },
+            // Pointer items and rate buckets are not keys. (They are in neither index: they have
+            // no keyId, issuerId or createdAt.)
+            FilterExpression:
+              'NOT begins_with(keyHash, :pointer) AND NOT begins_with(keyHash, :rate)',
+            ExpressionAttributeValues: {
+              ':pointer': KEY_ID_POINTER.prefix,
+              ':rate': RATE_ITEM_PREFIX,
+            },
           })
         : await issuerItems<AdminKeyRecord>(this.client, this.send, this.pacing(), {
             table: this.tables.apiKeys,

@@ -142,8 +142,9 @@ describe('tables', () => {
     }
   })
 
-  it('expires link tokens, rate limits, timers, TEST inbox messages, webhook messages, counted-grant markers and request log entries by `purgeAt`, and nothing else', () => {
+  it('expires link tokens, rate limits, timers, TEST inbox messages, webhook messages, counted-grant markers, request log entries and the rate buckets of idle keys by `purgeAt`, and nothing else', () => {
     expect(TIME_TO_LIVE).toEqual({
+      apiKeys: 'purgeAt',
       grants: 'purgeAt',
       timers: 'purgeAt',
       inbox: 'purgeAt',
@@ -155,7 +156,9 @@ describe('tables', () => {
       const ttl = resource(prod.json, tableId(prod.json, key)).Properties.TimeToLiveSpecification
       expect({ key, ttl }).toEqual({
         key,
-        ttl: ['grants', 'timers', 'inbox', 'webhooks', 'figures', 'requests'].includes(key)
+        ttl: ['apiKeys', 'grants', 'timers', 'inbox', 'webhooks', 'figures', 'requests'].includes(
+          key,
+        )
           ? { AttributeName: 'purgeAt', Enabled: true }
           : undefined,
       })

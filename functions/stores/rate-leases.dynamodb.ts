@@ -1,0 +1,128 @@
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { emissionIntervalUs, gcraAvailable, msToUs } from '../domain/rate-limit'
+import { isConditionFailed } from './kernel/dynamodb-errors'
+import type { RateLease, RateLeaseRequest, RateLeaseStore } from './rate-leases.store'
+import { transientKind } from './store-errors'
+
+/** The bucket's item in the apiKeys table (table-schema.ts): no index holds it. */
+export const RATE_ITEM_PREFIX = 'rate#'
+export const rateItemKey = (keyId: string) => `${RATE_ITEM_PREFIX}${keyId}`
+
+/** Compare-and-set rounds before granting nothing: each learns the tat the last one met. */
+const ROUNDS = 3
+const DAY_S = 86_400
+
+/** The `tat` a refused write found: ALL_OLD on the error (raw or unmarshalled), else undefined. */
+const foundTat = (error: unknown): number | undefined | 'unknown' => {
+  const item = (error as { Item?: Record<string, unknown> }).Item
+  if (item === undefined) return 'unknown'
+  const tat = item.tat as number | { N?: string } | undefined
+  if (tat === undefined) return undefined
+  return typeof tat === 'number' ? tat : Number(tat.N)
+}
+
+/**
+ * GCRA leases without a read first: one conditional UpdateItem on `rate#<keyId>` grants what the
+ * bucket holds; a refused condition returns the item (ReturnValuesOnConditionCheckFailure), so
+ * the next round asks for what it now knows is there. `tat` is epoch microseconds (exact sums).
+ */
+export class DynamoDbRateLeases implements RateLeaseStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tables: { apiKeys: string },
+  ) {}
+
+  async lease(
+    { keyId, tokens, limit, burst, now }: RateLeaseRequest,
+    { signal }: { signal?: AbortSignal } = {},
+  ): Promise<RateLease | 'unavailable'> {
+    const nowUs = msToUs(now)
+    const t = emissionIntervalUs(limit)
+    // Unknown at first: an idle key's item is past (or absent), the common case for one write.
+    let tat: number | undefined
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        const known = tat !== undefined && tat > nowUs
+        const want = Math.min(
+          Math.floor(tokens),
+          known ? gcraAvailable(tat, nowUs, limit, burst) : burst,
+        )
+        if (want <= 0) return { granted: 0, tat: (tat ?? nowUs) / 1000 }
+        const outcome = await this.write(keyId, { known, want, t, nowUs, burst }, signal)
+        if (typeof outcome === 'number') return { granted: want, tat: outcome / 1000 }
+        tat = outcome.found === 'unknown' ? await this.read(keyId, signal) : outcome.found
+      }
+      // Outraced every round by other instances: the bucket is busy, so nothing this time.
+      return { granted: 0, tat: (tat ?? nowUs) / 1000 }
+    } catch (error) {
+      if (transientKind(error) !== undefined) return 'unavailable'
+      throw error
+    }
+  }
+
+  /** One conditional write: the new tat, or what the refused condition found. */
+  private async write(
+    keyId: string,
+    {
+      known,
+      want,
+      t,
+      nowUs,
+      burst,
+    }: { known: boolean; want: number; t: number; nowUs: number; burst: number },
+    signal: AbortSignal | undefined,
+  ): Promise<number | { found: number | undefined | 'unknown' }> {
+    const purgeAt = Math.ceil(nowUs / 1e6) + DAY_S
+    const command = known
+      ? // A bucket in use: tat moves on by what is taken, while it stays within the burst.
+        new UpdateCommand({
+          TableName: this.tables.apiKeys,
+          Key: { keyHash: rateItemKey(keyId) },
+          UpdateExpression: 'SET tat = tat + :taken, purgeAt = :purgeAt',
+          ConditionExpression: 'tat > :now AND tat <= :last',
+          ExpressionAttributeValues: {
+            ':taken': want * t,
+            ':now': nowUs,
+            ':last': nowUs + (burst - want) * t,
+            ':purgeAt': purgeAt,
+          },
+          ReturnValues: 'UPDATED_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        })
+      : // An idle (or new) bucket is full: it starts from now.
+        new UpdateCommand({
+          TableName: this.tables.apiKeys,
+          Key: { keyHash: rateItemKey(keyId) },
+          UpdateExpression: 'SET tat = :tat, purgeAt = :purgeAt',
+          ConditionExpression: 'attribute_not_exists(tat) OR tat <= :now',
+          ExpressionAttributeValues: {
+            ':tat': nowUs + want * t,
+            ':now': nowUs,
+            ':purgeAt': purgeAt,
+          },
+          ReturnValues: 'UPDATED_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        })
+    try {
+      const { Attributes } = await this.client.send(command, { abortSignal: signal })
+      return Number((Attributes as { tat: number }).tat)
+    } catch (error) {
+      if (isConditionFailed(error)) return { found: foundTat(error) }
+      throw error
+    }
+  }
+
+  /** For a DynamoDB that does not return the refused item: read it (strongly consistent). */
+  private async read(keyId: string, signal: AbortSignal | undefined): Promise<number | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tables.apiKeys,
+        Key: { keyHash: rateItemKey(keyId) },
+        ConsistentRead: true,
+        ProjectionExpression: 'tat',
+      }),
+      { abortSignal: signal },
+    )
+    return Item?.tat === undefined ? undefined : Number(Item.tat)
+  }
+}
