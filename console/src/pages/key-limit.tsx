@@ -61,7 +61,7 @@ export const KeyLimitDialog = ({
         Now {apiKey.rateLimit} requests a second
         {apiKey.rateLimitIsDefault ? `, the ${apiKey.mode} default` : ''}. Requests over it are
         refused with <code>429 rate_limited</code> and a <code>Retry-After</code>; the change
-        applies within about a second.
+        applies within 1.5 seconds.
       </p>
       <TextField
         label="Requests a second"

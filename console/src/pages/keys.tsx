@@ -293,7 +293,7 @@ export const KeysPage = () => {
           onSaved={(key) => {
             setDialog(undefined)
             setMessage(
-              `Key ${masked(key)} now allows ${key.rateLimit} requests a second${key.rateLimitIsDefault ? ' (the default)' : ''}; the API applies it within about a second.`,
+              `Key ${masked(key)} now allows ${key.rateLimit} requests a second${key.rateLimitIsDefault ? ' (the default)' : ''}; the API applies it within 1.5 seconds.`,
             )
             void reload()
           }}
