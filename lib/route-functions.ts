@@ -3,6 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs'
 import { ENV } from '../functions/env-names'
 import { FUNCTION_TIMEOUT_SECONDS, ROUTES, type Route, type RouteId } from '../functions/routes'
+import { RATE_ITEM_PREFIX } from '../functions/stores/rate-leases.dynamodb'
 import { type GrantListIndex, INDEX, type TableKey } from '../functions/table-schema'
 import { ApiFunction, sharedLogGroup } from './api-function'
 import type { GrantTables } from './grant-tables'
@@ -75,6 +76,18 @@ export const routeFunctions = (stack: Stack, props: RouteFunctionsProps) => {
         if (actions.length === 0) continue
         fn.role.addToPolicy(
           new PolicyStatement({ actions: [...actions], resources: [tableOf[table].tableArn] }),
+        )
+      }
+      // A key's rate bucket, and nothing else of the apiKeys table: its items start `rate#`.
+      if (route.rateBuckets) {
+        fn.role.addToPolicy(
+          new PolicyStatement({
+            actions: ['dynamodb:UpdateItem'],
+            resources: [tableOf.apiKeys.tableArn],
+            conditions: {
+              'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RATE_ITEM_PREFIX}*`] },
+            },
+          }),
         )
       }
       // ...and on exactly the indexes it declares: a Query on an index is authorised on

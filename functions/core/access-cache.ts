@@ -91,6 +91,15 @@ export class AccessCache {
     }
   }
 
+  /**
+   * The key's record alone (undefined: no such key), no older than the bound: for what a request
+   * needs before its program (the rate limit, http/integrator-request.ts).
+   */
+  async checkKey(keyHash: string, options: CallOptions = {}): Promise<ApiKeyRecord | undefined> {
+    if (!this.fresh(this.keys.get(keyHash))) await this.refresh({ keyHash }, options)
+    return this.keys.get(keyHash)?.value
+  }
+
   /** Drops what is known of a program: its shard count changed, or its head said no. */
   forgetProgram(programId: string): void {
     this.programs.delete(programId)

@@ -28,6 +28,8 @@ type CommonInput = {
   body: unknown
   /** The request's time budget; without one (CLI, tests) nothing is cut short. */
   deadline?: Deadline
+  /** The HTTP request's id (domain/request-id.ts), kept on the grant it makes. */
+  requestId?: string
 }
 
 /** The grant API (`apiKey`) or a member through the management API (`member`): one use case. */
@@ -109,6 +111,7 @@ export const makeGrantTokens = ({
       member,
       offerDays: checked.program?.head.offerDays,
       createdAt: clock(),
+      requestId: input.requestId,
     })
     const audit = sendAudit(grant, member, clock())
 

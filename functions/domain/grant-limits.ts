@@ -11,3 +11,12 @@ export const LIMITS = {
   maxBodyBytes: 16 * 1024,
   maxIdempotencyKeyLength: 255,
 } as const
+
+/** An Idempotency-Key's characters: printable ASCII, as Stripe and the IETF draft allow. */
+export const IDEMPOTENCY_KEY_CHARACTERS = /^[\x20-\x7e]+$/
+
+/** The Idempotency-Key rule without zod (the request log keeps only a well-formed key). */
+export const isWellFormedIdempotencyKey = (key: string): boolean =>
+  key.length >= 1 &&
+  key.length <= LIMITS.maxIdempotencyKeyLength &&
+  IDEMPOTENCY_KEY_CHARACTERS.test(key)

@@ -1,7 +1,7 @@
 // zod/mini: the same validation as classic zod at a fraction of the bundle (cold start matters).
 import * as z from 'zod/mini'
 import { InvalidIdempotencyKey } from './errors'
-import { LIMITS } from './grant-limits'
+import { IDEMPOTENCY_KEY_CHARACTERS, LIMITS } from './grant-limits'
 import { TEXT_RULES, textProblem } from './text-rules'
 
 // The limits live without zod (grant-limits.ts), the rules every free-text field shares in one
@@ -75,7 +75,11 @@ export type GrantRequest = z.output<typeof GrantRequestSchema>
 // Printable ASCII, as Stripe and the IETF Idempotency-Key draft allow.
 export const IdempotencyKeySchema = z
   .string()
-  .check(z.minLength(1), z.maxLength(LIMITS.maxIdempotencyKeyLength), z.regex(/^[\x20-\x7e]+$/))
+  .check(
+    z.minLength(1),
+    z.maxLength(LIMITS.maxIdempotencyKeyLength),
+    z.regex(IDEMPOTENCY_KEY_CHARACTERS),
+  )
 
 /**
  * The Idempotency-Key rule, for the grant API, the management API's sends and batch commits

@@ -47,6 +47,11 @@ export type GrantRecord = {
   /** The API key that made it; absent for a grant sent from the management API. */
   keyId?: string
   /**
+   * The request that made it (domain/request-id.ts): the request log's entry. Not part of the
+   * grant API's resource; the management API links it.
+   */
+  requestId?: string
+  /**
    * The person who sent it through the management API (one grant, or a batch they committed).
    * Never part of the grant API's resource (functions/http/grant-resource.ts): integrators do not see who.
    */

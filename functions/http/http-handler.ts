@@ -1,10 +1,10 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware'
-import middy from '@middy/core'
+import middy, { type MiddlewareObj } from '@middy/core'
 import httpHeaderNormalizer from '@middy/http-header-normalizer'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
 import { BUDGET, type Deadline, startDeadline } from '../runtime/deadline'
 import { logger } from '../runtime/logger'
-import { type JsonEvent, jsonBody, problemDetails } from './middleware'
+import { assignRequestId, type JsonEvent, jsonBody, problemDetails } from './middleware'
 
 type Result = APIGatewayProxyStructuredResultV2
 
@@ -15,11 +15,17 @@ type Result = APIGatewayProxyStructuredResultV2
  */
 export const httpHandler = <E extends APIGatewayProxyEventV2 | JsonEvent>(
   handle: (event: E, deadline: Deadline, context: Context) => Promise<Result>,
-  options: { jsonBodyMaxBytes?: number } = {},
+  options: {
+    jsonBodyMaxBytes?: number
+    /** The route's own middlewares, before the body is parsed (http/integrator-request.ts). */
+    use?: MiddlewareObj<APIGatewayProxyEventV2, Result>[]
+  } = {},
 ) => {
   const chain = middy<APIGatewayProxyEventV2, Result>({ timeoutEarlyInMillis: BUDGET.lastNetMs })
     .use(httpHeaderNormalizer())
+    .use(assignRequestId())
     .use(injectLambdaContext(logger, { resetKeys: true }))
+  for (const middleware of options.use ?? []) chain.use(middleware)
   if (options.jsonBodyMaxBytes !== undefined) {
     chain.use(jsonBody({ maxBytes: options.jsonBodyMaxBytes }))
   }

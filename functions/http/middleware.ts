@@ -2,6 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger'
 import type { MiddlewareObj } from '@middy/core'
 import httpJsonBodyParser from '@middy/http-json-body-parser'
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda'
+import { newRequestId } from '../domain/request-id'
 import { MalformedJson, PayloadTooLarge, UnsupportedMediaType } from './request-errors'
 
 export type JsonEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body: unknown }
@@ -10,8 +11,22 @@ type Result = APIGatewayProxyStructuredResultV2
 const JSON_CONTENT_TYPE =
   /^application\/(?:[\w.+-]+\+)?json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i
 
+/** Each request's id (domain/request-id.ts), made by `assignRequestId`, by its event. */
+const requestIds = new WeakMap<object, string>()
+
+/**
+ * The request's id: the one `assignRequestId` made (the `Request-Id` header, a problem's
+ * `requestId`, the request log, an audit entry's), else API Gateway's or Lambda's.
+ */
 export const requestIdOf = (event: { requestContext?: { requestId?: string } }, context: Context) =>
-  event.requestContext?.requestId ?? context.awsRequestId
+  requestIds.get(event) ?? event.requestContext?.requestId ?? context.awsRequestId
+
+/** First in the chain: a new request id, from the time API Gateway received the request. */
+export const assignRequestId = (): MiddlewareObj<APIGatewayProxyEventV2, Result> => ({
+  before: async ({ event }) => {
+    requestIds.set(event, newRequestId(event.requestContext?.timeEpoch ?? Date.now()))
+  },
+})
 
 /**
  * What the contract promises about a JSON body and @middy/http-json-body-parser does not check,
@@ -72,6 +87,12 @@ const logRequest = (
     ...(code === undefined ? {} : { code }),
   })
 
+/** `Request-Id` (issue 33) and `x-request-id`, the same id, which older clients read. */
+const requestIdHeaders = (requestId: string) => ({
+  'request-id': requestId,
+  'x-request-id': requestId,
+})
+
 /**
  * Last in the chain: every error becomes an RFC 9457 problem response, and every response (success
  * or error) carries the request id. Unknown errors are logged in full and answered generically.
@@ -82,13 +103,17 @@ export const problemDetails = ({
   logger: Logger
 }): MiddlewareObj<APIGatewayProxyEventV2, Result> => ({
   before: async (request) => {
-    logger.appendKeys({ requestId: requestIdOf(request.event, request.context) })
+    logger.appendKeys({
+      requestId: requestIdOf(request.event, request.context),
+      // API Gateway's own id, as its access log has it.
+      gatewayRequestId: request.event.requestContext?.requestId,
+    })
   },
   after: async (request) => {
     const response = request.response ?? { statusCode: 204 }
     response.headers = {
       ...response.headers,
-      'x-request-id': requestIdOf(request.event, request.context),
+      ...requestIdHeaders(requestIdOf(request.event, request.context)),
     }
     request.response = response
     logRequest(logger, request.event, response.statusCode)
@@ -108,7 +133,7 @@ export const problemDetails = ({
         cause: (request.error as Error).cause,
       })
     }
-    response.headers = { ...response.headers, 'x-request-id': requestId }
+    response.headers = { ...response.headers, ...requestIdHeaders(requestId) }
     request.response = response
     logRequest(logger, request.event, problem.status, problem.code)
   },

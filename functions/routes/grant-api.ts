@@ -3,18 +3,20 @@ import { functionRoute, type Route } from './route'
 
 /**
  * The integrators' routes (`x-api-key`, checked by the function). Why each DynamoDB action:
- * docs/decisions/route-access.md#the-grant-api.
+ * docs/decisions/route-access.md#the-grant-api. Each limits its key's rate (`rateBuckets`:
+ * UpdateItem on the apiKeys table's `rate#` items only; docs/decisions/rate-limits.md).
  */
 
-// Key and program in one BatchGetItem, read fresh.
+// Key and program in one BatchGetItem, read fresh; the key alone (GetItem) for its rate limit,
+// at most once a second (core/access-cache.ts).
 const KEY_AND_PROGRAM = {
-  apiKeys: ['dynamodb:BatchGetItem'],
+  apiKeys: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'],
   programs: ['dynamodb:BatchGetItem'],
 } as const
 
 // The grant written on the state it was read in; an unaccepted end gives its shares back.
 const GRANT_CHANGE = {
-  apiKeys: ['dynamodb:BatchGetItem'],
+  apiKeys: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'],
   programs: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
   grants: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
 } as const
@@ -28,16 +30,23 @@ export const GRANT_API_ROUTES = [
       programs: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'],
       grants: ['dynamodb:PutItem', 'dynamodb:GetItem'],
     },
+    rateBuckets: true,
   }),
   functionRoute('GetGrant', 'GET /programs/{programId}/grants/{grantId}', 'get-grant', {
-    access: { apiKeys: ['dynamodb:BatchGetItem'], grants: ['dynamodb:BatchGetItem'] },
+    access: {
+      apiKeys: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'],
+      grants: ['dynamodb:BatchGetItem'],
+    },
+    rateBuckets: true,
   }),
   functionRoute('GetProgramByKey', 'GET /programs/{programId}', 'get-program', {
     access: KEY_AND_PROGRAM,
+    rateBuckets: true,
   }),
   functionRoute('ListGrantsByKey', 'GET /programs/{programId}/grants', 'list-grants', {
     listsGrants: true,
     access: KEY_AND_PROGRAM,
+    rateBuckets: true,
     indexes: { grants: { [INDEX.grantsByProgramSlot]: ['dynamodb:Query'] } },
   }),
   // A grant's life for integrators (core/integrator-grant-life.ts).
@@ -45,13 +54,13 @@ export const GRANT_API_ROUTES = [
     'CancelGrantByKey',
     'POST /programs/{programId}/grants/{grantId}/cancel',
     'cancel-grant',
-    { access: GRANT_CHANGE },
+    { access: GRANT_CHANGE, rateBuckets: true },
   ),
   functionRoute(
     'TestTransitionByKey',
     'POST /programs/{programId}/grants/{grantId}/test-transition',
     'test-transition',
-    { access: GRANT_CHANGE },
+    { access: GRANT_CHANGE, rateBuckets: true },
   ),
   // The address's grants from byRecipient, re-read strongly consistent. The e-mail is in the
   // path: access logs carry the route key only.
@@ -61,6 +70,7 @@ export const GRANT_API_ROUTES = [
     'recipient-balance',
     {
       access: { ...KEY_AND_PROGRAM, grants: ['dynamodb:BatchGetItem'] },
+      rateBuckets: true,
       indexes: { grants: { [INDEX.grantsByRecipient]: ['dynamodb:Query'] } },
     },
   ),

@@ -38,6 +38,12 @@ export type Route = {
    */
   indexes?: Partial<Record<TableKey, Readonly<Record<string, readonly string[]>>>>
   /**
+   * It limits each API key's rate (http/integrator-request.ts): dynamodb:UpdateItem on the apiKeys
+   * table's rate buckets only (`keyHash = rate#<keyId>`, a `dynamodb:LeadingKeys` condition), never
+   * on a key. Absent: none.
+   */
+  rateBuckets?: true
+  /**
    * The Cognito actions the function needs, on the stack's user pool only (the stack grants them
    * on the pool's ARN, and sets USER_POOL_ID on the function). Absent: none.
    */

@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { emissionIntervalUs, gcraAvailable, msToUs } from '../domain/rate-limit'
 import { isConditionFailed } from './kernel/dynamodb-errors'
 import type { RateLease, RateLeaseRequest, RateLeaseStore } from './rate-leases.store'
@@ -50,7 +50,9 @@ export class DynamoDbRateLeases implements RateLeaseStore {
         if (want <= 0) return { granted: 0, tat: (tat ?? nowUs) / 1000 }
         const outcome = await this.write(keyId, { known, want, t, nowUs, burst }, signal)
         if (typeof outcome === 'number') return { granted: want, tat: outcome / 1000 }
-        tat = outcome.found === 'unknown' ? await this.read(keyId, signal) : outcome.found
+        // DynamoDB returns the refused item (ALL_OLD); without it, nothing is known: grant nothing.
+        if (outcome.found === 'unknown') return { granted: 0, tat: nowUs / 1000 }
+        tat = outcome.found
       }
       // Outraced every round by other instances: the bucket is busy, so nothing this time.
       return { granted: 0, tat: (tat ?? nowUs) / 1000 }
@@ -110,19 +112,5 @@ export class DynamoDbRateLeases implements RateLeaseStore {
       if (isConditionFailed(error)) return { found: foundTat(error) }
       throw error
     }
-  }
-
-  /** For a DynamoDB that does not return the refused item: read it (strongly consistent). */
-  private async read(keyId: string, signal: AbortSignal | undefined): Promise<number | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tables.apiKeys,
-        Key: { keyHash: rateItemKey(keyId) },
-        ConsistentRead: true,
-        ProjectionExpression: 'tat',
-      }),
-      { abortSignal: signal },
-    )
-    return Item?.tat === undefined ? undefined : Number(Item.tat)
   }
 }

@@ -5,6 +5,7 @@ import { makeIntegratorGrantLife } from '../core/integrator-grant-life'
 import type { IntegratorLifeRouteDeps } from '../http/routes/integrator-life'
 import { DynamoDbGrantLifeStore } from '../stores/grant-life.dynamodb'
 import { DynamoDbGrantReads } from '../stores/grants.reads.dynamodb'
+import { integratorRequestDeps } from './integrator-requests.deps'
 
 /**
  * What the integrator's grant-life routes (cancel, test-transition, balance) share: the key and
@@ -24,5 +25,6 @@ export const integratorLifeDeps = (runtime: Runtime): IntegratorLifeRouteDeps =>
         clock,
       }),
     }),
+    requests: integratorRequestDeps(runtime),
   }
 }

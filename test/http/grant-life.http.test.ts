@@ -1,4 +1,6 @@
+import { CHECK_BOUND_MS } from '../../functions/core/access-cache'
 import { makeGrantLife } from '../../functions/core/grant-life'
+import { allLeasesSettled } from '../../functions/core/rate-limiter'
 import { GRANT_STATES } from '../../functions/domain/grant-lifecycle'
 import { newId } from '../../functions/domain/ids'
 import { logger } from '../../functions/runtime/logger'
@@ -6,6 +8,7 @@ import { DynamoDbGrantLifeStore } from '../../functions/stores/grant-life.dynamo
 import { declaredAccess, recordAccess } from '../manage/grants-support'
 import {
   adminTables,
+  advanceCheckClock,
   type Call,
   countRoundTrips,
   expectProblem,
@@ -150,9 +153,12 @@ describe('POST /programs/{programId}/grants/{grantId}/cancel', () => {
 
   it('costs exactly its declared IAM', async () => {
     const id = await grant(a, 'LIVE')
+    // The key's check for its rate limit due (a GetItem), its lease awaited (a rate bucket write).
+    advanceCheckClock(CHECK_BOUND_MS)
     const access = recordAccess(dynamodb)
     try {
       expect((await cancel(a.programs.LIVE, id, a.keys.LIVE)).status).toBe(200)
+      await allLeasesSettled()
     } finally {
       access.stop()
     }
@@ -278,7 +284,10 @@ describe('GET /programs/{programId}/grants?status=', () => {
           { field: 'status', message: `status must be one of ${GRANT_STATES.join(', ')}` },
         ])
       }
-      expect(trips.calls).toEqual([])
+      // Nothing the route reads; only its key's rate limit may check the key (GetItem, at most
+      // once a second per instance: http/integrator-request.ts).
+      expect(trips.calls.filter((c) => c !== 'GetItemCommand')).toEqual([])
+      expect(trips.calls.length).toBeLessThanOrEqual(3)
     } finally {
       trips.stop()
     }
@@ -399,7 +408,10 @@ describe('GET /programs/{programId}/recipients/{email}/balance', () => {
       expect(refused.body.errors).toEqual([
         { field: 'email', message: 'email must be a valid e-mail address' },
       ])
-      expect(trips.calls).toEqual([])
+      // Nothing the route reads; only its key's rate limit may check the key (GetItem, at most
+      // once a second per instance: http/integrator-request.ts).
+      expect(trips.calls.filter((c) => c !== 'GetItemCommand')).toEqual([])
+      expect(trips.calls.length).toBeLessThanOrEqual(1)
     } finally {
       trips.stop()
     }
@@ -420,7 +432,23 @@ describe('GET /programs/{programId}/recipients/{email}/balance', () => {
     } finally {
       for (const spy of spies) spy.mockRestore()
     }
-    expect(calls.filter((c) => c[1] === 'request')).toEqual([
+    // The request log's entries (runtime/request-log-sink.ts) carry the route key too.
+    const entries = calls.filter((c) => c[1] === 'request' && 'requestLog' in (c[2] as object))
+    expect(
+      entries.map((c) => (c[2] as { requestLog: { route: string; status: number } }).requestLog),
+    ).toEqual([
+      expect.objectContaining({
+        route: 'GET /programs/{programId}/recipients/{email}/balance',
+        status: 200,
+      }),
+      // The other issuer's key is a key: its request is in its issuer's log.
+      expect.objectContaining({
+        route: 'GET /programs/{programId}/recipients/{email}/balance',
+        status: 404,
+        code: 'program_not_found',
+      }),
+    ])
+    expect(calls.filter((c) => c[1] === 'request' && !entries.includes(c))).toEqual([
       [
         'info',
         'request',
@@ -445,9 +473,11 @@ describe('GET /programs/{programId}/recipients/{email}/balance', () => {
   it('costs exactly its declared IAM', async () => {
     const id = await grant(a, 'TEST', { recipient: { email: 'iam@example.com' } })
     expect(id).toMatch(/^gr_/)
+    advanceCheckClock(CHECK_BOUND_MS)
     const access = recordAccess(dynamodb)
     try {
       expect((await balance(a.programs.TEST, 'iam@example.com', a.keys.TEST)).status).toBe(200)
+      await allLeasesSettled()
     } finally {
       access.stop()
     }

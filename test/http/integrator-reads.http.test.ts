@@ -1,11 +1,13 @@
-import { AccessCache } from '../../functions/core/access-cache'
+import { AccessCache, CHECK_BOUND_MS } from '../../functions/core/access-cache'
 import { makeGrantTokens } from '../../functions/core/grant-tokens'
+import { allLeasesSettled } from '../../functions/core/rate-limiter'
 import { GRANT_LIST_SLOTS } from '../../functions/domain/grant-slots'
 import { newId } from '../../functions/domain/ids'
 import { DynamoDbGrantStore } from '../../functions/stores/grants.dynamodb'
 import { declaredAccess, recordAccess } from '../manage/grants-support'
 import {
   adminTables,
+  advanceCheckClock,
   type Call,
   countRoundTrips,
   createKey,
@@ -120,12 +122,17 @@ describe('GET /programs/{programId}', () => {
   })
 
   it('costs two round trips (key and program in one BatchGetItem, then its shards) and exactly its declared IAM', async () => {
+    // The key's check for its rate limit due: its GetItem is counted, as is its lease.
+    advanceCheckClock(CHECK_BOUND_MS)
     const trips = countRoundTrips()
     const access = recordAccess(dynamodb)
     try {
       expect((await get(`/programs/${a.programs.LIVE}`, a.keys.LIVE)).status).toBe(200)
-      // The counters live in the program's shards: one more BatchGetItem sums them.
-      expect(trips.calls).toEqual(['BatchGetItemCommand', 'BatchGetItemCommand'])
+      await allLeasesSettled()
+      // The key for its rate limit (once a second per instance: http/integrator-request.ts), the
+      // key and program, then the program's shards (one more BatchGetItem sums them).
+      expect(trips.calls).toEqual(['GetItemCommand', 'BatchGetItemCommand', 'BatchGetItemCommand'])
+      expect(trips.leases.length).toBeLessThanOrEqual(1)
     } finally {
       trips.stop()
       access.stop()
@@ -279,12 +286,16 @@ describe('GET /programs/{programId}/grants', () => {
   })
 
   it('costs two round trips (key and program, then the index) and exactly its declared IAM', async () => {
+    advanceCheckClock(CHECK_BOUND_MS)
     const trips = countRoundTrips()
     const access = recordAccess(dynamodb)
     try {
       expect((await list('?limit=2')).status).toBe(200)
-      // The key and the program, then one Query per slot of the program's listing, in parallel.
+      await allLeasesSettled()
+      // The key for its rate limit, the key and the program, then one Query per slot of the
+      // program's listing, in parallel.
       expect(trips.calls).toEqual([
+        'GetItemCommand',
         'BatchGetItemCommand',
         ...Array.from({ length: GRANT_LIST_SLOTS }, () => 'QueryCommand'),
       ])

@@ -454,15 +454,19 @@ describe('least privilege', () => {
         `dynamodb:BatchGetItem ${programs}`,
         `dynamodb:PutItem ${grants}`,
         `dynamodb:GetItem ${grants}`,
+        // Its keys' rate buckets only (the condition: below).
+        `dynamodb:UpdateItem ${keys}`,
       ].sort(),
     )
   })
 
-  it('lets the read function only batch-get keys and grants, and the catch-all function nothing', () => {
+  it('lets the read function only read keys and grants and lease rate buckets, and the catch-all function nothing', () => {
     expect(grantsOf('GetGrantFunction')).toEqual(
       [
         ...logs('GetGrantFunction'),
         `dynamodb:BatchGetItem ${logicalIdOfTable(t, 'apiKeys')}`,
+        `dynamodb:GetItem ${logicalIdOfTable(t, 'apiKeys')}`,
+        `dynamodb:UpdateItem ${logicalIdOfTable(t, 'apiKeys')}`,
         `dynamodb:BatchGetItem ${logicalIdOfTable(t, 'grants')}`,
       ].sort(),
     )
@@ -499,6 +503,8 @@ describe('least privilege', () => {
           ),
         ),
         ...(route.cognito ?? []).map((action) => `${action} ${poolId}`),
+        // A key's rate bucket: `rate#` items only (its condition: the test below).
+        ...(route.rateBuckets ? [`dynamodb:UpdateItem ${logicalIdOfTable(t, 'apiKeys')}`] : []),
         // The upload bucket's uploads/ prefix: one action (test/infra/upload-bucket.test.ts).
         ...(route.uploads
           ? [
@@ -512,6 +518,46 @@ describe('least privilege', () => {
         ...(route.kms ? [`${WEBHOOK_KEY_ACTIONS[route.kms]} ${webhookKeyId}`] : []),
       ]
       expect({ fnId, grants: grantsOf(fnId) }).toEqual({ fnId, grants: expected.sort() })
+    }
+  })
+
+  it("lets the integrator routes write the apiKeys table's rate buckets, and no key", () => {
+    const limited = (ROUTES as readonly Route[]).filter((route) => route.rateBuckets)
+    expect(limited.map((route) => route.id).sort()).toEqual(
+      [
+        'GrantTokens',
+        'GetGrant',
+        'GetProgramByKey',
+        'ListGrantsByKey',
+        'CancelGrantByKey',
+        'TestTransitionByKey',
+        'RecipientBalanceByKey',
+      ].sort(),
+    )
+    const apiKeysTable = logicalIdOfTable(t, 'apiKeys')
+    for (const route of limited) {
+      const roleId = (
+        resource(t, `${route.id}Function`).Properties.Role as { 'Fn::GetAtt': [string] }
+      )['Fn::GetAtt'][0]
+      const writes = rolePolicies(t)
+        .filter(([, policy]) =>
+          (policy.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId),
+        )
+        .flatMap(([, policy]) =>
+          (
+            policy.Properties.PolicyDocument as {
+              Statement: { Action: string | string[]; Resource: unknown; Condition?: unknown }[]
+            }
+          ).Statement.filter(
+            (s) =>
+              [s.Action].flat().includes('dynamodb:UpdateItem') &&
+              JSON.stringify(s.Resource).includes(apiKeysTable),
+          ),
+        )
+      expect({ route: route.id, conditions: writes.map((s) => s.Condition) }).toEqual({
+        route: route.id,
+        conditions: [{ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['rate#*'] } }],
+      })
     }
   })
 

@@ -3,6 +3,7 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
 import { consumerById } from '../../functions/consumers'
 import type { AuditEntry, MembershipRecord, Role } from '../../functions/domain/people'
 import { ROUTES, type Route } from '../../functions/routes'
+import { RATE_ITEM_PREFIX } from '../../functions/stores/rate-leases.dynamodb'
 import { type Call, request } from '../support/api'
 import { accessTokenFor, bearer, type Person } from '../support/identity'
 import { config, documentClient } from '../support/runtime'
@@ -42,11 +43,17 @@ const tableKeyOf = (name: string, names: Record<string, string>): string => {
  * PutItem, UpdateItem, DeleteItem), as IAM checks them.
  */
 /** `names`: the tables' physical names (the run's shared tables unless a test has its own). */
+const isRateBucketWrite = (command: string, input: Record<string, unknown>) =>
+  command === 'UpdateItem' && JSON.stringify(input.Key ?? {}).includes(`"${RATE_ITEM_PREFIX}`)
+
 export const recordAccess = (
   client: DynamoDBClient,
   names: Record<string, string> = config.tables,
 ) => {
   const seen = new Set<string>()
+  // Leases of keys' rate buckets, sent in the background: counted apart (their IAM, `rate#` items
+  // only, is the route's `rateBuckets`: test/infra/stack.test.ts).
+  const rateBuckets: string[] = []
   const name = `access-recorder-${Math.random()}`
   const add = (table: string, action: string, index?: string) =>
     seen.add(`${tableKeyOf(table, names)}${index ? `/index/${index}` : ''} dynamodb:${action}`)
@@ -75,13 +82,16 @@ export const recordAccess = (
           for (const table of Object.keys((input.RequestItems ?? {}) as object)) add(table, command)
           break
         default:
-          add(input.TableName as string, command, input.IndexName as string | undefined)
+          // A key's rate bucket (`rate#<keyId>`, leased in the background): its own line, the
+          // one the route's `rateBuckets` declares (IAM: only `rate#` items).
+          if (isRateBucketWrite(command, input)) rateBuckets.push(command)
+          else add(input.TableName as string, command, input.IndexName as string | undefined)
       }
       return next(args)
     },
     { step: 'initialize', name },
   )
-  return { seen, stop: () => client.middlewareStack.remove(name) }
+  return { seen, rateBuckets, stop: () => client.middlewareStack.remove(name) }
 }
 
 /** The IAM lines of the calls `act` makes (nothing else may use the client meanwhile), sorted. */

@@ -15,12 +15,14 @@ import { allGrantListSlots } from '../../functions/domain/grant-slots'
 import { newId } from '../../functions/domain/ids'
 import type { ProgramStatus } from '../../functions/domain/program'
 import { MAX_SHARDS, type ShardRecord, shardKeys } from '../../functions/domain/program-shards'
+import { MAX_RATE_LIMIT } from '../../functions/domain/rate-limit'
 import { DynamoDbAdminStore } from '../../functions/stores/admin.dynamodb'
 import {
   queryAll as queryPages,
   type Send,
   scanAll as scanPages,
 } from '../../functions/stores/paging'
+import { RATE_ITEM_PREFIX } from '../../functions/stores/rate-leases.dynamodb'
 import { INDEX } from '../../functions/table-schema'
 import { LOCAL_CONSUMERS } from '../../local/consumer-factories'
 import {
@@ -106,7 +108,16 @@ const sendDocument: Send = <T>(command: { readonly input: object }) =>
 export const admin = makeAdmin(adminStore)
 
 /** A key written straight to the table, for states the admin use cases refuse to create. */
-export const createKey = async (input: { issuerId: string; mode: Mode; expiresAt?: number }) => {
+/**
+ * A key as the admin side makes it. Its rate limit is the highest (MAX_RATE_LIMIT) unless a test
+ * gives one: tests send requests as fast as the machine goes, and the limit is not their subject.
+ */
+export const createKey = async (input: {
+  issuerId: string
+  mode: Mode
+  expiresAt?: number
+  rateLimit?: number
+}) => {
   const secret = generateApiKey(input.mode)
   const record: ApiKeyRecord = {
     keyHash: hashApiKey(secret),
@@ -117,6 +128,7 @@ export const createKey = async (input: { issuerId: string; mode: Mode; expiresAt
     createdAt: new Date().toISOString(),
     ...(input.expiresAt === undefined ? {} : { expiresAt: input.expiresAt }),
     ...maskApiKey(secret),
+    rateLimit: input.rateLimit ?? MAX_RATE_LIMIT,
   }
   await adminStore.createApiKey(record)
   return { secret, record }
@@ -287,17 +299,29 @@ export const postGrant = (
 /** Counts the requests the process's DynamoDB client sends (after SDK retries, one per wire call). */
 export const countRoundTrips = () => {
   const calls: string[] = []
+  // Leases of a key's rate bucket, sent in the background (core/rate-limiter.ts): counted apart.
+  const leases: string[] = []
   const name = `round-trip-counter-${Math.random()}`
   dynamodb.middlewareStack.add(
     (next, context) => async (args) => {
-      calls.push(context.commandName ?? 'unknown')
+      const command = context.commandName ?? 'unknown'
+      const key = JSON.stringify((args.input as { Key?: unknown }).Key ?? {})
+      if (command === 'UpdateItemCommand' && key.includes(`"${RATE_ITEM_PREFIX}`)) {
+        leases.push(command)
+      } else {
+        calls.push(command)
+      }
       return next(args)
     },
     { step: 'finalizeRequest', name },
   )
   return {
     calls,
-    reset: () => calls.splice(0),
+    leases,
+    reset: () => {
+      calls.splice(0)
+      leases.splice(0)
+    },
     stop: () => dynamodb.middlewareStack.remove(name),
   }
 }

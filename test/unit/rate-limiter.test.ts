@@ -115,6 +115,19 @@ describe('RateLimiter', () => {
     expect(refused).toBe(0)
   })
 
+  it('admits many requests at once on a cold instance (npm start), then repays them', async () => {
+    const { limiter, leases } = setup()
+    const live = { keyId: 'key_many', mode: 'LIVE' as const }
+    const wave = Array.from({ length: 20 }, () => limiter.take(live))
+    expect(wave.every((d) => d.allowed)).toBe(true)
+    await limiter.settled()
+    expect(Array.from({ length: 20 }, () => limiter.take(live)).every((d) => d.allowed)).toBe(true)
+    await limiter.settled()
+    // What was admitted on credit was leased from the shared bucket afterwards.
+    const leased = leases.calls.reduce((sum, call) => sum + call.tokens, 0)
+    expect(leased).toBeGreaterThanOrEqual(40)
+  })
+
   it('drops leased tokens it did not spend in time (an idle instance hoards nothing)', async () => {
     const { limiter, clock, leases } = setup()
     for (let i = 0; i < 30; i++) {

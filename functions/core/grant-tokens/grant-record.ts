@@ -75,6 +75,7 @@ export const newGrantRecord = ({
   member,
   offerDays,
   createdAt,
+  requestId,
 }: {
   ask: GrantAsk
   programId: string
@@ -84,6 +85,8 @@ export const newGrantRecord = ({
   offerDays: number | undefined
   /** One reading of the clock: the offer window runs from the grant's own createdAt. */
   createdAt: number
+  /** The request that makes it (the request log), when it came over HTTP. */
+  requestId?: string | undefined
 }): GrantRecord => {
   const { issuerId, mode } = authority.kind === 'key' ? authority.key : authority
   // "" and null are how existing integrations say "no name": stored as no name at all.
@@ -107,6 +110,7 @@ export const newGrantRecord = ({
     requestHash: requestHash(programId, recipient, ask.reason, ask.amount),
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
     ...(authority.kind === 'key' ? { keyId: authority.key.keyId } : {}),
+    ...(requestId === undefined ? {} : { requestId }),
     ...(member === undefined ? {} : { sentBy: member.sentBy }),
     ...(member?.batch === undefined ? {} : { batch: member.batch }),
     programSlot: grantListSlot(programId, grantId),

@@ -8,5 +8,5 @@ import { integratorRoute } from './integrator-route'
  * a canceled grant: the same 200, nothing written. Accepted: 409 grant_accepted; rejected or
  * expired: 409 grant_state_conflict. No body is read.
  */
-export const makeCancelGrantHandler = ({ life }: IntegratorLifeRouteDeps) =>
-  integratorRoute((request) => life.cancel(request), toGrantDetail)
+export const makeCancelGrantHandler = ({ life, requests }: IntegratorLifeRouteDeps) =>
+  integratorRoute((request) => life.cancel(request), toGrantDetail, { requests })

@@ -1,4 +1,5 @@
 import type { makeIntegratorGrantLife } from '../../core/integrator-grant-life'
+import type { IntegratorRequests } from './integrator-route'
 
 /**
  * What the integrator's grant-life routes (cancel, test-transition, balance) need: the grant's
@@ -6,4 +7,4 @@ import type { makeIntegratorGrantLife } from '../../core/integrator-grant-life'
  */
 export type IntegratorLifeRouteDeps = {
   readonly life: ReturnType<typeof makeIntegratorGrantLife>
-}
+} & IntegratorRequests

@@ -1,7 +1,14 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda'
 import type { Deadline } from '../../runtime/deadline'
 import { httpHandler, json } from '../http-handler'
+import { type IntegratorRequestDeps, integratorRequest } from '../integrator-request'
 import type { JsonEvent } from '../middleware'
+
+/**
+ * What every integrator route's deps may carry: the key's rate limit and the request log
+ * (http/integrator-request.ts). The composition root (functions/wiring/) always gives it.
+ */
+export type IntegratorRequests = { readonly requests?: IntegratorRequestDeps }
 
 /** What every integrator route reads of its request: the key, the path's ids, the deadline. */
 export type KeyRequest = {
@@ -25,7 +32,12 @@ export const integratorRoute = <
   {
     headers,
     jsonBodyMaxBytes,
-  }: { headers?: Record<string, string>; jsonBodyMaxBytes?: number } = {},
+    requests,
+  }: {
+    headers?: Record<string, string>
+    jsonBodyMaxBytes?: number
+    requests?: IntegratorRequestDeps | undefined
+  } = {},
 ) =>
   httpHandler<E>(
     async (event, deadline) => {
@@ -37,5 +49,5 @@ export const integratorRoute = <
       }
       return json(200, present(await run(request, event)), headers)
     },
-    { jsonBodyMaxBytes },
+    { jsonBodyMaxBytes, use: requests ? [integratorRequest(requests)] : [] },
   )

@@ -7,9 +7,9 @@ import { integratorRoute } from './integrator-route'
  * in the program (balance-resource.ts: the reference product's shape and ours). The address is
  * URL-encoded in the path and arrives decoded; access logs carry the route key, never the path.
  */
-export const makeRecipientBalanceHandler = ({ life }: IntegratorLifeRouteDeps) =>
+export const makeRecipientBalanceHandler = ({ life, requests }: IntegratorLifeRouteDeps) =>
   integratorRoute(
     (request, event) => life.balance({ ...request, email: event.pathParameters?.email }),
     toBalanceResource,
-    { headers: { 'cache-control': 'no-store' } },
+    { headers: { 'cache-control': 'no-store' }, requests },
   )

@@ -12,10 +12,10 @@ import { integratorRoute } from './integrator-route'
  * moves a TEST grant to `to` through the legal steps (actor `simulation` on its history), so an
  * integrator can test their handling of each state. A LIVE key: 409 test_mode_only.
  */
-export const makeTestTransitionHandler = ({ life }: IntegratorLifeRouteDeps) =>
+export const makeTestTransitionHandler = ({ life, requests }: IntegratorLifeRouteDeps) =>
   integratorRoute(
     (request, event: JsonEvent) =>
       life.testMove({ ...request, body: () => TestTransitionBody.parse(event.body) }),
     toGrantDetail,
-    { jsonBodyMaxBytes: TEST_TRANSITION_BODY_MAX_BYTES },
+    { jsonBodyMaxBytes: TEST_TRANSITION_BODY_MAX_BYTES, requests },
   )
