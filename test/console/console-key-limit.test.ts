@@ -144,18 +144,10 @@ const grantsOf = async (programId: string) => {
 const freshProgramAndKey = async () => {
   const issuer = run.server.seed.issuerId
   const [program, key] = await Promise.all([
-    ui.adminCli(run.server, [
-      'program',
-      'create',
-      '--issuer',
-      issuer,
-      '--mode',
-      'TEST',
-      '--name',
-      'Burst',
-      '--pool',
-      '1000',
-    ]),
+    ui.adminCli(
+      run.server,
+      `program create --issuer ${issuer} --mode TEST --name Burst --pool 1000`.split(' '),
+    ),
     ui.adminCli(run.server, ['key', 'create', '--issuer', issuer, '--mode', 'TEST']),
   ])
   return {
