@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util'
-import type { Admin, KeyView } from '../functions/core/admin'
+import type { Admin } from '../functions/core/admin'
 import type { GrantRecord } from '../functions/domain/grant'
 import type { ProgramRecord } from '../functions/domain/program'
 import type { CommandArgs as BaseArgs, Command as BaseCommand, Io, Values } from './command'
-import { csv, table, when } from './format'
+import { csv, table } from './format'
 import { GRANT_COMMANDS, type GrantTools } from './grant-commands'
+import { KEY_COMMANDS } from './key-commands'
 import { MEMBER_COMMANDS, MEMBER_OPTIONS } from './member-commands'
 import { CliError } from './messages'
 
@@ -30,27 +31,6 @@ const programRow = (p: ProgramRecord) => [
   p.pool === undefined ? 'unlimited' : String(p.pool),
   p.name,
 ]
-const keyRow = (k: KeyView) => [
-  k.keyId,
-  k.issuerId,
-  k.mode,
-  `${k.prefix}…${k.last4}`,
-  k.state,
-  k.createdAt,
-  when(k.expiresAt),
-]
-const publicKey = (k: KeyView) => ({
-  keyId: k.keyId,
-  issuerId: k.issuerId,
-  mode: k.mode,
-  prefix: k.prefix,
-  last4: k.last4,
-  status: k.state,
-  createdAt: k.createdAt,
-  expiresAt: k.expiresAt === undefined ? null : when(k.expiresAt),
-})
-const SECRET_WARNING =
-  'This secret is shown once and cannot be shown again: only its SHA-256 hash is stored. Put it in your secret manager now.'
 const GRANT_COLUMNS = ['id', 'createdAt', 'email', 'name', 'amount', 'reason', 'status']
 /** As the grant API's resource has it (grant-resource.ts): amount a number, no name when none. */
 const grantJson = (g: GrantRecord) => ({
@@ -178,92 +158,7 @@ const COMMANDS: Record<string, Command> = {
       } satisfies Command,
     ]),
   ),
-  'key create': {
-    usage: 'key create --issuer <issuerId> --mode TEST|LIVE [--expires-in 90d]',
-    summary: 'Create an API key. The secret is printed once; only its hash is stored.',
-    options: ['issuer', 'mode', 'expires-in'],
-    run: async (admin, { values, json }, io) => {
-      const { secret, record } = await admin.createKey({
-        issuer: str(values, 'issuer'),
-        mode: str(values, 'mode'),
-        expiresIn: str(values, 'expires-in'),
-      })
-      if (json) {
-        io.out(
-          JSON.stringify({
-            ...publicKey({ ...record, state: 'active' }),
-            secret,
-            warning: SECRET_WARNING,
-          }),
-        )
-        return
-      }
-      io.err(`WARNING: ${SECRET_WARNING}`)
-      io.out(
-        [
-          `Created ${record.mode} key ${record.keyId} for ${record.issuerId} (expires ${when(record.expiresAt)})`,
-          secret,
-        ].join('\n'),
-      )
-    },
-  },
-  'key list': {
-    usage: 'key list [--issuer <issuerId>]',
-    summary: 'List keys: id, mode, prefix and last 4 characters, status, dates. Never the secret.',
-    options: ['issuer'],
-    run: async (admin, { values, json }, io) => {
-      const keys = await admin.listKeys({ issuer: str(values, 'issuer') })
-      io.out(
-        json
-          ? JSON.stringify(keys.map(publicKey))
-          : table(
-              ['ID', 'ISSUER', 'MODE', 'KEY', 'STATUS', 'CREATED', 'EXPIRES'],
-              keys.map(keyRow),
-            ),
-      )
-    },
-  },
-  'key revoke': {
-    usage: 'key revoke <keyId>',
-    summary: 'Revoke a key; the very next request with it is refused.',
-    options: [],
-    positional: 'keyId',
-    run: async (admin, { id, json }, io) => {
-      const key = await admin.revokeKey(id)
-      io.out(
-        json ? JSON.stringify(publicKey(key)) : `Revoked ${key.keyId} (${key.prefix}…${key.last4})`,
-      )
-    },
-  },
-  'key roll': {
-    usage: 'key roll <keyId> [--grace 24h]',
-    summary:
-      'Replace a key: a new secret now; the old one keeps working for the grace period (0 for none).',
-    options: ['grace'],
-    positional: 'keyId',
-    run: async (admin, { id, values, json }, io) => {
-      const { secret, record, old } = await admin.rollKey(id, str(values, 'grace'))
-      if (json) {
-        io.out(
-          JSON.stringify({
-            ...publicKey({ ...record, state: 'active' }),
-            secret,
-            warning: SECRET_WARNING,
-            old: publicKey(old),
-          }),
-        )
-        return
-      }
-      io.err(`WARNING: ${SECRET_WARNING}`)
-      io.out(
-        [
-          `Rolled ${old.keyId}: it keeps working until ${when(old.expiresAt)}.`,
-          `New ${record.mode} key ${record.keyId}:`,
-          secret,
-        ].join('\n'),
-      )
-    },
-  },
+  ...KEY_COMMANDS,
   'grant list': {
     usage:
       'grant list --program <programId> [--recipient <email>] [--limit N] [--cursor C] [--format table|json|csv]',
@@ -389,7 +284,15 @@ export const usage = () =>
 
 export type Parsed =
   | { kind: 'help'; text: string }
-  | { kind: 'run'; command: Command; id: string; values: Values; stack?: string; region?: string }
+  | {
+      kind: 'run'
+      command: Command
+      id: string
+      value?: string
+      values: Values
+      stack?: string
+      region?: string
+    }
 
 /** Parses argv; throws CliError with a one-line message on any mistake. */
 export const parseCommand = (argv: string[]): Parsed => {
@@ -436,18 +339,21 @@ export const parseCommand = (argv: string[]): Parsed => {
       `"${key}" does not take --${unexpected.join(', --')} (usage: ${command.usage}).`,
     )
   }
-  const expected = command.positional === undefined ? 0 : 1
-  if (rest.length !== expected) {
+  const names = [command.positional, command.value].filter((n) => n !== undefined)
+  if (rest.length !== names.length) {
     throw new CliError(
-      expected === 0
+      names.length === 0
         ? `"${key}" takes no argument ${JSON.stringify(rest[0])} (usage: ${command.usage}).`
-        : `"${key}" needs exactly one <${command.positional}> (usage: ${command.usage}).`,
+        : names.length === 1
+          ? `"${key}" needs exactly one <${command.positional}> (usage: ${command.usage}).`
+          : `"${key}" needs <${names.join('> and <')}> (usage: ${command.usage}).`,
     )
   }
   return {
     kind: 'run',
     command,
     id: rest[0] ?? '',
+    ...(rest[1] === undefined ? {} : { value: rest[1] }),
     values,
     ...(values.stack === undefined ? {} : { stack: values.stack }),
     ...(values.region === undefined ? {} : { region: values.region }),
@@ -464,6 +370,13 @@ export const runParsed = (
 ) =>
   parsed.command.run(
     admin,
-    { id: parsed.id, values: parsed.values, json: parsed.values.json === true, localDir, grants },
+    {
+      id: parsed.id,
+      value: parsed.value,
+      values: parsed.values,
+      json: parsed.values.json === true,
+      localDir,
+      grants,
+    },
     io,
   )

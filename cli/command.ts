@@ -10,6 +10,8 @@ export type Values = Record<string, string | boolean | undefined>
 /** What a command is run with: its id, its options, and where `npm start` keeps its records. */
 export type CommandArgs<Tools = unknown> = {
   id: string
+  /** The second positional argument, for a command that takes one (`key limit <keyId> <n>`). */
+  value?: string | undefined
   values: Values
   json: boolean
   localDir?: string | undefined
@@ -24,5 +26,7 @@ export type Command<Admin = unknown, Tools = unknown> = {
   options: string[]
   /** Name of the one positional argument, if the command takes one. */
   positional?: string
+  /** Name of a second positional argument, after the first. */
+  value?: string
   run: (admin: Admin, args: CommandArgs<Tools>, io: Io) => Promise<void>
 }

@@ -3,6 +3,7 @@ import { MAX_DURATION_MS, MAX_NAME_LENGTH, MAX_POOL } from '../functions/domain/
 import { KEY_PATTERN, keyPrefix } from '../functions/domain/api-key'
 import { DEFAULT_OFFER_DAYS } from '../functions/domain/grant-lifecycle'
 import { idPattern } from '../functions/domain/ids'
+import { BURST_FACTOR, DEFAULT_RATE_LIMITS, MAX_RATE_LIMIT } from '../functions/domain/rate-limit'
 import { MANAGE_BODY_MAX_BYTES } from '../functions/http/manage-admin'
 import {
   BEARER,
@@ -19,7 +20,8 @@ import { TOKEN_VALUE_PROPERTIES, TOKEN_VALUE_REQUIRED } from './openapi-values'
 /**
  * Part of openapi.json: the management routes of an issuer's programs and API keys (a Cognito
  * access token; functions/routes.ts ListPrograms, CreateProgram, GetProgram, Pause/Resume/
- * CloseProgram, ListKeys, CreateKey, RollKey, RevokeKey), put in the document by lib/openapi.ts.
+ * CloseProgram, ListKeys, CreateKey, RollKey, RevokeKey; UpdateKey is lib/openapi-key-limits.ts),
+ * put in the document by lib/openapi.ts.
  * What each answers is functions/http/routes/manage/program-*.route.ts and key*.route.ts over
  * functions/core/admin.ts; test/manage/programs-keys.manage.test.ts holds real answers against it.
  */
@@ -62,7 +64,7 @@ const PROGRAM_EXAMPLE = {
   tokenValueCurrency: 'EUR',
   tokenValueCalculatedDate: '2026-11-01',
 }
-const KEY_EXAMPLE = {
+export const KEY_EXAMPLE = {
   id: KEY_ID,
   mode: 'TEST',
   prefix: keyPrefix('TEST'),
@@ -71,11 +73,13 @@ const KEY_EXAMPLE = {
   createdAt: '2026-11-26T09:30:00.000Z',
   createdBy: 'ann@example.com',
   expiresAt: null,
+  rateLimit: DEFAULT_RATE_LIMITS.TEST,
+  rateLimitIsDefault: true,
 }
 
 const IssuerParameter = { $ref: '#/components/parameters/IssuerId' }
 const ProgramParameters = [IssuerParameter, { $ref: '#/components/parameters/ProgramId' }]
-const KeyParameters = [IssuerParameter, { $ref: '#/components/parameters/KeyId' }]
+export const KeyParameters = [IssuerParameter, { $ref: '#/components/parameters/KeyId' }]
 const modeFilter = (what: string) => ({
   name: 'mode',
   in: 'query',
@@ -85,8 +89,8 @@ const modeFilter = (what: string) => ({
 })
 
 // zod checks the body's shape first (manage-bodies.ts), then the use case every rule at once.
-const NAMED = `A body of the wrong shape (not an object; a field missing, of the wrong type or unknown) is \`400 validation_failed\` naming those fields; then every value that breaks a rule is named at once (\`errors\`). A body that is not JSON (or none) is \`400 malformed_json\`, another media type \`415\`, more than ${MANAGE_BODY_MAX_BYTES / 1024} KiB \`413\`.`
-const ADMIN_WRITE =
+export const NAMED = `A body of the wrong shape (not an object; a field missing, of the wrong type or unknown) is \`400 validation_failed\` naming those fields; then every value that breaks a rule is named at once (\`errors\`). A body that is not JSON (or none) is \`400 malformed_json\`, another media type \`415\`, more than ${MANAGE_BODY_MAX_BYTES / 1024} KiB \`413\`.`
+export const ADMIN_WRITE =
   'Admin or owner; a viewer is `403 forbidden`. Not a member of the issuer (or no such issuer): `404 issuer_not_found`. A refused request writes nothing. A change DynamoDB kept refusing because other transactions held its items (grants in flight, another change) is `409 request_conflict` with `Retry-After`, and nothing was written: send it again.'
 
 /** A status change of a program, one route each (functions/http/program-status.ts). */
@@ -301,6 +305,16 @@ const KEY_PROPERTIES = {
   expiresAt: {
     anyOf: [TIME, { type: 'null' }],
     description: 'When the grant API stops taking it; null: never.',
+  },
+  rateLimit: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_RATE_LIMIT,
+    description: `Requests a second the integrator API takes with this key (burst: ${BURST_FACTOR} times that); its \`RateLimit-Policy\` field's \`q\`. The mode's default (TEST ${DEFAULT_RATE_LIMITS.TEST}, LIVE ${DEFAULT_RATE_LIMITS.LIVE}) unless set (\`PATCH .../keys/{keyId}\`).`,
+  },
+  rateLimitIsDefault: {
+    type: 'boolean',
+    description: "`true`: `rateLimit` is the mode's default, no limit of the key's own.",
   },
 }
 const KEY_REQUIRED = Object.keys(KEY_PROPERTIES)

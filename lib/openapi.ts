@@ -2,6 +2,7 @@ import { figuresPaths, figuresSchemas } from './openapi-figures'
 import { grantLifeSchemas, grantSchemas } from './openapi-grant-schemas'
 import { grantPaths } from './openapi-grants'
 import { holdingsPaths, holdingsSchemas, holdingsSecuritySchemes } from './openapi-holdings'
+import { keyLimitPaths, keyLimitSchemas } from './openapi-key-limits'
 import { manageBatchPaths, manageBatchSchemas } from './openapi-manage-batches'
 import { manageGrantPaths, manageGrantSchemas } from './openapi-manage-grants'
 import { jsonSchema } from './openapi-parts'
@@ -181,6 +182,7 @@ export const buildOpenApi = () => ({
     ...figuresPaths,
     ...programValuePaths,
     ...requestLogPaths,
+    ...keyLimitPaths,
   },
   // What the service sends to an issuer's webhook endpoints (OpenAPI 3.1), one entry per kind.
   webhooks: webhooksSection,
@@ -202,6 +204,7 @@ export const buildOpenApi = () => ({
       ...figuresSchemas,
       ...programValueSchemas,
       ...requestLogSchemas,
+      ...keyLimitSchemas,
     },
     responses: {
       ...problemResponses(),

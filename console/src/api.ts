@@ -281,6 +281,9 @@ export const issuerApi = (issuerId: string) => {
     rollKey: (keyId: string, grace: string) =>
       sendJson<ApiKey & { secret: string; old: ApiKey }>('POST', `${key(keyId)}/roll`, { grace }),
     revokeKey: (keyId: string) => sendJson<ApiKey>('POST', `${key(keyId)}/revoke`),
+    /** A key's rate limit in requests a second; null: back to its mode's default. */
+    setKeyLimit: (keyId: string, rateLimit: number | null) =>
+      sendJson<ApiKey>('PATCH', key(keyId), { rateLimit }),
 
     members: () => getJson<{ members: Member[] }>(`${base}/members`).then((r) => r.members),
     invite: (body: { email: string; role: Role }) =>

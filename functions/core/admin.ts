@@ -5,6 +5,7 @@ import { decodeGrantCursor } from '../domain/grant'
 import { OPERATOR } from '../domain/people'
 import type { AdminStore } from '../stores/admin.store'
 import { type AdminContext, adminContext, checkId, type Who } from './admin-context'
+import { keyLimits } from './admin-key-limits'
 import { keyActions } from './admin-keys'
 import { programActions, programChanges } from './admin-programs'
 
@@ -12,7 +13,8 @@ import { programActions, programChanges } from './admin-programs'
  * The management use cases, one core for every door: the admin CLI (the operator) and the
  * management routes (an issuer's people) run these, with the same rules, the same store and the
  * same audit entries. Each change is written in one transaction with its audit entry. The groups
- * live beside it (admin-programs.ts, admin-keys.ts) over one context (admin-context.ts).
+ * live beside it (admin-programs.ts, admin-keys.ts, admin-key-limits.ts) over one context
+ * (admin-context.ts).
  */
 export type { ProgramAction } from '../domain/program'
 export type { KeyView, Scope, Who } from './admin-context'
@@ -94,6 +96,7 @@ export const makeAdmin = (
     ...programActions(context),
     ...programChanges(context),
     ...keyActions(context),
+    ...keyLimits(context),
     ...listings(context),
   }
 }

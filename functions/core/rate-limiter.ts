@@ -106,7 +106,7 @@ export class RateLimiter {
       allowed = true
     } else if (now < bucket.refusedUntil) {
       allowed = false
-    } else if (bucket.debt < this.creditCap(bucket) && !bucket.owing) {
+    } else if (bucket.debt < this.creditCap(bucket) && this.creditable(bucket, now)) {
       // Nothing leased and no refusal known: admit now, on credit of the lease in flight. A key
       // under its limit never waits for DynamoDB, even with many requests at once (npm start).
       bucket.debt += 1
@@ -165,6 +165,11 @@ export class RateLimiter {
     )
   }
 
+  /** Owing after a refusal: no credit until a lease has repaid the debt. */
+  private creditable(bucket: Bucket, _now: number): boolean {
+    return !bucket.owing
+  }
+
   /** Credit while a lease is in flight: what it asked, and a quarter second of the limit more. */
   private creditCap(bucket: Bucket): number {
     if (bucket.inflight === 0) return 0
@@ -220,7 +225,17 @@ export class RateLimiter {
       bucket.expiresAt = sentAt + LEASE_LIFETIME_MS
     }
     if (lease.granted < asked) {
-      bucket.refusedUntil = now + gcraWaitUs(bucket.tatUs, msToUs(now), limit, burst) / 1000
+      const waitMs = gcraWaitUs(bucket.tatUs, msToUs(now), limit, burst) / 1000
+      bucket.refusedUntil = now + waitMs
+      // Repay the debt as soon as a token is back, so a client that waits its Retry-After finds
+      // the instance square (where timers run between requests: npm start, not a frozen Lambda,
+      // whose next request starts the repayment instead).
+      if (bucket.debt > 0) {
+        const timer = setTimeout(() => {
+          if (this.buckets.get(keyId) === bucket) this.prefetch(keyId, bucket, this.now())
+        }, waitMs + 1)
+        timer.unref?.()
+      }
     } else if (bucket.debt > 0) {
       // Requests outran the lease: lease what they owe now, not at the next request.
       this.prefetch(keyId, bucket, now)

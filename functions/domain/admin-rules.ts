@@ -54,6 +54,21 @@ export const wholeNumberRule =
       : broken(`must be a whole number from 1 to ${max}, ${got(value)}`)
   }
 
+/**
+ * A key's rate limit (requests a second): a whole number from 1 to `max`; `beyond` says who may
+ * set more, when someone may.
+ */
+export const rateLimitRule =
+  (max: number, beyond?: string): Rule<number> =>
+  (value) => {
+    try {
+      return wholeNumberRule(max)(value)
+    } catch (error) {
+      if (beyond === undefined || !(error instanceof Broken)) throw error
+      return broken(`${error.message}; ${beyond}`)
+    }
+  }
+
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
 export const MAX_DURATION_MS = 3650 * UNIT_MS.d
 

@@ -5,6 +5,7 @@ import { KeyNotFound } from '../domain/errors'
 import { DEFAULT_OFFER_DAYS } from '../domain/grant-lifecycle'
 import { idPattern } from '../domain/ids'
 import type { AuditEntry } from '../domain/people'
+import { rateLimitOf } from '../domain/rate-limit'
 import {
   type ManageAnswer,
   type ManageBodyEvent,
@@ -132,6 +133,9 @@ export const keyResource = (key: KeyView) => ({
   createdAt: key.createdAt,
   createdBy: key.createdBy ?? null,
   expiresAt: key.expiresAt === undefined ? null : new Date(key.expiresAt).toISOString(),
+  // Requests a second the grant API allows the key, and whether that is its mode's default.
+  rateLimit: rateLimitOf(key),
+  rateLimitIsDefault: key.rateLimit === undefined,
 })
 
 /** An audit entry as the log shows it. */

@@ -35,3 +35,12 @@ export const RollKeyBody = z.strictObject(
   { grace: z.optional(z.nullable(text('grace'))) },
   { error: bodyError },
 )
+
+/**
+ * `PATCH /manage/issuers/{issuerId}/keys/{keyId}`: `rateLimit`, requests a second, or null for the
+ * mode's default. Required: a PATCH that changes nothing is a mistake.
+ */
+export const KeyChangeBody = z.strictObject(
+  { rateLimit: z.nullable(z.number({ error: expected('rateLimit', 'a number or null') })) },
+  { error: bodyError },
+)

@@ -15,6 +15,15 @@ const PROGRAM_STATE = {
   access: { memberships: MEMBER, programs: READ_AND_UPDATE, audit: AUDIT },
 } as const
 
+// Revoke, a rate limit: the key found by id (pointer, then key; the index for an older key) and
+// updated on the state it was read in.
+const KEY_GET_AND_UPDATE = ['dynamodb:GetItem', 'dynamodb:UpdateItem'] as const
+const KEY_CHANGE = {
+  role: 'admin',
+  access: { memberships: MEMBER, apiKeys: KEY_GET_AND_UPDATE, audit: AUDIT },
+  indexes: { apiKeys: { [INDEX.keysById]: ['dynamodb:Query'] } },
+} as const
+
 export const MANAGE_PROGRAM_ROUTES = [
   // UpdateItem: the person's pending memberships become active on sign-in (core/members.ts).
   userRoute('ManageMe', 'GET /manage/me', 'me', {
@@ -56,15 +65,14 @@ export const MANAGE_PROGRAM_ROUTES = [
     // Only for keys made before key-id pointers existed (api-keys.dynamodb.ts findApiKeyById).
     indexes: { apiKeys: { [INDEX.keysById]: ['dynamodb:Query'] } },
   }),
-  userRoute('RevokeKey', 'POST /manage/issuers/{issuerId}/keys/{keyId}/revoke', 'key-revoke', {
-    role: 'admin',
-    access: {
-      memberships: MEMBER,
-      apiKeys: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-      audit: AUDIT,
-    },
-    indexes: { apiKeys: { [INDEX.keysById]: ['dynamodb:Query'] } },
-  }),
+  userRoute(
+    'RevokeKey',
+    'POST /manage/issuers/{issuerId}/keys/{keyId}/revoke',
+    'key-revoke',
+    KEY_CHANGE,
+  ),
+  // A key's rate limit (issue 33).
+  userRoute('UpdateKey', 'PATCH /manage/issuers/{issuerId}/keys/{keyId}', 'key-update', KEY_CHANGE),
   userRoute('ListAudit', 'GET /manage/issuers/{issuerId}/audit', 'audit-list', {
     role: 'viewer',
     access: { memberships: MEMBER, audit: ['dynamodb:Query'] },

@@ -4,7 +4,7 @@ import type { ProgramRecord, ProgramStatus } from '../domain/program'
 import type { AdminStore } from './admin.store'
 import type { AdminStoreOptions } from './admin-writes.dynamodb'
 import { DynamoDbApiKeyStore } from './api-keys.dynamodb'
-import type { AdminKeyRecord } from './api-keys.store'
+import type { AdminKeyRecord, KeyLimitChange } from './api-keys.store'
 import { DynamoDbAuditLog } from './audit.dynamodb'
 import type { AdminTableNames, ChangeOptions, IssuerModeFilter } from './changes.store'
 import { DynamoDbIssuerStore } from './issuers.dynamodb'
@@ -107,6 +107,9 @@ export class DynamoDbAdminStore implements AdminStore {
   }
   rollApiKey(input: Parameters<DynamoDbApiKeyStore['rollApiKey']>[0], options?: ChangeOptions) {
     return this.keys.rollApiKey(input, options)
+  }
+  setApiKeyRateLimit(change: KeyLimitChange, options?: ChangeOptions) {
+    return this.keys.setApiKeyRateLimit(change, options)
   }
 
   listAudit(input: { issuerId: string; limit: number; after?: string }) {

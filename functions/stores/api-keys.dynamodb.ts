@@ -2,7 +2,14 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb'
 import type { ApiKeyRecord } from '../domain/api-key'
 import { INDEX, KEY_ID_POINTER } from '../table-schema'
 import { DynamoDbAdminBase, itemOf } from './admin-writes.dynamodb'
-import type { AdminKeyRecord, ApiKeyStore, KeyRevocation, KeyRoll } from './api-keys.store'
+import type {
+  AdminKeyRecord,
+  ApiKeyStore,
+  KeyLimitChange,
+  KeyLimitSet,
+  KeyRevocation,
+  KeyRoll,
+} from './api-keys.store'
 import type { ChangeOptions, IssuerModeFilter } from './changes.store'
 import { issuerItems, issuerUpdate } from './issuer-items.dynamodb'
 import { queryAll, scanAll } from './paging'
@@ -167,5 +174,37 @@ export class DynamoDbApiKeyStore extends DynamoDbAdminBase implements ApiKeyStor
     return refused
       ? { kind: 'refused', current: itemOf<AdminKeyRecord>(refused[0]) }
       : { kind: 'rolled' }
+  }
+
+  /** On the roll's condition (the key still usable) and on the limit being as it was read. */
+  async setApiKeyRateLimit(
+    { keyHash, from, to, now }: KeyLimitChange,
+    options?: ChangeOptions,
+  ): Promise<KeyLimitSet> {
+    const refused = await this.transact(
+      [
+        issuerUpdate(options?.issuerId, {
+          TableName: this.tables.apiKeys,
+          Key: { keyHash },
+          UpdateExpression: to === undefined ? 'REMOVE #limit' : 'SET #limit = :to',
+          ConditionExpression: `${ROLLABLE} AND ${from === undefined ? 'attribute_not_exists(#limit)' : '#limit = :from'}`,
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#expires': 'expiresAt',
+            '#limit': 'rateLimit',
+          },
+          ExpressionAttributeValues: {
+            ':active': 'active',
+            ':now': now,
+            ...(to === undefined ? {} : { ':to': to }),
+            ...(from === undefined ? {} : { ':from': from }),
+          },
+        }),
+      ],
+      options,
+    )
+    return refused
+      ? { kind: 'refused', current: itemOf<AdminKeyRecord>(refused[0]) }
+      : { kind: 'set' }
   }
 }

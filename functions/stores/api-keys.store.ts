@@ -15,7 +15,12 @@ export type KeyRevocation =
 
 export type KeyRoll = { kind: 'rolled' } | { kind: 'refused'; current: AdminKeyRecord | undefined }
 
-/** API keys as the admin side makes, finds, revokes and rolls them. */
+/** A key's own rate limit, as it was read (`from`) and as it is to be (`to`); absent: none. */
+export type KeyLimitChange = { keyHash: string; from?: number; to?: number; now: number }
+
+export type KeyLimitSet = { kind: 'set' } | { kind: 'refused'; current: AdminKeyRecord | undefined }
+
+/** API keys as the admin side makes, finds, revokes, rolls and limits them. */
 export interface ApiKeyStore {
   /** The key and its id pointer, with the issuer's existence checked in the same write. */
   createApiKey(key: AdminKeyRecord, options?: ChangeOptions): Promise<Creation>
@@ -33,4 +38,10 @@ export interface ApiKeyStore {
     input: { old: ApiKeyRecord; next: AdminKeyRecord; oldExpiresAt: number; now: number },
     options?: ChangeOptions,
   ): Promise<KeyRoll>
+  /**
+   * The key's own rate limit becomes `to` (absent: removed, so the mode's default holds), on
+   * condition that the key is still usable at `now`, of `options.issuerId`, and its own limit
+   * still `from`. Refused: `current` is the key as the write found it (undefined: gone).
+   */
+  setApiKeyRateLimit(change: KeyLimitChange, options?: ChangeOptions): Promise<KeyLimitSet>
 }

@@ -321,6 +321,10 @@ export const ROUTE_FACTORIES = {
     async () => (await import('../http/routes/manage/request-get.route')).makeGetRequestHandler,
     async () => (await import('./request-log.deps')).requestLogDeps,
   ),
+  UpdateKey: wired(
+    async () => (await import('../http/routes/manage/key-update.route')).makeUpdateKeyHandler,
+    async () => (await import('./admin.deps')).adminDeps,
+  ),
 } as const
 
 // Every route has a factory over a runtime (checked apart, so it does not steer `wired`'s inference).

@@ -26,8 +26,8 @@ describe('the admin binary', () => {
     expect({ code: top.code, stderr: top.stderr }).toEqual({ code: 0, stderr: '' })
     expect(top.stdout).toMatch(/^Usage: npm run admin -- <noun> <verb> \[options\]/)
     const commands = [...top.stdout.matchAll(/^ {2}(\w+ [\w-]+)/gm)].map((m) => m[1])
-    // issuer 2, program 6, key 4, grant 4, member 5.
-    expect(commands).toHaveLength(21)
+    // issuer 2, program 6, key 5, grant 4, member 5.
+    expect(commands).toHaveLength(22)
     // The text the entry module prints in process, byte for byte.
     expect(top.stdout).toBe((await runAdmin(['--help'], localDir)).stdout)
   })

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { parseCommand } from '../../cli/admin-cli'
 import { CHECK_BOUND_MS } from '../../functions/core/access-cache'
+import { DEFAULT_RATE_LIMITS, MAX_RATE_LIMIT } from '../../functions/domain/rate-limit'
 import type { AdminTableNames } from '../../functions/stores/admin.store'
 import { tableNames } from '../../functions/table-schema'
 import { ensureTables } from '../../local/tables'
@@ -225,6 +226,34 @@ describe('admin CLI walkthrough', () => {
     )
     const listed = await json(['program', 'list', '--issuer', issuer.issuerId, '--mode', 'TEST'])
     expect(listed.map((p: { status: string }) => p.status)).toEqual(['closed'])
+  })
+
+  it("sets a key's rate limit, any from 1 to the maximum, and back to the default; audited", async () => {
+    const issuer = await json(['issuer', 'create', '--name', 'Limiter'])
+    const key = await json(['key', 'create', '--issuer', issuer.issuerId, '--mode', 'TEST'])
+    expect(key).toMatchObject({ rateLimit: DEFAULT_RATE_LIMITS.TEST, rateLimitIsDefault: true })
+    const raised = await cli(['key', 'limit', key.keyId, '500'])
+    expect({ code: raised.code, stderr: raised.stderr }).toEqual({ code: 0, stderr: '' })
+    expect(raised.stdout.trim()).toBe(
+      `Key ${key.keyId} (vs_test_…${key.last4}) now allows 500 requests a second.`,
+    )
+    const [listed] = await json(['key', 'list', '--issuer', issuer.issuerId])
+    expect(listed).toMatchObject({ keyId: key.keyId, rateLimit: 500, rateLimitIsDefault: false })
+    expect((await json(['key', 'limit', key.keyId, String(MAX_RATE_LIMIT)])).rateLimit).toBe(
+      MAX_RATE_LIMIT,
+    )
+    expect(await json(['key', 'limit', key.keyId, 'default'])).toMatchObject({
+      rateLimit: DEFAULT_RATE_LIMITS.TEST,
+      rateLimitIsDefault: true,
+    })
+    const table = (await cli(['key', 'list', '--issuer', issuer.issuerId])).stdout
+    expect(table.trim()).toMatch(/LIMIT\/S\n.*\s25 \(default\)$/)
+    const entries = (await auditLog(issuer.issuerId)).filter((e) => e.action === 'key.rate_limit')
+    expect(entries.map((e) => [e.actor.kind, e.details])).toEqual([
+      ['operator', { from: 25, to: 500, fromDefault: true, toDefault: false }],
+      ['operator', { from: 500, to: MAX_RATE_LIMIT, fromDefault: false, toDefault: false }],
+      ['operator', { from: MAX_RATE_LIMIT, to: 25, fromDefault: false, toDefault: true }],
+    ])
   })
 
   it('pages through grants newest first and filters by recipient', async () => {
@@ -477,7 +506,7 @@ describe('admin CLI bad input', () => {
       '--limit must be a whole number from 1 to 1000, got "-1".',
     ],
     [['program', 'list', '--mode', '-1'], '--mode must be TEST or LIVE, got "-1".'],
-    [['key', 'frob'], 'Unknown command "key frob". key takes: create, list, revoke, roll.'],
+    [['key', 'frob'], 'Unknown command "key frob". key takes: create, list, revoke, roll, limit.'],
     [['issuer', 'list', '--pool', '3'], '"issuer list" does not take --pool'],
     [['issuer', 'create', '--nmae', 'x'], "Unknown option '--nmae'"],
     // Bidirectional controls reorder what follows them: "\u202Egnp.exe" shows as exe.png.
@@ -505,6 +534,39 @@ describe('admin CLI bad input', () => {
     expect(before.issuers).toBe(1)
   })
 
+  it('refuses a bad key limit with one line, writing nothing', async () => {
+    const key = await json(['key', 'create', '--issuer', issuerId, '--mode', 'TEST'], dir)
+    const state = async () => ({
+      keys: await json(['key', 'list', '--issuer', issuerId], dir),
+      // The audit table is this describe's own: any entry written would count.
+      audit: await documentClient
+        .send(new ScanCommand({ TableName: tables.audit, ConsistentRead: true }))
+        .then((r) => r.Count),
+    })
+    const before = await state()
+    for (const [args, message] of [
+      [
+        [key.keyId, '0'],
+        `The limit must be a whole number from 1 to ${MAX_RATE_LIMIT}, or default, got "0".`,
+      ],
+      [[key.keyId, String(MAX_RATE_LIMIT + 1)], `or default, got "${MAX_RATE_LIMIT + 1}".`],
+      [[key.keyId, 'fast'], 'or default, got "fast".'],
+      [[key.keyId, '2.5'], 'or default, got "2.5".'],
+      [[key.keyId], '"key limit" needs <keyId> and <n|default>'],
+      [['key_00000000000000000000000000', '5'], 'No key key_00000000000000000000000000.'],
+      [['nope', '5'], 'Key "nope" is not a valid id.'],
+    ] as [string[], string][]) {
+      const result = await cli(['key', 'limit', ...args], dir)
+      expect(result.code).toBe(1)
+      expect(result.stdout).toBe('')
+      const lines = result.stderr.trim().split('\n')
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(/^error: /)
+      expect(lines[0]).toContain(message)
+    }
+    expect(await state()).toEqual(before)
+  })
+
   it('says the local database is not running, and how to start it', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'vs-admin-empty-'))
     const result = await cli(['issuer', 'list'], empty)
@@ -526,8 +588,8 @@ describe('admin CLI bad input', () => {
     const top = await cli(['--help'])
     expect(top.code).toBe(0)
     const commands = [...top.stdout.matchAll(/^ {2}(\w+ [\w-]+)/gm)].map((m) => m[1] as string)
-    // issuer 2, program 6, key 4, grant 4, member 5.
-    expect(commands).toHaveLength(21)
+    // issuer 2, program 6, key 5, grant 4, member 5.
+    expect(commands).toHaveLength(22)
     // One command's help through the entry module; the others' is the same code path.
     expect((await cli(['key', 'roll', '--help'])).stdout).toContain(
       'Usage: npm run admin -- key roll <keyId> [--grace 24h]',
@@ -541,7 +603,7 @@ describe('admin CLI bad input', () => {
   it.each([
     ['issuer', 2],
     ['program', 6],
-    ['key', 4],
+    ['key', 5],
     ['grant', 4],
     ['member', 5],
   ])('"%s --help" prints the help of its %i commands and exits 0', async (noun, count) => {

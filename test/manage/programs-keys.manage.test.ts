@@ -131,6 +131,14 @@ const CASES: RouteCase[] = [
     write: true,
     target: 'key_not_found',
   },
+  {
+    id: 'UpdateKey',
+    method: 'PATCH',
+    path: (i, { keyId }) => `/manage/issuers/${i}/keys/${keyId}`,
+    body: { rateLimit: 5 },
+    write: true,
+    target: 'key_not_found',
+  },
   { id: 'ListAudit', method: 'GET', path: (i) => `/manage/issuers/${i}/audit`, write: false },
 ]
 
@@ -148,7 +156,7 @@ const checked = (c: RouteCase, answer: Call) =>
 describe('who may call the program, key and audit routes', () => {
   it('covers every program, key and audit route of functions/routes.ts', () => {
     const mine = ROUTES.filter((r) =>
-      /^(GET|POST) \/manage\/issuers\/\{issuerId\}\/(programs|keys|audit)(\/\{(programId|keyId)\}(\/(pause|resume|close|roll|revoke))?)?$/.test(
+      /^(GET|POST|PATCH) \/manage\/issuers\/\{issuerId\}\/(programs|keys|audit)(\/\{(programId|keyId)\}(\/(pause|resume|close|roll|revoke))?)?$/.test(
         r.routeKey,
       ),
     ).map((r) => r.id)
@@ -571,6 +579,8 @@ describe('keys', () => {
       createdAt: expect.stringMatching(ISO),
       createdBy: admin.email,
       expiresAt: expect.stringMatching(ISO),
+      rateLimit: 25,
+      rateLimitIsDefault: true,
       secret: expect.stringMatching(/^vs_test_[0-9A-Za-z]{30}$/),
     })
     const expiresAt = Date.parse(created.body.expiresAt as string)
@@ -597,7 +607,18 @@ describe('keys', () => {
     expect(list.body.keys).toContainEqual(shown)
     for (const key of list.body.keys as Record<string, unknown>[]) {
       expect(Object.keys(key).sort()).toEqual(
-        ['id', 'mode', 'prefix', 'last4', 'status', 'createdAt', 'createdBy', 'expiresAt'].sort(),
+        [
+          'id',
+          'mode',
+          'prefix',
+          'last4',
+          'status',
+          'createdAt',
+          'createdBy',
+          'expiresAt',
+          'rateLimit',
+          'rateLimitIsDefault',
+        ].sort(),
       )
     }
     const live = documented(
@@ -689,6 +710,8 @@ describe('keys', () => {
       createdAt: expect.stringMatching(ISO),
       createdBy: admin.email,
       expiresAt: null,
+      rateLimit: 25,
+      rateLimitIsDefault: true,
       secret: expect.stringMatching(/^vs_test_/),
       old: {
         ...(({ secret: _, ...rest }) => rest)(created.body),
@@ -834,7 +857,7 @@ it('writes nothing for another issuer even when an admin of both asks (ids are s
   expect((await postGrant(api.baseUrl, b.programs.LIVE, b.keys.LIVE)).status).toBe(201)
 })
 
-describe('the JSON bodies of CreateProgram, CreateKey and RollKey', () => {
+describe('the JSON bodies of CreateProgram, CreateKey, RollKey and UpdateKey', () => {
   const BODY_ROUTES = CASES.filter((c) => c.body !== undefined)
   const raw = async (c: RouteCase, headers: Record<string, string>, body?: string) =>
     documented(
@@ -846,7 +869,12 @@ describe('the JSON bodies of CreateProgram, CreateKey and RollKey', () => {
     )
 
   it('covers every route with a body', () => {
-    expect(BODY_ROUTES.map((c) => c.id)).toEqual(['CreateProgram', 'CreateKey', 'RollKey'])
+    expect(BODY_ROUTES.map((c) => c.id)).toEqual([
+      'CreateProgram',
+      'CreateKey',
+      'RollKey',
+      'UpdateKey',
+    ])
   })
 
   it.each(BODY_ROUTES)(
@@ -874,7 +902,7 @@ describe('the JSON bodies of CreateProgram, CreateKey and RollKey', () => {
     },
   )
 
-  it('CreateProgram and CreateKey refuse no body at all (400); RollKey takes it as {}', async () => {
+  it('CreateProgram, CreateKey and UpdateKey refuse no body at all (400); RollKey takes it as {}', async () => {
     for (const c of BODY_ROUTES.filter((x) => x.id !== 'RollKey')) {
       await expectIssuersUnchanged([a.issuerId], async () => {
         expectProblem(await raw(c, { 'content-type': 'application/json' }), 400, 'malformed_json')
@@ -956,6 +984,19 @@ describe('what DynamoDB misbehaving makes of each route (faults injected into th
       })
     },
   )
+})
+
+it("UpdateKey lowers a key's rate limit (its rules: key-limits.manage.test.ts)", async () => {
+  const key = await call(admin, 'POST', `/manage/issuers/${a.issuerId}/keys`, { mode: 'LIVE' })
+  const path = `/manage/issuers/${a.issuerId}/keys/${key.body.id}`
+  const lowered = documented('UpdateKey', await call(owner, 'PATCH', path, { rateLimit: 50 }))
+  expect(lowered.status).toBe(200)
+  expect(lowered.body).toEqual({
+    ...key.body,
+    secret: undefined,
+    rateLimit: 50,
+    rateLimitIsDefault: false,
+  })
 })
 
 // Last: what the tests above met, held against what openapi.json lists for these routes.

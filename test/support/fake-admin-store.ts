@@ -4,7 +4,13 @@ import { grantListSlot } from '../../functions/domain/grant-slots'
 import type { AuditEntry } from '../../functions/domain/people'
 import type { ProgramRecord, ProgramStatus } from '../../functions/domain/program'
 import type { AdminStore, ChangeOptions, Page } from '../../functions/stores/admin.store'
-import type { AdminKeyRecord, KeyRevocation, KeyRoll } from '../../functions/stores/api-keys.store'
+import type {
+  AdminKeyRecord,
+  KeyLimitChange,
+  KeyLimitSet,
+  KeyRevocation,
+  KeyRoll,
+} from '../../functions/stores/api-keys.store'
 import type { IssuerRecord } from '../../functions/stores/issuers.store'
 import type { SlotBackfill } from '../../functions/stores/migrations/grant-slots.store'
 import type { ProgramChange } from '../../functions/stores/programs.store'
@@ -251,6 +257,35 @@ export class FakeAdminStore implements AdminStore {
     return { kind: 'revoked' }
   }
 
+  /** The DynamoDB condition of a roll: active, not expired at `now`, of the scope's issuer. */
+  private usable(
+    current: AdminKeyRecord | undefined,
+    now: number,
+    options: ChangeOptions | undefined,
+  ): current is AdminKeyRecord {
+    return (
+      current !== undefined &&
+      current.status === 'active' &&
+      (current.expiresAt === undefined || current.expiresAt > now) &&
+      this.inScope(current, options)
+    )
+  }
+
+  /** The roll's condition, and the key's own limit still as it was read. */
+  async setApiKeyRateLimit(change: KeyLimitChange, options?: ChangeOptions): Promise<KeyLimitSet> {
+    this.enter('setApiKeyRateLimit')
+    this.conditions('setApiKeyRateLimit')
+    const current = this.state.keys.get(change.keyHash)
+    if (!this.usable(current, change.now, options) || current.rateLimit !== change.from) {
+      return { kind: 'refused', current: current && structuredClone(current) }
+    }
+    this.write(options, () => {
+      if (change.to === undefined) delete current.rateLimit
+      else current.rateLimit = change.to
+    })
+    return { kind: 'set' }
+  }
+
   /** The DynamoDB condition: active, not expired at `now`, of the scope's issuer. */
   async rollApiKey(
     input: { old: ApiKeyRecord; next: AdminKeyRecord; oldExpiresAt: number; now: number },
@@ -259,12 +294,9 @@ export class FakeAdminStore implements AdminStore {
     this.enter('rollApiKey')
     this.conditions('rollApiKey')
     const current = this.state.keys.get(input.old.keyHash)
-    const usable =
-      current !== undefined &&
-      current.status === 'active' &&
-      (current.expiresAt === undefined || current.expiresAt > input.now) &&
-      this.inScope(current, options)
-    if (!usable) return { kind: 'refused', current: current && structuredClone(current) }
+    if (!this.usable(current, input.now, options)) {
+      return { kind: 'refused', current: current && structuredClone(current) }
+    }
     if (this.state.keys.has(input.next.keyHash)) {
       throw new StoreUnavailable('clash', 'A new id clashed with an existing item.')
     }

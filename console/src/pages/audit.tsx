@@ -14,6 +14,7 @@ const ACTIONS: Record<string, string> = {
   'key.create': 'Created an API key',
   'key.roll': 'Rolled an API key',
   'key.revoke': 'Revoked an API key',
+  'key.rate_limit': "Changed an API key's rate limit",
   'member.invite': 'Invited a member',
   'member.role': 'Changed a role',
   'member.remove': 'Removed a member',

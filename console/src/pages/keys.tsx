@@ -18,10 +18,11 @@ import {
 import { formatTime, Time } from '../ui-format'
 import { SelectField, TextField, useAction } from '../ui-forms'
 import { ShownOnce } from '../ui-pages'
+import { KeyLimit, KeyLimitDialog } from './key-limit'
 
 /**
- * API keys of one mode: create (the secret shown once), list masked, roll with a grace period,
- * revoke. The service checks a key's validity through a cache bounded at 1 second, so a revoked
+ * API keys of one mode: create (the secret shown once), list masked with their rate limits, roll
+ * with a grace period, revoke, lower the limit (key-limit.tsx). The service checks a key's validity through a cache bounded at 1 second, so a revoked
  * key stops working within 1 second.
  */
 
@@ -141,11 +142,20 @@ const KeysTable = ({
   mode: string
   keys: ApiKey[]
   admin: boolean
-  onAct: (kind: 'roll' | 'revoke', key: ApiKey) => void
+  onAct: (kind: 'roll' | 'revoke' | 'limit', key: ApiKey) => void
 }) => (
   <DataTable
     caption={<>{mode} keys, newest first</>}
-    columns={['Key', 'Status', 'Created by', 'Created', 'Expires', 'Last used', admin && 'Actions']}
+    columns={[
+      'Key',
+      'Status',
+      'Created by',
+      'Created',
+      'Expires',
+      'Rate limit',
+      'Last used',
+      admin && 'Actions',
+    ]}
   >
     {keys.map((key) => (
       <tr key={key.id}>
@@ -162,6 +172,9 @@ const KeysTable = ({
         </td>
         <td>{key.expiresAt ? <Time iso={key.expiresAt} /> : 'Never'}</td>
         <td>
+          <KeyLimit apiKey={key} />
+        </td>
+        <td>
           <span class="hint">Not recorded</span>
         </td>
         {admin ? (
@@ -169,6 +182,11 @@ const KeysTable = ({
             {key.status === 'active' ? (
               <span class="row-actions">
                 <ActOn label="Roll" of={`key ${masked(key)}`} onClick={() => onAct('roll', key)} />
+                <ActOn
+                  label="Change limit"
+                  of={`key ${masked(key)}`}
+                  onClick={() => onAct('limit', key)}
+                />
                 <ActOn
                   label="Revoke"
                   of={`key ${masked(key)}`}
@@ -192,7 +210,7 @@ export const KeysPage = () => {
   const [revealed, setRevealed] = useState<Revealed>()
   const [message, setMessage] = useState('')
   const { busy, error, run, setError } = useAction()
-  const [dialog, setDialog] = useState<{ kind: 'roll' | 'revoke'; key: ApiKey }>()
+  const [dialog, setDialog] = useState<{ kind: 'roll' | 'revoke' | 'limit'; key: ApiKey }>()
   const [grace, setGrace] = useState('24h')
   const {
     data,
@@ -267,6 +285,20 @@ export const KeysPage = () => {
       <p class="hint">
         "Last used" is not recorded: the service does not write on every grant to keep it.
       </p>
+      {dialog?.kind === 'limit' ? (
+        <KeyLimitDialog
+          apiKey={dialog.key}
+          masked={masked(dialog.key)}
+          onClose={() => setDialog(undefined)}
+          onSaved={(key) => {
+            setDialog(undefined)
+            setMessage(
+              `Key ${masked(key)} now allows ${key.rateLimit} requests a second${key.rateLimitIsDefault ? ' (the default)' : ''}; the API applies it within 1.5 seconds.`,
+            )
+            void reload()
+          }}
+        />
+      ) : null}
       <ConfirmDialog
         open={dialog?.kind === 'revoke'}
         title={`Revoke key ${dialog ? masked(dialog.key) : ''}?`}
