@@ -25,6 +25,12 @@ export const emissionIntervalUs = (limit: number): number => Math.max(1, Math.ro
 
 export const msToUs = (ms: number): number => Math.round(ms * 1000)
 
+/** The emission interval, and where the bucket's next token starts (an unknown tat: now). */
+const shape = (tatUs: number | undefined, nowUs: number, limit: number) => ({
+  t: emissionIntervalUs(limit),
+  from: Math.max(tatUs ?? nowUs, nowUs),
+})
+
 /** Whole tokens the bucket holds at `nowUs` (0..burst); an unknown tat is a full bucket. */
 export const gcraAvailable = (
   tatUs: number | undefined,
@@ -32,8 +38,7 @@ export const gcraAvailable = (
   limit: number,
   burst: number,
 ): number => {
-  const t = emissionIntervalUs(limit)
-  const from = Math.max(tatUs ?? nowUs, nowUs)
+  const { t, from } = shape(tatUs, nowUs, limit)
   return Math.max(0, Math.min(burst, Math.floor((nowUs + burst * t - from) / t)))
 }
 
@@ -49,22 +54,15 @@ export const gcraTake = (
     Math.max(0, Math.floor(tokens)),
     gcraAvailable(tatUs, nowUs, limit, burst),
   )
-  const from = Math.max(tatUs ?? nowUs, nowUs)
-  return {
-    granted,
-    tatUs: granted > 0 ? from + granted * emissionIntervalUs(limit) : (tatUs ?? nowUs),
-  }
+  const { t, from } = shape(tatUs, nowUs, limit)
+  return { granted, tatUs: granted > 0 ? from + granted * t : (tatUs ?? nowUs) }
 }
 
 /** Microseconds until the bucket holds one token again (0 when it holds one now). */
 export const gcraWaitUs = (
-  tatUs: number | undefined,
-  nowUs: number,
-  limit: number,
-  burst: number,
+  ...[tatUs, nowUs, limit, burst]: Parameters<typeof gcraAvailable>
 ): number => {
-  const t = emissionIntervalUs(limit)
-  const from = Math.max(tatUs ?? nowUs, nowUs)
+  const { t, from } = shape(tatUs, nowUs, limit)
   return Math.max(0, from + t - (nowUs + burst * t))
 }
 
