@@ -34,10 +34,15 @@ export const stopLaunched = async () => {
 // Registered when a test file imports this module: the file's top level, after its own hooks.
 if (typeof afterAll === 'function') afterAll(stopLaunched)
 
+/**
+ * `keep`: not stopped after this file's tests; whoever keeps it stops it (a worker's server,
+ * test/support/worker-server.ts, stopped by global teardown).
+ */
 export const launchNpmStart = (
   localDir: string,
   args: string[],
   env: Record<string, string> = {},
+  { keep = false }: { keep?: boolean } = {},
 ): Started => {
   // node with tsx's loader, as the emulator is run: the child is the server itself, no wrapper.
   const child = spawn(process.execPath, ['--import', TSX, 'bin/local-server.ts', ...args], {
@@ -72,8 +77,10 @@ export const launchNpmStart = (
     launched.delete(started)
   }
   const started: Started = { child, output: () => output, exited, stop }
-  launched.add(started)
-  if (closed) void stop()
+  if (!keep) {
+    launched.add(started)
+    if (closed) void stop()
+  }
   return started
 }
 
