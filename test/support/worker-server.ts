@@ -8,6 +8,7 @@ import { BROWSER_RUN_ENV } from './browser-run'
 import { makeConsoleDist } from './console-dist'
 import { launchNpmStart, type Started, waitFor } from './npm-start'
 import { isAlive } from './process'
+import { selfSignedCert } from './self-signed-cert'
 
 /**
  * One `npm start -- --in-memory` per jest worker, for the files that cannot share the run's
@@ -29,9 +30,13 @@ export type WorkerServer = {
   endpoint: string
   tables: typeof LOCAL_TABLES
   seed: Seed
+  /** A certificate for `localhost` the server trusts (NODE_EXTRA_CA_CERTS), for https receivers. */
+  trusted?: Pem
 }
 
-type Slot = { consoleDir: string; running: Promise<{ started: Started; dir: string }> }
+type Pem = { key: string; cert: string }
+type Running = { started: Started; dir: string; trusted?: Pem }
+type Slot = { consoleDir: string; running: Promise<Running> }
 
 /**
  * The worker's slot lives on a core module, which jest hands every test file of a worker as the
@@ -63,10 +68,28 @@ export const issuerOn = async (dir: string): Promise<Omit<WorkerServer, 'dir'>> 
   }
 }
 
+/**
+ * A throw-away certificate for `localhost` (test/support/self-signed-cert.ts), written where the
+ * server reads it; none where openssl is missing, unless the caller needs one.
+ */
+const trustedCert = (dir: string, needed: boolean): Pem | undefined => {
+  try {
+    const pem = selfSignedCert({ dns: ['localhost'] })
+    writeFileSync(join(dir, 'trusted-cert.pem'), pem.cert)
+    return pem
+  } catch (error) {
+    if (needed) throw error
+    return undefined
+  }
+}
+
 /** `npm start -- --in-memory` in a new folder, serving `consoleDir`, once its banner is out. */
-const launch = async (consoleDir: string, keep: boolean) => {
+const launch = async (consoleDir: string, keep: boolean, needsCert: boolean): Promise<Running> => {
   const dir = mkdtempSync(join(tmpdir(), 'vs-worker-server-'))
-  const started = launchNpmStart(dir, ['--in-memory'], { VS_CONSOLE_DIR: consoleDir }, { keep })
+  const trusted = trustedCert(dir, needsCert)
+  const env: Record<string, string> = { VS_CONSOLE_DIR: consoleDir }
+  if (trusted) env.NODE_EXTRA_CA_CERTS = join(dir, 'trusted-cert.pem')
+  const started = launchNpmStart(dir, ['--in-memory'], env, { keep })
   const registry = process.env[WORKER_SERVERS_ENV]
   // Written before it is up: a set-up that gives up while it starts still leaves it to teardown.
   if (keep && registry && started.child.pid)
@@ -85,7 +108,7 @@ const launch = async (consoleDir: string, keep: boolean) => {
     await started.stop()
     throw error
   }
-  return { started, dir }
+  return { started, dir, ...(trusted ? { trusted } : {}) }
 }
 
 const clockMoved = async (baseUrl: string) => {
@@ -97,14 +120,17 @@ const clockMoved = async (baseUrl: string) => {
 /**
  * The worker's server serving `consoleDir` (a console build: the run's, else a stand-in), with
  * an issuer of the caller's own; a new one when there is none yet, it has stopped, it serves
- * another console, or `unmovedClock` is asked and its clock has moved.
+ * another console, `unmovedClock` is asked and its clock has moved, or `trusted` is asked (a
+ * certificate it trusts) and it has none.
  */
 export const workerServer = async ({
   consoleDir,
   unmovedClock = false,
+  trusted = false,
 }: {
   consoleDir?: string
   unmovedClock?: boolean
+  trusted?: boolean
 } = {}): Promise<WorkerServer> => {
   const pooled = process.env[WORKER_SERVERS_ENV] !== undefined
   // The run's console build when it has one, so every file of the worker can use the same server.
@@ -116,14 +142,15 @@ export const workerServer = async ({
     current !== undefined &&
     current.started.child.exitCode === null &&
     current.started.child.signalCode === null &&
+    !(trusted && current.trusted === undefined) &&
     !(unmovedClock && (await clockMoved(recordsOf(current.dir).baseUrl)))
   if (!usable) {
     if (current) await stopSlot(current)
-    slot = { consoleDir: dist, running: launch(dist, pooled) }
+    slot = { consoleDir: dist, running: launch(dist, pooled, trusted) }
     if (pooled) holder.__vsWorkerServer = slot
   }
-  const { dir } = await (slot as Slot).running
-  return { dir, ...(await issuerOn(dir)) }
+  const { dir, trusted: pem } = await (slot as Slot).running
+  return { dir, ...(await issuerOn(dir)), ...(pem ? { trusted: pem } : {}) }
 }
 
 /** Stops a worker server this worker replaces, and forgets it. */
