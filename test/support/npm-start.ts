@@ -80,6 +80,11 @@ export const launchNpmStart = (
   if (!keep) {
     launched.add(started)
     if (closed) void stop()
+  } else {
+    // Nothing of a kept server holds the jest worker open: the worker ends when its files are done.
+    child.unref()
+    for (const pipe of [child.stdout, child.stderr])
+      (pipe as { unref?: () => void } | null)?.unref?.()
   }
   return started
 }
