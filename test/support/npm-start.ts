@@ -131,3 +131,19 @@ export const waitFor = (
     )
       ended()
   })
+
+/** Resolves once `started` has printed its ready banner; stopped, and the error thrown, if it never does. */
+export const untilReady = async (started: Started) => {
+  try {
+    await waitFor(
+      () => started.output().includes('Ctrl-C stops'),
+      'the ready banner',
+      started,
+      120_000,
+    )
+  } catch (error) {
+    await started.stop()
+    throw error
+  }
+  return started
+}

@@ -6,7 +6,7 @@ import type { LOCAL_TABLES } from '../../local/local-env'
 import { type Seed, seed } from '../../local/seed'
 import { BROWSER_RUN_ENV } from './browser-run'
 import { makeConsoleDist } from './console-dist'
-import { launchNpmStart, type Started, waitFor } from './npm-start'
+import { launchNpmStart, type Started, untilReady } from './npm-start'
 import { isAlive } from './process'
 import { selfSignedCert } from './self-signed-cert'
 
@@ -97,17 +97,7 @@ const launch = async (consoleDir: string, keep: boolean, needsCert: boolean): Pr
       join(registry, `${started.child.pid}.json`),
       JSON.stringify({ pid: started.child.pid, dir }),
     )
-  try {
-    await waitFor(
-      () => started.output().includes('Ctrl-C stops'),
-      'the ready banner',
-      started,
-      120_000,
-    )
-  } catch (error) {
-    await started.stop()
-    throw error
-  }
+  await untilReady(started)
   return { started, dir, ...(trusted ? { trusted } : {}) }
 }
 
