@@ -1,13 +1,16 @@
 import { BATCH_WORK, consumerById } from '../../functions/consumers'
 import { BATCH_LIMITS } from '../../functions/domain/batch'
-import { memberToken } from '../support/npm-start-session'
+import {
+  memberToken,
+  type NpmStartSession,
+  startNpmStartSession,
+} from '../support/npm-start-session'
 import { grantsOf, isBusy, issuedOf, uploadAndCommit, uploadCsv } from '../support/npm-start-upload'
-import { type WorkerServer, workerServer } from '../support/worker-server'
 
 /**
  * Issue 20's send to many from one upload, exactly, under `npm start`: a real
- * `npm start -- --in-memory` (the jest worker's, with an issuer of this file's own: its DynamoDB
- * Local, Cognito emulator, local queue and worker, upload receiver), an admin invited by the operator's CLI and signed in at the emulator, then what the
+ * `npm start -- --in-memory` (its DynamoDB Local, Cognito emulator, local queue and worker, upload
+ * receiver), an admin invited by the operator's CLI and signed in at the emulator, then what the
  * console does (test/support/npm-start-upload.ts): ask for an upload, POST the file to it
  * (multipart/form-data, fields first), dry-run and commit from the upload, and read until `done`.
  * Every row is granted once: the batch's counts, the program's `issued`, and the grants in DynamoDB
@@ -19,11 +22,10 @@ const WORKER = consumerById('GrantBatchWorker')
 const AT_ONCE =
   BATCH_WORK.maxConcurrency * (WORKER.trigger.kind === 'queue' ? WORKER.trigger.batchSize : 1)
 const ROWS = (AT_ONCE + 1) * BATCH_LIMITS.chunkRows
-let server: WorkerServer
+let server: NpmStartSession
 
 beforeAll(async () => {
-  // The jest worker's npm start, with an issuer of this file's own (test/support/worker-server.ts).
-  server = await workerServer()
+  server = await startNpmStartSession('vs-upload-batch-')
 }, 180_000)
 
 it(`grants ${ROWS.toLocaleString('en')} rows from one upload exactly once, to done`, async () => {
