@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda'
 import { newId } from '../../functions/domain/ids'
+import { REQUEST_ID_PATTERN } from '../../functions/domain/request-id'
 import { handler as notFound } from '../../functions/handlers/not-found.handler'
 import { ERROR_CODES, problemResponse } from '../../functions/http/problem'
 import { MethodNotAllowed } from '../../functions/http/request-errors'
@@ -190,12 +191,14 @@ describe('the NotFound function, as API Gateway invokes it ($default)', () => {
       expect(result.headers).toMatchObject({
         allow: declared.join(', '),
         'content-type': 'application/problem+json',
-        'x-request-id': 'req-405',
+        // The function's own request id (domain/request-id.ts), under both names.
+        'x-request-id': expect.stringMatching(REQUEST_ID_PATTERN),
+        'request-id': result.headers?.['x-request-id'],
       })
       expect(JSON.parse(result.body as string)).toMatchObject({
         code: 'method_not_allowed',
         status: 405,
-        requestId: 'req-405',
+        requestId: result.headers?.['request-id'],
       })
     }
   })

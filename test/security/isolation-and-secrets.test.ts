@@ -109,8 +109,9 @@ describe('keys', () => {
       expect(refused.body.code).toBe('invalid_api_key')
       expect((await get(created.headers.get('location') as string, key.secret)).status).toBe(401)
       // The grant path compares the cached key's expiry with the clock: refused with no call; the
-      // read checks the key afresh (one BatchGetItem).
-      expect(counter.calls).toEqual(['BatchGetItemCommand'])
+      // read's rate limit reads this key once (GetItem: its first request with it; expired, it
+      // gets no limit), then the read checks the key afresh (one BatchGetItem).
+      expect(counter.calls).toEqual(['GetItemCommand', 'BatchGetItemCommand'])
     } finally {
       wallClock.reset()
       counter.stop()
