@@ -12,7 +12,7 @@ import { requestIdTime } from '../domain/request-id'
 import type { RequestLogEntry } from '../domain/request-log'
 import { startDeadline } from '../runtime/deadline'
 import { recordRequest } from '../runtime/request-log-sink'
-import { requestIdOf } from './middleware'
+import { loggedAsEntry, requestIdOf } from './middleware'
 
 type Result = APIGatewayProxyStructuredResultV2
 
@@ -139,14 +139,14 @@ export const integratorRequest = ({
           withProgram && programId !== undefined && PROGRAM_ID.test(programId)
             ? (await access.check({ keyHash: credential.keyHash, programId }, options)).key
             : await access.checkKey(credential.keyHash, options)
-      } catch {
-        // DynamoDB away: no limit now; the route meets the same and answers for itself.
-        return
+        // DynamoDB away: the answer is the route's 503 now, within this request's one budget,
+        // not after the route has waited for DynamoDB a second time.
       } finally {
         deadline.dispose()
       }
       if (key === undefined || !isKeyUsable(key, clock())) return
       state.key = key
+      loggedAsEntry.add(event)
       const decision = limiter.take(key)
       state.decision = decision
       if (!decision.allowed) {

@@ -73,6 +73,12 @@ export const jsonBody = ({ maxBytes }: { maxBytes: number }) => [
   >[0]) as MiddlewareObj<APIGatewayProxyEventV2, Result>,
 ]
 
+/**
+ * Requests whose one log line is their request log entry (http/integrator-request.ts marks them):
+ * their route's `request` line would say the same again, at the price of the bytes.
+ */
+export const loggedAsEntry = new WeakSet<APIGatewayProxyEventV2>()
+
 // One line per request; deliberately without headers or body, which carry the API key.
 const logRequest = (
   logger: Logger,
@@ -80,6 +86,7 @@ const logRequest = (
   status: number | undefined,
   code?: string,
 ) =>
+  loggedAsEntry.has(event) ||
   logger.info('request', {
     method: event.requestContext?.http?.method,
     route: event.routeKey,

@@ -92,10 +92,13 @@ const grantsOf = (t: CfnTemplate, fnId: string) => {
     }
     for (const s of doc.Statement) {
       expect(s.Effect).toBe('Allow')
-      // Only the webhook secrets' key is granted with a condition (its encryption context:
-      // test/infra/webhook-secrets-key.test.ts).
+      // Only the webhook secrets' key (its encryption context: test/infra/webhook-secrets-key.test.ts)
+      // and the rate-limit items of the API keys table (issue 33) are granted with a condition.
       if (![s.Action].flat().every((a) => a.startsWith('kms:'))) {
-        expect(s.Condition).toBeUndefined()
+        expect([
+          undefined,
+          { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['rate#*'] } },
+        ]).toContainEqual(s.Condition)
       }
       for (const action of [s.Action].flat()) {
         for (const res of [s.Resource].flat()) {
