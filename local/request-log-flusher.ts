@@ -1,5 +1,5 @@
 import { type RequestLogWriter, requestLogEntriesOf } from '../functions/core/request-log-writer'
-import { setRequestLogSink } from '../functions/runtime/request-log-sink'
+import { logLine, setRequestLogSink } from '../functions/runtime/request-log-sink'
 
 /**
  * How often `npm start` writes the entries its routes recorded (issue 33): an entry is in the
@@ -72,6 +72,7 @@ export const startRequestLogFlusher = ({
     return flushing
   }
   setRequestLogSink((entry) => {
+    logLine(entry)
     buffer.push(JSON.parse(JSON.stringify(entry)))
   })
   const cancel = ticker(flush, everyMs)

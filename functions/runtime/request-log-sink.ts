@@ -11,7 +11,9 @@ export type RequestLogSink = (entry: RequestLogEntry) => void
 
 export const REQUEST_LOG_MESSAGE = 'request'
 
-const logLine: RequestLogSink = (entry) => logger.info(REQUEST_LOG_MESSAGE, { requestLog: entry })
+/** The line a Lambda prints (the local sink prints it too, so `npm start`'s log is AWS's). */
+export const logLine: RequestLogSink = (entry) =>
+  logger.info(REQUEST_LOG_MESSAGE, { requestLog: entry })
 
 let sink: RequestLogSink = logLine
 

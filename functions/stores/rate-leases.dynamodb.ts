@@ -11,6 +11,13 @@ export const rateItemKey = (keyId: string) => `${RATE_ITEM_PREFIX}${keyId}`
 /** Compare-and-set rounds before granting nothing: each learns the tat the last one met. */
 const ROUNDS = 3
 const DAY_S = 86_400
+/**
+ * A bucket further ahead of this clock than its burst (plus this much) was not written by a clock
+ * in step with ours: ours went back (a test's, or a host's corrected) or another ran ahead. GCRA
+ * never sets one there, so it is reset to start from now, on the exact value seen, rather than
+ * refusing the key until this clock catches up.
+ */
+const AHEAD_SLACK_US = 1_000_000
 
 /** The `tat` a refused write found: ALL_OLD on the error (raw or unmarshalled), else undefined. */
 const foundTat = (error: unknown): number | undefined | 'unknown' => {
@@ -42,13 +49,15 @@ export class DynamoDbRateLeases implements RateLeaseStore {
     let tat: number | undefined
     try {
       for (let round = 0; round < ROUNDS; round++) {
-        const known = tat !== undefined && tat > nowUs
+        const ahead = tat !== undefined && tat > nowUs + burst * t + AHEAD_SLACK_US
+        const known = tat !== undefined && tat > nowUs && !ahead
         const want = Math.min(
           Math.floor(tokens),
-          known ? gcraAvailable(tat, nowUs, limit, burst) : burst,
+          known ? gcraAvailable(tat as number, nowUs, limit, burst) : burst,
         )
         if (want <= 0) return { granted: 0, tat: (tat ?? nowUs) / 1000 }
-        const outcome = await this.write(keyId, { known, want, t, nowUs, burst }, signal)
+        const seen = ahead ? tat : undefined
+        const outcome = await this.write(keyId, { known, seen, want, t, nowUs, burst }, signal)
         if (typeof outcome === 'number') return { granted: want, tat: outcome / 1000 }
         // DynamoDB returns the refused item (ALL_OLD); without it, nothing is known: grant nothing.
         if (outcome.found === 'unknown') return { granted: 0, tat: nowUs / 1000 }
@@ -67,11 +76,19 @@ export class DynamoDbRateLeases implements RateLeaseStore {
     keyId: string,
     {
       known,
+      seen,
       want,
       t,
       nowUs,
       burst,
-    }: { known: boolean; want: number; t: number; nowUs: number; burst: number },
+    }: {
+      known: boolean
+      seen: number | undefined
+      want: number
+      t: number
+      nowUs: number
+      burst: number
+    },
     signal: AbortSignal | undefined,
   ): Promise<number | { found: number | undefined | 'unknown' }> {
     const purgeAt = Math.ceil(nowUs / 1e6) + DAY_S
@@ -91,15 +108,17 @@ export class DynamoDbRateLeases implements RateLeaseStore {
           ReturnValues: 'UPDATED_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         })
-      : // An idle (or new) bucket is full: it starts from now.
+      : // An idle (or new) bucket is full: it starts from now; so does one ahead of any clock
+        // in step with ours (AHEAD_SLACK_US), on the value seen.
         new UpdateCommand({
           TableName: this.tables.apiKeys,
           Key: { keyHash: rateItemKey(keyId) },
           UpdateExpression: 'SET tat = :tat, purgeAt = :purgeAt',
-          ConditionExpression: 'attribute_not_exists(tat) OR tat <= :now',
+          ConditionExpression:
+            seen === undefined ? 'attribute_not_exists(tat) OR tat <= :now' : 'tat = :seen',
           ExpressionAttributeValues: {
             ':tat': nowUs + want * t,
-            ':now': nowUs,
+            ...(seen === undefined ? { ':now': nowUs } : { ':seen': seen }),
             ':purgeAt': purgeAt,
           },
           ReturnValues: 'UPDATED_NEW',

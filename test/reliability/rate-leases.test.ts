@@ -43,6 +43,29 @@ describe('rate leases on DynamoDB Local', () => {
     ).toEqual({ granted: 20, tat: T0 + 62_000 })
   })
 
+  it('starts over a bucket further ahead than its burst, which only a clock out of step writes', async () => {
+    const keyId = newKeyId()
+    // A clock a day ahead took the burst; at the right time the bucket is not a day in debt.
+    const day = 86_400_000
+    expect(await store.lease({ keyId, tokens: 20, limit: 10, burst: 20, now: T0 + day })).toEqual({
+      granted: 20,
+      tat: T0 + day + 2_000,
+    })
+    expect(await store.lease({ keyId, tokens: 5, limit: 10, burst: 20, now: T0 })).toEqual({
+      granted: 5,
+      tat: T0 + 500,
+    })
+    // Within the burst (and its slack) ahead is a bucket in use: nothing more now.
+    expect(await store.lease({ keyId, tokens: 20, limit: 10, burst: 20, now: T0 })).toEqual({
+      granted: 15,
+      tat: T0 + 2_000,
+    })
+    expect(await store.lease({ keyId, tokens: 1, limit: 10, burst: 20, now: T0 })).toEqual({
+      granted: 0,
+      tat: T0 + 2_000,
+    })
+  })
+
   it('never grants more than the burst to leases racing at one moment', async () => {
     const keyId = newKeyId()
     const leases = await Promise.all(
