@@ -11,8 +11,9 @@ import {
   type Page,
   type Request,
 } from 'playwright-core'
+import { createDocumentClient, createDynamoDbClient } from '../../functions/stores/dynamodb-client'
 import type { LOCAL_TABLES } from '../../local/local-env'
-import type { Seed } from '../../local/seed'
+import { type Seed, seed } from '../../local/seed'
 import {
   BROWSER_RUN_ENV,
   buildConsole,
@@ -25,7 +26,6 @@ import { cognitoOk } from '../support/cognito-call'
 import { invitedMember } from '../support/local-operator'
 import type { Started } from '../support/npm-start'
 import { ROOT } from '../support/root'
-import { issuerOn, WORKER_SERVERS_ENV, workerServer } from '../support/worker-server'
 
 // What page.evaluate callbacks read in the browser: the root tsconfig has Node's types, not the DOM's.
 declare const window: object & {
@@ -155,8 +155,17 @@ export const startLocalServer = async (): Promise<LocalServer & ConsoleServer> =
 export const sharedServer = async (): Promise<ConsoleServer> => {
   const record = process.env[BROWSER_RUN_ENV.server]
   if (record === undefined) return startLocalServer()
-  const { dir } = JSON.parse(record) as SharedServerRecord
-  return { dir, ...(await issuerOn(dir)) }
+  const { dir, baseUrl } = JSON.parse(record) as SharedServerRecord
+  const running = recordsOf(dir)
+  const client = createDocumentClient(
+    createDynamoDbClient({ endpoint: running.endpoint, region: 'local' }),
+  )
+  try {
+    const issuer = await seed(client, running.tables, baseUrl)
+    return { dir, baseUrl, endpoint: running.endpoint, tables: running.tables, seed: issuer }
+  } finally {
+    client.destroy()
+  }
 }
 
 /** How long a console test file's set-up may take: a console build, `npm start` and Chromium. */
@@ -172,20 +181,9 @@ export const startServerAndBrowser = async () => {
   return { server, browser }
 }
 
-/**
- * The same with a server the file has to itself while it runs: for the files that move npm
- * start's clock or hold its queues. It is the jest worker's (test/support/worker-server.ts), which
- * earlier files of the worker may have used and whose clock they may have moved on: a file that
- * needs real time asks for `unmovedClock`.
- */
-export const startOwnServerAndBrowser = async (options: { unmovedClock?: boolean } = {}) => {
-  const [server, browser] = await Promise.all([
-    (async () =>
-      process.env[WORKER_SERVERS_ENV] === undefined
-        ? startLocalServer()
-        : workerServer({ ...options, consoleDir: await consoleBuild() }))(),
-    runBrowser(),
-  ])
+/** The same with a server of the file's own: for the files that move npm start's clock. */
+export const startOwnServerAndBrowser = async () => {
+  const [server, browser] = await Promise.all([startLocalServer(), runBrowser()])
   return { server, browser }
 }
 

@@ -25,8 +25,7 @@ import {
  *
  * "Running" is made exact, not raced: the server's batch queue is held (POST /_local/pipeline/hold)
  * and lets one chunk through, so a batch is mid-way for as long as the test needs, and what it
- * came to is known to the row. The hold is the whole queue's, so the file has a server to itself
- * (the worker's), and lets the queues go after its tests.
+ * came to is known to the row. The hold is the whole queue's, so the file has a server of its own.
  * The page's clock (Playwright's) fires its timers to show it reads the list again, or does not.
  */
 let server: ConsoleServer
@@ -37,13 +36,6 @@ beforeAll(async () => {
   // Nobody reads the grants' offer mail here: held, it does not hold up a drain.
   await local('/_local/pipeline/hold', { queue: 'OfferMail', hold: true })
 }, SET_UP_MS)
-
-// The worker's server goes on to its next file with its queues let go.
-afterAll(async () => {
-  if (server === undefined) return
-  await local('/_local/pipeline/hold', { queue: 'OfferMail', hold: false })
-  await local('/_local/pipeline/hold', { queue: 'GrantBatchRows', hold: false })
-})
 
 /** How often the page reads the list while a batch moves (console/src/pages/program-batches.tsx). */
 const BATCHES_POLL_MS = 3_000

@@ -36,9 +36,8 @@ let server: ConsoleServer
 let browser: Browser
 
 beforeAll(async () => {
-  // A server to itself: the test moves its clock a day at a time, from real time (the browser's
-  // today is the server's first day).
-  ;({ server, browser } = await startOwnServerAndBrowser({ unmovedClock: true }))
+  // A server of its own: the test moves its clock a day at a time.
+  ;({ server, browser } = await startOwnServerAndBrowser())
 }, SET_UP_MS)
 
 type Holder = {

@@ -24,7 +24,7 @@ declare const sessionStorage: { length: number; getItem(key: string): string | n
 
 /**
  * The recipient's holdings page (`/holdings`, console/holdings.html; issue 32) in Chromium against
- * a real `npm start` to itself (the file moves its clock): a recipient with grants from two
+ * a real `npm start` of its own (the file moves its clock): a recipient with grants from two
  * issuers asks for a sign-in link, opens it from the local mail sink (LIVE: both issuers) and from
  * the issuer's TEST inbox read through the management API (TEST: that issuer's TEST grants only),
  * sees the shares and their value, accepts an offer on the page, downloads the statement (read

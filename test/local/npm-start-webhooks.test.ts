@@ -1,17 +1,24 @@
 import { randomUUID } from 'node:crypto'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import { WEBHOOK_EVENT_KINDS } from '../../functions/domain/webhooks'
-import { callServer, memberToken } from '../support/npm-start-session'
+import {
+  callServer,
+  memberToken,
+  type NpmStartSession,
+  startNpmStartSession,
+} from '../support/npm-start-session'
 import { drainNpmStart } from '../support/pipeline'
-import { type WorkerServer, workerServer } from '../support/worker-server'
+import { selfSignedCert } from '../support/self-signed-cert'
 
 /**
- * Issue 21's "Done when", against a real `npm start -- --in-memory` (the jest worker's, with an
- * issuer of this file's own: its stream poller, local Webhooks queue and sender, the same code as
- * the Lambda functions) and real receivers on loopback
+ * Issue 21's "Done when", against a real `npm start -- --in-memory` (its stream poller, local
+ * Webhooks queue and sender, the same code as the Lambda functions) and real receivers on loopback
  * that verify every delivery with the `standardwebhooks` package, an implementation we did not
  * write: an http one for TEST endpoints, and an https one (a certificate made for this run, trusted
  * by the server through Node's own NODE_EXTRA_CA_CERTS) for LIVE endpoints, which must be https.
@@ -70,20 +77,25 @@ const receiver = (
   }
 }
 
-let server: WorkerServer
+let server: NpmStartSession
 let admin: string
 let viewer: string
+let dir: string
 const plain = receiver((h) => createHttpServer(h))
 let tls: ReturnType<typeof receiver>
 let plainPort: number
 let tlsPort: number
 
 beforeAll(async () => {
-  // The jest worker's npm start (test/support/worker-server.ts), with an issuer of this file's own
-  // and a certificate for `localhost` it trusts, made for this run: no key is a fixture.
-  server = await workerServer({ trusted: true })
-  tls = receiver((h) => createHttpsServer(server.trusted as { key: string; cert: string }, h))
+  dir = mkdtempSync(join(tmpdir(), 'vs-webhooks-cert-'))
+  // A certificate for `localhost`, made for this run: no key is a fixture.
+  const pem = selfSignedCert({ dns: ['localhost'] })
+  writeFileSync(join(dir, 'cert.pem'), pem.cert)
+  tls = receiver((h) => createHttpsServer(pem, h))
   ;[plainPort, tlsPort] = await Promise.all([plain.listen(), tls.listen()])
+  server = await startNpmStartSession('vs-webhooks-', {
+    NODE_EXTRA_CA_CERTS: join(dir, 'cert.pem'),
+  })
   ;[admin, viewer] = await Promise.all([
     memberToken(server, 'admin'),
     memberToken(server, 'viewer'),

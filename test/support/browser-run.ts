@@ -8,7 +8,7 @@ import { globsToMatcher } from 'jest-util'
 import { type BrowserServer, chromium } from 'playwright-core'
 import { findChromium, noBrowserLine } from './chromium'
 import { CHROMIUM_ARGS } from './chromium-args'
-import { launchNpmStart, type Started, untilReady } from './npm-start'
+import { launchNpmStart, type Started, waitFor } from './npm-start'
 import { ROOT } from './root'
 
 /**
@@ -47,9 +47,18 @@ export const buildConsole = async (outDir: string) => {
 
 /** `npm start -- --in-memory` in `dir`, serving `consoleDir`, once its banner is out. */
 export const startNpmStart = async (dir: string, consoleDir: string) => {
-  const started = await untilReady(
-    launchNpmStart(dir, ['--in-memory'], { VS_CONSOLE_DIR: consoleDir }),
-  )
+  const started = launchNpmStart(dir, ['--in-memory'], { VS_CONSOLE_DIR: consoleDir })
+  try {
+    await waitFor(
+      () => started.output().includes('Ctrl-C stops'),
+      'the ready banner',
+      started,
+      120_000,
+    )
+  } catch (error) {
+    await started.stop()
+    throw error
+  }
   const running = JSON.parse(readFileSync(join(dir, 'dynamodb-endpoint.json'), 'utf8')) as {
     baseUrl: string
   }

@@ -11,7 +11,6 @@ import { ensureTables } from '../../local/tables'
 import { type BrowserRun, selectsBrowserSuites, startBrowserRun } from './browser-run'
 import { TEST_CONSOLE_URL, TEST_IDENTITY_ENV, type TestIdentity } from './identity'
 import { SYNTH_CACHE_ENV } from './synth-cache'
-import { WORKER_SERVERS_ENV } from './worker-server'
 
 /**
  * Starts one in-memory DynamoDB Local for the run, on a free port, with table names of its own,
@@ -86,8 +85,6 @@ export default async function globalSetup(
     [TEST_IDENTITY_ENV]: JSON.stringify(testIdentity),
     // Each CDK context synthesized once for the run, whichever file asks (test/support/synth.ts).
     [SYNTH_CACHE_ENV]: mkdtempSync(join(tmpdir(), 'vs-synth-')),
-    // Each worker's own npm start, for the files that move its clock (test/support/worker-server.ts).
-    [WORKER_SERVERS_ENV]: mkdtempSync(join(tmpdir(), 'vs-worker-servers-')),
   })
   const dynamodb = createDynamoDbClient({ endpoint: dynamo.endpoint, region: 'local' })
   await ensureTables(dynamodb, tables)

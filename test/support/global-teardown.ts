@@ -1,15 +1,11 @@
 import { rmSync } from 'node:fs'
 import { SYNTH_CACHE_ENV } from './synth-cache'
-import { stopWorkerServers, WORKER_SERVERS_ENV } from './worker-server'
 
 type Running = { stop(): Promise<void> }
 
 export default async function globalTeardown() {
   const running = globalThis as { __dynamo?: Running; __cognito?: Running; __browsers?: Running }
-  // The workers' servers first: they use nothing of the run's, and stop on their own meanwhile.
-  const workerServers = process.env[WORKER_SERVERS_ENV]
   await Promise.all([
-    workerServers ? stopWorkerServers(workerServers) : undefined,
     running.__dynamo?.stop(),
     running.__cognito?.stop(),
     running.__browsers?.stop(),

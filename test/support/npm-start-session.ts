@@ -15,9 +15,6 @@ import { launchNpmStart, waitFor } from './npm-start'
  */
 export type NpmStartSession = LocalServer & { endpoint: string }
 
-/** What the helpers below drive: any running npm start (a worker's, test/support/worker-server.ts, too). */
-export type SessionServer = { dir: string; baseUrl: string; endpoint: string; seed: Seed }
-
 export const startNpmStartSession = async (
   prefix: string,
   env: Record<string, string> = {},
@@ -47,7 +44,7 @@ export const startNpmStartSession = async (
 
 /** A member of the seeded issuer with `role`, invited with the CLI, first sign-in done: an access token. */
 export const memberToken = async (
-  server: Omit<SessionServer, 'endpoint'>,
+  server: LocalServer,
   role: 'owner' | 'admin' | 'viewer' = 'admin',
 ): Promise<string> =>
   acceptInvitation(server, await invitedMember(server, role), 'a long passphrase for a test member')
@@ -56,7 +53,7 @@ export type SessionCall = { status: number; body: Record<string, unknown> }
 
 /** One request to the server: a Bearer token (a member) or an x-api-key (an integrator). */
 export const callServer = async (
-  server: Pick<SessionServer, 'baseUrl'>,
+  server: LocalServer,
   auth: { token: string } | { apiKey: string },
   method: string,
   path: string,

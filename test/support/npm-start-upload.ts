@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import type { GrantRecord } from '../../functions/domain/grant'
 import { LOCAL_TABLES } from '../../local/local-env'
-import { callServer, type SessionCall, type SessionServer } from './npm-start-session'
+import { callServer, type NpmStartSession, type SessionCall } from './npm-start-session'
 
 /**
  * Send to many as the console does it, against a real `npm start`: ask for an upload, POST the
@@ -63,7 +63,7 @@ export const isBusy = (call: SessionCall) =>
   call.status === 503 && call.body.code === 'service_unavailable'
 
 export const uploadAndCommit = async (
-  server: SessionServer,
+  server: NpmStartSession,
   token: string,
   csv: string,
 ): Promise<UploadRun> => {
@@ -130,13 +130,13 @@ export const uploadAndCommit = async (
 }
 
 /** The program's `issued`, as the management API answers it. */
-export const issuedOf = async (server: SessionServer, token: string) => {
+export const issuedOf = async (server: NpmStartSession, token: string) => {
   const program = `/manage/issuers/${server.seed.issuerId}/programs/${server.seed.programs.TEST}`
   return (await callServer(server, { token }, 'GET', program)).body.issued
 }
 
 /** Every grant of the program in npm start's DynamoDB Local, read strongly consistent. */
-export const grantsOf = async (server: SessionServer, programId: string) => {
+export const grantsOf = async (server: NpmStartSession, programId: string) => {
   const client = DynamoDBDocumentClient.from(
     new DynamoDBClient({
       endpoint: server.endpoint,

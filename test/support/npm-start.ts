@@ -34,15 +34,10 @@ export const stopLaunched = async () => {
 // Registered when a test file imports this module: the file's top level, after its own hooks.
 if (typeof afterAll === 'function') afterAll(stopLaunched)
 
-/**
- * `keep`: not stopped after this file's tests; whoever keeps it stops it (a worker's server,
- * test/support/worker-server.ts, stopped by global teardown).
- */
 export const launchNpmStart = (
   localDir: string,
   args: string[],
   env: Record<string, string> = {},
-  { keep = false }: { keep?: boolean } = {},
 ): Started => {
   // node with tsx's loader, as the emulator is run: the child is the server itself, no wrapper.
   const child = spawn(process.execPath, ['--import', TSX, 'bin/local-server.ts', ...args], {
@@ -77,15 +72,8 @@ export const launchNpmStart = (
     launched.delete(started)
   }
   const started: Started = { child, output: () => output, exited, stop }
-  if (!keep) {
-    launched.add(started)
-    if (closed) void stop()
-  } else {
-    // Nothing of a kept server holds the jest worker open: the worker ends when its files are done.
-    child.unref()
-    for (const pipe of [child.stdout, child.stderr])
-      (pipe as { unref?: () => void } | null)?.unref?.()
-  }
+  launched.add(started)
+  if (closed) void stop()
   return started
 }
 
@@ -131,19 +119,3 @@ export const waitFor = (
     )
       ended()
   })
-
-/** Resolves once `started` has printed its ready banner; stopped, and the error thrown, if it never does. */
-export const untilReady = async (started: Started) => {
-  try {
-    await waitFor(
-      () => started.output().includes('Ctrl-C stops'),
-      'the ready banner',
-      started,
-      120_000,
-    )
-  } catch (error) {
-    await started.stop()
-    throw error
-  }
-  return started
-}
